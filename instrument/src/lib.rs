@@ -1,0 +1,275 @@
+//! wgstress-instrument: a naga pass that turns a WGSL compute application into one that runs
+//! under memory stress, reports assertion and postcondition violations, and cannot hang.
+//!
+//! ```
+//! let source = "@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+//! @compute @workgroup_size(64)
+//! fn main(@builtin(global_invocation_id) id: vec3<u32>) { out[id.x] = id.x; }";
+//! let result = wgstress_instrument::instrument_wgsl(source, &Default::default()).unwrap();
+//! assert_eq!(result.manifest.entry_point.name, "main");
+//! assert_eq!(result.manifest.bind_group, 1);
+//! ```
+
+mod builder;
+mod entry;
+mod error;
+mod hooks;
+mod import;
+pub mod manifest;
+mod names;
+mod sites;
+mod walk;
+mod watchdog;
+
+pub use error::{Error, Result};
+pub use manifest::Manifest;
+
+use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
+use naga::{Module, ShaderStage};
+
+/// The runtime library imported into every instrumented module.
+pub const LIBRARY_WGSL: &str = include_str!("library.wgsl");
+
+/// Bind groups a WebGPU device is guaranteed to offer (`maxBindGroups`).
+pub const MAX_BIND_GROUPS: u32 = 4;
+
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// The application entry point; may be left out when the shader has one compute entry
+    /// point besides the postcondition.
+    pub entry: Option<String>,
+    /// The postcondition entry point; when left out, a `// wgstress: postcondition NAME`
+    /// comment in the source names it, if there is one.
+    pub postcondition: Option<String>,
+    /// Name of the source file, for diagnostics and the manifest.
+    pub file_name: Option<String>,
+}
+
+/// An instrumented application.
+pub struct Instrumented {
+    pub module: Module,
+    pub info: ModuleInfo,
+    pub wgsl: String,
+    pub manifest: Manifest,
+    /// naga's rendering of the module before instrumentation, for diffs.
+    pub original_wgsl: String,
+}
+
+impl Instrumented {
+    /// A unified diff from naga's rendering of the original to the instrumented WGSL.
+    pub fn diff(&self) -> String {
+        similar::TextDiff::from_lines(&self.original_wgsl, &self.wgsl)
+            .unified_diff()
+            .context_radius(3)
+            .header("original", "instrumented")
+            .to_string()
+    }
+}
+
+/// Parses, validates and instruments WGSL source.
+pub fn instrument_wgsl(source: &str, options: &Options) -> Result<Instrumented> {
+    let path = options.file_name.as_deref().unwrap_or("shader.wgsl");
+    let module = naga::front::wgsl::parse_str(source).map_err(|e| {
+        let location = e.location(source);
+        shader_error(
+            path,
+            e.message(),
+            location,
+            e.emit_to_string_with_path(source, path),
+        )
+    })?;
+    let mut options = options.clone();
+    if options.postcondition.is_none() {
+        options.postcondition = postcondition_directive(source);
+    }
+    instrument(module, Some(source), &options)
+}
+
+/// Instruments a module a Rust application built or parsed itself. Without source text the
+/// manifest's sites carry no line numbers.
+pub fn instrument_module(module: Module, options: &Options) -> Result<Instrumented> {
+    instrument(module, None, options)
+}
+
+/// Validates `module` as wgpu would.
+pub fn validate(
+    module: &Module,
+) -> std::result::Result<ModuleInfo, Box<naga::WithSpan<naga::valid::ValidationError>>> {
+    Validator::new(ValidationFlags::all(), Capabilities::all())
+        .validate(module)
+        .map_err(Box::new)
+}
+
+/// Renders a module as WGSL with naga's back end.
+pub fn render(module: &Module, info: &ModuleInfo) -> Result<String> {
+    naga::back::wgsl::write_string(module, info, naga::back::wgsl::WriterFlags::empty())
+        .map_err(|e| Error::Write(e.to_string()))
+}
+
+fn instrument(mut module: Module, source: Option<&str>, options: &Options) -> Result<Instrumented> {
+    let path = options.file_name.as_deref().unwrap_or("shader.wgsl");
+    let info = validate(&module).map_err(|e| {
+        let location = source.and_then(|s| e.location(s));
+        let rendered =
+            source.map_or_else(|| e.to_string(), |s| e.emit_to_string_with_path(s, path));
+        shader_error(path, e.as_inner().to_string(), location, rendered)
+    })?;
+    let original_wgsl = render(&module, &info)?;
+    names::check_reserved(&module)?;
+    let entry = names::application_entry(&module, options)?;
+    let postcondition = names::postcondition_entry(&module, options, entry)?;
+    let group = free_bind_group(&module)?;
+    let assert_hook = names::assert_hook(&module)?;
+    let user_functions: Vec<_> = module.functions.iter().map(|(h, _)| h).collect();
+
+    let library = naga::front::wgsl::parse_str(LIBRARY_WGSL).expect("the wgstress library parses");
+    let imported = import::import_module(&mut module, &library);
+    for name in ["wgstress_params", "wgstress_results", "wgstress_scratch"] {
+        let var = &mut module.global_variables[imported.global(name)];
+        if let Some(binding) = &mut var.binding {
+            binding.group = group;
+        }
+    }
+    let u32_type = module.types.insert(
+        naga::Type {
+            name: None,
+            inner: naga::TypeInner::Scalar(naga::Scalar::U32),
+        },
+        naga::Span::UNDEFINED,
+    );
+
+    let mut hooks = sites::Sites::new(source);
+    let mut loops = sites::Sites::new(source);
+    let hook = assert_hook.map(|hook| hooks::AssertHook {
+        hook,
+        recorder: imported.function("wgstress_assert_at"),
+    });
+    let watchdog = watchdog::Watchdog {
+        check: imported.function("wgstress_watchdog"),
+        u32_type,
+    };
+    let mut instrument_function = |function: &mut naga::Function, name: &str| {
+        if let Some(hook) = &hook {
+            hook.rewrite(function, name, &mut hooks);
+        }
+        watchdog.guard_loops(function, name, &mut loops);
+    };
+    for handle in user_functions {
+        let function = &mut module.functions[handle];
+        let name = function.name.clone().unwrap_or_default();
+        instrument_function(function, &name);
+    }
+    for entry_point in module.entry_points.iter_mut() {
+        instrument_function(&mut entry_point.function, &entry_point.name.clone());
+    }
+
+    let lib = entry::Library {
+        enter: imported.function("wgstress_enter"),
+        enter_check: imported.function("wgstress_enter_check"),
+        params: imported.global("wgstress_params"),
+    };
+    entry::wrap(&mut module, entry, entry::Role::Application, &lib)?;
+    if let Some(check) = postcondition {
+        entry::wrap(&mut module, check, entry::Role::Postcondition, &lib)?;
+    }
+
+    let info = validate(&module).map_err(|e| Error::Internal(format!("{e:?}")))?;
+    let wgsl = render(&module, &info)?;
+    let describe = |index: usize| manifest::EntryPoint {
+        name: module.entry_points[index].name.clone(),
+        workgroup_size: module.entry_points[index].workgroup_size,
+    };
+    let manifest = Manifest {
+        format: manifest::FORMAT,
+        source: path.to_string(),
+        entry_point: describe(entry),
+        postcondition: postcondition.map(describe),
+        bind_group: group,
+        bindings: manifest::Bindings {
+            params: 0,
+            results: 1,
+            scratch: 2,
+        },
+        params: layout_of(&module, "WgstressParams"),
+        results: layout_of(&module, "WgstressResults"),
+        event: layout_of(&module, "WgstressEvent"),
+        hooks: hooks.into_vec(),
+        loops: loops.into_vec(),
+    };
+    Ok(Instrumented {
+        module,
+        info,
+        wgsl,
+        manifest,
+        original_wgsl,
+    })
+}
+
+fn shader_error(
+    path: &str,
+    message: impl std::fmt::Display,
+    location: Option<naga::SourceLocation>,
+    rendered: String,
+) -> Error {
+    let summary = match location {
+        Some(l) => format!("{path}:{}:{}: {message}", l.line_number, l.line_position),
+        None => format!("{path}: {message}"),
+    };
+    Error::Shader {
+        summary,
+        rendered,
+        line: location.map(|l| l.line_number),
+        column: location.map(|l| l.line_position),
+    }
+}
+
+/// `// wgstress: postcondition NAME` anywhere in the source.
+fn postcondition_directive(source: &str) -> Option<String> {
+    source.lines().find_map(|line| {
+        let comment = line.trim_start().strip_prefix("//")?.trim_start();
+        let rest = comment.strip_prefix("wgstress:")?.trim_start();
+        let name = rest.strip_prefix("postcondition")?.trim();
+        (!name.is_empty()).then(|| name.to_string())
+    })
+}
+
+/// The lowest bind group the shader does not use.
+fn free_bind_group(module: &Module) -> Result<u32> {
+    let used: Vec<u32> = module
+        .global_variables
+        .iter()
+        .filter_map(|(_, v)| v.binding.as_ref().map(|b| b.group))
+        .collect();
+    (0..MAX_BIND_GROUPS)
+        .find(|g| !used.contains(g))
+        .ok_or(Error::NoFreeBindGroup(MAX_BIND_GROUPS))
+}
+
+/// Field offsets and sizes of the library struct `name`, as naga laid it out.
+fn layout_of(module: &Module, name: &str) -> manifest::Layout {
+    let (_, ty) = module
+        .types
+        .iter()
+        .find(|(_, t)| t.name.as_deref() == Some(name))
+        .expect("library struct");
+    let naga::TypeInner::Struct { members, span } = &ty.inner else {
+        unreachable!("library type {name} is a struct")
+    };
+    let fields = members
+        .iter()
+        .map(|m| manifest::Field {
+            name: m.name.clone().unwrap_or_default(),
+            offset: m.offset,
+            size: module.types[m.ty].inner.size(module.to_ctx()),
+        })
+        .collect();
+    manifest::Layout {
+        size: *span,
+        fields,
+    }
+}
+
+/// Whether `stage` is the compute stage.
+pub(crate) fn is_compute(stage: ShaderStage) -> bool {
+    stage == ShaderStage::Compute
+}

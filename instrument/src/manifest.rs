@@ -1,0 +1,89 @@
+//! The manifest: everything the runtime needs to drive an instrumented shader, as JSON.
+
+use serde::{Deserialize, Serialize};
+
+pub const FORMAT: u32 = 1;
+
+/// Names of the event records in the results buffer, in their order.
+pub const EVENTS: [&str; 3] = ["assertion", "postcondition", "watchdog"];
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub format: u32,
+    /// The file the shader came from, as given to the instrumenter.
+    pub source: String,
+    pub entry_point: EntryPoint,
+    pub postcondition: Option<EntryPoint>,
+    /// The bind group that holds wgstress's bindings; the application uses none of it.
+    pub bind_group: u32,
+    pub bindings: Bindings,
+    /// Layout of the per-run uniform block (`WgstressParams`), as naga laid it out.
+    pub params: Layout,
+    /// Layout of the per-run results block (`WgstressResults`).
+    pub results: Layout,
+    /// Layout of one event record inside `results.events`.
+    pub event: Layout,
+    /// Assertion call sites; an event's `site` is an index into this list.
+    pub hooks: Vec<Site>,
+    /// Loops under the watchdog; a watchdog event's `site` is an index into this list.
+    pub loops: Vec<Site>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EntryPoint {
+    pub name: String,
+    pub workgroup_size: [u32; 3],
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Bindings {
+    /// Uniform `WgstressParams`, bound with a dynamic offset (one block per run).
+    pub params: u32,
+    /// Storage `WgstressResults`, read-write, bound with a dynamic offset (one block per run).
+    pub results: u32,
+    /// Storage `array<atomic<u32>>`, the stress scratchpad.
+    pub scratch: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Layout {
+    pub size: u32,
+    pub fields: Vec<Field>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Field {
+    pub name: String,
+    pub offset: u32,
+    pub size: u32,
+}
+
+impl Layout {
+    /// Byte offset of the field `name`.
+    pub fn offset(&self, name: &str) -> Option<u32> {
+        self.fields
+            .iter()
+            .find(|f| f.name == name)
+            .map(|f| f.offset)
+    }
+}
+
+/// A place in the source: an assertion call or a loop.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Site {
+    pub id: u32,
+    pub function: String,
+    /// 1-based; absent when the module came without source text.
+    pub line: Option<u32>,
+    pub column: Option<u32>,
+}
+
+impl Site {
+    /// `file:line:column`, or `file (function f)` without a position.
+    pub fn describe(&self, file: &str) -> String {
+        match (self.line, self.column) {
+            (Some(l), Some(c)) => format!("{file}:{l}:{c} (in {})", self.function),
+            _ => format!("{file} (in {})", self.function),
+        }
+    }
+}

@@ -1,0 +1,26 @@
+//! Walking the statement tree of a naga function.
+
+use naga::{Block, Statement};
+
+/// Calls `visit` on every block nested directly inside `statement`.
+pub fn nested_blocks(statement: &mut Statement, mut visit: impl FnMut(&mut Block)) {
+    match statement {
+        Statement::Block(block) => visit(block),
+        Statement::If { accept, reject, .. } => {
+            visit(accept);
+            visit(reject);
+        }
+        Statement::Switch { cases, .. } => {
+            for case in cases {
+                visit(&mut case.body);
+            }
+        }
+        Statement::Loop {
+            body, continuing, ..
+        } => {
+            visit(body);
+            visit(continuing);
+        }
+        _ => {}
+    }
+}
