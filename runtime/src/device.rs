@@ -1,0 +1,102 @@
+//! Choosing and opening a GPU.
+
+use crate::error::{Error, Result};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+pub struct Gpu {
+    pub device: wgpu::Device,
+    pub queue: wgpu::Queue,
+    pub info: wgpu::AdapterInfo,
+    pub limits: wgpu::Limits,
+    lost: Arc<AtomicBool>,
+}
+
+impl Gpu {
+    /// Set once the driver reports the device lost.
+    pub fn is_lost(&self) -> bool {
+        self.lost.load(Ordering::SeqCst)
+    }
+
+    /// "NVIDIA H100 80GB HBM3 (DiscreteGpu, Vulkan)"
+    pub fn describe(&self) -> String {
+        describe(&self.info)
+    }
+}
+
+pub fn describe(info: &wgpu::AdapterInfo) -> String {
+    format!("{} ({:?}, {:?})", info.name, info.device_type, info.backend)
+}
+
+fn instance() -> wgpu::Instance {
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+    desc.backends = wgpu::Backends::VULKAN;
+    wgpu::Instance::new(desc)
+}
+
+/// Every adapter wgpu finds.
+pub fn adapters() -> Vec<wgpu::AdapterInfo> {
+    pollster::block_on(instance().enumerate_adapters(wgpu::Backends::VULKAN))
+        .iter()
+        .map(|a| a.get_info())
+        .collect()
+}
+
+fn preference(kind: wgpu::DeviceType) -> u8 {
+    match kind {
+        wgpu::DeviceType::DiscreteGpu => 0,
+        wgpu::DeviceType::IntegratedGpu => 1,
+        wgpu::DeviceType::VirtualGpu => 2,
+        wgpu::DeviceType::Other => 3,
+        wgpu::DeviceType::Cpu => 4,
+    }
+}
+
+/// Opens the adapter whose name contains `wanted` (case-insensitive), else the best one: a
+/// discrete GPU, else an integrated one, else a CPU implementation such as lavapipe.
+pub fn open(wanted: Option<&str>) -> Result<Gpu> {
+    let instance = instance();
+    let mut all = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::VULKAN));
+    if all.is_empty() {
+        return Err(Error::NoAdapter);
+    }
+    all.sort_by_key(|a| preference(a.get_info().device_type));
+    let adapter = match wanted {
+        None => all.remove(0),
+        Some(w) => {
+            let w = w.to_lowercase();
+            let index = all
+                .iter()
+                .position(|a| a.get_info().name.to_lowercase().contains(&w))
+                .ok_or_else(|| Error::AdapterNotFound {
+                    wanted: w.clone(),
+                    found: all
+                        .iter()
+                        .map(|a| a.get_info().name)
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                })?;
+            all.remove(index)
+        }
+    };
+    let info = adapter.get_info();
+    let limits = adapter.limits();
+    let desc = wgpu::DeviceDescriptor {
+        label: Some("wgstress"),
+        required_features: wgpu::Features::empty(),
+        required_limits: limits.clone(),
+        ..Default::default()
+    };
+    let (device, queue) = pollster::block_on(adapter.request_device(&desc))
+        .map_err(|e| Error::Device(e.to_string()))?;
+    let lost = Arc::new(AtomicBool::new(false));
+    let flag = lost.clone();
+    device.set_device_lost_callback(move |_, _| flag.store(true, Ordering::SeqCst));
+    Ok(Gpu {
+        device,
+        queue,
+        info,
+        limits,
+        lost,
+    })
+}

@@ -1,0 +1,104 @@
+//! What one run leaves in its results block, decoded, and how it is classified.
+
+use serde::{Deserialize, Serialize};
+use wgstress_instrument::manifest::{Layout, Manifest};
+
+/// One event record: how often it fired and who fired first.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Event {
+    pub count: u32,
+    pub site: u32,
+    pub group: [u32; 3],
+    pub local: [u32; 3],
+}
+
+/// The GPU-side results of one run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Record {
+    pub assertion: Event,
+    pub postcondition: Event,
+    pub watchdog: Event,
+    pub stress_groups_ran: u32,
+}
+
+impl Record {
+    /// Decodes a results block laid out as the manifest says.
+    pub fn decode(bytes: &[u8], manifest: &Manifest) -> Record {
+        let word = |offset: u32| {
+            let o = offset as usize;
+            u32::from_le_bytes(bytes[o..o + 4].try_into().expect("4 bytes"))
+        };
+        let events_at = field(&manifest.results, "events");
+        let event = |index: u32| {
+            let base = events_at + index * manifest.event.size;
+            let f = |name: &str| word(base + field(&manifest.event, name));
+            Event {
+                count: f("count"),
+                site: f("site"),
+                group: [f("group_x"), f("group_y"), f("group_z")],
+                local: [f("local_x"), f("local_y"), f("local_z")],
+            }
+        };
+        Record {
+            assertion: event(0),
+            postcondition: event(1),
+            watchdog: event(2),
+            stress_groups_ran: word(field(&manifest.results, "stress_groups_ran")),
+        }
+    }
+}
+
+fn field(layout: &Layout, name: &str) -> u32 {
+    layout
+        .offset(name)
+        .unwrap_or_else(|| panic!("the wgstress library lays out `{name}`"))
+}
+
+/// How a run ended. A watchdog outcome outranks the others: once a loop was cut short, the
+/// application's results and checks say nothing more.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Outcome {
+    Pass,
+    Postcondition,
+    Assertion,
+    Watchdog,
+    DeviceLost,
+}
+
+impl Outcome {
+    pub const ALL: [Outcome; 5] = [
+        Outcome::Pass,
+        Outcome::Postcondition,
+        Outcome::Assertion,
+        Outcome::Watchdog,
+        Outcome::DeviceLost,
+    ];
+
+    pub fn is_failure(&self) -> bool {
+        *self != Outcome::Pass
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            Outcome::Pass => "pass",
+            Outcome::Postcondition => "postcondition",
+            Outcome::Assertion => "assertion",
+            Outcome::Watchdog => "watchdog",
+            Outcome::DeviceLost => "device lost",
+        }
+    }
+
+    /// Classifies a run from its GPU record and the host checks' verdict.
+    pub fn classify(record: &Record, host: &Result<(), String>) -> Outcome {
+        if record.watchdog.count > 0 {
+            Outcome::Watchdog
+        } else if record.assertion.count > 0 {
+            Outcome::Assertion
+        } else if record.postcondition.count > 0 || host.is_err() {
+            Outcome::Postcondition
+        } else {
+            Outcome::Pass
+        }
+    }
+}

@@ -1,0 +1,77 @@
+//! The human-readable summary.
+
+use crate::runner::Summary;
+use std::fmt::Write;
+
+fn percent(x: f64) -> String {
+    format!("{:.3}%", x * 100.0)
+}
+
+pub fn table(s: &Summary) -> String {
+    let st = &s.stats;
+    let mut out = String::new();
+    let mut row = |key: &str, value: String| {
+        let _ = writeln!(out, "{key:<16} {value}");
+    };
+    row("app", s.app.clone());
+    row("adapter", s.adapter.clone());
+    let shuffle = if s.shuffle { "on" } else { "off" };
+    row(
+        "strategy",
+        format!(
+            "{}, workgroup shuffle {shuffle}, {} stress iterations",
+            s.strategy, s.iterations
+        ),
+    );
+    row(
+        "runs",
+        format!(
+            "{} in {:.2} s ({:.1} runs/s, {} per batch)",
+            st.runs, st.seconds, st.runs_per_second, s.batch
+        ),
+    );
+    row("outcomes", st.counts.to_string());
+    row(
+        "failure rate",
+        format!(
+            "{} of {} = {} (95% interval {} .. {})",
+            st.failures,
+            st.runs,
+            percent(st.failure_rate),
+            percent(st.interval_95[0]),
+            percent(st.interval_95[1])
+        ),
+    );
+    match &st.first_failure {
+        Some(f) => {
+            row(
+                "first failure",
+                format!("run {} after {:.3} s: {}", f.run, f.seconds, f.detail),
+            );
+            row(
+                "replay",
+                format!("--seed {} --iterations {}", f.seed, s.iterations),
+            );
+        }
+        None => row("first failure", "none".into()),
+    }
+    row(
+        "reproducibility",
+        format!(
+            "{} that another {} runs fail at least once (1 - e^-{})",
+            percent(st.reproducibility),
+            st.runs,
+            st.failures
+        ),
+    );
+    if s.interrupted {
+        row(
+            "note",
+            "interrupted: the numbers cover the runs that finished".into(),
+        );
+    }
+    if let Some(reason) = &s.aborted {
+        row("aborted", reason.clone());
+    }
+    out
+}

@@ -1,0 +1,213 @@
+//! The run loop: batches of runs until the budget is spent or the user stops it, with a log
+//! line per batch and a live progress bar.
+
+use crate::engine::Engine;
+use crate::error::Result;
+use crate::log::JsonLog;
+use crate::strategy::{run_seed, RunParams, Settings};
+use crate::tally::{seed_text, Failure, Stats, Tally};
+use serde::Serialize;
+use serde_json::json;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// How long a session runs: a number of runs, a time, or whichever ends first.
+#[derive(Clone, Copy, Debug)]
+pub struct Budget {
+    pub runs: Option<u64>,
+    pub time: Option<Duration>,
+}
+
+impl Budget {
+    /// Whether the runs added to `tally` since `from` (runs, time) spend this budget.
+    fn done(&self, tally: &Tally, from: (u64, Duration)) -> bool {
+        self.runs.is_some_and(|n| tally.runs - from.0 >= n)
+            || self.time.is_some_and(|t| tally.elapsed - from.1 >= t)
+    }
+
+    fn next_batch(&self, tally: &Tally, from: (u64, Duration), batch: usize) -> usize {
+        match self.runs {
+            Some(n) => batch.min((n - (tally.runs - from.0)) as usize),
+            None => batch,
+        }
+    }
+
+    /// A share of this budget: for interleaving several configurations in rounds.
+    pub fn share(&self, parts: u32) -> Budget {
+        Budget {
+            runs: self.runs.map(|n| n.div_ceil(u64::from(parts))),
+            time: self.time.map(|t| t / parts),
+        }
+    }
+}
+
+pub struct RunConfig {
+    pub settings: Settings,
+    pub budget: Budget,
+    /// Seeds of run i: `run_seed(master_seed, i)`.
+    pub master_seed: u64,
+    /// Replay: every run uses this seed's parameters.
+    pub replay: Option<u64>,
+    pub progress: bool,
+    pub stop: Arc<AtomicBool>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Summary {
+    pub app: String,
+    pub adapter: String,
+    pub strategy: String,
+    pub shuffle: bool,
+    pub iterations: u32,
+    pub batch: usize,
+    pub master_seed: String,
+    pub replay: Option<String>,
+    pub interrupted: bool,
+    /// Why the session ended early, if it did (a hang, say).
+    pub aborted: Option<String>,
+    #[serde(flatten)]
+    pub stats: Stats,
+}
+
+/// Runs `engine` under `config`, logging each batch to `log`.
+pub fn run(
+    engine: &mut Engine,
+    config: &RunConfig,
+    mut log: Option<&mut JsonLog>,
+) -> Result<Summary> {
+    let mut tally = Tally::default();
+    let bar = progress_bar(config);
+    if let Some(log) = log.as_deref_mut() {
+        log.write(&json!({
+            "type": "start",
+            "app": engine.app.name,
+            "adapter": engine.gpu.describe(),
+            "strategy": config.settings.strategy,
+            "shuffle": config.settings.shuffle,
+            "iterations": config.settings.iterations,
+            "shape": config.settings.shape,
+            "master_seed": seed_text(config.master_seed),
+        }))?;
+    }
+    let aborted = run_into(
+        engine,
+        config,
+        &config.budget,
+        &mut tally,
+        log.as_deref_mut(),
+        &bar,
+    )?;
+    bar.finish_and_clear();
+    let summary = summarize(engine, config, &tally, aborted);
+    if let Some(log) = log {
+        let mut line = serde_json::to_value(&summary).expect("summary serializes");
+        line["type"] = json!("summary");
+        log.write(&line)?;
+    }
+    Ok(summary)
+}
+
+pub fn summarize(
+    engine: &Engine,
+    config: &RunConfig,
+    tally: &Tally,
+    aborted: Option<String>,
+) -> Summary {
+    Summary {
+        app: engine.app.name.clone(),
+        adapter: engine.gpu.describe(),
+        strategy: config.settings.strategy.to_string(),
+        shuffle: config.settings.shuffle,
+        iterations: config.settings.iterations,
+        batch: engine.batch_size(),
+        master_seed: seed_text(config.master_seed),
+        replay: config.replay.map(seed_text),
+        interrupted: config.stop.load(Ordering::SeqCst),
+        aborted,
+        stats: tally.stats(),
+    }
+}
+
+/// Adds runs to `tally` until `budget` more is spent or the user stops; returns why it
+/// stopped early when an error (a hang, say) ended it. Run i of the tally uses seed
+/// `run_seed(master_seed, i)`, so a session continued in rounds draws the same seeds.
+pub fn run_into(
+    engine: &mut Engine,
+    config: &RunConfig,
+    budget: &Budget,
+    tally: &mut Tally,
+    mut log: Option<&mut JsonLog>,
+    bar: &indicatif::ProgressBar,
+) -> Result<Option<String>> {
+    let groups = engine.session.app_groups();
+    let from = (tally.runs, tally.elapsed);
+    while !budget.done(tally, from) && !config.stop.load(Ordering::SeqCst) {
+        let n = budget.next_batch(tally, from, engine.batch_size());
+        let params: Vec<RunParams> = (0..n as u64)
+            .map(|i| {
+                let seed = config
+                    .replay
+                    .unwrap_or_else(|| run_seed(config.master_seed, tally.runs + i));
+                RunParams::draw(seed, &config.settings, groups)
+            })
+            .collect();
+        let start = Instant::now();
+        let results = match engine.run(&params) {
+            Ok(r) => r,
+            Err(e) => return Ok(Some(e.to_string())),
+        };
+        let failures = tally.add(&results, start.elapsed(), &engine.inst.manifest);
+        if let Some(log) = log.as_deref_mut() {
+            log.write(&batch_line(config, tally, n, &failures, &results))?;
+        }
+        update(bar, tally, config);
+    }
+    Ok(None)
+}
+
+fn batch_line(
+    config: &RunConfig,
+    tally: &Tally,
+    n: usize,
+    failures: &[Failure],
+    results: &[crate::engine::RunResult],
+) -> serde_json::Value {
+    let failing: Vec<_> = failures
+        .iter()
+        .zip(results.iter().filter(|r| r.outcome.is_failure()))
+        .map(|(f, r)| json!({ "failure": f, "params": r.params, "record": r.record }))
+        .collect();
+    json!({
+        "type": "batch",
+        "strategy": config.settings.strategy,
+        "shuffle": config.settings.shuffle,
+        "runs": n,
+        "total_runs": tally.runs,
+        "seconds": tally.elapsed.as_secs_f64(),
+        "counts": tally.stats().counts,
+        "failures": failing,
+    })
+}
+
+pub fn progress_bar(config: &RunConfig) -> indicatif::ProgressBar {
+    if !config.progress {
+        return indicatif::ProgressBar::hidden();
+    }
+    let (len, template) = match (config.budget.runs, config.budget.time) {
+        (Some(n), _) => (n, "{bar:40} {pos}/{len} runs, {per_sec}, eta {eta} {msg}"),
+        (None, Some(t)) => (t.as_secs().max(1), "{bar:40} {pos}/{len} s, {msg}"),
+        (None, None) => (0, "{pos} runs {msg}"),
+    };
+    let bar = indicatif::ProgressBar::new(len);
+    bar.set_style(indicatif::ProgressStyle::with_template(template).expect("template"));
+    bar
+}
+
+fn update(bar: &indicatif::ProgressBar, tally: &Tally, config: &RunConfig) {
+    match config.budget.runs {
+        Some(_) => bar.set_position(tally.runs),
+        None => bar.set_position(tally.elapsed.as_secs()),
+    }
+    bar.set_message(format!("failures: {}", tally.failures()));
+}

@@ -1,0 +1,505 @@
+//! One instrumented application on one device: its pipelines and buffers, and the batched
+//! submission of many runs. A batch is one command buffer: for each run, reset the
+//! application's buffers from pristine copies, dispatch the application plus stress, dispatch
+//! the postcondition, and copy what the host checks read; the per-run results blocks (bound
+//! with dynamic offsets) come back in one read at the end.
+
+use crate::device::Gpu;
+use crate::error::{Error, Result};
+use crate::interface::{match_bindings, Slot};
+use crate::params::encode;
+use crate::record::Record;
+use crate::spec::{App, BindingKind, Outputs};
+use crate::strategy::RunParams;
+use std::time::Duration;
+use wgpu::util::DeviceExt;
+use wgstress_instrument::{Instrumented, Manifest};
+
+struct AppBuffer {
+    slot: Slot,
+    buffer: wgpu::Buffer,
+    /// Pristine contents copied in before every run (storage bindings only).
+    pristine: Option<wgpu::Buffer>,
+}
+
+/// Where one checked binding's copy sits in a run's share of the readback buffer.
+struct Checked {
+    key: (u32, u32),
+    offset: u64,
+    bytes: u64,
+}
+
+pub struct Session {
+    pub manifest: Manifest,
+    workgroups: [u32; 3],
+    post_workgroups: [u32; 3],
+    main: wgpu::ComputePipeline,
+    post: Option<wgpu::ComputePipeline>,
+    groups: Vec<(u32, wgpu::BindGroup)>,
+    buffers: Vec<AppBuffer>,
+    params: wgpu::Buffer,
+    results: wgpu::Buffer,
+    results_read: wgpu::Buffer,
+    checked: Vec<Checked>,
+    checked_read: Option<wgpu::Buffer>,
+    checked_stride: u64,
+    params_stride: u64,
+    results_stride: u64,
+    max_dim: u32,
+    pub batch: usize,
+    pub scratch_words: u32,
+}
+
+fn align(value: u64, to: u64) -> u64 {
+    value.div_ceil(to) * to
+}
+
+/// Readback bytes a batch may hold for host checks.
+const CHECK_BYTES_PER_BATCH: u64 = 256 << 20;
+
+impl Session {
+    pub fn new(
+        gpu: &Gpu,
+        app: &App,
+        inst: &Instrumented,
+        batch: usize,
+        scratch_words: u32,
+    ) -> Result<Session> {
+        let slots = match_bindings(app, inst)?;
+        let device = &gpu.device;
+        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let manifest = inst.manifest.clone();
+        let limits = &gpu.limits;
+        let params_stride = align(
+            manifest.params.size.into(),
+            limits.min_uniform_buffer_offset_alignment.into(),
+        );
+        let results_stride = align(
+            manifest.results.size.into(),
+            limits.min_storage_buffer_offset_alignment.into(),
+        );
+
+        let checked_keys = app.checked_bindings();
+        let mut checked = Vec::new();
+        let mut checked_stride = 0;
+        for key in &checked_keys {
+            let slot = slots
+                .iter()
+                .find(|s| (s.group, s.binding) == *key)
+                .expect("checked binding is declared");
+            let bytes = u64::from(slot.words) * 4;
+            checked.push(Checked {
+                key: *key,
+                offset: checked_stride,
+                bytes,
+            });
+            checked_stride += bytes;
+        }
+        let batch = if checked_stride == 0 {
+            batch
+        } else {
+            batch.min((CHECK_BYTES_PER_BATCH / checked_stride).max(1) as usize)
+        }
+        .max(1);
+        let max_scratch =
+            (limits.max_storage_buffer_binding_size / 4).min(u64::from(u32::MAX)) as u32;
+        let scratch_words = scratch_words.clamp(64, max_scratch);
+
+        let mut buffers = Vec::new();
+        for slot in slots {
+            let binding = app
+                .binding(slot.group, slot.binding)
+                .expect("slot from spec");
+            let contents: Vec<u8> = binding
+                .init
+                .words(slot.words)?
+                .iter()
+                .flat_map(|w| w.to_le_bytes())
+                .collect();
+            let usage = match slot.kind {
+                BindingKind::Storage => {
+                    wgpu::BufferUsages::STORAGE
+                        | wgpu::BufferUsages::COPY_DST
+                        | wgpu::BufferUsages::COPY_SRC
+                }
+                BindingKind::Uniform => wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            };
+            let label = Some(slot.name.as_str());
+            let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label,
+                contents: &contents,
+                usage,
+            });
+            let pristine = (slot.kind == BindingKind::Storage).then(|| {
+                device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label,
+                    contents: &contents,
+                    usage: wgpu::BufferUsages::COPY_SRC,
+                })
+            });
+            buffers.push(AppBuffer {
+                slot,
+                buffer,
+                pristine,
+            });
+        }
+
+        let buffer = |label: &str, size: u64, usage: wgpu::BufferUsages| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size,
+                usage,
+                mapped_at_creation: false,
+            })
+        };
+        use wgpu::BufferUsages as U;
+        let params = buffer(
+            "wgstress params",
+            params_stride * batch as u64,
+            U::UNIFORM | U::COPY_DST,
+        );
+        let results = buffer(
+            "wgstress results",
+            results_stride * batch as u64,
+            U::STORAGE | U::COPY_SRC | U::COPY_DST,
+        );
+        let results_read = buffer(
+            "wgstress results readback",
+            results_stride * batch as u64,
+            U::MAP_READ | U::COPY_DST,
+        );
+        let scratch = buffer(
+            "wgstress scratchpad",
+            u64::from(scratch_words) * 4,
+            U::STORAGE,
+        );
+        let checked_read = (checked_stride > 0).then(|| {
+            buffer(
+                "wgstress checked readback",
+                checked_stride * batch as u64,
+                U::MAP_READ | U::COPY_DST,
+            )
+        });
+
+        let (layouts, groups) =
+            bind_groups(device, &buffers, &manifest, &params, &results, &scratch);
+        let layout_refs: Vec<Option<&wgpu::BindGroupLayout>> = layouts.iter().map(Some).collect();
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("wgstress"),
+            bind_group_layouts: &layout_refs,
+            immediate_size: 0,
+        });
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(&app.name),
+            source: wgpu::ShaderSource::Wgsl(inst.wgsl.as_str().into()),
+        });
+        let pipeline = |entry: &str| {
+            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(entry),
+                layout: Some(&pipeline_layout),
+                module: &module,
+                entry_point: Some(entry),
+                compilation_options: Default::default(),
+                cache: None,
+            })
+        };
+        let main = pipeline(&manifest.entry_point.name);
+        let post = manifest.postcondition.as_ref().map(|p| pipeline(&p.name));
+        if let Some(error) = pollster::block_on(scope.pop()) {
+            return Err(Error::Wgpu {
+                what: format!("instrumented {}", app.name),
+                message: error.to_string(),
+            });
+        }
+        Ok(Session {
+            manifest,
+            workgroups: app.workgroups,
+            post_workgroups: app.postcondition_workgroups,
+            main,
+            post,
+            groups,
+            buffers,
+            params,
+            results,
+            results_read,
+            checked,
+            checked_read,
+            checked_stride,
+            params_stride,
+            results_stride,
+            max_dim: limits.max_compute_workgroups_per_dimension,
+            batch,
+            scratch_words,
+        })
+    }
+
+    pub fn app_groups(&self) -> u32 {
+        self.workgroups.iter().product()
+    }
+
+    /// Runs `runs` (at most `self.batch`) in one submission. `check` sees each run's read-back
+    /// buffers; its verdicts come back beside the GPU records.
+    pub fn run_batch(
+        &self,
+        gpu: &Gpu,
+        runs: &[RunParams],
+        timeout: Duration,
+        check: &dyn Fn(&Outputs) -> std::result::Result<(), String>,
+    ) -> Result<Vec<(Record, std::result::Result<(), String>)>> {
+        assert!(
+            runs.len() <= self.batch,
+            "a batch holds at most {} runs",
+            self.batch
+        );
+        let mut bytes = vec![0u8; self.params_stride as usize * runs.len()];
+        for (i, run) in runs.iter().enumerate() {
+            let at = i * self.params_stride as usize;
+            encode(
+                run,
+                self.workgroups,
+                &self.manifest.params,
+                &mut bytes[at..at + self.manifest.params.size as usize],
+            );
+        }
+        gpu.queue.write_buffer(&self.params, 0, &bytes);
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        encoder.clear_buffer(&self.results, 0, None);
+        for (i, run) in runs.iter().enumerate() {
+            self.encode_run(&mut encoder, i, run);
+        }
+        let used = self.results_stride * runs.len() as u64;
+        encoder.copy_buffer_to_buffer(&self.results, 0, &self.results_read, 0, used);
+        let index = gpu.queue.submit([encoder.finish()]);
+        let results_slice = self.results_read.slice(..used);
+        results_slice.map_async(wgpu::MapMode::Read, |_| {});
+        let checked_used = self.checked_stride * runs.len() as u64;
+        if let Some(read) = &self.checked_read {
+            read.slice(..checked_used)
+                .map_async(wgpu::MapMode::Read, |_| {});
+        }
+        wait(gpu, index, timeout)?;
+        let out = {
+            let mapped =
+                |e: wgpu::MapRangeError| Error::DeviceLost(format!("reading results back: {e}"));
+            let results = results_slice.get_mapped_range().map_err(mapped)?;
+            let checked_words: Vec<u32> = match &self.checked_read {
+                Some(r) => bytemuck::cast_slice(
+                    &r.slice(..checked_used).get_mapped_range().map_err(mapped)?,
+                )
+                .to_vec(),
+                None => Vec::new(),
+            };
+            runs.iter()
+                .enumerate()
+                .map(|(i, _)| {
+                    let at = i * self.results_stride as usize;
+                    let record = Record::decode(
+                        &results[at..at + self.manifest.results.size as usize],
+                        &self.manifest,
+                    );
+                    let base = (i as u64 * self.checked_stride / 4) as usize;
+                    let outputs = Outputs::new(
+                        self.checked
+                            .iter()
+                            .map(|c| {
+                                let start = base + (c.offset / 4) as usize;
+                                (c.key, &checked_words[start..start + (c.bytes / 4) as usize])
+                            })
+                            .collect(),
+                    );
+                    let verdict = if self.checked.is_empty() {
+                        Ok(())
+                    } else {
+                        check(&outputs)
+                    };
+                    (record, verdict)
+                })
+                .collect()
+        };
+        self.results_read.unmap();
+        if let Some(read) = &self.checked_read {
+            read.unmap();
+        }
+        Ok(out)
+    }
+
+    fn encode_run(&self, encoder: &mut wgpu::CommandEncoder, index: usize, run: &RunParams) {
+        for b in &self.buffers {
+            if let Some(pristine) = &b.pristine {
+                encoder.copy_buffer_to_buffer(
+                    pristine,
+                    0,
+                    &b.buffer,
+                    0,
+                    u64::from(b.slot.words) * 4,
+                );
+            }
+        }
+        let offsets = [
+            (index as u64 * self.params_stride) as u32,
+            (index as u64 * self.results_stride) as u32,
+        ];
+        {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            for (group, bind_group) in &self.groups {
+                let dynamic: &[u32] = if *group == self.manifest.bind_group {
+                    &offsets
+                } else {
+                    &[]
+                };
+                pass.set_bind_group(*group, bind_group, dynamic);
+            }
+            pass.set_pipeline(&self.main);
+            let total = self.app_groups()
+                + if run.app_enabled || run.stress_groups > 0 {
+                    run.stress_groups
+                } else {
+                    0
+                };
+            let x = total.min(self.max_dim);
+            pass.dispatch_workgroups(x, total.div_ceil(x), 1);
+            if let (Some(post), true) = (&self.post, run.app_enabled) {
+                pass.set_pipeline(post);
+                let [px, py, pz] = self.post_workgroups;
+                pass.dispatch_workgroups(px, py, pz);
+            }
+        }
+        for c in &self.checked {
+            let b = self
+                .buffers
+                .iter()
+                .find(|b| (b.slot.group, b.slot.binding) == c.key)
+                .expect("checked buffer");
+            let read = self.checked_read.as_ref().expect("checked readback");
+            encoder.copy_buffer_to_buffer(
+                &b.buffer,
+                0,
+                read,
+                index as u64 * self.checked_stride + c.offset,
+                c.bytes,
+            );
+        }
+    }
+}
+
+fn wait(gpu: &Gpu, index: wgpu::SubmissionIndex, timeout: Duration) -> Result<()> {
+    let poll = gpu.device.poll(wgpu::PollType::Wait {
+        submission_index: Some(index),
+        timeout: Some(timeout),
+    });
+    match poll {
+        Ok(_) => Ok(()),
+        Err(wgpu::PollError::Timeout) => Err(Error::Hang(timeout)),
+        Err(e) if gpu.is_lost() => Err(Error::DeviceLost(e.to_string())),
+        Err(e) => Err(Error::DeviceLost(e.to_string())),
+    }
+}
+
+/// Bind group layouts for groups 0..=max (empty where nothing is bound) and the bind groups.
+fn bind_groups(
+    device: &wgpu::Device,
+    buffers: &[AppBuffer],
+    manifest: &Manifest,
+    params: &wgpu::Buffer,
+    results: &wgpu::Buffer,
+    scratch: &wgpu::Buffer,
+) -> (Vec<wgpu::BindGroupLayout>, Vec<(u32, wgpu::BindGroup)>) {
+    let max_group = buffers
+        .iter()
+        .map(|b| b.slot.group)
+        .chain([manifest.bind_group])
+        .max()
+        .unwrap_or(0);
+    let mut layouts = Vec::new();
+    let mut groups = Vec::new();
+    for group in 0..=max_group {
+        let mut entries = Vec::new();
+        let mut resources = Vec::new();
+        if group == manifest.bind_group {
+            let b = &manifest.bindings;
+            let sized = |size: u32| wgpu::BufferSize::new(u64::from(size));
+            entries.push(layout_entry(
+                b.params,
+                wgpu::BufferBindingType::Uniform,
+                true,
+            ));
+            entries.push(layout_entry(
+                b.results,
+                wgpu::BufferBindingType::Storage { read_only: false },
+                true,
+            ));
+            entries.push(layout_entry(
+                b.scratch,
+                wgpu::BufferBindingType::Storage { read_only: false },
+                false,
+            ));
+            resources.push((
+                b.params,
+                params.as_entire_buffer_binding(),
+                sized(manifest.params.size),
+            ));
+            resources.push((
+                b.results,
+                results.as_entire_buffer_binding(),
+                sized(manifest.results.size),
+            ));
+            resources.push((b.scratch, scratch.as_entire_buffer_binding(), None));
+        }
+        for buf in buffers.iter().filter(|b| b.slot.group == group) {
+            let ty = match buf.slot.kind {
+                BindingKind::Storage => wgpu::BufferBindingType::Storage {
+                    read_only: buf.slot.read_only,
+                },
+                BindingKind::Uniform => wgpu::BufferBindingType::Uniform,
+            };
+            entries.push(layout_entry(buf.slot.binding, ty, false));
+            resources.push((
+                buf.slot.binding,
+                buf.buffer.as_entire_buffer_binding(),
+                None,
+            ));
+        }
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: None,
+            entries: &entries,
+        });
+        if !entries.is_empty() {
+            let entries: Vec<_> = resources
+                .into_iter()
+                .map(|(binding, whole, size)| wgpu::BindGroupEntry {
+                    binding,
+                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                        buffer: whole.buffer,
+                        offset: 0,
+                        size: size.or(whole.size),
+                    }),
+                })
+                .collect();
+            let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: None,
+                layout: &layout,
+                entries: &entries,
+            });
+            groups.push((group, bind_group));
+        }
+        layouts.push(layout);
+    }
+    (layouts, groups)
+}
+
+fn layout_entry(
+    binding: u32,
+    ty: wgpu::BufferBindingType,
+    dynamic: bool,
+) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty,
+            has_dynamic_offset: dynamic,
+            min_binding_size: None,
+        },
+        count: None,
+    }
+}

@@ -1,0 +1,376 @@
+//! Stress strategies and the per-run parameters drawn from a run's seed.
+
+use rand::seq::index::sample;
+use rand::{Rng, SeedableRng};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Strategy {
+    /// No stress: the application alone.
+    None,
+    /// Patch-based stress: a few random patches of a scratchpad, with a tuned access sequence.
+    Systematic,
+    /// Stream over an L2-sized scratchpad, one load and one store per word.
+    Cache,
+    /// Loads and stores at pseudo-random scratchpad words.
+    Random,
+}
+
+impl Strategy {
+    pub const ALL: [Strategy; 4] = [
+        Strategy::None,
+        Strategy::Systematic,
+        Strategy::Cache,
+        Strategy::Random,
+    ];
+
+    /// The value of `WgstressParams::strategy`.
+    pub fn code(self) -> u32 {
+        match self {
+            Strategy::None => 0,
+            Strategy::Systematic => 1,
+            Strategy::Cache => 2,
+            Strategy::Random => 3,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::None => "none",
+            Strategy::Systematic => "systematic",
+            Strategy::Cache => "cache",
+            Strategy::Random => "random",
+        }
+    }
+}
+
+impl std::str::FromStr for Strategy {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Self, String> {
+        Strategy::ALL
+            .into_iter()
+            .find(|s| s.name() == text)
+            .ok_or_else(|| {
+                format!("unknown strategy `{text}`: use none, systematic, cache or random")
+            })
+    }
+}
+
+impl std::fmt::Display for Strategy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// An access sequence in (ld|st)+, at most 5 long.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct Sequence(Vec<Access>);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    Load,
+    Store,
+}
+
+impl Sequence {
+    pub const MAX_LEN: usize = 5;
+
+    pub fn new(accesses: Vec<Access>) -> Result<Self, String> {
+        if accesses.is_empty() || accesses.len() > Self::MAX_LEN {
+            return Err(format!(
+                "an access sequence has 1 to {} accesses",
+                Self::MAX_LEN
+            ));
+        }
+        Ok(Sequence(accesses))
+    }
+
+    /// Bit i set: access i is a store.
+    pub fn bits(&self) -> u32 {
+        self.0
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| **a == Access::Store)
+            .map(|(i, _)| 1u32 << i)
+            .sum()
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Every sequence of length 1 to `max`.
+    pub fn all(max: usize) -> Vec<Sequence> {
+        (1..=max.min(Self::MAX_LEN))
+            .flat_map(|len| {
+                (0..1u32 << len).map(move |bits| {
+                    Sequence(
+                        (0..len)
+                            .map(|i| {
+                                if bits >> i & 1 == 1 {
+                                    Access::Store
+                                } else {
+                                    Access::Load
+                                }
+                            })
+                            .collect(),
+                    )
+                })
+            })
+            .collect()
+    }
+}
+
+impl Default for Sequence {
+    /// The seed study's default: ld;st.
+    fn default() -> Self {
+        Sequence(vec![Access::Load, Access::Store])
+    }
+}
+
+impl TryFrom<String> for Sequence {
+    type Error = String;
+    fn try_from(text: String) -> Result<Self, String> {
+        text.parse()
+    }
+}
+
+impl From<Sequence> for String {
+    fn from(s: Sequence) -> String {
+        s.to_string()
+    }
+}
+
+impl std::str::FromStr for Sequence {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Self, String> {
+        let accesses = text
+            .split(';')
+            .map(|a| match a.trim() {
+                "ld" => Ok(Access::Load),
+                "st" => Ok(Access::Store),
+                other => Err(format!(
+                    "`{other}` is not an access: use ld or st, as in ld;st"
+                )),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Sequence::new(accesses)
+    }
+}
+
+impl std::fmt::Display for Sequence {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let parts: Vec<&str> = self
+            .0
+            .iter()
+            .map(|a| if *a == Access::Load { "ld" } else { "st" })
+            .collect();
+        f.write_str(&parts.join(";"))
+    }
+}
+
+/// How systematic stress stresses: from a tuned device profile, or the seed's defaults.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StressShape {
+    /// Words per patch (32 in the seed; 64 on some chips).
+    pub patch_words: u32,
+    /// Patches in the scratchpad.
+    pub patch_count: u32,
+    /// Word inside each patch that is stressed.
+    pub patch_offset: u32,
+    pub sequence: Sequence,
+    /// Patches stressed per run (K).
+    pub spread: u32,
+}
+
+impl Default for StressShape {
+    fn default() -> Self {
+        StressShape {
+            patch_words: 32,
+            patch_count: 64,
+            patch_offset: 0,
+            sequence: Sequence::default(),
+            spread: 2,
+        }
+    }
+}
+
+/// Settings that hold for a whole session of runs.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub strategy: Strategy,
+    pub shuffle: bool,
+    pub shape: StressShape,
+    /// Stress loop iterations per thread.
+    pub iterations: u32,
+    /// Words the cache strategy streams over (the L2 size).
+    pub cache_words: u32,
+    pub watchdog_limit: u32,
+    /// Stressing workgroups as a fraction of the application's, drawn per run in this range.
+    pub stress_fraction: (f64, f64),
+}
+
+/// The parameters of one run, all derived from its seed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunParams {
+    pub seed: u64,
+    pub strategy: Strategy,
+    pub stress_groups: u32,
+    pub shuffle_mul: u32,
+    pub shuffle_add: u32,
+    pub iterations: u32,
+    pub patches: Vec<u32>,
+    pub patch_words: u32,
+    pub patch_offset: u32,
+    pub sequence: u32,
+    pub sequence_len: u32,
+    pub scratch_words: u32,
+    pub watchdog_limit: u32,
+    /// False only while calibrating stress alone.
+    pub app_enabled: bool,
+}
+
+impl RunParams {
+    /// Draws this run's stress parameters; the same seed gives the same parameters.
+    pub fn draw(seed: u64, settings: &Settings, app_groups: u32) -> RunParams {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let shape = &settings.shape;
+        let stress_groups = if settings.strategy == Strategy::None {
+            0
+        } else {
+            let (lo, hi) = settings.stress_fraction;
+            let fraction = if hi > lo {
+                rng.random_range(lo..=hi)
+            } else {
+                lo
+            };
+            ((app_groups as f64 * fraction).round() as u32).max(1)
+        };
+        let (shuffle_mul, shuffle_add) = if settings.shuffle && app_groups > 1 {
+            (
+                coprime_below(&mut rng, app_groups),
+                rng.random_range(0..app_groups),
+            )
+        } else {
+            (1, 0)
+        };
+        let spread = shape.spread.clamp(1, shape.patch_count.min(64));
+        let patches = sample(&mut rng, shape.patch_count as usize, spread as usize)
+            .into_iter()
+            .map(|p| p as u32)
+            .collect();
+        let patch_words = shape.patch_words * shape.patch_count;
+        RunParams {
+            seed,
+            strategy: settings.strategy,
+            stress_groups,
+            shuffle_mul,
+            shuffle_add,
+            iterations: settings.iterations,
+            patches,
+            patch_words: shape.patch_words,
+            patch_offset: shape.patch_offset,
+            sequence: shape.sequence.bits(),
+            sequence_len: shape.sequence.len() as u32,
+            scratch_words: if settings.strategy == Strategy::Cache {
+                settings.cache_words
+            } else {
+                patch_words
+            },
+            watchdog_limit: settings.watchdog_limit,
+            app_enabled: true,
+        }
+    }
+}
+
+fn gcd(a: u32, b: u32) -> u32 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+/// A random multiplier co-prime with `n`, so that x -> x * m mod n is a bijection.
+fn coprime_below(rng: &mut impl Rng, n: u32) -> u32 {
+    loop {
+        let m = rng.random_range(1..n.max(2));
+        if gcd(m, n) == 1 {
+            return m;
+        }
+    }
+}
+
+/// The seed of run `index` in a session started from `master`.
+pub fn run_seed(master: u64, index: u64) -> u64 {
+    // splitmix64: consecutive runs get unrelated seeds.
+    let mut z = master.wrapping_add(index.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(strategy: Strategy, shuffle: bool) -> Settings {
+        Settings {
+            strategy,
+            shuffle,
+            shape: StressShape::default(),
+            iterations: 100,
+            cache_words: 1 << 20,
+            watchdog_limit: 1000,
+            stress_fraction: (0.15, 0.5),
+        }
+    }
+
+    #[test]
+    fn same_seed_same_parameters() {
+        let s = settings(Strategy::Systematic, true);
+        assert_eq!(RunParams::draw(42, &s, 100), RunParams::draw(42, &s, 100));
+        assert_ne!(RunParams::draw(42, &s, 100), RunParams::draw(43, &s, 100));
+    }
+
+    #[test]
+    fn stress_groups_are_15_to_50_percent() {
+        let s = settings(Strategy::Systematic, false);
+        for seed in 0..200 {
+            let p = RunParams::draw(seed, &s, 200);
+            assert!((30..=100).contains(&p.stress_groups), "{}", p.stress_groups);
+            assert_eq!(p.patches.len(), 2);
+            assert!(p.patches.iter().all(|x| *x < 64));
+            assert_ne!(p.patches[0], p.patches[1]);
+        }
+    }
+
+    #[test]
+    fn shuffle_is_a_bijection() {
+        let s = settings(Strategy::None, true);
+        for seed in 0..50 {
+            let n = 36;
+            let p = RunParams::draw(seed, &s, n);
+            let mut seen: Vec<u32> = (0..n)
+                .map(|x| (x * p.shuffle_mul % n + p.shuffle_add) % n)
+                .collect();
+            seen.sort();
+            assert_eq!(seen, (0..n).collect::<Vec<_>>());
+        }
+    }
+
+    #[test]
+    fn sequences_parse_and_print() {
+        let s: Sequence = "ld;st;st".parse().unwrap();
+        assert_eq!(s.to_string(), "ld;st;st");
+        assert_eq!(s.bits(), 0b110);
+        assert!("ld;xx".parse::<Sequence>().is_err());
+        assert_eq!(Sequence::all(5).len(), 2 + 4 + 8 + 16 + 32);
+    }
+}

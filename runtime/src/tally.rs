@@ -1,0 +1,184 @@
+//! Counting outcomes over a session of runs, and the summary a user reads.
+
+use crate::engine::RunResult;
+use crate::record::Outcome;
+use crate::stats::{reproducibility, wilson_95};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::time::Duration;
+use wgstress_instrument::Manifest;
+
+/// A failing run, with what a user needs to find and replay it.
+#[derive(Clone, Debug, Serialize)]
+pub struct Failure {
+    pub run: u64,
+    pub seconds: f64,
+    pub seed: String,
+    pub outcome: Outcome,
+    pub detail: String,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Tally {
+    pub runs: u64,
+    pub counts: BTreeMap<Outcome, u64>,
+    pub elapsed: Duration,
+    pub first_failure: Option<Failure>,
+    pub stress_groups_ran: u64,
+}
+
+/// `0x…`: how seeds are printed and read back by `--seed`.
+pub fn seed_text(seed: u64) -> String {
+    format!("{seed:#018x}")
+}
+
+impl Tally {
+    pub fn failures(&self) -> u64 {
+        self.counts
+            .iter()
+            .filter(|(o, _)| o.is_failure())
+            .map(|(_, n)| n)
+            .sum()
+    }
+
+    /// Adds a batch that took `elapsed`; returns the batch's failures, described.
+    pub fn add(
+        &mut self,
+        results: &[RunResult],
+        elapsed: Duration,
+        manifest: &Manifest,
+    ) -> Vec<Failure> {
+        let mut failures = Vec::new();
+        for (i, r) in results.iter().enumerate() {
+            let run = self.runs + i as u64;
+            *self.counts.entry(r.outcome.clone()).or_default() += 1;
+            self.stress_groups_ran += u64::from(r.record.stress_groups_ran);
+            if r.outcome.is_failure() {
+                let share = (i + 1) as f64 / results.len() as f64;
+                failures.push(Failure {
+                    run,
+                    seconds: (self.elapsed + elapsed.mul_f64(share)).as_secs_f64(),
+                    seed: seed_text(r.params.seed),
+                    outcome: r.outcome.clone(),
+                    detail: describe(r, manifest),
+                });
+            }
+        }
+        self.runs += results.len() as u64;
+        self.elapsed += elapsed;
+        if self.first_failure.is_none() {
+            self.first_failure = failures.first().cloned();
+        }
+        failures
+    }
+
+    pub fn runs_per_second(&self) -> f64 {
+        self.runs as f64 / self.elapsed.as_secs_f64().max(1e-9)
+    }
+
+    pub fn stats(&self) -> Stats {
+        let failures = self.failures();
+        let (low, high) = wilson_95(failures, self.runs);
+        Stats {
+            runs: self.runs,
+            failures,
+            counts: Counts::from(&self.counts),
+            seconds: self.elapsed.as_secs_f64(),
+            runs_per_second: self.runs_per_second(),
+            failure_rate: if self.runs == 0 {
+                0.0
+            } else {
+                failures as f64 / self.runs as f64
+            },
+            interval_95: [low, high],
+            reproducibility: reproducibility(failures as f64),
+            first_failure: self.first_failure.clone(),
+            stress_groups_ran: self.stress_groups_ran,
+        }
+    }
+}
+
+/// The numbers a summary reports.
+#[derive(Clone, Debug, Serialize)]
+pub struct Stats {
+    pub runs: u64,
+    pub failures: u64,
+    pub counts: Counts,
+    pub seconds: f64,
+    pub runs_per_second: f64,
+    pub failure_rate: f64,
+    /// Wilson score interval of the failure rate, 95%.
+    pub interval_95: [f64; 2],
+    /// 1 - e^(-failures): the chance that another session of the same budget fails too.
+    pub reproducibility: f64,
+    pub first_failure: Option<Failure>,
+    pub stress_groups_ran: u64,
+}
+
+/// Runs per outcome.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Counts {
+    pub pass: u64,
+    pub postcondition: u64,
+    pub assertion: u64,
+    pub watchdog: u64,
+    pub device_lost: u64,
+}
+
+impl From<&BTreeMap<Outcome, u64>> for Counts {
+    fn from(map: &BTreeMap<Outcome, u64>) -> Counts {
+        let get = |o: Outcome| map.get(&o).copied().unwrap_or(0);
+        Counts {
+            pass: get(Outcome::Pass),
+            postcondition: get(Outcome::Postcondition),
+            assertion: get(Outcome::Assertion),
+            watchdog: get(Outcome::Watchdog),
+            device_lost: get(Outcome::DeviceLost),
+        }
+    }
+}
+
+impl std::fmt::Display for Counts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "pass {}, postcondition {}, assertion {}, watchdog {}, device lost {}",
+            self.pass, self.postcondition, self.assertion, self.watchdog, self.device_lost
+        )
+    }
+}
+
+/// What went wrong in a run, with its source location.
+pub fn describe(r: &RunResult, manifest: &Manifest) -> String {
+    let file = &manifest.source;
+    let at = |event: &crate::record::Event, sites: &[wgstress_instrument::manifest::Site]| {
+        let place = sites
+            .get(event.site as usize)
+            .map_or_else(|| format!("site {}", event.site), |s| s.describe(file));
+        format!(
+            "{place}, {} time(s); first by workgroup {:?} thread {:?}",
+            event.count, event.group, event.local
+        )
+    };
+    match r.outcome {
+        Outcome::Pass => "pass".into(),
+        Outcome::Watchdog => format!(
+            "loop ran past the watchdog limit at {}",
+            at(&r.record.watchdog, &manifest.loops)
+        ),
+        Outcome::Assertion => format!(
+            "assertion failed at {}",
+            at(&r.record.assertion, &manifest.hooks)
+        ),
+        Outcome::Postcondition if r.record.postcondition.count > 0 => {
+            format!(
+                "postcondition failed at {}",
+                at(&r.record.postcondition, &manifest.hooks)
+            )
+        }
+        Outcome::Postcondition => {
+            format!("host check failed: {}", r.host.as_deref().unwrap_or("?"))
+        }
+        Outcome::DeviceLost => "the device was lost during this run's batch".into(),
+    }
+}

@@ -1,0 +1,60 @@
+use super::run::{stop_flag, Common};
+use super::select::{load, AppArgs};
+use anyhow::Result;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use wgstress_runtime::compare::{self, Plan};
+use wgstress_runtime::strategy::Strategy;
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    app: AppArgs,
+    #[command(flatten)]
+    common: Common,
+    /// Rounds the budget is split into; every configuration runs once per round
+    #[arg(long, default_value_t = 4)]
+    rounds: u32,
+    /// Where to write the bar chart
+    #[arg(long, default_value = "wgstress-compare.svg")]
+    svg: PathBuf,
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    let app = load(&args.app)?;
+    let budget = args.common.budget()?;
+    let mut engine = args.common.engine(app)?;
+    let mut configs = Vec::new();
+    for strategy in Strategy::ALL {
+        let mut settings = args.common.settings(strategy, false);
+        settings.iterations = args.common.iterations(&mut engine, &settings)?;
+        for shuffle in [false, true] {
+            configs.push(wgstress_runtime::strategy::Settings {
+                shuffle,
+                ..settings.clone()
+            });
+        }
+    }
+    let plan = Plan {
+        configs,
+        budget,
+        rounds: args.rounds.max(1),
+        master_seed: args.common.master_seed(),
+        progress: !args.common.json,
+        stop: stop_flag(),
+    };
+    let mut log = args.common.log()?;
+    let result = compare::run(&mut engine, &plan, log.as_mut())?;
+    compare::chart(&result, &args.svg)?;
+    if args.common.json {
+        println!("{}", serde_json::to_string_pretty(&result)?);
+    } else {
+        print!("{}", compare::table(&result));
+        println!("chart: {}", args.svg.display());
+    }
+    Ok(if result.aborted.is_some() {
+        ExitCode::from(2)
+    } else {
+        ExitCode::SUCCESS
+    })
+}

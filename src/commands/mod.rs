@@ -1,0 +1,5 @@
+pub mod apps;
+pub mod compare;
+pub mod instrument;
+pub mod run;
+pub mod select;

@@ -1,0 +1,210 @@
+use super::select::{load, AppArgs};
+use anyhow::{bail, Result};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+use wgstress_runtime::engine::Engine;
+use wgstress_runtime::log::JsonLog;
+use wgstress_runtime::runner::{self, Budget, RunConfig};
+use wgstress_runtime::strategy::{Settings, Strategy, StressShape};
+
+/// Options shared by `run` and `compare`.
+#[derive(clap::Args, Clone)]
+pub struct Common {
+    /// Number of runs (per strategy, for compare); 1000 when neither --runs nor --time is given
+    #[arg(long)]
+    pub runs: Option<u64>,
+    /// Time budget in seconds (per strategy, for compare)
+    #[arg(long)]
+    pub time: Option<f64>,
+    /// Runs per GPU submission
+    #[arg(long, default_value_t = 64)]
+    pub batch: usize,
+    /// Pick the adapter whose name contains this (see `wgstress adapters`)
+    #[arg(long)]
+    pub adapter: Option<String>,
+    /// Stress iterations per thread; measured on the device when left out
+    #[arg(long)]
+    pub iterations: Option<u32>,
+    /// How long stress lasts relative to the application kernel, when measured
+    #[arg(long, default_value_t = 1.0)]
+    pub stress_ratio: f64,
+    /// Loop iterations after which the watchdog ends a loop
+    #[arg(long, default_value_t = 1 << 20)]
+    pub watchdog_limit: u32,
+    /// Seconds a batch may take before it is reported as a hang
+    #[arg(long, default_value_t = 60.0)]
+    pub timeout: f64,
+    /// Size of the cache-stress scratchpad in MiB (about the L2 cache)
+    #[arg(long, default_value_t = 48)]
+    pub cache_mib: u32,
+    /// Seed from which every run's seed derives (random when left out)
+    #[arg(long, value_parser = parse_seed)]
+    pub master_seed: Option<u64>,
+    /// Print the summary as JSON
+    #[arg(long)]
+    pub json: bool,
+    /// JSON-lines log, appended after every batch
+    #[arg(long, default_value = "wgstress-runs.jsonl")]
+    pub log: PathBuf,
+    /// Write no log
+    #[arg(long)]
+    pub no_log: bool,
+}
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    app: AppArgs,
+    #[command(flatten)]
+    common: Common,
+    /// Stress strategy: none, systematic, cache or random
+    #[arg(long, default_value = "systematic")]
+    strategy: Strategy,
+    /// Keep the application's workgroup ids as dispatched
+    #[arg(long)]
+    no_shuffle: bool,
+    /// Replay: run with exactly the stress parameters and shuffle of this run seed
+    #[arg(long, value_parser = parse_seed)]
+    seed: Option<u64>,
+}
+
+pub fn parse_seed(text: &str) -> Result<u64, String> {
+    let parsed = match text.strip_prefix("0x") {
+        Some(hex) => u64::from_str_radix(hex, 16),
+        None => text.parse(),
+    };
+    parsed.map_err(|_| format!("`{text}` is not a seed: give a number, decimal or 0x-hex"))
+}
+
+impl Common {
+    pub fn budget(&self) -> Result<Budget> {
+        if self.runs == Some(0) {
+            bail!("--runs must be at least 1");
+        }
+        if let Some(t) = self.time {
+            if !(t > 0.0 && t.is_finite()) {
+                bail!("--time must be a positive number of seconds");
+            }
+        }
+        if self.batch == 0 {
+            bail!("--batch must be at least 1");
+        }
+        let runs = if self.runs.is_none() && self.time.is_none() {
+            Some(1000)
+        } else {
+            self.runs
+        };
+        Ok(Budget {
+            runs,
+            time: self.time.map(Duration::from_secs_f64),
+        })
+    }
+
+    pub fn settings(&self, strategy: Strategy, shuffle: bool) -> Settings {
+        Settings {
+            strategy,
+            shuffle,
+            shape: StressShape::default(),
+            iterations: self.iterations.unwrap_or(0),
+            cache_words: self.cache_mib.saturating_mul(1 << 18),
+            watchdog_limit: self.watchdog_limit,
+            stress_fraction: (0.15, 0.5),
+        }
+    }
+
+    pub fn engine(&self, app: wgstress_runtime::spec::App) -> Result<Engine> {
+        let scratch = self
+            .cache_mib
+            .saturating_mul(1 << 18)
+            .max(StressShape::default().patch_count * 64);
+        let mut engine = Engine::new(app, self.adapter.as_deref(), self.batch, scratch)?;
+        engine.timeout = Duration::from_secs_f64(self.timeout.max(0.001));
+        eprintln!("wgstress: {} on {}", engine.app.name, engine.gpu.describe());
+        Ok(engine)
+    }
+
+    /// The stress iterations to use: given, or measured on the device.
+    pub fn iterations(&self, engine: &mut Engine, settings: &Settings) -> Result<u32> {
+        if let Some(n) = self.iterations {
+            return Ok(n);
+        }
+        if settings.strategy == Strategy::None {
+            return Ok(0);
+        }
+        let n = engine.calibrate(settings, self.stress_ratio)?;
+        eprintln!(
+            "wgstress: {} stress: {n} iterations per thread, measured to last {}x the application",
+            settings.strategy, self.stress_ratio
+        );
+        Ok(n)
+    }
+
+    pub fn log(&self) -> Result<Option<JsonLog>> {
+        Ok(if self.no_log {
+            None
+        } else {
+            Some(JsonLog::append_to(&self.log)?)
+        })
+    }
+
+    pub fn master_seed(&self) -> u64 {
+        self.master_seed.unwrap_or_else(rand_seed)
+    }
+}
+
+fn rand_seed() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    h.finish()
+}
+
+/// Set by Ctrl-C: the run loop stops after the batch in flight and reports what ran.
+pub fn stop_flag() -> Arc<AtomicBool> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let _ = ctrlc::set_handler(move || {
+        if flag.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+        eprintln!("\nwgstress: stopping after this batch (Ctrl-C again to quit now)");
+    });
+    stop
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    let app = load(&args.app)?;
+    let budget = args.common.budget()?;
+    let mut engine = args.common.engine(app)?;
+    let mut settings = args.common.settings(args.strategy, !args.no_shuffle);
+    settings.iterations = args.common.iterations(&mut engine, &settings)?;
+    let config = RunConfig {
+        settings,
+        budget,
+        master_seed: args.common.master_seed(),
+        replay: args.seed,
+        progress: !args.common.json,
+        stop: stop_flag(),
+    };
+    let mut log = args.common.log()?;
+    let summary = runner::run(&mut engine, &config, log.as_mut())?;
+    if args.common.json {
+        println!("{}", serde_json::to_string_pretty(&summary)?);
+    } else {
+        print!("{}", wgstress_runtime::report::table(&summary));
+    }
+    Ok(if summary.aborted.is_some() {
+        ExitCode::from(2)
+    } else if summary.stats.failures > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
