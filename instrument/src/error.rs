@@ -37,6 +37,8 @@ pub enum Error {
         "entry point `{entry}` takes input `{what}`, which a compute shader cannot instrument"
     )]
     UnsupportedInput { entry: String, what: String },
+    #[error("the shader uses {0}, which wgstress cannot instrument yet")]
+    Unsupported(&'static str),
     #[error("internal error: the instrumented module does not validate (please report this with the shader): {0}")]
     Internal(String),
     #[error("could not write WGSL: {0}")]

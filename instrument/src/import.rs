@@ -1,13 +1,15 @@
 //! Importing one naga module into another.
 //!
-//! The runtime library (library.wgsl) is parsed on its own and its types, constants, globals
-//! and functions are appended to the user's module, every handle remapped. Expression handles
-//! inside a function stay valid as they are, because each function's expression arena is copied
-//! whole and in order; only handles into module-level arenas need remapping.
+//! The instrumented module is built fresh: first the runtime library (library.wgsl, parsed on
+//! its own), then the user's module, every handle remapped. The order matters: naga's
+//! validator wants a function's callees before it in the arena, and user functions will call
+//! the library. Expression handles inside a function stay valid as they are, because each
+//! function's expression arena is copied whole and in order; only handles into module-level
+//! arenas need remapping.
 
 use naga::{
-    ArraySize, Block, Constant, Expression, Function, GlobalVariable, Handle, Module, Statement,
-    StructMember, Type, TypeInner,
+    ArraySize, Block, Constant, EntryPoint, Expression, Function, GlobalVariable, Handle, Module,
+    Override, Statement, StructMember, Type, TypeInner,
 };
 use std::collections::HashMap;
 
@@ -16,6 +18,7 @@ use std::collections::HashMap;
 pub struct ImportMap {
     types: HashMap<Handle<Type>, Handle<Type>>,
     constants: HashMap<Handle<Constant>, Handle<Constant>>,
+    overrides: HashMap<Handle<Override>, Handle<Override>>,
     global_expressions: HashMap<Handle<Expression>, Handle<Expression>>,
     globals: HashMap<Handle<GlobalVariable>, Handle<GlobalVariable>>,
     functions: HashMap<Handle<Function>, Handle<Function>>,
@@ -24,7 +27,8 @@ pub struct ImportMap {
 }
 
 impl ImportMap {
-    /// The imported global named `name`. The library is ours, so a missing name is a bug.
+    /// The imported global named `name`. Used for the library, which is ours: a missing
+    /// name is a bug.
     pub fn global(&self, name: &str) -> Handle<GlobalVariable> {
         *self
             .global_names
@@ -32,43 +36,99 @@ impl ImportMap {
             .unwrap_or_else(|| panic!("library has no global {name}"))
     }
 
-    /// The imported function named `name`.
+    /// The imported function named `name` (library functions).
     pub fn function(&self, name: &str) -> Handle<Function> {
         *self
             .function_names
             .get(name)
             .unwrap_or_else(|| panic!("library has no function {name}"))
     }
+
+    /// Where the source module's function `handle` went.
+    pub fn function_handle(&self, handle: Handle<Function>) -> Handle<Function> {
+        self.functions[&handle]
+    }
+
+    /// The imported functions, in their new arena order.
+    pub fn imported_functions(&self) -> Vec<Handle<Function>> {
+        let mut all: Vec<_> = self.functions.values().copied().collect();
+        all.sort_by_key(|h| h.index());
+        all
+    }
 }
 
-/// Appends everything `source` defines to `target`. Entry points are not imported.
+/// Whether `module` uses something the importer cannot carry over.
+pub fn unsupported(module: &Module) -> Option<&'static str> {
+    let pending = module.types.iter().any(|(_, t)| {
+        matches!(
+            t.inner,
+            TypeInner::Array {
+                size: ArraySize::Pending(_),
+                ..
+            } | TypeInner::BindingArray {
+                size: ArraySize::Pending(_),
+                ..
+            }
+        )
+    });
+    if pending {
+        return Some("arrays sized by an override");
+    }
+    let special = &module.special_types;
+    let exotic = special.ray_desc.is_some()
+        || special.ray_intersection.is_some()
+        || special.ray_vertex_return.is_some()
+        || special.external_texture_params.is_some();
+    if exotic
+        || module.entry_points.iter().any(|e| {
+            e.mesh_info.is_some() || e.task_payload.is_some() || e.incoming_ray_payload.is_some()
+        })
+    {
+        return Some("ray tracing, mesh shaders or external textures");
+    }
+    None
+}
+
+/// Appends everything `source` defines to `target`, entry points too.
+/// `unsupported(source)` must be `None`.
 pub fn import_module(target: &mut Module, source: &Module) -> ImportMap {
     let mut map = ImportMap::default();
     for (handle, ty) in source.types.iter() {
         let inner = remap_type(&ty.inner, &map.types);
-        let span = source.types.get_span(handle);
         let new = target.types.insert(
             Type {
                 name: ty.name.clone(),
                 inner,
             },
-            span,
+            source.types.get_span(handle),
         );
         map.types.insert(handle, new);
     }
-    // A constant's init comes before it in the global expressions, and expressions that name
-    // the constant come after, so constants are imported the first time an expression names one.
+    for (kind, ty) in &source.special_types.predeclared_types {
+        target
+            .special_types
+            .predeclared_types
+            .insert(kind.clone(), map.types[ty]);
+    }
+    // A constant's (or override's) init comes before it in the global expressions, and
+    // expressions that name it come after, so each is imported when first named.
     for (handle, expr) in source.global_expressions.iter() {
-        if let Expression::Constant(c) = expr {
-            import_constant(*c, source, target, &mut map);
+        match expr {
+            Expression::Constant(c) => import_constant(*c, source, target, &mut map),
+            Expression::Override(o) => import_override(*o, source, target, &mut map),
+            _ => {}
         }
         let new_expr = remap_handles(expr, &map, &map.global_expressions);
-        let span = source.global_expressions.get_span(handle);
-        let new = target.global_expressions.append(new_expr, span);
+        let new = target
+            .global_expressions
+            .append(new_expr, source.global_expressions.get_span(handle));
         map.global_expressions.insert(handle, new);
     }
     for (handle, _) in source.constants.iter() {
         import_constant(handle, source, target, &mut map);
+    }
+    for (handle, _) in source.overrides.iter() {
+        import_override(handle, source, target, &mut map);
     }
     for (handle, var) in source.global_variables.iter() {
         let new = target.global_variables.append(
@@ -97,44 +157,16 @@ pub fn import_module(target: &mut Module, source: &Module) -> ImportMap {
             map.function_names.insert(name.clone(), new);
         }
     }
-    map
-}
-
-fn remap_type(inner: &TypeInner, types: &HashMap<Handle<Type>, Handle<Type>>) -> TypeInner {
-    match inner {
-        TypeInner::Pointer { base, space } => TypeInner::Pointer {
-            base: types[base],
-            space: *space,
-        },
-        TypeInner::Array { base, size, stride } => {
-            assert!(
-                !matches!(size, ArraySize::Pending(_)),
-                "library arrays are not override-sized"
-            );
-            TypeInner::Array {
-                base: types[base],
-                size: *size,
-                stride: *stride,
-            }
-        }
-        TypeInner::BindingArray { base, size } => TypeInner::BindingArray {
-            base: types[base],
-            size: *size,
-        },
-        TypeInner::Struct { members, span } => TypeInner::Struct {
-            members: members
-                .iter()
-                .map(|m| StructMember {
-                    name: m.name.clone(),
-                    ty: types[&m.ty],
-                    binding: m.binding.clone(),
-                    offset: m.offset,
-                })
-                .collect(),
-            span: *span,
-        },
-        other => other.clone(),
+    for entry in &source.entry_points {
+        target.entry_points.push(EntryPoint {
+            function: remap_function(&entry.function, &map),
+            workgroup_size_overrides: entry
+                .workgroup_size_overrides
+                .map(|sizes| sizes.map(|s| s.map(|e| map.global_expressions[&e]))),
+            ..entry.clone()
+        });
     }
+    map
 }
 
 fn import_constant(
@@ -158,8 +190,61 @@ fn import_constant(
     map.constants.insert(handle, new);
 }
 
-/// Rewrites the module-level handles inside `expr`; `exprs` maps expression handles (identity
-/// inside a function, the global-expression map for constant expressions).
+fn import_override(
+    handle: Handle<Override>,
+    source: &Module,
+    target: &mut Module,
+    map: &mut ImportMap,
+) {
+    if map.overrides.contains_key(&handle) {
+        return;
+    }
+    let o = &source.overrides[handle];
+    let new = target.overrides.append(
+        Override {
+            name: o.name.clone(),
+            id: o.id,
+            ty: map.types[&o.ty],
+            init: o.init.map(|e| map.global_expressions[&e]),
+        },
+        source.overrides.get_span(handle),
+    );
+    map.overrides.insert(handle, new);
+}
+
+fn remap_type(inner: &TypeInner, types: &HashMap<Handle<Type>, Handle<Type>>) -> TypeInner {
+    match inner {
+        TypeInner::Pointer { base, space } => TypeInner::Pointer {
+            base: types[base],
+            space: *space,
+        },
+        TypeInner::Array { base, size, stride } => TypeInner::Array {
+            base: types[base],
+            size: *size,
+            stride: *stride,
+        },
+        TypeInner::BindingArray { base, size } => TypeInner::BindingArray {
+            base: types[base],
+            size: *size,
+        },
+        TypeInner::Struct { members, span } => TypeInner::Struct {
+            members: members
+                .iter()
+                .map(|m| StructMember {
+                    name: m.name.clone(),
+                    ty: types[&m.ty],
+                    binding: m.binding.clone(),
+                    offset: m.offset,
+                })
+                .collect(),
+            span: *span,
+        },
+        other => other.clone(),
+    }
+}
+
+/// Rewrites the module-level handles inside `expr`; `exprs` maps expression handles (empty
+/// inside a function, where they stay; the global-expression map for constant expressions).
 fn remap_handles(
     expr: &Expression,
     map: &ImportMap,
@@ -168,6 +253,7 @@ fn remap_handles(
     let e = |h: &Handle<Expression>| *exprs.get(h).unwrap_or(h);
     match expr {
         Expression::Constant(c) => Expression::Constant(map.constants[c]),
+        Expression::Override(o) => Expression::Override(map.overrides[o]),
         Expression::ZeroValue(ty) => Expression::ZeroValue(map.types[ty]),
         Expression::Compose { ty, components } => Expression::Compose {
             ty: map.types[ty],
@@ -189,17 +275,78 @@ fn remap_handles(
         Expression::SubgroupOperationResult { ty } => {
             Expression::SubgroupOperationResult { ty: map.types[ty] }
         }
-        Expression::Override(_) => panic!("the wgstress library declares no overrides"),
+        // Constant expressions may use these too; their operands need the global map.
+        Expression::Access { base, index } => Expression::Access {
+            base: e(base),
+            index: e(index),
+        },
+        Expression::AccessIndex { base, index } => Expression::AccessIndex {
+            base: e(base),
+            index: *index,
+        },
+        Expression::Swizzle {
+            size,
+            vector,
+            pattern,
+        } => Expression::Swizzle {
+            size: *size,
+            vector: e(vector),
+            pattern: *pattern,
+        },
+        Expression::Unary { op, expr } => Expression::Unary {
+            op: *op,
+            expr: e(expr),
+        },
+        Expression::Binary { op, left, right } => Expression::Binary {
+            op: *op,
+            left: e(left),
+            right: e(right),
+        },
+        Expression::Select {
+            condition,
+            accept,
+            reject,
+        } => Expression::Select {
+            condition: e(condition),
+            accept: e(accept),
+            reject: e(reject),
+        },
+        Expression::Relational { fun, argument } => Expression::Relational {
+            fun: *fun,
+            argument: e(argument),
+        },
+        Expression::Math {
+            fun,
+            arg,
+            arg1,
+            arg2,
+            arg3,
+        } => Expression::Math {
+            fun: *fun,
+            arg: e(arg),
+            arg1: arg1.as_ref().map(e),
+            arg2: arg2.as_ref().map(e),
+            arg3: arg3.as_ref().map(e),
+        },
+        Expression::As {
+            expr,
+            kind,
+            convert,
+        } => Expression::As {
+            expr: e(expr),
+            kind: *kind,
+            convert: *convert,
+        },
         other => other.clone(),
     }
 }
 
 fn remap_function(function: &Function, map: &ImportMap) -> Function {
-    let identity = HashMap::new();
+    let same = HashMap::new();
     let mut expressions = naga::Arena::new();
     for (handle, expr) in function.expressions.iter() {
         expressions.append(
-            remap_handles(expr, map, &identity),
+            remap_handles(expr, map, &same),
             function.expressions.get_span(handle),
         );
     }
@@ -236,25 +383,9 @@ fn remap_function(function: &Function, map: &ImportMap) -> Function {
 
 fn remap_calls(block: &mut Block, map: &ImportMap) {
     for statement in block.iter_mut() {
-        match statement {
-            Statement::Call { function, .. } => *function = map.functions[function],
-            Statement::Block(inner) => remap_calls(inner, map),
-            Statement::If { accept, reject, .. } => {
-                remap_calls(accept, map);
-                remap_calls(reject, map);
-            }
-            Statement::Switch { cases, .. } => {
-                for case in cases {
-                    remap_calls(&mut case.body, map);
-                }
-            }
-            Statement::Loop {
-                body, continuing, ..
-            } => {
-                remap_calls(body, map);
-                remap_calls(continuing, map);
-            }
-            _ => {}
+        if let Statement::Call { function, .. } = statement {
+            *function = map.functions[function];
         }
+        crate::walk::nested_blocks(statement, |inner| remap_calls(inner, map));
     }
 }

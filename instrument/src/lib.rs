@@ -120,10 +120,17 @@ fn instrument(mut module: Module, source: Option<&str>, options: &Options) -> Re
     let postcondition = names::postcondition_entry(&module, options, entry)?;
     let group = free_bind_group(&module)?;
     let assert_hook = names::assert_hook(&module)?;
-    let user_functions: Vec<_> = module.functions.iter().map(|(h, _)| h).collect();
+    if let Some(what) = import::unsupported(&module) {
+        return Err(Error::Unsupported(what));
+    }
 
+    // The library goes first: user functions call it, and callees must precede callers.
     let library = naga::front::wgsl::parse_str(LIBRARY_WGSL).expect("the wgstress library parses");
+    let user = std::mem::take(&mut module);
     let imported = import::import_module(&mut module, &library);
+    let user_map = import::import_module(&mut module, &user);
+    let assert_hook = assert_hook.map(|h| user_map.function_handle(h));
+    let user_functions = user_map.imported_functions();
     for name in ["wgstress_params", "wgstress_results", "wgstress_scratch"] {
         let var = &mut module.global_variables[imported.global(name)];
         if let Some(binding) = &mut var.binding {

@@ -1,0 +1,109 @@
+//! Bad input: a clear error naming the problem, never a panic.
+
+use wgstress_instrument::{instrument_wgsl, Error, Options};
+
+fn error(source: &str) -> Error {
+    match instrument_wgsl(
+        source,
+        &Options {
+            file_name: Some("app.wgsl".into()),
+            ..Default::default()
+        },
+    ) {
+        Ok(_) => panic!("instrumenting should fail:\n{source}"),
+        Err(e) => e,
+    }
+}
+
+#[test]
+fn parse_error_has_file_line_column_and_source_line() {
+    let e = error("@compute @workgroup_size(1)\nfn main() {\n    let x = 1u +;\n}\n");
+    assert_eq!(e.location(), Some((3, 17)));
+    let text = e.to_string();
+    assert!(text.starts_with("app.wgsl:3:17: "), "{text}");
+    assert!(text.contains("let x = 1u +;"), "{text}");
+}
+
+#[test]
+fn validation_error_has_location() {
+    let e = error("@compute @workgroup_size(1)\nfn main() {\n    let x: u32 = 1.5;\n}\n");
+    let text = e.to_string();
+    assert!(text.starts_with("app.wgsl:3:"), "{text}");
+}
+
+#[test]
+fn entry_point_problems() {
+    assert!(matches!(error("fn f() {}"), Error::NoComputeEntry));
+    let two = "@compute @workgroup_size(1) fn a() {} @compute @workgroup_size(1) fn b() {}";
+    assert_eq!(
+        error(two).to_string(),
+        "the shader has several @compute entry points (a, b); pick one with --entry"
+    );
+    let e = instrument_wgsl(
+        two,
+        &Options {
+            entry: Some("c".into()),
+            ..Default::default()
+        },
+    )
+    .err()
+    .unwrap();
+    assert_eq!(
+        e.to_string(),
+        "no @compute entry point named `c` (the shader has: a, b)"
+    );
+    let e = instrument_wgsl(
+        two,
+        &Options {
+            entry: Some("a".into()),
+            postcondition: Some("a".into()),
+            ..Default::default()
+        },
+    )
+    .err()
+    .unwrap();
+    assert!(matches!(e, Error::PostconditionIsEntry(_)));
+}
+
+#[test]
+fn reserved_names_clash() {
+    let e = error("var<private> wgstress_state: u32; @compute @workgroup_size(1) fn main() { wgstress_state = 1u; }");
+    assert_eq!(e.to_string(), "`wgstress_state` uses the prefix `wgstress_`, which is reserved for the instrumenter; rename it");
+}
+
+#[test]
+fn bad_hook_signature() {
+    let e = error("fn wgstress_assert(x: u32) {} @compute @workgroup_size(1) fn main() { wgstress_assert(1u); }");
+    assert!(matches!(e, Error::BadAssertHook(_)), "{e}");
+}
+
+#[test]
+fn every_bind_group_used() {
+    let e = error(
+        "@group(0) @binding(0) var<storage, read_write> a: u32;
+         @group(1) @binding(0) var<storage, read_write> b: u32;
+         @group(2) @binding(0) var<storage, read_write> c: u32;
+         @group(3) @binding(0) var<storage, read_write> d: u32;
+         @compute @workgroup_size(1) fn main() { a = b + c + d; }",
+    );
+    assert_eq!(
+        e.to_string(),
+        "the shader uses every bind group 0..4; wgstress needs one free group for its bindings"
+    );
+}
+
+#[test]
+fn override_sized_workgroups_are_refused() {
+    let e = error("override size: u32 = 64; @compute @workgroup_size(size) fn main() {}");
+    assert!(matches!(e, Error::OverrideWorkgroupSize(_)), "{e}");
+}
+
+#[test]
+fn errors_are_one_line_except_shader_diagnostics() {
+    for e in [
+        error("fn f() {}"),
+        error("var<private> wgstress_x: u32; @compute @workgroup_size(1) fn m() {}"),
+    ] {
+        assert!(!e.to_string().contains('\n'), "{e}");
+    }
+}
