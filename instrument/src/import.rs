@@ -104,11 +104,14 @@ pub fn import_module(target: &mut Module, source: &Module) -> ImportMap {
         );
         map.types.insert(handle, new);
     }
+    // The validator does not look at these handles, so a module may carry dangling ones.
     for (kind, ty) in &source.special_types.predeclared_types {
-        target
-            .special_types
-            .predeclared_types
-            .insert(kind.clone(), map.types[ty]);
+        if let Some(new) = map.types.get(ty) {
+            target
+                .special_types
+                .predeclared_types
+                .insert(kind.clone(), *new);
+        }
     }
     // A constant's (or override's) init comes before it in the global expressions, and
     // expressions that name it come after, so each is imported when first named.
