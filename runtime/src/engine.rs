@@ -86,8 +86,17 @@ impl Engine {
         }
     }
 
-    /// Runs one batch. A lost device is recreated and the batch's runs count as lost.
+    /// Runs `runs`, one submission per batch.
     pub fn run(&mut self, runs: &[RunParams]) -> Result<Vec<RunResult>> {
+        let mut out = Vec::with_capacity(runs.len());
+        for chunk in runs.chunks(self.batch_size()) {
+            out.extend(self.run_batch(chunk)?);
+        }
+        Ok(out)
+    }
+
+    /// Runs one batch. A lost device is recreated and the batch's runs count as lost.
+    fn run_batch(&mut self, runs: &[RunParams]) -> Result<Vec<RunResult>> {
         let results = self
             .session
             .run_batch(&self.gpu, runs, self.timeout, &|o| self.host_check(o));
