@@ -5,11 +5,19 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 fn wgstress(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_wgstress")).args(args).current_dir(dir).output().expect("wgstress runs")
+    Command::new(env!("CARGO_BIN_EXE_wgstress"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("wgstress runs")
 }
 
 fn fixture(name: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name).display().to_string()
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+        .display()
+        .to_string()
 }
 
 fn stderr(out: &Output) -> String {
@@ -18,16 +26,27 @@ fn stderr(out: &Output) -> String {
 
 /// The lines wgstress itself printed (drivers print their own noise on stderr).
 fn own_lines(out: &Output) -> Vec<String> {
-    stderr(out).lines().filter(|l| l.starts_with("wgstress")).map(str::to_string).collect()
+    stderr(out)
+        .lines()
+        .filter(|l| l.starts_with("wgstress"))
+        .map(str::to_string)
+        .collect()
 }
 
 fn assert_bad_input(args: &[&str], expected: &str) {
     let dir = tempfile::tempdir().unwrap();
     let out = wgstress(args, dir.path());
     assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
-    let errors: Vec<_> = own_lines(&out).into_iter().filter(|l| l.starts_with("wgstress: error: ")).collect();
+    let errors: Vec<_> = own_lines(&out)
+        .into_iter()
+        .filter(|l| l.starts_with("wgstress: error: "))
+        .collect();
     assert_eq!(errors.len(), 1, "{args:?}: {}", stderr(&out));
-    assert!(errors[0].contains(expected), "{args:?}: `{}` lacks `{expected}`", errors[0]);
+    assert!(
+        errors[0].contains(expected),
+        "{args:?}: `{}` lacks `{expected}`",
+        errors[0]
+    );
     assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
 }
 
@@ -35,20 +54,51 @@ fn assert_bad_input(args: &[&str], expected: &str) {
 fn bad_input_is_one_line_and_exit_2() {
     assert_bad_input(&["run", "nowhere.toml"], "nowhere.toml: No such file");
     assert_bad_input(&["run", &fixture("bad.toml")], "bad.toml: ");
-    assert_bad_input(&["run", &fixture("missing-shader.toml")], "nowhere.wgsl: No such file");
-    assert_bad_input(&["run", &fixture("undeclared.toml")], "the spec declares binding 0:3, which");
-    assert_bad_input(&["run", &fixture("size.toml")], "binding 0:0 `counter`: 3 words (12 bytes) do not fit its type in the shader (4 bytes)");
-    assert_bad_input(&["run", &fixture("counter.toml"), "--runs", "0"], "--runs must be at least 1");
-    assert_bad_input(&["run", "no-such-app"], "no bundled application or spec file named `no-such-app`");
+    assert_bad_input(
+        &["run", &fixture("missing-shader.toml")],
+        "nowhere.wgsl: No such file",
+    );
+    assert_bad_input(
+        &["run", &fixture("undeclared.toml")],
+        "the spec declares binding 0:3, which",
+    );
+    assert_bad_input(
+        &["run", &fixture("size.toml")],
+        "binding 0:0 `counter`: 3 words (12 bytes) do not fit its type in the shader (4 bytes)",
+    );
+    assert_bad_input(
+        &["run", &fixture("counter.toml"), "--runs", "0"],
+        "--runs must be at least 1",
+    );
+    assert_bad_input(
+        &["run", "no-such-app"],
+        "no bundled application or spec file named `no-such-app`",
+    );
 }
 
 #[test]
 fn shader_errors_show_file_line_column() {
     let dir = tempfile::tempdir().unwrap();
-    let out = wgstress(&["instrument", &fixture("broken.wgsl"), "-o", "out.wgsl", "--manifest", "m.json"], dir.path());
+    let out = wgstress(
+        &[
+            "instrument",
+            &fixture("broken.wgsl"),
+            "-o",
+            "out.wgsl",
+            "--manifest",
+            "m.json",
+        ],
+        dir.path(),
+    );
     assert_eq!(out.status.code(), Some(2));
     let text = stderr(&out);
-    assert!(text.starts_with(&format!("wgstress: error: {}:3:17: ", fixture("broken.wgsl"))), "{text}");
+    assert!(
+        text.starts_with(&format!(
+            "wgstress: error: {}:3:17: ",
+            fixture("broken.wgsl")
+        )),
+        "{text}"
+    );
     assert!(text.contains("let x = 1u +;"), "{text}");
     assert!(!dir.path().join("out.wgsl").exists(), "no partial output");
 }
@@ -56,13 +106,25 @@ fn shader_errors_show_file_line_column() {
 #[test]
 fn instrument_writes_shader_manifest_and_diff() {
     let dir = tempfile::tempdir().unwrap();
-    let out = wgstress(&["instrument", &fixture("counter.wgsl"), "-o", "out.wgsl", "--manifest", "m.json", "--diff"], dir.path());
+    let out = wgstress(
+        &[
+            "instrument",
+            &fixture("counter.wgsl"),
+            "-o",
+            "out.wgsl",
+            "--manifest",
+            "m.json",
+            "--diff",
+        ],
+        dir.path(),
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     let diff = String::from_utf8(out.stdout).unwrap();
     assert!(diff.contains("+fn wgstress_app_main() {"), "{diff}");
     let wgsl = std::fs::read_to_string(dir.path().join("out.wgsl")).unwrap();
     naga::front::wgsl::parse_str(&wgsl).expect("the written shader parses");
-    let manifest: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("m.json")).unwrap()).unwrap();
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("m.json")).unwrap()).unwrap();
     assert_eq!(manifest["entry_point"]["name"], "main");
     assert_eq!(manifest["bind_group"], 1);
 }
@@ -70,39 +132,93 @@ fn instrument_writes_shader_manifest_and_diff() {
 #[test]
 fn run_reports_pass_and_failure_with_exit_codes() {
     let dir = tempfile::tempdir().unwrap();
-    let pass = wgstress(&["run", &fixture("counter.toml"), "--runs", "40", "--json", "--no-log"], dir.path());
+    let pass = wgstress(
+        &[
+            "run",
+            &fixture("counter.toml"),
+            "--runs",
+            "40",
+            "--json",
+            "--no-log",
+        ],
+        dir.path(),
+    );
     assert_eq!(pass.status.code(), Some(0), "{}", stderr(&pass));
     let summary: serde_json::Value = serde_json::from_slice(&pass.stdout).unwrap();
     assert_eq!(summary["runs"], 40);
     assert_eq!(summary["counts"]["pass"], 40);
-    let fail = wgstress(&["run", &fixture("racy.toml"), "--runs", "20", "--strategy", "none"], dir.path());
+    let fail = wgstress(
+        &[
+            "run",
+            &fixture("racy.toml"),
+            "--runs",
+            "20",
+            "--strategy",
+            "none",
+        ],
+        dir.path(),
+    );
     assert_eq!(fail.status.code(), Some(1), "{}", stderr(&fail));
     let table = String::from_utf8(fail.stdout).unwrap();
-    assert!(table.contains("host check failed: binding 0:0[0] = "), "{table}");
+    assert!(
+        table.contains("host check failed: binding 0:0[0] = "),
+        "{table}"
+    );
     assert!(table.contains("replay           --seed 0x"), "{table}");
-    assert!(dir.path().join("wgstress-runs.jsonl").exists(), "the log is on by default");
+    assert!(
+        dir.path().join("wgstress-runs.jsonl").exists(),
+        "the log is on by default"
+    );
 }
 
 fn log_lines(path: &Path) -> Vec<serde_json::Value> {
     std::fs::read_to_string(path)
         .unwrap_or_default()
         .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("log line is not JSON ({e}): {l}")))
+        .map(|l| {
+            serde_json::from_str(l).unwrap_or_else(|e| panic!("log line is not JSON ({e}): {l}"))
+        })
         .collect()
 }
 
 #[test]
 fn seed_replays_the_same_parameters() {
     let dir = tempfile::tempdir().unwrap();
-    let out = wgstress(&["run", &fixture("racy.toml"), "--runs", "6", "--batch", "3", "--seed", "0x2a", "--iterations", "16", "--log", "replay.jsonl"], dir.path());
+    let out = wgstress(
+        &[
+            "run",
+            &fixture("racy.toml"),
+            "--runs",
+            "6",
+            "--batch",
+            "3",
+            "--seed",
+            "0x2a",
+            "--iterations",
+            "16",
+            "--log",
+            "replay.jsonl",
+        ],
+        dir.path(),
+    );
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let params: Vec<serde_json::Value> = log_lines(&dir.path().join("replay.jsonl"))
         .iter()
         .filter(|l| l["type"] == "batch")
-        .flat_map(|l| l["failures"].as_array().unwrap().iter().map(|f| f["params"].clone()).collect::<Vec<_>>())
+        .flat_map(|l| {
+            l["failures"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| f["params"].clone())
+                .collect::<Vec<_>>()
+        })
         .collect();
     assert_eq!(params.len(), 6);
-    assert!(params.iter().all(|p| *p == params[0]), "every run replays seed 0x2a");
+    assert!(
+        params.iter().all(|p| *p == params[0]),
+        "every run replays seed 0x2a"
+    );
     assert_eq!(params[0]["seed"], 42);
     assert_eq!(params[0]["iterations"], 16);
 }
@@ -112,7 +228,17 @@ fn jsonl_log_survives_a_killed_process() {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("killed.jsonl");
     let mut child = Command::new(env!("CARGO_BIN_EXE_wgstress"))
-        .args(["run", &fixture("racy.toml"), "--time", "120", "--batch", "4", "--iterations", "8", "--log"])
+        .args([
+            "run",
+            &fixture("racy.toml"),
+            "--time",
+            "120",
+            "--batch",
+            "4",
+            "--iterations",
+            "8",
+            "--log",
+        ])
         .arg(&log)
         .current_dir(dir.path())
         .stdout(Stdio::null())
@@ -128,7 +254,13 @@ fn jsonl_log_survives_a_killed_process() {
     let lines = log_lines(&log);
     assert!(lines.len() >= 4, "batches were logged before the kill");
     assert_eq!(lines[0]["type"], "start");
-    assert!(lines[1..].iter().all(|l| l["type"] == "batch"), "no summary: the process was killed");
+    assert!(
+        lines[1..].iter().all(|l| l["type"] == "batch"),
+        "no summary: the process was killed"
+    );
     let last = lines.last().unwrap();
-    assert_eq!(last["total_runs"].as_u64().unwrap(), 4 * (lines.len() as u64 - 1));
+    assert_eq!(
+        last["total_runs"].as_u64().unwrap(),
+        4 * (lines.len() as u64 - 1)
+    );
 }

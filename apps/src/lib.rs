@@ -1,8 +1,20 @@
-//! The bundled applications.
+//! The bundled applications: the seed study's GPU applications in WGSL, each with a buggy
+//! variant (fences removed, as the seed's "-nf" variants) and a fixed one, and postconditions.
+//! docs/apps.md describes each.
 //!
-//! (Filled in by the application suite; see docs/apps.md.)
+//! The variants share one WGSL source: the fixed variant sets the pipeline-override constant
+//! `FENCES`, which turns on the fences.
 
-use wgstress_runtime::spec::App;
+mod cbe_dot;
+mod cbe_ht;
+mod ct_octree;
+mod cub_scan;
+mod global_barrier;
+mod sdk_red;
+mod tpo_tm;
+
+use rand::{Rng, SeedableRng};
+use wgstress_runtime::spec::{App, Application};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Variant {
@@ -10,13 +22,24 @@ pub enum Variant {
     Fixed,
 }
 
+/// Problem size: small enough for a CPU Vulkan driver in CI, or large for a GPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Size {
     Small,
     Large,
 }
 
-macro_rules! from_str_enum {
+impl Size {
+    /// `small` or `large` by size.
+    fn pick<T>(self, small: T, large: T) -> T {
+        match self {
+            Size::Small => small,
+            Size::Large => large,
+        }
+    }
+}
+
+macro_rules! text_enum {
     ($ty:ident { $($text:literal => $value:ident),* }) => {
         impl std::str::FromStr for $ty {
             type Err = String;
@@ -34,25 +57,70 @@ macro_rules! from_str_enum {
         }
     };
 }
-from_str_enum!(Variant { "buggy" => Buggy, "fixed" => Fixed });
-from_str_enum!(Size { "small" => Small, "large" => Large });
+text_enum!(Variant { "buggy" => Buggy, "fixed" => Fixed });
+text_enum!(Size { "small" => Small, "large" => Large });
 
+/// A bundled application.
 pub struct Bundled {
     pub name: &'static str,
     pub summary: &'static str,
-    build: fn(Variant, Size) -> App,
+    build: fn(Variant, Size) -> Box<dyn Application>,
 }
 
 impl Bundled {
     pub fn build(&self, variant: Variant, size: Size) -> App {
+        let mut app = (self.build)(variant, size).app();
+        app.name = format!("{}-{variant}", app.name);
+        app
+    }
+
+    /// The Rust application itself, to corrupt its outputs in tests, say.
+    pub fn application(&self, variant: Variant, size: Size) -> Box<dyn Application> {
         (self.build)(variant, size)
     }
 }
 
+macro_rules! bundled {
+    ($($module:ident :: $ty:ident),* $(,)?) => {
+        vec![$(Bundled {
+            name: $module::NAME,
+            summary: $module::SUMMARY,
+            build: |variant, size| Box::new($module::$ty::new(variant, size)),
+        }),*]
+    };
+}
+
 pub fn all() -> Vec<Bundled> {
-    Vec::new()
+    bundled![
+        cbe_dot::Dot,
+        cbe_ht::HashTable,
+        sdk_red::Reduction,
+        cub_scan::Scan,
+        ct_octree::WorkStealing,
+        tpo_tm::TaskQueue,
+        global_barrier::Stencil,
+    ]
 }
 
 pub fn find(name: &str) -> Option<Bundled> {
     all().into_iter().find(|a| a.name == name)
+}
+
+/// Seeded pseudo-random words below `below`: inputs are the same in every run.
+fn random_words(seed: u64, n: usize, below: u32) -> Vec<u32> {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    (0..n).map(|_| rng.random_range(0..below)).collect()
+}
+
+/// The first index where `got` differs from `want`, as a postcondition message.
+fn first_difference(what: &str, got: &[u32], want: &[u32]) -> Result<(), String> {
+    match got.iter().zip(want).position(|(g, w)| g != w) {
+        Some(i) => Err(format!("{what}[{i}] = {}, expected {}", got[i], want[i])),
+        None if got.len() != want.len() => Err(format!(
+            "{what} has {} words, expected {}",
+            got.len(),
+            want.len()
+        )),
+        None => Ok(()),
+    }
 }

@@ -23,6 +23,10 @@ pub enum Init {
         seed: u64,
         below: Option<u32>,
     },
+    /// These words (Rust applications); missing words are zero.
+    Words {
+        words: Vec<u32>,
+    },
     /// Little-endian words from a file; missing words are zero.
     File {
         path: PathBuf,
@@ -51,6 +55,17 @@ impl Init {
                         _ => rng.random(),
                     })
                     .collect()
+            }
+            Init::Words { words: given } => {
+                if given.len() > n {
+                    return Err(Error::Input(format!(
+                        "{} initial words do not fit a binding of {words} words",
+                        given.len()
+                    )));
+                }
+                let mut out = given.clone();
+                out.resize(n, 0);
+                out
             }
             Init::File { path } => {
                 let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;

@@ -193,13 +193,21 @@ impl Session {
             label: Some(&app.name),
             source: wgpu::ShaderSource::Wgsl(inst.wgsl.as_str().into()),
         });
+        let constants: Vec<(&str, f64)> = app
+            .constants
+            .iter()
+            .map(|(k, v)| (k.as_str(), *v))
+            .collect();
         let pipeline = |entry: &str| {
             device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some(entry),
                 layout: Some(&pipeline_layout),
                 module: &module,
                 entry_point: Some(entry),
-                compilation_options: Default::default(),
+                compilation_options: wgpu::PipelineCompilationOptions {
+                    constants: &constants,
+                    ..Default::default()
+                },
                 cache: None,
             })
         };

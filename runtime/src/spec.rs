@@ -70,11 +70,22 @@ pub struct App {
     pub bindings: Vec<Binding>,
     pub checks: Vec<Check>,
     pub host_check: Option<HostCheck>,
+    /// The bindings `host_check` reads; all storage bindings when empty.
+    pub host_reads: Vec<(u32, u32)>,
+    /// Values for the shader's `override` declarations, by name.
+    pub constants: Vec<(String, f64)>,
 }
 
 impl App {
     /// The bindings that host checks read back after every run.
     pub fn checked_bindings(&self) -> Vec<(u32, u32)> {
+        if self.host_check.is_some() && !self.host_reads.is_empty() {
+            let mut keys = self.host_reads.clone();
+            keys.extend(self.checks.iter().map(|c| (c.group, c.binding)));
+            keys.sort();
+            keys.dedup();
+            return keys;
+        }
         if self.host_check.is_some() {
             return self
                 .bindings
@@ -96,9 +107,17 @@ impl App {
     }
 }
 
-/// A Rust application: what the proc-macros implement.
+/// A Rust application: what `#[derive(Application)]` implements.
 pub trait Application {
     fn app(&self) -> App;
+}
+
+/// Host-side postconditions over read-back buffers: what `#[postconditions]` implements.
+pub trait Postconditions {
+    /// The (group, binding) pairs `check` reads.
+    fn reads(&self) -> Vec<(u32, u32)>;
+    /// `Err` says what is wrong.
+    fn check(&self, outputs: &Outputs) -> std::result::Result<(), String>;
 }
 
 #[derive(Deserialize)]
@@ -114,6 +133,8 @@ struct SpecFile {
     bindings: Vec<Binding>,
     #[serde(default, rename = "check")]
     checks: Vec<Check>,
+    #[serde(default)]
+    constants: std::collections::BTreeMap<String, f64>,
 }
 
 /// Reads an app spec (TOML). Paths inside it are relative to the spec file.
@@ -163,6 +184,8 @@ pub fn parse(text: &str, path: &Path) -> Result<App> {
         bindings,
         checks,
         host_check: None,
+        host_reads: Vec::new(),
+        constants: spec.constants.into_iter().collect(),
     })
 }
 

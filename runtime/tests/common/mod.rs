@@ -31,6 +31,8 @@ pub fn app(name: &str, source: &str, workgroups: [u32; 3], bindings: Vec<Binding
         bindings,
         checks: Vec::new(),
         host_check: None,
+        host_reads: Vec::new(),
+        constants: Vec::new(),
     }
 }
 
