@@ -70,7 +70,7 @@ impl Stencil {
     #[postcondition]
     fn grid_matches_the_cpu(&self, grid: &[u32]) -> Result<(), String> {
         let n = self.expected.len();
-        let last = if self.config[1] % 2 == 0 {
+        let last = if self.config[1].is_multiple_of(2) {
             &grid[..n]
         } else {
             &grid[n..]

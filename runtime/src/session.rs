@@ -95,10 +95,10 @@ impl Session {
             });
             checked_stride += bytes;
         }
-        let batch = if checked_stride == 0 {
-            batch
-        } else {
-            batch.min((CHECK_BYTES_PER_BATCH / checked_stride).max(1) as usize)
+        // Read-back copies of checked buffers bound the batch.
+        let batch = match CHECK_BYTES_PER_BATCH.checked_div(checked_stride) {
+            Some(fit) => batch.min(fit.max(1) as usize),
+            None => batch,
         }
         .max(1);
         let max_scratch =

@@ -1,0 +1,17 @@
+use wgstress_macros::{postconditions, Application};
+
+#[derive(Clone, Application)]
+#[wgstress(name = "dup", shader = "../../../../macros/tests/wgsl/tiny.wgsl")]
+struct Dup {
+    #[storage(binding = 0)]
+    a: Vec<u32>,
+    #[storage(binding = 0)]
+    b: Vec<u32>,
+    #[dispatch]
+    groups: [u32; 3],
+}
+
+#[postconditions]
+impl Dup {}
+
+fn main() {}

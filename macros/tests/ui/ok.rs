@@ -1,0 +1,31 @@
+// trybuild builds this in target/tests/trybuild/wgstress-macros: the shader path climbs back to the workspace.
+use wgstress_macros::{postconditions, Application};
+use wgstress_runtime::spec::{Application as _, Outputs};
+
+#[derive(Clone, Application)]
+#[wgstress(name = "tiny", shader = "../../../../macros/tests/wgsl/tiny.wgsl")]
+struct Tiny {
+    #[storage(binding = 0)]
+    out: Vec<u32>,
+    #[dispatch]
+    groups: [u32; 3],
+}
+
+#[postconditions]
+impl Tiny {
+    #[postcondition]
+    fn out_is_one(&self, out: &[u32]) -> Result<(), String> {
+        if out[0] == 1 { Ok(()) } else { Err(format!("out[0] = {}", out[0])) }
+    }
+}
+
+fn main() {
+    let app = Tiny { out: vec![0; 4], groups: [1, 1, 1] }.app();
+    assert_eq!(app.bindings.len(), 1);
+    assert_eq!(app.host_reads, vec![(0, 0)]);
+    let check = app.host_check.unwrap();
+    let good = [1u32, 0, 0, 0];
+    assert!(check(&Outputs::new(vec![((0, 0), &good[..])])).is_ok());
+    let bad = [2u32, 0, 0, 0];
+    assert_eq!(check(&Outputs::new(vec![((0, 0), &bad[..])])), Err("out_is_one: out[0] = 2".to_string()));
+}
