@@ -10,7 +10,11 @@
 // Bug (FENCES = false): the barrier's flags are relaxed atomics: a participant can pass the
 // barrier and still read a neighbour's cell from the previous iteration.
 // Fix (FENCES = true): storageBarrier() before arriving, between participant 0's wait and its
-// release, and after leaving (relies on the platform, as in cbe-dot).
+// release, and after leaving (relies on the platform, as in cbe-dot). The cells are atomics in
+// both variants: with plain loads and stores, the fences alone did not fix it on the H100
+// (544 of 1728 runs failed), because a plain load may be served from a stale line of the
+// SM's L1 cache; relaxed atomics are coherent across workgroups. This part of the fix is
+// "make the access atomic", not "add a fence".
 override FENCES: bool = false;
 
 const CLOSED: u32 = 0x80000000u;
@@ -21,7 +25,7 @@ struct Config {
     iterations: u32,
 }
 
-@group(0) @binding(0) var<storage, read_write> grid: array<u32>;
+@group(0) @binding(0) var<storage, read_write> grid: array<atomic<u32>>;
 @group(0) @binding(1) var<storage, read_write> poll: atomic<u32>;
 @group(0) @binding(2) var<storage, read_write> arrive: array<atomic<u32>>;
 @group(0) @binding(3) var<storage, read_write> release: array<atomic<u32>>;
@@ -99,9 +103,9 @@ fn main(@builtin(local_invocation_index) lid: u32) {
         let src = (k % 2u) * n;
         let dst = n - src;
         for (var i = id * 256u + lid; i < n; i += count * 256u) {
-            let left = grid[src + (i + n - 1u) % n];
-            let right = grid[src + (i + 1u) % n];
-            grid[dst + i] = left + 2u * grid[src + i] + right;
+            let left = atomicLoad(&grid[src + (i + n - 1u) % n]);
+            let right = atomicLoad(&grid[src + (i + 1u) % n]);
+            atomicStore(&grid[dst + i], left + 2u * atomicLoad(&grid[src + i]) + right);
         }
         global_barrier(id, count, k + 1u, lid);
     }

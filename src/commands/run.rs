@@ -37,6 +37,9 @@ pub struct Common {
     /// Seconds a batch may take before it is reported as a hang
     #[arg(long, default_value_t = 60.0)]
     pub timeout: f64,
+    /// Stressing workgroups per run, as a fraction of the application's, drawn in LO-HI
+    #[arg(long, default_value = "0.15-0.5", value_parser = parse_range)]
+    pub stress_fraction: (f64, f64),
     /// Size of the cache-stress scratchpad in MiB (about the L2 cache)
     #[arg(long, default_value_t = 48)]
     pub cache_mib: u32,
@@ -69,6 +72,16 @@ pub struct Args {
     /// Replay: run with exactly the stress parameters and shuffle of this run seed
     #[arg(long, value_parser = parse_seed)]
     seed: Option<u64>,
+}
+
+fn parse_range(text: &str) -> Result<(f64, f64), String> {
+    let bad = || format!("`{text}` is not a range: give LO-HI, as in 0.15-0.5");
+    let (lo, hi) = text.split_once('-').ok_or_else(bad)?;
+    let (lo, hi): (f64, f64) = (lo.parse().map_err(|_| bad())?, hi.parse().map_err(|_| bad())?);
+    if !(0.0..=16.0).contains(&lo) || !(lo..=16.0).contains(&hi) {
+        return Err(format!("{text}: give 0 <= LO <= HI <= 16"));
+    }
+    Ok((lo, hi))
 }
 
 pub fn parse_seed(text: &str) -> Result<u64, String> {
@@ -111,7 +124,7 @@ impl Common {
             iterations: self.iterations.unwrap_or(0),
             cache_words: self.cache_mib.saturating_mul(1 << 18),
             watchdog_limit: self.watchdog_limit,
-            stress_fraction: (0.15, 0.5),
+            stress_fraction: self.stress_fraction,
         }
     }
 
