@@ -1,7 +1,8 @@
 // tpo-tm: dynamic task management with a mutex-protected shared queue, after Tzeng, Patney
 // and Owens ("Task management for irregular-parallel workloads on the GPU", HPG 2010).
 // Tasks form a binary tree: executing task i below the depth limit enqueues 2i and 2i + 1.
-// Idiom: thread 0 of a workgroup takes the queue's lock, dequeues or enqueues, releases it.
+// Idiom: thread 0 of a workgroup takes the queue's lock (compare-exchange), dequeues or
+// enqueues, releases it (a store).
 // Bug (FENCES = false): the queue's slots and indices are relaxed atomics not ordered with the
 // lock, so the next holder can see the new tail but an old slot: a task runs twice and
 // another never (the workgroups then wait for it until the watchdog stops them), or the
@@ -39,7 +40,7 @@ fn lock(lid: u32) {
 fn unlock(lid: u32) {
     fence();
     if lid == 0u {
-        atomicExchange(&state[0], 0u);
+        atomicStore(&state[0], 0u);
     }
 }
 
