@@ -26,6 +26,10 @@ enum Command {
     Run(commands::run::Args),
     /// Run an application under every stress strategy, with and without shuffling
     Compare(commands::compare::Args),
+    /// Run a parallel litmus test (mp, sb, lb, corr, coww, cowr, corw, 2+2w)
+    Litmus(commands::litmus::Args),
+    /// Tune systematic stress to this GPU with litmus tests; writes a device profile
+    Tune(commands::tune::Args),
     /// List the bundled applications
     Apps,
     /// List the GPU adapters wgpu finds
@@ -38,6 +42,8 @@ fn main() -> ExitCode {
         Command::Instrument(args) => commands::instrument::run(args),
         Command::Run(args) => commands::run::run(args),
         Command::Compare(args) => commands::compare::run(args),
+        Command::Litmus(args) => commands::litmus::run(args),
+        Command::Tune(args) => commands::tune::run(args),
         Command::Apps => commands::apps::list(),
         Command::Adapters => commands::apps::adapters(),
     };

@@ -264,3 +264,46 @@ fn jsonl_log_survives_a_killed_process() {
         4 * (lines.len() as u64 - 1)
     );
 }
+
+#[test]
+fn litmus_and_tune_refuse_bad_input() {
+    assert_bad_input(
+        &["litmus", "xyz"],
+        "unknown litmus test `xyz` (known: mp, sb, lb, corr, coww, cowr, corw, 2+2w)",
+    );
+    assert_bad_input(
+        &["litmus", "mp", "--testing-groups", "0"],
+        "--testing-groups must be at least 1",
+    );
+    assert_bad_input(
+        &["litmus", "sb", "--workgroup-size", "100000"],
+        "max_compute_invocations_per_workgroup",
+    );
+}
+
+#[test]
+fn litmus_counts_add_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = wgstress(
+        &[
+            "litmus",
+            "mp",
+            "--testing-groups",
+            "4",
+            "--workgroup-size",
+            "16",
+            "--iterations",
+            "9",
+            "--json",
+        ],
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let c = &report["counts"];
+    let total = c["sequential"].as_u64().unwrap()
+        + c["interleaved"].as_u64().unwrap()
+        + c["weak"].as_u64().unwrap();
+    assert_eq!(total, 9 * 4 * 16);
+    assert_eq!(report["instances"], 9 * 4 * 16);
+}

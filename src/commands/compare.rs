@@ -24,9 +24,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let app = load(&args.app)?;
     let budget = args.common.budget()?;
     let mut engine = args.common.engine(app)?;
+    let shape = args.common.shape(&engine)?;
     let mut configs = Vec::new();
     for strategy in Strategy::ALL {
-        let mut settings = args.common.settings(strategy, false);
+        let mut settings = args.common.settings(strategy, false, &shape);
         settings.iterations = args.common.iterations(&mut engine, &settings)?;
         for shuffle in [false, true] {
             configs.push(wgstress_runtime::strategy::Settings {

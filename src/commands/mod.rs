@@ -1,5 +1,7 @@
 pub mod apps;
 pub mod compare;
 pub mod instrument;
+pub mod litmus;
 pub mod run;
 pub mod select;
+pub mod tune;

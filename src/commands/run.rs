@@ -43,6 +43,10 @@ pub struct Common {
     /// Size of the cache-stress scratchpad in MiB (about the L2 cache)
     #[arg(long, default_value_t = 48)]
     pub cache_mib: u32,
+    /// Device profile from `wgstress tune` (default: wgstress-profile.json when present);
+    /// used by systematic stress when its adapter matches
+    #[arg(long)]
+    pub profile: Option<PathBuf>,
     /// Seed from which every run's seed derives (random when left out)
     #[arg(long, value_parser = parse_seed)]
     pub master_seed: Option<u64>,
@@ -77,7 +81,10 @@ pub struct Args {
 fn parse_range(text: &str) -> Result<(f64, f64), String> {
     let bad = || format!("`{text}` is not a range: give LO-HI, as in 0.15-0.5");
     let (lo, hi) = text.split_once('-').ok_or_else(bad)?;
-    let (lo, hi): (f64, f64) = (lo.parse().map_err(|_| bad())?, hi.parse().map_err(|_| bad())?);
+    let (lo, hi): (f64, f64) = (
+        lo.parse().map_err(|_| bad())?,
+        hi.parse().map_err(|_| bad())?,
+    );
     if !(0.0..=16.0).contains(&lo) || !(lo..=16.0).contains(&hi) {
         return Err(format!("{text}: give 0 <= LO <= HI <= 16"));
     }
@@ -116,11 +123,19 @@ impl Common {
         })
     }
 
-    pub fn settings(&self, strategy: Strategy, shuffle: bool) -> Settings {
+    /// The systematic stress shape for the engine's adapter, from a profile or the defaults.
+    pub fn shape(&self, engine: &Engine) -> Result<StressShape> {
+        let (shape, source) =
+            wgstress_runtime::profile::shape_for(&engine.gpu.info.name, self.profile.as_deref())?;
+        eprintln!("wgstress: systematic stress from {source}");
+        Ok(shape)
+    }
+
+    pub fn settings(&self, strategy: Strategy, shuffle: bool, shape: &StressShape) -> Settings {
         Settings {
             strategy,
             shuffle,
-            shape: StressShape::default(),
+            shape: shape.clone(),
             iterations: self.iterations.unwrap_or(0),
             cache_words: self.cache_mib.saturating_mul(1 << 18),
             watchdog_limit: self.watchdog_limit,
@@ -196,7 +211,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let app = load(&args.app)?;
     let budget = args.common.budget()?;
     let mut engine = args.common.engine(app)?;
-    let mut settings = args.common.settings(args.strategy, !args.no_shuffle);
+    let shape = args.common.shape(&engine)?;
+    let mut settings = args
+        .common
+        .settings(args.strategy, !args.no_shuffle, &shape);
     settings.iterations = args.common.iterations(&mut engine, &settings)?;
     let config = RunConfig {
         settings,

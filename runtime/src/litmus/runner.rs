@@ -1,0 +1,306 @@
+//! Running a litmus test on a device: many iterations per submission, each iteration one
+//! dispatch of every instance followed by the classification kernel; counts stay on the GPU
+//! until the batch is read back.
+
+use super::env::Env;
+use super::shader::{generate, PARAMS};
+use super::test::{Class, Test, OUTCOMES};
+use crate::device::Gpu;
+use crate::error::{Error, Result};
+use rand::{Rng, SeedableRng};
+use serde::Serialize;
+use wgpu::util::DeviceExt;
+
+/// Outcome counts over some iterations.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Counts {
+    pub sequential: u64,
+    pub interleaved: u64,
+    pub weak: u64,
+    /// Instances per outcome index (registers and final memory, base 3).
+    #[serde(skip)]
+    pub outcomes: Vec<u64>,
+}
+
+impl Counts {
+    pub fn total(&self) -> u64 {
+        self.sequential + self.interleaved + self.weak
+    }
+
+    pub fn add(&mut self, other: &Counts) {
+        self.sequential += other.sequential;
+        self.interleaved += other.interleaved;
+        self.weak += other.weak;
+        self.outcomes.resize(OUTCOMES, 0);
+        for (a, b) in self.outcomes.iter_mut().zip(&other.outcomes) {
+            *a += b;
+        }
+    }
+}
+
+pub struct Litmus {
+    pub test: Test,
+    pub env: Env,
+    run: wgpu::ComputePipeline,
+    classify: wgpu::ComputePipeline,
+    group: wgpu::BindGroup,
+    mem: wgpu::Buffer,
+    regs: wgpu::Buffer,
+    counts: wgpu::Buffer,
+    counts_read: wgpu::Buffer,
+    params: wgpu::Buffer,
+    rng: rand_chacha::ChaCha8Rng,
+    /// Memory allocated for environments up to this many words.
+    capacity: u64,
+}
+
+fn gcd(a: u32, b: u32) -> u32 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+fn coprime(rng: &mut impl Rng, n: u32) -> u32 {
+    if n <= 2 {
+        return 1;
+    }
+    loop {
+        let m = rng.random_range(2..n);
+        if gcd(m, n) == 1 {
+            return m;
+        }
+    }
+}
+
+impl Litmus {
+    /// Compiles `test` for `env`; memory is sized for environments of up to `capacity_words`.
+    pub fn new(gpu: &Gpu, test: Test, env: Env, capacity_words: u64, seed: u64) -> Result<Litmus> {
+        env.check(&gpu.limits).map_err(Error::Input)?;
+        let device = &gpu.device;
+        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let source = generate(&test, env.workgroup_size);
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(test.name),
+            source: wgpu::ShaderSource::Wgsl(source.into()),
+        });
+        let constants = [("FENCE", if env.fence { 1.0 } else { 0.0 })];
+        let entry = |binding: u32, ty: wgpu::BufferBindingType| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty,
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        };
+        let rw = wgpu::BufferBindingType::Storage { read_only: false };
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("litmus"),
+            entries: &[
+                entry(0, rw),
+                entry(1, rw),
+                entry(2, rw),
+                entry(3, wgpu::BufferBindingType::Storage { read_only: true }),
+                entry(4, wgpu::BufferBindingType::Uniform),
+            ],
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("litmus"),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let pipeline = |entry: &str| {
+            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(entry),
+                layout: Some(&pipeline_layout),
+                module: &module,
+                entry_point: Some(entry),
+                compilation_options: wgpu::PipelineCompilationOptions {
+                    constants: &constants,
+                    ..Default::default()
+                },
+                cache: None,
+            })
+        };
+        let (run, classify) = (pipeline("run"), pipeline("classify"));
+        let capacity = capacity_words.max(env.memory_words());
+        use wgpu::BufferUsages as U;
+        let buffer = |label: &str, size: u64, usage| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size,
+                usage,
+                mapped_at_creation: false,
+            })
+        };
+        let mem = buffer("litmus memory", capacity * 4, U::STORAGE | U::COPY_DST);
+        let regs = buffer(
+            "litmus registers",
+            u64::from(env.instances()) * 4 * super::test::REGISTERS as u64,
+            U::STORAGE | U::COPY_DST,
+        );
+        let counts_bytes = (3 + OUTCOMES as u64 + 1) * 4;
+        let counts = buffer(
+            "litmus counts",
+            counts_bytes,
+            U::STORAGE | U::COPY_SRC | U::COPY_DST,
+        );
+        let counts_read = buffer(
+            "litmus counts readback",
+            counts_bytes,
+            U::MAP_READ | U::COPY_DST,
+        );
+        let params = buffer(
+            "litmus params",
+            PARAMS.len() as u64 * 4,
+            U::UNIFORM | U::COPY_DST,
+        );
+        let class_words: Vec<u32> = test.classes().iter().map(|c| *c as u32).collect();
+        let classes = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("classes"),
+            contents: bytemuck::cast_slice(&class_words),
+            usage: U::STORAGE,
+        });
+        let entries: Vec<_> = [&mem, &regs, &counts, &classes, &params]
+            .iter()
+            .enumerate()
+            .map(|(i, b)| wgpu::BindGroupEntry {
+                binding: i as u32,
+                resource: b.as_entire_binding(),
+            })
+            .collect();
+        let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: None,
+            layout: &layout,
+            entries: &entries,
+        });
+        if let Some(error) = pollster::block_on(scope.pop()) {
+            return Err(Error::Wgpu {
+                what: format!("litmus test {}", test.name),
+                message: error.to_string(),
+            });
+        }
+        Ok(Litmus {
+            test,
+            env,
+            run,
+            classify,
+            group,
+            mem,
+            regs,
+            counts,
+            counts_read,
+            params,
+            rng: rand_chacha::ChaCha8Rng::seed_from_u64(seed),
+            capacity,
+        })
+    }
+
+    /// Changes the environment's run-time parameters (not its shape: workgroups, fence).
+    pub fn set_env(&mut self, env: Env, limits: &wgpu::Limits) -> Result<()> {
+        env.check(limits).map_err(Error::Input)?;
+        let same_shape = env.testing_groups == self.env.testing_groups
+            && env.workgroup_size == self.env.workgroup_size
+            && env.fence == self.env.fence;
+        if !same_shape || env.memory_words() > self.capacity {
+            return Err(Error::Input(
+                "this environment needs a new compilation: build a new Litmus".into(),
+            ));
+        }
+        self.env = env;
+        Ok(())
+    }
+
+    fn params(&mut self) -> Vec<u32> {
+        let e = self.env.clone();
+        let instances = e.instances();
+        let total = e.testing_groups + e.stress_groups;
+        let (shuffle_mul, shuffle_add) = if e.shuffle {
+            (
+                coprime(&mut self.rng, total),
+                self.rng.random_range(0..total),
+            )
+        } else {
+            (1, 0)
+        };
+        vec![
+            instances,
+            if e.same_thread {
+                1
+            } else {
+                coprime(&mut self.rng, instances)
+            },
+            coprime(&mut self.rng, instances),
+            e.region(),
+            e.distance,
+            e.testing_groups,
+            e.stress_groups,
+            e.stress_offset,
+            e.target_lines,
+            e.sequence.bits(),
+            e.sequence.len() as u32,
+            e.stress_iterations,
+            e.pre_stress,
+            shuffle_mul,
+            shuffle_add,
+            0,
+        ]
+    }
+
+    /// Runs `iterations` iterations in one submission (new permutations for each submission).
+    pub fn run(&mut self, gpu: &Gpu, iterations: u32) -> Result<Counts> {
+        let params = self.params();
+        gpu.queue
+            .write_buffer(&self.params, 0, bytemuck::cast_slice(&params));
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        encoder.clear_buffer(&self.counts, 0, None);
+        let total = self.env.testing_groups + self.env.stress_groups;
+        let max = gpu.limits.max_compute_workgroups_per_dimension;
+        let instances = self.env.instances();
+        let classify_groups = instances.div_ceil(256);
+        let used = self.env.memory_words() * 4;
+        for _ in 0..iterations {
+            encoder.clear_buffer(&self.mem, 0, Some(used));
+            encoder.clear_buffer(&self.regs, 0, None);
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            pass.set_bind_group(0, &self.group, &[]);
+            pass.set_pipeline(&self.run);
+            pass.dispatch_workgroups(total.min(max), total.div_ceil(max), 1);
+            pass.set_pipeline(&self.classify);
+            pass.dispatch_workgroups(
+                classify_groups.min(65535),
+                classify_groups.div_ceil(65535),
+                1,
+            );
+        }
+        encoder.copy_buffer_to_buffer(&self.counts, 0, &self.counts_read, 0, self.counts.size());
+        let index = gpu.queue.submit([encoder.finish()]);
+        let slice = self.counts_read.slice(..);
+        slice.map_async(wgpu::MapMode::Read, |_| {});
+        gpu.device
+            .poll(wgpu::PollType::Wait {
+                submission_index: Some(index),
+                timeout: Some(std::time::Duration::from_secs(120)),
+            })
+            .map_err(|e| Error::DeviceLost(e.to_string()))?;
+        let words: Vec<u32> = bytemuck::cast_slice(
+            &slice
+                .get_mapped_range()
+                .map_err(|e| Error::DeviceLost(e.to_string()))?,
+        )
+        .to_vec();
+        self.counts_read.unmap();
+        Ok(Counts {
+            sequential: u64::from(words[Class::Sequential as usize]),
+            interleaved: u64::from(words[Class::Interleaved as usize]),
+            weak: u64::from(words[Class::Weak as usize]),
+            outcomes: words[3..3 + OUTCOMES]
+                .iter()
+                .map(|w| u64::from(*w))
+                .collect(),
+        })
+    }
+}

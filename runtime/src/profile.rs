@@ -1,0 +1,91 @@
+//! Device profiles: what `wgstress tune` found on an adapter, used by the systematic strategy
+//! when the adapter matches.
+
+use crate::error::{Error, Result};
+use crate::strategy::{Sequence, StressShape};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Where `run` and `compare` look for a profile when none is named.
+pub const DEFAULT_PATH: &str = "wgstress-profile.json";
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Profile {
+    pub adapter: String,
+    pub driver: String,
+    pub backend: String,
+    pub patch_words: u32,
+    pub sequence: Sequence,
+    pub spread: u32,
+    /// Why the patch size is what it is (a period found, or the default kept).
+    pub patch_note: String,
+    /// Weak behaviours per test, per distance (rows) and stressed location (columns).
+    pub patch_grid: BTreeMap<String, Vec<Vec<u64>>>,
+    /// Weak behaviours per access sequence, summed over MP, SB and LB (normalised per test).
+    pub sequence_scores: Vec<(String, f64)>,
+    /// Weak behaviours per number of stressed patches.
+    pub spread_scores: Vec<(u32, f64)>,
+    pub iterations_per_cell: u32,
+    pub seconds: f64,
+}
+
+impl Profile {
+    pub fn shape(&self) -> StressShape {
+        StressShape {
+            patch_words: self.patch_words,
+            spread: self.spread,
+            sequence: self.sequence.clone(),
+            ..StressShape::default()
+        }
+    }
+
+    pub fn load(path: &Path) -> Result<Profile> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        serde_json::from_str(&text).map_err(|e| Error::Spec {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        })
+    }
+
+    pub fn save(&self, path: &Path) -> Result<()> {
+        let text = serde_json::to_string_pretty(self).expect("profiles serialize");
+        std::fs::write(path, text).map_err(|e| Error::io(path, e))
+    }
+}
+
+/// The systematic stress shape for `adapter`: from the profile at `path` (or the default
+/// path) when it was tuned on that adapter, else the seed study's defaults. The second value
+/// says where the shape came from.
+pub fn shape_for(adapter: &str, path: Option<&Path>) -> Result<(StressShape, String)> {
+    let default = (
+        StressShape::default(),
+        "the seed's defaults (32-word patches, ld;st, 2 patches)".to_string(),
+    );
+    let path = match path {
+        Some(p) => p.to_path_buf(),
+        None if Path::new(DEFAULT_PATH).exists() => Path::new(DEFAULT_PATH).to_path_buf(),
+        None => return Ok(default),
+    };
+    let profile = Profile::load(&path)?;
+    if profile.adapter != adapter {
+        return Ok((
+            default.0,
+            format!(
+                "{} (the profile {} is for {})",
+                default.1,
+                path.display(),
+                profile.adapter
+            ),
+        ));
+    }
+    let shape = profile.shape();
+    let note = format!(
+        "profile {}: {}-word patches, {}, {} patches",
+        path.display(),
+        shape.patch_words,
+        shape.sequence,
+        shape.spread
+    );
+    Ok((shape, note))
+}

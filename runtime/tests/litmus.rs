@@ -1,0 +1,161 @@
+//! Litmus tests and tuning on a real device (lavapipe in CI).
+
+use wgstress_runtime::device::open;
+use wgstress_runtime::litmus::{env::Env, runner::Litmus, test};
+use wgstress_runtime::profile::{shape_for, Profile};
+use wgstress_runtime::strategy::StressShape;
+
+fn small() -> Env {
+    Env {
+        testing_groups: 8,
+        workgroup_size: 32,
+        stress_groups: 2,
+        ..Env::default()
+    }
+}
+
+#[test]
+fn every_test_runs_and_counts_add_up() {
+    let gpu = open(None).unwrap();
+    for t in test::all() {
+        for fence in [false, true] {
+            let env = Env { fence, ..small() };
+            let mut litmus = Litmus::new(&gpu, t.clone(), env.clone(), 0, 3).unwrap();
+            let counts = litmus.run(&gpu, 7).unwrap();
+            assert_eq!(counts.total(), 7 * u64::from(env.instances()), "{}", t.name);
+            assert_eq!(
+                counts.outcomes.iter().sum::<u64>(),
+                counts.total(),
+                "{}",
+                t.name
+            );
+        }
+    }
+}
+
+#[test]
+fn both_threads_in_one_invocation_is_always_sequential() {
+    let gpu = open(None).unwrap();
+    for t in test::all() {
+        let env = Env {
+            same_thread: true,
+            ..small()
+        };
+        let mut litmus = Litmus::new(&gpu, t.clone(), env.clone(), 0, 5).unwrap();
+        let counts = litmus.run(&gpu, 5).unwrap();
+        assert_eq!(
+            counts.sequential,
+            5 * u64::from(env.instances()),
+            "{}: {counts:?}",
+            t.name
+        );
+        // Thread 0 then thread 1 of the same instance: exactly that one outcome.
+        assert_eq!(
+            counts.outcomes.iter().filter(|n| **n > 0).count(),
+            1,
+            "{}",
+            t.name
+        );
+    }
+}
+
+#[test]
+fn bad_environments_are_refused_before_dispatch() {
+    let gpu = open(None).unwrap();
+    let mp = || test::find("mp").unwrap();
+    let refuse = |env: Env, expected: &str| {
+        let error = Litmus::new(&gpu, mp(), env, 0, 1)
+            .err()
+            .expect("refused")
+            .to_string();
+        assert!(error.contains(expected), "{error}");
+        assert!(!error.contains('\n'), "{error}");
+    };
+    refuse(
+        Env {
+            testing_groups: 0,
+            ..small()
+        },
+        "--testing-groups must be at least 1",
+    );
+    refuse(
+        Env {
+            workgroup_size: 1 << 20,
+            ..small()
+        },
+        "max_compute_invocations_per_workgroup",
+    );
+    refuse(
+        Env {
+            stride: 1 << 30,
+            ..small()
+        },
+        "max_storage_buffer_binding_size",
+    );
+    refuse(
+        Env {
+            stress_offset: 1,
+            distance: 1,
+            ..small()
+        },
+        "is a test location",
+    );
+}
+
+#[test]
+fn profile_round_trips_and_is_used_when_the_adapter_matches() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("profile.json");
+    let profile = Profile {
+        adapter: "Some GPU".into(),
+        driver: "driver 1".into(),
+        backend: "Vulkan".into(),
+        patch_words: 64,
+        sequence: "st;ld;st".parse().unwrap(),
+        spread: 4,
+        patch_note: "test".into(),
+        patch_grid: [("mp".to_string(), vec![vec![1, 2, 3]])]
+            .into_iter()
+            .collect(),
+        sequence_scores: vec![("st;ld;st".into(), 1.5)],
+        spread_scores: vec![(4, 2.0)],
+        iterations_per_cell: 8,
+        seconds: 1.0,
+    };
+    profile.save(&path).unwrap();
+    assert_eq!(Profile::load(&path).unwrap(), profile);
+    let (shape, note) = shape_for("Some GPU", Some(&path)).unwrap();
+    assert_eq!(
+        (shape.patch_words, shape.spread, shape.sequence.to_string()),
+        (64, 4, "st;ld;st".to_string())
+    );
+    assert!(note.starts_with("profile "), "{note}");
+    let (shape, note) = shape_for("Another GPU", Some(&path)).unwrap();
+    assert_eq!(shape, StressShape::default());
+    assert!(note.contains("is for Some GPU"), "{note}");
+}
+
+#[test]
+fn tune_writes_a_profile_for_this_adapter() {
+    let gpu = open(None).unwrap();
+    let config = wgstress_runtime::tune::TuneConfig {
+        distances: 1,
+        locations: 8,
+        max_sequence: 1,
+        max_spread: 2,
+        iterations_per_cell: 1,
+        env: small(),
+    };
+    let bar = wgstress_runtime::indicatif::ProgressBar::hidden();
+    let profile = wgstress_runtime::tune::tune(&gpu, &config, &bar).unwrap();
+    assert_eq!(profile.adapter, gpu.info.name);
+    assert_eq!(profile.patch_grid["mp"].len(), 1);
+    assert_eq!(profile.patch_grid["sb"][0].len(), 8);
+    assert_eq!(profile.sequence_scores.len(), 2);
+    assert_eq!(bar.position(), config.cells());
+    let dir = tempfile::tempdir().unwrap();
+    wgstress_runtime::tune::heat_map(&profile, &dir.path().join("map.svg")).unwrap();
+    assert!(std::fs::read_to_string(dir.path().join("map.svg"))
+        .unwrap()
+        .contains("<svg"));
+}

@@ -1,0 +1,159 @@
+use anyhow::{anyhow, Result};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+use wgstress_runtime::litmus::{env::Env, runner::Counts, runner::Litmus, test};
+use wgstress_runtime::stats::reproducibility;
+use wgstress_runtime::strategy::Sequence;
+
+/// A litmus environment on the command line.
+#[derive(clap::Args, Clone)]
+pub struct EnvArgs {
+    #[arg(long, default_value_t = 256)]
+    pub testing_groups: u32,
+    #[arg(long, default_value_t = 256)]
+    pub workgroup_size: u32,
+    /// Words between instances' locations
+    #[arg(long, default_value_t = 32)]
+    pub stride: u32,
+    /// Words from x to y
+    #[arg(long, default_value_t = 1)]
+    pub distance: u32,
+    #[arg(long)]
+    pub no_shuffle: bool,
+    #[arg(long, default_value_t = 0)]
+    pub stress_groups: u32,
+    /// Word of an instance's region that stress hammers
+    #[arg(long, default_value_t = 16)]
+    pub stress_offset: u32,
+    /// Instance regions stress spreads over
+    #[arg(long, default_value_t = 2)]
+    pub target_lines: u32,
+    /// Stress access sequence, as in ld;st
+    #[arg(long, default_value = "ld;st")]
+    pub sequence: Sequence,
+    #[arg(long, default_value_t = 64)]
+    pub stress_iterations: u32,
+    /// Stress iterations by testing threads before the test
+    #[arg(long, default_value_t = 0)]
+    pub pre_stress: u32,
+    #[arg(long)]
+    pub adapter: Option<String>,
+}
+
+impl EnvArgs {
+    pub fn env(&self, fence: bool) -> Env {
+        Env {
+            testing_groups: self.testing_groups,
+            workgroup_size: self.workgroup_size,
+            stride: self.stride,
+            distance: self.distance,
+            shuffle: !self.no_shuffle,
+            stress_groups: self.stress_groups,
+            stress_offset: self.stress_offset,
+            target_lines: self.target_lines,
+            sequence: self.sequence.clone(),
+            stress_iterations: self.stress_iterations,
+            pre_stress: self.pre_stress,
+            fence,
+            same_thread: false,
+        }
+    }
+}
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// mp, sb, lb, corr, coww, cowr, corw or 2+2w
+    test: String,
+    #[command(flatten)]
+    env: EnvArgs,
+    /// storageBarrier() between each thread's accesses
+    #[arg(long)]
+    fence: bool,
+    /// Iterations (dispatches of every instance); 100 when neither this nor --time is given
+    #[arg(long)]
+    iterations: Option<u64>,
+    /// Time budget in seconds
+    #[arg(long)]
+    time: Option<f64>,
+    /// Iterations per submission
+    #[arg(long, default_value_t = 50)]
+    batch: u32,
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    let names = || {
+        test::all()
+            .iter()
+            .map(|t| t.name)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let test = test::find(&args.test)
+        .ok_or_else(|| anyhow!("unknown litmus test `{}` (known: {})", args.test, names()))?;
+    if args.iterations == Some(0) || args.batch == 0 {
+        anyhow::bail!("--iterations and --batch must be at least 1");
+    }
+    let env = args.env.env(args.fence);
+    let gpu = wgstress_runtime::device::open(args.env.adapter.as_deref())?;
+    let mut litmus = Litmus::new(&gpu, test.clone(), env.clone(), 0, 1)?;
+    let budget_time = args.time.map(Duration::from_secs_f64);
+    let iterations = if budget_time.is_some() {
+        args.iterations
+    } else {
+        Some(args.iterations.unwrap_or(100))
+    };
+    let (mut counts, mut done, start) = (Counts::default(), 0u64, Instant::now());
+    while iterations.is_none_or(|n| done < n) && budget_time.is_none_or(|t| start.elapsed() < t) {
+        let n = iterations.map_or(u64::from(args.batch), |n| {
+            (n - done).min(u64::from(args.batch))
+        });
+        counts.add(&litmus.run(&gpu, n as u32)?);
+        done += n;
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    let report = serde_json::json!({
+        "test": test.name,
+        "weak_behaviour": test.weak,
+        "adapter": wgstress_runtime::device::describe(&gpu.info),
+        "env": env,
+        "iterations": done,
+        "instances": u64::from(env.instances()) * done,
+        "counts": counts,
+        "seconds": seconds,
+        "weak_per_second": counts.weak as f64 / seconds,
+        "reproducibility": reproducibility(counts.weak as f64),
+    });
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        println!(
+            "{} on {} ({})",
+            test.name,
+            wgstress_runtime::device::describe(&gpu.info),
+            if args.fence { "fenced" } else { "no fences" }
+        );
+        println!("weak behaviour   {}", test.weak);
+        println!(
+            "instances        {} ({} iterations x {})",
+            counts.total(),
+            done,
+            env.instances()
+        );
+        println!("sequential       {}", counts.sequential);
+        println!("interleaved      {}", counts.interleaved);
+        println!(
+            "weak             {} ({:.1} per second)",
+            counts.weak,
+            counts.weak as f64 / seconds
+        );
+        println!(
+            "reproducibility  {:.3}% that another {:.2} s shows it (1 - e^-{})",
+            reproducibility(counts.weak as f64) * 100.0,
+            seconds,
+            counts.weak
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
