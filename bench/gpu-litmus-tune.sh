@@ -11,9 +11,9 @@ for t in mp sb lb; do
     python3 -c "import json; r=json.load(open('$d/litmus-$t${f:+-fence}.json')); c=r['counts']; print('$t', '${f:-nofence}', 'instances', r['instances'], 'weak', c['weak'], 'weak/s', round(r['weak_per_second'],1), 'seconds', round(r['seconds'],2))"
   done
 done
-start=$(date +%s.%N)
+start=$(date +%s%N)
 timeout 500 $w tune --profile "$d/profile.json" --heat-map "$d/heatmap.svg" 2>>"$out/stderr.log" | tee "$d/tune.txt"
-echo "tune wall seconds: $(echo "$(date +%s.%N) - $start" | bc)"
+echo "tune wall milliseconds: $(( ($(date +%s%N) - start) / 1000000 ))"
 cp "$d/profile.json" wgstress-profile.json
 measure "cbe-dot buggy tuned profile" cbe-dot --variant buggy --size large --time 10
 measure "sdk-red buggy tuned profile" sdk-red --variant buggy --size large --time 10
