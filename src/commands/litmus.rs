@@ -13,17 +13,17 @@ pub struct EnvArgs {
     #[arg(long, default_value_t = 256)]
     pub workgroup_size: u32,
     /// Words between instances' locations
-    #[arg(long, default_value_t = 32)]
+    #[arg(long, default_value_t = 64)]
     pub stride: u32,
-    /// Words from x to y
-    #[arg(long, default_value_t = 1)]
+    /// Words from x to y (in one cache line, MP and LB show nothing on the H100)
+    #[arg(long, default_value_t = 32)]
     pub distance: u32,
     #[arg(long)]
     pub no_shuffle: bool,
     #[arg(long, default_value_t = 0)]
     pub stress_groups: u32,
     /// Word of an instance's region that stress hammers
-    #[arg(long, default_value_t = 16)]
+    #[arg(long, default_value_t = 48)]
     pub stress_offset: u32,
     /// Instance regions stress spreads over
     #[arg(long, default_value_t = 2)]

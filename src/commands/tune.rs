@@ -11,7 +11,7 @@ pub struct Args {
     #[command(flatten)]
     env: EnvArgs,
     /// Distances between x and y, 1..=N
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 64)]
     distances: u32,
     /// Stressed locations 0..N words from x
     #[arg(long, default_value_t = 128)]
