@@ -97,6 +97,25 @@ impl Bench {
     }
 }
 
+/// `values` less their least-squares line: a trend over locations is not a period.
+fn detrended(values: Vec<f64>) -> Vec<f64> {
+    let n = values.len() as f64;
+    let mean_x = (n - 1.0) / 2.0;
+    let mean_y = values.iter().sum::<f64>() / n;
+    let sxx: f64 = (0..values.len()).map(|x| (x as f64 - mean_x).powi(2)).sum();
+    let sxy: f64 = values
+        .iter()
+        .enumerate()
+        .map(|(x, y)| (x as f64 - mean_x) * (y - mean_y))
+        .sum();
+    let slope = if sxx > 0.0 { sxy / sxx } else { 0.0 };
+    values
+        .iter()
+        .enumerate()
+        .map(|(x, y)| y - mean_y - slope * (x as f64 - mean_x))
+        .collect()
+}
+
 /// Finds the period of the stress effect over locations: the lag at which the three tests'
 /// weak counts agree best with themselves shifted.
 fn period(grid: &BTreeMap<String, Vec<Vec<u64>>>) -> (Option<u32>, f64) {
@@ -109,17 +128,16 @@ fn period(grid: &BTreeMap<String, Vec<Vec<u64>>>) -> (Option<u32>, f64) {
             if (p as usize) * 2 > cols {
                 continue;
             }
-            let effect: Vec<f64> = (0..cols)
+            let sums = (0..cols)
                 .map(|l| rows.iter().map(|r| r[l] as f64).sum())
                 .collect();
-            let mean = effect.iter().sum::<f64>() / cols as f64;
-            let var: f64 = effect.iter().map(|e| (e - mean).powi(2)).sum();
+            let effect = detrended(sums);
+            let var: f64 = effect.iter().map(|e| e.powi(2)).sum();
             if var <= 0.0 {
                 continue;
             }
-            let cov: f64 = (0..cols - p as usize)
-                .map(|l| (effect[l] - mean) * (effect[l + p as usize] - mean))
-                .sum();
+            let lag = p as usize;
+            let cov: f64 = (0..cols - lag).map(|l| effect[l] * effect[l + lag]).sum();
             score += cov / var;
             tests += 1.0;
         }
@@ -320,6 +338,15 @@ mod tests {
             .map(|t| (t.to_string(), vec![vec![7; 128]]))
             .collect();
         assert_eq!(period(&flat).0, None);
+        let trend: BTreeMap<String, Vec<Vec<u64>>> = TESTS
+            .iter()
+            .map(|t| (t.to_string(), vec![(0..128).map(|l| 100 + 3 * l).collect()]))
+            .collect();
+        assert!(
+            period(&trend).1 < 0.3,
+            "a trend is not a period: {:?}",
+            period(&trend)
+        );
     }
 
     #[test]

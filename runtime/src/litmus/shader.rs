@@ -102,13 +102,11 @@ fn access(op: &Op, x: &str, y: &str, out: &mut String, registers: &mut Vec<(usiz
     }
 }
 
-/// The body of one test thread for instance `k`.
+/// The body of one test thread for instance `k`. Its locations `x{tag}` and `y{tag}` are
+/// computed before either thread's accesses, so no arithmetic sits between the two roles.
 fn thread_code(ops: &[Op], k: &str, tag: &str, out: &mut String) {
     let (x, y) = (format!("x{tag}"), format!("y{tag}"));
-    let _ = writeln!(
-        out,
-        "    {{\n        let {x} = region_of({k});\n        let {y} = {x} + p.distance;"
-    );
+    out.push_str("    {\n");
     let mut registers = Vec::new();
     for (i, op) in ops.iter().enumerate() {
         if i > 0 {
@@ -153,6 +151,10 @@ fn run(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) groups: v
     let i = group * {size}u + lid;
     stress_word(target_word(i), p.pre_stress);
     let j = mulmod(i, p.pair_mul, p.instances);
+    let x0 = region_of(i);
+    let y0 = x0 + p.distance;
+    let x1 = region_of(j);
+    let y1 = x1 + p.distance;
 "#
     );
     thread_code(&test.threads[0], "i", "0", &mut out);
