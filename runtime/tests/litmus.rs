@@ -98,7 +98,15 @@ fn bad_environments_are_refused_before_dispatch() {
             distance: 1,
             ..small()
         },
-        "is a test location",
+        "hold a test location",
+    );
+    refuse(
+        Env {
+            stress_offset: 30,
+            line_size: 4,
+            ..small()
+        },
+        "hold a test location",
     );
 }
 

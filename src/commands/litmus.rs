@@ -28,6 +28,9 @@ pub struct EnvArgs {
     /// Instance regions stress spreads over
     #[arg(long, default_value_t = 2)]
     pub target_lines: u32,
+    /// Words of each target line stress spreads over
+    #[arg(long, default_value_t = 1)]
+    pub line_size: u32,
     /// Stress access sequence, as in ld;st
     #[arg(long, default_value = "ld;st")]
     pub sequence: Sequence,
@@ -51,6 +54,7 @@ impl EnvArgs {
             stress_groups: self.stress_groups,
             stress_offset: self.stress_offset,
             target_lines: self.target_lines,
+            line_size: self.line_size,
             sequence: self.sequence.clone(),
             stress_iterations: self.stress_iterations,
             pre_stress: self.pre_stress,

@@ -18,6 +18,9 @@ pub struct Env {
     pub stress_offset: u32,
     /// How many instance regions (lines) stress spreads over.
     pub target_lines: u32,
+    /// Words of each target line that stress spreads over, from `stress_offset` on.
+    #[serde(default = "one")]
+    pub line_size: u32,
     pub sequence: Sequence,
     pub stress_iterations: u32,
     /// Stress iterations every testing thread runs before its test.
@@ -41,6 +44,7 @@ impl Default for Env {
             stress_groups: 0,
             stress_offset: 48,
             target_lines: 2,
+            line_size: 1,
             sequence: Sequence::default(),
             stress_iterations: 64,
             pre_stress: 0,
@@ -59,7 +63,7 @@ impl Env {
     pub fn region(&self) -> u32 {
         self.stride
             .max(self.distance + 1)
-            .max(self.stress_offset + 1)
+            .max(self.stress_offset + self.line_size.max(1))
     }
 
     /// Words of test memory.
@@ -106,10 +110,12 @@ impl Env {
                 limits.max_storage_buffer_binding_size
             ));
         }
-        if self.stress_groups > 0
-            && (self.stress_offset == 0 || self.stress_offset == self.distance)
-        {
-            return Err(format!("the stressed word {} is a test location (x = 0, y = {}): pick another --stress-offset", self.stress_offset, self.distance));
+        let stressed = self.stress_offset..self.stress_offset + self.line_size.max(1);
+        if self.stress_groups > 0 && (stressed.contains(&0) || stressed.contains(&self.distance)) {
+            return Err(format!(
+                "the stressed words {stressed:?} hold a test location (x = 0, y = {}): pick another --stress-offset or --line-size",
+                self.distance
+            ));
         }
         if self.target_lines == 0 || self.target_lines > self.instances() {
             return Err(format!(
@@ -119,4 +125,8 @@ impl Env {
         }
         Ok(())
     }
+}
+
+fn one() -> u32 {
+    1
 }

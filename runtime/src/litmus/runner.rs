@@ -246,7 +246,7 @@ impl Litmus {
             e.pre_stress,
             shuffle_mul,
             shuffle_add,
-            0,
+            e.line_size.max(1),
         ]
     }
 

@@ -21,7 +21,7 @@ pub const PARAMS: [&str; 16] = [
     "pre_stress",
     "shuffle_mul",
     "shuffle_add",
-    "pad",
+    "line_size",
 ];
 
 const COMMON: &str = r#"
@@ -74,11 +74,12 @@ fn stress_word(word: u32, iterations: u32) {
     }
 }
 
-// The stressed word of the thread's target line: `target_lines` regions spread evenly.
+// The stressed word of the thread's target line: `target_lines` regions spread evenly, and
+// within a line, `line_size` consecutive words from `stress_offset`.
 fn target_word(thread: u32) -> u32 {
     let lines = max(p.target_lines, 1u);
     let line = (thread % lines) * (p.instances / lines);
-    return region_of(line) + p.stress_offset;
+    return region_of(line) + p.stress_offset + (thread / lines) % max(p.line_size, 1u);
 }
 "#;
 
