@@ -199,17 +199,7 @@ impl Session {
             .map(|(k, v)| (k.as_str(), *v))
             .collect();
         let pipeline = |entry: &str| {
-            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(entry),
-                layout: Some(&pipeline_layout),
-                module: &module,
-                entry_point: Some(entry),
-                compilation_options: wgpu::PipelineCompilationOptions {
-                    constants: &constants,
-                    ..Default::default()
-                },
-                cache: None,
-            })
+            crate::device::compute_pipeline(device, &pipeline_layout, &module, entry, &constants)
         };
         let main = pipeline(&manifest.entry_point.name);
         let post = manifest.postcondition.as_ref().map(|p| pipeline(&p.name));

@@ -113,17 +113,7 @@ impl Litmus {
             immediate_size: 0,
         });
         let pipeline = |entry: &str| {
-            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(entry),
-                layout: Some(&pipeline_layout),
-                module: &module,
-                entry_point: Some(entry),
-                compilation_options: wgpu::PipelineCompilationOptions {
-                    constants: &constants,
-                    ..Default::default()
-                },
-                cache: None,
-            })
+            crate::device::compute_pipeline(device, &pipeline_layout, &module, entry, &constants)
         };
         let (run, classify) = (pipeline("run"), pipeline("classify"));
         let capacity = capacity_words.max(env.memory_words());
