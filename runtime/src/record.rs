@@ -67,26 +67,8 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    pub const ALL: [Outcome; 5] = [
-        Outcome::Pass,
-        Outcome::Postcondition,
-        Outcome::Assertion,
-        Outcome::Watchdog,
-        Outcome::DeviceLost,
-    ];
-
     pub fn is_failure(&self) -> bool {
         *self != Outcome::Pass
-    }
-
-    pub fn name(&self) -> &'static str {
-        match self {
-            Outcome::Pass => "pass",
-            Outcome::Postcondition => "postcondition",
-            Outcome::Assertion => "assertion",
-            Outcome::Watchdog => "watchdog",
-            Outcome::DeviceLost => "device lost",
-        }
     }
 
     /// Classifies a run from its GPU record and the host checks' verdict.

@@ -388,7 +388,9 @@ fn wait(gpu: &Gpu, index: wgpu::SubmissionIndex, timeout: Duration) -> Result<()
     match poll {
         Ok(_) => Ok(()),
         Err(wgpu::PollError::Timeout) => Err(Error::Hang(timeout)),
-        Err(e) if gpu.is_lost() => Err(Error::DeviceLost(e.to_string())),
+        Err(e) if gpu.is_lost() => Err(Error::DeviceLost(format!(
+            "{e} (the driver reported it lost)"
+        ))),
         Err(e) => Err(Error::DeviceLost(e.to_string())),
     }
 }
