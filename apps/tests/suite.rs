@@ -17,6 +17,7 @@ fn settings(strategy: Strategy) -> Settings {
         cache_words: 1 << 16,
         watchdog_limit: 1 << 20,
         stress_fraction: (0.15, 0.5),
+        placement: Default::default(),
     }
 }
 

@@ -24,8 +24,8 @@ struct WgstressParams {
     scratch_words: u32,         // words of the scratchpad in use
     seed: u32,                  // per-run seed for random stress
     app_enabled: u32,           // 0: application workgroups return at once (calibration)
-    pad0: u32,
-    pad1: u32,
+    placement: u32,             // where stress workgroups sit: 0 among, 1 after, 2 before the app's
+    pad: u32,
     patches: array<vec4<u32>, 16>, // the K stressed patch indices, 4 per vector
 }
 
@@ -203,11 +203,30 @@ fn wgstress_stress(stress_group: u32, local_index: u32, group_size: u32) {
     }
 }
 
-// Decides the role of a dispatched workgroup. Stress workgroups are spread evenly among the
-// application's (of the first n dispatched, floor(n * S / T) stress), so that they run while
-// the application does, whatever order the GPU schedules workgroups in. Stress workgroups
-// stress and return w = 0; application workgroups get their (possibly shuffled) workgroup id
-// in xyz and w = 1.
+// Splits dispatched workgroup `linear` into stress or application: x = 1 for stress, y = its
+// index among the stress workgroups or its slot among the application's. Placement 0 spreads
+// the stress workgroups evenly among the application's (of the first n dispatched,
+// floor(n * S / T) stress), so that they run while the application does whatever order the
+// GPU schedules workgroups in; 1 puts them after the application's, 2 before.
+fn wgstress_split(linear: u32, app_total: u32, stress_total: u32) -> vec2<u32> {
+    switch wgstress_params.placement {
+        case 1u: {
+            return select(vec2<u32>(0u, linear), vec2<u32>(1u, linear - app_total), linear >= app_total);
+        }
+        case 2u: {
+            return select(vec2<u32>(0u, linear - stress_total), vec2<u32>(1u, linear), linear < stress_total);
+        }
+        default: {
+            let total = app_total + stress_total;
+            let before = wgstress_muldivmod(linear, stress_total, total).x;
+            let through = wgstress_muldivmod(linear + 1u, stress_total, total).x;
+            return select(vec2<u32>(0u, linear - before), vec2<u32>(1u, before), through > before);
+        }
+    }
+}
+
+// Decides the role of a dispatched workgroup. Stress workgroups stress and return w = 0;
+// application workgroups get their (possibly shuffled) workgroup id in xyz and w = 1.
 fn wgstress_enter(group: vec3<u32>, groups: vec3<u32>, local: vec3<u32>, local_index: u32, group_size: u32) -> vec4<u32> {
     let app_total = wgstress_params.app_total;
     let stress_total = wgstress_params.stress_groups;
@@ -216,16 +235,15 @@ fn wgstress_enter(group: vec3<u32>, groups: vec3<u32>, local: vec3<u32>, local_i
     if linear >= total {
         return vec4<u32>(0u);
     }
-    let stress_before = wgstress_muldivmod(linear, stress_total, total).x;
-    let stress_through = wgstress_muldivmod(linear + 1u, stress_total, total).x;
-    if stress_through > stress_before {
-        wgstress_stress(stress_before, local_index, group_size);
+    let role = wgstress_split(linear, app_total, stress_total);
+    if role.x == 1u {
+        wgstress_stress(role.y, local_index, group_size);
         return vec4<u32>(0u);
     }
     if wgstress_params.app_enabled == 0u {
         return vec4<u32>(0u);
     }
-    let slot = linear - stress_before;
+    let slot = role.y;
     let shuffled = wgstress_muldivmod(slot, wgstress_params.shuffle_mul, app_total).y;
     let app = (shuffled + wgstress_params.shuffle_add) % app_total;
     let size = wgstress_params.app_groups;

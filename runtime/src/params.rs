@@ -30,6 +30,7 @@ pub fn encode(run: &RunParams, workgroups: [u32; 3], layout: &Layout, out: &mut 
     put("scratch_words", 0, run.scratch_words);
     put("seed", 0, run.seed as u32 ^ (run.seed >> 32) as u32);
     put("app_enabled", 0, u32::from(run.app_enabled));
+    put("placement", 0, run.placement.code());
     for (i, patch) in run.patches.iter().enumerate() {
         put("patches", i as u32, *patch);
     }

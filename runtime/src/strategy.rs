@@ -63,6 +63,39 @@ impl std::fmt::Display for Strategy {
     }
 }
 
+/// Where the stress workgroups sit among the dispatched ones.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Placement {
+    /// Spread evenly among the application's, so both run together on any scheduler.
+    #[default]
+    Interleaved,
+    /// After the application's workgroups.
+    After,
+    /// Before the application's workgroups.
+    Before,
+}
+
+impl Placement {
+    pub fn code(self) -> u32 {
+        self as u32
+    }
+}
+
+impl std::str::FromStr for Placement {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Self, String> {
+        match text {
+            "interleaved" => Ok(Placement::Interleaved),
+            "after" => Ok(Placement::After),
+            "before" => Ok(Placement::Before),
+            other => Err(format!(
+                "`{other}` is not a placement: use interleaved, after or before"
+            )),
+        }
+    }
+}
+
 /// An access sequence in (ld|st)+, at most 5 long.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
@@ -214,6 +247,7 @@ pub struct Settings {
     pub watchdog_limit: u32,
     /// Stressing workgroups as a fraction of the application's, drawn per run in this range.
     pub stress_fraction: (f64, f64),
+    pub placement: Placement,
 }
 
 /// The parameters of one run, all derived from its seed.
@@ -234,6 +268,8 @@ pub struct RunParams {
     pub watchdog_limit: u32,
     /// False only while calibrating stress alone.
     pub app_enabled: bool,
+    #[serde(default)]
+    pub placement: Placement,
 }
 
 impl RunParams {
@@ -285,6 +321,7 @@ impl RunParams {
             },
             watchdog_limit: settings.watchdog_limit,
             app_enabled: true,
+            placement: settings.placement,
         }
     }
 }
@@ -329,6 +366,7 @@ mod tests {
             cache_words: 1 << 20,
             watchdog_limit: 1000,
             stress_fraction: (0.15, 0.5),
+            placement: Placement::Interleaved,
         }
     }
 

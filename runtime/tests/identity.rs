@@ -35,17 +35,23 @@ fn check_identical(
     bindings: Vec<wgstress_runtime::spec::Binding>,
 ) {
     let original = run_original(source, workgroups, &bindings);
-    for (strategy, shuffle) in [
-        (Strategy::None, false),
-        (Strategy::None, true),
-        (Strategy::Systematic, true),
-        (Strategy::Random, true),
-        (Strategy::Cache, false),
-    ] {
+    use wgstress_runtime::strategy::Placement;
+    let configs = [
+        (Strategy::None, false, Placement::Interleaved),
+        (Strategy::None, true, Placement::Interleaved),
+        (Strategy::Systematic, true, Placement::Interleaved),
+        (Strategy::Systematic, true, Placement::After),
+        (Strategy::Systematic, false, Placement::Before),
+        (Strategy::Random, true, Placement::Interleaved),
+        (Strategy::Cache, false, Placement::Interleaved),
+    ];
+    for (strategy, shuffle, placement) in configs {
         let mut app = app("identity", source, workgroups, bindings.clone());
         let seen = capture(&mut app);
         let mut engine = engine(app);
-        let runs = params(&engine, &settings(strategy, shuffle), 0..4);
+        let mut settings = settings(strategy, shuffle);
+        settings.placement = placement;
+        let runs = params(&engine, &settings, 0..4);
         let results = engine.run(&runs).unwrap();
         assert!(
             results.iter().all(|r| !r.outcome.is_failure()),

@@ -8,7 +8,7 @@ use std::time::Duration;
 use wgstress_runtime::engine::Engine;
 use wgstress_runtime::log::JsonLog;
 use wgstress_runtime::runner::{self, Budget, RunConfig};
-use wgstress_runtime::strategy::{Settings, Strategy, StressShape};
+use wgstress_runtime::strategy::{Placement, Settings, Strategy, StressShape};
 
 /// Options shared by `run` and `compare`.
 #[derive(clap::Args, Clone)]
@@ -40,6 +40,9 @@ pub struct Common {
     /// Stressing workgroups per run, as a fraction of the application's, drawn in LO-HI
     #[arg(long, default_value = "0.15-0.5", value_parser = parse_range)]
     pub stress_fraction: (f64, f64),
+    /// Where stress workgroups sit: interleaved (among the application's), after or before
+    #[arg(long, default_value = "interleaved")]
+    pub stress_placement: Placement,
     /// Size of the cache-stress scratchpad in MiB (about the L2 cache)
     #[arg(long, default_value_t = 48)]
     pub cache_mib: u32,
@@ -140,6 +143,7 @@ impl Common {
             cache_words: self.cache_mib.saturating_mul(1 << 18),
             watchdog_limit: self.watchdog_limit,
             stress_fraction: self.stress_fraction,
+            placement: self.stress_placement,
         }
     }
 

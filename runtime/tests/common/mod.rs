@@ -49,6 +49,7 @@ pub fn settings(strategy: Strategy, shuffle: bool) -> Settings {
         cache_words: 1 << 16,
         watchdog_limit: 4096,
         stress_fraction: (0.15, 0.5),
+        placement: Default::default(),
     }
 }
 
