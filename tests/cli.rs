@@ -307,3 +307,44 @@ fn litmus_counts_add_up() {
     assert_eq!(total, 9 * 4 * 16);
     assert_eq!(report["instances"], 9 * 4 * 16);
 }
+
+#[test]
+fn compare_runs_the_chosen_configurations_and_draws_a_chart() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "compare",
+        &fixture("counter.toml"),
+        "--runs",
+        "16",
+        "--strategies",
+        "none,random",
+        "--shuffle",
+        "on",
+        "--rounds",
+        "2",
+        "--iterations",
+        "8",
+        "--json",
+        "--no-log",
+    ];
+    let out = wgstress(&args, dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let result: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = result["rows"].as_array().unwrap();
+    let labels: Vec<_> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["strategy"].as_str().unwrap(),
+                r["shuffle"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(labels, [("none", true), ("random", true)]);
+    assert!(rows.iter().all(|r| r["runs"] == 16 && r["failures"] == 0));
+    let svg = std::fs::read_to_string(dir.path().join("wgstress-compare.svg")).unwrap();
+    assert!(
+        svg.contains("<svg") && svg.contains("random+shuffle"),
+        "the chart names every configuration"
+    );
+}

@@ -18,6 +18,16 @@ pub struct Args {
     /// Where to write the bar chart
     #[arg(long, default_value = "wgstress-compare.svg")]
     svg: PathBuf,
+    /// The strategies to compare, comma-separated
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "none,systematic,cache,random"
+    )]
+    strategies: Vec<Strategy>,
+    /// Workgroup shuffling: both (each strategy with and without), on or off
+    #[arg(long, default_value = "both", value_parser = ["both", "on", "off"])]
+    shuffle: String,
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
@@ -25,11 +35,18 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let budget = args.common.budget()?;
     let mut engine = args.common.engine(app)?;
     let shape = args.common.shape(&engine)?;
+    let shuffles: &[bool] = match args.shuffle.as_str() {
+        "on" => &[true],
+        "off" => &[false],
+        _ => &[false, true],
+    };
+    let mut strategies = args.strategies.clone();
+    strategies.dedup();
     let mut configs = Vec::new();
-    for strategy in Strategy::ALL {
+    for strategy in strategies {
         let mut settings = args.common.settings(strategy, false, &shape);
         settings.iterations = args.common.iterations(&mut engine, &settings)?;
-        for shuffle in [false, true] {
+        for &shuffle in shuffles {
             configs.push(wgstress_runtime::strategy::Settings {
                 shuffle,
                 ..settings.clone()
