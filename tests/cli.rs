@@ -348,3 +348,49 @@ fn compare_runs_the_chosen_configurations_and_draws_a_chart() {
         "the chart names every configuration"
     );
 }
+
+#[test]
+fn ctrl_c_prints_and_saves_the_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("interrupted.jsonl");
+    let child = Command::new(env!("CARGO_BIN_EXE_wgstress"))
+        .args([
+            "run",
+            &fixture("counter.toml"),
+            "--time",
+            "120",
+            "--batch",
+            "4",
+            "--iterations",
+            "8",
+            "--json",
+            "--log",
+        ])
+        .arg(&log)
+        .current_dir(dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while log_lines(&log).len() < 3 && start.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "an interrupted run with no failure exits 0"
+    );
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["interrupted"], true);
+    assert!(summary["runs"].as_u64().unwrap() >= 8);
+    let last = log_lines(&log).pop().unwrap();
+    assert_eq!(last["type"], "summary");
+    assert_eq!(last["runs"], summary["runs"]);
+}

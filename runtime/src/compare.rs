@@ -157,7 +157,10 @@ pub fn chart(c: &Comparison, path: &Path) -> Result<()> {
         .margin(12)
         .x_label_area_size(60)
         .y_label_area_size(60)
-        .build_cartesian_2d((0..labels.len()).into_segmented(), 0.0..top)
+        .build_cartesian_2d(
+            (0..labels.len().saturating_sub(1)).into_segmented(),
+            0.0..top,
+        )
         .map_err(|e| to_error(&e))?;
     plot.configure_mesh()
         .disable_x_mesh()

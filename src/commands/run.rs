@@ -160,11 +160,11 @@ impl Common {
 
     /// The stress iterations to use: given, or measured on the device.
     pub fn iterations(&self, engine: &mut Engine, settings: &Settings) -> Result<u32> {
-        if let Some(n) = self.iterations {
-            return Ok(n);
-        }
         if settings.strategy == Strategy::None {
             return Ok(0);
+        }
+        if let Some(n) = self.iterations {
+            return Ok(n);
         }
         let n = engine.calibrate(settings, self.stress_ratio)?;
         eprintln!(
