@@ -223,32 +223,46 @@ fn seed_replays_the_same_parameters() {
     assert_eq!(params[0]["iterations"], 16);
 }
 
-#[test]
-fn jsonl_log_survives_a_killed_process() {
-    let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("killed.jsonl");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_wgstress"))
+/// Starts a long `wgstress run` of `spec` that logs to `log`, and returns once the log has
+/// `lines` lines (or a minute has passed). Its stdout is piped.
+fn run_logging(
+    spec: &str,
+    extra: &[&str],
+    log: &Path,
+    dir: &Path,
+    lines: usize,
+) -> std::process::Child {
+    let child = Command::new(env!("CARGO_BIN_EXE_wgstress"))
         .args([
             "run",
-            &fixture("racy.toml"),
+            &fixture(spec),
             "--time",
             "120",
             "--batch",
             "4",
             "--iterations",
             "8",
-            "--log",
         ])
-        .arg(&log)
-        .current_dir(dir.path())
-        .stdout(Stdio::null())
+        .args(extra)
+        .arg("--log")
+        .arg(log)
+        .current_dir(dir)
+        .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
     let start = Instant::now();
-    while log_lines(&log).len() < 4 && start.elapsed() < Duration::from_secs(60) {
+    while log_lines(log).len() < lines && start.elapsed() < Duration::from_secs(60) {
         std::thread::sleep(Duration::from_millis(50));
     }
+    child
+}
+
+#[test]
+fn jsonl_log_survives_a_killed_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("killed.jsonl");
+    let mut child = run_logging("racy.toml", &[], &log, dir.path(), 4);
     child.kill().unwrap();
     child.wait().unwrap();
     let lines = log_lines(&log);
@@ -353,29 +367,7 @@ fn compare_runs_the_chosen_configurations_and_draws_a_chart() {
 fn ctrl_c_prints_and_saves_the_summary() {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("interrupted.jsonl");
-    let child = Command::new(env!("CARGO_BIN_EXE_wgstress"))
-        .args([
-            "run",
-            &fixture("counter.toml"),
-            "--time",
-            "120",
-            "--batch",
-            "4",
-            "--iterations",
-            "8",
-            "--json",
-            "--log",
-        ])
-        .arg(&log)
-        .current_dir(dir.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let start = Instant::now();
-    while log_lines(&log).len() < 3 && start.elapsed() < Duration::from_secs(60) {
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let child = run_logging("counter.toml", &["--json"], &log, dir.path(), 3);
     let sent = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()

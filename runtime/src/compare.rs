@@ -52,7 +52,7 @@ pub fn run(engine: &mut Engine, plan: &Plan, mut log: Option<&mut JsonLog>) -> R
     let share = plan.budget.share(plan.rounds);
     let bar = progress_bar(&RunConfig {
         budget: share_total(plan),
-        ..clone_config(&configs[0])
+        ..configs[0].clone()
     });
     let mut aborted = None;
     'rounds: for _ in 0..plan.rounds {
@@ -84,17 +84,6 @@ fn share_total(plan: &Plan) -> Budget {
     Budget {
         runs: plan.budget.runs.map(|r| r * u64::from(n)),
         time: plan.budget.time.map(|t| t * n),
-    }
-}
-
-fn clone_config(c: &RunConfig) -> RunConfig {
-    RunConfig {
-        settings: c.settings.clone(),
-        budget: c.budget,
-        master_seed: c.master_seed,
-        replay: c.replay,
-        progress: c.progress,
-        stop: c.stop.clone(),
     }
 }
 

@@ -42,6 +42,7 @@ impl Budget {
     }
 }
 
+#[derive(Clone)]
 pub struct RunConfig {
     pub settings: Settings,
     pub budget: Budget,
