@@ -3,6 +3,6 @@
 set -u
 out=${1:-out}; mkdir -p "$out"
 . bench/lib.sh
-for app in $($w apps | awk '{print $1}'); do
+for app in ${APPS:-$($w apps | awk '{print $1}')}; do
   measure "$app fixed systematic" $app --variant fixed --size large --time ${SECONDS_EACH:-60}
 done

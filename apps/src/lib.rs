@@ -10,6 +10,7 @@ mod cbe_ht;
 mod ct_octree;
 mod cub_scan;
 mod global_barrier;
+mod ls_bh;
 mod sdk_red;
 mod tpo_tm;
 
@@ -98,6 +99,7 @@ pub fn all() -> Vec<Bundled> {
         cub_scan::Scan,
         ct_octree::WorkStealing,
         tpo_tm::TaskQueue,
+        ls_bh::BarnesHut,
         global_barrier::Stencil,
     ]
 }
