@@ -2,9 +2,10 @@
 // barrier, after Xiao and Feng ("Inter-block GPU communication via fast barrier
 // synchronization", the lock-free barrier), with occupancy discovery after Sorensen et al.
 // (OOPSLA'16) so that the barrier only waits for workgroups that are running.
-// Idiom: discovery opens a poll that running workgroups join and the first joiner closes;
-// the participants then share the work, and at each barrier every participant sets its
-// arrival flag, participant 0 waits for all of them and sets every release flag.
+// Idiom: discovery opens a poll that running workgroups join; a joiner closes it once no
+// workgroup has joined for a while. The participants then share the work, and at each barrier
+// every participant sets its arrival flag, participant 0 waits for all of them and sets every
+// release flag.
 // Stress workgroups never join the poll, and workgroups that find it closed leave at once:
 // nothing waits for a workgroup that may not be resident (the gpu-progress-models paper).
 // Bug (FENCES = false): the barrier's flags are relaxed atomics: a participant can pass the
@@ -60,6 +61,15 @@ fn discover(lid: u32) -> u32 {
             seen = r.old_value;
         }
         if shared_id != NONE {
+            // Keep the poll open until no workgroup has joined for a while: a joiner is running,
+            // so waiting for it is safe, and more participants share the work.
+            var last = seen + 1u;
+            var quiet = 0u;
+            while quiet < 64u && (last & CLOSED) == 0u {
+                let now = atomicLoad(&poll);
+                quiet = select(0u, quiet + 1u, now == last);
+                last = now;
+            }
             shared_count = atomicOr(&poll, CLOSED) & ~CLOSED;
         }
     }

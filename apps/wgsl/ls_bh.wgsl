@@ -107,6 +107,15 @@ fn discover(lid: u32) -> u32 {
             seen = r.old_value;
         }
         if shared_id != EMPTY {
+            // Keep the poll open until no workgroup has joined for a while: a joiner is running,
+            // so waiting for it is safe, and more participants share the work.
+            var last = seen + 1u;
+            var quiet = 0u;
+            while quiet < 64u && (last & CLOSED) == 0u {
+                let now = atomicLoad(&counters[1]);
+                quiet = select(0u, quiet + 1u, now == last);
+                last = now;
+            }
             shared_count = atomicOr(&counters[1], CLOSED) & ~CLOSED;
         }
     }

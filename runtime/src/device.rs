@@ -28,6 +28,18 @@ pub fn describe(info: &wgpu::AdapterInfo) -> String {
     format!("{} ({:?}, {:?})", info.name, info.device_type, info.backend)
 }
 
+/// What a user must know about this adapter before trusting its results, if anything.
+pub fn caveat(adapter_name: &str) -> Option<&'static str> {
+    // Mesa's gallivm gives every shader invocation one loop limiter, LP_MAX_TGSI_LOOP_ITERATIONS
+    // (65535), shared by all its loops: past it, loops end without a word. ls-bh's large size
+    // lost its last bodies to it.
+    adapter_name.contains("llvmpipe").then_some(
+        "llvmpipe ends an invocation's loops after 65,535 iterations in all, silently: a longer \
+         computation gives wrong results, a spin-wait ends before the default watchdog limit; \
+         use small sizes",
+    )
+}
+
 fn instance() -> wgpu::Instance {
     let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
     desc.backends = wgpu::Backends::VULKAN;
@@ -120,4 +132,15 @@ pub fn compute_pipeline(
         },
         cache: None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn only_llvmpipe_has_a_caveat() {
+        assert!(super::caveat("llvmpipe (LLVM 15.0.6, 256 bits)")
+            .unwrap()
+            .contains("65,535"));
+        assert_eq!(super::caveat("NVIDIA H100 80GB HBM3"), None);
+    }
 }

@@ -155,6 +155,9 @@ impl Common {
         let mut engine = Engine::new(app, self.adapter.as_deref(), self.batch, scratch)?;
         engine.timeout = Duration::from_secs_f64(self.timeout.max(0.001));
         eprintln!("wgstress: {} on {}", engine.app.name, engine.gpu.describe());
+        if let Some(caveat) = wgstress_runtime::device::caveat(&engine.gpu.info.name) {
+            eprintln!("wgstress: note: {caveat}");
+        }
         Ok(engine)
     }
 
