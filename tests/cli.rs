@@ -202,18 +202,7 @@ fn seed_replays_the_same_parameters() {
         dir.path(),
     );
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    let params: Vec<serde_json::Value> = log_lines(&dir.path().join("replay.jsonl"))
-        .iter()
-        .filter(|l| l["type"] == "batch")
-        .flat_map(|l| {
-            l["failures"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|f| f["params"].clone())
-                .collect::<Vec<_>>()
-        })
-        .collect();
+    let params = failure_params(&dir.path().join("replay.jsonl"));
     assert_eq!(params.len(), 6);
     assert!(
         params.iter().all(|p| *p == params[0]),
@@ -221,6 +210,58 @@ fn seed_replays_the_same_parameters() {
     );
     assert_eq!(params[0]["seed"], 42);
     assert_eq!(params[0]["iterations"], 16);
+}
+
+fn failure_params(log: &Path) -> Vec<serde_json::Value> {
+    log_lines(log)
+        .iter()
+        .filter(|l| l["type"] == "batch")
+        .flat_map(|l| l["failures"].as_array().unwrap().clone())
+        .map(|f| f["params"].clone())
+        .collect()
+}
+
+#[test]
+fn the_printed_replay_line_replays_the_first_failure() {
+    let dir = tempfile::tempdir().unwrap();
+    let racy = fixture("racy.toml");
+    let shape = [
+        "--sequence",
+        "st;ld;st",
+        "--spread",
+        "3",
+        "--patch-words",
+        "16",
+        "--stress-placement",
+        "after",
+        "--stress-fraction",
+        "0.2-0.9",
+        "--iterations",
+        "12",
+    ];
+    let mut first = vec!["run", &racy, "--runs", "4", "--log", "first.jsonl"];
+    first.extend(shape);
+    let out = wgstress(&first, dir.path());
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let table = String::from_utf8(out.stdout).unwrap();
+    let replay = table
+        .lines()
+        .find_map(|l| l.strip_prefix("replay"))
+        .unwrap_or_else(|| panic!("no replay line in {table}"));
+    let options: Vec<String> = replay
+        .split_whitespace()
+        .map(|w| w.trim_matches('\'').to_string())
+        .collect();
+    let mut again = vec!["run", &racy, "--runs", "1", "--log", "again.jsonl"];
+    again.extend(options.iter().map(String::as_str));
+    let out = wgstress(&again, dir.path());
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let first = failure_params(&dir.path().join("first.jsonl"));
+    let again = failure_params(&dir.path().join("again.jsonl"));
+    assert_eq!(again.len(), 1);
+    assert_eq!(first[0], again[0], "replayed with {replay}");
+    assert_eq!(first[0]["sequence_len"], 3);
+    assert_eq!(first[0]["patch_words"], 16);
 }
 
 /// Starts a long `wgstress run` of `spec` that logs to `log`, and returns once the log has

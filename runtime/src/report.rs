@@ -48,10 +48,7 @@ pub fn table(s: &Summary) -> String {
                 "first failure",
                 format!("run {} after {:.3} s: {}", f.run, f.seconds, f.detail),
             );
-            row(
-                "replay",
-                format!("--seed {} --iterations {}", f.seed, s.iterations),
-            );
+            row("replay", format!("--seed {} {}", f.seed, s.replay_options));
         }
         None => row("first failure", "none".into()),
     }

@@ -64,6 +64,8 @@ pub struct Summary {
     pub batch: usize,
     pub master_seed: String,
     pub replay: Option<String>,
+    /// The `run` options that replay a failing run together with its `--seed`.
+    pub replay_options: String,
     pub interrupted: bool,
     /// Why the session ended early, if it did (a hang, say).
     pub aborted: Option<String>,
@@ -124,6 +126,7 @@ pub fn summarize(
         batch: engine.batch_size(),
         master_seed: seed_text(config.master_seed),
         replay: config.replay.map(seed_text),
+        replay_options: config.settings.replay_options(),
         interrupted: config.stop.load(Ordering::SeqCst),
         aborted,
         stats: tally.stats(),

@@ -82,6 +82,16 @@ impl Placement {
     }
 }
 
+impl std::fmt::Display for Placement {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Placement::Interleaved => "interleaved",
+            Placement::After => "after",
+            Placement::Before => "before",
+        })
+    }
+}
+
 impl std::str::FromStr for Placement {
     type Err = String;
     fn from_str(text: &str) -> Result<Self, String> {
@@ -248,6 +258,37 @@ pub struct Settings {
     /// Stressing workgroups as a fraction of the application's, drawn per run in this range.
     pub stress_fraction: (f64, f64),
     pub placement: Placement,
+}
+
+impl Settings {
+    /// The `wgstress run` options that, with `--seed`, replay a run of these settings:
+    /// everything a run's parameters are drawn from.
+    pub fn replay_options(&self) -> String {
+        let mut options = vec![format!("--strategy {}", self.strategy)];
+        if self.strategy != Strategy::None {
+            let (lo, hi) = self.stress_fraction;
+            options.push(format!("--iterations {}", self.iterations));
+            options.push(format!("--stress-fraction {lo}-{hi}"));
+            if self.placement != Placement::default() {
+                options.push(format!("--stress-placement {}", self.placement));
+            }
+        }
+        match self.strategy {
+            Strategy::Systematic => {
+                let shape = &self.shape;
+                options.push(format!("--sequence '{}'", shape.sequence));
+                options.push(format!("--spread {}", shape.spread));
+                options.push(format!("--patch-words {}", shape.patch_words));
+            }
+            Strategy::Cache => options.push(format!("--cache-mib {}", self.cache_words >> 18)),
+            Strategy::None | Strategy::Random => {}
+        }
+        if !self.shuffle {
+            options.push("--no-shuffle".into());
+        }
+        options.push(format!("--watchdog-limit {}", self.watchdog_limit));
+        options.join(" ")
+    }
 }
 
 /// The parameters of one run, all derived from its seed.

@@ -8,7 +8,7 @@ use std::time::Duration;
 use wgstress_runtime::engine::Engine;
 use wgstress_runtime::log::JsonLog;
 use wgstress_runtime::runner::{self, Budget, RunConfig};
-use wgstress_runtime::strategy::{Placement, Settings, Strategy, StressShape};
+use wgstress_runtime::strategy::{Placement, Sequence, Settings, Strategy, StressShape};
 
 /// Options shared by `run` and `compare`.
 #[derive(clap::Args, Clone)]
@@ -50,6 +50,15 @@ pub struct Common {
     /// used by systematic stress when its adapter matches
     #[arg(long)]
     pub profile: Option<PathBuf>,
+    /// Systematic stress: the stressing loop's access sequence, as ld;st (overrides the profile)
+    #[arg(long)]
+    pub sequence: Option<Sequence>,
+    /// Systematic stress: patches stressed per run, 1 to 64 (overrides the profile)
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub spread: Option<u32>,
+    /// Systematic stress: words per patch, 1 to 64 (overrides the profile)
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub patch_words: Option<u32>,
     /// Seed from which every run's seed derives (random when left out)
     #[arg(long, value_parser = parse_seed)]
     pub master_seed: Option<u64>,
@@ -126,11 +135,28 @@ impl Common {
         })
     }
 
-    /// The systematic stress shape for the engine's adapter, from a profile or the defaults.
+    /// The systematic stress shape for the engine's adapter: from a profile or the defaults,
+    /// then the shape options given on the command line.
     pub fn shape(&self, engine: &Engine) -> Result<StressShape> {
-        let (shape, source) =
+        let (mut shape, source) =
             wgstress_runtime::profile::shape_for(&engine.gpu.info.name, self.profile.as_deref())?;
         eprintln!("wgstress: systematic stress from {source}");
+        let mut given = Vec::new();
+        if let Some(sequence) = &self.sequence {
+            shape.sequence = sequence.clone();
+            given.push(format!("sequence {sequence}"));
+        }
+        if let Some(spread) = self.spread {
+            shape.spread = spread;
+            given.push(format!("{spread} patches"));
+        }
+        if let Some(words) = self.patch_words {
+            shape.patch_words = words;
+            given.push(format!("{words}-word patches"));
+        }
+        if !given.is_empty() {
+            eprintln!("wgstress: systematic stress as given: {}", given.join(", "));
+        }
         Ok(shape)
     }
 
