@@ -18,6 +18,7 @@ fn settings(strategy: Strategy) -> Settings {
         watchdog_limit: 1 << 20,
         stress_fraction: (0.15, 0.5),
         placement: Default::default(),
+        buffer_shuffle: true,
     }
 }
 

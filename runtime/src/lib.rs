@@ -6,6 +6,7 @@ pub mod device;
 pub mod error;
 pub mod init;
 pub mod interface;
+pub mod layout;
 pub mod params;
 pub mod record;
 pub mod session;

@@ -15,12 +15,15 @@ pub fn table(s: &Summary) -> String {
     };
     row("app", s.app.clone());
     row("adapter", s.adapter.clone());
-    let shuffle = if s.shuffle { "on" } else { "off" };
+    let on = |b: bool| if b { "on" } else { "off" };
     row(
         "strategy",
         format!(
-            "{}, workgroup shuffle {shuffle}, {} stress iterations",
-            s.strategy, s.iterations
+            "{}, workgroup shuffle {}, buffer shuffle {}, {} stress iterations",
+            s.strategy,
+            on(s.shuffle),
+            on(s.buffer_shuffle),
+            s.iterations
         ),
     );
     row(

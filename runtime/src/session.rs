@@ -7,6 +7,7 @@
 use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::interface::{match_bindings, Slot};
+use crate::layout::{self, LAYOUTS};
 use crate::params::encode;
 use crate::record::Record;
 use crate::spec::{App, BindingKind, Outputs};
@@ -20,6 +21,8 @@ struct AppBuffer {
     buffer: wgpu::Buffer,
     /// Pristine contents copied in before every run (storage bindings only).
     pristine: Option<wgpu::Buffer>,
+    /// Where the binding starts inside `buffer` in each buffer layout (0 for uniforms).
+    offsets: [u64; LAYOUTS],
 }
 
 /// Where one checked binding's copy sits in a run's share of the readback buffer.
@@ -35,7 +38,8 @@ pub struct Session {
     post_workgroups: [u32; 3],
     main: wgpu::ComputePipeline,
     post: Option<wgpu::ComputePipeline>,
-    groups: Vec<(u32, wgpu::BindGroup)>,
+    /// The bind groups of each buffer layout.
+    groups: Vec<Vec<(u32, wgpu::BindGroup)>>,
     buffers: Vec<AppBuffer>,
     params: wgpu::Buffer,
     results: wgpu::Buffer,
@@ -105,31 +109,19 @@ impl Session {
             (limits.max_storage_buffer_binding_size / 4).min(u64::from(u32::MAX)) as u32;
         let scratch_words = scratch_words.clamp(64, max_scratch);
 
+        let align = u64::from(limits.min_storage_buffer_offset_alignment);
         let mut buffers = Vec::new();
-        for slot in slots {
+        for (index, slot) in slots.into_iter().enumerate() {
             let binding = app
                 .binding(slot.group, slot.binding)
                 .expect("slot from spec");
-            let contents: Vec<u8> = binding
+            let mut contents: Vec<u8> = binding
                 .init
                 .words(slot.words)?
                 .iter()
                 .flat_map(|w| w.to_le_bytes())
                 .collect();
-            let usage = match slot.kind {
-                BindingKind::Storage => {
-                    wgpu::BufferUsages::STORAGE
-                        | wgpu::BufferUsages::COPY_DST
-                        | wgpu::BufferUsages::COPY_SRC
-                }
-                BindingKind::Uniform => wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            };
             let label = Some(slot.name.as_str());
-            let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label,
-                contents: &contents,
-                usage,
-            });
             let pristine = (slot.kind == BindingKind::Storage).then(|| {
                 device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                     label,
@@ -137,10 +129,29 @@ impl Session {
                     usage: wgpu::BufferUsages::COPY_SRC,
                 })
             });
+            let (usage, offsets) = match slot.kind {
+                BindingKind::Storage => {
+                    contents.resize(contents.len() + layout::padding(align) as usize, 0);
+                    let usage = wgpu::BufferUsages::STORAGE
+                        | wgpu::BufferUsages::COPY_DST
+                        | wgpu::BufferUsages::COPY_SRC;
+                    (usage, layout::offsets(index, align))
+                }
+                BindingKind::Uniform => (
+                    wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                    [0; LAYOUTS],
+                ),
+            };
+            let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label,
+                contents: &contents,
+                usage,
+            });
             buffers.push(AppBuffer {
                 slot,
                 buffer,
                 pristine,
+                offsets,
             });
         }
 
@@ -182,7 +193,7 @@ impl Session {
         });
 
         let (layouts, groups) =
-            bind_groups(device, &buffers, &manifest, &params, &results, &scratch);
+            bind_groups(device, &buffers, &manifest, [&params, &results, &scratch]);
         let layout_refs: Vec<Option<&wgpu::BindGroupLayout>> = layouts.iter().map(Some).collect();
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("wgstress"),
@@ -322,13 +333,14 @@ impl Session {
     }
 
     fn encode_run(&self, encoder: &mut wgpu::CommandEncoder, index: usize, run: &RunParams) {
+        let layout = run.layout as usize % LAYOUTS;
         for b in &self.buffers {
             if let Some(pristine) = &b.pristine {
                 encoder.copy_buffer_to_buffer(
                     pristine,
                     0,
                     &b.buffer,
-                    0,
+                    b.offsets[layout],
                     u64::from(b.slot.words) * 4,
                 );
             }
@@ -339,7 +351,7 @@ impl Session {
         ];
         {
             let mut pass = encoder.begin_compute_pass(&Default::default());
-            for (group, bind_group) in &self.groups {
+            for (group, bind_group) in &self.groups[layout] {
                 let dynamic: &[u32] = if *group == self.manifest.bind_group {
                     &offsets
                 } else {
@@ -371,7 +383,7 @@ impl Session {
             let read = self.checked_read.as_ref().expect("checked readback");
             encoder.copy_buffer_to_buffer(
                 &b.buffer,
-                0,
+                b.offsets[layout],
                 read,
                 index as u64 * self.checked_stride + c.offset,
                 c.bytes,
@@ -395,15 +407,80 @@ fn wait(gpu: &Gpu, index: wgpu::SubmissionIndex, timeout: Duration) -> Result<()
     }
 }
 
-/// Bind group layouts for groups 0..=max (empty where nothing is bound) and the bind groups.
+/// One binding of a bind group: its layout entry, its buffer, and the range bound there in
+/// each buffer layout.
+struct Bound<'a> {
+    entry: wgpu::BindGroupLayoutEntry,
+    buffer: &'a wgpu::Buffer,
+    offsets: [u64; LAYOUTS],
+    size: Option<wgpu::BufferSize>,
+}
+
+/// What group `group` binds: wgstress's own bindings in the manifest's group, and the
+/// application's buffers.
+fn bound_in_group<'a>(
+    group: u32,
+    buffers: &'a [AppBuffer],
+    manifest: &Manifest,
+    ours: [&'a wgpu::Buffer; 3],
+) -> Vec<Bound<'a>> {
+    let mut bound = Vec::new();
+    if group == manifest.bind_group {
+        let b = &manifest.bindings;
+        let sized = |size: u32| wgpu::BufferSize::new(u64::from(size));
+        let storage = wgpu::BufferBindingType::Storage { read_only: false };
+        let [params, results, scratch] = ours;
+        for (binding, ty, dynamic, buffer, size) in [
+            (
+                b.params,
+                wgpu::BufferBindingType::Uniform,
+                true,
+                params,
+                sized(manifest.params.size),
+            ),
+            (
+                b.results,
+                storage,
+                true,
+                results,
+                sized(manifest.results.size),
+            ),
+            (b.scratch, storage, false, scratch, None),
+        ] {
+            bound.push(Bound {
+                entry: layout_entry(binding, ty, dynamic),
+                buffer,
+                offsets: [0; LAYOUTS],
+                size,
+            });
+        }
+    }
+    for buf in buffers.iter().filter(|b| b.slot.group == group) {
+        let ty = match buf.slot.kind {
+            BindingKind::Storage => wgpu::BufferBindingType::Storage {
+                read_only: buf.slot.read_only,
+            },
+            BindingKind::Uniform => wgpu::BufferBindingType::Uniform,
+        };
+        bound.push(Bound {
+            entry: layout_entry(buf.slot.binding, ty, false),
+            buffer: &buf.buffer,
+            offsets: buf.offsets,
+            // Storage buffers carry padding for the shifts: bind exactly the declared words.
+            size: wgpu::BufferSize::new(u64::from(buf.slot.words) * 4),
+        });
+    }
+    bound
+}
+
+/// Bind group layouts for groups 0..=max (empty where nothing is bound), and for each buffer
+/// layout the bind groups.
 fn bind_groups(
     device: &wgpu::Device,
     buffers: &[AppBuffer],
     manifest: &Manifest,
-    params: &wgpu::Buffer,
-    results: &wgpu::Buffer,
-    scratch: &wgpu::Buffer,
-) -> (Vec<wgpu::BindGroupLayout>, Vec<(u32, wgpu::BindGroup)>) {
+    ours: [&wgpu::Buffer; 3],
+) -> (Vec<wgpu::BindGroupLayout>, Vec<Vec<(u32, wgpu::BindGroup)>>) {
     let max_group = buffers
         .iter()
         .map(|b| b.slot.group)
@@ -411,76 +488,34 @@ fn bind_groups(
         .max()
         .unwrap_or(0);
     let mut layouts = Vec::new();
-    let mut groups = Vec::new();
+    let mut groups: Vec<Vec<(u32, wgpu::BindGroup)>> = (0..LAYOUTS).map(|_| Vec::new()).collect();
     for group in 0..=max_group {
-        let mut entries = Vec::new();
-        let mut resources = Vec::new();
-        if group == manifest.bind_group {
-            let b = &manifest.bindings;
-            let sized = |size: u32| wgpu::BufferSize::new(u64::from(size));
-            entries.push(layout_entry(
-                b.params,
-                wgpu::BufferBindingType::Uniform,
-                true,
-            ));
-            entries.push(layout_entry(
-                b.results,
-                wgpu::BufferBindingType::Storage { read_only: false },
-                true,
-            ));
-            entries.push(layout_entry(
-                b.scratch,
-                wgpu::BufferBindingType::Storage { read_only: false },
-                false,
-            ));
-            resources.push((
-                b.params,
-                params.as_entire_buffer_binding(),
-                sized(manifest.params.size),
-            ));
-            resources.push((
-                b.results,
-                results.as_entire_buffer_binding(),
-                sized(manifest.results.size),
-            ));
-            resources.push((b.scratch, scratch.as_entire_buffer_binding(), None));
-        }
-        for buf in buffers.iter().filter(|b| b.slot.group == group) {
-            let ty = match buf.slot.kind {
-                BindingKind::Storage => wgpu::BufferBindingType::Storage {
-                    read_only: buf.slot.read_only,
-                },
-                BindingKind::Uniform => wgpu::BufferBindingType::Uniform,
-            };
-            entries.push(layout_entry(buf.slot.binding, ty, false));
-            resources.push((
-                buf.slot.binding,
-                buf.buffer.as_entire_buffer_binding(),
-                None,
-            ));
-        }
+        let bound = bound_in_group(group, buffers, manifest, ours);
+        let entries: Vec<_> = bound.iter().map(|b| b.entry).collect();
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: None,
             entries: &entries,
         });
-        if !entries.is_empty() {
-            let entries: Vec<_> = resources
-                .into_iter()
-                .map(|(binding, whole, size)| wgpu::BindGroupEntry {
-                    binding,
-                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                        buffer: whole.buffer,
-                        offset: 0,
-                        size: size.or(whole.size),
-                    }),
-                })
-                .collect();
-            let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: None,
-                layout: &layout,
-                entries: &entries,
-            });
-            groups.push((group, bind_group));
+        if !bound.is_empty() {
+            for (index, per_layout) in groups.iter_mut().enumerate() {
+                let entries: Vec<_> = bound
+                    .iter()
+                    .map(|b| wgpu::BindGroupEntry {
+                        binding: b.entry.binding,
+                        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                            buffer: b.buffer,
+                            offset: b.offsets[index],
+                            size: b.size,
+                        }),
+                    })
+                    .collect();
+                let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: None,
+                    layout: &layout,
+                    entries: &entries,
+                });
+                per_layout.push((group, bind_group));
+            }
         }
         layouts.push(layout);
     }

@@ -258,6 +258,8 @@ pub struct Settings {
     /// Stressing workgroups as a fraction of the application's, drawn per run in this range.
     pub stress_fraction: (f64, f64),
     pub placement: Placement,
+    /// Each run binds the application's storage buffers at one of `layout::LAYOUTS` offsets.
+    pub buffer_shuffle: bool,
 }
 
 impl Settings {
@@ -286,6 +288,9 @@ impl Settings {
         if !self.shuffle {
             options.push("--no-shuffle".into());
         }
+        if !self.buffer_shuffle {
+            options.push("--buffer-shuffle off".into());
+        }
         options.push(format!("--watchdog-limit {}", self.watchdog_limit));
         options.join(" ")
     }
@@ -311,6 +316,9 @@ pub struct RunParams {
     pub app_enabled: bool,
     #[serde(default)]
     pub placement: Placement,
+    /// Which buffer layout the run binds (0: the buffers as allocated).
+    #[serde(default)]
+    pub layout: u32,
 }
 
 impl RunParams {
@@ -343,6 +351,12 @@ impl RunParams {
             .map(|p| p as u32)
             .collect();
         let patch_words = shape.patch_words * shape.patch_count;
+        // Drawn last, so that the other parameters of a seed stay as they were without it.
+        let layout = if settings.buffer_shuffle {
+            rng.random_range(0..crate::layout::LAYOUTS as u32)
+        } else {
+            0
+        };
         RunParams {
             seed,
             strategy: settings.strategy,
@@ -363,6 +377,7 @@ impl RunParams {
             watchdog_limit: settings.watchdog_limit,
             app_enabled: true,
             placement: settings.placement,
+            layout,
         }
     }
 }
@@ -408,6 +423,7 @@ mod tests {
             watchdog_limit: 1000,
             stress_fraction: (0.15, 0.5),
             placement: Placement::Interleaved,
+            buffer_shuffle: true,
         }
     }
 

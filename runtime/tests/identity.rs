@@ -92,3 +92,41 @@ fn three_dimensional_dispatch_is_byte_identical() {
         vec![storage(0, 3 * 2 * 4 * 16 * 4, Init::Constant { value: 7 })],
     );
 }
+
+/// Every buffer layout binds the same words: outputs (and arrayLength) match the original
+/// kernel's whichever offset a run binds its buffers at, runs of all layouts in one batch.
+#[test]
+fn every_buffer_layout_is_byte_identical() {
+    const LENGTHS: &str = "
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+@group(0) @binding(1) var<storage, read_write> input: array<u32>;
+@compute @workgroup_size(32)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    out[gid.x] = input[gid.x] * 3u + arrayLength(&input) * 1000u + arrayLength(&out);
+    input[gid.x] = 7u;
+}";
+    use wgstress_runtime::layout::LAYOUTS;
+    let bindings = vec![
+        storage(0, 256, Init::Zeros),
+        storage(1, 256, Init::Iota { start: 5 }),
+    ];
+    let original = run_original(LENGTHS, [8, 1, 1], &bindings);
+    let mut app = app("layouts", LENGTHS, [8, 1, 1], bindings);
+    let seen = capture(&mut app);
+    let mut engine = engine(app);
+    let settings = settings(Strategy::None, false);
+    let runs: Vec<_> = params(&engine, &settings, 0..LAYOUTS as u64)
+        .into_iter()
+        .enumerate()
+        .map(|(layout, p)| wgstress_runtime::strategy::RunParams {
+            layout: layout as u32,
+            ..p
+        })
+        .collect();
+    engine.run(&runs).unwrap();
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.len(), LAYOUTS);
+    for (layout, outputs) in seen.iter().enumerate() {
+        assert_eq!(outputs, &original, "layout {layout}");
+    }
+}

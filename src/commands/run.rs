@@ -43,6 +43,11 @@ pub struct Common {
     /// Where stress workgroups sit: interleaved (among the application's), after or before
     #[arg(long, default_value = "interleaved")]
     pub stress_placement: Placement,
+    /// Buffer shuffle: on, each run binds the application's storage buffers at one of 16
+    /// layouts (each buffer shifted by its own offset); off, as allocated
+    #[arg(long, default_value = "on", value_parser = clap::builder::BoolishValueParser::new(),
+          action = clap::ArgAction::Set)]
+    pub buffer_shuffle: bool,
     /// Size of the cache-stress scratchpad in MiB (about the L2 cache)
     #[arg(long, default_value_t = 48)]
     pub cache_mib: u32,
@@ -170,6 +175,7 @@ impl Common {
             watchdog_limit: self.watchdog_limit,
             stress_fraction: self.stress_fraction,
             placement: self.stress_placement,
+            buffer_shuffle: self.buffer_shuffle,
         }
     }
 

@@ -50,6 +50,7 @@ pub fn settings(strategy: Strategy, shuffle: bool) -> Settings {
         watchdog_limit: 4096,
         stress_fraction: (0.15, 0.5),
         placement: Default::default(),
+        buffer_shuffle: true,
     }
 }
 
