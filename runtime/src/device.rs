@@ -32,11 +32,13 @@ pub fn describe(info: &wgpu::AdapterInfo) -> String {
 pub fn caveat(adapter_name: &str) -> Option<&'static str> {
     // Mesa's gallivm gives every shader invocation one loop limiter, LP_MAX_TGSI_LOOP_ITERATIONS
     // (65535), shared by all its loops: past it, loops end without a word. ls-bh's large size
-    // lost its last bodies to it.
+    // lost its last bodies to it, and cbe-ht's fixed variant a key in 1 of 6,000 runs: a
+    // spinner whose lock holder the OS had preempted left its spin loop without the lock.
     adapter_name.contains("llvmpipe").then_some(
         "llvmpipe ends an invocation's loops after 65,535 iterations in all, silently: a longer \
-         computation gives wrong results, a spin-wait ends before the default watchdog limit; \
-         use small sizes",
+         computation gives wrong results, a spin-wait ends before the default watchdog limit \
+         (a spin lock is then entered unheld); use small sizes, and LP_NUM_THREADS=1 where \
+         workgroups spin on each other",
     )
 }
 
