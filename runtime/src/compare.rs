@@ -99,21 +99,22 @@ pub fn table(c: &Comparison) -> String {
     let mut out = format!("{} on {} ({} rounds)\n", c.app, c.adapter, c.rounds);
     let _ = writeln!(
         out,
-        "{:<20} {:>9} {:>9} {:>10} {:>10} {:>8} {:>16}",
+        "{:<20} {:>9} {:>9} {:>10} {:>10} {:>8} {:>16}  failing as",
         "strategy", "failures", "runs", "rate", "runs/s", "iters", "reproducibility"
     );
     for row in &c.rows {
         let s = &row.stats;
         let _ = writeln!(
             out,
-            "{:<20} {:>9} {:>9} {:>9.4}% {:>10.1} {:>8} {:>15.3}%",
+            "{:<20} {:>9} {:>9} {:>9.4}% {:>10.1} {:>8} {:>15.3}%  {}",
             label(row),
             s.failures,
             s.runs,
             s.failure_rate * 100.0,
             s.runs_per_second,
             row.iterations,
-            s.reproducibility * 100.0
+            s.reproducibility * 100.0,
+            s.counts.failing()
         );
     }
     if let Some(reason) = &c.aborted {

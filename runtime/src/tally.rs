@@ -148,6 +148,27 @@ impl std::fmt::Display for Counts {
     }
 }
 
+impl Counts {
+    /// The failing outcomes that occurred, as in "postcondition 700, watchdog 3"; "-" if none.
+    pub fn failing(&self) -> String {
+        let kinds: Vec<String> = [
+            ("postcondition", self.postcondition),
+            ("assertion", self.assertion),
+            ("watchdog", self.watchdog),
+            ("device lost", self.device_lost),
+        ]
+        .iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(kind, n)| format!("{kind} {n}"))
+        .collect();
+        if kinds.is_empty() {
+            "-".into()
+        } else {
+            kinds.join(", ")
+        }
+    }
+}
+
 /// What went wrong in a run, with its source location.
 pub fn describe(r: &RunResult, manifest: &Manifest) -> String {
     let file = &manifest.source;
@@ -180,5 +201,26 @@ pub fn describe(r: &RunResult, manifest: &Manifest) -> String {
             format!("host check failed: {}", r.host.as_deref().unwrap_or("?"))
         }
         Outcome::DeviceLost => "the device was lost during this run's batch".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Counts;
+
+    #[test]
+    fn failing_names_only_the_kinds_that_occurred() {
+        let none = Counts {
+            pass: 5,
+            ..Counts::default()
+        };
+        assert_eq!(none.failing(), "-");
+        let some = Counts {
+            pass: 5,
+            postcondition: 700,
+            watchdog: 3,
+            ..Counts::default()
+        };
+        assert_eq!(some.failing(), "postcondition 700, watchdog 3");
     }
 }
