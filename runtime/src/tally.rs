@@ -140,27 +140,33 @@ impl From<&BTreeMap<Outcome, u64>> for Counts {
 
 impl std::fmt::Display for Counts {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "pass {}, postcondition {}, assertion {}, watchdog {}, device lost {}",
-            self.pass, self.postcondition, self.assertion, self.watchdog, self.device_lost
-        )
+        write!(f, "pass {}", self.pass)?;
+        for (kind, n) in self.failing_kinds() {
+            write!(f, ", {kind} {n}")?;
+        }
+        Ok(())
     }
 }
 
 impl Counts {
-    /// The failing outcomes that occurred, as in "postcondition 700, watchdog 3"; "-" if none.
-    pub fn failing(&self) -> String {
-        let kinds: Vec<String> = [
+    /// Runs per failing outcome, in the order the summary prints them.
+    fn failing_kinds(&self) -> [(&'static str, u64); 4] {
+        [
             ("postcondition", self.postcondition),
             ("assertion", self.assertion),
             ("watchdog", self.watchdog),
             ("device lost", self.device_lost),
         ]
-        .iter()
-        .filter(|(_, n)| *n > 0)
-        .map(|(kind, n)| format!("{kind} {n}"))
-        .collect();
+    }
+
+    /// The failing outcomes that occurred, as in "postcondition 700, watchdog 3"; "-" if none.
+    pub fn failing(&self) -> String {
+        let kinds: Vec<String> = self
+            .failing_kinds()
+            .iter()
+            .filter(|(_, n)| *n > 0)
+            .map(|(kind, n)| format!("{kind} {n}"))
+            .collect();
         if kinds.is_empty() {
             "-".into()
         } else {
@@ -222,5 +228,9 @@ mod tests {
             ..Counts::default()
         };
         assert_eq!(some.failing(), "postcondition 700, watchdog 3");
+        assert_eq!(
+            some.to_string(),
+            "pass 5, postcondition 700, assertion 0, watchdog 3, device lost 0"
+        );
     }
 }
