@@ -313,11 +313,9 @@ fn jsonl_log_survives_a_killed_process() {
         lines[1..].iter().all(|l| l["type"] == "batch"),
         "no summary: the process was killed"
     );
-    let last = lines.last().unwrap();
-    assert_eq!(
-        last["total_runs"].as_u64().unwrap(),
-        4 * (lines.len() as u64 - 1)
-    );
+    // Batches vary in size (they are paced to the runs' time); each line's total is the sum.
+    let sum: u64 = lines[1..].iter().map(|l| l["runs"].as_u64().unwrap()).sum();
+    assert_eq!(lines.last().unwrap()["total_runs"].as_u64().unwrap(), sum);
 }
 
 #[test]

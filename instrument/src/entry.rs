@@ -28,6 +28,8 @@ pub enum Role {
 pub struct Library {
     pub enter: Handle<Function>,
     pub enter_check: Handle<Function>,
+    /// Called after the application function returns.
+    pub leave: Handle<Function>,
     pub params: Handle<naga::GlobalVariable>,
 }
 
@@ -291,6 +293,9 @@ impl Wrapper {
             arguments.push(handle);
         }
         b.call(user_fn, arguments, false);
+        if role == Role::Application {
+            b.call(lib.leave, Vec::new(), false);
+        }
         self.function.body = b.finish();
     }
 }

@@ -173,6 +173,7 @@ fn instrument(mut module: Module, source: Option<&str>, options: &Options) -> Re
     let lib = entry::Library {
         enter: imported.function("wgstress_enter"),
         enter_check: imported.function("wgstress_enter_check"),
+        leave: imported.function("wgstress_leave"),
         params: imported.global("wgstress_params"),
     };
     entry::wrap(&mut module, entry, entry::Role::Application, &lib)?;

@@ -45,6 +45,7 @@ struct WgstressResults {
     events: array<WgstressEvent, 3>, // 0 assertion, 1 postcondition, 2 watchdog
     stress_groups_ran: atomic<u32>,
     sink: atomic<u32>,
+    max_trips: atomic<u32>,     // the most iterations any application loop ran in this run
 }
 
 @group(0) @binding(0) var<uniform> wgstress_params: WgstressParams;
@@ -56,6 +57,8 @@ var<private> wgstress_phase: u32;
 // The application-visible workgroup and local ids of this invocation, for event records.
 var<private> wgstress_group: vec3<u32>;
 var<private> wgstress_local: vec3<u32>;
+// The most iterations any loop of this invocation ran, for `max_trips`.
+var<private> wgstress_trips: u32;
 
 fn wgstress_record(kind: u32, site: u32) {
     let before = atomicAdd(&wgstress_results.events[kind].count, 1u);
@@ -79,11 +82,21 @@ fn wgstress_assert_at(cond: bool, site: u32) {
 // Called at the top of every application loop with the loop's iteration count.
 // True means: the loop ran past the limit, it was recorded, leave the loop.
 fn wgstress_watchdog(iterations: u32, loop_id: u32) -> bool {
+    wgstress_trips = max(wgstress_trips, iterations);
     if iterations <= wgstress_params.watchdog_limit {
         return false;
     }
     wgstress_record(2u, loop_id);
     return true;
+}
+
+// Epilogue of the application: publishes this invocation's longest loop, so the runtime can
+// learn a watchdog limit from passing runs. One atomic per invocation, and only when it raises
+// the maximum.
+fn wgstress_leave() {
+    if wgstress_trips > atomicLoad(&wgstress_results.max_trips) {
+        atomicMax(&wgstress_results.max_trips, wgstress_trips);
+    }
 }
 
 // The high 32 bits of a * b.

@@ -2,22 +2,27 @@
 //! spent in interleaved rounds so that drift of the machine (clocks, temperature, other load)
 //! hits all of them alike.
 
+use crate::engine::Calibration;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::log::JsonLog;
-use crate::runner::{progress_bar, run_into, summarize, Budget, RunConfig, Summary};
+use crate::runner::{progress_bar, run_into, summarize, Budget, RunConfig, Stream, Summary};
 use crate::strategy::Settings;
-use crate::tally::Tally;
 use serde::Serialize;
 use std::fmt::Write;
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
+use std::time::Duration;
 
 pub struct Plan {
-    pub configs: Vec<Settings>,
-    /// Budget of each configuration.
+    /// Each configuration, with what its calibration measured (its time comes out of the
+    /// configuration's budget).
+    pub configs: Vec<(Settings, Option<Calibration>)>,
+    /// Budget of each configuration, calibration included.
     pub budget: Budget,
+    /// Systematic stress adapts its shape per run.
+    pub adaptive: bool,
     pub rounds: u32,
     pub master_seed: u64,
     pub progress: bool,
@@ -38,26 +43,36 @@ pub fn run(engine: &mut Engine, plan: &Plan, mut log: Option<&mut JsonLog>) -> R
         .configs
         .iter()
         .enumerate()
-        .map(|(i, settings)| RunConfig {
+        .map(|(i, (settings, calibration))| RunConfig {
             settings: settings.clone(),
-            budget: plan.budget,
+            budget: plan.budget.less(
+                calibration
+                    .as_ref()
+                    .map_or(Duration::ZERO, |c| Duration::from_secs_f64(c.seconds)),
+            ),
             // Each configuration its own stream of seeds, the same in every round.
             master_seed: crate::strategy::run_seed(plan.master_seed, i as u64),
             replay: None,
+            adaptive: plan.adaptive,
+            calibration: calibration.clone(),
             progress: plan.progress,
             stop: plan.stop.clone(),
         })
         .collect();
-    let mut tallies = vec![Tally::default(); configs.len()];
-    let share = plan.budget.share(plan.rounds);
+    let mut streams: Vec<Stream> = configs
+        .iter()
+        .map(|c| Stream::new(c, engine.batch_size()))
+        .collect();
     let bar = progress_bar(&RunConfig {
         budget: share_total(plan),
         ..configs[0].clone()
     });
     let mut aborted = None;
     'rounds: for _ in 0..plan.rounds {
-        for (config, tally) in configs.iter().zip(tallies.iter_mut()) {
-            if let Some(reason) = run_into(engine, config, &share, tally, log.as_deref_mut(), &bar)?
+        for (config, stream) in configs.iter().zip(streams.iter_mut()) {
+            let share = config.budget.share(plan.rounds);
+            if let Some(reason) =
+                run_into(engine, config, &share, stream, log.as_deref_mut(), &bar)?
             {
                 aborted = Some(reason);
                 break 'rounds;
@@ -67,8 +82,8 @@ pub fn run(engine: &mut Engine, plan: &Plan, mut log: Option<&mut JsonLog>) -> R
     bar.finish_and_clear();
     let rows = configs
         .iter()
-        .zip(&tallies)
-        .map(|(config, tally)| summarize(engine, config, tally, None))
+        .zip(&streams)
+        .map(|(config, stream)| summarize(engine, config, stream, None))
         .collect();
     Ok(Comparison {
         app: engine.app.name.clone(),
@@ -84,6 +99,7 @@ fn share_total(plan: &Plan) -> Budget {
     Budget {
         runs: plan.budget.runs.map(|r| r * u64::from(n)),
         time: plan.budget.time.map(|t| t * n),
+        failures: None,
     }
 }
 
@@ -99,20 +115,24 @@ pub fn table(c: &Comparison) -> String {
     let mut out = format!("{} on {} ({} rounds)\n", c.app, c.adapter, c.rounds);
     let _ = writeln!(
         out,
-        "{:<20} {:>9} {:>9} {:>10} {:>10} {:>8} {:>16}  failing as",
-        "strategy", "failures", "runs", "rate", "runs/s", "iters", "reproducibility"
+        "{:<20} {:>9} {:>9} {:>10} {:>10} {:>8} {:>11} {:>16}  failing as",
+        "strategy", "failures", "runs", "rate", "runs/s", "iters", "first fail", "reproducibility"
     );
     for row in &c.rows {
         let s = &row.stats;
+        let first = s
+            .time_to_first_failure
+            .map_or("-".into(), |t| format!("{t:.2} s"));
         let _ = writeln!(
             out,
-            "{:<20} {:>9} {:>9} {:>9.4}% {:>10.1} {:>8} {:>15.3}%  {}",
+            "{:<20} {:>9} {:>9} {:>9.4}% {:>10.1} {:>8} {:>11} {:>15.3}%  {}",
             label(row),
             s.failures,
             s.runs,
             s.failure_rate * 100.0,
             s.runs_per_second,
             row.iterations,
+            first,
             s.reproducibility * 100.0,
             s.counts.failing()
         );

@@ -4,6 +4,7 @@
 use crate::checks::Prepared;
 use crate::device::{self, Gpu};
 use crate::error::{Error, Result};
+use crate::loop_limit::LoopLimit;
 use crate::record::{Outcome, Record};
 use crate::session::Session;
 use crate::spec::{App, Outputs};
@@ -33,7 +34,23 @@ pub struct Engine {
     pub timeout: Duration,
     /// Times the device was lost and recreated.
     pub recreated: u32,
+    /// The watchdog's loop limit, learned from this application's passing runs.
+    pub loop_limit: LoopLimit,
 }
+
+/// What calibration measured, and how long it took.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Calibration {
+    /// Stress iterations per thread.
+    pub iterations: u32,
+    /// Seconds per passing run of the application alone, if any ran in time.
+    pub app_seconds: Option<f64>,
+    pub seconds: f64,
+}
+
+/// Stress iterations when calibration saw no passing run of the application: on the H100, 512
+/// iterations exposed as many bugs as 8,192, at twelve times the runs per second.
+pub const FALLBACK_ITERATIONS: u32 = 512;
 
 /// Consecutive device losses after which the engine gives up.
 const MAX_LOSSES: u32 = 3;
@@ -57,6 +74,7 @@ impl Engine {
             .map(|c| Prepared::new(c, &app))
             .collect::<Result<Vec<_>>>()?;
         let gpu = device::open(adapter)?;
+        let gpu_name = gpu.info.name.clone();
         let session = Session::new(&gpu, &app, &inst, batch, scratch_words)?;
         Ok(Engine {
             app,
@@ -67,8 +85,9 @@ impl Engine {
             adapter: adapter.map(str::to_string),
             batch,
             scratch_words,
-            timeout: Duration::from_secs(60),
+            timeout: Duration::from_secs(10),
             recreated: 0,
+            loop_limit: LoopLimit::learned(LoopLimit::ceiling_for(&gpu_name)),
         })
     }
 
@@ -139,44 +158,93 @@ impl Engine {
         }
     }
 
-    /// Seconds per run of a batch of `params`, the best of three.
-    fn seconds_per_run(&mut self, params: &RunParams) -> Result<f64> {
-        let n = self.batch_size().min(16);
-        let runs = vec![params.clone(); n];
-        self.run(&runs)?; // warm-up
-        let mut best = f64::MAX;
-        for _ in 0..3 {
+    /// Seconds per passing run of runs made by `make(seed)`, the best batch of up to four
+    /// (1, 2, 4, then 8 runs, after a warm-up run), measured before `until`. Batches with a
+    /// failing run do not count: a run that spins to the watchdog limit says nothing about the
+    /// application's time. Passing runs of the application teach the loop limit.
+    fn passing_run_time(
+        &mut self,
+        make: &dyn Fn(u64) -> RunParams,
+        until: Instant,
+    ) -> Result<Option<f64>> {
+        let mut best: Option<f64> = None;
+        let mut seed = 1;
+        for (round, n) in [1u64, 1, 2, 4, 8].into_iter().enumerate() {
+            // The warm-up and one measured batch always run: without them nothing is known.
+            if round > 1 && Instant::now() >= until {
+                break;
+            }
+            let runs: Vec<RunParams> = (seed..seed + n)
+                .map(|s| RunParams {
+                    watchdog_limit: self.loop_limit.limit(),
+                    ..make(s)
+                })
+                .collect();
+            seed += n;
             let start = Instant::now();
-            self.run(&runs)?;
-            best = best.min(start.elapsed().as_secs_f64() / n as f64);
+            let results = self.run(&runs)?;
+            let per_run = start.elapsed().as_secs_f64() / n as f64;
+            for r in results.iter().filter(|r| r.params.app_enabled) {
+                if r.outcome == Outcome::Pass {
+                    self.loop_limit.observe_pass(r.record.max_trips);
+                }
+            }
+            // Runs without the application check nothing of it: only their time counts.
+            let passed = |r: &RunResult| !r.params.app_enabled || r.outcome == Outcome::Pass;
+            if round > 0 && results.iter().all(passed) {
+                best = Some(best.map_or(per_run, |b: f64| b.min(per_run)));
+            }
         }
         Ok(best)
     }
 
     /// Stress iterations per thread that make stress last `ratio` times as long as the
-    /// application kernel, measured on this device: time the application alone, stress alone
-    /// at a probe count, and an empty dispatch for the fixed cost of a run.
-    pub fn calibrate(&mut self, settings: &Settings, ratio: f64) -> Result<u32> {
+    /// application kernel, measured on this device within `share`: time an empty dispatch
+    /// (the fixed cost of a run), the application alone and stress alone at a probe count.
+    pub fn calibrate(
+        &mut self,
+        settings: &Settings,
+        ratio: f64,
+        share: Duration,
+    ) -> Result<Calibration> {
         const PROBE: u32 = 256;
+        let start = Instant::now();
+        let until = start + share;
         let groups = self.session.app_groups();
         let mut probe = settings.clone();
         probe.iterations = PROBE;
-        let stress = RunParams::draw(1, &probe, groups);
         let mut quiet = settings.clone();
         quiet.strategy = Strategy::None;
-        let app_alone = RunParams::draw(1, &quiet, groups);
-        let empty = RunParams {
-            app_enabled: false,
-            ..app_alone.clone()
+        // Each step gets an equal share of what is left, the application alone the most.
+        let step =
+            |parts: u32| Instant::now() + until.saturating_duration_since(Instant::now()) / parts;
+        let t_app = self.passing_run_time(&|s| RunParams::draw(s, &quiet, groups), step(2))?;
+        let t_empty = self.passing_run_time(
+            &|s| RunParams {
+                app_enabled: false,
+                ..RunParams::draw(s, &quiet, groups)
+            },
+            step(2),
+        )?;
+        let t_stress = self.passing_run_time(
+            &|s| RunParams {
+                app_enabled: false,
+                ..RunParams::draw(s, &probe, groups)
+            },
+            until,
+        )?;
+        let iterations = match (t_app, t_empty, t_stress) {
+            (Some(app), Some(empty), Some(stress)) => {
+                let app = (app - empty).max(1e-7);
+                let stress = (stress - empty).max(1e-7);
+                (f64::from(PROBE) * ratio * app / stress).clamp(8.0, 65536.0) as u32
+            }
+            _ => FALLBACK_ITERATIONS,
         };
-        let stress_alone = RunParams {
-            app_enabled: false,
-            ..stress
-        };
-        let t_empty = self.seconds_per_run(&empty)?;
-        let t_app = (self.seconds_per_run(&app_alone)? - t_empty).max(1e-7);
-        let t_stress = (self.seconds_per_run(&stress_alone)? - t_empty).max(1e-7);
-        let iterations = f64::from(PROBE) * ratio * t_app / t_stress;
-        Ok(iterations.clamp(8.0, 65536.0) as u32)
+        Ok(Calibration {
+            iterations,
+            app_seconds: t_app,
+            seconds: start.elapsed().as_secs_f64(),
+        })
     }
 }

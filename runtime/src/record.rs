@@ -19,6 +19,8 @@ pub struct Record {
     pub postcondition: Event,
     pub watchdog: Event,
     pub stress_groups_ran: u32,
+    /// The most iterations any application loop ran.
+    pub max_trips: u32,
 }
 
 impl Record {
@@ -44,6 +46,7 @@ impl Record {
             postcondition: event(1),
             watchdog: event(2),
             stress_groups_ran: word(field(&manifest.results, "stress_groups_ran")),
+            max_trips: word(field(&manifest.results, "max_trips")),
         }
     }
 }

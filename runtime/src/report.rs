@@ -3,6 +3,9 @@
 use crate::runner::Summary;
 use std::fmt::Write;
 
+/// Shapes listed in the summary (the most failing first).
+const SHAPES_SHOWN: usize = 5;
+
 fn percent(x: f64) -> String {
     format!("{:.3}%", x * 100.0)
 }
@@ -26,10 +29,34 @@ pub fn table(s: &Summary) -> String {
             s.iterations
         ),
     );
+    if let Some(c) = &s.calibration {
+        let app = c.app_seconds.map_or("no passing run in time".into(), |t| {
+            format!("{:.3} ms a run", t * 1e3)
+        });
+        row(
+            "calibration",
+            format!("{:.2} s (application alone: {app})", c.seconds),
+        );
+    }
+    let longest = s.longest_passing_loop.map_or(String::new(), |n| {
+        format!("; the longest loop of a passing run: {n}")
+    });
+    row(
+        "loop limit",
+        format!(
+            "{} iterations ({}{longest})",
+            s.loop_limit,
+            if s.loop_limit_learned {
+                "learned from passing runs"
+            } else {
+                "not learned"
+            }
+        ),
+    );
     row(
         "runs",
         format!(
-            "{} in {:.2} s ({:.1} runs/s, {} per batch)",
+            "{} in {:.2} s ({:.1} runs/s, up to {} per batch)",
             st.runs, st.seconds, st.runs_per_second, s.batch
         ),
     );
@@ -51,9 +78,20 @@ pub fn table(s: &Summary) -> String {
                 "first failure",
                 format!("run {} after {:.3} s: {}", f.run, f.seconds, f.detail),
             );
-            row("replay", format!("--seed {} {}", f.seed, s.replay_options));
+            row("replay", format!("--seed {} {}", f.seed, f.replay));
         }
         None => row("first failure", "none".into()),
+    }
+    if s.shapes.len() > 1 {
+        for (i, shape) in s.shapes.iter().take(SHAPES_SHOWN).enumerate() {
+            row(
+                if i == 0 { "stress shapes" } else { "" },
+                format!(
+                    "{:>6} failures in {:>8} runs: {}",
+                    shape.failures, shape.runs, shape.shape
+                ),
+            );
+        }
     }
     row(
         "reproducibility",

@@ -1,10 +1,13 @@
 //! The run loop: batches of runs until the budget is spent or the user stops it, with a log
 //! line per batch and a live progress bar.
 
-use crate::engine::Engine;
+use crate::engine::{Calibration, Engine};
 use crate::error::Result;
 use crate::log::JsonLog;
-use crate::strategy::{run_seed, RunParams, Settings};
+use crate::pace::Pace;
+use crate::record::Outcome;
+use crate::shapes::{ShapeChooser, ShapeRecord};
+use crate::strategy::{run_seed, RunParams, Settings, Strategy};
 use crate::tally::{seed_text, Failure, Stats, Tally};
 use serde::Serialize;
 use serde_json::json;
@@ -12,46 +15,102 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// How long a session runs: a number of runs, a time, or whichever ends first.
+/// How long a session runs: a number of runs, a time, a number of failures, or whichever
+/// ends first.
 #[derive(Clone, Copy, Debug)]
 pub struct Budget {
     pub runs: Option<u64>,
     pub time: Option<Duration>,
+    /// Stop once this many runs failed (`--until-failures`).
+    pub failures: Option<u64>,
 }
 
 impl Budget {
-    /// Whether the runs added to `tally` since `from` (runs, time) spend this budget.
-    fn done(&self, tally: &Tally, from: (u64, Duration)) -> bool {
-        self.runs.is_some_and(|n| tally.runs - from.0 >= n)
-            || self.time.is_some_and(|t| tally.elapsed - from.1 >= t)
-    }
-
-    fn next_batch(&self, tally: &Tally, from: (u64, Duration), batch: usize) -> usize {
-        match self.runs {
-            Some(n) => batch.min((n - (tally.runs - from.0)) as usize),
-            None => batch,
-        }
-    }
-
-    /// A share of this budget: for interleaving several configurations in rounds.
+    /// A share of this budget: for interleaving several configurations in rounds. The failure
+    /// count is not shared: it counts a configuration's failures over all its rounds.
     pub fn share(&self, parts: u32) -> Budget {
         Budget {
             runs: self.runs.map(|n| n.div_ceil(u64::from(parts))),
             time: self.time.map(|t| t / parts),
+            failures: self.failures,
+        }
+    }
+
+    /// This budget less `spent` of its time (calibration's share, say).
+    pub fn less(&self, spent: Duration) -> Budget {
+        Budget {
+            time: self.time.map(|t| t.saturating_sub(spent)),
+            ..*self
         }
     }
 }
 
 #[derive(Clone)]
 pub struct RunConfig {
+    /// `iterations` is the calibrated (or given) count; adaptive arms scale it.
     pub settings: Settings,
     pub budget: Budget,
     /// Seeds of run i: `run_seed(master_seed, i)`.
     pub master_seed: u64,
     /// Replay: every run uses this seed's parameters.
     pub replay: Option<u64>,
+    /// Systematic stress draws each run's shape from the adaptive arms (false: the user fixed
+    /// the shape, every run uses `settings.shape`).
+    pub adaptive: bool,
+    /// What calibration measured before these runs, if it ran.
+    pub calibration: Option<Calibration>,
     pub progress: bool,
     pub stop: Arc<AtomicBool>,
+}
+
+/// One configuration's runs so far: their tally, the shapes they chose and the pace of its
+/// batches. Kept across the rounds of a comparison.
+pub struct Stream {
+    pub tally: Tally,
+    pub shapes: ShapeChooser,
+    pace: Pace,
+    /// Wall-clock time spent in `run_into`.
+    pub wall: Duration,
+}
+
+impl Stream {
+    pub fn new(config: &RunConfig, capacity: usize) -> Stream {
+        let settings = &config.settings;
+        let adaptive =
+            config.adaptive && config.replay.is_none() && settings.strategy == Strategy::Systematic;
+        let shapes = if adaptive {
+            ShapeChooser::adaptive(&settings.shape, config.master_seed)
+        } else {
+            ShapeChooser::fixed(settings.shape.clone())
+        };
+        Stream {
+            tally: Tally::default(),
+            shapes,
+            pace: Pace::new(capacity),
+            wall: Duration::ZERO,
+        }
+    }
+
+    /// The parameters of the next run: its arm's shape and iterations, the current loop limit.
+    fn draw(
+        &mut self,
+        seed: u64,
+        settings: &Settings,
+        groups: u32,
+        limit: u32,
+    ) -> (usize, RunParams) {
+        let index = self.shapes.choose();
+        let arm = &self.shapes.arms()[index];
+        let armed = Settings {
+            iterations: arm.iterations(settings.iterations),
+            ..settings.with_shape(&arm.shape)
+        };
+        let params = RunParams {
+            watchdog_limit: limit,
+            ..RunParams::draw(seed, &armed, groups)
+        };
+        (index, params)
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -61,15 +120,25 @@ pub struct Summary {
     pub strategy: String,
     pub shuffle: bool,
     pub buffer_shuffle: bool,
+    /// Calibrated (or given) stress iterations; adaptive arms run multiples of it.
     pub iterations: u32,
+    pub calibration: Option<Calibration>,
+    /// Runs and failures per stress shape (systematic stress).
+    pub shapes: Vec<ShapeRecord>,
+    /// The watchdog's loop limit at the end; whether passing runs taught it (else it is the
+    /// ceiling, or the limit the user gave), and the longest loop they ran.
+    pub loop_limit: u32,
+    pub loop_limit_learned: bool,
+    pub longest_passing_loop: Option<u32>,
+    /// The largest batch the session's buffers hold.
     pub batch: usize,
     pub master_seed: String,
     pub replay: Option<String>,
-    /// The `run` options that replay a failing run together with its `--seed`.
-    pub replay_options: String,
     pub interrupted: bool,
     /// Why the session ended early, if it did (a hang, say).
     pub aborted: Option<String>,
+    /// Wall-clock seconds of the runs (calibration's are in `calibration`).
+    pub wall_seconds: f64,
     #[serde(flatten)]
     pub stats: Stats,
 }
@@ -80,7 +149,7 @@ pub fn run(
     config: &RunConfig,
     mut log: Option<&mut JsonLog>,
 ) -> Result<Summary> {
-    let mut tally = Tally::default();
+    let mut stream = Stream::new(config, engine.batch_size());
     let bar = progress_bar(config);
     if let Some(log) = log.as_deref_mut() {
         log.write(&json!({
@@ -91,6 +160,8 @@ pub fn run(
             "shuffle": config.settings.shuffle,
             "iterations": config.settings.iterations,
             "shape": config.settings.shape,
+            "adaptive_shape": stream.shapes.is_adaptive(),
+            "calibration": config.calibration,
             "master_seed": seed_text(config.master_seed),
         }))?;
     }
@@ -98,12 +169,12 @@ pub fn run(
         engine,
         config,
         &config.budget,
-        &mut tally,
+        &mut stream,
         log.as_deref_mut(),
         &bar,
     )?;
     bar.finish_and_clear();
-    let summary = summarize(engine, config, &tally, aborted);
+    let summary = summarize(engine, config, &stream, aborted);
     if let Some(log) = log {
         let mut line = serde_json::to_value(&summary).expect("summary serializes");
         line["type"] = json!("summary");
@@ -115,7 +186,7 @@ pub fn run(
 pub fn summarize(
     engine: &Engine,
     config: &RunConfig,
-    tally: &Tally,
+    stream: &Stream,
     aborted: Option<String>,
 ) -> Summary {
     Summary {
@@ -125,49 +196,94 @@ pub fn summarize(
         shuffle: config.settings.shuffle,
         buffer_shuffle: config.settings.buffer_shuffle,
         iterations: config.settings.iterations,
+        calibration: config.calibration.clone(),
+        shapes: if config.settings.strategy == Strategy::Systematic {
+            stream.shapes.records()
+        } else {
+            Vec::new()
+        },
+        loop_limit: engine.loop_limit.limit(),
+        loop_limit_learned: engine.loop_limit.is_learned(),
+        longest_passing_loop: engine.loop_limit.seen,
         batch: engine.batch_size(),
         master_seed: seed_text(config.master_seed),
         replay: config.replay.map(seed_text),
-        replay_options: config.settings.replay_options(),
         interrupted: config.stop.load(Ordering::SeqCst),
         aborted,
-        stats: tally.stats(),
+        wall_seconds: stream.wall.as_secs_f64(),
+        stats: stream.tally.stats(),
     }
 }
 
-/// Adds runs to `tally` until `budget` more is spent or the user stops; returns why it
+/// Adds runs to `stream` until `budget` more is spent or the user stops; returns why it
 /// stopped early when an error (a hang, say) ended it. Run i of the tally uses seed
-/// `run_seed(master_seed, i)`, so a session continued in rounds draws the same seeds.
+/// `run_seed(master_seed, i)`, so a session continued in rounds draws the same seeds. Each
+/// batch is sized so that it ends before the budget's time does.
 pub fn run_into(
     engine: &mut Engine,
     config: &RunConfig,
     budget: &Budget,
-    tally: &mut Tally,
+    stream: &mut Stream,
     mut log: Option<&mut JsonLog>,
     bar: &indicatif::ProgressBar,
 ) -> Result<Option<String>> {
+    let started = Instant::now();
+    let aborted = paced_batches(engine, config, budget, stream, &mut log, bar, started);
+    stream.wall += started.elapsed();
+    aborted
+}
+
+fn paced_batches(
+    engine: &mut Engine,
+    config: &RunConfig,
+    budget: &Budget,
+    stream: &mut Stream,
+    log: &mut Option<&mut JsonLog>,
+    bar: &indicatif::ProgressBar,
+    started: Instant,
+) -> Result<Option<String>> {
     let groups = engine.session.app_groups();
-    let from = (tally.runs, tally.elapsed);
-    while !budget.done(tally, from) && !config.stop.load(Ordering::SeqCst) {
-        let n = budget.next_batch(tally, from, engine.batch_size());
-        let params: Vec<RunParams> = (0..n as u64)
+    let from = stream.tally.runs;
+    while !config.stop.load(Ordering::SeqCst)
+        && budget.failures.is_none_or(|n| stream.tally.failures() < n)
+    {
+        let time_left = budget.time.map(|t| t.saturating_sub(started.elapsed()));
+        let runs_left = budget
+            .runs
+            .map(|n| n.saturating_sub(stream.tally.runs - from));
+        let Some(n) = stream.pace.next(time_left, Duration::ZERO, runs_left) else {
+            break;
+        };
+        let limit = engine.loop_limit.limit();
+        let (arms, params): (Vec<usize>, Vec<RunParams>) = (0..n as u64)
             .map(|i| {
                 let seed = config
                     .replay
-                    .unwrap_or_else(|| run_seed(config.master_seed, tally.runs + i));
-                RunParams::draw(seed, &config.settings, groups)
+                    .unwrap_or_else(|| run_seed(config.master_seed, stream.tally.runs + i));
+                stream.draw(seed, &config.settings, groups, limit)
             })
-            .collect();
+            .unzip();
         let start = Instant::now();
         let results = match engine.run(&params) {
             Ok(r) => r,
             Err(e) => return Ok(Some(e.to_string())),
         };
-        let failures = tally.add(&results, start.elapsed(), &engine.inst.manifest);
-        if let Some(log) = log.as_deref_mut() {
-            log.write(&batch_line(config, tally, n, &failures, &results))?;
+        let elapsed = start.elapsed();
+        stream.pace.observe(n, elapsed);
+        for (arm, r) in arms.iter().zip(&results) {
+            stream.shapes.record(*arm, r.outcome.is_failure());
+            if r.outcome == Outcome::Pass {
+                engine.loop_limit.observe_pass(r.record.max_trips);
+            }
         }
-        update(bar, tally, config);
+        let replay = |run: &RunParams| config.settings.replay_options(run);
+        let failures = stream
+            .tally
+            .add(&results, elapsed, &engine.inst.manifest, &replay);
+        if let Some(log) = log.as_deref_mut() {
+            log.write(&batch_line(config, &stream.tally, n, &failures, &results))?;
+        }
+        update(bar, &stream.tally, config);
     }
     Ok(None)
 }

@@ -148,6 +148,21 @@ impl Sequence {
         self.0.is_empty()
     }
 
+    /// The sequence whose `bits()` are `bits`, `len` accesses long.
+    pub fn from_bits(bits: u32, len: u32) -> Result<Sequence, String> {
+        Sequence::new(
+            (0..len)
+                .map(|i| {
+                    if bits >> i & 1 == 1 {
+                        Access::Store
+                    } else {
+                        Access::Load
+                    }
+                })
+                .collect(),
+        )
+    }
+
     /// Every sequence of length 1 to `max`.
     pub fn all(max: usize) -> Vec<Sequence> {
         (1..=max.min(Self::MAX_LEN))
@@ -263,13 +278,14 @@ pub struct Settings {
 }
 
 impl Settings {
-    /// The `wgstress run` options that, with `--seed`, replay a run of these settings:
-    /// everything a run's parameters are drawn from.
-    pub fn replay_options(&self) -> String {
+    /// The `wgstress run` options that, with `--seed`, replay `run` (a run of these settings):
+    /// everything its parameters are drawn from, with the stress shape, iterations and loop
+    /// limit it actually ran with (the adaptive shape and the learned limit change per run).
+    pub fn replay_options(&self, run: &RunParams) -> String {
         let mut options = vec![format!("--strategy {}", self.strategy)];
         if self.strategy != Strategy::None {
             let (lo, hi) = self.stress_fraction;
-            options.push(format!("--iterations {}", self.iterations));
+            options.push(format!("--iterations {}", run.iterations));
             options.push(format!("--stress-fraction {lo}-{hi}"));
             if self.placement != Placement::default() {
                 options.push(format!("--stress-placement {}", self.placement));
@@ -277,10 +293,11 @@ impl Settings {
         }
         match self.strategy {
             Strategy::Systematic => {
-                let shape = &self.shape;
-                options.push(format!("--sequence '{}'", shape.sequence));
-                options.push(format!("--spread {}", shape.spread));
-                options.push(format!("--patch-words {}", shape.patch_words));
+                let sequence = Sequence::from_bits(run.sequence, run.sequence_len)
+                    .map_or_else(|e| e, |s| s.to_string());
+                options.push(format!("--sequence '{sequence}'"));
+                options.push(format!("--spread {}", run.patches.len()));
+                options.push(format!("--patch-words {}", run.patch_words));
             }
             Strategy::Cache => options.push(format!("--cache-mib {}", self.cache_words >> 18)),
             Strategy::None | Strategy::Random => {}
@@ -291,8 +308,16 @@ impl Settings {
         if !self.buffer_shuffle {
             options.push("--buffer-shuffle off".into());
         }
-        options.push(format!("--watchdog-limit {}", self.watchdog_limit));
+        options.push(format!("--watchdog-limit {}", run.watchdog_limit));
         options.join(" ")
+    }
+
+    /// These settings with systematic stress of `shape`.
+    pub fn with_shape(&self, shape: &StressShape) -> Settings {
+        Settings {
+            shape: shape.clone(),
+            ..self.clone()
+        }
     }
 }
 
@@ -467,5 +492,9 @@ mod tests {
         assert_eq!(s.bits(), 0b110);
         assert!("ld;xx".parse::<Sequence>().is_err());
         assert_eq!(Sequence::all(5).len(), 2 + 4 + 8 + 16 + 32);
+        for sequence in Sequence::all(5) {
+            let back = Sequence::from_bits(sequence.bits(), sequence.len() as u32).unwrap();
+            assert_eq!(back, sequence);
+        }
     }
 }

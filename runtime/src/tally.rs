@@ -3,6 +3,7 @@
 use crate::engine::RunResult;
 use crate::record::Outcome;
 use crate::stats::{reproducibility, wilson_95};
+use crate::strategy::RunParams;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -16,6 +17,8 @@ pub struct Failure {
     pub seed: String,
     pub outcome: Outcome,
     pub detail: String,
+    /// The `wgstress run` options that, with `--seed`, replay this run.
+    pub replay: String,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -41,12 +44,14 @@ impl Tally {
             .sum()
     }
 
-    /// Adds a batch that took `elapsed`; returns the batch's failures, described.
+    /// Adds a batch that took `elapsed`; returns the batch's failures, described, each with
+    /// the options that `replay` gives for its parameters.
     pub fn add(
         &mut self,
         results: &[RunResult],
         elapsed: Duration,
         manifest: &Manifest,
+        replay: &dyn Fn(&RunParams) -> String,
     ) -> Vec<Failure> {
         let mut failures = Vec::new();
         for (i, r) in results.iter().enumerate() {
@@ -61,6 +66,7 @@ impl Tally {
                     seed: seed_text(r.params.seed),
                     outcome: r.outcome.clone(),
                     detail: describe(r, manifest),
+                    replay: replay(&r.params),
                 });
             }
         }
@@ -92,6 +98,7 @@ impl Tally {
             },
             interval_95: [low, high],
             reproducibility: reproducibility(failures as f64),
+            time_to_first_failure: self.first_failure.as_ref().map(|f| f.seconds),
             first_failure: self.first_failure.clone(),
             stress_groups_ran: self.stress_groups_ran,
         }
@@ -111,6 +118,8 @@ pub struct Stats {
     pub interval_95: [f64; 2],
     /// 1 - e^(-failures): the chance that another session of the same budget fails too.
     pub reproducibility: f64,
+    /// Seconds of runs before the first failure ended (calibration not counted).
+    pub time_to_first_failure: Option<f64>,
     pub first_failure: Option<Failure>,
     pub stress_groups_ran: u64,
 }

@@ -1,4 +1,4 @@
-use super::run::{stop_flag, Common};
+use super::run::{exit_now, stop_flag, Common};
 use super::select::{load, AppArgs};
 use anyhow::Result;
 use std::path::PathBuf;
@@ -44,18 +44,21 @@ pub fn run(args: Args) -> Result<ExitCode> {
     strategies.dedup();
     let mut configs = Vec::new();
     for strategy in strategies {
-        let mut settings = args.common.settings(strategy, false, &shape);
-        settings.iterations = args.common.iterations(&mut engine, &settings)?;
+        let mut settings = args.common.settings(strategy, false, &shape, &engine);
+        let (iterations, calibration) = args.common.calibrate(&mut engine, &settings, &budget)?;
+        settings.iterations = iterations;
         for &shuffle in shuffles {
-            configs.push(wgstress_runtime::strategy::Settings {
+            let settings = wgstress_runtime::strategy::Settings {
                 shuffle,
                 ..settings.clone()
-            });
+            };
+            configs.push((settings, calibration.clone()));
         }
     }
     let plan = Plan {
         configs,
         budget,
+        adaptive: args.common.adaptive(),
         rounds: args.rounds.max(1),
         master_seed: args.common.master_seed(),
         progress: !args.common.json,
@@ -70,8 +73,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
         print!("{}", compare::table(&result));
         println!("chart: {}", args.svg.display());
     }
-    Ok(if result.aborted.is_some() {
-        ExitCode::from(2)
+    if result.aborted.is_some() {
+        exit_now(2);
+    }
+    Ok(if result.rows.iter().any(|r| r.stats.failures > 0) {
+        ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     })

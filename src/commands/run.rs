@@ -5,10 +5,14 @@ use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
-use wgstress_runtime::engine::Engine;
+use wgstress_runtime::engine::{Calibration, Engine};
 use wgstress_runtime::log::JsonLog;
+use wgstress_runtime::loop_limit::LoopLimit;
 use wgstress_runtime::runner::{self, Budget, RunConfig};
 use wgstress_runtime::strategy::{Placement, Sequence, Settings, Strategy, StressShape};
+
+/// Calibration's share of a budget is at most this.
+const CALIBRATION_CAP: Duration = Duration::from_secs(10);
 
 /// Options shared by `run` and `compare`.
 #[derive(clap::Args, Clone)]
@@ -31,12 +35,17 @@ pub struct Common {
     /// How long stress lasts relative to the application kernel, when measured
     #[arg(long, default_value_t = 1.0)]
     pub stress_ratio: f64,
-    /// Loop iterations after which the watchdog ends a loop
-    #[arg(long, default_value_t = 1 << 20)]
-    pub watchdog_limit: u32,
-    /// Seconds a batch may take before it is reported as a hang
-    #[arg(long, default_value_t = 60.0)]
+    /// Loop iterations after which the watchdog ends a loop; when left out, learned from
+    /// passing runs (16 times the longest loop seen, within 4,096 and 2^20, 30,000 on llvmpipe)
+    #[arg(long)]
+    pub watchdog_limit: Option<u32>,
+    /// Seconds a batch may take before it is reported as a hang (batches are sized to last
+    /// about a quarter second)
+    #[arg(long, default_value_t = 10.0)]
     pub timeout: f64,
+    /// Stop once this many runs failed
+    #[arg(long)]
+    pub until_failures: Option<u64>,
     /// Stressing workgroups per run, as a fraction of the application's, drawn in LO-HI
     #[arg(long, default_value = "0.15-0.5", value_parser = parse_range)]
     pub stress_fraction: (f64, f64),
@@ -129,6 +138,9 @@ impl Common {
         if self.batch == 0 {
             bail!("--batch must be at least 1");
         }
+        if self.until_failures == Some(0) {
+            bail!("--until-failures must be at least 1");
+        }
         let runs = if self.runs.is_none() && self.time.is_none() {
             Some(1000)
         } else {
@@ -137,6 +149,7 @@ impl Common {
         Ok(Budget {
             runs,
             time: self.time.map(Duration::from_secs_f64),
+            failures: self.until_failures,
         })
     }
 
@@ -165,14 +178,21 @@ impl Common {
         Ok(shape)
     }
 
-    pub fn settings(&self, strategy: Strategy, shuffle: bool, shape: &StressShape) -> Settings {
+    /// Settings for `strategy`; `iterations` is 0 until `calibrated` sets it.
+    pub fn settings(
+        &self,
+        strategy: Strategy,
+        shuffle: bool,
+        shape: &StressShape,
+        engine: &Engine,
+    ) -> Settings {
         Settings {
             strategy,
             shuffle,
             shape: shape.clone(),
             iterations: self.iterations.unwrap_or(0),
             cache_words: self.cache_mib.saturating_mul(1 << 18),
-            watchdog_limit: self.watchdog_limit,
+            watchdog_limit: engine.loop_limit.limit(),
             stress_fraction: self.stress_fraction,
             placement: self.stress_placement,
             buffer_shuffle: self.buffer_shuffle,
@@ -186,6 +206,9 @@ impl Common {
             .max(StressShape::default().patch_count * 64);
         let mut engine = Engine::new(app, self.adapter.as_deref(), self.batch, scratch)?;
         engine.timeout = Duration::from_secs_f64(self.timeout.max(0.001));
+        if let Some(limit) = self.watchdog_limit {
+            engine.loop_limit = LoopLimit::fixed(limit);
+        }
         eprintln!("wgstress: {} on {}", engine.app.name, engine.gpu.describe());
         if let Some(caveat) = wgstress_runtime::device::caveat(&engine.gpu.info.name) {
             eprintln!("wgstress: note: {caveat}");
@@ -193,20 +216,42 @@ impl Common {
         Ok(engine)
     }
 
-    /// The stress iterations to use: given, or measured on the device.
-    pub fn iterations(&self, engine: &mut Engine, settings: &Settings) -> Result<u32> {
+    /// Whether systematic stress adapts its shape per run: unless the user set it.
+    pub fn adaptive(&self) -> bool {
+        self.sequence.is_none() && self.spread.is_none() && self.patch_words.is_none()
+    }
+
+    /// The stress iterations to use: given, or calibrated on the device within a share of
+    /// the budget (a tenth of its time, at most 10 s).
+    pub fn calibrate(
+        &self,
+        engine: &mut Engine,
+        settings: &Settings,
+        budget: &Budget,
+    ) -> Result<(u32, Option<Calibration>)> {
         if settings.strategy == Strategy::None {
-            return Ok(0);
+            return Ok((0, None));
         }
         if let Some(n) = self.iterations {
-            return Ok(n);
+            return Ok((n, None));
         }
-        let n = engine.calibrate(settings, self.stress_ratio)?;
+        let share = budget
+            .time
+            .map_or(CALIBRATION_CAP, |t| (t / 10).min(CALIBRATION_CAP));
+        let c = engine.calibrate(settings, self.stress_ratio, share)?;
         eprintln!(
-            "wgstress: {} stress: {n} iterations per thread, measured to last {}x the application",
-            settings.strategy, self.stress_ratio
+            "wgstress: {} stress: {} iterations per thread, calibrated in {:.2} s to last {}x the application{}",
+            settings.strategy,
+            c.iterations,
+            c.seconds,
+            self.stress_ratio,
+            if c.app_seconds.is_none() {
+                " (no passing run of the application in time: the default count)"
+            } else {
+                ""
+            }
         );
-        Ok(n)
+        Ok((c.iterations, Some(c)))
     }
 
     pub fn log(&self) -> Result<Option<JsonLog>> {
@@ -253,13 +298,19 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let shape = args.common.shape(&engine)?;
     let mut settings = args
         .common
-        .settings(args.strategy, !args.no_shuffle, &shape);
-    settings.iterations = args.common.iterations(&mut engine, &settings)?;
+        .settings(args.strategy, !args.no_shuffle, &shape, &engine);
+    let (iterations, calibration) = args.common.calibrate(&mut engine, &settings, &budget)?;
+    settings.iterations = iterations;
+    let spent = calibration
+        .as_ref()
+        .map_or(Duration::ZERO, |c| Duration::from_secs_f64(c.seconds));
     let config = RunConfig {
         settings,
-        budget,
+        budget: budget.less(spent),
         master_seed: args.common.master_seed(),
         replay: args.seed,
+        adaptive: args.common.adaptive(),
+        calibration,
         progress: !args.common.json,
         stop: stop_flag(),
     };
@@ -270,11 +321,21 @@ pub fn run(args: Args) -> Result<ExitCode> {
     } else {
         print!("{}", wgstress_runtime::report::table(&summary));
     }
-    Ok(if summary.aborted.is_some() {
-        ExitCode::from(2)
-    } else if summary.stats.failures > 0 {
+    if summary.aborted.is_some() {
+        exit_now(2);
+    }
+    Ok(if summary.stats.failures > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Ends the process at once, the summary printed and the log written: after a hang the GPU
+/// may still be running the batch, and dropping the device would wait for it.
+pub fn exit_now(code: i32) -> ! {
+    use std::io::Write;
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().flush();
+    std::process::exit(code)
 }

@@ -1,0 +1,129 @@
+//! The watchdog's loop limit, learned from passing runs.
+//!
+//! A spin-wait that never ends (a lost task, a flag never set) runs to the limit in every
+//! failing run; with a fixed limit of 2^20 polls that is about a second a run on an H100,
+//! and a batch of them outlasts any hang timeout. The limit is instead the highest trip count
+//! any loop reached in a passing run, times a margin, within a floor and a ceiling: a loop
+//! that never ends is cut within a few times the longest wait the application ever needed.
+
+use serde::Serialize;
+
+/// Trip counts seen in passing runs and the limit they give.
+#[derive(Clone, Debug, Serialize)]
+pub struct LoopLimit {
+    /// The highest limit ever used: the device's ceiling, or what the user asked for.
+    pub ceiling: u32,
+    /// Learned: the highest trip count in a passing run, if any run passed yet.
+    pub seen: Option<u32>,
+    /// Passing runs that taught it.
+    pub passing: u64,
+    /// Whether the limit follows what was seen (false: the user fixed it).
+    pub learning: bool,
+}
+
+/// The limit is the longest passing wait times this.
+pub const MARGIN: u32 = 16;
+/// The lowest learned limit: short loops stay far from it whatever they saw.
+pub const FLOOR: u32 = 4096;
+/// Passing runs needed before the limit drops below the ceiling: stress and scheduling
+/// lengthen waits, and a few runs have not seen the long ones.
+pub const MIN_PASSING: u64 = 16;
+
+/// The ceiling on a GPU: 2^20 polls.
+pub const GPU_CEILING: u32 = 1 << 20;
+/// The ceiling on llvmpipe, whose shared loop limiter ends every loop of an invocation after
+/// 65,535 iterations in all, silently: below it, an endless loop is reported at its line.
+pub const LLVMPIPE_CEILING: u32 = 30_000;
+
+impl LoopLimit {
+    /// A limit learned below `ceiling`.
+    pub fn learned(ceiling: u32) -> LoopLimit {
+        LoopLimit {
+            ceiling: ceiling.max(1),
+            seen: None,
+            passing: 0,
+            learning: true,
+        }
+    }
+
+    /// A limit the user fixed.
+    pub fn fixed(limit: u32) -> LoopLimit {
+        LoopLimit {
+            learning: false,
+            ..LoopLimit::learned(limit)
+        }
+    }
+
+    /// The ceiling for an adapter.
+    pub fn ceiling_for(adapter_name: &str) -> u32 {
+        if adapter_name.contains("llvmpipe") {
+            LLVMPIPE_CEILING
+        } else {
+            GPU_CEILING
+        }
+    }
+
+    /// Learns from a passing run whose loops reached at most `trips` iterations.
+    pub fn observe_pass(&mut self, trips: u32) {
+        self.passing += 1;
+        self.seen = Some(self.seen.map_or(trips, |s| s.max(trips)));
+    }
+
+    /// Whether the limit now follows what passing runs showed.
+    pub fn is_learned(&self) -> bool {
+        self.learning && self.seen.is_some() && self.passing >= MIN_PASSING
+    }
+
+    /// The limit for the next runs.
+    pub fn limit(&self) -> u32 {
+        match self.seen {
+            Some(seen) if self.is_learned() => seen
+                .saturating_mul(MARGIN)
+                .clamp(FLOOR.min(self.ceiling), self.ceiling),
+            _ => self.ceiling,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_ceiling_holds_until_enough_runs_passed() {
+        let mut limit = LoopLimit::learned(GPU_CEILING);
+        for _ in 0..MIN_PASSING - 1 {
+            limit.observe_pass(500);
+        }
+        assert_eq!(limit.limit(), GPU_CEILING);
+        limit.observe_pass(700);
+        assert_eq!(limit.limit(), 700 * MARGIN);
+    }
+
+    #[test]
+    fn the_limit_stays_within_floor_and_ceiling() {
+        let mut short = LoopLimit::learned(GPU_CEILING);
+        let mut long = LoopLimit::learned(LLVMPIPE_CEILING);
+        for _ in 0..MIN_PASSING {
+            short.observe_pass(3);
+            long.observe_pass(20_000);
+        }
+        assert_eq!(short.limit(), FLOOR);
+        assert_eq!(long.limit(), LLVMPIPE_CEILING);
+    }
+
+    #[test]
+    fn a_fixed_limit_does_not_learn() {
+        let mut limit = LoopLimit::fixed(123);
+        for _ in 0..100 {
+            limit.observe_pass(5);
+        }
+        assert_eq!(limit.limit(), 123);
+    }
+
+    #[test]
+    fn llvmpipe_gets_a_ceiling_below_its_loop_limiter() {
+        assert!(LoopLimit::ceiling_for("llvmpipe (LLVM 15.0.6, 256 bits)") < 65_535);
+        assert_eq!(LoopLimit::ceiling_for("NVIDIA H100 80GB HBM3"), GPU_CEILING);
+    }
+}

@@ -1,0 +1,172 @@
+//! Budgets and hangs (issue 13), on lavapipe: an endless loop is reported at its line under
+//! default options, a time budget holds, a hanging kernel ends the process with status 2 and
+//! its summary saved, and `--until-failures` stops early.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+fn fixture(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+/// Runs wgstress in `dir`; returns its output and how long it took.
+fn wgstress(args: &[&str], dir: &Path) -> (Output, Duration) {
+    let start = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_wgstress"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("wgstress runs");
+    (out, start.elapsed())
+}
+
+fn summary(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: stdout {} stderr {}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+#[test]
+fn an_endless_loop_is_a_watchdog_outcome_at_its_line_by_default() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, _) = wgstress(
+        &["run", &fixture("endless.toml"), "--runs", "4", "--json"],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let s = summary(&out);
+    assert_eq!(s["counts"]["watchdog"], 4, "{s}");
+    let detail = s["first_failure"]["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("endless.wgsl:6:5"),
+        "the watchdog names the loop: {detail}"
+    );
+}
+
+#[test]
+fn a_time_budget_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let (quick, startup) = wgstress(
+        &[
+            "run",
+            &fixture("counter.toml"),
+            "--runs",
+            "1",
+            "--iterations",
+            "8",
+            "--no-log",
+        ],
+        dir.path(),
+    );
+    assert_eq!(quick.status.code(), Some(0));
+    let (out, took) = wgstress(
+        &[
+            "run",
+            &fixture("counter.toml"),
+            "--time",
+            "5",
+            "--json",
+            "--no-log",
+        ],
+        dir.path(),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s = summary(&out);
+    let calibration = s["calibration"]["seconds"].as_f64().unwrap();
+    let runs = s["wall_seconds"].as_f64().unwrap();
+    assert!(calibration <= 0.6, "calibration took {calibration} s of 5");
+    assert!(
+        calibration + runs <= 5.5,
+        "calibration {calibration} s + runs {runs} s past 5 s + 10%"
+    );
+    assert!(runs >= 4.0, "the budget was spent: {runs} s");
+    // The whole process: the budget plus what one run's start-up and teardown take.
+    let limit = Duration::from_secs_f64(5.5) + startup + Duration::from_secs(1);
+    assert!(took <= limit, "took {took:?}, more than {limit:?}");
+}
+
+#[test]
+fn a_hanging_kernel_ends_the_process_with_status_2_and_the_summary_saved() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("hang.jsonl");
+    let (out, took) = wgstress(
+        &[
+            "run",
+            &fixture("slow.toml"),
+            "--strategy",
+            "none",
+            "--runs",
+            "10",
+            "--timeout",
+            "2",
+            "--json",
+            "--log",
+            log.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(took < Duration::from_secs(20), "took {took:?}");
+    let s = summary(&out);
+    assert!(
+        s["aborted"]
+            .as_str()
+            .unwrap()
+            .contains("did not finish a batch"),
+        "{s}"
+    );
+    let text = std::fs::read_to_string(&log).unwrap();
+    let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    assert_eq!(last["type"], "summary");
+    assert_eq!(last["aborted"], s["aborted"]);
+}
+
+#[test]
+fn until_failures_stops_once_enough_runs_failed() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, _) = wgstress(
+        &[
+            "run",
+            &fixture("racy.toml"),
+            "--time",
+            "60",
+            "--until-failures",
+            "3",
+            "--iterations",
+            "8",
+            "--json",
+            "--no-log",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let s = summary(&out);
+    let failures = s["failures"].as_u64().unwrap();
+    assert!(failures >= 3, "{s}");
+    assert!(s["wall_seconds"].as_f64().unwrap() < 30.0, "{s}");
+    let first = s["time_to_first_failure"].as_f64().unwrap();
+    assert!(
+        first > 0.0 && first <= s["seconds"].as_f64().unwrap(),
+        "{s}"
+    );
+}
