@@ -170,3 +170,36 @@ fn until_failures_stops_once_enough_runs_failed() {
         "{s}"
     );
 }
+
+#[test]
+fn once_the_watchdog_stops_a_loop_the_other_spinners_leave_early() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, _) = wgstress(
+        &[
+            "run",
+            &fixture("spinners.toml"),
+            "--runs",
+            "2",
+            "--strategy",
+            "none",
+            "--json",
+            "--no-log",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let s = summary(&out);
+    let detail = s["first_failure"]["detail"].as_str().unwrap();
+    // "..., N time(s); first by ...": how many of the 4,096 spinning invocations reached the
+    // limit themselves; the others saw the watchdog's event and left.
+    let times: u32 = detail
+        .split(" time(s)")
+        .next()
+        .and_then(|head| head.rsplit(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{detail}"));
+    assert!(
+        (1..1024).contains(&times),
+        "{times} of 4096 reached the limit: {detail}"
+    );
+}

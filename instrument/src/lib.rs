@@ -10,6 +10,7 @@
 //! assert_eq!(result.manifest.bind_group, 1);
 //! ```
 
+mod barriers;
 mod builder;
 mod entry;
 mod error;
@@ -153,6 +154,9 @@ fn instrument(mut module: Module, source: Option<&str>, options: &Options) -> Re
     });
     let watchdog = watchdog::Watchdog {
         check: imported.function("wgstress_watchdog"),
+        stopped: imported.function("wgstress_stopped"),
+        stopped_uniform: imported.function("wgstress_stopped_uniform"),
+        needs: barriers::FunctionNeeds::of_module(&module),
         u32_type,
     };
     let mut instrument_function = |function: &mut naga::Function, name: &str| {

@@ -59,6 +59,10 @@ var<private> wgstress_group: vec3<u32>;
 var<private> wgstress_local: vec3<u32>;
 // The most iterations any loop of this invocation ran, for `max_trips`.
 var<private> wgstress_trips: u32;
+// The application's local invocation index.
+var<private> wgstress_index: u32;
+// Whether the watchdog stopped a loop in this run, as the workgroup last read it.
+var<workgroup> wgstress_stop: u32;
 
 fn wgstress_record(kind: u32, site: u32) {
     let before = atomicAdd(&wgstress_results.events[kind].count, 1u);
@@ -88,6 +92,22 @@ fn wgstress_watchdog(iterations: u32, loop_id: u32) -> bool {
     }
     wgstress_record(2u, loop_id);
     return true;
+}
+
+// Whether the watchdog has stopped some loop of this run: then every other loop leaves too,
+// instead of each spinning to the limit on its own (in a lock convoy of 132 workgroups that
+// is 132 times as long). For loops without barriers: a branch on it may be non-uniform.
+fn wgstress_stopped() -> bool {
+    return atomicLoad(&wgstress_results.events[2].count) > 0u;
+}
+
+// The same for loops with barriers, which are in uniform control flow: one invocation reads
+// it, the workgroup leaves together.
+fn wgstress_stopped_uniform() -> bool {
+    if wgstress_index == 0u {
+        wgstress_stop = atomicLoad(&wgstress_results.events[2].count);
+    }
+    return workgroupUniformLoad(&wgstress_stop) > 0u;
 }
 
 // Epilogue of the application: publishes this invocation's longest loop, so the runtime can
@@ -262,6 +282,7 @@ fn wgstress_enter(group: vec3<u32>, groups: vec3<u32>, local: vec3<u32>, local_i
     let size = wgstress_params.app_groups;
     wgstress_group = vec3<u32>(app % size.x, (app / size.x) % size.y, app / (size.x * size.y));
     wgstress_local = local;
+    wgstress_index = local_index;
     return vec4<u32>(wgstress_group, 1u);
 }
 

@@ -232,7 +232,10 @@ fn the_suite_runs_and_the_search_chooses_by_algorithm_1() {
         assert_eq!(r.counts.incoherent, 0, "{}: {:?}", r.name, r.violations);
     }
     let summary = summarise(&results, 0.95, 1.0);
-    assert_eq!(summary.mutants, results.iter().filter(|r| r.is_mutant()).count());
+    assert_eq!(
+        summary.mutants,
+        results.iter().filter(|r| r.is_mutant()).count()
+    );
     let space = Space {
         testing_groups: vec![4, 8],
         workgroup_size: 32,
