@@ -3,6 +3,7 @@
 //! Exit status: 0 when every run passed, 1 when some run failed, 2 on bad input or an error.
 
 mod commands;
+mod present;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

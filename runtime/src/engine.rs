@@ -33,6 +33,9 @@ pub struct Engine {
     pub timeout: Duration,
     /// Times the device was lost and recreated.
     pub recreated: u32,
+    /// What the driver said when the device was last lost and recreated, until the caller
+    /// takes it to report it.
+    pub lost: Option<String>,
 }
 
 /// Consecutive device losses after which the engine gives up.
@@ -69,6 +72,7 @@ impl Engine {
             scratch_words,
             timeout: Duration::from_secs(60),
             recreated: 0,
+            lost: None,
         })
     }
 
@@ -116,7 +120,7 @@ impl Engine {
             }
             Err(Error::DeviceLost(message)) if self.recreated < MAX_LOSSES => {
                 self.recreated += 1;
-                eprintln!("wgstress: device lost ({message}); recreating it");
+                self.lost = Some(message);
                 self.gpu = device::open(self.adapter.as_deref())?;
                 self.session = Session::new(
                     &self.gpu,

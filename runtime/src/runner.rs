@@ -1,5 +1,5 @@
 //! The run loop: batches of runs until the budget is spent or the user stops it, with a log
-//! line per batch and a live progress bar.
+//! line per batch and an event per batch for whoever shows progress.
 
 use crate::engine::Engine;
 use crate::error::Result;
@@ -50,8 +50,20 @@ pub struct RunConfig {
     pub master_seed: u64,
     /// Replay: every run uses this seed's parameters.
     pub replay: Option<u64>,
-    pub progress: bool,
     pub stop: Arc<AtomicBool>,
+}
+
+/// What the run loop reports as it goes; the library prints nothing itself.
+#[derive(Clone, Copy, Debug)]
+pub enum Event<'a> {
+    /// A batch finished: its runs, how many of them failed, and how long it took.
+    Batch {
+        runs: u64,
+        failures: u64,
+        elapsed: Duration,
+    },
+    /// The device was lost and recreated; the runs of the batch in flight count as lost.
+    DeviceLost(&'a str),
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -79,19 +91,22 @@ pub fn run(
     engine: &mut Engine,
     config: &RunConfig,
     mut log: Option<&mut JsonLog>,
+    on_event: &mut dyn FnMut(Event),
 ) -> Result<Summary> {
     let mut tally = Tally::default();
-    let bar = progress_bar(config);
     if let Some(log) = log.as_deref_mut() {
         log.write(&json!({
             "type": "start",
+            "command": "run",
             "app": engine.app.name,
             "adapter": engine.gpu.describe(),
             "strategy": config.settings.strategy,
             "shuffle": config.settings.shuffle,
             "iterations": config.settings.iterations,
             "shape": config.settings.shape,
+            "options": config.settings.replay_options(),
             "master_seed": seed_text(config.master_seed),
+            "replay": config.replay.map(seed_text),
         }))?;
     }
     let aborted = run_into(
@@ -100,9 +115,8 @@ pub fn run(
         &config.budget,
         &mut tally,
         log.as_deref_mut(),
-        &bar,
+        on_event,
     )?;
-    bar.finish_and_clear();
     let summary = summarize(engine, config, &tally, aborted);
     if let Some(log) = log {
         let mut line = serde_json::to_value(&summary).expect("summary serializes");
@@ -144,7 +158,7 @@ pub fn run_into(
     budget: &Budget,
     tally: &mut Tally,
     mut log: Option<&mut JsonLog>,
-    bar: &indicatif::ProgressBar,
+    on_event: &mut dyn FnMut(Event),
 ) -> Result<Option<String>> {
     let groups = engine.session.app_groups();
     let from = (tally.runs, tally.elapsed);
@@ -159,15 +173,24 @@ pub fn run_into(
             })
             .collect();
         let start = Instant::now();
-        let results = match engine.run(&params) {
+        let results = engine.run(&params);
+        if let Some(message) = engine.lost.take() {
+            on_event(Event::DeviceLost(&message));
+        }
+        let results = match results {
             Ok(r) => r,
             Err(e) => return Ok(Some(e.to_string())),
         };
-        let failures = tally.add(&results, start.elapsed(), &engine.inst.manifest);
+        let elapsed = start.elapsed();
+        let failures = tally.add(&results, elapsed, &engine.inst.manifest);
         if let Some(log) = log.as_deref_mut() {
             log.write(&batch_line(config, tally, n, &failures, &results))?;
         }
-        update(bar, tally, config);
+        on_event(Event::Batch {
+            runs: n as u64,
+            failures: failures.len() as u64,
+            elapsed,
+        });
     }
     Ok(None)
 }
@@ -194,26 +217,4 @@ fn batch_line(
         "counts": tally.stats().counts,
         "failures": failing,
     })
-}
-
-pub fn progress_bar(config: &RunConfig) -> indicatif::ProgressBar {
-    if !config.progress {
-        return indicatif::ProgressBar::hidden();
-    }
-    let (len, template) = match (config.budget.runs, config.budget.time) {
-        (Some(n), _) => (n, "{bar:40} {pos}/{len} runs, {per_sec}, eta {eta} {msg}"),
-        (None, Some(t)) => (t.as_secs().max(1), "{bar:40} {pos}/{len} s, {msg}"),
-        (None, None) => (0, "{pos} runs {msg}"),
-    };
-    let bar = indicatif::ProgressBar::new(len);
-    bar.set_style(indicatif::ProgressStyle::with_template(template).expect("template"));
-    bar
-}
-
-fn update(bar: &indicatif::ProgressBar, tally: &Tally, config: &RunConfig) {
-    match config.budget.runs {
-        Some(_) => bar.set_position(tally.runs),
-        None => bar.set_position(tally.elapsed.as_secs()),
-    }
-    bar.set_message(format!("failures: {}", tally.failures()));
 }

@@ -4,7 +4,9 @@ use anyhow::Result;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use wgstress_runtime::compare::{self, Plan};
+use wgstress_runtime::runner::Budget;
 use wgstress_runtime::strategy::Strategy;
+use crate::present::progress::Progress;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -58,16 +60,23 @@ pub fn run(args: Args) -> Result<ExitCode> {
         budget,
         rounds: args.rounds.max(1),
         master_seed: args.common.master_seed(),
-        progress: !args.common.json,
         stop: stop_flag(),
     };
     let mut log = args.common.log()?;
-    let result = compare::run(&mut engine, &plan, log.as_mut())?;
-    compare::chart(&result, &args.svg)?;
+    let total = Budget {
+        runs: budget.runs.map(|r| r * plan.configs.len() as u64),
+        time: budget.time.map(|t| t * plan.configs.len() as u32),
+    };
+    let mut progress = Progress::runs(&total, !args.common.json, true);
+    let result = compare::run(&mut engine, &plan, log.as_mut(), &mut |e| {
+        progress.on_event(e)
+    })?;
+    progress.finish();
+    crate::present::chart::chart(&result, &args.svg)?;
     if args.common.json {
         println!("{}", serde_json::to_string_pretty(&result)?);
     } else {
-        print!("{}", compare::table(&result));
+        print!("{}", crate::present::comparison::table(&result));
         println!("chart: {}", args.svg.display());
     }
     Ok(if result.aborted.is_some() {

@@ -1,4 +1,5 @@
 use super::select::{load, AppArgs};
+use crate::present::progress::Progress;
 use anyhow::{bail, Result};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -260,15 +261,18 @@ pub fn run(args: Args) -> Result<ExitCode> {
         budget,
         master_seed: args.common.master_seed(),
         replay: args.seed,
-        progress: !args.common.json,
         stop: stop_flag(),
     };
     let mut log = args.common.log()?;
-    let summary = runner::run(&mut engine, &config, log.as_mut())?;
+    let mut progress = Progress::runs(&config.budget, !args.common.json, true);
+    let summary = runner::run(&mut engine, &config, log.as_mut(), &mut |e| {
+        progress.on_event(e)
+    })?;
+    progress.finish();
     if args.common.json {
         println!("{}", serde_json::to_string_pretty(&summary)?);
     } else {
-        print!("{}", wgstress_runtime::report::table(&summary));
+        print!("{}", crate::present::summary::table(&summary));
     }
     Ok(if summary.aborted.is_some() {
         ExitCode::from(2)

@@ -4,7 +4,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 use wgstress_runtime::litmus::{runner::Litmus, test};
-use wgstress_runtime::tune::{heat_map, tune, TuneConfig};
+use wgstress_runtime::tune::{tune, TuneConfig};
+use crate::present::progress::Progress;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -71,17 +72,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
             config.distances, config.locations, config.max_sequence, config.max_spread, config.iterations_per_cell
         );
     }
-    let bar = wgstress_runtime::indicatif::ProgressBar::new(config.cells());
-    bar.set_style(
-        wgstress_runtime::indicatif::ProgressStyle::with_template(
-            "{bar:40} {pos}/{len} cells, {elapsed} so far, about {eta} left",
-        )
-        .expect("template"),
-    );
-    let profile = tune(&gpu, &config, &bar)?;
-    bar.finish_and_clear();
+    let mut progress = Progress::cells(config.cells(), true);
+    let profile = tune(&gpu, &config, &mut || progress.cell())?;
+    progress.finish();
     profile.save(&args.profile)?;
-    heat_map(&profile, &args.heat_map)?;
+    crate::present::heat_map::heat_map(&profile, &args.heat_map)?;
     println!("adapter          {}", profile.adapter);
     println!(
         "patch size       {} words ({})",

@@ -1,6 +1,6 @@
-//! The human-readable summary.
+//! The human-readable summary of `wgstress run`.
 
-use crate::runner::Summary;
+use wgstress_runtime::runner::Summary;
 use std::fmt::Write;
 
 fn percent(x: f64) -> String {

@@ -1,0 +1,7 @@
+//! What the user sees: tables, charts, progress. The libraries compute; this module shows.
+
+pub mod chart;
+pub mod comparison;
+pub mod heat_map;
+pub mod progress;
+pub mod summary;
