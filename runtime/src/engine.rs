@@ -38,6 +38,9 @@ pub struct Engine {
     pub lost: Option<String>,
 }
 
+/// The stress iterations calibration times stress at.
+pub const PROBE_ITERATIONS: u32 = 256;
+
 /// Consecutive device losses after which the engine gives up.
 const MAX_LOSSES: u32 = 3;
 
@@ -53,13 +56,16 @@ impl Engine {
             postcondition: app.postcondition.clone(),
             file_name: Some(app.shader_path.clone()),
         };
+        app.validate()
+            .map_err(|invalid| Error::Input(format!("{}: {invalid}", app.name)))?;
         let inst = wgstress_instrument::instrument_wgsl(&app.source, &options)?;
+        let gpu = device::open(adapter)?;
+        app.check_limits(&gpu.limits)?;
         let checks = app
             .checks
             .iter()
             .map(|c| Prepared::new(c, &app))
             .collect::<Result<Vec<_>>>()?;
-        let gpu = device::open(adapter)?;
         let session = Session::new(&gpu, &app, &inst, batch, scratch_words)?;
         Ok(Engine {
             app,
@@ -161,10 +167,9 @@ impl Engine {
     /// application kernel, measured on this device: time the application alone, stress alone
     /// at a probe count, and an empty dispatch for the fixed cost of a run.
     pub fn calibrate(&mut self, settings: &Settings, ratio: f64) -> Result<u32> {
-        const PROBE: u32 = 256;
         let groups = self.session.app_groups();
         let mut probe = settings.clone();
-        probe.iterations = PROBE;
+        probe.iterations = PROBE_ITERATIONS;
         let stress = RunParams::draw(1, &probe, groups);
         let mut quiet = settings.clone();
         quiet.strategy = Strategy::None;
@@ -180,7 +185,7 @@ impl Engine {
         let t_empty = self.seconds_per_run(&empty)?;
         let t_app = (self.seconds_per_run(&app_alone)? - t_empty).max(1e-7);
         let t_stress = (self.seconds_per_run(&stress_alone)? - t_empty).max(1e-7);
-        let iterations = f64::from(PROBE) * ratio * t_app / t_stress;
+        let iterations = f64::from(PROBE_ITERATIONS) * ratio * t_app / t_stress;
         Ok(iterations.clamp(8.0, 65536.0) as u32)
     }
 }

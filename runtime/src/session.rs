@@ -11,7 +11,7 @@ use crate::layout::{self, LAYOUTS};
 use crate::params::encode;
 use crate::record::Record;
 use crate::spec::{App, BindingKind, Outputs};
-use crate::strategy::RunParams;
+use crate::strategy::{RunParams, Settings, Strategy};
 use std::time::Duration;
 use wgpu::util::DeviceExt;
 use wgstress_instrument::{Instrumented, Manifest};
@@ -90,7 +90,12 @@ impl Session {
             let slot = slots
                 .iter()
                 .find(|s| (s.group, s.binding) == *key)
-                .expect("checked binding is declared");
+                .ok_or_else(|| {
+                    Error::Input(format!(
+                        "{}: a check reads binding {}:{}, which the spec does not declare",
+                        app.name, key.0, key.1
+                    ))
+                })?;
             let bytes = u64::from(slot.words) * 4;
             checked.push(Checked {
                 key: *key,
@@ -244,6 +249,27 @@ impl Session {
 
     pub fn app_groups(&self) -> u32 {
         self.workgroups.iter().product()
+    }
+
+    /// Checks that runs of `settings` fit this device: the application's workgroups with the
+    /// most stress workgroups the settings draw, and the cache strategy's scratchpad.
+    pub fn check(&self, settings: &Settings) -> Result<()> {
+        let app = u64::from(self.app_groups());
+        let stress = crate::strategy::max_stress_groups(settings, self.app_groups());
+        let limit = u64::from(self.max_dim) * u64::from(self.max_dim);
+        if app + u64::from(stress) > limit {
+            return Err(Error::Input(format!(
+                "{app} application and up to {stress} stress workgroups are beyond this adapter's limit of {limit} (max_compute_workgroups_per_dimension squared): lower --stress-fraction or the workgroups"
+            )));
+        }
+        if settings.strategy == Strategy::Cache && settings.cache_words > self.scratch_words {
+            return Err(Error::Input(format!(
+                "--cache-mib {} is beyond this adapter's largest storage buffer ({} MiB, max_storage_buffer_binding_size)",
+                settings.cache_words >> 18,
+                self.scratch_words >> 18
+            )));
+        }
+        Ok(())
     }
 
     /// Runs `runs` (at most `self.batch`) in one submission. `check` sees each run's read-back

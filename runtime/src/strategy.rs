@@ -335,7 +335,7 @@ impl RunParams {
             } else {
                 lo
             };
-            ((app_groups as f64 * fraction).round() as u32).max(1)
+            stress_groups(app_groups, fraction)
         };
         let (shuffle_mul, shuffle_add) = if settings.shuffle && app_groups > 1 {
             (
@@ -379,6 +379,19 @@ impl RunParams {
             placement: settings.placement,
             layout,
         }
+    }
+}
+
+/// Stress workgroups for a fraction of the application's.
+fn stress_groups(app_groups: u32, fraction: f64) -> u32 {
+    ((f64::from(app_groups) * fraction).round() as u32).max(1)
+}
+
+/// The most stress workgroups runs of `settings` draw.
+pub fn max_stress_groups(settings: &Settings, app_groups: u32) -> u32 {
+    match settings.strategy {
+        Strategy::None => 0,
+        _ => stress_groups(app_groups, settings.stress_fraction.1),
     }
 }
 
