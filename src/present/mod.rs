@@ -5,3 +5,5 @@ pub mod comparison;
 pub mod heat_map;
 pub mod progress;
 pub mod summary;
+pub mod litmus;
+pub mod profile;

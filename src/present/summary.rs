@@ -45,6 +45,19 @@ pub fn table(s: &Summary) -> String {
             percent(st.interval_95[1])
         ),
     );
+    if let Some(seed) = &s.replay {
+        // A replay fixes the stress, the shuffles and the layout, not the GPU's scheduling:
+        // how often the failure comes back is the measure of it.
+        row(
+            "replayed",
+            format!(
+                "seed {seed}: failed in {} of {} runs ({})",
+                st.failures,
+                st.runs,
+                percent(st.failure_rate)
+            ),
+        );
+    }
     match &st.first_failure {
         Some(f) => {
             row(

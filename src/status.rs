@@ -1,0 +1,40 @@
+//! How a command ended, and the exit status that says so.
+
+use std::process::ExitCode;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// Every run passed (or the command runs nothing).
+    Passed,
+    /// Some run failed, or a fenced litmus test still showed weak behaviour.
+    Failed,
+    /// The user stopped it with Ctrl-C; the results cover what finished.
+    Interrupted,
+    /// An error (a hang, a lost device) ended it early; the results cover what finished.
+    Aborted,
+}
+
+impl Status {
+    /// A session's status: an abort first, then an interruption, then failures.
+    pub fn of(aborted: bool, interrupted: bool, failed: bool) -> Status {
+        if aborted {
+            Status::Aborted
+        } else if interrupted {
+            Status::Interrupted
+        } else if failed {
+            Status::Failed
+        } else {
+            Status::Passed
+        }
+    }
+
+    /// 0 all passed, 1 some run failed, 2 an error, 130 interrupted.
+    pub fn code(self) -> ExitCode {
+        ExitCode::from(match self {
+            Status::Passed => 0,
+            Status::Failed => 1,
+            Status::Aborted => 2,
+            Status::Interrupted => 130,
+        })
+    }
+}
