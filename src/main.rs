@@ -71,7 +71,9 @@ fn main() -> ExitCode {
 fn execute(cli: Cli) -> anyhow::Result<Status> {
     let notes = Notes { on: !cli.quiet };
     match cli.command {
-        Command::Instrument(args) => commands::instrument::execute(commands::instrument::plan(&args)?),
+        Command::Instrument(args) => {
+            commands::instrument::execute(commands::instrument::plan(&args)?)
+        }
         Command::Run(args) => commands::run::execute(commands::run::plan(&args)?, notes),
         Command::Compare(args) => {
             commands::compare::execute(commands::compare::plan(&args)?, notes)

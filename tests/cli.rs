@@ -443,7 +443,9 @@ fn specs_are_checked_before_the_device_opens() {
     let check = spec(
         dir.path(),
         "check.toml",
-        &format!("workgroups = [16]\n{COUNTER_BINDING}\n[[check]]\nbinding = 9\nkind = \"sorted\"\n"),
+        &format!(
+            "workgroups = [16]\n{COUNTER_BINDING}\n[[check]]\nbinding = 9\nkind = \"sorted\"\n"
+        ),
     );
     assert_bad_input(
         &["run", &check],
@@ -468,16 +470,46 @@ fn specs_are_checked_before_the_device_opens() {
 fn options_out_of_range_are_refused() {
     let counter = fixture("counter.toml");
     for (args, expected) in [
-        (vec!["run", &counter, "--watchdog-limit", "0"], "'--watchdog-limit <WATCHDOG_LIMIT>'"),
-        (vec!["run", &counter, "--cache-mib", "0"], "'--cache-mib <CACHE_MIB>'"),
-        (vec!["run", &counter, "--cache-mib", "16384"], "'--cache-mib <CACHE_MIB>'"),
-        (vec!["run", &counter, "--stress-fraction", "5-10"], "give 0 <= LO <= HI <= 1"),
-        (vec!["run", &counter, "--time", "-1"], "is not a positive number"),
-        (vec!["run", &counter, "--buffer-shuffle", "true"], "'--buffer-shuffle <BUFFER_SHUFFLE>'"),
-        (vec!["compare", &counter, "--rounds", "0"], "'--rounds <ROUNDS>'"),
-        (vec!["tune", "--budget", "-3"], "`-3` is not a positive number"),
-        (vec!["litmus", "mp", "--distance", "4294967295"], "'--distance <DISTANCE>'"),
-        (vec!["litmus", "mp", "--iterations", "0"], "'--iterations <ITERATIONS>'"),
+        (
+            vec!["run", &counter, "--watchdog-limit", "0"],
+            "'--watchdog-limit <WATCHDOG_LIMIT>'",
+        ),
+        (
+            vec!["run", &counter, "--cache-mib", "0"],
+            "'--cache-mib <CACHE_MIB>'",
+        ),
+        (
+            vec!["run", &counter, "--cache-mib", "16384"],
+            "'--cache-mib <CACHE_MIB>'",
+        ),
+        (
+            vec!["run", &counter, "--stress-fraction", "5-10"],
+            "give 0 <= LO <= HI <= 1",
+        ),
+        (
+            vec!["run", &counter, "--time", "-1"],
+            "is not a positive number",
+        ),
+        (
+            vec!["run", &counter, "--buffer-shuffle", "true"],
+            "'--buffer-shuffle <BUFFER_SHUFFLE>'",
+        ),
+        (
+            vec!["compare", &counter, "--rounds", "0"],
+            "'--rounds <ROUNDS>'",
+        ),
+        (
+            vec!["tune", "--budget", "-3"],
+            "`-3` is not a positive number",
+        ),
+        (
+            vec!["litmus", "mp", "--distance", "4294967295"],
+            "'--distance <DISTANCE>'",
+        ),
+        (
+            vec!["litmus", "mp", "--iterations", "0"],
+            "'--iterations <ITERATIONS>'",
+        ),
     ] {
         assert_bad_input(&args, expected);
     }
@@ -496,13 +528,31 @@ fn outputs_are_checked_before_any_work() {
         "SHADER and --output name the same file",
     );
     assert_bad_input(
-        &["instrument", &counter_wgsl, "-o", "out.wgsl", "--manifest", "./out.wgsl"],
+        &[
+            "instrument",
+            &counter_wgsl,
+            "-o",
+            "out.wgsl",
+            "--manifest",
+            "./out.wgsl",
+        ],
         "--output and --manifest name the same file",
     );
-    assert_eq!(std::fs::read_to_string(&source).unwrap(), before, "the source is untouched");
+    assert_eq!(
+        std::fs::read_to_string(&source).unwrap(),
+        before,
+        "the source is untouched"
+    );
     let start = Instant::now();
     assert_bad_input(
-        &["compare", &fixture("counter.toml"), "--time", "60", "--svg", "missing/dir/x.svg"],
+        &[
+            "compare",
+            &fixture("counter.toml"),
+            "--time",
+            "60",
+            "--svg",
+            "missing/dir/x.svg",
+        ],
         "missing/dir/x.svg: cannot write --svg: ",
     );
     assert_bad_input(
@@ -510,10 +560,18 @@ fn outputs_are_checked_before_any_work() {
         "missing/dir/p.json: cannot write --profile: ",
     );
     assert_bad_input(
-        &["run", &fixture("counter.toml"), "--log", "missing/dir/l.jsonl"],
+        &[
+            "run",
+            &fixture("counter.toml"),
+            "--log",
+            "missing/dir/l.jsonl",
+        ],
         "missing/dir/l.jsonl: cannot write --log: ",
     );
-    assert!(start.elapsed() < Duration::from_secs(30), "refused before the budget ran");
+    assert!(
+        start.elapsed() < Duration::from_secs(30),
+        "refused before the budget ran"
+    );
 }
 
 #[test]

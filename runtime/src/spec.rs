@@ -142,7 +142,10 @@ impl App {
             )));
         }
         for (index, b) in self.bindings.iter().enumerate() {
-            let first = self.bindings.iter().position(|o| (o.group, o.binding) == (b.group, b.binding));
+            let first = self
+                .bindings
+                .iter()
+                .position(|o| (o.group, o.binding) == (b.group, b.binding));
             if first != Some(index) {
                 return Err(Invalid::Binding(
                     index,
@@ -185,7 +188,11 @@ impl App {
                 max_dim * max_dim
             )));
         }
-        if let Some(d) = self.postcondition_workgroups.iter().find(|&&d| u64::from(d) > max_dim) {
+        if let Some(d) = self
+            .postcondition_workgroups
+            .iter()
+            .find(|&&d| u64::from(d) > max_dim)
+        {
             return Err(Error::Input(format!(
                 "{}: postcondition_workgroups has {d}, beyond this adapter's limit of {max_dim} per dimension",
                 self.name
@@ -194,8 +201,14 @@ impl App {
         for b in &self.bindings {
             let bytes = u64::from(b.words) * 4;
             let (limit, name) = match b.kind {
-                BindingKind::Storage => (limits.max_storage_buffer_binding_size, "max_storage_buffer_binding_size"),
-                BindingKind::Uniform => (u64::from(limits.max_uniform_buffer_binding_size), "max_uniform_buffer_binding_size"),
+                BindingKind::Storage => (
+                    limits.max_storage_buffer_binding_size,
+                    "max_storage_buffer_binding_size",
+                ),
+                BindingKind::Uniform => (
+                    limits.max_uniform_buffer_binding_size,
+                    "max_uniform_buffer_binding_size",
+                ),
             };
             if bytes > limit {
                 return Err(Error::Input(format!(

@@ -80,9 +80,9 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
         && plan.time.is_none_or(|t| start.elapsed() < t)
         && !stop.load(Ordering::SeqCst)
     {
-        let n = plan
-            .iterations
-            .map_or(u64::from(plan.batch), |n| (n - done).min(u64::from(plan.batch)));
+        let n = plan.iterations.map_or(u64::from(plan.batch), |n| {
+            (n - done).min(u64::from(plan.batch))
+        });
         counts.add(&litmus.run(&gpu, n as u32)?);
         done += n;
     }
@@ -110,5 +110,9 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
         ))?;
     }
     // Unfenced, weak behaviour is what relaxed WGSL atomics allow; fenced, it is a failure.
-    Ok(Status::of(false, interrupted, plan.fence && counts.weak > 0))
+    Ok(Status::of(
+        false,
+        interrupted,
+        plan.fence && counts.weak > 0,
+    ))
 }

@@ -98,7 +98,11 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
     let profile = tune(&gpu, &config, &mut || progress.cell())?;
     progress.finish();
     // The findings first, then the files: a failed write loses nothing that was measured.
-    emit(&crate::present::profile::report(&profile, &plan.profile, &plan.heat_map))?;
+    emit(&crate::present::profile::report(
+        &profile,
+        &plan.profile,
+        &plan.heat_map,
+    ))?;
     profile.save(&plan.profile)?;
     crate::present::heat_map::heat_map(&profile, &plan.heat_map)?;
     Ok(Status::Passed)

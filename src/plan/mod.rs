@@ -5,7 +5,9 @@
 
 pub mod paths;
 
-use crate::options::{AppOptions, BudgetOptions, SessionOptions, SizeArg, StressOptions, VariantArg};
+use crate::options::{
+    AppOptions, BudgetOptions, SessionOptions, SizeArg, StressOptions, VariantArg,
+};
 use anyhow::{bail, Result};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -35,7 +37,9 @@ pub struct SessionPlan {
 pub enum Iterations {
     Given(u32),
     /// Measured on the device, so that stress lasts `ratio` times the application.
-    Measured { ratio: f64 },
+    Measured {
+        ratio: f64,
+    },
 }
 
 /// The stress settings of every configuration, less what needs the device (the profile's

@@ -36,11 +36,13 @@ pub fn table(c: &Comparison) -> String {
         );
     }
     if c.interrupted {
-        let _ = writeln!(out, "note: interrupted: the numbers cover the runs that finished");
+        let _ = writeln!(
+            out,
+            "note: interrupted: the numbers cover the runs that finished"
+        );
     }
     if let Some(reason) = &c.aborted {
         let _ = writeln!(out, "aborted: {reason}");
     }
     out
 }
-

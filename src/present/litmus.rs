@@ -37,7 +37,10 @@ pub fn report(
         counts.weak
     );
     if env.fence && counts.weak > 0 {
-        let _ = writeln!(out, "failed           the fence did not remove the weak behaviour");
+        let _ = writeln!(
+            out,
+            "failed           the fence did not remove the weak behaviour"
+        );
     }
     out
 }

@@ -3,7 +3,7 @@
 pub mod chart;
 pub mod comparison;
 pub mod heat_map;
-pub mod progress;
-pub mod summary;
 pub mod litmus;
 pub mod profile;
+pub mod progress;
+pub mod summary;

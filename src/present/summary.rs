@@ -1,7 +1,7 @@
 //! The human-readable summary of `wgstress run`.
 
-use wgstress_runtime::runner::Summary;
 use std::fmt::Write;
+use wgstress_runtime::runner::Summary;
 
 fn percent(x: f64) -> String {
     format!("{:.3}%", x * 100.0)

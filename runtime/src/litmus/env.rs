@@ -102,9 +102,17 @@ impl Env {
                 "{instances} instances are too many: keep testing groups x workgroup size below 2^31"
             ));
         }
-        let words = [self.stride, self.distance, self.stress_offset, self.line_size];
+        let words = [
+            self.stride,
+            self.distance,
+            self.stress_offset,
+            self.line_size,
+        ];
         if words.iter().any(|&w| w > 1 << 30) {
-            return Err("--stride, --distance, --stress-offset and --line-size must be at most 2^30 words".into());
+            return Err(
+                "--stride, --distance, --stress-offset and --line-size must be at most 2^30 words"
+                    .into(),
+            );
         }
         let bytes = self.memory_words() * 4;
         if bytes > limits.max_storage_buffer_binding_size {
