@@ -117,7 +117,15 @@ pub struct SessionOptions {
     /// Print the results as JSON
     #[arg(long)]
     pub json: bool,
-    /// JSON-lines log, appended after every batch
+    #[command(flatten)]
+    pub log: LogOptions,
+}
+
+/// The JSON-lines log every command that runs writes: a start line (what, with which
+/// options and seed), lines as it goes, and a summary line.
+#[derive(clap::Args, Clone, Debug)]
+pub struct LogOptions {
+    /// JSON-lines log, appended to as the command runs
     #[arg(long, default_value = "wgstress-runs.jsonl")]
     pub log: PathBuf,
     /// Write no log

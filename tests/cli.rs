@@ -361,6 +361,59 @@ fn litmus_counts_add_up() {
         + c["weak"].as_u64().unwrap();
     assert_eq!(total, 9 * 4 * 16);
     assert_eq!(report["instances"], 9 * 4 * 16);
+    let lines = log_lines(&dir.path().join("wgstress-runs.jsonl"));
+    assert_eq!(lines.len(), 2, "a start and a summary line");
+    assert_eq!(lines[0]["type"], "start");
+    assert_eq!(lines[0]["command"], "litmus");
+    assert_eq!(lines[0]["seed"], 1);
+    assert_eq!(lines[1]["type"], "summary");
+    assert_eq!(lines[1]["counts"], report["counts"]);
+}
+
+#[test]
+fn tune_writes_profile_heat_map_and_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = wgstress(
+        &[
+            "tune",
+            "--testing-groups",
+            "2",
+            "--workgroup-size",
+            "8",
+            "--distances",
+            "1",
+            "--locations",
+            "4",
+            "--max-sequence",
+            "1",
+            "--max-spread",
+            "1",
+            "--iterations-per-cell",
+            "1",
+            "--quiet",
+        ],
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(own_lines(&out).is_empty(), "--quiet: {}", stderr(&out));
+    let report = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        report.contains("profile          wgstress-profile.json"),
+        "{report}"
+    );
+    let profile: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("wgstress-profile.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(profile["patch_grid"]["mp"][0].as_array().unwrap().len(), 4);
+    let svg = std::fs::read_to_string(dir.path().join("wgstress-heatmap.svg")).unwrap();
+    assert!(
+        svg.contains("<svg") && svg.contains("MP weak behaviours"),
+        "the heat map has a panel per test"
+    );
+    let lines = log_lines(&dir.path().join("wgstress-runs.jsonl"));
+    assert_eq!(lines[0]["command"], "tune");
+    assert_eq!(lines.last().unwrap()["type"], "summary");
 }
 
 #[test]

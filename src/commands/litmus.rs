@@ -1,12 +1,14 @@
 //! `wgstress litmus`: one parallel litmus test in one environment, counted.
 
 use crate::notes::{emit, Notes};
-use crate::options::LitmusEnvOptions;
+use crate::options::{LitmusEnvOptions, LogOptions};
 use crate::status::Status;
 use anyhow::{anyhow, Result};
+use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 use wgstress_runtime::litmus::{env::Env, runner::Counts, runner::Litmus, test};
+use wgstress_runtime::log::JsonLog;
 use wgstress_runtime::stats::reproducibility;
 
 #[derive(clap::Args)]
@@ -31,6 +33,8 @@ pub struct Args {
     /// Print the report as JSON
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    log: LogOptions,
 }
 
 /// A validated `litmus`; the environment is checked against the adapter when it opens.
@@ -44,6 +48,7 @@ pub struct Plan {
     time: Option<Duration>,
     batch: u32,
     json: bool,
+    log: Option<PathBuf>,
 }
 
 pub fn plan(args: &Args) -> Result<Plan> {
@@ -68,12 +73,30 @@ pub fn plan(args: &Args) -> Result<Plan> {
         time,
         batch: args.batch,
         json: args.json,
+        log: crate::plan::log_path(&args.log)?,
     })
 }
 
 pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
     let gpu = wgstress_runtime::device::open(plan.adapter.as_deref())?;
-    let mut litmus = Litmus::new(&gpu, plan.test.clone(), plan.env.clone(), 0, 1)?;
+    // The seed of the runner's permutations: fixed, so that the log says all there is.
+    const SEED: u64 = 1;
+    let mut litmus = Litmus::new(&gpu, plan.test.clone(), plan.env.clone(), 0, SEED)?;
+    let adapter = wgstress_runtime::device::describe(&gpu.info);
+    let mut log = plan.log.as_deref().map(JsonLog::append_to).transpose()?;
+    if let Some(log) = log.as_mut() {
+        log.write(&serde_json::json!({
+            "type": "start",
+            "command": "litmus",
+            "test": plan.test.name,
+            "adapter": adapter,
+            "env": plan.env,
+            "iterations": plan.iterations,
+            "seconds": plan.time.map(|t| t.as_secs_f64()),
+            "batch": plan.batch,
+            "seed": SEED,
+        }))?;
+    }
     let stop = crate::interrupt::stop_flag(notes.on);
     let (mut counts, mut done, start) = (Counts::default(), 0u64, Instant::now());
     while plan.iterations.is_none_or(|n| done < n)
@@ -87,10 +110,8 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
         done += n;
     }
     let seconds = start.elapsed().as_secs_f64();
-    let adapter = wgstress_runtime::device::describe(&gpu.info);
     let interrupted = stop.load(Ordering::SeqCst);
-    if plan.json {
-        let report = serde_json::json!({
+    let report = serde_json::json!({
             "test": plan.test.name,
             "weak_behaviour": plan.test.weak,
             "adapter": adapter,
@@ -102,7 +123,13 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
             "weak_per_second": counts.weak as f64 / seconds,
             "reproducibility": reproducibility(counts.weak as f64),
             "interrupted": interrupted,
-        });
+    });
+    if let Some(log) = log.as_mut() {
+        let mut line = report.clone();
+        line["type"] = "summary".into();
+        log.write(&line)?;
+    }
+    if plan.json {
         emit(&format!("{}\n", serde_json::to_string_pretty(&report)?))?;
     } else {
         emit(&crate::present::litmus::report(

@@ -2,7 +2,7 @@
 //! profile and a heat map.
 
 use crate::notes::{emit, Notes};
-use crate::options::LitmusEnvOptions;
+use crate::options::{LitmusEnvOptions, LogOptions};
 use crate::plan::paths;
 use crate::present::progress::Progress;
 use crate::status::Status;
@@ -10,6 +10,7 @@ use anyhow::{Context, Result};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use wgstress_runtime::litmus::{runner::Litmus, test};
+use wgstress_runtime::log::JsonLog;
 use wgstress_runtime::tune::{tune, TuneConfig};
 
 #[derive(clap::Args)]
@@ -40,6 +41,8 @@ pub struct Args {
     /// Where to write the heat map (SVG)
     #[arg(long, default_value = "wgstress-heatmap.svg")]
     heat_map: PathBuf,
+    #[command(flatten)]
+    log: LogOptions,
 }
 
 /// A validated `tune`: both outputs writable and distinct.
@@ -49,10 +52,17 @@ pub struct Plan {
     budget: Option<Duration>,
     profile: PathBuf,
     heat_map: PathBuf,
+    log: Option<PathBuf>,
 }
 
 pub fn plan(args: &Args) -> Result<Plan> {
-    paths::distinct(&[("--profile", &args.profile), ("--heat-map", &args.heat_map)])?;
+    let log = crate::plan::log_path(&args.log)?;
+    let mut outputs = vec![
+        ("--profile", args.profile.as_path()),
+        ("--heat-map", &args.heat_map),
+    ];
+    outputs.extend(log.as_deref().map(|l| ("--log", l)));
+    paths::distinct(&outputs)?;
     paths::writable(&args.profile, "--profile")?;
     paths::writable(&args.heat_map, "--heat-map")?;
     let mut env = args.env.env(false);
@@ -72,6 +82,7 @@ pub fn plan(args: &Args) -> Result<Plan> {
         budget: args.budget.map(Duration::from_secs_f64),
         profile: args.profile.clone(),
         heat_map: args.heat_map.clone(),
+        log,
     })
 }
 
@@ -94,6 +105,20 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
             budget.as_secs_f64(), config.distances, config.locations, config.max_sequence, config.max_spread, config.iterations_per_cell
         ));
     }
+    let mut log = plan.log.as_deref().map(JsonLog::append_to).transpose()?;
+    if let Some(log) = log.as_mut() {
+        log.write(&serde_json::json!({
+            "type": "start",
+            "command": "tune",
+            "adapter": wgstress_runtime::device::describe(&gpu.info),
+            "distances": config.distances,
+            "locations": config.locations,
+            "max_sequence": config.max_sequence,
+            "max_spread": config.max_spread,
+            "iterations_per_cell": config.iterations_per_cell,
+            "env": config.env,
+        }))?;
+    }
     let mut progress = Progress::cells(config.cells(), notes.on);
     let profile = tune(&gpu, &config, &mut || progress.cell())?;
     progress.finish();
@@ -103,6 +128,11 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
         &plan.profile,
         &plan.heat_map,
     ))?;
+    if let Some(log) = log.as_mut() {
+        let mut line = serde_json::to_value(&profile)?;
+        line["type"] = "summary".into();
+        log.write(&line)?;
+    }
     profile.save(&plan.profile)?;
     crate::present::heat_map::heat_map(&profile, &plan.heat_map)?;
     Ok(Status::Passed)

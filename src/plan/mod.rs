@@ -6,7 +6,7 @@
 pub mod paths;
 
 use crate::options::{
-    AppOptions, BudgetOptions, SessionOptions, SizeArg, StressOptions, VariantArg,
+    AppOptions, BudgetOptions, LogOptions, SessionOptions, SizeArg, StressOptions, VariantArg,
 };
 use anyhow::{bail, Result};
 use std::path::{Path, PathBuf};
@@ -66,10 +66,7 @@ impl SessionPlan {
         session: &SessionOptions,
     ) -> Result<SessionPlan> {
         let app = load_app(app)?;
-        let log = (!session.no_log).then(|| session.log.clone());
-        if let Some(log) = &log {
-            paths::writable(log, "--log")?;
-        }
+        let log = log_path(&session.log)?;
         if let Some(profile) = &stress.profile {
             // A broken profile is bad input, found now rather than after the device opens.
             wgstress_runtime::profile::Profile::load(profile)?;
@@ -195,6 +192,15 @@ impl StressPlan {
         engine.session.check(&settings)?;
         Ok((settings, measured))
     }
+}
+
+/// The log `options` ask for, checked writable; `None` with --no-log.
+pub fn log_path(options: &LogOptions) -> Result<Option<PathBuf>> {
+    if options.no_log {
+        return Ok(None);
+    }
+    paths::writable(&options.log, "--log")?;
+    Ok(Some(options.log.clone()))
 }
 
 /// The application `options` name: a spec file, or a bundled application.
