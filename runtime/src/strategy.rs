@@ -339,7 +339,7 @@ impl RunParams {
         };
         let (shuffle_mul, shuffle_add) = if settings.shuffle && app_groups > 1 {
             (
-                coprime_below(&mut rng, app_groups),
+                coprime(&mut rng, app_groups, 1),
                 rng.random_range(0..app_groups),
             )
         } else {
@@ -403,10 +403,14 @@ fn gcd(a: u32, b: u32) -> u32 {
     }
 }
 
-/// A random multiplier co-prime with `n`, so that x -> x * m mod n is a bijection.
-fn coprime_below(rng: &mut impl Rng, n: u32) -> u32 {
+/// A random multiplier in `lowest..n` co-prime with `n`, so that x -> x * m mod n is a
+/// bijection; 1 when that range is empty.
+pub(crate) fn coprime(rng: &mut impl Rng, n: u32, lowest: u32) -> u32 {
+    if n <= lowest {
+        return 1;
+    }
     loop {
-        let m = rng.random_range(1..n.max(2));
+        let m = rng.random_range(lowest..n);
         if gcd(m, n) == 1 {
             return m;
         }
