@@ -45,18 +45,6 @@ impl Strategy {
     }
 }
 
-impl std::str::FromStr for Strategy {
-    type Err = String;
-    fn from_str(text: &str) -> Result<Self, String> {
-        Strategy::ALL
-            .into_iter()
-            .find(|s| s.name() == text)
-            .ok_or_else(|| {
-                format!("unknown strategy `{text}`: use none, systematic, cache or random")
-            })
-    }
-}
-
 impl std::fmt::Display for Strategy {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
@@ -89,20 +77,6 @@ impl std::fmt::Display for Placement {
             Placement::After => "after",
             Placement::Before => "before",
         })
-    }
-}
-
-impl std::str::FromStr for Placement {
-    type Err = String;
-    fn from_str(text: &str) -> Result<Self, String> {
-        match text {
-            "interleaved" => Ok(Placement::Interleaved),
-            "after" => Ok(Placement::After),
-            "before" => Ok(Placement::Before),
-            other => Err(format!(
-                "`{other}` is not a placement: use interleaved, after or before"
-            )),
-        }
     }
 }
 
