@@ -596,6 +596,15 @@ fn outputs_are_checked_before_any_work() {
         before,
         "the source is untouched"
     );
+    let counter = fixture("counter.toml");
+    assert_bad_input(
+        &["run", &counter, "--log", &counter],
+        "APP and --log name the same file",
+    );
+    assert_bad_input(
+        &["compare", &counter, "--svg", &counter_wgsl],
+        "the spec's shader and --svg name the same file",
+    );
     let start = Instant::now();
     assert_bad_input(
         &[

@@ -89,7 +89,7 @@ pub fn run(
         .zip(&tallies)
         .map(|(config, tally)| summarize(engine, config, tally, None))
         .collect();
-    let comparison = Comparison {
+    let mut comparison = Comparison {
         app: engine.app.name.clone(),
         adapter: engine.gpu.describe(),
         rounds: plan.rounds,
@@ -101,7 +101,10 @@ pub fn run(
     if let Some(log) = log {
         let mut line = serde_json::to_value(&comparison).expect("a comparison serializes");
         line["type"] = json!("summary");
-        log.write(&line)?;
+        // The comparison is worth more than its log line: a failed write is reported in it.
+        if let Err(e) = log.write(&line) {
+            comparison.aborted.get_or_insert(e.to_string());
+        }
     }
     Ok(comparison)
 }

@@ -117,11 +117,14 @@ pub fn run(
         log.as_deref_mut(),
         on_event,
     )?;
-    let summary = summarize(engine, config, &tally, aborted);
+    let mut summary = summarize(engine, config, &tally, aborted);
     if let Some(log) = log {
         let mut line = serde_json::to_value(&summary).expect("summary serializes");
         line["type"] = json!("summary");
-        log.write(&line)?;
+        // The summary is worth more than its log line: a failed write is reported in it.
+        if let Err(e) = log.write(&line) {
+            summary.aborted.get_or_insert(e.to_string());
+        }
     }
     Ok(summary)
 }
@@ -184,7 +187,10 @@ pub fn run_into(
         let elapsed = start.elapsed();
         let failures = tally.add(&results, elapsed, &engine.inst.manifest);
         if let Some(log) = log.as_deref_mut() {
-            log.write(&batch_line(config, tally, n, &failures, &results))?;
+            // A log that can no longer be written ends the session, not its results.
+            if let Err(e) = log.write(&batch_line(config, tally, n, &failures, &results)) {
+                return Ok(Some(e.to_string()));
+            }
         }
         on_event(Event::Batch {
             runs: n as u64,

@@ -62,10 +62,15 @@ pub struct Plan {
 
 pub fn plan(args: &Args) -> Result<Plan> {
     let session = SessionPlan::new(&args.app, &args.budget, &args.stress, &args.session)?;
+    let mut outputs: Vec<(&str, &std::path::Path)> = session
+        .inputs
+        .iter()
+        .map(|(what, path)| (*what, path.as_path()))
+        .collect();
+    outputs.extend(session.log.as_deref().map(|log| ("--log", log)));
+    outputs.push(("--svg", &args.svg));
+    paths::distinct(&outputs)?;
     paths::writable(&args.svg, "--svg")?;
-    if let Some(log) = &session.log {
-        paths::distinct(&[("--log", log), ("--svg", &args.svg)])?;
-    }
     let mut strategies: Vec<Strategy> = Vec::new();
     for s in &args.strategies {
         if !strategies.contains(&(*s).into()) {

@@ -30,6 +30,9 @@ pub struct SessionPlan {
     /// The JSON-lines log, checked writable; `None` with --no-log.
     pub log: Option<PathBuf>,
     pub json: bool,
+    /// The files the app is read from (a spec and its shader; none for a bundled app), which
+    /// no output may overwrite: (what, path).
+    pub inputs: Vec<(&'static str, PathBuf)>,
 }
 
 /// How many stress iterations each thread runs.
@@ -65,8 +68,14 @@ impl SessionPlan {
         stress: &StressOptions,
         session: &SessionOptions,
     ) -> Result<SessionPlan> {
-        let app = load_app(app)?;
+        let (app, inputs) = load_app(app)?;
         let log = log_path(&session.log)?;
+        if let Some(log) = &log {
+            let mut paths: Vec<(&str, &Path)> =
+                inputs.iter().map(|(f, p)| (*f, p.as_path())).collect();
+            paths.push(("--log", log));
+            paths::distinct(&paths)?;
+        }
         if let Some(profile) = &stress.profile {
             // A broken profile is bad input, found now rather than after the device opens.
             wgstress_runtime::profile::Profile::load(profile)?;
@@ -104,6 +113,7 @@ impl SessionPlan {
             master_seed: session.master_seed.unwrap_or_else(random_seed),
             log,
             json: session.json,
+            inputs,
         })
     }
 
@@ -203,9 +213,11 @@ pub fn log_path(options: &LogOptions) -> Result<Option<PathBuf>> {
     Ok(Some(options.log.clone()))
 }
 
-/// The application `options` name: a spec file, or a bundled application.
-fn load_app(options: &AppOptions) -> Result<App> {
+/// The application `options` name, a spec file or a bundled application, and the files it
+/// was read from.
+fn load_app(options: &AppOptions) -> Result<(App, Vec<(&'static str, PathBuf)>)> {
     let path = Path::new(&options.app);
+    let mut inputs = Vec::new();
     let mut app = if options.app.ends_with(".toml") || path.exists() {
         if options.variant.is_some() || options.size.is_some() {
             bail!(
@@ -213,7 +225,10 @@ fn load_app(options: &AppOptions) -> Result<App> {
                 options.app
             );
         }
-        wgstress_runtime::spec::load(path)?
+        let app = wgstress_runtime::spec::load(path)?;
+        inputs.push(("APP", path.to_path_buf()));
+        inputs.push(("the spec's shader", PathBuf::from(&app.shader_path)));
+        app
     } else {
         let Some(bundled) = wgstress_apps::find(&options.app) else {
             bail!(
@@ -242,7 +257,7 @@ fn load_app(options: &AppOptions) -> Result<App> {
     if let Some(postcondition) = &options.postcondition {
         app.postcondition = Some(postcondition.clone());
     }
-    Ok(app)
+    Ok((app, inputs))
 }
 
 /// A seed from the clock, for sessions given no --master-seed (it is printed and logged).
