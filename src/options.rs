@@ -3,6 +3,7 @@
 
 use clap::ValueEnum;
 use std::path::PathBuf;
+use std::time::Duration;
 use wgstress_runtime::strategy::{Placement, Sequence, Strategy};
 
 /// The application a command runs.
@@ -51,13 +52,13 @@ pub struct BudgetOptions {
     pub runs: Option<u64>,
     /// Time budget in seconds (per configuration, for compare)
     #[arg(long, value_parser = seconds, allow_negative_numbers = true)]
-    pub time: Option<f64>,
+    pub time: Option<Duration>,
     /// Runs per GPU submission
     #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=65536))]
     pub batch: u32,
     /// Seconds a batch may take before it is reported as a hang
-    #[arg(long, default_value_t = 60.0, value_parser = seconds, allow_negative_numbers = true)]
-    pub timeout: f64,
+    #[arg(long, default_value = "60", value_parser = seconds, allow_negative_numbers = true)]
+    pub timeout: Duration,
 }
 
 /// How stress is applied, for `run` and `compare`.
@@ -258,9 +259,17 @@ impl From<PlacementArg> for Placement {
     }
 }
 
-/// A number of seconds: positive and finite.
-pub fn seconds(text: &str) -> Result<f64, String> {
-    positive(text)
+/// Most seconds a budget or timeout may give: about 31 years.
+pub const MAX_SECONDS: f64 = 1e9;
+
+/// A number of seconds: positive, at most `MAX_SECONDS`.
+pub fn seconds(text: &str) -> Result<Duration, String> {
+    match text.parse::<f64>() {
+        Ok(x) if x > 0.0 && x <= MAX_SECONDS => Ok(Duration::from_secs_f64(x)),
+        _ => Err(format!(
+            "`{text}` is not a number of seconds: give more than 0 and at most 1e9"
+        )),
+    }
 }
 
 /// A positive, finite number.
@@ -296,6 +305,8 @@ pub fn seed(text: &str) -> Result<u64, String> {
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     #[test]
     fn fraction_ranges_stay_within_one() {
         assert_eq!(super::fraction_range("0.15-0.5"), Ok((0.15, 0.5)));
@@ -306,9 +317,9 @@ mod tests {
     }
 
     #[test]
-    fn seconds_are_positive_and_finite() {
-        assert_eq!(super::seconds("2.5"), Ok(2.5));
-        for bad in ["0", "-3", "inf", "NaN", "x"] {
+    fn seconds_are_positive_and_bounded() {
+        assert_eq!(super::seconds("2.5"), Ok(Duration::from_millis(2500)));
+        for bad in ["0", "-3", "inf", "NaN", "x", "1e300"] {
             assert!(super::seconds(bad).is_err(), "{bad}");
         }
     }

@@ -541,7 +541,7 @@ fn options_out_of_range_are_refused() {
         ),
         (
             vec!["run", &counter, "--time", "-1"],
-            "is not a positive number",
+            "is not a number of seconds",
         ),
         (
             vec!["run", &counter, "--buffer-shuffle", "true"],
@@ -553,7 +553,7 @@ fn options_out_of_range_are_refused() {
         ),
         (
             vec!["tune", "--budget", "-3"],
-            "`-3` is not a positive number",
+            "`-3` is not a number of seconds",
         ),
         (
             vec!["litmus", "mp", "--distance", "4294967295"],

@@ -116,6 +116,93 @@ fn bad_command_line() -> impl Strategy<Value = Vec<String>> {
     })
 }
 
+/// An option with a value out of its range, for a command that would otherwise run: every
+/// one must be refused before the device opens.
+fn bad_option() -> impl Strategy<Value = (&'static str, Vec<String>)> {
+    let n = |r: std::ops::Range<u64>| r.prop_map(|n| n.to_string());
+    let run = |flag: &'static str, value: BoxedStrategy<String>| {
+        value.prop_map(move |v| ("run", vec![format!("{flag}={v}")]))
+    };
+    prop_oneof![
+        run(
+            "--runs",
+            prop_oneof![Just("0".to_string()), "-[0-9]{1,5}".boxed()].boxed()
+        ),
+        run(
+            "--time",
+            prop_oneof![
+                Just("0".to_string()),
+                "-[0-9]{1,5}".boxed(),
+                n(1_000_000_001..u64::MAX).boxed(),
+                Just("1e300".into()),
+                Just("NaN".into())
+            ]
+            .boxed()
+        ),
+        run(
+            "--timeout",
+            prop_oneof![
+                Just("0".to_string()),
+                Just("1e300".into()),
+                Just("inf".into())
+            ]
+            .boxed()
+        ),
+        run(
+            "--batch",
+            prop_oneof![Just("0".to_string()), n(65537..u64::MAX).boxed()].boxed()
+        ),
+        run(
+            "--iterations",
+            prop_oneof![Just("0".to_string()), n(1 << 32..u64::MAX).boxed()].boxed()
+        ),
+        run("--watchdog-limit", Just("0".to_string()).boxed()),
+        run(
+            "--cache-mib",
+            prop_oneof![Just("0".to_string()), n(16384..u64::MAX).boxed()].boxed()
+        ),
+        run(
+            "--spread",
+            prop_oneof![Just("0".to_string()), n(65..1000).boxed()].boxed()
+        ),
+        run(
+            "--patch-words",
+            prop_oneof![Just("0".to_string()), n(65..1000).boxed()].boxed()
+        ),
+        run(
+            "--stress-fraction",
+            prop_oneof![
+                (1.01f64..100.0, 1.01f64..100.0).prop_map(|(a, b)| format!("{a}-{b}")),
+                (0.5f64..1.0, 0.0f64..0.49).prop_map(|(a, b)| format!("{a}-{b}")),
+                "[a-z]{1,4}",
+            ]
+            .boxed()
+        ),
+        run(
+            "--stress-ratio",
+            prop_oneof![Just("0".to_string()), "-[0-9]{1,3}".boxed()].boxed()
+        ),
+        run("--strategy", "[a-z]{1,3}".boxed()),
+        run(
+            "--buffer-shuffle",
+            prop_oneof![Just("true".to_string()), Just("1".to_string())].boxed()
+        ),
+        run(
+            "--sequence",
+            prop_oneof![Just("ld;st;ld;st;ld;st".to_string()), "[a-z;]{0,3}".boxed()].boxed()
+        ),
+        run("--master-seed", "[g-z]{1,5}".boxed()),
+        n(0..1).prop_map(|v| ("compare", vec![format!("--rounds={v}")])),
+        "[a-z]{1,4}".prop_map(|v| ("compare", vec![format!("--shuffle={v}")])),
+        n((1 << 30) + 1..u64::MAX).prop_map(|v| ("litmus", vec![format!("--distance={v}")])),
+        n((1 << 30) + 1..u64::MAX).prop_map(|v| ("litmus", vec![format!("--stride={v}")])),
+        n(0..1).prop_map(|v| ("litmus", vec![format!("--testing-groups={v}")])),
+        n(6..1000).prop_map(|v| ("tune", vec![format!("--max-sequence={v}")])),
+        n(4097..100_000).prop_map(|v| ("tune", vec![format!("--distances={v}")])),
+        "-[0-9]{1,4}".prop_map(|v| ("tune", vec![format!("--budget={v}")])),
+    ]
+}
+
 /// Workgroup sizes: small ones that run, zeros, and ones past 2^31 that no dispatch holds.
 fn workgroups() -> impl Strategy<Value = Vec<u64>> {
     let size = prop_oneof![
@@ -185,6 +272,28 @@ proptest! {
     #[test]
     fn bad_command_lines_are_refused_in_one_line(args in bad_command_line()) {
         let dir = tempfile::tempdir().unwrap();
+        let out = wgstress(&args, dir.path());
+        assert_refused(&out, &format!("{args:?}"));
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        prop_assert!(left.is_empty(), "{args:?} left files behind: {left:?}");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+    #[test]
+    fn out_of_range_values_are_refused_before_the_device_opens(
+        (command, options) in bad_option()
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut args = vec![command.to_string()];
+        match command {
+            "run" | "compare" => args.push(fixture("counter.toml")),
+            "litmus" => args.push("mp".into()),
+            _ => {}
+        }
+        args.extend(options);
         let out = wgstress(&args, dir.path());
         assert_refused(&out, &format!("{args:?}"));
         let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();

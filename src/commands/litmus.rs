@@ -26,7 +26,7 @@ pub struct Args {
     iterations: Option<u64>,
     /// Time budget in seconds
     #[arg(long, value_parser = crate::options::seconds, allow_negative_numbers = true)]
-    time: Option<f64>,
+    time: Option<Duration>,
     /// Iterations per submission
     #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     batch: u32,
@@ -60,7 +60,7 @@ pub fn plan(args: &Args) -> Result<Plan> {
             names.join(", ")
         )
     })?;
-    let time = args.time.map(Duration::from_secs_f64);
+    let time = args.time;
     Ok(Plan {
         test,
         env: args.env.env(args.fence),

@@ -34,7 +34,7 @@ pub struct Args {
     iterations_per_cell: u32,
     /// Seconds the whole tune may take: grids and iterations are scaled down to fit
     #[arg(long, value_parser = crate::options::seconds, allow_negative_numbers = true)]
-    budget: Option<f64>,
+    budget: Option<Duration>,
     /// Where to write the device profile
     #[arg(long, default_value = wgstress_runtime::profile::DEFAULT_PATH)]
     profile: PathBuf,
@@ -79,7 +79,7 @@ pub fn plan(args: &Args) -> Result<Plan> {
             env,
         },
         adapter: args.env.adapter.clone(),
-        budget: args.budget.map(Duration::from_secs_f64),
+        budget: args.budget,
         profile: args.profile.clone(),
         heat_map: args.heat_map.clone(),
         log,

@@ -84,13 +84,13 @@ impl SessionPlan {
             app,
             adapter: session.adapter.clone(),
             batch: budget.batch as usize,
-            timeout: Duration::from_secs_f64(budget.timeout),
+            timeout: budget.timeout,
             budget: Budget {
                 runs: match (budget.runs, budget.time) {
                     (None, None) => Some(1000),
                     (runs, _) => runs,
                 },
-                time: budget.time.map(Duration::from_secs_f64),
+                time: budget.time,
             },
             stress: StressPlan {
                 iterations: match stress.iterations {
