@@ -38,3 +38,16 @@ impl Status {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Status;
+
+    #[test]
+    fn an_abort_outranks_an_interruption_which_outranks_failures() {
+        assert_eq!(Status::of(true, true, true), Status::Aborted);
+        assert_eq!(Status::of(false, true, true), Status::Interrupted);
+        assert_eq!(Status::of(false, false, true), Status::Failed);
+        assert_eq!(Status::of(false, false, false), Status::Passed);
+    }
+}

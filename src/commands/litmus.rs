@@ -136,10 +136,23 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
             &plan.test, &adapter, &plan.env, &counts, done, seconds,
         ))?;
     }
-    // Unfenced, weak behaviour is what relaxed WGSL atomics allow; fenced, it is a failure.
-    Ok(Status::of(
-        false,
-        interrupted,
-        plan.fence && counts.weak > 0,
-    ))
+    Ok(status(plan.fence, counts.weak, interrupted))
+}
+
+/// Unfenced, weak behaviour is what relaxed WGSL atomics allow; fenced, it is a failure.
+fn status(fence: bool, weak: u64, interrupted: bool) -> Status {
+    Status::of(false, interrupted, fence && weak > 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{status, Status};
+
+    #[test]
+    fn only_a_fenced_test_with_weak_behaviour_fails() {
+        assert_eq!(status(false, 12, false), Status::Passed);
+        assert_eq!(status(true, 0, false), Status::Passed);
+        assert_eq!(status(true, 1, false), Status::Failed);
+        assert_eq!(status(true, 1, true), Status::Interrupted);
+    }
 }
