@@ -745,3 +745,26 @@ fn a_replay_says_how_often_the_failure_recurred() {
         "{line}"
     );
 }
+
+#[test]
+fn profiles_are_checked_before_the_device_opens() {
+    let dir = tempfile::tempdir().unwrap();
+    let broken = dir.path().join("broken.json");
+    std::fs::write(&broken, "{\"adapter\": 3").unwrap();
+    let counter = fixture("counter.toml");
+    assert_bad_input(
+        &["run", &counter, "--profile", &broken.display().to_string()],
+        "broken.json: invalid type: integer `3`, expected a string at line 1 column 13",
+    );
+    let zero = dir.path().join("zero.json");
+    let profile = serde_json::json!({
+        "adapter": "any", "driver": "", "backend": "", "patch_words": 32, "sequence": "ld;st",
+        "spread": 0, "patch_note": "", "patch_grid": {}, "sequence_scores": [],
+        "spread_scores": [], "iterations_per_cell": 1, "seconds": 1.0,
+    });
+    std::fs::write(&zero, profile.to_string()).unwrap();
+    assert_bad_input(
+        &["run", &counter, "--profile", &zero.display().to_string()],
+        "zero.json: spread = 0; give 1 to 64",
+    );
+}

@@ -76,9 +76,10 @@ impl SessionPlan {
             paths.push(("--log", log));
             paths::distinct(&paths)?;
         }
-        if let Some(profile) = &stress.profile {
+        if let Some(path) = &stress.profile {
             // A broken profile is bad input, found now rather than after the device opens.
-            wgstress_runtime::profile::Profile::load(profile)?;
+            let profile = wgstress_runtime::profile::Profile::load(path)?;
+            check_shape(&profile.shape(), &path.display().to_string())?;
         }
         Ok(SessionPlan {
             app,
@@ -156,6 +157,8 @@ impl StressPlan {
         if !given.is_empty() {
             source = format!("{source}; as given: {}", given.join(", "));
         }
+        // The default profile is read only now that the adapter is known.
+        check_shape(&shape, &source)?;
         Ok((shape, source))
     }
 
@@ -202,6 +205,16 @@ impl StressPlan {
         engine.session.check(&settings)?;
         Ok((settings, measured))
     }
+}
+
+/// Checks a stress shape read from a profile against the ranges the command line allows.
+fn check_shape(shape: &StressShape, source: &str) -> Result<()> {
+    for (name, value) in [("patch_words", shape.patch_words), ("spread", shape.spread)] {
+        if !(1..=64).contains(&value) {
+            bail!("{source}: {name} = {value}; give 1 to 64");
+        }
+    }
+    Ok(())
 }
 
 /// The log `options` ask for, checked writable; `None` with --no-log.
