@@ -261,7 +261,12 @@ impl RandomSpec {
                 .workgroups
                 .iter()
                 .all(|&g| (1..=u64::from(u32::MAX)).contains(&g))
-            && self.workgroups.iter().product::<u64>() <= 1 << 31;
+            && self
+                .workgroups
+                .iter()
+                .map(|&g| u128::from(g))
+                .product::<u128>()
+                <= 1 << 31;
         dims_ok && self.words == 1 && self.check_binding == 0 && !self.unknown_key
     }
 }

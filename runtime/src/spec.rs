@@ -134,8 +134,9 @@ impl App {
     /// to count, a binding declared twice or too large, a check of an undeclared binding.
     /// `Err` is the message and the index of the binding or check it is about.
     pub fn validate(&self) -> std::result::Result<(), Invalid> {
-        let groups: u64 = self.workgroups.iter().map(|&g| u64::from(g)).product();
-        if groups > MAX_WORKGROUPS {
+        // In u128: three u32 sizes multiply past u64.
+        let groups: u128 = self.workgroups.iter().map(|&g| u128::from(g)).product();
+        if groups > u128::from(MAX_WORKGROUPS) {
             return Err(Invalid::Workgroups(format!(
                 "{} = {groups} workgroups; at most 2^31 (2147483648)",
                 self.workgroups.map(|g| g.to_string()).join(" x ")
@@ -180,8 +181,8 @@ impl App {
     /// Checks the application against the adapter's limits, before any buffer is made.
     pub fn check_limits(&self, limits: &wgpu::Limits) -> Result<()> {
         let max_dim = u64::from(limits.max_compute_workgroups_per_dimension);
-        let groups: u64 = self.workgroups.iter().map(|&g| u64::from(g)).product();
-        if groups > max_dim * max_dim {
+        let groups: u128 = self.workgroups.iter().map(|&g| u128::from(g)).product();
+        if groups > u128::from(max_dim * max_dim) {
             return Err(Error::Input(format!(
                 "{}: {groups} workgroups are beyond this adapter's limit of {} (max_compute_workgroups_per_dimension squared)",
                 self.name,
@@ -340,4 +341,39 @@ fn dims(values: &[u32]) -> std::result::Result<[u32; 3], String> {
     let mut out = [1; 3];
     out[..values.len()].copy_from_slice(values);
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn app(workgroups: [u32; 3]) -> App {
+        App {
+            name: "t".into(),
+            shader_path: "t.wgsl".into(),
+            source: String::new(),
+            entry: None,
+            postcondition: None,
+            workgroups,
+            postcondition_workgroups: [1; 3],
+            bindings: Vec::new(),
+            checks: Vec::new(),
+            host_check: None,
+            host_reads: Vec::new(),
+            constants: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn workgroup_counts_are_checked_without_overflow() {
+        assert!(app([1 << 16, 1 << 15, 1]).validate().is_ok());
+        assert!(matches!(
+            app([1 << 16, 1 << 15, 2]).validate(),
+            Err(Invalid::Workgroups(_))
+        ));
+        assert!(matches!(
+            app([u32::MAX; 3]).validate(),
+            Err(Invalid::Workgroups(_))
+        ));
+    }
 }
