@@ -1,10 +1,21 @@
 //! The `wgstress` command line: a thin layer over wgstress-instrument and wgstress-runtime.
+//! Each command parses its options (options.rs, commands/), builds a validated plan before
+//! any GPU work (plan/), runs it, and shows the results (present/).
 //!
-//! Exit status: 0 when every run passed, 1 when some run failed, 2 on bad input or an error.
+//! Exit status: 0 when every run passed, 1 when some run failed, 2 on bad input or an error,
+//! 130 when interrupted.
 
 mod commands;
+mod interrupt;
+mod notes;
+mod options;
+mod plan;
+mod present;
+mod status;
 
 use clap::{Parser, Subcommand};
+use notes::Notes;
+use status::Status;
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -14,6 +25,9 @@ use std::process::ExitCode;
     about = "Find weak-memory bugs in WGSL compute applications by stress testing them on a real GPU"
 )]
 struct Cli {
+    /// Print no notes or progress on stderr (errors still)
+    #[arg(long, short, global = true)]
+    quiet: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -37,21 +51,82 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let result = match cli.command {
-        Command::Instrument(args) => commands::instrument::run(args),
-        Command::Run(args) => commands::run::run(args),
-        Command::Compare(args) => commands::compare::run(args),
-        Command::Litmus(args) => commands::litmus::run(args),
-        Command::Tune(args) => commands::tune::run(args),
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if e.use_stderr() => return fail(&clap_message(&e)),
+        // --help and --version.
+        Err(e) => {
+            let _ = notes::emit(&e.render().to_string());
+            return ExitCode::SUCCESS;
+        }
+    };
+    match execute(cli) {
+        Ok(status) => status.code(),
+        Err(error) if closed_pipe(&error) => ExitCode::SUCCESS,
+        Err(error) => fail(&one_line(&error)),
+    }
+}
+
+/// Builds the command's plan, then runs it: every bad input fails in the first step.
+fn execute(cli: Cli) -> anyhow::Result<Status> {
+    let notes = Notes { on: !cli.quiet };
+    match cli.command {
+        Command::Instrument(args) => {
+            commands::instrument::execute(commands::instrument::plan(&args)?)
+        }
+        Command::Run(args) => commands::run::execute(commands::run::plan(&args)?, notes),
+        Command::Compare(args) => {
+            commands::compare::execute(commands::compare::plan(&args)?, notes)
+        }
+        Command::Litmus(args) => commands::litmus::execute(commands::litmus::plan(&args)?, notes),
+        Command::Tune(args) => commands::tune::execute(commands::tune::plan(&args)?, notes),
         Command::Apps => commands::apps::list(),
         Command::Adapters => commands::apps::adapters(),
-    };
-    match result {
-        Ok(code) => code,
-        Err(error) => {
-            eprintln!("wgstress: error: {error:#}");
-            ExitCode::from(2)
+    }
+}
+
+fn fail(message: &str) -> ExitCode {
+    eprintln!("wgstress: error: {message}");
+    ExitCode::from(2)
+}
+
+/// clap's message without its "error: " prefix, usage and hints: the first line.
+fn clap_message(error: &clap::Error) -> String {
+    let text = error.render().to_string();
+    let first = text.lines().next().unwrap_or_default();
+    format!(
+        "{} (see --help)",
+        first.strip_prefix("error: ").unwrap_or(first)
+    )
+}
+
+/// The error and its causes on one line. The runtime's and the instrumenter's messages are
+/// complete in themselves (a shader error carries its source line): their sources are not
+/// repeated.
+fn one_line(error: &anyhow::Error) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for cause in error.chain() {
+        let text = cause.to_string();
+        if cause.is::<wgstress_instrument::Error>() {
+            parts.push(text);
+            break;
+        }
+        let text = text.lines().next().unwrap_or_default().to_string();
+        if !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+        if cause.is::<wgstress_runtime::Error>() {
+            break;
         }
     }
+    parts.join(": ")
+}
+
+/// Whether writing results failed because stdout was closed (`| head`): not an error.
+fn closed_pipe(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }

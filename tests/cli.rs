@@ -53,7 +53,7 @@ fn assert_bad_input(args: &[&str], expected: &str) {
 #[test]
 fn bad_input_is_one_line_and_exit_2() {
     assert_bad_input(&["run", "nowhere.toml"], "nowhere.toml: No such file");
-    assert_bad_input(&["run", &fixture("bad.toml")], "bad.toml: ");
+    assert_bad_input(&["run", &fixture("bad.toml")], "bad.toml:3:14: ");
     assert_bad_input(
         &["run", &fixture("missing-shader.toml")],
         "nowhere.wgsl: No such file",
@@ -68,7 +68,7 @@ fn bad_input_is_one_line_and_exit_2() {
     );
     assert_bad_input(
         &["run", &fixture("counter.toml"), "--runs", "0"],
-        "--runs must be at least 1",
+        "invalid value '0' for '--runs <RUNS>'",
     );
     assert_bad_input(
         &["run", "no-such-app"],
@@ -326,7 +326,7 @@ fn litmus_and_tune_refuse_bad_input() {
     );
     assert_bad_input(
         &["litmus", "mp", "--testing-groups", "0"],
-        "--testing-groups must be at least 1",
+        "invalid value '0' for '--testing-groups <TESTING_GROUPS>'",
     );
     assert_bad_input(
         &["litmus", "sb", "--workgroup-size", "100000"],
@@ -359,6 +359,59 @@ fn litmus_counts_add_up() {
         + c["weak"].as_u64().unwrap();
     assert_eq!(total, 9 * 4 * 16);
     assert_eq!(report["instances"], 9 * 4 * 16);
+    let lines = log_lines(&dir.path().join("wgstress-runs.jsonl"));
+    assert_eq!(lines.len(), 2, "a start and a summary line");
+    assert_eq!(lines[0]["type"], "start");
+    assert_eq!(lines[0]["command"], "litmus");
+    assert_eq!(lines[0]["seed"], 1);
+    assert_eq!(lines[1]["type"], "summary");
+    assert_eq!(lines[1]["counts"], report["counts"]);
+}
+
+#[test]
+fn tune_writes_profile_heat_map_and_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = wgstress(
+        &[
+            "tune",
+            "--testing-groups",
+            "2",
+            "--workgroup-size",
+            "8",
+            "--distances",
+            "1",
+            "--locations",
+            "4",
+            "--max-sequence",
+            "1",
+            "--max-spread",
+            "1",
+            "--iterations-per-cell",
+            "1",
+            "--quiet",
+        ],
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(own_lines(&out).is_empty(), "--quiet: {}", stderr(&out));
+    let report = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        report.contains("profile          wgstress-profile.json"),
+        "{report}"
+    );
+    let profile: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("wgstress-profile.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(profile["patch_grid"]["mp"][0].as_array().unwrap().len(), 4);
+    let svg = std::fs::read_to_string(dir.path().join("wgstress-heatmap.svg")).unwrap();
+    assert!(
+        svg.contains("<svg") && svg.contains("MP weak behaviours"),
+        "the heat map has a panel per test"
+    );
+    let lines = log_lines(&dir.path().join("wgstress-runs.jsonl"));
+    assert_eq!(lines[0]["command"], "tune");
+    assert_eq!(lines.last().unwrap()["type"], "summary");
 }
 
 #[test]
@@ -413,15 +466,303 @@ fn ctrl_c_prints_and_saves_the_summary() {
         .unwrap();
     assert!(sent.success());
     let out = child.wait_with_output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "an interrupted run with no failure exits 0"
-    );
+    assert_eq!(out.status.code(), Some(130), "an interrupted run exits 130");
     let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(summary["interrupted"], true);
     assert!(summary["runs"].as_u64().unwrap() >= 8);
     let last = log_lines(&log).pop().unwrap();
     assert_eq!(last["type"], "summary");
     assert_eq!(last["runs"], summary["runs"]);
+}
+
+/// A spec in `dir` for the counter fixture's shader, with `rest` after its name and shader.
+fn spec(dir: &Path, name: &str, rest: &str) -> String {
+    let path = dir.join(name);
+    let text = format!(
+        "shader = {:?}\n{rest}",
+        fixture("counter.wgsl").replace('\\', "/")
+    );
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+const COUNTER_BINDING: &str = "[[binding]]\nbinding = 0\nkind = \"storage\"\nwords = 1\n";
+
+#[test]
+fn specs_are_checked_before_the_device_opens() {
+    let dir = tempfile::tempdir().unwrap();
+    let check = spec(
+        dir.path(),
+        "check.toml",
+        &format!(
+            "workgroups = [16]\n{COUNTER_BINDING}\n[[check]]\nbinding = 9\nkind = \"sorted\"\n"
+        ),
+    );
+    assert_bad_input(
+        &["run", &check],
+        "check.toml:8:1: [[check]] 1: the check reads binding 0:9, which no [[binding]] declares",
+    );
+    let huge = spec(
+        dir.path(),
+        "huge.toml",
+        &format!("workgroups = [70000, 70000, 70000]\n{COUNTER_BINDING}"),
+    );
+    assert_bad_input(
+        &["run", &huge],
+        "huge.toml:2:14: workgroups: 70000 x 70000 x 70000 = 343000000000000 workgroups; at most 2^31",
+    );
+    assert_bad_input(
+        &["run", &fixture("counter.toml"), "--variant", "buggy"],
+        "--variant and --size choose among a bundled application's builds",
+    );
+}
+
+#[test]
+fn options_out_of_range_are_refused() {
+    let counter = fixture("counter.toml");
+    for (args, expected) in [
+        (
+            vec!["run", &counter, "--watchdog-limit", "0"],
+            "'--watchdog-limit <WATCHDOG_LIMIT>'",
+        ),
+        (
+            vec!["run", &counter, "--cache-mib", "0"],
+            "'--cache-mib <CACHE_MIB>'",
+        ),
+        (
+            vec!["run", &counter, "--cache-mib", "16384"],
+            "'--cache-mib <CACHE_MIB>'",
+        ),
+        (
+            vec!["run", &counter, "--stress-fraction", "5-10"],
+            "give 0 <= LO <= HI <= 1",
+        ),
+        (
+            vec!["run", &counter, "--time", "-1"],
+            "is not a number of seconds",
+        ),
+        (
+            vec!["run", &counter, "--buffer-shuffle", "true"],
+            "'--buffer-shuffle <BUFFER_SHUFFLE>'",
+        ),
+        (
+            vec!["compare", &counter, "--rounds", "0"],
+            "'--rounds <ROUNDS>'",
+        ),
+        (
+            vec!["tune", "--budget", "-3"],
+            "`-3` is not a number of seconds",
+        ),
+        (
+            vec!["litmus", "mp", "--distance", "4294967295"],
+            "'--distance <DISTANCE>'",
+        ),
+        (
+            vec!["litmus", "mp", "--iterations", "0"],
+            "'--iterations <ITERATIONS>'",
+        ),
+    ] {
+        assert_bad_input(&args, expected);
+    }
+}
+
+#[test]
+fn outputs_are_checked_before_any_work() {
+    let counter_wgsl = fixture("counter.wgsl");
+    let dir = tempfile::tempdir().unwrap();
+    let source = dir.path().join("x.wgsl");
+    std::fs::copy(&counter_wgsl, &source).unwrap();
+    let before = std::fs::read_to_string(&source).unwrap();
+    let x = source.display().to_string();
+    assert_bad_input(
+        &["instrument", &x, "-o", &x, "--manifest", "m.json"],
+        "SHADER and --output name the same file",
+    );
+    assert_bad_input(
+        &[
+            "instrument",
+            &counter_wgsl,
+            "-o",
+            "out.wgsl",
+            "--manifest",
+            "./out.wgsl",
+        ],
+        "--output and --manifest name the same file",
+    );
+    assert_eq!(
+        std::fs::read_to_string(&source).unwrap(),
+        before,
+        "the source is untouched"
+    );
+    let counter = fixture("counter.toml");
+    assert_bad_input(
+        &["run", &counter, "--log", &counter],
+        "APP and --log name the same file",
+    );
+    assert_bad_input(
+        &["compare", &counter, "--svg", &counter_wgsl],
+        "the spec's shader and --svg name the same file",
+    );
+    let start = Instant::now();
+    assert_bad_input(
+        &[
+            "compare",
+            &fixture("counter.toml"),
+            "--time",
+            "60",
+            "--svg",
+            "missing/dir/x.svg",
+        ],
+        "missing/dir/x.svg: cannot write --svg: ",
+    );
+    assert_bad_input(
+        &["tune", "--budget", "60", "--profile", "missing/dir/p.json"],
+        "missing/dir/p.json: cannot write --profile: ",
+    );
+    assert_bad_input(
+        &[
+            "run",
+            &fixture("counter.toml"),
+            "--log",
+            "missing/dir/l.jsonl",
+        ],
+        "missing/dir/l.jsonl: cannot write --log: ",
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(30),
+        "refused before the budget ran"
+    );
+}
+
+#[test]
+fn run_takes_the_entry_point_its_errors_name() {
+    assert_bad_input(
+        &["run", &fixture("counter.toml"), "--entry", "nope"],
+        "no @compute entry point named `nope`",
+    );
+}
+
+#[test]
+fn every_option_says_what_it_does() {
+    let dir = tempfile::tempdir().unwrap();
+    for command in ["run", "compare", "litmus", "tune", "instrument"] {
+        let out = wgstress(&[command, "--help"], dir.path());
+        assert!(out.status.success());
+        let help = String::from_utf8(out.stdout).unwrap();
+        // An option's help follows its value name on its line, or fills the next line.
+        let lines: Vec<&str> = help.lines().map(str::trim).collect();
+        for (i, line) in lines.iter().enumerate() {
+            let option = line.starts_with("--") || line.get(2..3) == Some(",");
+            if !option {
+                continue;
+            }
+            // "[default: 256]" alone is no help.
+            let same_line = line
+                .split_once("  ")
+                .is_some_and(|(_, text)| !text.trim().is_empty() && !text.trim().starts_with('['));
+            let next_line = lines
+                .get(i + 1)
+                .is_some_and(|next| !next.is_empty() && !next.starts_with(['-', '[']));
+            assert!(same_line || next_line, "`{command}`: `{line}` has no help");
+        }
+    }
+    let out = wgstress(&["run", "--help"], dir.path());
+    let help = String::from_utf8(out.stdout).unwrap();
+    assert!(help.contains("[possible values: on, off]"), "{help}");
+}
+
+#[test]
+fn a_closed_stdout_is_not_a_panic() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wgstress"))
+        .arg("apps")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
+}
+
+#[test]
+fn compare_exits_1_when_a_run_fails_and_logs_start_and_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = wgstress(
+        &[
+            "compare",
+            &fixture("racy.toml"),
+            "--runs",
+            "8",
+            "--strategies",
+            "none",
+            "--shuffle",
+            "off",
+            "--rounds",
+            "2",
+            "--log",
+            "compare.jsonl",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let lines = log_lines(&dir.path().join("compare.jsonl"));
+    assert_eq!(lines[0]["type"], "start");
+    assert_eq!(lines[0]["command"], "compare");
+    assert!(lines[0]["master_seed"].is_string());
+    let last = lines.last().unwrap();
+    assert_eq!(last["type"], "summary");
+    assert_eq!(last["rows"][0]["runs"], 8);
+}
+
+#[test]
+fn a_replay_says_how_often_the_failure_recurred() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = wgstress(
+        &[
+            "run",
+            &fixture("racy.toml"),
+            "--runs",
+            "4",
+            "--seed",
+            "0x2a",
+            "--strategy",
+            "none",
+            "--no-log",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let table = String::from_utf8(out.stdout).unwrap();
+    let line = table
+        .lines()
+        .find(|l| l.starts_with("replayed"))
+        .unwrap_or_else(|| panic!("no replay line in {table}"));
+    assert!(
+        line.contains("seed 0x000000000000002a: failed in ") && line.contains(" of 4 runs"),
+        "{line}"
+    );
+}
+
+#[test]
+fn profiles_are_checked_before_the_device_opens() {
+    let dir = tempfile::tempdir().unwrap();
+    let broken = dir.path().join("broken.json");
+    std::fs::write(&broken, "{\"adapter\": 3").unwrap();
+    let counter = fixture("counter.toml");
+    assert_bad_input(
+        &["run", &counter, "--profile", &broken.display().to_string()],
+        "broken.json: invalid type: integer `3`, expected a string at line 1 column 13",
+    );
+    let zero = dir.path().join("zero.json");
+    let profile = serde_json::json!({
+        "adapter": "any", "driver": "", "backend": "", "patch_words": 32, "sequence": "ld;st",
+        "spread": 0, "patch_note": "", "patch_grid": {}, "sequence_scores": [],
+        "spread_scores": [], "iterations_per_cell": 1, "seconds": 1.0,
+    });
+    std::fs::write(&zero, profile.to_string()).unwrap();
+    assert_bad_input(
+        &["run", &counter, "--profile", &zero.display().to_string()],
+        "zero.json: spread = 0; give 1 to 64",
+    );
 }

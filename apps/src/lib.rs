@@ -40,17 +40,8 @@ impl Size {
     }
 }
 
-macro_rules! text_enum {
+macro_rules! display_enum {
     ($ty:ident { $($text:literal => $value:ident),* }) => {
-        impl std::str::FromStr for $ty {
-            type Err = String;
-            fn from_str(text: &str) -> Result<Self, String> {
-                match text {
-                    $($text => Ok($ty::$value),)*
-                    other => Err(format!("`{other}` is not one of: {}", [$($text),*].join(", "))),
-                }
-            }
-        }
         impl std::fmt::Display for $ty {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str(match self { $($ty::$value => $text,)* })
@@ -58,8 +49,8 @@ macro_rules! text_enum {
         }
     };
 }
-text_enum!(Variant { "buggy" => Buggy, "fixed" => Fixed });
-text_enum!(Size { "small" => Small, "large" => Large });
+display_enum!(Variant { "buggy" => Buggy, "fixed" => Fixed });
+display_enum!(Size { "small" => Small, "large" => Large });
 
 /// A bundled application.
 pub struct Bundled {

@@ -45,6 +45,20 @@ pub enum Rule {
     },
 }
 
+impl Check {
+    /// The bindings this check reads: the checked one, and the one it compares with.
+    pub fn reads(&self) -> Vec<(u32, u32)> {
+        let mut reads = vec![(self.group, self.binding)];
+        match &self.rule {
+            Rule::PrefixSum { of, of_group }
+            | Rule::Sum { of, of_group }
+            | Rule::Permutation { of, of_group } => reads.push((*of_group, *of)),
+            Rule::EqualsFile { .. } | Rule::Sorted | Rule::AllEqual { .. } => {}
+        }
+        reads
+    }
+}
+
 /// A check with the reference data it needs, computed once.
 pub struct Prepared {
     check: Check,

@@ -3,6 +3,7 @@
 use crate::error::{Error, Result};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 pub struct Gpu {
     pub device: wgpu::Device,
@@ -113,6 +114,63 @@ pub fn open(wanted: Option<&str>) -> Result<Gpu> {
         limits,
         lost,
     })
+}
+
+/// Ends a validation error scope (`Device::push_error_scope`): what wgpu rejected in it
+/// comes back as `Error::Wgpu` about `what`, instead of a panic in wgpu's default handler.
+pub fn end_scope(scope: wgpu::ErrorScopeGuard, what: impl FnOnce() -> String) -> Result<()> {
+    match pollster::block_on(scope.pop()) {
+        Some(error) => Err(Error::Wgpu {
+            what: what(),
+            message: error.to_string(),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Submits `encoder`, waits for it, and reads back the first `bytes` of each of `reads`
+/// (buffers with MAP_READ usage), as words. One rule for every submission: past `timeout`
+/// it is a hang; any other failure to finish is a lost device.
+pub fn submit_and_read(
+    gpu: &Gpu,
+    encoder: wgpu::CommandEncoder,
+    reads: &[(&wgpu::Buffer, u64)],
+    timeout: Duration,
+) -> Result<Vec<Vec<u32>>> {
+    let index = gpu.queue.submit([encoder.finish()]);
+    for (buffer, bytes) in reads {
+        buffer
+            .slice(..*bytes)
+            .map_async(wgpu::MapMode::Read, |_| {});
+    }
+    wait(gpu, index, timeout)?;
+    let mut words = Vec::with_capacity(reads.len());
+    for (buffer, bytes) in reads {
+        let mapped = buffer
+            .slice(..*bytes)
+            .get_mapped_range()
+            .map_err(|e| Error::DeviceLost(format!("reading results back: {e}")))?;
+        words.push(bytemuck::cast_slice(&mapped).to_vec());
+    }
+    for (buffer, _) in reads {
+        buffer.unmap();
+    }
+    Ok(words)
+}
+
+fn wait(gpu: &Gpu, index: wgpu::SubmissionIndex, timeout: Duration) -> Result<()> {
+    let poll = gpu.device.poll(wgpu::PollType::Wait {
+        submission_index: Some(index),
+        timeout: Some(timeout),
+    });
+    match poll {
+        Ok(_) => Ok(()),
+        Err(wgpu::PollError::Timeout) => Err(Error::Hang(timeout)),
+        Err(e) if gpu.is_lost() => Err(Error::DeviceLost(format!(
+            "{e} (the driver reported it lost)"
+        ))),
+        Err(e) => Err(Error::DeviceLost(e.to_string())),
+    }
 }
 
 /// A compute pipeline for `entry` of `module`, with values for its `override`s.

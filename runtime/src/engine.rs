@@ -36,6 +36,9 @@ pub struct Engine {
     pub recreated: u32,
     /// The watchdog's loop limit, learned from this application's passing runs.
     pub loop_limit: LoopLimit,
+    /// What the driver said when the device was last lost and recreated, until the caller
+    /// takes it to report it.
+    pub lost: Option<String>,
 }
 
 /// What calibration measured, and how long it took.
@@ -52,6 +55,9 @@ pub struct Calibration {
 /// iterations exposed as many bugs as 8,192, at twelve times the runs per second.
 pub const FALLBACK_ITERATIONS: u32 = 512;
 
+/// The stress iterations calibration times stress at.
+pub const PROBE_ITERATIONS: u32 = 256;
+
 /// Consecutive device losses after which the engine gives up.
 const MAX_LOSSES: u32 = 3;
 
@@ -67,13 +73,16 @@ impl Engine {
             postcondition: app.postcondition.clone(),
             file_name: Some(app.shader_path.clone()),
         };
+        app.validate()
+            .map_err(|invalid| Error::Input(format!("{}: {invalid}", app.name)))?;
         let inst = wgstress_instrument::instrument_wgsl(&app.source, &options)?;
+        let gpu = device::open(adapter)?;
+        app.check_limits(&gpu.limits)?;
         let checks = app
             .checks
             .iter()
             .map(|c| Prepared::new(c, &app))
             .collect::<Result<Vec<_>>>()?;
-        let gpu = device::open(adapter)?;
         let gpu_name = gpu.info.name.clone();
         let session = Session::new(&gpu, &app, &inst, batch, scratch_words)?;
         Ok(Engine {
@@ -88,6 +97,7 @@ impl Engine {
             timeout: Duration::from_secs(10),
             recreated: 0,
             loop_limit: LoopLimit::learned(LoopLimit::ceiling_for(&gpu_name)),
+            lost: None,
         })
     }
 
@@ -135,7 +145,7 @@ impl Engine {
             }
             Err(Error::DeviceLost(message)) if self.recreated < MAX_LOSSES => {
                 self.recreated += 1;
-                eprintln!("wgstress: device lost ({message}); recreating it");
+                self.lost = Some(message);
                 self.gpu = device::open(self.adapter.as_deref())?;
                 self.session = Session::new(
                     &self.gpu,
@@ -207,12 +217,11 @@ impl Engine {
         ratio: f64,
         share: Duration,
     ) -> Result<Calibration> {
-        const PROBE: u32 = 256;
         let start = Instant::now();
         let until = start + share;
         let groups = self.session.app_groups();
         let mut probe = settings.clone();
-        probe.iterations = PROBE;
+        probe.iterations = PROBE_ITERATIONS;
         let mut quiet = settings.clone();
         quiet.strategy = Strategy::None;
         // Each step gets an equal share of what is left, the application alone the most.
@@ -237,7 +246,7 @@ impl Engine {
             (Some(app), Some(empty), Some(stress)) => {
                 let app = (app - empty).max(1e-7);
                 let stress = (stress - empty).max(1e-7);
-                (f64::from(PROBE) * ratio * app / stress).clamp(8.0, 65536.0) as u32
+                (f64::from(PROBE_ITERATIONS) * ratio * app / stress).clamp(8.0, 65536.0) as u32
             }
             _ => FALLBACK_ITERATIONS,
         };

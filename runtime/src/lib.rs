@@ -1,30 +1,43 @@
 //! wgstress-runtime: runs instrumented WGSL applications under memory stress on a real GPU,
-//! checks every run and keeps statistics.
+//! checks every run and keeps statistics. It prints nothing: the run loop and tuning report
+//! progress through callbacks, and the CLI shows tables, charts and progress bars.
+//!
+//! The modules by job (docs/architecture.md draws them):
+//! - the model a session is built from: `spec` (applications), `init` (initial contents),
+//!   `checks` (host checks), `strategy` (stress settings and per-run parameters), `profile`
+//!   (tuned stress shapes), `error`;
+//! - execution: `device` (adapters, error scopes, submit and read-back), `interface` (spec
+//!   against shader), `layout` and `params` (buffer layouts, parameter blocks), `session`
+//!   (pipelines, buffers, batches), `engine` (a session that survives device loss, calibration),
+//!   `runner` (the run loop), `log` (the JSON-lines log);
+//! - analysis: `record` (a run's results block and its outcome), `tally` and `stats` (counts,
+//!   rates, intervals), `compare` (strategies in interleaved rounds), `litmus` and `tune`
+//!   (parallel litmus tests, tuning stress to a device).
 
 pub mod checks;
-pub mod device;
 pub mod error;
 pub mod init;
-pub mod interface;
-pub mod layout;
-pub mod params;
-pub mod record;
-pub mod session;
+pub mod profile;
 pub mod spec;
 pub mod strategy;
 
-pub use error::{Error, Result};
-pub mod compare;
+pub mod device;
 pub mod engine;
-pub mod litmus;
+pub mod interface;
+pub mod layout;
 pub mod log;
 pub mod loop_limit;
 pub mod pace;
-pub mod profile;
-pub mod report;
+pub mod params;
 pub mod runner;
+pub mod session;
+
+pub mod compare;
+pub mod litmus;
+pub mod record;
 pub mod shapes;
 pub mod stats;
 pub mod tally;
 pub mod tune;
-pub use indicatif;
+
+pub use error::{Error, Result};

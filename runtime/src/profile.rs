@@ -42,10 +42,7 @@ impl Profile {
 
     pub fn load(path: &Path) -> Result<Profile> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-        serde_json::from_str(&text).map_err(|e| Error::Spec {
-            path: path.display().to_string(),
-            message: e.to_string(),
-        })
+        serde_json::from_str(&text).map_err(|e| Error::json(path, e))
     }
 
     pub fn save(&self, path: &Path) -> Result<()> {

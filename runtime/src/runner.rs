@@ -1,5 +1,5 @@
 //! The run loop: batches of runs until the budget is spent or the user stops it, with a log
-//! line per batch and a live progress bar.
+//! line per batch and an event per batch for whoever shows progress.
 
 use crate::engine::{Calibration, Engine};
 use crate::error::Result;
@@ -59,7 +59,6 @@ pub struct RunConfig {
     pub adaptive: bool,
     /// What calibration measured before these runs, if it ran.
     pub calibration: Option<Calibration>,
-    pub progress: bool,
     pub stop: Arc<AtomicBool>,
 }
 
@@ -113,6 +112,19 @@ impl Stream {
     }
 }
 
+/// What the run loop reports as it goes; the library prints nothing itself.
+#[derive(Clone, Copy, Debug)]
+pub enum Event<'a> {
+    /// A batch finished: its runs, how many of them failed, and how long it took.
+    Batch {
+        runs: u64,
+        failures: u64,
+        elapsed: Duration,
+    },
+    /// The device was lost and recreated; the runs of the batch in flight count as lost.
+    DeviceLost(&'a str),
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct Summary {
     pub app: String,
@@ -148,12 +160,13 @@ pub fn run(
     engine: &mut Engine,
     config: &RunConfig,
     mut log: Option<&mut JsonLog>,
+    on_event: &mut dyn FnMut(Event),
 ) -> Result<Summary> {
     let mut stream = Stream::new(config, engine.batch_size());
-    let bar = progress_bar(config);
     if let Some(log) = log.as_deref_mut() {
         log.write(&json!({
             "type": "start",
+            "command": "run",
             "app": engine.app.name,
             "adapter": engine.gpu.describe(),
             "strategy": config.settings.strategy,
@@ -162,7 +175,9 @@ pub fn run(
             "shape": config.settings.shape,
             "adaptive_shape": stream.shapes.is_adaptive(),
             "calibration": config.calibration,
+            "options": config.settings.session_options(),
             "master_seed": seed_text(config.master_seed),
+            "replay": config.replay.map(seed_text),
         }))?;
     }
     let aborted = run_into(
@@ -171,14 +186,16 @@ pub fn run(
         &config.budget,
         &mut stream,
         log.as_deref_mut(),
-        &bar,
+        on_event,
     )?;
-    bar.finish_and_clear();
-    let summary = summarize(engine, config, &stream, aborted);
+    let mut summary = summarize(engine, config, &stream, aborted);
     if let Some(log) = log {
         let mut line = serde_json::to_value(&summary).expect("summary serializes");
         line["type"] = json!("summary");
-        log.write(&line)?;
+        // The summary is worth more than its log line: a failed write is reported in it.
+        if let Err(e) = log.write(&line) {
+            summary.aborted.get_or_insert(e.to_string());
+        }
     }
     Ok(summary)
 }
@@ -225,10 +242,10 @@ pub fn run_into(
     budget: &Budget,
     stream: &mut Stream,
     mut log: Option<&mut JsonLog>,
-    bar: &indicatif::ProgressBar,
+    on_event: &mut dyn FnMut(Event),
 ) -> Result<Option<String>> {
     let started = Instant::now();
-    let aborted = paced_batches(engine, config, budget, stream, &mut log, bar, started);
+    let aborted = paced_batches(engine, config, budget, stream, &mut log, on_event, started);
     stream.wall += started.elapsed();
     aborted
 }
@@ -239,7 +256,7 @@ fn paced_batches(
     budget: &Budget,
     stream: &mut Stream,
     log: &mut Option<&mut JsonLog>,
-    bar: &indicatif::ProgressBar,
+    on_event: &mut dyn FnMut(Event),
     started: Instant,
 ) -> Result<Option<String>> {
     let groups = engine.session.app_groups();
@@ -264,7 +281,11 @@ fn paced_batches(
             })
             .unzip();
         let start = Instant::now();
-        let results = match engine.run(&params) {
+        let results = engine.run(&params);
+        if let Some(message) = engine.lost.take() {
+            on_event(Event::DeviceLost(&message));
+        }
+        let results = match results {
             Ok(r) => r,
             Err(e) => return Ok(Some(e.to_string())),
         };
@@ -281,9 +302,16 @@ fn paced_batches(
             .tally
             .add(&results, elapsed, &engine.inst.manifest, &replay);
         if let Some(log) = log.as_deref_mut() {
-            log.write(&batch_line(config, &stream.tally, n, &failures, &results))?;
+            // A log that can no longer be written ends the session, not its results.
+            if let Err(e) = log.write(&batch_line(config, &stream.tally, n, &failures, &results)) {
+                return Ok(Some(e.to_string()));
+            }
         }
-        update(bar, &stream.tally, config);
+        on_event(Event::Batch {
+            runs: n as u64,
+            failures: failures.len() as u64,
+            elapsed,
+        });
     }
     Ok(None)
 }
@@ -310,26 +338,4 @@ fn batch_line(
         "counts": tally.stats().counts,
         "failures": failing,
     })
-}
-
-pub fn progress_bar(config: &RunConfig) -> indicatif::ProgressBar {
-    if !config.progress {
-        return indicatif::ProgressBar::hidden();
-    }
-    let (len, template) = match (config.budget.runs, config.budget.time) {
-        (Some(n), _) => (n, "{bar:40} {pos}/{len} runs, {per_sec}, eta {eta} {msg}"),
-        (None, Some(t)) => (t.as_secs().max(1), "{bar:40} {pos}/{len} s, {msg}"),
-        (None, None) => (0, "{pos} runs {msg}"),
-    };
-    let bar = indicatif::ProgressBar::new(len);
-    bar.set_style(indicatif::ProgressStyle::with_template(template).expect("template"));
-    bar
-}
-
-fn update(bar: &indicatif::ProgressBar, tally: &Tally, config: &RunConfig) {
-    match config.budget.runs {
-        Some(_) => bar.set_position(tally.runs),
-        None => bar.set_position(tally.elapsed.as_secs()),
-    }
-    bar.set_message(format!("failures: {}", tally.failures()));
 }

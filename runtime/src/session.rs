@@ -11,7 +11,7 @@ use crate::layout::{self, LAYOUTS};
 use crate::params::encode;
 use crate::record::Record;
 use crate::spec::{App, BindingKind, Outputs};
-use crate::strategy::RunParams;
+use crate::strategy::{RunParams, Settings, Strategy};
 use std::time::Duration;
 use wgpu::util::DeviceExt;
 use wgstress_instrument::{Instrumented, Manifest};
@@ -90,7 +90,12 @@ impl Session {
             let slot = slots
                 .iter()
                 .find(|s| (s.group, s.binding) == *key)
-                .expect("checked binding is declared");
+                .ok_or_else(|| {
+                    Error::Input(format!(
+                        "{}: a check reads binding {}:{}, which the spec does not declare",
+                        app.name, key.0, key.1
+                    ))
+                })?;
             let bytes = u64::from(slot.words) * 4;
             checked.push(Checked {
                 key: *key,
@@ -214,12 +219,7 @@ impl Session {
         };
         let main = pipeline(&manifest.entry_point.name);
         let post = manifest.postcondition.as_ref().map(|p| pipeline(&p.name));
-        if let Some(error) = pollster::block_on(scope.pop()) {
-            return Err(Error::Wgpu {
-                what: format!("instrumented {}", app.name),
-                message: error.to_string(),
-            });
-        }
+        crate::device::end_scope(scope, || format!("instrumented {}", app.name))?;
         Ok(Session {
             manifest,
             workgroups: app.workgroups,
@@ -244,6 +244,27 @@ impl Session {
 
     pub fn app_groups(&self) -> u32 {
         self.workgroups.iter().product()
+    }
+
+    /// Checks that runs of `settings` fit this device: the application's workgroups with the
+    /// most stress workgroups the settings draw, and the cache strategy's scratchpad.
+    pub fn check(&self, settings: &Settings) -> Result<()> {
+        let app = u64::from(self.app_groups());
+        let stress = crate::strategy::max_stress_groups(settings, self.app_groups());
+        let limit = u64::from(self.max_dim) * u64::from(self.max_dim);
+        if app + u64::from(stress) > limit {
+            return Err(Error::Input(format!(
+                "{app} application and up to {stress} stress workgroups are beyond this adapter's limit of {limit} (max_compute_workgroups_per_dimension squared): lower --stress-fraction or the workgroups"
+            )));
+        }
+        if settings.strategy == Strategy::Cache && settings.cache_words > self.scratch_words {
+            return Err(Error::Input(format!(
+                "--cache-mib {} is beyond this adapter's largest storage buffer ({} MiB, max_storage_buffer_binding_size)",
+                settings.cache_words >> 18,
+                self.scratch_words >> 18
+            )));
+        }
+        Ok(())
     }
 
     /// Runs `runs` (at most `self.batch`) in one submission. `check` sees each run's read-back
@@ -278,26 +299,13 @@ impl Session {
         }
         let used = self.results_stride * runs.len() as u64;
         encoder.copy_buffer_to_buffer(&self.results, 0, &self.results_read, 0, used);
-        let index = gpu.queue.submit([encoder.finish()]);
-        let results_slice = self.results_read.slice(..used);
-        results_slice.map_async(wgpu::MapMode::Read, |_| {});
         let checked_used = self.checked_stride * runs.len() as u64;
-        if let Some(read) = &self.checked_read {
-            read.slice(..checked_used)
-                .map_async(wgpu::MapMode::Read, |_| {});
-        }
-        wait(gpu, index, timeout)?;
+        let mut reads = vec![(&self.results_read, used)];
+        reads.extend(self.checked_read.as_ref().map(|r| (r, checked_used)));
+        let read = crate::device::submit_and_read(gpu, encoder, &reads, timeout)?;
+        let results: &[u8] = bytemuck::cast_slice(&read[0]);
+        let checked_words: &[u32] = read.get(1).map_or(&[], Vec::as_slice);
         let out = {
-            let mapped =
-                |e: wgpu::MapRangeError| Error::DeviceLost(format!("reading results back: {e}"));
-            let results = results_slice.get_mapped_range().map_err(mapped)?;
-            let checked_words: Vec<u32> = match &self.checked_read {
-                Some(r) => bytemuck::cast_slice(
-                    &r.slice(..checked_used).get_mapped_range().map_err(mapped)?,
-                )
-                .to_vec(),
-                None => Vec::new(),
-            };
             runs.iter()
                 .enumerate()
                 .map(|(i, _)| {
@@ -325,10 +333,6 @@ impl Session {
                 })
                 .collect()
         };
-        self.results_read.unmap();
-        if let Some(read) = &self.checked_read {
-            read.unmap();
-        }
         Ok(out)
     }
 
@@ -389,21 +393,6 @@ impl Session {
                 c.bytes,
             );
         }
-    }
-}
-
-fn wait(gpu: &Gpu, index: wgpu::SubmissionIndex, timeout: Duration) -> Result<()> {
-    let poll = gpu.device.poll(wgpu::PollType::Wait {
-        submission_index: Some(index),
-        timeout: Some(timeout),
-    });
-    match poll {
-        Ok(_) => Ok(()),
-        Err(wgpu::PollError::Timeout) => Err(Error::Hang(timeout)),
-        Err(e) if gpu.is_lost() => Err(Error::DeviceLost(format!(
-            "{e} (the driver reported it lost)"
-        ))),
-        Err(e) => Err(Error::DeviceLost(e.to_string())),
     }
 }
 

@@ -45,18 +45,6 @@ impl Strategy {
     }
 }
 
-impl std::str::FromStr for Strategy {
-    type Err = String;
-    fn from_str(text: &str) -> Result<Self, String> {
-        Strategy::ALL
-            .into_iter()
-            .find(|s| s.name() == text)
-            .ok_or_else(|| {
-                format!("unknown strategy `{text}`: use none, systematic, cache or random")
-            })
-    }
-}
-
 impl std::fmt::Display for Strategy {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
@@ -89,20 +77,6 @@ impl std::fmt::Display for Placement {
             Placement::After => "after",
             Placement::Before => "before",
         })
-    }
-}
-
-impl std::str::FromStr for Placement {
-    type Err = String;
-    fn from_str(text: &str) -> Result<Self, String> {
-        match text {
-            "interleaved" => Ok(Placement::Interleaved),
-            "after" => Ok(Placement::After),
-            "before" => Ok(Placement::Before),
-            other => Err(format!(
-                "`{other}` is not a placement: use interleaved, after or before"
-            )),
-        }
     }
 }
 
@@ -282,10 +256,41 @@ impl Settings {
     /// everything its parameters are drawn from, with the stress shape, iterations and loop
     /// limit it actually ran with (the adaptive shape and the learned limit change per run).
     pub fn replay_options(&self, run: &RunParams) -> String {
+        let sequence = Sequence::from_bits(run.sequence, run.sequence_len)
+            .map_or_else(|e| e, |s| s.to_string());
+        self.options(
+            &sequence,
+            run.patches.len(),
+            run.patch_words,
+            run.iterations,
+            run.watchdog_limit,
+        )
+    }
+
+    /// The options these settings stand for, as the session's log records them.
+    pub fn session_options(&self) -> String {
+        let shape = &self.shape;
+        self.options(
+            &shape.sequence.to_string(),
+            shape.spread as usize,
+            shape.patch_words,
+            self.iterations,
+            self.watchdog_limit,
+        )
+    }
+
+    fn options(
+        &self,
+        sequence: &str,
+        spread: usize,
+        patch_words: u32,
+        iterations: u32,
+        watchdog_limit: u32,
+    ) -> String {
         let mut options = vec![format!("--strategy {}", self.strategy)];
         if self.strategy != Strategy::None {
             let (lo, hi) = self.stress_fraction;
-            options.push(format!("--iterations {}", run.iterations));
+            options.push(format!("--iterations {iterations}"));
             options.push(format!("--stress-fraction {lo}-{hi}"));
             if self.placement != Placement::default() {
                 options.push(format!("--stress-placement {}", self.placement));
@@ -293,11 +298,9 @@ impl Settings {
         }
         match self.strategy {
             Strategy::Systematic => {
-                let sequence = Sequence::from_bits(run.sequence, run.sequence_len)
-                    .map_or_else(|e| e, |s| s.to_string());
                 options.push(format!("--sequence '{sequence}'"));
-                options.push(format!("--spread {}", run.patches.len()));
-                options.push(format!("--patch-words {}", run.patch_words));
+                options.push(format!("--spread {spread}"));
+                options.push(format!("--patch-words {patch_words}"));
             }
             Strategy::Cache => options.push(format!("--cache-mib {}", self.cache_words >> 18)),
             Strategy::None | Strategy::Random => {}
@@ -308,7 +311,7 @@ impl Settings {
         if !self.buffer_shuffle {
             options.push("--buffer-shuffle off".into());
         }
-        options.push(format!("--watchdog-limit {}", run.watchdog_limit));
+        options.push(format!("--watchdog-limit {watchdog_limit}"));
         options.join(" ")
     }
 
@@ -360,11 +363,11 @@ impl RunParams {
             } else {
                 lo
             };
-            ((app_groups as f64 * fraction).round() as u32).max(1)
+            stress_groups(app_groups, fraction)
         };
         let (shuffle_mul, shuffle_add) = if settings.shuffle && app_groups > 1 {
             (
-                coprime_below(&mut rng, app_groups),
+                coprime(&mut rng, app_groups, 1),
                 rng.random_range(0..app_groups),
             )
         } else {
@@ -407,6 +410,19 @@ impl RunParams {
     }
 }
 
+/// Stress workgroups for a fraction of the application's.
+fn stress_groups(app_groups: u32, fraction: f64) -> u32 {
+    ((f64::from(app_groups) * fraction).round() as u32).max(1)
+}
+
+/// The most stress workgroups runs of `settings` draw.
+pub fn max_stress_groups(settings: &Settings, app_groups: u32) -> u32 {
+    match settings.strategy {
+        Strategy::None => 0,
+        _ => stress_groups(app_groups, settings.stress_fraction.1),
+    }
+}
+
 fn gcd(a: u32, b: u32) -> u32 {
     if b == 0 {
         a
@@ -415,10 +431,14 @@ fn gcd(a: u32, b: u32) -> u32 {
     }
 }
 
-/// A random multiplier co-prime with `n`, so that x -> x * m mod n is a bijection.
-fn coprime_below(rng: &mut impl Rng, n: u32) -> u32 {
+/// A random multiplier in `lowest..n` co-prime with `n`, so that x -> x * m mod n is a
+/// bijection; 1 when that range is empty.
+pub(crate) fn coprime(rng: &mut impl Rng, n: u32, lowest: u32) -> u32 {
+    if n <= lowest {
+        return 1;
+    }
     loop {
-        let m = rng.random_range(1..n.max(2));
+        let m = rng.random_range(lowest..n);
         if gcd(m, n) == 1 {
             return m;
         }

@@ -148,7 +148,8 @@ fn period(grid: &BTreeMap<String, Vec<Vec<u64>>>) -> (Option<u32>, f64) {
     best
 }
 
-pub fn tune(gpu: &Gpu, config: &TuneConfig, progress: &indicatif::ProgressBar) -> Result<Profile> {
+/// Runs the three tuning steps; `on_cell` is called once per grid cell, for progress.
+pub fn tune(gpu: &Gpu, config: &TuneConfig, on_cell: &mut dyn FnMut()) -> Result<Profile> {
     let start = Instant::now();
     let mut bench = Bench::new(gpu, config)?;
     let n = config.iterations_per_cell;
@@ -167,7 +168,7 @@ pub fn tune(gpu: &Gpu, config: &TuneConfig, progress: &indicatif::ProgressBar) -
         for d in 1..=config.distances {
             let mut row = Vec::new();
             for l in 0..config.locations {
-                progress.inc(1);
+                on_cell();
                 if l == 0 || l == d {
                     row.push(0);
                     continue;
@@ -204,7 +205,7 @@ pub fn tune(gpu: &Gpu, config: &TuneConfig, progress: &indicatif::ProgressBar) -
     for sequence in Sequence::all(config.max_sequence) {
         let mut weak = [0; 3];
         for (t, w) in weak.iter_mut().enumerate() {
-            progress.inc(1);
+            on_cell();
             *w = bench.weak(gpu, t, seq_env(sequence.clone()), n)?;
         }
         raw.push((sequence, weak));
@@ -219,7 +220,7 @@ pub fn tune(gpu: &Gpu, config: &TuneConfig, progress: &indicatif::ProgressBar) -
     for m in 1..=config.max_spread.min(base.instances()) {
         let mut weak = [0; 3];
         for (t, w) in weak.iter_mut().enumerate() {
-            progress.inc(1);
+            on_cell();
             let env = Env {
                 target_lines: m,
                 ..seq_env(best_sequence.clone())
@@ -270,53 +271,6 @@ fn best(scores: &[(Sequence, f64)]) -> Option<String> {
         .filter(|(_, s)| *s > 0.0)
         .max_by(|a, b| a.1.total_cmp(&b.1))
         .map(|(seq, _)| seq.to_string())
-}
-
-/// A heat map of weak behaviour over distance x stressed location, one panel per test.
-pub fn heat_map(profile: &Profile, path: &std::path::Path) -> Result<()> {
-    use plotters::prelude::*;
-    let to_error = |e: &dyn std::fmt::Display| crate::Error::Io {
-        path: path.display().to_string(),
-        message: e.to_string(),
-    };
-    let root = SVGBackend::new(path, (1200, 420)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| to_error(&e))?;
-    let panels = root.split_evenly((1, profile.patch_grid.len().max(1)));
-    for (panel, (name, rows)) in panels.iter().zip(&profile.patch_grid) {
-        let (d, l) = (rows.len(), rows.first().map_or(0, Vec::len));
-        let max = rows.iter().flatten().copied().max().unwrap_or(0).max(1) as f64;
-        let mut chart = ChartBuilder::on(panel)
-            .caption(
-                format!("{} weak behaviours", name.to_uppercase()),
-                ("sans-serif", 16),
-            )
-            .margin(8)
-            .x_label_area_size(36)
-            .y_label_area_size(36)
-            .build_cartesian_2d(0..l as u32, 1..d as u32 + 1)
-            .map_err(|e| to_error(&e))?;
-        chart
-            .configure_mesh()
-            .disable_mesh()
-            .x_desc("stressed location (words from x)")
-            .y_desc("distance x..y")
-            .draw()
-            .map_err(|e| to_error(&e))?;
-        chart
-            .draw_series(rows.iter().enumerate().flat_map(|(di, row)| {
-                row.iter().enumerate().map(move |(li, w)| {
-                    let v = *w as f64 / max;
-                    let color = RGBColor(255, (255.0 * (1.0 - v)) as u8, (255.0 * (1.0 - v)) as u8);
-                    Rectangle::new(
-                        [(li as u32, di as u32 + 1), (li as u32 + 1, di as u32 + 2)],
-                        color.filled(),
-                    )
-                })
-            }))
-            .map_err(|e| to_error(&e))?;
-    }
-    root.present().map_err(|e| to_error(&e))?;
-    Ok(())
 }
 
 #[cfg(test)]

@@ -154,18 +154,13 @@ fn tune_writes_a_profile_for_this_adapter() {
         iterations_per_cell: 1,
         env: small(),
     };
-    let bar = wgstress_runtime::indicatif::ProgressBar::hidden();
-    let profile = wgstress_runtime::tune::tune(&gpu, &config, &bar).unwrap();
+    let mut cells = 0;
+    let profile = wgstress_runtime::tune::tune(&gpu, &config, &mut || cells += 1).unwrap();
     assert_eq!(profile.adapter, gpu.info.name);
     assert_eq!(profile.patch_grid["mp"].len(), 1);
     assert_eq!(profile.patch_grid["sb"][0].len(), 8);
     assert_eq!(profile.sequence_scores.len(), 2);
-    assert_eq!(bar.position(), config.cells());
-    let dir = tempfile::tempdir().unwrap();
-    wgstress_runtime::tune::heat_map(&profile, &dir.path().join("map.svg")).unwrap();
-    assert!(std::fs::read_to_string(dir.path().join("map.svg"))
-        .unwrap()
-        .contains("<svg"));
+    assert_eq!(cells, config.cells());
 }
 
 #[test]

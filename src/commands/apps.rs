@@ -1,20 +1,27 @@
-use anyhow::Result;
-use std::process::ExitCode;
+//! `wgstress apps` and `wgstress adapters`: lists.
 
-pub fn list() -> Result<ExitCode> {
+use crate::notes::emit;
+use crate::status::Status;
+use anyhow::Result;
+
+pub fn list() -> Result<Status> {
+    let mut text = String::new();
     for app in wgstress_apps::all() {
-        println!("{:<14} {}", app.name, app.summary);
+        text.push_str(&format!("{:<14} {}\n", app.name, app.summary));
     }
-    Ok(ExitCode::SUCCESS)
+    emit(&text)?;
+    Ok(Status::Passed)
 }
 
-pub fn adapters() -> Result<ExitCode> {
+pub fn adapters() -> Result<Status> {
     let found = wgstress_runtime::device::adapters();
     if found.is_empty() {
         return Err(wgstress_runtime::Error::NoAdapter.into());
     }
-    for info in found {
-        println!("{}", wgstress_runtime::device::describe(&info));
-    }
-    Ok(ExitCode::SUCCESS)
+    let text: String = found
+        .iter()
+        .map(|info| format!("{}\n", wgstress_runtime::device::describe(info)))
+        .collect();
+    emit(&text)?;
+    Ok(Status::Passed)
 }

@@ -1,53 +1,114 @@
-use super::run::{exit_now, stop_flag, Common};
-use super::select::{load, AppArgs};
+//! `wgstress compare`: every chosen configuration with the same budget, in interleaved
+//! rounds; a table and a bar chart.
+
+use crate::notes::{emit, Notes};
+use crate::options::{AppOptions, BudgetOptions, SessionOptions, StrategyArg, StressOptions};
+use crate::plan::{paths, SessionPlan};
+use crate::present::progress::Progress;
+use crate::status::Status;
 use anyhow::Result;
+use clap::ValueEnum;
 use std::path::PathBuf;
-use std::process::ExitCode;
-use wgstress_runtime::compare::{self, Plan};
+use wgstress_runtime::compare;
+use wgstress_runtime::log::JsonLog;
+use wgstress_runtime::runner::Budget;
 use wgstress_runtime::strategy::Strategy;
 
 #[derive(clap::Args)]
 pub struct Args {
     #[command(flatten)]
-    app: AppArgs,
+    app: AppOptions,
     #[command(flatten)]
-    common: Common,
+    budget: BudgetOptions,
+    #[command(flatten)]
+    stress: StressOptions,
+    #[command(flatten)]
+    session: SessionOptions,
     /// Rounds the budget is split into; every configuration runs once per round
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=10_000))]
     rounds: u32,
-    /// Where to write the bar chart
+    /// Where to write the bar chart (SVG)
     #[arg(long, default_value = "wgstress-compare.svg")]
     svg: PathBuf,
     /// The strategies to compare, comma-separated
     #[arg(
         long,
+        value_enum,
         value_delimiter = ',',
         default_value = "none,systematic,cache,random"
     )]
-    strategies: Vec<Strategy>,
-    /// Workgroup shuffling: both (each strategy with and without), on or off
-    #[arg(long, default_value = "both", value_parser = ["both", "on", "off"])]
-    shuffle: String,
+    strategies: Vec<StrategyArg>,
+    /// Workgroup shuffling: each strategy with and without it, or only on, or only off
+    #[arg(long, value_enum, default_value_t = Shuffle::Both)]
+    shuffle: Shuffle,
 }
 
-pub fn run(args: Args) -> Result<ExitCode> {
-    let app = load(&args.app)?;
-    let budget = args.common.budget()?;
-    let mut engine = args.common.engine(app)?;
-    let shape = args.common.shape(&engine)?;
-    let shuffles: &[bool] = match args.shuffle.as_str() {
-        "on" => &[true],
-        "off" => &[false],
-        _ => &[false, true],
-    };
-    let mut strategies = args.strategies.clone();
-    strategies.dedup();
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum Shuffle {
+    Both,
+    On,
+    Off,
+}
+
+/// A validated `compare`.
+pub struct Plan {
+    session: SessionPlan,
+    rounds: u32,
+    svg: PathBuf,
+    /// Each strategy once, in the order given.
+    strategies: Vec<Strategy>,
+    shuffles: Vec<bool>,
+}
+
+pub fn plan(args: &Args) -> Result<Plan> {
+    let session = SessionPlan::new(&args.app, &args.budget, &args.stress, &args.session)?;
+    let mut outputs: Vec<(&str, &std::path::Path)> = session
+        .inputs
+        .iter()
+        .map(|(what, path)| (*what, path.as_path()))
+        .collect();
+    outputs.extend(session.log.as_deref().map(|log| ("--log", log)));
+    outputs.push(("--svg", &args.svg));
+    paths::distinct(&outputs)?;
+    paths::writable(&args.svg, "--svg")?;
+    let mut strategies: Vec<Strategy> = Vec::new();
+    for s in &args.strategies {
+        if !strategies.contains(&(*s).into()) {
+            strategies.push((*s).into());
+        }
+    }
+    Ok(Plan {
+        session,
+        rounds: args.rounds,
+        svg: args.svg.clone(),
+        strategies,
+        shuffles: match args.shuffle {
+            Shuffle::Both => vec![false, true],
+            Shuffle::On => vec![true],
+            Shuffle::Off => vec![false],
+        },
+    })
+}
+
+pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
+    let session = &plan.session;
+    let mut engine = session.engine()?;
+    super::announce(&engine, notes);
+    let (shape, source) = session.stress.shape(&engine)?;
+    if plan.strategies.contains(&Strategy::Systematic) {
+        notes.note(&format!("systematic stress from {source}"));
+    }
     let mut configs = Vec::new();
-    for strategy in strategies {
-        let mut settings = args.common.settings(strategy, false, &shape, &engine);
-        let (iterations, calibration) = args.common.calibrate(&mut engine, &settings, &budget)?;
-        settings.iterations = iterations;
-        for &shuffle in shuffles {
+    for &strategy in &plan.strategies {
+        // Iterations are measured once per strategy; shuffling does not change them.
+        let (settings, calibration) =
+            session
+                .stress
+                .settings(&mut engine, strategy, false, &shape, &session.budget)?;
+        if let Some(c) = &calibration {
+            super::note_measured(&settings, c, session, notes);
+        }
+        for &shuffle in &plan.shuffles {
             let settings = wgstress_runtime::strategy::Settings {
                 shuffle,
                 ..settings.clone()
@@ -55,30 +116,42 @@ pub fn run(args: Args) -> Result<ExitCode> {
             configs.push((settings, calibration.clone()));
         }
     }
-    let plan = Plan {
+    let n = configs.len() as u32;
+    let rounds = compare::Plan {
         configs,
-        budget,
-        adaptive: args.common.adaptive(),
-        rounds: args.rounds.max(1),
-        master_seed: args.common.master_seed(),
-        progress: !args.common.json,
-        stop: stop_flag(),
+        budget: session.budget,
+        adaptive: session.stress.adaptive(),
+        rounds: plan.rounds,
+        master_seed: session.master_seed,
+        stop: crate::interrupt::stop_flag(notes.on),
     };
-    let mut log = args.common.log()?;
-    let result = compare::run(&mut engine, &plan, log.as_mut())?;
-    compare::chart(&result, &args.svg)?;
-    if args.common.json {
-        println!("{}", serde_json::to_string_pretty(&result)?);
+    let mut log = session.log.as_deref().map(JsonLog::append_to).transpose()?;
+    let total = Budget {
+        runs: session.budget.runs.map(|r| r * u64::from(n)),
+        time: session.budget.time.map(|t| t * n),
+        failures: None,
+    };
+    let mut progress = Progress::runs(&total, notes.on && !session.json, notes.on);
+    let result = compare::run(&mut engine, &rounds, log.as_mut(), &mut |e| {
+        progress.on_event(e)
+    })?;
+    progress.finish();
+    // The table first: if the chart cannot be written after all, the numbers are shown.
+    if session.json {
+        emit(&format!("{}\n", serde_json::to_string_pretty(&result)?))?;
     } else {
-        print!("{}", compare::table(&result));
-        println!("chart: {}", args.svg.display());
+        emit(&crate::present::comparison::table(&result))?;
+    }
+    crate::present::chart::chart(&result, &plan.svg)?;
+    if !session.json {
+        emit(&format!("chart: {}\n", plan.svg.display()))?;
     }
     if result.aborted.is_some() {
-        exit_now(2);
+        crate::status::exit_now(Status::Aborted);
     }
-    Ok(if result.rows.iter().any(|r| r.stats.failures > 0) {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(Status::of(
+        result.aborted.is_some(),
+        result.interrupted,
+        result.failed(),
+    ))
 }

@@ -1,6 +1,10 @@
+//! `wgstress instrument`: writes the instrumented shader and its manifest.
+
+use crate::notes::emit;
+use crate::plan::paths;
+use crate::status::Status;
 use anyhow::{Context, Result};
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -24,25 +28,51 @@ pub struct Args {
     diff: bool,
 }
 
-pub fn run(args: Args) -> Result<ExitCode> {
+/// A validated `instrument`: the source read, both outputs writable and distinct from it
+/// and from each other.
+pub struct Plan {
+    source: String,
+    options: wgstress_instrument::Options,
+    output: PathBuf,
+    manifest: PathBuf,
+    diff: bool,
+}
+
+pub fn plan(args: &Args) -> Result<Plan> {
     let source = std::fs::read_to_string(&args.shader)
         .with_context(|| format!("{}", args.shader.display()))?;
-    let options = wgstress_instrument::Options {
-        entry: args.entry,
-        postcondition: args.postcondition,
-        file_name: Some(args.shader.display().to_string()),
-    };
-    let result = wgstress_instrument::instrument_wgsl(&source, &options)?;
+    paths::distinct(&[
+        ("SHADER", &args.shader),
+        ("--output", &args.output),
+        ("--manifest", &args.manifest),
+    ])?;
+    paths::writable(&args.output, "--output")?;
+    paths::writable(&args.manifest, "--manifest")?;
+    Ok(Plan {
+        source,
+        options: wgstress_instrument::Options {
+            entry: args.entry.clone(),
+            postcondition: args.postcondition.clone(),
+            file_name: Some(args.shader.display().to_string()),
+        },
+        output: args.output.clone(),
+        manifest: args.manifest.clone(),
+        diff: args.diff,
+    })
+}
+
+pub fn execute(plan: Plan) -> Result<Status> {
+    let result = wgstress_instrument::instrument_wgsl(&plan.source, &plan.options)?;
     let manifest = serde_json::to_string_pretty(&result.manifest)?;
     // Write both files or neither: a failed second write removes the first.
-    std::fs::write(&args.output, &result.wgsl)
-        .with_context(|| format!("{}", args.output.display()))?;
-    if let Err(e) = std::fs::write(&args.manifest, manifest) {
-        let _ = std::fs::remove_file(&args.output);
-        return Err(e).with_context(|| format!("{}", args.manifest.display()));
+    std::fs::write(&plan.output, &result.wgsl)
+        .with_context(|| format!("{}", plan.output.display()))?;
+    if let Err(e) = std::fs::write(&plan.manifest, manifest) {
+        let _ = std::fs::remove_file(&plan.output);
+        return Err(e).with_context(|| format!("{}", plan.manifest.display()));
     }
-    if args.diff {
-        print!("{}", result.diff());
+    if plan.diff {
+        emit(&result.diff())?;
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Status::Passed)
 }

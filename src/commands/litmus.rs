@@ -1,163 +1,158 @@
+//! `wgstress litmus`: one parallel litmus test in one environment, counted.
+
+use crate::notes::{emit, Notes};
+use crate::options::{LitmusEnvOptions, LogOptions};
+use crate::status::Status;
 use anyhow::{anyhow, Result};
-use std::process::ExitCode;
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 use wgstress_runtime::litmus::{env::Env, runner::Counts, runner::Litmus, test};
+use wgstress_runtime::log::JsonLog;
 use wgstress_runtime::stats::reproducibility;
-use wgstress_runtime::strategy::Sequence;
-
-/// A litmus environment on the command line.
-#[derive(clap::Args, Clone)]
-pub struct EnvArgs {
-    #[arg(long, default_value_t = 256)]
-    pub testing_groups: u32,
-    #[arg(long, default_value_t = 256)]
-    pub workgroup_size: u32,
-    /// Words between instances' locations
-    #[arg(long, default_value_t = 64)]
-    pub stride: u32,
-    /// Words from x to y (in one cache line, MP and LB show nothing on the H100)
-    #[arg(long, default_value_t = 32)]
-    pub distance: u32,
-    #[arg(long)]
-    pub no_shuffle: bool,
-    #[arg(long, default_value_t = 0)]
-    pub stress_groups: u32,
-    /// Word of an instance's region that stress hammers
-    #[arg(long, default_value_t = 48)]
-    pub stress_offset: u32,
-    /// Instance regions stress spreads over
-    #[arg(long, default_value_t = 2)]
-    pub target_lines: u32,
-    /// Words of each target line stress spreads over
-    #[arg(long, default_value_t = 1)]
-    pub line_size: u32,
-    /// Stress access sequence, as in ld;st
-    #[arg(long, default_value = "ld;st")]
-    pub sequence: Sequence,
-    #[arg(long, default_value_t = 64)]
-    pub stress_iterations: u32,
-    /// Stress iterations by testing threads before the test
-    #[arg(long, default_value_t = 0)]
-    pub pre_stress: u32,
-    #[arg(long)]
-    pub adapter: Option<String>,
-}
-
-impl EnvArgs {
-    pub fn env(&self, fence: bool) -> Env {
-        Env {
-            testing_groups: self.testing_groups,
-            workgroup_size: self.workgroup_size,
-            stride: self.stride,
-            distance: self.distance,
-            shuffle: !self.no_shuffle,
-            stress_groups: self.stress_groups,
-            stress_offset: self.stress_offset,
-            target_lines: self.target_lines,
-            line_size: self.line_size,
-            sequence: self.sequence.clone(),
-            stress_iterations: self.stress_iterations,
-            pre_stress: self.pre_stress,
-            fence,
-            same_thread: false,
-        }
-    }
-}
 
 #[derive(clap::Args)]
 pub struct Args {
     /// mp, sb, lb, corr, coww, cowr, corw or 2+2w
     test: String,
     #[command(flatten)]
-    env: EnvArgs,
-    /// storageBarrier() between each thread's accesses
+    env: LitmusEnvOptions,
+    /// storageBarrier() between each thread's accesses: weak behaviour should vanish, and
+    /// the exit status is 1 if it does not
     #[arg(long)]
     fence: bool,
     /// Iterations (dispatches of every instance); 100 when neither this nor --time is given
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     iterations: Option<u64>,
     /// Time budget in seconds
-    #[arg(long)]
-    time: Option<f64>,
+    #[arg(long, value_parser = crate::options::seconds, allow_negative_numbers = true)]
+    time: Option<Duration>,
     /// Iterations per submission
-    #[arg(long, default_value_t = 50)]
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     batch: u32,
+    /// Print the report as JSON
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    log: LogOptions,
 }
 
-pub fn run(args: Args) -> Result<ExitCode> {
-    let names = || {
-        test::all()
-            .iter()
-            .map(|t| t.name)
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let test = test::find(&args.test)
-        .ok_or_else(|| anyhow!("unknown litmus test `{}` (known: {})", args.test, names()))?;
-    if args.iterations == Some(0) || args.batch == 0 {
-        anyhow::bail!("--iterations and --batch must be at least 1");
+/// A validated `litmus`; the environment is checked against the adapter when it opens.
+pub struct Plan {
+    test: test::Test,
+    env: Env,
+    adapter: Option<String>,
+    fence: bool,
+    /// At most this many iterations, and at most this long; at least one of them is set.
+    iterations: Option<u64>,
+    time: Option<Duration>,
+    batch: u32,
+    json: bool,
+    log: Option<PathBuf>,
+}
+
+pub fn plan(args: &Args) -> Result<Plan> {
+    let test = test::find(&args.test).ok_or_else(|| {
+        let names: Vec<_> = test::all().iter().map(|t| t.name).collect();
+        anyhow!(
+            "unknown litmus test `{}` (known: {})",
+            args.test,
+            names.join(", ")
+        )
+    })?;
+    let time = args.time;
+    Ok(Plan {
+        test,
+        env: args.env.env(args.fence),
+        adapter: args.env.adapter.clone(),
+        fence: args.fence,
+        iterations: match (args.iterations, time) {
+            (None, None) => Some(100),
+            (n, _) => n,
+        },
+        time,
+        batch: args.batch,
+        json: args.json,
+        log: crate::plan::log_path(&args.log)?,
+    })
+}
+
+pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
+    let gpu = wgstress_runtime::device::open(plan.adapter.as_deref())?;
+    // The seed of the runner's permutations: fixed, so that the log says all there is.
+    const SEED: u64 = 1;
+    let mut litmus = Litmus::new(&gpu, plan.test.clone(), plan.env.clone(), 0, SEED)?;
+    let adapter = wgstress_runtime::device::describe(&gpu.info);
+    let mut log = plan.log.as_deref().map(JsonLog::append_to).transpose()?;
+    if let Some(log) = log.as_mut() {
+        log.write(&serde_json::json!({
+            "type": "start",
+            "command": "litmus",
+            "test": plan.test.name,
+            "adapter": adapter,
+            "env": plan.env,
+            "iterations": plan.iterations,
+            "seconds": plan.time.map(|t| t.as_secs_f64()),
+            "batch": plan.batch,
+            "seed": SEED,
+        }))?;
     }
-    let env = args.env.env(args.fence);
-    let gpu = wgstress_runtime::device::open(args.env.adapter.as_deref())?;
-    let mut litmus = Litmus::new(&gpu, test.clone(), env.clone(), 0, 1)?;
-    let budget_time = args.time.map(Duration::from_secs_f64);
-    let iterations = if budget_time.is_some() {
-        args.iterations
-    } else {
-        Some(args.iterations.unwrap_or(100))
-    };
+    let stop = crate::interrupt::stop_flag(notes.on);
     let (mut counts, mut done, start) = (Counts::default(), 0u64, Instant::now());
-    while iterations.is_none_or(|n| done < n) && budget_time.is_none_or(|t| start.elapsed() < t) {
-        let n = iterations.map_or(u64::from(args.batch), |n| {
-            (n - done).min(u64::from(args.batch))
+    while plan.iterations.is_none_or(|n| done < n)
+        && plan.time.is_none_or(|t| start.elapsed() < t)
+        && !stop.load(Ordering::SeqCst)
+    {
+        let n = plan.iterations.map_or(u64::from(plan.batch), |n| {
+            (n - done).min(u64::from(plan.batch))
         });
         counts.add(&litmus.run(&gpu, n as u32)?);
         done += n;
     }
     let seconds = start.elapsed().as_secs_f64();
+    let interrupted = stop.load(Ordering::SeqCst);
     let report = serde_json::json!({
-        "test": test.name,
-        "weak_behaviour": test.weak,
-        "adapter": wgstress_runtime::device::describe(&gpu.info),
-        "env": env,
-        "iterations": done,
-        "instances": u64::from(env.instances()) * done,
-        "counts": counts,
-        "seconds": seconds,
-        "weak_per_second": counts.weak as f64 / seconds,
-        "reproducibility": reproducibility(counts.weak as f64),
+            "test": plan.test.name,
+            "weak_behaviour": plan.test.weak,
+            "adapter": adapter,
+            "env": plan.env,
+            "iterations": done,
+            "instances": u64::from(plan.env.instances()) * done,
+            "counts": counts,
+            "seconds": seconds,
+            "weak_per_second": counts.weak as f64 / seconds,
+            "reproducibility": reproducibility(counts.weak as f64),
+            "interrupted": interrupted,
     });
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
-    } else {
-        println!(
-            "{} on {} ({})",
-            test.name,
-            wgstress_runtime::device::describe(&gpu.info),
-            if args.fence { "fenced" } else { "no fences" }
-        );
-        println!("weak behaviour   {}", test.weak);
-        println!(
-            "instances        {} ({} iterations x {})",
-            counts.total(),
-            done,
-            env.instances()
-        );
-        println!("sequential       {}", counts.sequential);
-        println!("interleaved      {}", counts.interleaved);
-        println!(
-            "weak             {} ({:.1} per second)",
-            counts.weak,
-            counts.weak as f64 / seconds
-        );
-        println!(
-            "reproducibility  {:.3}% that another {:.2} s shows it (1 - e^-{})",
-            reproducibility(counts.weak as f64) * 100.0,
-            seconds,
-            counts.weak
-        );
+    if let Some(log) = log.as_mut() {
+        let mut line = report.clone();
+        line["type"] = "summary".into();
+        log.write(&line)?;
     }
-    Ok(ExitCode::SUCCESS)
+    if plan.json {
+        emit(&format!("{}\n", serde_json::to_string_pretty(&report)?))?;
+    } else {
+        emit(&crate::present::litmus::report(
+            &plan.test, &adapter, &plan.env, &counts, done, seconds,
+        ))?;
+    }
+    Ok(status(plan.fence, counts.weak, interrupted))
+}
+
+/// Unfenced, weak behaviour is what relaxed WGSL atomics allow; fenced, it is a failure.
+fn status(fence: bool, weak: u64, interrupted: bool) -> Status {
+    Status::of(false, interrupted, fence && weak > 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{status, Status};
+
+    #[test]
+    fn only_a_fenced_test_with_weak_behaviour_fails() {
+        assert_eq!(status(false, 12, false), Status::Passed);
+        assert_eq!(status(true, 0, false), Status::Passed);
+        assert_eq!(status(true, 1, false), Status::Failed);
+        assert_eq!(status(true, 1, true), Status::Interrupted);
+    }
 }

@@ -1,7 +1,42 @@
+//! One module per command: its own options, its plan, and running the plan.
+
 pub mod apps;
 pub mod compare;
 pub mod instrument;
 pub mod litmus;
 pub mod run;
-pub mod select;
 pub mod tune;
+
+use crate::notes::Notes;
+use crate::plan::SessionPlan;
+use wgstress_runtime::engine::{Calibration, Engine};
+use wgstress_runtime::strategy::Settings;
+
+/// What runs where, and what the adapter's results are worth.
+fn announce(engine: &Engine, notes: Notes) {
+    notes.note(&format!("{} on {}", engine.app.name, engine.gpu.describe()));
+    if let Some(caveat) = wgstress_runtime::device::caveat(&engine.gpu.info.name) {
+        notes.note(&format!("note: {caveat}"));
+    }
+}
+
+fn note_measured(
+    settings: &Settings,
+    calibration: &Calibration,
+    session: &SessionPlan,
+    notes: Notes,
+) {
+    if let crate::plan::Iterations::Measured { ratio } = session.stress.iterations {
+        notes.note(&format!(
+            "{} stress: {} iterations per thread, calibrated in {:.2} s to last {ratio}x the application{}",
+            settings.strategy,
+            settings.iterations,
+            calibration.seconds,
+            if calibration.app_seconds.is_none() {
+                " (no passing run of the application in time: the default count)"
+            } else {
+                ""
+            }
+        ));
+    }
+}

@@ -1,341 +1,103 @@
-use super::select::{load, AppArgs};
-use anyhow::{bail, Result};
-use std::path::PathBuf;
-use std::process::ExitCode;
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
+//! `wgstress run`: one configuration, many runs, a summary.
+
+use crate::notes::{emit, Notes};
+use crate::options::{AppOptions, BudgetOptions, SessionOptions, StrategyArg, StressOptions};
+use crate::plan::SessionPlan;
+use crate::present::progress::Progress;
+use crate::status::Status;
+use anyhow::Result;
 use std::time::Duration;
-use wgstress_runtime::engine::{Calibration, Engine};
 use wgstress_runtime::log::JsonLog;
-use wgstress_runtime::loop_limit::LoopLimit;
-use wgstress_runtime::runner::{self, Budget, RunConfig};
-use wgstress_runtime::strategy::{Placement, Sequence, Settings, Strategy, StressShape};
-
-/// Calibration's share of a budget is at most this.
-const CALIBRATION_CAP: Duration = Duration::from_secs(10);
-
-/// Options shared by `run` and `compare`.
-#[derive(clap::Args, Clone)]
-pub struct Common {
-    /// Number of runs (per strategy, for compare); 1000 when neither --runs nor --time is given
-    #[arg(long)]
-    pub runs: Option<u64>,
-    /// Time budget in seconds (per strategy, for compare)
-    #[arg(long)]
-    pub time: Option<f64>,
-    /// Runs per GPU submission
-    #[arg(long, default_value_t = 64)]
-    pub batch: usize,
-    /// Pick the adapter whose name contains this (see `wgstress adapters`)
-    #[arg(long)]
-    pub adapter: Option<String>,
-    /// Stress iterations per thread; measured on the device when left out
-    #[arg(long)]
-    pub iterations: Option<u32>,
-    /// How long stress lasts relative to the application kernel, when measured
-    #[arg(long, default_value_t = 1.0)]
-    pub stress_ratio: f64,
-    /// Loop iterations after which the watchdog ends a loop; when left out, learned from
-    /// passing runs (16 times the longest loop seen, within 4,096 and 2^20, 30,000 on llvmpipe)
-    #[arg(long)]
-    pub watchdog_limit: Option<u32>,
-    /// Seconds a batch may take before it is reported as a hang (batches are sized to last
-    /// about a quarter second)
-    #[arg(long, default_value_t = 10.0)]
-    pub timeout: f64,
-    /// Stop once this many runs failed
-    #[arg(long)]
-    pub until_failures: Option<u64>,
-    /// Stressing workgroups per run, as a fraction of the application's, drawn in LO-HI
-    #[arg(long, default_value = "0.15-0.5", value_parser = parse_range)]
-    pub stress_fraction: (f64, f64),
-    /// Where stress workgroups sit: interleaved (among the application's), after or before
-    #[arg(long, default_value = "interleaved")]
-    pub stress_placement: Placement,
-    /// Buffer shuffle: on, each run binds the application's storage buffers at one of 16
-    /// layouts (each buffer shifted by its own offset); off, as allocated
-    #[arg(long, default_value = "on", value_parser = clap::builder::BoolishValueParser::new(),
-          action = clap::ArgAction::Set)]
-    pub buffer_shuffle: bool,
-    /// Size of the cache-stress scratchpad in MiB (about the L2 cache)
-    #[arg(long, default_value_t = 48)]
-    pub cache_mib: u32,
-    /// Device profile from `wgstress tune` (default: wgstress-profile.json when present);
-    /// used by systematic stress when its adapter matches
-    #[arg(long)]
-    pub profile: Option<PathBuf>,
-    /// Systematic stress: the stressing loop's access sequence, as ld;st (overrides the profile)
-    #[arg(long)]
-    pub sequence: Option<Sequence>,
-    /// Systematic stress: patches stressed per run, 1 to 64 (overrides the profile)
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
-    pub spread: Option<u32>,
-    /// Systematic stress: words per patch, 1 to 64 (overrides the profile)
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
-    pub patch_words: Option<u32>,
-    /// Seed from which every run's seed derives (random when left out)
-    #[arg(long, value_parser = parse_seed)]
-    pub master_seed: Option<u64>,
-    /// Print the summary as JSON
-    #[arg(long)]
-    pub json: bool,
-    /// JSON-lines log, appended after every batch
-    #[arg(long, default_value = "wgstress-runs.jsonl")]
-    pub log: PathBuf,
-    /// Write no log
-    #[arg(long)]
-    pub no_log: bool,
-}
+use wgstress_runtime::runner::{self, RunConfig};
+use wgstress_runtime::strategy::Strategy;
 
 #[derive(clap::Args)]
 pub struct Args {
     #[command(flatten)]
-    app: AppArgs,
+    app: AppOptions,
     #[command(flatten)]
-    common: Common,
-    /// Stress strategy: none, systematic, cache or random
-    #[arg(long, default_value = "systematic")]
-    strategy: Strategy,
+    budget: BudgetOptions,
+    #[command(flatten)]
+    stress: StressOptions,
+    #[command(flatten)]
+    session: SessionOptions,
+    /// Stress strategy
+    #[arg(long, value_enum, default_value_t = StrategyArg::Systematic)]
+    strategy: StrategyArg,
     /// Keep the application's workgroup ids as dispatched
     #[arg(long)]
     no_shuffle: bool,
-    /// Replay: run with exactly the stress parameters and shuffle of this run seed
-    #[arg(long, value_parser = parse_seed)]
+    /// Replay: every run uses exactly the stress parameters, shuffles and buffer layout of
+    /// this run seed (not the GPU's scheduling, which no seed controls)
+    #[arg(long, value_parser = crate::options::seed)]
     seed: Option<u64>,
 }
 
-fn parse_range(text: &str) -> Result<(f64, f64), String> {
-    let bad = || format!("`{text}` is not a range: give LO-HI, as in 0.15-0.5");
-    let (lo, hi) = text.split_once('-').ok_or_else(bad)?;
-    let (lo, hi): (f64, f64) = (
-        lo.parse().map_err(|_| bad())?,
-        hi.parse().map_err(|_| bad())?,
-    );
-    if !(0.0..=16.0).contains(&lo) || !(lo..=16.0).contains(&hi) {
-        return Err(format!("{text}: give 0 <= LO <= HI <= 16"));
-    }
-    Ok((lo, hi))
+/// A validated `run`.
+pub struct Plan {
+    session: SessionPlan,
+    strategy: Strategy,
+    shuffle: bool,
+    replay: Option<u64>,
 }
 
-pub fn parse_seed(text: &str) -> Result<u64, String> {
-    let parsed = match text.strip_prefix("0x") {
-        Some(hex) => u64::from_str_radix(hex, 16),
-        None => text.parse(),
-    };
-    parsed.map_err(|_| format!("`{text}` is not a seed: give a number, decimal or 0x-hex"))
+pub fn plan(args: &Args) -> Result<Plan> {
+    Ok(Plan {
+        session: SessionPlan::new(&args.app, &args.budget, &args.stress, &args.session)?,
+        strategy: args.strategy.into(),
+        shuffle: !args.no_shuffle,
+        replay: args.seed,
+    })
 }
 
-impl Common {
-    pub fn budget(&self) -> Result<Budget> {
-        if self.runs == Some(0) {
-            bail!("--runs must be at least 1");
-        }
-        if let Some(t) = self.time {
-            if !(t > 0.0 && t.is_finite()) {
-                bail!("--time must be a positive number of seconds");
-            }
-        }
-        if self.batch == 0 {
-            bail!("--batch must be at least 1");
-        }
-        if self.until_failures == Some(0) {
-            bail!("--until-failures must be at least 1");
-        }
-        let runs = if self.runs.is_none() && self.time.is_none() {
-            Some(1000)
-        } else {
-            self.runs
-        };
-        Ok(Budget {
-            runs,
-            time: self.time.map(Duration::from_secs_f64),
-            failures: self.until_failures,
-        })
+pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
+    let session = &plan.session;
+    let mut engine = session.engine()?;
+    super::announce(&engine, notes);
+    let (shape, source) = session.stress.shape(&engine)?;
+    if plan.strategy == Strategy::Systematic {
+        notes.note(&format!("systematic stress from {source}"));
     }
-
-    /// The systematic stress shape for the engine's adapter: from a profile or the defaults,
-    /// then the shape options given on the command line.
-    pub fn shape(&self, engine: &Engine) -> Result<StressShape> {
-        let (mut shape, source) =
-            wgstress_runtime::profile::shape_for(&engine.gpu.info.name, self.profile.as_deref())?;
-        eprintln!("wgstress: systematic stress from {source}");
-        let mut given = Vec::new();
-        if let Some(sequence) = &self.sequence {
-            shape.sequence = sequence.clone();
-            given.push(format!("sequence {sequence}"));
-        }
-        if let Some(spread) = self.spread {
-            shape.spread = spread;
-            given.push(format!("{spread} patches"));
-        }
-        if let Some(words) = self.patch_words {
-            shape.patch_words = words;
-            given.push(format!("{words}-word patches"));
-        }
-        if !given.is_empty() {
-            eprintln!("wgstress: systematic stress as given: {}", given.join(", "));
-        }
-        Ok(shape)
+    let (settings, calibration) = session.stress.settings(
+        &mut engine,
+        plan.strategy,
+        plan.shuffle,
+        &shape,
+        &session.budget,
+    )?;
+    if let Some(c) = &calibration {
+        super::note_measured(&settings, c, session, notes);
     }
-
-    /// Settings for `strategy`; `iterations` is 0 until `calibrated` sets it.
-    pub fn settings(
-        &self,
-        strategy: Strategy,
-        shuffle: bool,
-        shape: &StressShape,
-        engine: &Engine,
-    ) -> Settings {
-        Settings {
-            strategy,
-            shuffle,
-            shape: shape.clone(),
-            iterations: self.iterations.unwrap_or(0),
-            cache_words: self.cache_mib.saturating_mul(1 << 18),
-            watchdog_limit: engine.loop_limit.limit(),
-            stress_fraction: self.stress_fraction,
-            placement: self.stress_placement,
-            buffer_shuffle: self.buffer_shuffle,
-        }
-    }
-
-    pub fn engine(&self, app: wgstress_runtime::spec::App) -> Result<Engine> {
-        let scratch = self
-            .cache_mib
-            .saturating_mul(1 << 18)
-            .max(StressShape::default().patch_count * 64);
-        let mut engine = Engine::new(app, self.adapter.as_deref(), self.batch, scratch)?;
-        engine.timeout = Duration::from_secs_f64(self.timeout.max(0.001));
-        if let Some(limit) = self.watchdog_limit {
-            engine.loop_limit = LoopLimit::fixed(limit);
-        }
-        eprintln!("wgstress: {} on {}", engine.app.name, engine.gpu.describe());
-        if let Some(caveat) = wgstress_runtime::device::caveat(&engine.gpu.info.name) {
-            eprintln!("wgstress: note: {caveat}");
-        }
-        Ok(engine)
-    }
-
-    /// Whether systematic stress adapts its shape per run: unless the user set it.
-    pub fn adaptive(&self) -> bool {
-        self.sequence.is_none() && self.spread.is_none() && self.patch_words.is_none()
-    }
-
-    /// The stress iterations to use: given, or calibrated on the device within a share of
-    /// the budget (a tenth of its time, at most 10 s).
-    pub fn calibrate(
-        &self,
-        engine: &mut Engine,
-        settings: &Settings,
-        budget: &Budget,
-    ) -> Result<(u32, Option<Calibration>)> {
-        if settings.strategy == Strategy::None {
-            return Ok((0, None));
-        }
-        if let Some(n) = self.iterations {
-            return Ok((n, None));
-        }
-        let share = budget
-            .time
-            .map_or(CALIBRATION_CAP, |t| (t / 10).min(CALIBRATION_CAP));
-        let c = engine.calibrate(settings, self.stress_ratio, share)?;
-        eprintln!(
-            "wgstress: {} stress: {} iterations per thread, calibrated in {:.2} s to last {}x the application{}",
-            settings.strategy,
-            c.iterations,
-            c.seconds,
-            self.stress_ratio,
-            if c.app_seconds.is_none() {
-                " (no passing run of the application in time: the default count)"
-            } else {
-                ""
-            }
-        );
-        Ok((c.iterations, Some(c)))
-    }
-
-    pub fn log(&self) -> Result<Option<JsonLog>> {
-        Ok(if self.no_log {
-            None
-        } else {
-            Some(JsonLog::append_to(&self.log)?)
-        })
-    }
-
-    pub fn master_seed(&self) -> u64 {
-        self.master_seed.unwrap_or_else(rand_seed)
-    }
-}
-
-fn rand_seed() -> u64 {
-    use std::hash::{BuildHasher, Hasher};
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u128(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos()),
-    );
-    h.finish()
-}
-
-/// Set by Ctrl-C: the run loop stops after the batch in flight and reports what ran.
-pub fn stop_flag() -> Arc<AtomicBool> {
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = stop.clone();
-    let _ = ctrlc::set_handler(move || {
-        if flag.swap(true, std::sync::atomic::Ordering::SeqCst) {
-            std::process::exit(130);
-        }
-        eprintln!("\nwgstress: stopping after this batch (Ctrl-C again to quit now)");
-    });
-    stop
-}
-
-pub fn run(args: Args) -> Result<ExitCode> {
-    let app = load(&args.app)?;
-    let budget = args.common.budget()?;
-    let mut engine = args.common.engine(app)?;
-    let shape = args.common.shape(&engine)?;
-    let mut settings = args
-        .common
-        .settings(args.strategy, !args.no_shuffle, &shape, &engine);
-    let (iterations, calibration) = args.common.calibrate(&mut engine, &settings, &budget)?;
-    settings.iterations = iterations;
     let spent = calibration
         .as_ref()
         .map_or(Duration::ZERO, |c| Duration::from_secs_f64(c.seconds));
     let config = RunConfig {
         settings,
-        budget: budget.less(spent),
-        master_seed: args.common.master_seed(),
-        replay: args.seed,
-        adaptive: args.common.adaptive(),
+        // Calibration's time comes out of the budget.
+        budget: session.budget.less(spent),
+        master_seed: session.master_seed,
+        replay: plan.replay,
+        adaptive: session.stress.adaptive(),
         calibration,
-        progress: !args.common.json,
-        stop: stop_flag(),
+        stop: crate::interrupt::stop_flag(notes.on),
     };
-    let mut log = args.common.log()?;
-    let summary = runner::run(&mut engine, &config, log.as_mut())?;
-    if args.common.json {
-        println!("{}", serde_json::to_string_pretty(&summary)?);
+    let mut log = session.log.as_deref().map(JsonLog::append_to).transpose()?;
+    let mut progress = Progress::runs(&config.budget, notes.on && !session.json, notes.on);
+    let summary = runner::run(&mut engine, &config, log.as_mut(), &mut |e| {
+        progress.on_event(e)
+    })?;
+    progress.finish();
+    if session.json {
+        emit(&format!("{}\n", serde_json::to_string_pretty(&summary)?))?;
     } else {
-        print!("{}", wgstress_runtime::report::table(&summary));
+        emit(&crate::present::summary::table(&summary))?;
     }
     if summary.aborted.is_some() {
-        exit_now(2);
+        crate::status::exit_now(Status::Aborted);
     }
-    Ok(if summary.stats.failures > 0 {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
-}
-
-/// Ends the process at once, the summary printed and the log written: after a hang the GPU
-/// may still be running the batch, and dropping the device would wait for it.
-pub fn exit_now(code: i32) -> ! {
-    use std::io::Write;
-    let _ = std::io::stdout().flush();
-    let _ = std::io::stderr().flush();
-    std::process::exit(code)
+    Ok(Status::of(
+        summary.aborted.is_some(),
+        summary.interrupted,
+        summary.stats.failures > 0,
+    ))
 }

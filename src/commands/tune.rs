@@ -1,99 +1,139 @@
-use super::litmus::EnvArgs;
-use anyhow::Result;
+//! `wgstress tune`: tunes systematic stress to this GPU on MP, SB and LB; writes a device
+//! profile and a heat map.
+
+use crate::notes::{emit, Notes};
+use crate::options::{LitmusEnvOptions, LogOptions};
+use crate::plan::paths;
+use crate::present::progress::Progress;
+use crate::status::Status;
+use anyhow::{Context, Result};
 use std::path::PathBuf;
-use std::process::ExitCode;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use wgstress_runtime::litmus::{runner::Litmus, test};
-use wgstress_runtime::tune::{heat_map, tune, TuneConfig};
+use wgstress_runtime::log::JsonLog;
+use wgstress_runtime::tune::{tune, TuneConfig};
 
 #[derive(clap::Args)]
 pub struct Args {
     #[command(flatten)]
-    env: EnvArgs,
-    /// Distances between x and y, 1..=N
-    #[arg(long, default_value_t = 64)]
+    env: LitmusEnvOptions,
+    /// Distances between x and y tried in patch finding, 1..=N
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=4096))]
     distances: u32,
-    /// Stressed locations 0..N words from x
-    #[arg(long, default_value_t = 128)]
+    /// Stressed locations tried in patch finding, 0..N words from x
+    #[arg(long, default_value_t = 128, value_parser = clap::value_parser!(u32).range(2..=4096))]
     locations: u32,
     /// Longest access sequence tried
-    #[arg(long, default_value_t = 5)]
-    max_sequence: usize,
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=5))]
+    max_sequence: u32,
     /// Most patches stressed at once
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=64))]
     max_spread: u32,
     /// Litmus iterations per grid cell
-    #[arg(long, default_value_t = 16)]
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     iterations_per_cell: u32,
     /// Seconds the whole tune may take: grids and iterations are scaled down to fit
-    #[arg(long)]
-    budget: Option<f64>,
+    #[arg(long, value_parser = crate::options::seconds, allow_negative_numbers = true)]
+    budget: Option<Duration>,
     /// Where to write the device profile
     #[arg(long, default_value = wgstress_runtime::profile::DEFAULT_PATH)]
     profile: PathBuf,
     /// Where to write the heat map (SVG)
     #[arg(long, default_value = "wgstress-heatmap.svg")]
     heat_map: PathBuf,
+    #[command(flatten)]
+    log: LogOptions,
 }
 
-pub fn run(args: Args) -> Result<ExitCode> {
+/// A validated `tune`: both outputs writable and distinct.
+pub struct Plan {
+    config: TuneConfig,
+    adapter: Option<String>,
+    budget: Option<Duration>,
+    profile: PathBuf,
+    heat_map: PathBuf,
+    log: Option<PathBuf>,
+}
+
+pub fn plan(args: &Args) -> Result<Plan> {
+    let log = crate::plan::log_path(&args.log)?;
+    let mut outputs = vec![
+        ("--profile", args.profile.as_path()),
+        ("--heat-map", &args.heat_map),
+    ];
+    outputs.extend(log.as_deref().map(|l| ("--log", l)));
+    paths::distinct(&outputs)?;
+    paths::writable(&args.profile, "--profile")?;
+    paths::writable(&args.heat_map, "--heat-map")?;
     let mut env = args.env.env(false);
     if env.stress_groups == 0 {
         env.stress_groups = (env.testing_groups / 2).max(1);
     }
-    let mut config = TuneConfig {
-        distances: args.distances.max(1),
-        locations: args.locations.max(2),
-        max_sequence: args.max_sequence.clamp(1, 5),
-        max_spread: args.max_spread.clamp(1, 64),
-        iterations_per_cell: args.iterations_per_cell.max(1),
-        env,
-    };
-    let gpu = wgstress_runtime::device::open(args.env.adapter.as_deref())?;
-    eprintln!(
-        "wgstress: tuning {}",
+    Ok(Plan {
+        config: TuneConfig {
+            distances: args.distances,
+            locations: args.locations,
+            max_sequence: args.max_sequence as usize,
+            max_spread: args.max_spread,
+            iterations_per_cell: args.iterations_per_cell,
+            env,
+        },
+        adapter: args.env.adapter.clone(),
+        budget: args.budget,
+        profile: args.profile.clone(),
+        heat_map: args.heat_map.clone(),
+        log,
+    })
+}
+
+pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
+    let mut config = plan.config;
+    let gpu = wgstress_runtime::device::open(plan.adapter.as_deref())?;
+    notes.note(&format!(
+        "tuning {}",
         wgstress_runtime::device::describe(&gpu.info)
-    );
-    if let Some(budget) = args.budget {
-        let mut probe = Litmus::new(
-            &gpu,
-            test::find("mp").expect("mp"),
-            config.env.clone(),
-            0,
-            0,
-        )?;
+    ));
+    if let Some(budget) = plan.budget {
+        let mp = test::find("mp").context("the mp litmus test is built in")?;
+        let mut probe = Litmus::new(&gpu, mp, config.env.clone(), 0, 0)?;
         probe.run(&gpu, 1)?;
         let start = Instant::now();
         probe.run(&gpu, config.iterations_per_cell)?;
-        config.fit(budget, start.elapsed().as_secs_f64());
-        eprintln!(
-            "wgstress: fitted to {budget} s: {} distances x {} locations, sequences up to {}, spread up to {}, {} iterations per cell",
-            config.distances, config.locations, config.max_sequence, config.max_spread, config.iterations_per_cell
-        );
+        config.fit(budget.as_secs_f64(), start.elapsed().as_secs_f64());
+        notes.note(&format!(
+            "fitted to {} s: {} distances x {} locations, sequences up to {}, spread up to {}, {} iterations per cell",
+            budget.as_secs_f64(), config.distances, config.locations, config.max_sequence, config.max_spread, config.iterations_per_cell
+        ));
     }
-    let bar = wgstress_runtime::indicatif::ProgressBar::new(config.cells());
-    bar.set_style(
-        wgstress_runtime::indicatif::ProgressStyle::with_template(
-            "{bar:40} {pos}/{len} cells, {elapsed} so far, about {eta} left",
-        )
-        .expect("template"),
-    );
-    let profile = tune(&gpu, &config, &bar)?;
-    bar.finish_and_clear();
-    profile.save(&args.profile)?;
-    heat_map(&profile, &args.heat_map)?;
-    println!("adapter          {}", profile.adapter);
-    println!(
-        "patch size       {} words ({})",
-        profile.patch_words, profile.patch_note
-    );
-    println!("sequence         {}", profile.sequence);
-    println!("spread           {} patches", profile.spread);
-    println!(
-        "took             {:.1} s ({} iterations per cell)",
-        profile.seconds, profile.iterations_per_cell
-    );
-    println!("profile          {}", args.profile.display());
-    println!("heat map         {}", args.heat_map.display());
-    Ok(ExitCode::SUCCESS)
+    let mut log = plan.log.as_deref().map(JsonLog::append_to).transpose()?;
+    if let Some(log) = log.as_mut() {
+        log.write(&serde_json::json!({
+            "type": "start",
+            "command": "tune",
+            "adapter": wgstress_runtime::device::describe(&gpu.info),
+            "distances": config.distances,
+            "locations": config.locations,
+            "max_sequence": config.max_sequence,
+            "max_spread": config.max_spread,
+            "iterations_per_cell": config.iterations_per_cell,
+            "env": config.env,
+        }))?;
+    }
+    let mut progress = Progress::cells(config.cells(), notes.on);
+    let profile = tune(&gpu, &config, &mut || progress.cell())?;
+    progress.finish();
+    // The findings first, then the files: a failed write loses nothing that was measured.
+    emit(&crate::present::profile::report(
+        &profile,
+        &plan.profile,
+        &plan.heat_map,
+    ))?;
+    if let Some(log) = log.as_mut() {
+        let mut line = serde_json::to_value(&profile)?;
+        line["type"] = "summary".into();
+        log.write(&line)?;
+    }
+    profile.save(&plan.profile)?;
+    crate::present::heat_map::heat_map(&profile, &plan.heat_map)?;
+    Ok(Status::Passed)
 }

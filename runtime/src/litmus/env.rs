@@ -88,18 +88,31 @@ impl Env {
                 limits.max_compute_invocations_per_workgroup.min(limits.max_compute_workgroup_size_x)
             ));
         }
-        let groups = self.testing_groups + self.stress_groups;
+        // In u64: the counts are checked before anything multiplies or adds them in u32.
+        let groups = u64::from(self.testing_groups) + u64::from(self.stress_groups);
         let max_groups = u64::from(limits.max_compute_workgroups_per_dimension).pow(2);
-        if u64::from(groups) > max_groups {
+        if groups > max_groups {
             return Err(format!(
                 "{groups} workgroups are beyond this adapter's limit of {max_groups}"
             ));
         }
-        if u64::from(self.instances()) >= 1 << 31 {
+        let instances = u64::from(self.testing_groups) * u64::from(self.workgroup_size);
+        if instances >= 1 << 31 {
             return Err(format!(
-                "{} instances are too many: keep testing groups x workgroup size below 2^31",
-                self.instances()
+                "{instances} instances are too many: keep testing groups x workgroup size below 2^31"
             ));
+        }
+        let words = [
+            self.stride,
+            self.distance,
+            self.stress_offset,
+            self.line_size,
+        ];
+        if words.iter().any(|&w| w > 1 << 30) {
+            return Err(
+                "--stride, --distance, --stress-offset and --line-size must be at most 2^30 words"
+                    .into(),
+            );
         }
         let bytes = self.memory_words() * 4;
         if bytes > limits.max_storage_buffer_binding_size {

@@ -38,6 +38,9 @@ impl Counts {
     }
 }
 
+/// How long a submission of litmus iterations may take before it counts as a hang.
+const TIMEOUT: std::time::Duration = std::time::Duration::from_secs(120);
+
 pub struct Litmus {
     pub test: Test,
     pub env: Env,
@@ -54,24 +57,9 @@ pub struct Litmus {
     capacity: u64,
 }
 
-fn gcd(a: u32, b: u32) -> u32 {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
-    }
-}
-
+/// A multiplier co-prime with `n` other than 1 where there is one: a permutation that moves.
 fn coprime(rng: &mut impl Rng, n: u32) -> u32 {
-    if n <= 2 {
-        return 1;
-    }
-    loop {
-        let m = rng.random_range(2..n);
-        if gcd(m, n) == 1 {
-            return m;
-        }
-    }
+    crate::strategy::coprime(rng, n, 2)
 }
 
 impl Litmus {
@@ -167,12 +155,7 @@ impl Litmus {
             layout: &layout,
             entries: &entries,
         });
-        if let Some(error) = pollster::block_on(scope.pop()) {
-            return Err(Error::Wgpu {
-                what: format!("litmus test {}", test.name),
-                message: error.to_string(),
-            });
-        }
+        crate::device::end_scope(scope, || format!("litmus test {}", test.name))?;
         Ok(Litmus {
             test,
             env,
@@ -267,22 +250,9 @@ impl Litmus {
             );
         }
         encoder.copy_buffer_to_buffer(&self.counts, 0, &self.counts_read, 0, self.counts.size());
-        let index = gpu.queue.submit([encoder.finish()]);
-        let slice = self.counts_read.slice(..);
-        slice.map_async(wgpu::MapMode::Read, |_| {});
-        gpu.device
-            .poll(wgpu::PollType::Wait {
-                submission_index: Some(index),
-                timeout: Some(std::time::Duration::from_secs(120)),
-            })
-            .map_err(|e| Error::DeviceLost(e.to_string()))?;
-        let words: Vec<u32> = bytemuck::cast_slice(
-            &slice
-                .get_mapped_range()
-                .map_err(|e| Error::DeviceLost(e.to_string()))?,
-        )
-        .to_vec();
-        self.counts_read.unmap();
+        let reads = [(&self.counts_read, self.counts_read.size())];
+        let read = crate::device::submit_and_read(gpu, encoder, &reads, TIMEOUT)?;
+        let words = &read[0];
         Ok(Counts {
             sequential: u64::from(words[Class::Sequential as usize]),
             interleaved: u64::from(words[Class::Interleaved as usize]),

@@ -1,7 +1,7 @@
-//! The human-readable summary.
+//! The human-readable summary of `wgstress run`.
 
-use crate::runner::Summary;
 use std::fmt::Write;
+use wgstress_runtime::runner::Summary;
 
 /// Shapes listed in the summary (the most failing first).
 const SHAPES_SHOWN: usize = 5;
@@ -72,6 +72,19 @@ pub fn table(s: &Summary) -> String {
             percent(st.interval_95[1])
         ),
     );
+    if let Some(seed) = &s.replay {
+        // A replay fixes the stress, the shuffles and the layout, not the GPU's scheduling:
+        // how often the failure comes back is the measure of it.
+        row(
+            "replayed",
+            format!(
+                "seed {seed}: failed in {} of {} runs ({})",
+                st.failures,
+                st.runs,
+                percent(st.failure_rate)
+            ),
+        );
+    }
     match &st.first_failure {
         Some(f) => {
             row(

@@ -1,0 +1,27 @@
+//! Everything the CLI writes: results on stdout, notes on stderr behind one switch (--quiet).
+
+use anyhow::Result;
+use std::io::Write;
+
+/// Notes on stderr ("wgstress: ..."): what runs where, measured settings, caveats.
+#[derive(Clone, Copy, Debug)]
+pub struct Notes {
+    pub on: bool,
+}
+
+impl Notes {
+    pub fn note(&self, text: &str) {
+        if self.on {
+            eprintln!("wgstress: {text}");
+        }
+    }
+}
+
+/// Writes results to stdout. A closed pipe (`wgstress apps | head -0`) is an error that
+/// main turns into a quiet exit, not a panic.
+pub fn emit(text: &str) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    Ok(())
+}

@@ -1,0 +1,332 @@
+//! The options several commands share, as clap parses them: values are typed and ranged here,
+//! and checked against each other and the file system when a command builds its plan.
+
+use clap::ValueEnum;
+use std::path::PathBuf;
+use std::time::Duration;
+use wgstress_runtime::strategy::{Placement, Sequence, Strategy};
+
+/// The application a command runs.
+#[derive(clap::Args, Clone, Debug)]
+pub struct AppOptions {
+    /// A bundled application (see `wgstress apps`) or an app spec (.toml)
+    pub app: String,
+    /// Which variant of a bundled application [default: fixed]
+    #[arg(long, value_enum)]
+    pub variant: Option<VariantArg>,
+    /// Problem size of a bundled application [default: small]
+    #[arg(long, value_enum)]
+    pub size: Option<SizeArg>,
+    /// The application's @compute entry point, where the shader has several (overrides the
+    /// spec's `entry`)
+    #[arg(long)]
+    pub entry: Option<String>,
+    /// A @compute entry point that checks the results on the GPU (overrides the spec's
+    /// `postcondition` and a `// wgstress: postcondition NAME` comment)
+    #[arg(long)]
+    pub postcondition: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum VariantArg {
+    /// Fences removed, as the seed study's "-nf" variants
+    Buggy,
+    /// With the fences the application needs
+    Fixed,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum SizeArg {
+    /// Small enough for a CPU Vulkan driver
+    Small,
+    /// Sized for a GPU
+    Large,
+}
+
+/// How long `run` and `compare` run.
+#[derive(clap::Args, Clone, Debug)]
+pub struct BudgetOptions {
+    /// Number of runs (per configuration, for compare); 1000 when neither --runs nor --time
+    /// is given
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub runs: Option<u64>,
+    /// Time budget in seconds (per configuration, for compare)
+    #[arg(long, value_parser = seconds, allow_negative_numbers = true)]
+    pub time: Option<Duration>,
+    /// Runs per GPU submission
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=65536))]
+    pub batch: u32,
+    /// Seconds a batch may take before it is reported as a hang (batches are sized to last
+    /// about a quarter second)
+    #[arg(long, default_value = "10", value_parser = seconds, allow_negative_numbers = true)]
+    pub timeout: Duration,
+    /// Stop once this many runs failed (per configuration, for compare)
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub until_failures: Option<u64>,
+}
+
+/// How stress is applied, for `run` and `compare`.
+#[derive(clap::Args, Clone, Debug)]
+pub struct StressOptions {
+    /// Stress iterations per thread; measured on the device when left out
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub iterations: Option<u32>,
+    /// How long stress lasts relative to the application kernel, when measured
+    #[arg(long, default_value_t = 1.0, value_parser = positive, allow_negative_numbers = true)]
+    pub stress_ratio: f64,
+    /// Loop iterations after which the watchdog ends a loop; when left out, learned from
+    /// passing runs (16 times the longest loop they ran, within 4,096 and 2^20; 30,000 on
+    /// llvmpipe, whose loops end silently at 65,535)
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub watchdog_limit: Option<u32>,
+    /// Stressing workgroups per run, as a fraction of the application's, drawn in LO-HI
+    /// (0 <= LO <= HI <= 1)
+    #[arg(long, default_value = "0.15-0.5", value_parser = fraction_range)]
+    pub stress_fraction: (f64, f64),
+    /// Where stress workgroups sit among the application's
+    #[arg(long, value_enum, default_value_t = PlacementArg::Interleaved)]
+    pub stress_placement: PlacementArg,
+    /// Buffer shuffle: on, each run binds the application's storage buffers at one of 16
+    /// layouts (each buffer shifted by its own offset); off, as allocated
+    #[arg(long, value_enum, default_value_t = Switch::On)]
+    pub buffer_shuffle: Switch,
+    /// Size of the cache-stress scratchpad in MiB (about the L2 cache)
+    #[arg(long, default_value_t = 48, value_parser = clap::value_parser!(u32).range(1..=MAX_CACHE_MIB))]
+    pub cache_mib: u32,
+    /// Device profile from `wgstress tune` (default: wgstress-profile.json when present);
+    /// used by systematic stress when its adapter matches
+    #[arg(long)]
+    pub profile: Option<PathBuf>,
+    /// Systematic stress: the stressing loop's access sequence, as ld;st (overrides the
+    /// profile)
+    #[arg(long)]
+    pub sequence: Option<Sequence>,
+    /// Systematic stress: patches stressed per run, 1 to 64 (overrides the profile)
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub spread: Option<u32>,
+    /// Systematic stress: words per patch, 1 to 64 (overrides the profile)
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub patch_words: Option<u32>,
+}
+
+/// The largest cache scratchpad whose size in words fits a u32.
+pub const MAX_CACHE_MIB: i64 = (1 << 14) - 1;
+
+/// The device, the seed and where results go, for `run` and `compare`.
+#[derive(clap::Args, Clone, Debug)]
+pub struct SessionOptions {
+    /// Pick the adapter whose name contains this (see `wgstress adapters`)
+    #[arg(long)]
+    pub adapter: Option<String>,
+    /// Seed from which every run's seed derives (random when left out)
+    #[arg(long, value_parser = seed)]
+    pub master_seed: Option<u64>,
+    /// Print the results as JSON
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub log: LogOptions,
+}
+
+/// The JSON-lines log every command that runs writes: a start line (what, with which
+/// options and seed), lines as it goes, and a summary line.
+#[derive(clap::Args, Clone, Debug)]
+pub struct LogOptions {
+    /// JSON-lines log, appended to as the command runs
+    #[arg(long, default_value = "wgstress-runs.jsonl")]
+    pub log: PathBuf,
+    /// Write no log
+    #[arg(long)]
+    pub no_log: bool,
+}
+
+/// Largest litmus location distance, stride or stress offset, in words: beyond it test
+/// memory exceeds any adapter's storage buffer, and the sums stay within u32.
+pub const MAX_LITMUS_WORDS: i64 = 1 << 30;
+
+/// A litmus environment, for `litmus` and `tune`.
+#[derive(clap::Args, Clone, Debug)]
+pub struct LitmusEnvOptions {
+    /// Workgroups running test instances
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..))]
+    pub testing_groups: u32,
+    /// Threads per workgroup; each pair of threads runs one instance
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..))]
+    pub workgroup_size: u32,
+    /// Words between instances' locations
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=MAX_LITMUS_WORDS))]
+    pub stride: u32,
+    /// Words from x to y (in one cache line, MP and LB show nothing on the H100)
+    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..=MAX_LITMUS_WORDS))]
+    pub distance: u32,
+    /// Keep the workgroups and instance threads as dispatched (no random permutation)
+    #[arg(long)]
+    pub no_shuffle: bool,
+    /// Workgroups that stress memory beside the testing ones (tune: half the testing
+    /// groups when 0)
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=MAX_LITMUS_WORDS))]
+    pub stress_groups: u32,
+    /// Word of an instance's region that stress hammers
+    #[arg(long, default_value_t = 48, value_parser = clap::value_parser!(u32).range(0..=MAX_LITMUS_WORDS))]
+    pub stress_offset: u32,
+    /// Instance regions stress spreads over
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..))]
+    pub target_lines: u32,
+    /// Words of each target line stress spreads over
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=MAX_LITMUS_WORDS))]
+    pub line_size: u32,
+    /// Stress access sequence, as in ld;st
+    #[arg(long, default_value = "ld;st")]
+    pub sequence: Sequence,
+    /// Iterations of the stress loop per stressing thread
+    #[arg(long, default_value_t = 64)]
+    pub stress_iterations: u32,
+    /// Stress iterations by testing threads before the test
+    #[arg(long, default_value_t = 0)]
+    pub pre_stress: u32,
+    /// Pick the adapter whose name contains this (see `wgstress adapters`)
+    #[arg(long)]
+    pub adapter: Option<String>,
+}
+
+impl LitmusEnvOptions {
+    pub fn env(&self, fence: bool) -> wgstress_runtime::litmus::env::Env {
+        wgstress_runtime::litmus::env::Env {
+            testing_groups: self.testing_groups,
+            workgroup_size: self.workgroup_size,
+            stride: self.stride,
+            distance: self.distance,
+            shuffle: !self.no_shuffle,
+            stress_groups: self.stress_groups,
+            stress_offset: self.stress_offset,
+            target_lines: self.target_lines,
+            line_size: self.line_size,
+            sequence: self.sequence.clone(),
+            stress_iterations: self.stress_iterations,
+            pre_stress: self.pre_stress,
+            fence,
+            same_thread: false,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Switch {
+    On,
+    Off,
+}
+
+impl Switch {
+    pub fn on(self) -> bool {
+        self == Switch::On
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum StrategyArg {
+    /// No stress: the application alone
+    None,
+    /// A few patches of a scratchpad, with a tuned access sequence
+    Systematic,
+    /// A stream over an L2-sized scratchpad
+    Cache,
+    /// Loads and stores at pseudo-random scratchpad words
+    Random,
+}
+
+impl From<StrategyArg> for Strategy {
+    fn from(arg: StrategyArg) -> Strategy {
+        match arg {
+            StrategyArg::None => Strategy::None,
+            StrategyArg::Systematic => Strategy::Systematic,
+            StrategyArg::Cache => Strategy::Cache,
+            StrategyArg::Random => Strategy::Random,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum PlacementArg {
+    /// Spread evenly among the application's workgroups
+    Interleaved,
+    /// After the application's workgroups
+    After,
+    /// Before the application's workgroups
+    Before,
+}
+
+impl From<PlacementArg> for Placement {
+    fn from(arg: PlacementArg) -> Placement {
+        match arg {
+            PlacementArg::Interleaved => Placement::Interleaved,
+            PlacementArg::After => Placement::After,
+            PlacementArg::Before => Placement::Before,
+        }
+    }
+}
+
+/// Most seconds a budget or timeout may give: about 31 years.
+pub const MAX_SECONDS: f64 = 1e9;
+
+/// A number of seconds: positive, at most `MAX_SECONDS`.
+pub fn seconds(text: &str) -> Result<Duration, String> {
+    match text.parse::<f64>() {
+        Ok(x) if x > 0.0 && x <= MAX_SECONDS => Ok(Duration::from_secs_f64(x)),
+        _ => Err(format!(
+            "`{text}` is not a number of seconds: give more than 0 and at most 1e9"
+        )),
+    }
+}
+
+/// A positive, finite number.
+pub fn positive(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(x) if x > 0.0 && x.is_finite() => Ok(x),
+        _ => Err(format!("`{text}` is not a positive number")),
+    }
+}
+
+/// LO-HI with 0 <= LO <= HI <= 1.
+pub fn fraction_range(text: &str) -> Result<(f64, f64), String> {
+    let bad = || format!("`{text}` is not a range: give LO-HI, as in 0.15-0.5");
+    let (lo, hi) = text.split_once('-').ok_or_else(bad)?;
+    let (lo, hi): (f64, f64) = (
+        lo.parse().map_err(|_| bad())?,
+        hi.parse().map_err(|_| bad())?,
+    );
+    if !((0.0..=1.0).contains(&lo) && (lo..=1.0).contains(&hi)) {
+        return Err(format!("`{text}`: give 0 <= LO <= HI <= 1"));
+    }
+    Ok((lo, hi))
+}
+
+/// A seed, decimal or 0x-hex.
+pub fn seed(text: &str) -> Result<u64, String> {
+    let parsed = match text.strip_prefix("0x") {
+        Some(hex) => u64::from_str_radix(hex, 16),
+        None => text.parse(),
+    };
+    parsed.map_err(|_| format!("`{text}` is not a seed: give a number, decimal or 0x-hex"))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    #[test]
+    fn fraction_ranges_stay_within_one() {
+        assert_eq!(super::fraction_range("0.15-0.5"), Ok((0.15, 0.5)));
+        assert_eq!(super::fraction_range("1-1"), Ok((1.0, 1.0)));
+        assert!(super::fraction_range("5-10").is_err());
+        assert!(super::fraction_range("0.5-0.2").is_err());
+        assert!(super::fraction_range("0.5").is_err());
+    }
+
+    #[test]
+    fn seconds_are_positive_and_bounded() {
+        assert_eq!(super::seconds("2.5"), Ok(Duration::from_millis(2500)));
+        for bad in ["0", "-3", "inf", "NaN", "x", "1e300"] {
+            assert!(super::seconds(bad).is_err(), "{bad}");
+        }
+    }
+}

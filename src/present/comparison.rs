@@ -1,0 +1,52 @@
+//! The comparison table.
+
+use std::fmt::Write;
+use wgstress_runtime::compare::Comparison;
+use wgstress_runtime::runner::Summary;
+
+/// "systematic+shuffle": a configuration's name in the table and the chart.
+pub fn label(row: &Summary) -> String {
+    format!(
+        "{}{}",
+        row.strategy,
+        if row.shuffle { "+shuffle" } else { "" }
+    )
+}
+
+pub fn table(c: &Comparison) -> String {
+    let mut out = format!("{} on {} ({} rounds)\n", c.app, c.adapter, c.rounds);
+    let _ = writeln!(
+        out,
+        "{:<20} {:>9} {:>9} {:>10} {:>10} {:>8} {:>11} {:>16}  failing as",
+        "strategy", "failures", "runs", "rate", "runs/s", "iters", "first fail", "reproducibility"
+    );
+    for row in &c.rows {
+        let s = &row.stats;
+        let first = s
+            .time_to_first_failure
+            .map_or("-".into(), |t| format!("{t:.2} s"));
+        let _ = writeln!(
+            out,
+            "{:<20} {:>9} {:>9} {:>9.4}% {:>10.1} {:>8} {:>11} {:>15.3}%  {}",
+            label(row),
+            s.failures,
+            s.runs,
+            s.failure_rate * 100.0,
+            s.runs_per_second,
+            row.iterations,
+            first,
+            s.reproducibility * 100.0,
+            s.counts.failing()
+        );
+    }
+    if c.interrupted {
+        let _ = writeln!(
+            out,
+            "note: interrupted: the numbers cover the runs that finished"
+        );
+    }
+    if let Some(reason) = &c.aborted {
+        let _ = writeln!(out, "aborted: {reason}");
+    }
+    out
+}

@@ -1,0 +1,9 @@
+//! What the user sees: tables, charts, progress. The libraries compute; this module shows.
+
+pub mod chart;
+pub mod comparison;
+pub mod heat_map;
+pub mod litmus;
+pub mod profile;
+pub mod progress;
+pub mod summary;

@@ -1,0 +1,67 @@
+//! How a command ended, and the exit status that says so.
+
+use std::process::ExitCode;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// Every run passed (or the command runs nothing).
+    Passed,
+    /// Some run failed, or a fenced litmus test still showed weak behaviour.
+    Failed,
+    /// The user stopped it with Ctrl-C; the results cover what finished.
+    Interrupted,
+    /// An error (a hang, a lost device) ended it early; the results cover what finished.
+    Aborted,
+}
+
+impl Status {
+    /// A session's status: an abort first, then an interruption, then failures.
+    pub fn of(aborted: bool, interrupted: bool, failed: bool) -> Status {
+        if aborted {
+            Status::Aborted
+        } else if interrupted {
+            Status::Interrupted
+        } else if failed {
+            Status::Failed
+        } else {
+            Status::Passed
+        }
+    }
+
+    /// 0 all passed, 1 some run failed, 2 an error, 130 interrupted.
+    pub fn number(self) -> u8 {
+        match self {
+            Status::Passed => 0,
+            Status::Failed => 1,
+            Status::Aborted => 2,
+            Status::Interrupted => 130,
+        }
+    }
+
+    pub fn code(self) -> ExitCode {
+        ExitCode::from(self.number())
+    }
+}
+
+/// Ends the process at once with `status`'s code, the results already printed and logged:
+/// after a hang the GPU may still be running the batch, and dropping the device would wait
+/// for it, so nothing is dropped.
+pub fn exit_now(status: Status) -> ! {
+    use std::io::Write;
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().flush();
+    std::process::exit(i32::from(status.number()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Status;
+
+    #[test]
+    fn an_abort_outranks_an_interruption_which_outranks_failures() {
+        assert_eq!(Status::of(true, true, true), Status::Aborted);
+        assert_eq!(Status::of(false, true, true), Status::Interrupted);
+        assert_eq!(Status::of(false, false, true), Status::Failed);
+        assert_eq!(Status::of(false, false, false), Status::Passed);
+    }
+}
