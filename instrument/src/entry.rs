@@ -1,11 +1,15 @@
 //! Entry-point wrapping. The user's entry function becomes an ordinary function, called by a
 //! new entry point of the same name and workgroup size that decides the workgroup's role.
 //!
-//! For the application entry point, the wrapper asks the library (`wgstress_enter`) whether
+//! For the application entry point, the wrapper asks the library (`wgstress_role`) whether
 //! this dispatched workgroup stresses or runs the application, and under which (possibly
 //! shuffled) workgroup id. The application function then receives exactly the builtins it
 //! would see uninstrumented: its workgroup id, its own `num_workgroups` and the matching
-//! global invocation id. The postcondition wrapper only marks the phase, so its assertions
+//! global invocation id.
+//!
+//! The role is computed from `workgroup_id`, `num_workgroups` and the uniform params only, and
+//! the wrapper branches on nothing else before the call: the application's barriers stay in
+//! uniform control flow as Tint's uniformity analysis sees it, not only as naga's does. The postcondition wrapper only marks the phase, so its assertions
 //! count as postcondition failures, and passes every builtin through.
 
 use crate::builder::BlockBuilder;
@@ -26,7 +30,10 @@ pub enum Role {
 
 /// Library items a wrapper calls or reads.
 pub struct Library {
-    pub enter: Handle<Function>,
+    /// `wgstress_role(group, groups) -> vec4<u32>`: w = 0 idle, 1 application, 2 stress.
+    pub role: Handle<Function>,
+    pub stress: Handle<Function>,
+    pub enter_app: Handle<Function>,
     pub enter_check: Handle<Function>,
     pub params: Handle<naga::GlobalVariable>,
 }
@@ -227,17 +234,27 @@ impl Wrapper {
             Some((groups_arg, index_arg)) => {
                 let groups = b.expr(groups_arg);
                 let index = b.expr(index_arg);
-                let threads = b.u32(size.iter().product());
                 let role = b
-                    .call(lib.enter, vec![group, groups, local, index, threads], true)
+                    .call(lib.role, vec![group, groups], true)
                     .expect("call with result");
-                let zero = b.u32(0);
-                let is_app = b.expr(Expression::AccessIndex {
+                let kind = b.expr(Expression::AccessIndex {
                     base: role,
                     index: 3,
                 });
-                let stress = b.expr(binary(BinaryOperator::Equal, is_app, zero));
-                b.if_then(stress, Statement::Return { value: None });
+                let two = b.u32(2);
+                let stress = b.expr(binary(BinaryOperator::Equal, kind, two));
+                let threads = b.u32(size.iter().product());
+                b.if_with(stress, |b| {
+                    let stress_group = b.expr(Expression::AccessIndex {
+                        base: role,
+                        index: 0,
+                    });
+                    b.call(lib.stress, vec![stress_group, index, threads], false);
+                    b.statement(Statement::Return { value: None });
+                });
+                let zero = b.u32(0);
+                let idle = b.expr(binary(BinaryOperator::Equal, kind, zero));
+                b.if_then(idle, Statement::Return { value: None });
                 let app_group = b.expr(Expression::Swizzle {
                     size: VectorSize::Tri,
                     vector: role,
@@ -248,6 +265,7 @@ impl Wrapper {
                         SwizzleComponent::X,
                     ],
                 });
+                b.call(lib.enter_app, vec![app_group, local], false);
                 let params = b.expr(Expression::GlobalVariable(lib.params));
                 let field = b.expr(Expression::AccessIndex {
                     base: params,

@@ -171,7 +171,9 @@ fn instrument(mut module: Module, source: Option<&str>, options: &Options) -> Re
     }
 
     let lib = entry::Library {
-        enter: imported.function("wgstress_enter"),
+        role: imported.function("wgstress_role"),
+        stress: imported.function("wgstress_stress"),
+        enter_app: imported.function("wgstress_enter_app"),
         enter_check: imported.function("wgstress_enter_check"),
         params: imported.global("wgstress_params"),
     };

@@ -225,9 +225,15 @@ fn wgstress_split(linear: u32, app_total: u32, stress_total: u32) -> vec2<u32> {
     }
 }
 
-// Decides the role of a dispatched workgroup. Stress workgroups stress and return w = 0;
-// application workgroups get their (possibly shuffled) workgroup id in xyz and w = 1.
-fn wgstress_enter(group: vec3<u32>, groups: vec3<u32>, local: vec3<u32>, local_index: u32, group_size: u32) -> vec4<u32> {
+// Decides the role of a dispatched workgroup: w = 0 idle (past the stress and application
+// workgroups, or the application is disabled), 1 application with its (possibly shuffled)
+// workgroup id in xyz, 2 stress with its index among the stress workgroups in x.
+//
+// The role depends on the workgroup id, the dispatch size and the uniform params only, never
+// on a local id or a private variable: the wrapper branches on it around the application's
+// call, and Tint (unlike naga) rejects every barrier of the application unless it proves
+// those branches uniform.
+fn wgstress_role(group: vec3<u32>, groups: vec3<u32>) -> vec4<u32> {
     let app_total = wgstress_params.app_total;
     let stress_total = wgstress_params.stress_groups;
     let total = app_total + stress_total;
@@ -235,21 +241,23 @@ fn wgstress_enter(group: vec3<u32>, groups: vec3<u32>, local: vec3<u32>, local_i
     if linear >= total {
         return vec4<u32>(0u);
     }
-    let role = wgstress_split(linear, app_total, stress_total);
-    if role.x == 1u {
-        wgstress_stress(role.y, local_index, group_size);
-        return vec4<u32>(0u);
+    let split = wgstress_split(linear, app_total, stress_total);
+    if split.x == 1u {
+        return vec4<u32>(split.y, 0u, 0u, 2u);
     }
     if wgstress_params.app_enabled == 0u {
         return vec4<u32>(0u);
     }
-    let slot = role.y;
-    let shuffled = wgstress_muldivmod(slot, wgstress_params.shuffle_mul, app_total).y;
+    let shuffled = wgstress_muldivmod(split.y, wgstress_params.shuffle_mul, app_total).y;
     let app = (shuffled + wgstress_params.shuffle_add) % app_total;
     let size = wgstress_params.app_groups;
-    wgstress_group = vec3<u32>(app % size.x, (app / size.x) % size.y, app / (size.x * size.y));
+    return vec4<u32>(app % size.x, (app / size.x) % size.y, app / (size.x * size.y), 1u);
+}
+
+// Prologue of an application workgroup: the ids its events are recorded under.
+fn wgstress_enter_app(group: vec3<u32>, local: vec3<u32>) {
+    wgstress_group = group;
     wgstress_local = local;
-    return vec4<u32>(wgstress_group, 1u);
 }
 
 // Prologue of the postcondition entry point: its assertions count as postcondition failures.
