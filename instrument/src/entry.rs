@@ -34,6 +34,8 @@ pub struct Library {
     pub role: Handle<Function>,
     pub stress: Handle<Function>,
     pub enter_app: Handle<Function>,
+    /// `wgstress_leave_app()`, after the application function returns.
+    pub leave_app: Handle<Function>,
     pub enter_check: Handle<Function>,
     pub params: Handle<naga::GlobalVariable>,
 }
@@ -309,6 +311,9 @@ impl Wrapper {
             arguments.push(handle);
         }
         b.call(user_fn, arguments, false);
+        if role == Role::Application {
+            b.call(lib.leave_app, Vec::new(), false);
+        }
         self.function.body = b.finish();
     }
 }

@@ -174,6 +174,7 @@ fn instrument(mut module: Module, source: Option<&str>, options: &Options) -> Re
         role: imported.function("wgstress_role"),
         stress: imported.function("wgstress_stress"),
         enter_app: imported.function("wgstress_enter_app"),
+        leave_app: imported.function("wgstress_leave_app"),
         enter_check: imported.function("wgstress_enter_check"),
         params: imported.global("wgstress_params"),
     };

@@ -45,6 +45,9 @@ struct WgstressResults {
     events: array<WgstressEvent, 3>, // 0 assertion, 1 postcondition, 2 watchdog
     stress_groups_ran: atomic<u32>,
     sink: atomic<u32>,
+    // The highest count any loop of the application reached (see wgstress_watchdog), so the
+    // runtime can learn a watchdog limit from passing runs.
+    max_trips: atomic<u32>,
 }
 
 @group(0) @binding(0) var<uniform> wgstress_params: WgstressParams;
@@ -56,6 +59,9 @@ var<private> wgstress_phase: u32;
 // The application-visible workgroup and local ids of this invocation, for event records.
 var<private> wgstress_group: vec3<u32>;
 var<private> wgstress_local: vec3<u32>;
+// The highest count this invocation's loops reached; published once, by wgstress_leave_app,
+// rather than with an atomic per loop iteration.
+var<private> wgstress_trips: u32;
 
 fn wgstress_record(kind: u32, site: u32) {
     let before = atomicAdd(&wgstress_results.events[kind].count, 1u);
@@ -76,9 +82,13 @@ fn wgstress_assert_at(cond: bool, site: u32) {
     }
 }
 
-// Called at the top of every application loop with the loop's iteration count.
-// True means: the loop ran past the limit, it was recorded, leave the loop.
+// Called at the top of every application loop with the loop's iteration count: the number of
+// times the body was entered since the loop started, counting the entry that then leaves it by
+// its condition (a `for` loop of 37 iterations counts 38). True means: the loop ran past the
+// limit, it was recorded, leave the loop. The result depends on `iterations` and the uniform
+// params only, so the `break` on it keeps a uniform loop uniform.
 fn wgstress_watchdog(iterations: u32, loop_id: u32) -> bool {
+    wgstress_trips = max(wgstress_trips, iterations);
     if iterations <= wgstress_params.watchdog_limit {
         return false;
     }
@@ -258,6 +268,13 @@ fn wgstress_role(group: vec3<u32>, groups: vec3<u32>) -> vec4<u32> {
 fn wgstress_enter_app(group: vec3<u32>, local: vec3<u32>) {
     wgstress_group = group;
     wgstress_local = local;
+}
+
+// Epilogue of an application invocation: publishes its highest loop count.
+fn wgstress_leave_app() {
+    if wgstress_trips > 0u {
+        atomicMax(&wgstress_results.max_trips, wgstress_trips);
+    }
 }
 
 // Prologue of the postcondition entry point: its assertions count as postcondition failures.

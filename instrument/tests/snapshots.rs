@@ -137,6 +137,9 @@ fn manifest_layout_matches_library() {
     assert_eq!(m.params.size, 336);
     assert_eq!(m.event.size, 32);
     assert_eq!(m.results.offset("stress_groups_ran"), Some(96));
+    assert_eq!(m.results.offset("sink"), Some(100));
+    assert_eq!(m.results.offset("max_trips"), Some(104));
+    assert_eq!(m.results.size, 108);
     let json = serde_json::to_string(m).unwrap();
     assert_eq!(
         &serde_json::from_str::<wgstress_instrument::Manifest>(&json).unwrap(),

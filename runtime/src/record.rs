@@ -19,6 +19,11 @@ pub struct Record {
     pub postcondition: Event,
     pub watchdog: Event,
     pub stress_groups_ran: u32,
+    /// The highest count any application loop reached, as the watchdog counts: a `for` loop
+    /// of n iterations counts n + 1 (its last entry leaves by the condition). 0 in records
+    /// written before it was kept.
+    #[serde(default)]
+    pub max_trips: u32,
 }
 
 impl Record {
@@ -44,6 +49,7 @@ impl Record {
             postcondition: event(1),
             watchdog: event(2),
             stress_groups_ran: word(field(&manifest.results, "stress_groups_ran")),
+            max_trips: word(field(&manifest.results, "max_trips")),
         }
     }
 }
