@@ -14,6 +14,7 @@
 
 use crate::builder::BlockBuilder;
 use crate::error::{Error, Result};
+use crate::locate::Locator;
 use naga::{
     BinaryOperator, Binding, BuiltIn, Expression, Function, FunctionArgument, Handle, Module,
     Scalar, Span, Statement, SwizzleComponent, Type, TypeInner, VectorSize,
@@ -43,14 +44,35 @@ pub struct Library {
 /// Index of `app_groups` inside `WgstressParams`.
 const APP_GROUPS_FIELD: u32 = 0;
 
-pub fn wrap(module: &mut Module, index: usize, role: Role, lib: &Library) -> Result<()> {
+pub fn wrap(
+    module: &mut Module,
+    index: usize,
+    role: Role,
+    lib: &Library,
+    at: &Locator,
+) -> Result<()> {
     let entry = &module.entry_points[index];
-    if entry.workgroup_size_overrides.is_some() {
-        return Err(Error::OverrideWorkgroupSize(entry.name.clone()));
+    if let Some(sizes) = entry.workgroup_size_overrides {
+        // The first override-sized dimension; its expression's span is the `@workgroup_size`
+        // argument in the source.
+        let span = sizes
+            .iter()
+            .flatten()
+            .next()
+            .map_or(Span::UNDEFINED, |e| module.global_expressions.get_span(*e));
+        let at = if span.is_defined() {
+            at.at(span)
+        } else {
+            at.entry(&entry.function)
+        };
+        return Err(Error::OverrideWorkgroupSize {
+            entry: entry.name.clone(),
+            at,
+        });
     }
     let name = entry.name.clone();
     let size = entry.workgroup_size;
-    let inputs = inputs_of(module, index)?;
+    let inputs = inputs_of(module, index, at)?;
     let span = module.entry_points[index]
         .function
         .body
@@ -100,15 +122,16 @@ enum Input {
     Struct(Handle<Type>, Vec<(BuiltIn, Handle<Type>)>),
 }
 
-fn inputs_of(module: &Module, index: usize) -> Result<Vec<Input>> {
+fn inputs_of(module: &Module, index: usize, at: &Locator) -> Result<Vec<Input>> {
     let entry = &module.entry_points[index];
-    let unsupported = |what: String| Error::UnsupportedInput {
+    let unsupported = |what: String, argument: usize| Error::UnsupportedInput {
         entry: entry.name.clone(),
         what,
+        at: at.argument(&entry.function, argument as u32),
     };
-    let builtin = |binding: &Option<Binding>, what: &str| match binding {
+    let builtin = |binding: &Option<Binding>, what: &str, argument: usize| match binding {
         Some(Binding::BuiltIn(b)) if passthrough_ok(*b) => Ok(*b),
-        _ => Err(unsupported(what.to_string())),
+        _ => Err(unsupported(what.to_string(), argument)),
     };
     let mut inputs = Vec::new();
     for (i, argument) in entry.function.arguments.iter().enumerate() {
@@ -120,11 +143,11 @@ fn inputs_of(module: &Module, index: usize) -> Result<Vec<Input>> {
             (None, TypeInner::Struct { members, .. }) => {
                 let members = members
                     .iter()
-                    .map(|m| Ok((builtin(&m.binding, &what)?, m.ty)))
+                    .map(|m| Ok((builtin(&m.binding, &what, i)?, m.ty)))
                     .collect::<Result<Vec<_>>>()?;
                 inputs.push(Input::Struct(argument.ty, members));
             }
-            (binding, _) => inputs.push(Input::Builtin(builtin(binding, &what)?, argument.ty)),
+            (binding, _) => inputs.push(Input::Builtin(builtin(binding, &what, i)?, argument.ty)),
         }
     }
     Ok(inputs)

@@ -15,13 +15,15 @@ mod entry;
 mod error;
 mod hooks;
 mod import;
+mod locate;
 pub mod manifest;
 mod names;
+mod remap;
 mod sites;
 mod walk;
 mod watchdog;
 
-pub use error::{Error, Result};
+pub use error::{Error, Location, Result};
 pub use manifest::Manifest;
 
 use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
@@ -115,13 +117,17 @@ fn instrument(mut module: Module, source: Option<&str>, options: &Options) -> Re
         shader_error(path, e.as_inner().to_string(), location, rendered)
     })?;
     let original_wgsl = render(&module, &info)?;
-    names::check_reserved(&module)?;
+    let locator = locate::Locator::new(path, source);
+    names::check_reserved(&module, &locator)?;
     let entry = names::application_entry(&module, options)?;
     let postcondition = names::postcondition_entry(&module, options, entry)?;
     let group = free_bind_group(&module)?;
-    let assert_hook = names::assert_hook(&module)?;
-    if let Some(what) = import::unsupported(&module) {
-        return Err(Error::Unsupported(what));
+    let assert_hook = names::assert_hook(&module, &locator)?;
+    if let Some((what, span)) = import::unsupported(&module) {
+        return Err(Error::Unsupported {
+            what,
+            at: locator.at(span),
+        });
     }
 
     // The library goes first: user functions call it, and callees must precede callers.
@@ -178,9 +184,15 @@ fn instrument(mut module: Module, source: Option<&str>, options: &Options) -> Re
         enter_check: imported.function("wgstress_enter_check"),
         params: imported.global("wgstress_params"),
     };
-    entry::wrap(&mut module, entry, entry::Role::Application, &lib)?;
+    entry::wrap(&mut module, entry, entry::Role::Application, &lib, &locator)?;
     if let Some(check) = postcondition {
-        entry::wrap(&mut module, check, entry::Role::Postcondition, &lib)?;
+        entry::wrap(
+            &mut module,
+            check,
+            entry::Role::Postcondition,
+            &lib,
+            &locator,
+        )?;
     }
 
     let info = validate(&module).map_err(|e| Error::Internal(format!("{e:?}")))?;

@@ -21,6 +21,25 @@ pub fn nested_blocks(statement: &mut Statement, mut visit: impl FnMut(&mut Block
             visit(body);
             visit(continuing);
         }
-        _ => {}
+        // No nested blocks; named one by one so that a new naga statement is looked at.
+        Statement::Emit(_)
+        | Statement::Break
+        | Statement::Continue
+        | Statement::Return { .. }
+        | Statement::Kill
+        | Statement::ControlBarrier(_)
+        | Statement::MemoryBarrier(_)
+        | Statement::Store { .. }
+        | Statement::ImageStore { .. }
+        | Statement::Atomic { .. }
+        | Statement::ImageAtomic { .. }
+        | Statement::WorkGroupUniformLoad { .. }
+        | Statement::Call { .. }
+        | Statement::RayQuery { .. }
+        | Statement::RayPipelineFunction(_)
+        | Statement::SubgroupBallot { .. }
+        | Statement::SubgroupGather { .. }
+        | Statement::SubgroupCollectiveOperation { .. }
+        | Statement::CooperativeStore { .. } => {}
     }
 }
