@@ -30,6 +30,8 @@ enum Command {
     Litmus(commands::litmus::Args),
     /// Tune systematic stress to this GPU with litmus tests; writes a device profile
     Tune(commands::tune::Args),
+    /// List an application's candidate fence sites, or write it with a fence at every one
+    Fences(commands::fences::Args),
     /// List the bundled applications
     Apps,
     /// List the GPU adapters wgpu finds
@@ -44,6 +46,7 @@ fn main() -> ExitCode {
         Command::Compare(args) => commands::compare::run(args),
         Command::Litmus(args) => commands::litmus::run(args),
         Command::Tune(args) => commands::tune::run(args),
+        Command::Fences(args) => commands::fences::run(args),
         Command::Apps => commands::apps::list(),
         Command::Adapters => commands::apps::adapters(),
     };

@@ -13,6 +13,7 @@
 mod builder;
 mod entry;
 mod error;
+pub mod fences;
 mod hooks;
 mod import;
 mod locate;
@@ -71,7 +72,17 @@ impl Instrumented {
 /// Parses, validates and instruments WGSL source.
 pub fn instrument_wgsl(source: &str, options: &Options) -> Result<Instrumented> {
     let path = options.file_name.as_deref().unwrap_or("shader.wgsl");
-    let module = naga::front::wgsl::parse_str(source).map_err(|e| {
+    let module = parse(source, path)?;
+    let mut options = options.clone();
+    if options.postcondition.is_none() {
+        options.postcondition = postcondition_directive(source);
+    }
+    instrument(module, Some(source), &options)
+}
+
+/// Parses WGSL; errors carry file:line:column and naga's rendering.
+fn parse(source: &str, path: &str) -> Result<Module> {
+    naga::front::wgsl::parse_str(source).map_err(|e| {
         let location = e.location(source);
         shader_error(
             path,
@@ -79,12 +90,17 @@ pub fn instrument_wgsl(source: &str, options: &Options) -> Result<Instrumented> 
             location,
             e.emit_to_string_with_path(source, path),
         )
-    })?;
-    let mut options = options.clone();
-    if options.postcondition.is_none() {
-        options.postcondition = postcondition_directive(source);
-    }
-    instrument(module, Some(source), &options)
+    })
+}
+
+/// Validates the user's module; errors carry file:line:column when the source is known.
+fn validate_user(module: &Module, source: Option<&str>, path: &str) -> Result<ModuleInfo> {
+    validate(module).map_err(|e| {
+        let location = source.and_then(|s| e.location(s));
+        let rendered =
+            source.map_or_else(|| e.to_string(), |s| e.emit_to_string_with_path(s, path));
+        shader_error(path, e.as_inner().to_string(), location, rendered)
+    })
 }
 
 /// Instruments a module a Rust application built or parsed itself. Without source text the
@@ -110,12 +126,7 @@ pub fn render(module: &Module, info: &ModuleInfo) -> Result<String> {
 
 fn instrument(mut module: Module, source: Option<&str>, options: &Options) -> Result<Instrumented> {
     let path = options.file_name.as_deref().unwrap_or("shader.wgsl");
-    let info = validate(&module).map_err(|e| {
-        let location = source.and_then(|s| e.location(s));
-        let rendered =
-            source.map_or_else(|| e.to_string(), |s| e.emit_to_string_with_path(s, path));
-        shader_error(path, e.as_inner().to_string(), location, rendered)
-    })?;
+    let info = validate_user(&module, source, path)?;
     let original_wgsl = render(&module, &info)?;
     let locator = locate::Locator::new(path, source);
     names::check_reserved(&module, &locator)?;

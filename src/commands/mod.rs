@@ -1,5 +1,6 @@
 pub mod apps;
 pub mod compare;
+pub mod fences;
 pub mod instrument;
 pub mod litmus;
 pub mod run;

@@ -1,0 +1,135 @@
+//! Candidate fence sites: where a `storageBarrier()` could go in the application's entry
+//! point, so a search can learn which fences an application needs.
+//!
+//! A site sits before and after every statement of the entry point that touches storage
+//! memory (a load, a store, an atomic, a call of a function that names a storage variable),
+//! at a point in uniform control flow, so that the barrier is valid for Tint as well as for
+//! naga (see place.rs for the rules, uniformity.rs for what counts as uniform). Accesses in
+//! non-uniform control flow get their sites at the nearest enclosing uniform point, around
+//! the whole branch or loop.
+//!
+//! Not yet: splitting a non-uniform branch around a site inside it, sites inside callees, and
+//! one pipeline with every site guarded by a mask bit in the params block.
+
+mod place;
+mod uniformity;
+
+use crate::error::{Error, Result};
+use crate::{names, render, validate, Options};
+use naga::{AddressSpace, Expression, Function, Handle, Module};
+pub use place::Side;
+use place::Walker;
+use std::collections::HashSet;
+use uniformity::Uniformity;
+
+/// One candidate site.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FenceSite {
+    pub id: u32,
+    /// Before or after the access.
+    pub side: Side,
+    /// The access's 1-based line and column in the source.
+    pub line: u32,
+    pub column: u32,
+}
+
+/// The candidate sites of an application, and its source with a barrier at every one.
+pub struct Fences {
+    pub sites: Vec<FenceSite>,
+    /// The application's module with a `storageBarrier()` at every site, as WGSL.
+    pub all_fenced_wgsl: String,
+}
+
+/// Finds the candidate sites of the application entry point of `source`.
+pub fn fences(source: &str, options: &Options) -> Result<Fences> {
+    let path = options.file_name.as_deref().unwrap_or("shader.wgsl");
+    let mut module = crate::parse(source, path)?;
+    crate::validate_user(&module, Some(source), path)?;
+    let mut options = options.clone();
+    if options.postcondition.is_none() {
+        options.postcondition = crate::postcondition_directive(source);
+    }
+    let entry = names::application_entry(&module, &options)?;
+    let storage_functions = storage_functions(&module);
+    let function = &module.entry_points[entry].function;
+    let (body, placed) = fixed_point(&module, function, &storage_functions);
+    let sites = placed
+        .iter()
+        .enumerate()
+        .map(|(id, p)| {
+            let location = p.access.location(source);
+            FenceSite {
+                id: id as u32,
+                side: p.side,
+                line: location.line_number,
+                column: location.line_position,
+            }
+        })
+        .collect();
+    module.entry_points[entry].function.body = body;
+    let info = validate(&module).map_err(|e| Error::Internal(format!("{e:?}")))?;
+    Ok(Fences {
+        sites,
+        all_fenced_wgsl: render(&module, &info)?,
+    })
+}
+
+/// Walks the entry point until its set of non-uniform locals stops growing: a local written
+/// in non-uniform flow makes more values and branches non-uniform, which may taint more.
+fn fixed_point(
+    module: &Module,
+    function: &Function,
+    storage_functions: &HashSet<Handle<Function>>,
+) -> (naga::Block, Vec<place::Placed>) {
+    let mut non_uniform = HashSet::new();
+    loop {
+        let mut uniformity = Uniformity::new(module, function);
+        uniformity.non_uniform_locals = non_uniform.clone();
+        for (handle, local) in function.local_variables.iter() {
+            if local.init.is_some_and(|init| !uniformity.is_uniform(init)) {
+                non_uniform.insert(handle);
+            }
+        }
+        let mut walker = Walker {
+            uniformity: &uniformity,
+            function,
+            storage_functions,
+            sites: Vec::new(),
+            tainted: HashSet::new(),
+        };
+        let (body, _) = walker.block(&function.body, true);
+        non_uniform.extend(walker.tainted);
+        if uniformity.non_uniform_locals == non_uniform {
+            return (body, walker.sites);
+        }
+    }
+}
+
+/// Functions that name a storage variable, themselves or through a callee. Callees come
+/// before their callers in naga's arena, so one pass in order sees every callee first.
+fn storage_functions(module: &Module) -> HashSet<Handle<Function>> {
+    let mut found = HashSet::new();
+    for (handle, function) in module.functions.iter() {
+        let touches = function.expressions.iter().any(|(_, e)| match e {
+            Expression::GlobalVariable(g) => matches!(
+                module.global_variables[*g].space,
+                AddressSpace::Storage { .. }
+            ),
+            Expression::CallResult(f) => found.contains(f),
+            _ => false,
+        }) || calls_any(&function.body, &found);
+        if touches {
+            found.insert(handle);
+        }
+    }
+    found
+}
+
+fn calls_any(block: &naga::Block, set: &HashSet<Handle<Function>>) -> bool {
+    block.iter().any(|statement| {
+        let mut nested = false;
+        let mut statement = statement.clone();
+        crate::walk::nested_blocks(&mut statement, |inner| nested |= calls_any(inner, set));
+        nested || matches!(&statement, naga::Statement::Call { function, .. } if set.contains(function))
+    })
+}

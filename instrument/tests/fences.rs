@@ -1,0 +1,173 @@
+//! Candidate fence sites: where they go in small shaders, and that a barrier at every site of
+//! every bundled application is valid for naga and for Tint.
+
+use wgstress_instrument::fences::{fences, Side};
+use wgstress_instrument::Options;
+use Side::{After, Before};
+
+fn sites(source: &str) -> Vec<(Side, u32, u32)> {
+    let found = fences(source, &Options::default()).unwrap_or_else(|e| panic!("{e}"));
+    let barriers = found.all_fenced_wgsl.matches("storageBarrier()").count();
+    assert_eq!(barriers, found.sites.len(), "{}", found.all_fenced_wgsl);
+    found
+        .sites
+        .iter()
+        .map(|s| (s.side, s.line, s.column))
+        .collect()
+}
+
+const HEADER: &str = "@group(0) @binding(0) var<storage, read_write> buf: array<u32>;
+@group(0) @binding(1) var<storage, read_write> flag: atomic<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
+";
+
+fn shader(body: &str) -> String {
+    format!("{HEADER}{body}}}\n")
+}
+
+#[test]
+fn accesses_in_a_non_uniform_branch_get_sites_around_the_branch() {
+    let source = shader(
+        "    if lid == 0u {
+        buf[0] = 1u;
+        buf[1] = 1u;
+    }
+    buf[1] = buf[2];
+",
+    );
+    assert_eq!(
+        sites(&source),
+        [
+            (Before, 6, 9), // before the `if`
+            (After, 6, 9),  // after it, which is also before the load of buf[2]
+            (After, 9, 14), // between the load and the store
+            (After, 9, 5),  // after the store
+        ]
+    );
+}
+
+#[test]
+fn branches_on_the_workgroup_id_and_uniform_loops_get_sites_inside() {
+    let source = shader(
+        "    if wid.x == 0u {
+        buf[0] = 1u;
+    }
+    for (var i = 0u; i < 4u; i++) {
+        buf[i] = i;
+        workgroupBarrier();
+    }
+",
+    );
+    assert_eq!(
+        sites(&source),
+        [(Before, 6, 9), (After, 6, 9), (Before, 9, 9), (After, 9, 9)]
+    );
+}
+
+#[test]
+fn no_site_inside_a_non_uniform_loop_nor_after_it() {
+    let source = shader(
+        "    buf[0] = 1u;
+    while atomicLoad(&flag) < lid {
+        buf[lid] = 2u;
+    }
+    buf[1] = 3u;
+",
+    );
+    assert_eq!(sites(&source), [(Before, 5, 5), (After, 5, 5)]);
+}
+
+#[test]
+fn no_site_after_a_non_uniform_return() {
+    let source = shader(
+        "    buf[0] = 1u;
+    if lid == 3u {
+        return;
+    }
+    buf[1] = 3u;
+",
+    );
+    assert_eq!(sites(&source), [(Before, 5, 5), (After, 5, 5)]);
+}
+
+#[test]
+fn locals_are_uniform_only_when_every_value_stored_is() {
+    let body = |update: &str| {
+        shader(&format!(
+            "    var k = wid.x;
+    k = k + {update};
+    if k == 2u {{
+        buf[0] = 1u;
+    }}
+    buf[1] = 2u;
+"
+        ))
+    };
+    // `k` holds uniform values only: the branch on it is uniform, its store has sites inside.
+    assert_eq!(
+        sites(&body("1u")),
+        [
+            (Before, 8, 9),
+            (After, 8, 9),
+            (Before, 10, 5),
+            (After, 10, 5)
+        ]
+    );
+    // One store makes `k` depend on the local id: the sites move out of the branch.
+    assert_eq!(
+        sites(&body("lid")),
+        [(Before, 8, 9), (After, 8, 9), (After, 10, 5)]
+    );
+}
+
+#[test]
+fn calls_of_functions_that_touch_storage_are_accesses() {
+    let source = "@group(0) @binding(0) var<storage, read_write> buf: array<u32>;
+fn inner(i: u32) { buf[i] = i; }
+fn outer(i: u32) { inner(i); }
+fn pure_(i: u32) -> u32 { return i * 2u; }
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) lid: u32) {
+    let x = pure_(lid);
+    outer(x);
+}
+";
+    assert_eq!(sites(source), [(Before, 8, 5), (After, 8, 5)]);
+}
+
+/// Every bundled application with a barrier at every site is accepted by naga (checked
+/// inside `fences`), and by Tint, plain and instrumented.
+#[test]
+fn every_bundled_app_with_every_site_fenced_is_valid_for_naga_and_tint() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../apps/wgsl");
+    let mut shaders = Vec::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "wgsl") {
+            continue;
+        }
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let source = std::fs::read_to_string(&path).unwrap();
+        let options = Options {
+            file_name: Some(name.clone()),
+            ..Default::default()
+        };
+        let found = fences(&source, &options).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(!found.sites.is_empty(), "{name}: no candidate site");
+        let reparsed = naga::front::wgsl::parse_str(&found.all_fenced_wgsl).unwrap();
+        wgstress_instrument::validate(&reparsed).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        let instrumented = wgstress_instrument::instrument_wgsl(&found.all_fenced_wgsl, &options)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        shaders.push(wgstress_tint::Shader::new(
+            format!("{name} fenced"),
+            found.all_fenced_wgsl,
+        ));
+        shaders.push(wgstress_tint::Shader::new(
+            format!("{name} fenced, instrumented"),
+            instrumented.wgsl,
+        ));
+    }
+    assert!(shaders.len() >= 16, "{} shaders", shaders.len());
+    wgstress_tint::assert_valid(&shaders);
+}
