@@ -40,7 +40,8 @@ fn accesses_in_a_non_uniform_branch_get_sites_around_the_branch() {
         sites(&source),
         [
             (Before, 6, 9), // before the `if`
-            (After, 6, 9),  // after it, which is also before the load of buf[2]
+            (After, 6, 9),  // between the stores, the `if` split around it
+            (After, 7, 9),  // after the `if`, which is also before the load of buf[2]
             (After, 9, 14), // between the load and the store
             (After, 9, 5),  // after the store
         ]
@@ -134,6 +135,87 @@ fn main(@builtin(local_invocation_index) lid: u32) {
 }
 ";
     assert_eq!(sites(source), [(Before, 8, 5), (After, 8, 5)]);
+}
+
+const CROSSING: &str = "@group(0) @binding(0) var<storage, read_write> buf: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) lid: u32) {
+    if lid % 2u == 0u {
+        let x = buf[lid + 64u];
+        let p = &buf[lid];
+        *p = x;
+        buf[lid + 128u] = x + 1u;
+    }
+}
+";
+
+/// Values computed before a split and used after it cross in function-scope variables; the
+/// condition is evaluated once, before the parts.
+#[test]
+fn a_split_keeps_crossing_values_in_variables() {
+    assert_eq!(
+        sites(CROSSING),
+        [
+            (Before, 5, 17),
+            (After, 5, 17),
+            (After, 7, 9),
+            (After, 8, 9)
+        ]
+    );
+    let fenced = fences(CROSSING, &Options::default())
+        .unwrap()
+        .all_fenced_wgsl;
+    assert_eq!(fenced.matches("lid % 2u").count(), 1, "{fenced}");
+    assert_eq!(fenced.matches("if _e").count(), 3, "{fenced}");
+    assert!(fenced.contains("var split"), "{fenced}");
+}
+
+#[test]
+fn a_branch_with_both_sides_or_an_early_exit_is_not_split() {
+    let both = shader(
+        "    if lid == 0u {
+        buf[0] = 1u;
+        buf[1] = 1u;
+    } else {
+        buf[2] = 1u;
+    }
+",
+    );
+    assert_eq!(sites(&both), [(Before, 6, 9), (After, 9, 9)]);
+    let returns = shader(
+        "    if lid == 0u {
+        buf[0] = 1u;
+        if buf[2] == 0u { return; }
+        buf[1] = 1u;
+    }
+",
+    );
+    assert_eq!(sites(&returns), [(Before, 6, 9)]);
+}
+
+/// Tint accepts the fenced form of every shader above.
+#[test]
+fn tint_accepts_every_fenced_test_shader() {
+    let bodies = [
+        "    if lid == 0u { buf[0] = 1u; buf[1] = 1u; }\n    buf[1] = buf[2];\n",
+        "    if wid.x == 0u { buf[0] = 1u; }\n    for (var i = 0u; i < 4u; i++) { buf[i] = i; workgroupBarrier(); }\n",
+        "    buf[0] = 1u;\n    while atomicLoad(&flag) < lid { buf[lid] = 2u; }\n    buf[1] = 3u;\n",
+        "    var k = wid.x;\n    k = k + lid;\n    if k == 2u { buf[0] = 1u; }\n    buf[1] = 2u;\n",
+    ];
+    let mut shaders: Vec<wgstress_tint::Shader> = bodies
+        .iter()
+        .enumerate()
+        .map(|(i, body)| {
+            let found = fences(&shader(body), &Options::default()).unwrap();
+            wgstress_tint::Shader::new(format!("body {i}"), found.all_fenced_wgsl)
+        })
+        .collect();
+    let crossing = fences(CROSSING, &Options::default()).unwrap();
+    shaders.push(wgstress_tint::Shader::new(
+        "crossing",
+        crossing.all_fenced_wgsl,
+    ));
+    wgstress_tint::assert_valid(&shaders);
 }
 
 /// Every bundled application with a barrier at every site is accepted by naga (checked

@@ -8,10 +8,16 @@
 //! non-uniform control flow get their sites at the nearest enclosing uniform point, around
 //! the whole branch or loop.
 //!
-//! Not yet: splitting a non-uniform branch around a site inside it, sites inside callees, and
-//! one pipeline with every site guarded by a mask bit in the params block.
+//! A non-uniform branch with an empty other side is split around the sites between its
+//! accesses (split.rs).
+//!
+//! Not yet: sites inside callees, and one pipeline with every site guarded by a mask bit in
+//! the params block.
 
+mod operands;
 mod place;
+mod returns;
+mod split;
 mod uniformity;
 
 use crate::error::{Error, Result};
@@ -44,7 +50,7 @@ pub struct Fences {
 pub fn fences(source: &str, options: &Options) -> Result<Fences> {
     let path = options.file_name.as_deref().unwrap_or("shader.wgsl");
     let mut module = crate::parse(source, path)?;
-    crate::validate_user(&module, Some(source), path)?;
+    let info = crate::validate_user(&module, Some(source), path)?;
     let mut options = options.clone();
     if options.postcondition.is_none() {
         options.postcondition = crate::postcondition_directive(source);
@@ -52,8 +58,14 @@ pub fn fences(source: &str, options: &Options) -> Result<Fences> {
     let entry = names::application_entry(&module, &options)?;
     let storage_functions = storage_functions(&module);
     let function = &module.entry_points[entry].function;
-    let (body, placed) = fixed_point(&module, function, &storage_functions);
-    let sites = placed
+    let walked = fixed_point(
+        &module,
+        function,
+        info.get_entry_point(entry),
+        &storage_functions,
+    );
+    let sites = walked
+        .sites
         .iter()
         .enumerate()
         .map(|(id, p)| {
@@ -66,7 +78,11 @@ pub fn fences(source: &str, options: &Options) -> Result<Fences> {
             }
         })
         .collect();
-    module.entry_points[entry].function.body = body;
+    let function = &mut module.entry_points[entry].function;
+    function.body = walked.body;
+    function.expressions = walked.expressions;
+    function.local_variables = walked.locals;
+    module.types = walked.types;
     let info = validate(&module).map_err(|e| Error::Internal(format!("{e:?}")))?;
     Ok(Fences {
         sites,
@@ -74,13 +90,25 @@ pub fn fences(source: &str, options: &Options) -> Result<Fences> {
     })
 }
 
+/// The entry point rewritten with a barrier at every site, and the sites.
+struct Walked {
+    body: naga::Block,
+    sites: Vec<place::Placed>,
+    expressions: naga::Arena<Expression>,
+    locals: naga::Arena<naga::LocalVariable>,
+    types: naga::UniqueArena<naga::Type>,
+}
+
 /// Walks the entry point until its set of non-uniform locals stops growing: a local written
 /// in non-uniform flow makes more values and branches non-uniform, which may taint more.
 fn fixed_point(
     module: &Module,
     function: &Function,
+    info: &naga::valid::FunctionInfo,
     storage_functions: &HashSet<Handle<Function>>,
-) -> (naga::Block, Vec<place::Placed>) {
+) -> Walked {
+    let mut body = function.body.clone();
+    returns::hoist(&mut body);
     let mut non_uniform = HashSet::new();
     loop {
         let mut uniformity = Uniformity::new(module, function);
@@ -93,14 +121,24 @@ fn fixed_point(
         let mut walker = Walker {
             uniformity: &uniformity,
             function,
+            info,
             storage_functions,
             sites: Vec::new(),
             tainted: HashSet::new(),
+            expressions: function.expressions.clone(),
+            locals: function.local_variables.clone(),
+            types: module.types.clone(),
         };
-        let (body, _) = walker.block(&function.body, true);
-        non_uniform.extend(walker.tainted);
+        let (body, _) = walker.block(&body, true);
+        non_uniform.extend(walker.tainted.iter().copied());
         if uniformity.non_uniform_locals == non_uniform {
-            return (body, walker.sites);
+            return Walked {
+                body,
+                sites: walker.sites,
+                expressions: walker.expressions,
+                locals: walker.locals,
+                types: walker.types,
+            };
         }
     }
 }

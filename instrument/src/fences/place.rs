@@ -11,8 +11,10 @@
 //! callees) names a storage variable; the walk does not enter callees.
 
 use super::uniformity::{Root, Uniformity};
+use naga::valid::FunctionInfo;
 use naga::{
-    AddressSpace, Barrier, Block, Expression, Function, Handle, LocalVariable, Span, Statement,
+    AddressSpace, Arena, Barrier, Block, Expression, Function, Handle, LocalVariable, Span,
+    Statement, Type, UniqueArena,
 };
 use std::collections::HashSet;
 
@@ -50,11 +52,17 @@ impl Flow {
 pub struct Walker<'a> {
     pub uniformity: &'a Uniformity<'a>,
     pub function: &'a Function,
+    pub info: &'a FunctionInfo,
     /// Functions that name a storage variable, themselves or through their callees.
     pub storage_functions: &'a HashSet<Handle<Function>>,
     pub sites: Vec<Placed>,
     /// Locals this walk saw written with a non-uniform value or in non-uniform flow.
     pub tainted: HashSet<Handle<LocalVariable>>,
+    /// The function's expressions, locals and the module's types, grown by splits
+    /// (split.rs); the walk itself reads the original function.
+    pub expressions: Arena<Expression>,
+    pub locals: Arena<LocalVariable>,
+    pub types: UniqueArena<Type>,
 }
 
 impl Walker<'_> {
@@ -81,6 +89,7 @@ impl Walker<'_> {
             let access = self.access(statement, *span);
             match access.filter(|_| before && !placed_inside) {
                 Some(access) => {
+                    let last = self.last_access(statement, *span).unwrap_or(access);
                     let site = pending.take().unwrap_or(Placed {
                         access,
                         side: Side::Before,
@@ -89,7 +98,7 @@ impl Walker<'_> {
                     out.push(new, *span);
                     if after.uniform {
                         pending = Some(Placed {
-                            access,
+                            access: last,
                             side: Side::After,
                         });
                     }
@@ -118,7 +127,7 @@ impl Walker<'_> {
 
     /// A barrier at the end of `out`, numbered `index` among the sites (the sites of the
     /// statement after it were found first).
-    fn barrier(&mut self, out: &mut Block, site: Placed, index: usize) {
+    pub(super) fn barrier(&mut self, out: &mut Block, site: Placed, index: usize) {
         self.sites.insert(index, site);
         out.push(Statement::ControlBarrier(Barrier::STORAGE), site.access);
     }
@@ -145,6 +154,16 @@ impl Walker<'_> {
                 let (accept, a) = self.walk_block(accept, inside);
                 let (reject, r) = self.walk_block(reject, inside);
                 let flow = Self::branches(uniform, inside, &[a, r]);
+                if uniform && !inside && accept.is_empty() != reject.is_empty() {
+                    let (branch, is_accept) = if reject.is_empty() {
+                        (accept.clone(), true)
+                    } else {
+                        (reject.clone(), false)
+                    };
+                    if let Some(split) = self.split(*condition, branch, is_accept) {
+                        return (split, flow, false);
+                    }
+                }
                 let new = Statement::If {
                     condition: *condition,
                     accept,
@@ -285,7 +304,16 @@ impl Walker<'_> {
     }
 
     /// Where `statement` first touches storage memory, if it does.
-    fn access(&self, statement: &Statement, span: Span) -> Option<Span> {
+    pub(super) fn access(&self, statement: &Statement, span: Span) -> Option<Span> {
+        self.access_at(statement, span, false)
+    }
+
+    /// Where `statement` last touches storage memory, if it does.
+    fn last_access(&self, statement: &Statement, span: Span) -> Option<Span> {
+        self.access_at(statement, span, true)
+    }
+
+    fn access_at(&self, statement: &Statement, span: Span, last: bool) -> Option<Span> {
         let storage = |pointer: Handle<Expression>| {
             matches!(
                 self.uniformity.root(pointer),
@@ -293,11 +321,20 @@ impl Walker<'_> {
             )
         };
         let first = |blocks: &[&Block]| {
-            blocks.iter().find_map(|block| {
-                block
-                    .span_iter()
-                    .find_map(|(s, span)| self.access(s, *span))
-            })
+            let in_block = |block: &&Block| {
+                let mut statements: Vec<_> = block.span_iter().collect();
+                if last {
+                    statements.reverse();
+                }
+                statements
+                    .into_iter()
+                    .find_map(|(s, span)| self.access_at(s, *span, last))
+            };
+            if last {
+                blocks.iter().rev().find_map(in_block)
+            } else {
+                blocks.iter().find_map(in_block)
+            }
         };
         match statement {
             Statement::Emit(range) => {
