@@ -63,6 +63,8 @@ pub enum Error {
     },
     #[error("{at}: the shader uses {what}, which wgstress cannot instrument yet")]
     Unsupported { what: &'static str, at: Location },
+    #[error("the entry point has {0} candidate fence sites; the fence mask holds at most {max}", max = crate::fences::MAX_SITES)]
+    TooManyFenceSites(usize),
     #[error("internal error: the instrumented module does not validate (please report this with the shader): {0}")]
     Internal(String),
     #[error("could not write WGSL: {0}")]
@@ -91,6 +93,7 @@ impl Error {
             | Error::UnknownEntry { .. }
             | Error::PostconditionIsEntry(_)
             | Error::NoFreeBindGroup(_)
+            | Error::TooManyFenceSites(_)
             | Error::Internal(_)
             | Error::Write(_) => None,
         }

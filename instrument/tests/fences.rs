@@ -1,7 +1,7 @@
 //! Candidate fence sites: where they go in small shaders, and that a barrier at every site of
 //! every bundled application is valid for naga and for Tint.
 
-use wgstress_instrument::fences::{fences, Side};
+use wgstress_instrument::fences::{fences, instrument_fenced, Side};
 use wgstress_instrument::Options;
 use Side::{After, Before};
 
@@ -237,6 +237,24 @@ fn every_bundled_app_with_every_site_fenced_is_valid_for_naga_and_tint() {
         };
         let found = fences(&source, &options).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(!found.sites.is_empty(), "{name}: no candidate site");
+        let guarded =
+            instrument_fenced(&source, &options).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(
+            guarded.sites, found.sites,
+            "{name}: the mask bits are the listed sites"
+        );
+        for site in &found.sites {
+            let call = format!("wgstress_fence({}u)", site.id);
+            assert_eq!(
+                guarded.instrumented.wgsl.matches(&call).count(),
+                1,
+                "{name}: {call}"
+            );
+        }
+        shaders.push(wgstress_tint::Shader::new(
+            format!("{name} guarded"),
+            guarded.instrumented.wgsl,
+        ));
         let reparsed = naga::front::wgsl::parse_str(&found.all_fenced_wgsl).unwrap();
         wgstress_instrument::validate(&reparsed).unwrap_or_else(|e| panic!("{name}: {e:?}"));
         let instrumented = wgstress_instrument::instrument_wgsl(&found.all_fenced_wgsl, &options)
@@ -250,6 +268,25 @@ fn every_bundled_app_with_every_site_fenced_is_valid_for_naga_and_tint() {
             instrumented.wgsl,
         ));
     }
-    assert!(shaders.len() >= 16, "{} shaders", shaders.len());
+    assert!(shaders.len() >= 24, "{} shaders", shaders.len());
     wgstress_tint::assert_valid(&shaders);
+}
+
+#[test]
+fn more_sites_than_the_mask_holds_is_an_error() {
+    let stores: String = (0..520)
+        .map(|i| format!("    buf[{i}] = {i}u;\n"))
+        .collect();
+    let source = shader(&stores);
+    assert_eq!(
+        fences(&source, &Options::default()).unwrap().sites.len(),
+        521
+    );
+    let e = instrument_fenced(&source, &Options::default())
+        .err()
+        .unwrap();
+    assert_eq!(
+        e.to_string(),
+        "the entry point has 521 candidate fence sites; the fence mask holds at most 512"
+    );
 }

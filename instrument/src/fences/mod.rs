@@ -11,8 +11,11 @@
 //! A non-uniform branch with an empty other side is split around the sites between its
 //! accesses (split.rs).
 //!
-//! Not yet: sites inside callees, and one pipeline with every site guarded by a mask bit in
-//! the params block.
+//! For a search over fences, `instrument_fenced` instruments the application with a guarded
+//! barrier at every site (`wgstress_fence(k)`: a storage barrier when bit k of the params'
+//! `fence_mask` is set), so one compiled pipeline runs any set of fences.
+//!
+//! Not yet: sites inside callees.
 
 mod operands;
 mod place;
@@ -27,6 +30,9 @@ pub use place::Side;
 use place::Walker;
 use std::collections::HashSet;
 use uniformity::Uniformity;
+
+/// The most sites `fence_mask` in the params block can select.
+pub const MAX_SITES: usize = 512;
 
 /// One candidate site.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -63,31 +69,55 @@ pub fn fences(source: &str, options: &Options) -> Result<Fences> {
         function,
         info.get_entry_point(entry),
         &storage_functions,
+        None,
     );
-    let sites = walked
-        .sites
-        .iter()
-        .enumerate()
-        .map(|(id, p)| {
-            let location = p.access.location(source);
-            FenceSite {
-                id: id as u32,
-                side: p.side,
-                line: location.line_number,
-                column: location.line_position,
-            }
-        })
-        .collect();
-    let function = &mut module.entry_points[entry].function;
-    function.body = walked.body;
-    function.expressions = walked.expressions;
-    function.local_variables = walked.locals;
-    module.types = walked.types;
+    let sites = walked.apply(&mut module, entry, source);
     let info = validate(&module).map_err(|e| Error::Internal(format!("{e:?}")))?;
     Ok(Fences {
         sites,
         all_fenced_wgsl: render(&module, &info)?,
     })
+}
+
+/// An application instrumented with a guarded barrier at every candidate fence site.
+pub struct Fenced {
+    pub instrumented: crate::Instrumented,
+    /// The sites, numbered as the bits of `fence_mask` and as `fences` numbers them.
+    pub sites: Vec<FenceSite>,
+}
+
+/// Instruments `source` as `instrument_wgsl` does, plus a call of `wgstress_fence(k)` at
+/// every candidate fence site k: each run's `fence_mask` picks the sites that fence.
+pub fn instrument_fenced(source: &str, options: &Options) -> Result<Fenced> {
+    let (instrumented, sites) = crate::instrument_source(source, options, true)?;
+    Ok(Fenced {
+        instrumented,
+        sites,
+    })
+}
+
+/// Puts a call of `guard` at every site of entry point `entry` of `module` (the user's
+/// module with the library imported, before any other rewriting).
+pub(crate) fn guard_sites(
+    module: &mut Module,
+    entry: usize,
+    source: &str,
+    guard: Handle<Function>,
+) -> Result<Vec<FenceSite>> {
+    let info = validate(module).map_err(|e| Error::Internal(format!("{e:?}")))?;
+    let storage_functions = storage_functions(module);
+    let function = &module.entry_points[entry].function;
+    let walked = fixed_point(
+        module,
+        function,
+        info.get_entry_point(entry),
+        &storage_functions,
+        Some(guard),
+    );
+    if walked.sites.len() > MAX_SITES {
+        return Err(Error::TooManyFenceSites(walked.sites.len()));
+    }
+    Ok(walked.apply(module, entry, source))
 }
 
 /// The entry point rewritten with a barrier at every site, and the sites.
@@ -99,6 +129,32 @@ struct Walked {
     types: naga::UniqueArena<naga::Type>,
 }
 
+impl Walked {
+    /// Puts the rewritten entry point into `module`; the sites with their source positions.
+    fn apply(self, module: &mut Module, entry: usize, source: &str) -> Vec<FenceSite> {
+        let sites = self
+            .sites
+            .iter()
+            .enumerate()
+            .map(|(id, p)| {
+                let location = p.access.location(source);
+                FenceSite {
+                    id: id as u32,
+                    side: p.side,
+                    line: location.line_number,
+                    column: location.line_position,
+                }
+            })
+            .collect();
+        let function = &mut module.entry_points[entry].function;
+        function.body = self.body;
+        function.expressions = self.expressions;
+        function.local_variables = self.locals;
+        module.types = self.types;
+        sites
+    }
+}
+
 /// Walks the entry point until its set of non-uniform locals stops growing: a local written
 /// in non-uniform flow makes more values and branches non-uniform, which may taint more.
 fn fixed_point(
@@ -106,6 +162,7 @@ fn fixed_point(
     function: &Function,
     info: &naga::valid::FunctionInfo,
     storage_functions: &HashSet<Handle<Function>>,
+    guard: Option<Handle<Function>>,
 ) -> Walked {
     let mut body = function.body.clone();
     returns::hoist(&mut body);
@@ -128,10 +185,12 @@ fn fixed_point(
             expressions: function.expressions.clone(),
             locals: function.local_variables.clone(),
             types: module.types.clone(),
+            guard,
         };
         let (body, _) = walker.block(&body, true);
         non_uniform.extend(walker.tainted.iter().copied());
         if uniformity.non_uniform_locals == non_uniform {
+            walker.number_sites();
             return Walked {
                 body,
                 sites: walker.sites,

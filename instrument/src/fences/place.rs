@@ -30,6 +30,8 @@ pub enum Side {
 pub struct Placed {
     pub access: Span,
     pub side: Side,
+    /// The site-number argument of a guarded barrier, numbered once all sites are known.
+    pub number: Option<Handle<Expression>>,
 }
 
 /// How control flow leaves a statement or block.
@@ -63,6 +65,9 @@ pub struct Walker<'a> {
     pub expressions: Arena<Expression>,
     pub locals: Arena<LocalVariable>,
     pub types: UniqueArena<Type>,
+    /// What goes at a site: `storageBarrier()`, or a call of the library's
+    /// `wgstress_fence(site)`, which fences when the params' mask selects the site.
+    pub guard: Option<Handle<Function>>,
 }
 
 impl Walker<'_> {
@@ -93,6 +98,7 @@ impl Walker<'_> {
                     let site = pending.take().unwrap_or(Placed {
                         access,
                         side: Side::Before,
+                        number: None,
                     });
                     self.barrier(&mut out, site, mark);
                     out.push(new, *span);
@@ -100,6 +106,7 @@ impl Walker<'_> {
                         pending = Some(Placed {
                             access: last,
                             side: Side::After,
+                            number: None,
                         });
                     }
                 }
@@ -127,9 +134,31 @@ impl Walker<'_> {
 
     /// A barrier at the end of `out`, numbered `index` among the sites (the sites of the
     /// statement after it were found first).
-    pub(super) fn barrier(&mut self, out: &mut Block, site: Placed, index: usize) {
+    pub(super) fn barrier(&mut self, out: &mut Block, mut site: Placed, index: usize) {
+        let statement = match self.guard {
+            None => Statement::ControlBarrier(Barrier::STORAGE),
+            Some(function) => {
+                let literal = Expression::Literal(naga::Literal::U32(0));
+                let number = self.expressions.append(literal, site.access);
+                site.number = Some(number);
+                Statement::Call {
+                    function,
+                    arguments: vec![number],
+                    result: None,
+                }
+            }
+        };
         self.sites.insert(index, site);
-        out.push(Statement::ControlBarrier(Barrier::STORAGE), site.access);
+        out.push(statement, site.access);
+    }
+
+    /// Numbers the guarded sites in their final order.
+    pub fn number_sites(&mut self) {
+        for (index, site) in self.sites.iter().enumerate() {
+            if let Some(number) = site.number {
+                self.expressions[number] = Expression::Literal(naga::Literal::U32(index as u32));
+            }
+        }
     }
 
     /// The statement rewritten, how control flow leaves it, and whether its accesses got

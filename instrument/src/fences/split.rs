@@ -16,9 +16,7 @@
 
 use super::operands;
 use super::place::{Placed, Side, Walker};
-use naga::{
-    Barrier, Block, Expression, Handle, LocalVariable, Range, Span, Statement, Type, TypeInner,
-};
+use naga::{Block, Expression, Handle, LocalVariable, Range, Span, Statement, Type, TypeInner};
 use std::collections::{HashMap, HashSet};
 
 type Segment = Vec<(Statement, Span)>;
@@ -52,9 +50,8 @@ impl Walker<'_> {
         let mut out = Block::new();
         for (i, segment) in segments.into_iter().enumerate() {
             if i > 0 {
-                let site = gaps[i - 1].1;
-                self.sites.push(site);
-                out.push(Statement::ControlBarrier(Barrier::STORAGE), site.access);
+                let end = self.sites.len();
+                self.barrier(&mut out, gaps[i - 1].1, end);
             }
             let (body, span): (Block, Span) = {
                 let span = segment.first().map_or(Span::UNDEFINED, |(_, s)| *s);
@@ -100,6 +97,7 @@ impl Walker<'_> {
                 let site = Placed {
                     access: earlier,
                     side: Side::After,
+                    number: None,
                 };
                 gaps.push((gap, site));
             }
