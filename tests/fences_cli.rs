@@ -18,7 +18,7 @@ fn fences_lists_sites_and_writes_the_all_fenced_shader() {
     let lines: Vec<&str> = stdout.lines().collect();
     assert!(!lines.is_empty(), "no sites listed");
     for (id, line) in lines.iter().enumerate() {
-        // file:line:column: site N before|after: source line
+        // file:line:column: site N before|after (in function): source line
         let (location, rest) = line.split_once(": site ").expect(line);
         let parts: Vec<&str> = location.rsplitn(3, ':').collect();
         assert!(
@@ -27,8 +27,8 @@ fn fences_lists_sites_and_writes_the_all_fenced_shader() {
         );
         assert!(parts[2].ends_with("sdk_red.wgsl"), "{line}");
         assert!(
-            rest.starts_with(&format!("{id} before: "))
-                || rest.starts_with(&format!("{id} after: ")),
+            rest.starts_with(&format!("{id} before (in "))
+                || rest.starts_with(&format!("{id} after (in ")),
             "{line}"
         );
     }

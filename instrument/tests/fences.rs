@@ -122,19 +122,46 @@ fn locals_are_uniform_only_when_every_value_stored_is() {
     );
 }
 
+/// Calls of functions that touch storage are accesses; a function called only in uniform
+/// control flow gets sites inside too, one called in non-uniform flow (and its callees) not.
 #[test]
-fn calls_of_functions_that_touch_storage_are_accesses() {
+fn callees_called_in_uniform_flow_get_sites_inside() {
     let source = "@group(0) @binding(0) var<storage, read_write> buf: array<u32>;
 fn inner(i: u32) { buf[i] = i; }
 fn outer(i: u32) { inner(i); }
 fn pure_(i: u32) -> u32 { return i * 2u; }
+fn other(i: u32) { buf[i + 64u] = 1u; }
 @compute @workgroup_size(64)
 fn main(@builtin(local_invocation_index) lid: u32) {
     let x = pure_(lid);
     outer(x);
+    if lid == 0u { other(x); }
 }
 ";
-    assert_eq!(sites(source), [(Before, 8, 5), (After, 8, 5)]);
+    let found = fences(source, &Options::default()).unwrap();
+    let listed: Vec<_> = found
+        .sites
+        .iter()
+        .map(|s| (s.function.as_str(), s.side, s.line, s.column))
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            ("main", Before, 9, 5),  // outer(x)
+            ("main", After, 9, 5),   // also before the branch calling other
+            ("main", After, 10, 20), // after the branch
+            ("outer", Before, 3, 20),
+            ("outer", After, 3, 20),
+            ("inner", Before, 2, 20),
+            ("inner", After, 2, 20),
+        ]
+    );
+    let guarded = instrument_fenced(source, &Options::default()).unwrap();
+    assert_eq!(guarded.sites, found.sites);
+    wgstress_tint::assert_valid(&[
+        wgstress_tint::Shader::new("callees", found.all_fenced_wgsl),
+        wgstress_tint::Shader::new("callees guarded", guarded.instrumented.wgsl),
+    ]);
 }
 
 const CROSSING: &str = "@group(0) @binding(0) var<storage, read_write> buf: array<u32>;

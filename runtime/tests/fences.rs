@@ -7,10 +7,15 @@ use common::*;
 use wgstress_instrument::fences::fences;
 use wgstress_runtime::init::Init;
 
-/// Non-uniform branches with values crossing the splits, a uniform loop, a non-uniform loop.
+/// Non-uniform branches with values crossing the splits, a uniform loop, a non-uniform loop,
+/// a callee called in uniform control flow.
 const SOURCE: &str = "
 @group(0) @binding(0) var<storage, read_write> out: array<u32>;
 @group(0) @binding(1) var<storage, read_write> input: array<u32>;
+fn bump(i: u32) {
+    let before = out[4u * i + 3u];
+    out[4u * i + 3u] = before * 3u + input[i];
+}
 @compute @workgroup_size(32)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
@@ -25,6 +30,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(workgroup_id) wi
     for (var k = 0u; k < 3u + wid.x % 2u; k++) {
         out[4u * i + 3u] += input[(i + k) % 256u];
     }
+    bump(i);
     var n = 0u;
     while n < lid % 4u {
         out[4u * i + 3u] += 1u;
@@ -41,6 +47,11 @@ fn every_site_fenced_computes_what_the_original_computes() {
         found.all_fenced_wgsl
     );
     assert!(found.sites.len() >= 8, "{:?}", found.sites);
+    assert!(
+        found.sites.iter().any(|s| s.function == "bump"),
+        "{:?}",
+        found.sites
+    );
     let bindings = vec![
         storage(0, 1024, Init::Zeros),
         storage(

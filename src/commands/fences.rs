@@ -12,7 +12,8 @@ use wgstress_instrument::fences::{fences, Side};
 pub struct Args {
     #[command(flatten)]
     app: AppArgs,
-    /// List the candidate sites: file:line:column of the access, the side, its source line
+    /// List the candidate sites: file:line:column of the access, the side, the function, the
+    /// access's source line
     #[arg(long, group = "what")]
     sites: bool,
     /// Write the shader with a storageBarrier() at every site (needs --output)
@@ -40,8 +41,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
             };
             let text = lines.get(site.line as usize - 1).map_or("", |l| l.trim());
             println!(
-                "{}:{}:{}: site {} {side}: {text}",
-                app.shader_path, site.line, site.column, site.id
+                "{}:{}:{}: site {} {side} (in {}): {text}",
+                app.shader_path, site.line, site.column, site.id, site.function
             );
         }
     }

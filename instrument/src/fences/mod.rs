@@ -15,7 +15,9 @@
 //! barrier at every site (`wgstress_fence(k)`: a storage barrier when bit k of the params'
 //! `fence_mask` is set), so one compiled pipeline runs any set of fences.
 //!
-//! Not yet: sites inside callees.
+//! Sites go into the functions the entry point calls too, where every call of the function
+//! is in uniform control flow (a barrier there is then in uniform flow; its arguments count
+//! as non-uniform).
 
 mod operands;
 mod place;
@@ -25,10 +27,11 @@ mod uniformity;
 
 use crate::error::{Error, Result};
 use crate::{names, render, validate, Options};
+use naga::valid::ModuleInfo;
 use naga::{AddressSpace, Expression, Function, Handle, Module};
 pub use place::Side;
 use place::Walker;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use uniformity::Uniformity;
 
 /// The most sites `fence_mask` in the params block can select.
@@ -40,6 +43,8 @@ pub struct FenceSite {
     pub id: u32,
     /// Before or after the access.
     pub side: Side,
+    /// The function the site is in.
+    pub function: String,
     /// The access's 1-based line and column in the source.
     pub line: u32,
     pub column: u32,
@@ -62,16 +67,7 @@ pub fn fences(source: &str, options: &Options) -> Result<Fences> {
         options.postcondition = crate::postcondition_directive(source);
     }
     let entry = names::application_entry(&module, &options)?;
-    let storage_functions = storage_functions(&module);
-    let function = &module.entry_points[entry].function;
-    let walked = fixed_point(
-        &module,
-        function,
-        info.get_entry_point(entry),
-        &storage_functions,
-        None,
-    );
-    let sites = walked.apply(&mut module, entry, source);
+    let sites = place(&mut module, &info, entry, source, None);
     let info = validate(&module).map_err(|e| Error::Internal(format!("{e:?}")))?;
     Ok(Fences {
         sites,
@@ -105,53 +101,125 @@ pub(crate) fn guard_sites(
     guard: Handle<Function>,
 ) -> Result<Vec<FenceSite>> {
     let info = validate(module).map_err(|e| Error::Internal(format!("{e:?}")))?;
-    let storage_functions = storage_functions(module);
-    let function = &module.entry_points[entry].function;
-    let walked = fixed_point(
-        module,
-        function,
-        info.get_entry_point(entry),
-        &storage_functions,
-        Some(guard),
-    );
-    if walked.sites.len() > MAX_SITES {
-        return Err(Error::TooManyFenceSites(walked.sites.len()));
+    let sites = place(module, &info, entry, source, Some(guard));
+    if sites.len() > MAX_SITES {
+        return Err(Error::TooManyFenceSites(sites.len()));
     }
-    Ok(walked.apply(module, entry, source))
+    Ok(sites)
 }
 
-/// The entry point rewritten with a barrier at every site, and the sites.
+/// A function whose sites are placed.
+#[derive(Clone, Copy)]
+enum Target {
+    Entry(usize),
+    Function(Handle<Function>),
+}
+
+/// Places the sites of entry point `entry` and of every function it calls, directly or not,
+/// that is only ever called in uniform control flow (its arguments taken as non-uniform),
+/// and rewrites them in `module`. Sites are numbered in the entry point first, then callers
+/// before callees.
+fn place(
+    module: &mut Module,
+    info: &ModuleInfo,
+    entry: usize,
+    source: &str,
+    guard: Option<Handle<Function>>,
+) -> Vec<FenceSite> {
+    let storage = storage_functions(module);
+    let mut types = module.types.clone();
+    let mut uniform_calls: HashMap<Handle<Function>, bool> = HashMap::new();
+    let entry_function = &module.entry_points[entry].function;
+    let walked = fixed_point(
+        module,
+        &types,
+        entry_function,
+        info.get_entry_point(entry),
+        &storage,
+        guard,
+    );
+    note(&walked.calls, &mut uniform_calls);
+    types = walked.types.clone();
+    let mut placed = vec![(Target::Entry(entry), walked)];
+    // Callers come after their callees in the arena: in reverse, every call of a function is
+    // known before the function is looked at.
+    for (handle, function) in module.functions.iter().rev() {
+        match uniform_calls.get(&handle) {
+            None => {}
+            Some(false) => {
+                let mut calls = Vec::new();
+                calls_in(&function.body, &mut calls);
+                note(&calls, &mut uniform_calls);
+            }
+            Some(true) => {
+                let walked = fixed_point(module, &types, function, &info[handle], &storage, guard);
+                note(&walked.calls, &mut uniform_calls);
+                types = walked.types.clone();
+                placed.push((Target::Function(handle), walked));
+            }
+        }
+    }
+    module.types = types;
+    let mut sites = Vec::new();
+    for (target, walked) in placed {
+        let function = match target {
+            Target::Entry(index) => &mut module.entry_points[index].function,
+            Target::Function(handle) => &mut module.functions[handle],
+        };
+        walked.apply(function, source, &mut sites);
+    }
+    sites
+}
+
+/// Notes the calls a walk saw: a function stays uniformly called while every call is.
+fn note(calls: &[(Handle<Function>, bool)], map: &mut HashMap<Handle<Function>, bool>) {
+    for (function, uniform) in calls {
+        *map.entry(*function).or_insert(true) &= *uniform;
+    }
+}
+
+/// Every call in `block`, as made in non-uniform control flow.
+fn calls_in(block: &naga::Block, calls: &mut Vec<(Handle<Function>, bool)>) {
+    for statement in block.iter() {
+        if let naga::Statement::Call { function, .. } = statement {
+            calls.push((*function, false));
+        }
+        let mut statement = statement.clone();
+        crate::walk::nested_blocks(&mut statement, |inner| calls_in(inner, calls));
+    }
+}
+
+/// A function rewritten with a barrier at every site, and the sites.
 struct Walked {
     body: naga::Block,
     sites: Vec<place::Placed>,
     expressions: naga::Arena<Expression>,
     locals: naga::Arena<naga::LocalVariable>,
     types: naga::UniqueArena<naga::Type>,
+    calls: Vec<(Handle<Function>, bool)>,
 }
 
 impl Walked {
-    /// Puts the rewritten entry point into `module`; the sites with their source positions.
-    fn apply(self, module: &mut Module, entry: usize, source: &str) -> Vec<FenceSite> {
-        let sites = self
-            .sites
-            .iter()
-            .enumerate()
-            .map(|(id, p)| {
-                let location = p.access.location(source);
-                FenceSite {
-                    id: id as u32,
-                    side: p.side,
-                    line: location.line_number,
-                    column: location.line_position,
-                }
-            })
-            .collect();
-        let function = &mut module.entry_points[entry].function;
+    /// Puts the rewritten function in place of `function`, numbering its sites after `sites`.
+    fn apply(mut self, function: &mut Function, source: &str, sites: &mut Vec<FenceSite>) {
+        let name = function.name.clone().unwrap_or_default();
+        for p in &self.sites {
+            let id = sites.len() as u32;
+            if let Some(number) = p.number {
+                self.expressions[number] = Expression::Literal(naga::Literal::U32(id));
+            }
+            let location = p.access.location(source);
+            sites.push(FenceSite {
+                id,
+                side: p.side,
+                function: name.clone(),
+                line: location.line_number,
+                column: location.line_position,
+            });
+        }
         function.body = self.body;
         function.expressions = self.expressions;
         function.local_variables = self.locals;
-        module.types = self.types;
-        sites
     }
 }
 
@@ -159,13 +227,16 @@ impl Walked {
 /// in non-uniform flow makes more values and branches non-uniform, which may taint more.
 fn fixed_point(
     module: &Module,
+    types: &naga::UniqueArena<naga::Type>,
     function: &Function,
     info: &naga::valid::FunctionInfo,
     storage_functions: &HashSet<Handle<Function>>,
     guard: Option<Handle<Function>>,
 ) -> Walked {
     let mut body = function.body.clone();
-    returns::hoist(&mut body);
+    if function.result.is_none() {
+        returns::hoist(&mut body);
+    }
     let mut non_uniform = HashSet::new();
     loop {
         let mut uniformity = Uniformity::new(module, function);
@@ -184,19 +255,20 @@ fn fixed_point(
             tainted: HashSet::new(),
             expressions: function.expressions.clone(),
             locals: function.local_variables.clone(),
-            types: module.types.clone(),
+            types: types.clone(),
             guard,
+            calls: Vec::new(),
         };
         let (body, _) = walker.block(&body, true);
         non_uniform.extend(walker.tainted.iter().copied());
         if uniformity.non_uniform_locals == non_uniform {
-            walker.number_sites();
             return Walked {
                 body,
                 sites: walker.sites,
                 expressions: walker.expressions,
                 locals: walker.locals,
                 types: walker.types,
+                calls: walker.calls,
             };
         }
     }

@@ -68,6 +68,8 @@ pub struct Walker<'a> {
     /// What goes at a site: `storageBarrier()`, or a call of the library's
     /// `wgstress_fence(site)`, which fences when the params' mask selects the site.
     pub guard: Option<Handle<Function>>,
+    /// Every call the walk saw, and whether it was in uniform control flow.
+    pub calls: Vec<(Handle<Function>, bool)>,
 }
 
 impl Walker<'_> {
@@ -150,15 +152,6 @@ impl Walker<'_> {
         };
         self.sites.insert(index, site);
         out.push(statement, site.access);
-    }
-
-    /// Numbers the guarded sites in their final order.
-    pub fn number_sites(&mut self) {
-        for (index, site) in self.sites.iter().enumerate() {
-            if let Some(number) = site.number {
-                self.expressions[number] = Expression::Literal(naga::Literal::U32(index as u32));
-            }
-        }
     }
 
     /// The statement rewritten, how control flow leaves it, and whether its accesses got
@@ -253,7 +246,12 @@ impl Walker<'_> {
                 }
                 (statement.clone(), leaf(uniform), false)
             }
-            Statement::Call { arguments, .. } => {
+            Statement::Call {
+                function,
+                arguments,
+                ..
+            } => {
+                self.calls.push((*function, uniform));
                 // A callee may write through a pointer to a local.
                 for argument in arguments {
                     if let Root::Local(local) = self.uniformity.root(*argument) {
@@ -301,7 +299,7 @@ impl Walker<'_> {
         break_if: Option<Handle<Expression>>,
         uniform: bool,
     ) -> (Statement, Flow, bool) {
-        let sites = self.sites.len();
+        let (sites, calls) = (self.sites.len(), self.calls.len());
         let (b, bf) = self.walk_block(body, uniform);
         let (c, cf) = self.walk_block(continuing, bf.uniform);
         let inside = uniform
@@ -313,8 +311,9 @@ impl Walker<'_> {
         let (body, continuing, fn_exit) = if inside || !uniform {
             (b, c, bf.fn_exit || cf.fn_exit)
         } else {
-            // Walked as uniform, it is not: no sites inside after all.
+            // Walked as uniform, it is not: no sites inside after all, nor uniform calls.
             self.sites.truncate(sites);
+            self.calls.truncate(calls);
             let (b, bf) = self.walk_block(body, false);
             let (c, cf) = self.walk_block(continuing, false);
             (b, c, bf.fn_exit || cf.fn_exit)
