@@ -158,6 +158,13 @@ fn main(@builtin(local_invocation_index) lid: u32) {
     );
     let guarded = instrument_fenced(source, &Options::default()).unwrap();
     assert_eq!(guarded.sites, found.sites);
+    // A function the postcondition calls too gets no sites of its own.
+    let shared = format!(
+        "{source}// wgstress: postcondition check\n@compute @workgroup_size(1)\nfn check() {{ outer(0u); }}\n"
+    );
+    let shared_sites = fences(&shared, &Options::default()).unwrap().sites;
+    let functions: Vec<&str> = shared_sites.iter().map(|s| s.function.as_str()).collect();
+    assert_eq!(functions, ["main", "main", "main"]);
     wgstress_tint::assert_valid(&[
         wgstress_tint::Shader::new("callees", found.all_fenced_wgsl),
         wgstress_tint::Shader::new("callees guarded", guarded.instrumented.wgsl),

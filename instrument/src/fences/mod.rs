@@ -130,7 +130,7 @@ fn place(
     let mut types = module.types.clone();
     let mut uniform_calls: HashMap<Handle<Function>, bool> = HashMap::new();
     let entry_function = &module.entry_points[entry].function;
-    let walked = fixed_point(
+    let mut walked = fixed_point(
         module,
         &types,
         entry_function,
@@ -139,7 +139,17 @@ fn place(
         guard,
     );
     note(&walked.calls, &mut uniform_calls);
-    types = walked.types.clone();
+    // A function another entry point (the postcondition) calls gets no sites: its calls
+    // there were never checked for uniformity.
+    for (index, other) in module.entry_points.iter().enumerate() {
+        if index != entry {
+            let mut calls = Vec::new();
+            calls_in(&other.function.body, &mut calls);
+            note(&calls, &mut uniform_calls);
+        }
+    }
+    // Each walk may add types (for split variables); the next starts from them.
+    types = std::mem::take(&mut walked.types);
     let mut placed = vec![(Target::Entry(entry), walked)];
     // Callers come after their callees in the arena: in reverse, every call of a function is
     // known before the function is looked at.
@@ -152,9 +162,10 @@ fn place(
                 note(&calls, &mut uniform_calls);
             }
             Some(true) => {
-                let walked = fixed_point(module, &types, function, &info[handle], &storage, guard);
+                let mut walked =
+                    fixed_point(module, &types, function, &info[handle], &storage, guard);
                 note(&walked.calls, &mut uniform_calls);
-                types = walked.types.clone();
+                types = std::mem::take(&mut walked.types);
                 placed.push((Target::Function(handle), walked));
             }
         }
@@ -184,8 +195,7 @@ fn calls_in(block: &naga::Block, calls: &mut Vec<(Handle<Function>, bool)>) {
         if let naga::Statement::Call { function, .. } = statement {
             calls.push((*function, false));
         }
-        let mut statement = statement.clone();
-        crate::walk::nested_blocks(&mut statement, |inner| calls_in(inner, calls));
+        crate::walk::nested_blocks_ref(statement, |inner| calls_in(inner, calls));
     }
 }
 
@@ -297,8 +307,8 @@ fn storage_functions(module: &Module) -> HashSet<Handle<Function>> {
 fn calls_any(block: &naga::Block, set: &HashSet<Handle<Function>>) -> bool {
     block.iter().any(|statement| {
         let mut nested = false;
-        let mut statement = statement.clone();
-        crate::walk::nested_blocks(&mut statement, |inner| nested |= calls_any(inner, set));
-        nested || matches!(&statement, naga::Statement::Call { function, .. } if set.contains(function))
+        crate::walk::nested_blocks_ref(statement, |inner| nested |= calls_any(inner, set));
+        nested
+            || matches!(statement, naga::Statement::Call { function, .. } if set.contains(function))
     })
 }
