@@ -44,6 +44,8 @@ enum Command {
     Litmus(commands::litmus::Args),
     /// Tune systematic stress to this GPU with litmus tests; writes a device profile
     Tune(commands::tune::Args),
+    /// List an application's candidate fence sites, or write it with a fence at every one
+    Fences(commands::fences::Args),
     /// List the bundled applications
     Apps,
     /// List the GPU adapters wgpu finds
@@ -80,6 +82,7 @@ fn execute(cli: Cli) -> anyhow::Result<Status> {
         }
         Command::Litmus(args) => commands::litmus::execute(commands::litmus::plan(&args)?, notes),
         Command::Tune(args) => commands::tune::execute(commands::tune::plan(&args)?, notes),
+        Command::Fences(args) => commands::fences::execute(commands::fences::plan(&args)?),
         Command::Apps => commands::apps::list(),
         Command::Adapters => commands::apps::adapters(),
     }

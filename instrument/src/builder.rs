@@ -78,6 +78,19 @@ impl<'f> BlockBuilder<'f> {
         });
     }
 
+    /// `if condition { ... }` with an empty else, its body built by `fill`.
+    pub fn if_with(&mut self, condition: Handle<Expression>, fill: impl FnOnce(&mut BlockBuilder)) {
+        self.flush();
+        let mut inner = BlockBuilder::new(self.function, self.span);
+        fill(&mut inner);
+        let accept = inner.finish();
+        self.statement(Statement::If {
+            condition,
+            accept,
+            reject: Block::new(),
+        });
+    }
+
     pub fn finish(mut self) -> Block {
         self.flush();
         self.block

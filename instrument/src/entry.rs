@@ -1,15 +1,20 @@
 //! Entry-point wrapping. The user's entry function becomes an ordinary function, called by a
 //! new entry point of the same name and workgroup size that decides the workgroup's role.
 //!
-//! For the application entry point, the wrapper asks the library (`wgstress_enter`) whether
+//! For the application entry point, the wrapper asks the library (`wgstress_role`) whether
 //! this dispatched workgroup stresses or runs the application, and under which (possibly
 //! shuffled) workgroup id. The application function then receives exactly the builtins it
 //! would see uninstrumented: its workgroup id, its own `num_workgroups` and the matching
-//! global invocation id. The postcondition wrapper only marks the phase, so its assertions
+//! global invocation id.
+//!
+//! The role is computed from `workgroup_id`, `num_workgroups` and the uniform params only, and
+//! the wrapper branches on nothing else before the call: the application's barriers stay in
+//! uniform control flow as Tint's uniformity analysis sees it, not only as naga's does. The postcondition wrapper only marks the phase, so its assertions
 //! count as postcondition failures, and passes every builtin through.
 
 use crate::builder::BlockBuilder;
 use crate::error::{Error, Result};
+use crate::locate::Locator;
 use naga::{
     BinaryOperator, Binding, BuiltIn, Expression, Function, FunctionArgument, Handle, Module,
     Scalar, Span, Statement, SwizzleComponent, Type, TypeInner, VectorSize,
@@ -26,24 +31,48 @@ pub enum Role {
 
 /// Library items a wrapper calls or reads.
 pub struct Library {
-    pub enter: Handle<Function>,
+    /// `wgstress_role(group, groups) -> vec4<u32>`: w = 0 idle, 1 application, 2 stress.
+    pub role: Handle<Function>,
+    pub stress: Handle<Function>,
+    pub enter_app: Handle<Function>,
+    /// `wgstress_leave_app()`, after the application function returns.
+    pub leave_app: Handle<Function>,
     pub enter_check: Handle<Function>,
-    /// Called after the application function returns.
-    pub leave: Handle<Function>,
     pub params: Handle<naga::GlobalVariable>,
 }
 
 /// Index of `app_groups` inside `WgstressParams`.
 const APP_GROUPS_FIELD: u32 = 0;
 
-pub fn wrap(module: &mut Module, index: usize, role: Role, lib: &Library) -> Result<()> {
+pub fn wrap(
+    module: &mut Module,
+    index: usize,
+    role: Role,
+    lib: &Library,
+    at: &Locator,
+) -> Result<()> {
     let entry = &module.entry_points[index];
-    if entry.workgroup_size_overrides.is_some() {
-        return Err(Error::OverrideWorkgroupSize(entry.name.clone()));
+    if let Some(sizes) = entry.workgroup_size_overrides {
+        // The first override-sized dimension; its expression's span is the `@workgroup_size`
+        // argument in the source.
+        let span = sizes
+            .iter()
+            .flatten()
+            .next()
+            .map_or(Span::UNDEFINED, |e| module.global_expressions.get_span(*e));
+        let at = if span.is_defined() {
+            at.at(span)
+        } else {
+            at.entry(&entry.function)
+        };
+        return Err(Error::OverrideWorkgroupSize {
+            entry: entry.name.clone(),
+            at,
+        });
     }
     let name = entry.name.clone();
     let size = entry.workgroup_size;
-    let inputs = inputs_of(module, index)?;
+    let inputs = inputs_of(module, index, at)?;
     let span = module.entry_points[index]
         .function
         .body
@@ -93,15 +122,16 @@ enum Input {
     Struct(Handle<Type>, Vec<(BuiltIn, Handle<Type>)>),
 }
 
-fn inputs_of(module: &Module, index: usize) -> Result<Vec<Input>> {
+fn inputs_of(module: &Module, index: usize, at: &Locator) -> Result<Vec<Input>> {
     let entry = &module.entry_points[index];
-    let unsupported = |what: String| Error::UnsupportedInput {
+    let unsupported = |what: String, argument: usize| Error::UnsupportedInput {
         entry: entry.name.clone(),
         what,
+        at: at.argument(&entry.function, argument as u32),
     };
-    let builtin = |binding: &Option<Binding>, what: &str| match binding {
+    let builtin = |binding: &Option<Binding>, what: &str, argument: usize| match binding {
         Some(Binding::BuiltIn(b)) if passthrough_ok(*b) => Ok(*b),
-        _ => Err(unsupported(what.to_string())),
+        _ => Err(unsupported(what.to_string(), argument)),
     };
     let mut inputs = Vec::new();
     for (i, argument) in entry.function.arguments.iter().enumerate() {
@@ -113,11 +143,11 @@ fn inputs_of(module: &Module, index: usize) -> Result<Vec<Input>> {
             (None, TypeInner::Struct { members, .. }) => {
                 let members = members
                     .iter()
-                    .map(|m| Ok((builtin(&m.binding, &what)?, m.ty)))
+                    .map(|m| Ok((builtin(&m.binding, &what, i)?, m.ty)))
                     .collect::<Result<Vec<_>>>()?;
                 inputs.push(Input::Struct(argument.ty, members));
             }
-            (binding, _) => inputs.push(Input::Builtin(builtin(binding, &what)?, argument.ty)),
+            (binding, _) => inputs.push(Input::Builtin(builtin(binding, &what, i)?, argument.ty)),
         }
     }
     Ok(inputs)
@@ -229,17 +259,27 @@ impl Wrapper {
             Some((groups_arg, index_arg)) => {
                 let groups = b.expr(groups_arg);
                 let index = b.expr(index_arg);
-                let threads = b.u32(size.iter().product());
                 let role = b
-                    .call(lib.enter, vec![group, groups, local, index, threads], true)
+                    .call(lib.role, vec![group, groups], true)
                     .expect("call with result");
-                let zero = b.u32(0);
-                let is_app = b.expr(Expression::AccessIndex {
+                let kind = b.expr(Expression::AccessIndex {
                     base: role,
                     index: 3,
                 });
-                let stress = b.expr(binary(BinaryOperator::Equal, is_app, zero));
-                b.if_then(stress, Statement::Return { value: None });
+                let two = b.u32(2);
+                let stress = b.expr(binary(BinaryOperator::Equal, kind, two));
+                let threads = b.u32(size.iter().product());
+                b.if_with(stress, |b| {
+                    let stress_group = b.expr(Expression::AccessIndex {
+                        base: role,
+                        index: 0,
+                    });
+                    b.call(lib.stress, vec![stress_group, index, threads], false);
+                    b.statement(Statement::Return { value: None });
+                });
+                let zero = b.u32(0);
+                let idle = b.expr(binary(BinaryOperator::Equal, kind, zero));
+                b.if_then(idle, Statement::Return { value: None });
                 let app_group = b.expr(Expression::Swizzle {
                     size: VectorSize::Tri,
                     vector: role,
@@ -250,6 +290,7 @@ impl Wrapper {
                         SwizzleComponent::X,
                     ],
                 });
+                b.call(lib.enter_app, vec![app_group, local], false);
                 let params = b.expr(Expression::GlobalVariable(lib.params));
                 let field = b.expr(Expression::AccessIndex {
                     base: params,
@@ -294,7 +335,7 @@ impl Wrapper {
         }
         b.call(user_fn, arguments, false);
         if role == Role::Application {
-            b.call(lib.leave, Vec::new(), false);
+            b.call(lib.leave_app, Vec::new(), false);
         }
         self.function.body = b.finish();
     }

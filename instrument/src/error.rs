@@ -1,7 +1,27 @@
 //! Errors the instrumenter reports. Shader diagnostics keep naga's rendering (file, line,
-//! column, the source line); every other error is one line that names the problem.
+//! column, the source line); every other error is one line that names the problem, starting
+//! with `file:line:column: ` when it is about a place in the user's shader.
 
+use std::fmt;
 use thiserror::Error;
+
+/// A place in the user's shader: `file:line:column`, or the file alone when the module came
+/// without source text (a Rust application's own module) or naga kept no span for the item.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Location {
+    pub file: String,
+    /// 1-based line and column.
+    pub position: Option<(u32, u32)>,
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.position {
+            Some((line, column)) => write!(f, "{}:{line}:{column}", self.file),
+            None => f.write_str(&self.file),
+        }
+    }
+}
 
 #[derive(Debug, Error)]
 pub enum Error {
@@ -22,23 +42,29 @@ pub enum Error {
     #[error("the postcondition `{0}` is the application entry point itself; name another @compute entry point")]
     PostconditionIsEntry(String),
     #[error(
-        "`{0}` uses the prefix `wgstress_`, which is reserved for the instrumenter; rename it"
+        "{at}: `{name}` uses the prefix `wgstress_`, which is reserved for the instrumenter; rename it"
     )]
-    NameClash(String),
-    #[error("`wgstress_assert` must be declared as `fn wgstress_assert(cond: bool) {{}}`: {0}")]
-    BadAssertHook(String),
+    NameClash { name: String, at: Location },
+    #[error("{at}: `wgstress_assert` must be declared as `fn wgstress_assert(cond: bool) {{}}`: {reason}")]
+    BadAssertHook { reason: String, at: Location },
     #[error(
         "the shader uses every bind group 0..{0}; wgstress needs one free group for its bindings"
     )]
     NoFreeBindGroup(u32),
-    #[error("entry point `{0}` sizes its workgroup with an override; give @workgroup_size constant values")]
-    OverrideWorkgroupSize(String),
+    #[error("{at}: entry point `{entry}` sizes its workgroup with an override; give @workgroup_size constant values")]
+    OverrideWorkgroupSize { entry: String, at: Location },
     #[error(
-        "entry point `{entry}` takes input `{what}`, which a compute shader cannot instrument"
+        "{at}: entry point `{entry}` takes input `{what}`, which a compute shader cannot instrument"
     )]
-    UnsupportedInput { entry: String, what: String },
-    #[error("the shader uses {0}, which wgstress cannot instrument yet")]
-    Unsupported(&'static str),
+    UnsupportedInput {
+        entry: String,
+        what: String,
+        at: Location,
+    },
+    #[error("{at}: the shader uses {what}, which wgstress cannot instrument yet")]
+    Unsupported { what: &'static str, at: Location },
+    #[error("the entry point has {0} candidate fence sites; the fence mask holds at most {max}", max = crate::fences::MAX_SITES)]
+    TooManyFenceSites(usize),
     #[error("internal error: the instrumented module does not validate (please report this with the shader): {0}")]
     Internal(String),
     #[error("could not write WGSL: {0}")]
@@ -48,7 +74,7 @@ pub enum Error {
 pub type Result<T> = std::result::Result<T, Error>;
 
 impl Error {
-    /// The source position of a shader error, if it has one.
+    /// The source line and column the error points at, if it has them.
     pub fn location(&self) -> Option<(u32, u32)> {
         match self {
             Error::Shader {
@@ -56,7 +82,20 @@ impl Error {
                 column: Some(c),
                 ..
             } => Some((*l, *c)),
-            _ => None,
+            Error::NameClash { at, .. }
+            | Error::BadAssertHook { at, .. }
+            | Error::OverrideWorkgroupSize { at, .. }
+            | Error::UnsupportedInput { at, .. }
+            | Error::Unsupported { at, .. } => at.position,
+            Error::Shader { .. }
+            | Error::NoComputeEntry
+            | Error::AmbiguousEntry(_)
+            | Error::UnknownEntry { .. }
+            | Error::PostconditionIsEntry(_)
+            | Error::NoFreeBindGroup(_)
+            | Error::TooManyFenceSites(_)
+            | Error::Internal(_)
+            | Error::Write(_) => None,
         }
     }
 }

@@ -7,9 +7,10 @@
 //! function's expression arena is copied whole and in order; only handles into module-level
 //! arenas need remapping.
 
+use crate::remap::{self, Exprs, Remap};
 use naga::{
-    ArraySize, Block, Constant, EntryPoint, Expression, Function, GlobalVariable, Handle, Module,
-    Override, Statement, StructMember, Type, TypeInner,
+    ArraySize, Constant, EntryPoint, Expression, Function, GlobalVariable, Handle, Module,
+    Override, Span, Type, TypeInner,
 };
 use std::collections::HashMap;
 
@@ -49,6 +50,22 @@ impl ImportMap {
         self.functions[&handle]
     }
 
+    pub fn ty(&self, handle: Handle<Type>) -> Handle<Type> {
+        self.types[&handle]
+    }
+
+    pub fn constant(&self, handle: Handle<Constant>) -> Handle<Constant> {
+        self.constants[&handle]
+    }
+
+    pub fn override_(&self, handle: Handle<Override>) -> Handle<Override> {
+        self.overrides[&handle]
+    }
+
+    pub fn global_handle(&self, handle: Handle<GlobalVariable>) -> Handle<GlobalVariable> {
+        self.globals[&handle]
+    }
+
     /// The imported functions, in their new arena order.
     pub fn imported_functions(&self) -> Vec<Handle<Function>> {
         let mut all: Vec<_> = self.functions.values().copied().collect();
@@ -57,9 +74,9 @@ impl ImportMap {
     }
 }
 
-/// Whether `module` uses something the importer cannot carry over.
-pub fn unsupported(module: &Module) -> Option<&'static str> {
-    let pending = module.types.iter().any(|(_, t)| {
+/// Whether `module` uses something the importer cannot carry over, and where.
+pub fn unsupported(module: &Module) -> Option<(&'static str, Span)> {
+    let pending = module.types.iter().find(|(_, t)| {
         matches!(
             t.inner,
             TypeInner::Array {
@@ -71,22 +88,36 @@ pub fn unsupported(module: &Module) -> Option<&'static str> {
             }
         )
     });
-    if pending {
-        return Some("arrays sized by an override");
+    if let Some((handle, _)) = pending {
+        return Some(("arrays sized by an override", module.types.get_span(handle)));
     }
     let special = &module.special_types;
-    let exotic = special.ray_desc.is_some()
-        || special.ray_intersection.is_some()
-        || special.ray_vertex_return.is_some()
-        || special.external_texture_params.is_some();
-    if exotic
-        || module.entry_points.iter().any(|e| {
+    let exotic = [
+        special.ray_desc,
+        special.ray_intersection,
+        special.ray_vertex_return,
+        special.external_texture_params,
+    ]
+    .into_iter()
+    .flatten()
+    .map(|ty| module.types.get_span(ty));
+    let stages = module
+        .entry_points
+        .iter()
+        .filter(|e| {
             e.mesh_info.is_some() || e.task_payload.is_some() || e.incoming_ray_payload.is_some()
         })
-    {
-        return Some("ray tracing, mesh shaders or external textures");
-    }
-    None
+        .map(|e| {
+            e.function
+                .body
+                .span_iter()
+                .next()
+                .map_or(Span::UNDEFINED, |(_, s)| *s)
+        });
+    let mut found = exotic.chain(stages);
+    found
+        .next()
+        .map(|span| ("ray tracing, mesh shaders or external textures", span))
 }
 
 /// Appends everything `source` defines to `target`, entry points too.
@@ -94,7 +125,7 @@ pub fn unsupported(module: &Module) -> Option<&'static str> {
 pub fn import_module(target: &mut Module, source: &Module) -> ImportMap {
     let mut map = ImportMap::default();
     for (handle, ty) in source.types.iter() {
-        let inner = remap_type(&ty.inner, &map.types);
+        let inner = remap::type_inner(&ty.inner, &map);
         let new = target.types.insert(
             Type {
                 name: ty.name.clone(),
@@ -121,7 +152,11 @@ pub fn import_module(target: &mut Module, source: &Module) -> ImportMap {
             Expression::Override(o) => import_override(*o, source, target, &mut map),
             _ => {}
         }
-        let new_expr = remap_handles(expr, &map, &map.global_expressions);
+        let new_expr = Remap {
+            map: &map,
+            exprs: Exprs::Mapped(&map.global_expressions),
+        }
+        .expression(expr);
         let new = target
             .global_expressions
             .append(new_expr, source.global_expressions.get_span(handle));
@@ -161,12 +196,30 @@ pub fn import_module(target: &mut Module, source: &Module) -> ImportMap {
         }
     }
     for entry in &source.entry_points {
+        // Destructured, so that a field naga adds is looked at here.
+        let EntryPoint {
+            name,
+            stage,
+            early_depth_test,
+            workgroup_size,
+            workgroup_size_overrides,
+            function,
+            mesh_info,
+            task_payload,
+            incoming_ray_payload,
+        } = entry;
         target.entry_points.push(EntryPoint {
-            function: remap_function(&entry.function, &map),
-            workgroup_size_overrides: entry
-                .workgroup_size_overrides
+            name: name.clone(),
+            stage: *stage,
+            early_depth_test: *early_depth_test,
+            workgroup_size: *workgroup_size,
+            workgroup_size_overrides: workgroup_size_overrides
                 .map(|sizes| sizes.map(|s| s.map(|e| map.global_expressions[&e]))),
-            ..entry.clone()
+            function: remap_function(function, &map),
+            // `unsupported` refuses mesh shaders, so there is no mesh info to remap.
+            mesh_info: mesh_info.clone(),
+            task_payload: task_payload.map(|g| map.globals[&g]),
+            incoming_ray_payload: incoming_ray_payload.map(|g| map.globals[&g]),
         });
     }
     map
@@ -215,141 +268,15 @@ fn import_override(
     map.overrides.insert(handle, new);
 }
 
-fn remap_type(inner: &TypeInner, types: &HashMap<Handle<Type>, Handle<Type>>) -> TypeInner {
-    match inner {
-        TypeInner::Pointer { base, space } => TypeInner::Pointer {
-            base: types[base],
-            space: *space,
-        },
-        TypeInner::Array { base, size, stride } => TypeInner::Array {
-            base: types[base],
-            size: *size,
-            stride: *stride,
-        },
-        TypeInner::BindingArray { base, size } => TypeInner::BindingArray {
-            base: types[base],
-            size: *size,
-        },
-        TypeInner::Struct { members, span } => TypeInner::Struct {
-            members: members
-                .iter()
-                .map(|m| StructMember {
-                    name: m.name.clone(),
-                    ty: types[&m.ty],
-                    binding: m.binding.clone(),
-                    offset: m.offset,
-                })
-                .collect(),
-            span: *span,
-        },
-        other => other.clone(),
-    }
-}
-
-/// Rewrites the module-level handles inside `expr`; `exprs` maps expression handles (empty
-/// inside a function, where they stay; the global-expression map for constant expressions).
-fn remap_handles(
-    expr: &Expression,
-    map: &ImportMap,
-    exprs: &HashMap<Handle<Expression>, Handle<Expression>>,
-) -> Expression {
-    let e = |h: &Handle<Expression>| *exprs.get(h).unwrap_or(h);
-    match expr {
-        Expression::Constant(c) => Expression::Constant(map.constants[c]),
-        Expression::Override(o) => Expression::Override(map.overrides[o]),
-        Expression::ZeroValue(ty) => Expression::ZeroValue(map.types[ty]),
-        Expression::Compose { ty, components } => Expression::Compose {
-            ty: map.types[ty],
-            components: components.iter().map(e).collect(),
-        },
-        Expression::Splat { size, value } => Expression::Splat {
-            size: *size,
-            value: e(value),
-        },
-        Expression::GlobalVariable(g) => Expression::GlobalVariable(map.globals[g]),
-        Expression::CallResult(f) => Expression::CallResult(map.functions[f]),
-        Expression::AtomicResult { ty, comparison } => Expression::AtomicResult {
-            ty: map.types[ty],
-            comparison: *comparison,
-        },
-        Expression::WorkGroupUniformLoadResult { ty } => {
-            Expression::WorkGroupUniformLoadResult { ty: map.types[ty] }
-        }
-        Expression::SubgroupOperationResult { ty } => {
-            Expression::SubgroupOperationResult { ty: map.types[ty] }
-        }
-        // Constant expressions may use these too; their operands need the global map.
-        Expression::Access { base, index } => Expression::Access {
-            base: e(base),
-            index: e(index),
-        },
-        Expression::AccessIndex { base, index } => Expression::AccessIndex {
-            base: e(base),
-            index: *index,
-        },
-        Expression::Swizzle {
-            size,
-            vector,
-            pattern,
-        } => Expression::Swizzle {
-            size: *size,
-            vector: e(vector),
-            pattern: *pattern,
-        },
-        Expression::Unary { op, expr } => Expression::Unary {
-            op: *op,
-            expr: e(expr),
-        },
-        Expression::Binary { op, left, right } => Expression::Binary {
-            op: *op,
-            left: e(left),
-            right: e(right),
-        },
-        Expression::Select {
-            condition,
-            accept,
-            reject,
-        } => Expression::Select {
-            condition: e(condition),
-            accept: e(accept),
-            reject: e(reject),
-        },
-        Expression::Relational { fun, argument } => Expression::Relational {
-            fun: *fun,
-            argument: e(argument),
-        },
-        Expression::Math {
-            fun,
-            arg,
-            arg1,
-            arg2,
-            arg3,
-        } => Expression::Math {
-            fun: *fun,
-            arg: e(arg),
-            arg1: arg1.as_ref().map(e),
-            arg2: arg2.as_ref().map(e),
-            arg3: arg3.as_ref().map(e),
-        },
-        Expression::As {
-            expr,
-            kind,
-            convert,
-        } => Expression::As {
-            expr: e(expr),
-            kind: *kind,
-            convert: *convert,
-        },
-        other => other.clone(),
-    }
-}
-
 fn remap_function(function: &Function, map: &ImportMap) -> Function {
-    let same = HashMap::new();
+    let remap = Remap {
+        map,
+        exprs: Exprs::Same,
+    };
     let mut expressions = naga::Arena::new();
     for (handle, expr) in function.expressions.iter() {
         expressions.append(
-            remap_handles(expr, map, &same),
+            remap.expression(expr),
             function.expressions.get_span(handle),
         );
     }
@@ -360,7 +287,7 @@ fn remap_function(function: &Function, map: &ImportMap) -> Function {
         local_variables.append(local, function.local_variables.get_span(handle));
     }
     let mut body = function.body.clone();
-    remap_calls(&mut body, map);
+    remap::block(&mut body, map);
     Function {
         name: function.name.clone(),
         arguments: function
@@ -381,14 +308,5 @@ fn remap_function(function: &Function, map: &ImportMap) -> Function {
         named_expressions: function.named_expressions.clone(),
         body,
         diagnostic_filter_leaf: None,
-    }
-}
-
-fn remap_calls(block: &mut Block, map: &ImportMap) {
-    for statement in block.iter_mut() {
-        if let Statement::Call { function, .. } = statement {
-            *function = map.functions[function];
-        }
-        crate::walk::nested_blocks(statement, |inner| remap_calls(inner, map));
     }
 }

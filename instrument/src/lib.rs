@@ -14,15 +14,18 @@ mod barriers;
 mod builder;
 mod entry;
 mod error;
+pub mod fences;
 mod hooks;
 mod import;
+mod locate;
 pub mod manifest;
 mod names;
+mod remap;
 mod sites;
 mod walk;
 mod watchdog;
 
-pub use error::{Error, Result};
+pub use error::{Error, Location, Result};
 pub use manifest::Manifest;
 
 use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
@@ -69,8 +72,28 @@ impl Instrumented {
 
 /// Parses, validates and instruments WGSL source.
 pub fn instrument_wgsl(source: &str, options: &Options) -> Result<Instrumented> {
+    Ok(instrument_source(source, options, false)?.0)
+}
+
+/// `instrument_wgsl`, with a guarded fence at every candidate fence site when `fence`.
+fn instrument_source(
+    source: &str,
+    options: &Options,
+    fence: bool,
+) -> Result<(Instrumented, Vec<fences::FenceSite>)> {
     let path = options.file_name.as_deref().unwrap_or("shader.wgsl");
-    let module = naga::front::wgsl::parse_str(source).map_err(|e| {
+    let module = parse(source, path)?;
+    let mut options = options.clone();
+    if options.postcondition.is_none() {
+        options.postcondition = postcondition_directive(source);
+    }
+    let fence = fence.then_some(source);
+    instrument(module, Some(source), &options, fence)
+}
+
+/// Parses WGSL; errors carry file:line:column and naga's rendering.
+fn parse(source: &str, path: &str) -> Result<Module> {
+    naga::front::wgsl::parse_str(source).map_err(|e| {
         let location = e.location(source);
         shader_error(
             path,
@@ -78,18 +101,23 @@ pub fn instrument_wgsl(source: &str, options: &Options) -> Result<Instrumented> 
             location,
             e.emit_to_string_with_path(source, path),
         )
-    })?;
-    let mut options = options.clone();
-    if options.postcondition.is_none() {
-        options.postcondition = postcondition_directive(source);
-    }
-    instrument(module, Some(source), &options)
+    })
+}
+
+/// Validates the user's module; errors carry file:line:column when the source is known.
+fn validate_user(module: &Module, source: Option<&str>, path: &str) -> Result<ModuleInfo> {
+    validate(module).map_err(|e| {
+        let location = source.and_then(|s| e.location(s));
+        let rendered =
+            source.map_or_else(|| e.to_string(), |s| e.emit_to_string_with_path(s, path));
+        shader_error(path, e.as_inner().to_string(), location, rendered)
+    })
 }
 
 /// Instruments a module a Rust application built or parsed itself. Without source text the
 /// manifest's sites carry no line numbers.
 pub fn instrument_module(module: Module, options: &Options) -> Result<Instrumented> {
-    instrument(module, None, options)
+    Ok(instrument(module, None, options, None)?.0)
 }
 
 /// Validates `module` as wgpu would.
@@ -107,22 +135,27 @@ pub fn render(module: &Module, info: &ModuleInfo) -> Result<String> {
         .map_err(|e| Error::Write(e.to_string()))
 }
 
-fn instrument(mut module: Module, source: Option<&str>, options: &Options) -> Result<Instrumented> {
+/// Instruments `module`; with `fence` (the source), also guards every candidate fence site.
+fn instrument(
+    mut module: Module,
+    source: Option<&str>,
+    options: &Options,
+    fence: Option<&str>,
+) -> Result<(Instrumented, Vec<fences::FenceSite>)> {
     let path = options.file_name.as_deref().unwrap_or("shader.wgsl");
-    let info = validate(&module).map_err(|e| {
-        let location = source.and_then(|s| e.location(s));
-        let rendered =
-            source.map_or_else(|| e.to_string(), |s| e.emit_to_string_with_path(s, path));
-        shader_error(path, e.as_inner().to_string(), location, rendered)
-    })?;
+    let info = validate_user(&module, source, path)?;
     let original_wgsl = render(&module, &info)?;
-    names::check_reserved(&module)?;
+    let locator = locate::Locator::new(path, source);
+    names::check_reserved(&module, &locator)?;
     let entry = names::application_entry(&module, options)?;
     let postcondition = names::postcondition_entry(&module, options, entry)?;
     let group = free_bind_group(&module)?;
-    let assert_hook = names::assert_hook(&module)?;
-    if let Some(what) = import::unsupported(&module) {
-        return Err(Error::Unsupported(what));
+    let assert_hook = names::assert_hook(&module, &locator)?;
+    if let Some((what, span)) = import::unsupported(&module) {
+        return Err(Error::Unsupported {
+            what,
+            at: locator.at(span),
+        });
     }
 
     // The library goes first: user functions call it, and callees must precede callers.
@@ -145,6 +178,15 @@ fn instrument(mut module: Module, source: Option<&str>, options: &Options) -> Re
         },
         naga::Span::UNDEFINED,
     );
+
+    // Before hooks and watchdog: the sites are those of the user's own entry point.
+    let fence_sites = match fence {
+        Some(source) => {
+            let guard = imported.function("wgstress_fence");
+            fences::guard_sites(&mut module, entry, source, guard)?
+        }
+        None => Vec::new(),
+    };
 
     let mut hooks = sites::Sites::new(source);
     let mut loops = sites::Sites::new(source);
@@ -175,14 +217,22 @@ fn instrument(mut module: Module, source: Option<&str>, options: &Options) -> Re
     }
 
     let lib = entry::Library {
-        enter: imported.function("wgstress_enter"),
+        role: imported.function("wgstress_role"),
+        stress: imported.function("wgstress_stress"),
+        enter_app: imported.function("wgstress_enter_app"),
+        leave_app: imported.function("wgstress_leave_app"),
         enter_check: imported.function("wgstress_enter_check"),
-        leave: imported.function("wgstress_leave"),
         params: imported.global("wgstress_params"),
     };
-    entry::wrap(&mut module, entry, entry::Role::Application, &lib)?;
+    entry::wrap(&mut module, entry, entry::Role::Application, &lib, &locator)?;
     if let Some(check) = postcondition {
-        entry::wrap(&mut module, check, entry::Role::Postcondition, &lib)?;
+        entry::wrap(
+            &mut module,
+            check,
+            entry::Role::Postcondition,
+            &lib,
+            &locator,
+        )?;
     }
 
     let info = validate(&module).map_err(|e| Error::Internal(format!("{e:?}")))?;
@@ -208,13 +258,14 @@ fn instrument(mut module: Module, source: Option<&str>, options: &Options) -> Re
         hooks: hooks.into_vec(),
         loops: loops.into_vec(),
     };
-    Ok(Instrumented {
+    let instrumented = Instrumented {
         module,
         info,
         wgsl,
         manifest,
         original_wgsl,
-    })
+    };
+    Ok((instrumented, fence_sites))
 }
 
 fn shader_error(

@@ -27,6 +27,9 @@ struct WgstressParams {
     placement: u32,             // where stress workgroups sit: 0 among, 1 after, 2 before the app's
     pad: u32,
     patches: array<vec4<u32>, 16>, // the K stressed patch indices, 4 per vector
+    // Which candidate fence sites get a storage barrier (site k: bit k % 32 of word k / 32),
+    // when the application was instrumented with its fence sites guarded (fences/mod.rs).
+    fence_mask: array<vec4<u32>, 4>,
 }
 
 // One kind of event (assertion, postcondition, watchdog): how often, and who was first.
@@ -45,7 +48,9 @@ struct WgstressResults {
     events: array<WgstressEvent, 3>, // 0 assertion, 1 postcondition, 2 watchdog
     stress_groups_ran: atomic<u32>,
     sink: atomic<u32>,
-    max_trips: atomic<u32>,     // the most iterations any application loop ran in this run
+    // The highest count any loop of the application reached (see wgstress_watchdog), so the
+    // runtime can learn a watchdog limit from passing runs.
+    max_trips: atomic<u32>,
 }
 
 @group(0) @binding(0) var<uniform> wgstress_params: WgstressParams;
@@ -57,10 +62,11 @@ var<private> wgstress_phase: u32;
 // The application-visible workgroup and local ids of this invocation, for event records.
 var<private> wgstress_group: vec3<u32>;
 var<private> wgstress_local: vec3<u32>;
-// The most iterations any loop of this invocation ran, for `max_trips`.
+// The highest count this invocation's loops reached; published once, by wgstress_leave_app,
+// rather than with an atomic per loop iteration.
 var<private> wgstress_trips: u32;
-// The application's local invocation index.
-var<private> wgstress_index: u32;
+// Whether this is the workgroup's first invocation (local id 0), set with the ids.
+var<private> wgstress_first: bool;
 // Whether the watchdog stopped a loop in this run, as the workgroup last read it.
 var<workgroup> wgstress_stop: u32;
 
@@ -83,8 +89,11 @@ fn wgstress_assert_at(cond: bool, site: u32) {
     }
 }
 
-// Called at the top of every application loop with the loop's iteration count.
-// True means: the loop ran past the limit, it was recorded, leave the loop.
+// Called at the top of every application loop with the loop's iteration count: the number of
+// times the body was entered since the loop started, counting the entry that then leaves it by
+// its condition (a `for` loop of 37 iterations counts 38). True means: the loop ran past the
+// limit, it was recorded, leave the loop. The result depends on `iterations` and the uniform
+// params only, so the `break` on it keeps a uniform loop uniform.
 fn wgstress_watchdog(iterations: u32, loop_id: u32) -> bool {
     wgstress_trips = max(wgstress_trips, iterations);
     if iterations <= wgstress_params.watchdog_limit {
@@ -104,18 +113,19 @@ fn wgstress_stopped() -> bool {
 // The same for loops with barriers, which are in uniform control flow: one invocation reads
 // it, the workgroup leaves together.
 fn wgstress_stopped_uniform() -> bool {
-    if wgstress_index == 0u {
+    if wgstress_first {
         wgstress_stop = atomicLoad(&wgstress_results.events[2].count);
     }
     return workgroupUniformLoad(&wgstress_stop) > 0u;
 }
 
-// Epilogue of the application: publishes this invocation's longest loop, so the runtime can
-// learn a watchdog limit from passing runs. One atomic per invocation, and only when it raises
-// the maximum.
-fn wgstress_leave() {
-    if wgstress_trips > atomicLoad(&wgstress_results.max_trips) {
-        atomicMax(&wgstress_results.max_trips, wgstress_trips);
+// A guarded candidate fence site: a storage barrier if the mask selects it. `site` is a
+// constant at every call and the mask is uniform, so the barrier is in uniform control flow
+// wherever the call is.
+fn wgstress_fence(site: u32) {
+    let word = wgstress_params.fence_mask[site / 128u][(site / 32u) % 4u];
+    if ((word >> (site % 32u)) & 1u) == 1u {
+        storageBarrier();
     }
 }
 
@@ -258,9 +268,15 @@ fn wgstress_split(linear: u32, app_total: u32, stress_total: u32) -> vec2<u32> {
     }
 }
 
-// Decides the role of a dispatched workgroup. Stress workgroups stress and return w = 0;
-// application workgroups get their (possibly shuffled) workgroup id in xyz and w = 1.
-fn wgstress_enter(group: vec3<u32>, groups: vec3<u32>, local: vec3<u32>, local_index: u32, group_size: u32) -> vec4<u32> {
+// Decides the role of a dispatched workgroup: w = 0 idle (past the stress and application
+// workgroups, or the application is disabled), 1 application with its (possibly shuffled)
+// workgroup id in xyz, 2 stress with its index among the stress workgroups in x.
+//
+// The role depends on the workgroup id, the dispatch size and the uniform params only, never
+// on a local id or a private variable: the wrapper branches on it around the application's
+// call, and Tint (unlike naga) rejects every barrier of the application unless it proves
+// those branches uniform.
+fn wgstress_role(group: vec3<u32>, groups: vec3<u32>) -> vec4<u32> {
     let app_total = wgstress_params.app_total;
     let stress_total = wgstress_params.stress_groups;
     let total = app_total + stress_total;
@@ -268,22 +284,31 @@ fn wgstress_enter(group: vec3<u32>, groups: vec3<u32>, local: vec3<u32>, local_i
     if linear >= total {
         return vec4<u32>(0u);
     }
-    let role = wgstress_split(linear, app_total, stress_total);
-    if role.x == 1u {
-        wgstress_stress(role.y, local_index, group_size);
-        return vec4<u32>(0u);
+    let split = wgstress_split(linear, app_total, stress_total);
+    if split.x == 1u {
+        return vec4<u32>(split.y, 0u, 0u, 2u);
     }
     if wgstress_params.app_enabled == 0u {
         return vec4<u32>(0u);
     }
-    let slot = role.y;
-    let shuffled = wgstress_muldivmod(slot, wgstress_params.shuffle_mul, app_total).y;
+    let shuffled = wgstress_muldivmod(split.y, wgstress_params.shuffle_mul, app_total).y;
     let app = (shuffled + wgstress_params.shuffle_add) % app_total;
     let size = wgstress_params.app_groups;
-    wgstress_group = vec3<u32>(app % size.x, (app / size.x) % size.y, app / (size.x * size.y));
+    return vec4<u32>(app % size.x, (app / size.x) % size.y, app / (size.x * size.y), 1u);
+}
+
+// Prologue of an application workgroup: the ids its events are recorded under.
+fn wgstress_enter_app(group: vec3<u32>, local: vec3<u32>) {
+    wgstress_group = group;
     wgstress_local = local;
-    wgstress_index = local_index;
-    return vec4<u32>(wgstress_group, 1u);
+    wgstress_first = all(local == vec3<u32>(0u));
+}
+
+// Epilogue of an application invocation: publishes its highest loop count.
+fn wgstress_leave_app() {
+    if wgstress_trips > 0u {
+        atomicMax(&wgstress_results.max_trips, wgstress_trips);
+    }
 }
 
 // Prologue of the postcondition entry point: its assertions count as postcondition failures.

@@ -1,6 +1,7 @@
 //! Checks on the user's names: entry points, the assertion hook, the reserved prefix.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Location, Result};
+use crate::locate::Locator;
 use crate::{is_compute, Options};
 use naga::{Function, Handle, Module, TypeInner};
 
@@ -8,43 +9,61 @@ const PREFIX: &str = "wgstress_";
 const HOOK: &str = "wgstress_assert";
 
 /// The user may name nothing with the instrumenter's prefix, except the hook itself.
-pub fn check_reserved(module: &Module) -> Result<()> {
-    let mut names: Vec<&str> = Vec::new();
-    names.extend(module.types.iter().filter_map(|(_, t)| t.name.as_deref()));
-    names.extend(
-        module
-            .constants
-            .iter()
-            .filter_map(|(_, c)| c.name.as_deref()),
-    );
-    names.extend(
-        module
-            .overrides
-            .iter()
-            .filter_map(|(_, o)| o.name.as_deref()),
-    );
-    names.extend(
-        module
-            .global_variables
-            .iter()
-            .filter_map(|(_, g)| g.name.as_deref()),
-    );
-    names.extend(module.entry_points.iter().map(|e| e.name.as_str()));
-    let functions = module.functions.iter().map(|(_, f)| f);
-    for function in functions.chain(module.entry_points.iter().map(|e| &e.function)) {
-        names.extend(function.name.as_deref().filter(|n| *n != HOOK));
+pub fn check_reserved(module: &Module, at: &Locator) -> Result<()> {
+    let mut names: Vec<(&str, Location)> = Vec::new();
+    for (h, t) in module.types.iter() {
+        names.extend(
+            t.name
+                .as_deref()
+                .map(|n| (n, at.at(module.types.get_span(h)))),
+        );
+    }
+    for (h, c) in module.constants.iter() {
+        names.extend(
+            c.name
+                .as_deref()
+                .map(|n| (n, at.at(module.constants.get_span(h)))),
+        );
+    }
+    for (h, o) in module.overrides.iter() {
+        names.extend(
+            o.name
+                .as_deref()
+                .map(|n| (n, at.at(module.overrides.get_span(h)))),
+        );
+    }
+    for (h, g) in module.global_variables.iter() {
+        let span = module.global_variables.get_span(h);
+        names.extend(g.name.as_deref().map(|n| (n, at.at(span))));
+    }
+    for entry in &module.entry_points {
+        names.push((entry.name.as_str(), at.entry(&entry.function)));
+    }
+    for (h, function) in module.functions.iter() {
+        let span = module.functions.get_span(h);
         names.extend(
             function
-                .local_variables
-                .iter()
-                .filter_map(|(_, l)| l.name.as_deref()),
+                .name
+                .as_deref()
+                .filter(|n| *n != HOOK)
+                .map(|n| (n, at.at(span))),
         );
+    }
+    let bodies = module.functions.iter().map(|(_, f)| f);
+    for function in bodies.chain(module.entry_points.iter().map(|e| &e.function)) {
+        for (h, l) in function.local_variables.iter() {
+            let span = function.local_variables.get_span(h);
+            names.extend(l.name.as_deref().map(|n| (n, at.at(span))));
+        }
     }
     match names
         .into_iter()
-        .find(|n| n.to_ascii_lowercase().starts_with(PREFIX))
+        .find(|(n, _)| n.to_ascii_lowercase().starts_with(PREFIX))
     {
-        Some(name) => Err(Error::NameClash(name.to_string())),
+        Some((name, at)) => Err(Error::NameClash {
+            name: name.to_string(),
+            at,
+        }),
         None => Ok(()),
     }
 }
@@ -105,7 +124,7 @@ pub fn postcondition_entry(
 }
 
 /// The user's `fn wgstress_assert(cond: bool) {}`, if declared.
-pub fn assert_hook(module: &Module) -> Result<Option<Handle<Function>>> {
+pub fn assert_hook(module: &Module, at: &Locator) -> Result<Option<Handle<Function>>> {
     let Some((handle, function)) = module
         .functions
         .iter()
@@ -117,13 +136,15 @@ pub fn assert_hook(module: &Module) -> Result<Option<Handle<Function>>> {
         function.arguments.as_slice(),
         [arg] if matches!(module.types[arg.ty].inner, TypeInner::Scalar(naga::Scalar::BOOL))
     );
+    let bad = |reason: &str| Error::BadAssertHook {
+        reason: reason.into(),
+        at: at.at(module.functions.get_span(handle)),
+    };
     if !takes_bool {
-        return Err(Error::BadAssertHook(
-            "it must take exactly one `bool`".into(),
-        ));
+        return Err(bad("it must take exactly one `bool`"));
     }
     if function.result.is_some() {
-        return Err(Error::BadAssertHook("it must return nothing".into()));
+        return Err(bad("it must return nothing"));
     }
     Ok(Some(handle))
 }

@@ -68,13 +68,15 @@ fn entry_point_problems() {
 #[test]
 fn reserved_names_clash() {
     let e = error("var<private> wgstress_state: u32; @compute @workgroup_size(1) fn main() { wgstress_state = 1u; }");
-    assert_eq!(e.to_string(), "`wgstress_state` uses the prefix `wgstress_`, which is reserved for the instrumenter; rename it");
+    assert_eq!(e.to_string(), "app.wgsl:1:1: `wgstress_state` uses the prefix `wgstress_`, which is reserved for the instrumenter; rename it");
+    assert_eq!(e.location(), Some((1, 1)));
 }
 
 #[test]
 fn bad_hook_signature() {
     let e = error("fn wgstress_assert(x: u32) {} @compute @workgroup_size(1) fn main() { wgstress_assert(1u); }");
-    assert!(matches!(e, Error::BadAssertHook(_)), "{e}");
+    assert!(matches!(e, Error::BadAssertHook { .. }), "{e}");
+    assert!(e.to_string().starts_with("app.wgsl:1:1: "), "{e}");
 }
 
 #[test]
@@ -95,7 +97,33 @@ fn every_bind_group_used() {
 #[test]
 fn override_sized_workgroups_are_refused() {
     let e = error("override size: u32 = 64; @compute @workgroup_size(size) fn main() {}");
-    assert!(matches!(e, Error::OverrideWorkgroupSize(_)), "{e}");
+    assert!(matches!(e, Error::OverrideWorkgroupSize { .. }), "{e}");
+    assert!(e.to_string().starts_with("app.wgsl:1:51: "), "{e}");
+}
+
+/// Every error about a place in the user's shader starts with file:line:column.
+#[test]
+fn errors_about_the_shader_carry_file_line_column() {
+    let cases = [
+        (
+            "@compute @workgroup_size(1)\nfn main() {\n    var wgstress_n = 1u;\n    wgstress_n += 1u;\n}",
+            (3, 5),
+        ),
+        (
+            "fn helper() {}\nfn wgstress_helper() {}\n@compute @workgroup_size(1) fn main() { helper(); }",
+            (2, 1),
+        ),
+        (
+            "\n@compute @workgroup_size(1)\nfn main(@builtin(subgroup_invocation_id) s: u32, @location(0) x: u32) { let y = x + s; }",
+            (3, 63),
+        ),
+    ];
+    for (source, position) in cases {
+        let e = error(source);
+        assert_eq!(e.location(), Some(position), "{e}");
+        let prefix = format!("app.wgsl:{}:{}: ", position.0, position.1);
+        assert!(e.to_string().starts_with(&prefix), "{e}");
+    }
 }
 
 #[test]

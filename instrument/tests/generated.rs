@@ -345,3 +345,36 @@ fn arbitrary_modules_that_validate_stay_valid() {
     }
     assert!(instrumented >= 1, "no arbitrary module was instrumented");
 }
+
+/// The generator puts barriers anywhere in the entry point, also in non-uniform control flow,
+/// which naga accepts and Tint does not. Instrumentation must add no Tint error: every
+/// generated shader that Tint accepts must be accepted instrumented as well.
+#[test]
+fn tint_accepts_instrumented_shaders_whose_source_it_accepts() {
+    let seeds = cases();
+    let sources: Vec<wgstress_tint::Shader> = seeds
+        .iter()
+        .map(|seed| wgstress_tint::Shader::new(format!("seed {seed}"), shader(*seed)))
+        .collect();
+    let rejected = wgstress_tint::validate(&sources);
+    let accepted: Vec<&wgstress_tint::Shader> = sources
+        .iter()
+        .filter(|s| !rejected.iter().any(|r| r.name == s.name))
+        .collect();
+    // Enough accepted sources that the property says something.
+    assert!(
+        accepted.len() * 4 >= seeds.len(),
+        "Tint accepts only {} of {} generated shaders",
+        accepted.len(),
+        seeds.len()
+    );
+    let instrumented: Vec<wgstress_tint::Shader> = accepted
+        .iter()
+        .map(|s| {
+            let out = instrument_wgsl(&s.code, &Options::default())
+                .unwrap_or_else(|e| panic!("{}: {e}", s.name));
+            wgstress_tint::Shader::new(format!("{} instrumented", s.name), out.wgsl)
+        })
+        .collect();
+    wgstress_tint::assert_valid(&instrumented);
+}

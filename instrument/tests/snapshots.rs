@@ -4,34 +4,19 @@ mod common;
 use common::{instrument, instrument_with, user_part};
 use wgstress_instrument::Options;
 
-#[test]
-fn one_dimensional_entry_is_wrapped() {
-    let out = instrument(
-        "@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+const ONE_DIMENSIONAL: &str = "@group(0) @binding(0) var<storage, read_write> out: array<u32>;
          @compute @workgroup_size(64)
-         fn main(@builtin(global_invocation_id) id: vec3<u32>) { out[id.x] = id.x * 2u; }",
-    );
-    insta::assert_snapshot!(user_part(&out.wgsl));
-}
+         fn main(@builtin(global_invocation_id) id: vec3<u32>) { out[id.x] = id.x * 2u; }";
 
-#[test]
-fn three_dimensional_entry_with_builtin_struct() {
-    let out = instrument(
-        "struct Ids { @builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) index: u32 }
+const THREE_DIMENSIONAL: &str = "struct Ids { @builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) index: u32 }
          @group(0) @binding(0) var<storage, read_write> out: array<u32>;
          @compute @workgroup_size(4, 2, 2)
          fn grid(ids: Ids, @builtin(num_workgroups) n: vec3<u32>, @builtin(global_invocation_id) g: vec3<u32>) {
              let flat = ids.group.x + n.x * (ids.group.y + n.y * ids.group.z);
              out[flat * 16u + ids.index] = g.x + g.y * 100u + g.z * 10000u;
-         }",
-    );
-    insta::assert_snapshot!(user_part(&out.wgsl));
-}
+         }";
 
-#[test]
-fn assertion_calls_become_recorded_hooks() {
-    let out = instrument(
-        "@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+const ASSERTIONS: &str = "@group(0) @binding(0) var<storage, read_write> out: array<u32>;
          fn wgstress_assert(cond: bool) {}
          fn check(i: u32) { wgstress_assert(out[i] == i); }
          @compute @workgroup_size(8)
@@ -39,8 +24,40 @@ fn assertion_calls_become_recorded_hooks() {
              out[i] = i;
              check(i);
              if i == 3u { wgstress_assert(out[0] == 0u); }
-         }",
-    );
+         }";
+
+const LOOPS: &str = "@group(0) @binding(0) var<storage, read_write> flag: atomic<u32>;
+         @compute @workgroup_size(1)
+         fn main() {
+             for (var i = 0u; i < 4u; i++) {
+                 while atomicLoad(&flag) == 1u {}
+             }
+             loop { if atomicLoad(&flag) == 0u { break; } }
+         }";
+
+const POSTCONDITION: &str = "@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+         fn wgstress_assert(cond: bool) {}
+         @compute @workgroup_size(64)
+         fn main(@builtin(global_invocation_id) id: vec3<u32>) { out[id.x] = 1u; }
+         // wgstress: postcondition check
+         @compute @workgroup_size(1)
+         fn check() { wgstress_assert(out[0] == 1u); }";
+
+#[test]
+fn one_dimensional_entry_is_wrapped() {
+    let out = instrument(ONE_DIMENSIONAL);
+    insta::assert_snapshot!(user_part(&out.wgsl));
+}
+
+#[test]
+fn three_dimensional_entry_with_builtin_struct() {
+    let out = instrument(THREE_DIMENSIONAL);
+    insta::assert_snapshot!(user_part(&out.wgsl));
+}
+
+#[test]
+fn assertion_calls_become_recorded_hooks() {
+    let out = instrument(ASSERTIONS);
     insta::assert_snapshot!(user_part(&out.wgsl));
     let lines: Vec<_> = out
         .manifest
@@ -53,16 +70,7 @@ fn assertion_calls_become_recorded_hooks() {
 
 #[test]
 fn every_loop_gets_a_watchdog() {
-    let out = instrument(
-        "@group(0) @binding(0) var<storage, read_write> flag: atomic<u32>;
-         @compute @workgroup_size(1)
-         fn main() {
-             for (var i = 0u; i < 4u; i++) {
-                 while atomicLoad(&flag) == 1u {}
-             }
-             loop { if atomicLoad(&flag) == 0u { break; } }
-         }",
-    );
+    let out = instrument(LOOPS);
     insta::assert_snapshot!(user_part(&out.wgsl));
     let lines: Vec<_> = out
         .manifest
@@ -82,15 +90,7 @@ fn every_loop_gets_a_watchdog() {
 
 #[test]
 fn postcondition_entry_is_marked_from_a_directive() {
-    let out = instrument(
-        "@group(0) @binding(0) var<storage, read_write> out: array<u32>;
-         fn wgstress_assert(cond: bool) {}
-         @compute @workgroup_size(64)
-         fn main(@builtin(global_invocation_id) id: vec3<u32>) { out[id.x] = 1u; }
-         // wgstress: postcondition check
-         @compute @workgroup_size(1)
-         fn check() { wgstress_assert(out[0] == 1u); }",
-    );
+    let out = instrument(POSTCONDITION);
     insta::assert_snapshot!(user_part(&out.wgsl));
     assert_eq!(
         out.manifest.postcondition.as_ref().map(|p| p.name.as_str()),
@@ -134,9 +134,13 @@ fn manifest_layout_matches_library() {
     assert_eq!(m.params.offset("app_groups"), Some(0));
     assert_eq!(m.params.offset("app_total"), Some(12));
     assert_eq!(m.params.offset("patches"), Some(80));
-    assert_eq!(m.params.size, 336);
+    assert_eq!(m.params.offset("fence_mask"), Some(336));
+    assert_eq!(m.params.size, 400);
     assert_eq!(m.event.size, 32);
     assert_eq!(m.results.offset("stress_groups_ran"), Some(96));
+    assert_eq!(m.results.offset("sink"), Some(100));
+    assert_eq!(m.results.offset("max_trips"), Some(104));
+    assert_eq!(m.results.size, 108);
     let json = serde_json::to_string(m).unwrap();
     assert_eq!(
         &serde_json::from_str::<wgstress_instrument::Manifest>(&json).unwrap(),
@@ -161,4 +165,44 @@ fn diff_shows_the_rewrite() {
         diff.contains("+fn wgstress_app_main(id: vec3<u32>) {"),
         "{diff}"
     );
+}
+
+/// A barrier in a uniform loop, an assertion in it and a postcondition: the watchdog's
+/// `break` and the hooks must leave the loop uniform for Tint as well as for naga.
+const UNIFORM_LOOP_WITH_BARRIER: &str =
+    "@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+         var<workgroup> tile: array<u32, 64>;
+         fn wgstress_assert(cond: bool) {}
+         @compute @workgroup_size(64)
+         fn main(@builtin(local_invocation_index) i: u32, @builtin(workgroup_id) g: vec3<u32>) {
+             for (var k = 0u; k < 4u; k++) {
+                 tile[i] = k;
+                 workgroupBarrier();
+                 wgstress_assert(tile[63u - i] == k);
+                 storageBarrier();
+             }
+             loop {
+                 let v = workgroupUniformLoad(&tile[0]);
+                 if v == 3u { break; }
+             }
+             out[g.x * 64u + i] = tile[i];
+         }
+         // wgstress: postcondition check
+         @compute @workgroup_size(1)
+         fn check() { wgstress_assert(out[0] == 3u); }";
+
+#[test]
+fn tint_accepts_every_instrumented_snapshot_input() {
+    let shaders: Vec<wgstress_tint::Shader> = [
+        ("one_dimensional", ONE_DIMENSIONAL),
+        ("three_dimensional", THREE_DIMENSIONAL),
+        ("assertions", ASSERTIONS),
+        ("loops", LOOPS),
+        ("postcondition", POSTCONDITION),
+        ("uniform_loop_with_barrier", UNIFORM_LOOP_WITH_BARRIER),
+    ]
+    .into_iter()
+    .map(|(name, source)| wgstress_tint::Shader::new(name, instrument(source).wgsl))
+    .collect();
+    wgstress_tint::assert_valid(&shaders);
 }

@@ -19,7 +19,10 @@ pub struct Record {
     pub postcondition: Event,
     pub watchdog: Event,
     pub stress_groups_ran: u32,
-    /// The most iterations any application loop ran.
+    /// The highest count any application loop reached, as the watchdog counts: a `for` loop
+    /// of n iterations counts n + 1 (its last entry leaves by the condition). 0 in records
+    /// written before it was kept.
+    #[serde(default)]
     pub max_trips: u32,
 }
 

@@ -129,8 +129,47 @@ fn main() {
             r.record.watchdog.count, 8,
             "every spinning thread was cut off once"
         );
+        assert_eq!(
+            r.record.max_trips, 4097,
+            "the count that passed the limit of 4096"
+        );
         let text = describe(&r, &engine.inst.manifest);
         assert!(text.contains("spin.wgsl:5:5 (in main)"), "{text}");
+    }
+}
+
+/// The highest loop count of a run: one thread's `for` loop of 37 iterations counts 38 (its
+/// last entry leaves by the condition); the others' shorter loops and nested loops do not
+/// raise it; an application without loops reports 0.
+#[test]
+fn max_trips_is_the_highest_loop_count_of_the_run() {
+    let looping = "@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+@compute @workgroup_size(8)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+    let n = select(g.x % 5u, 37u, g.x == 13u);
+    for (var i = 0u; i < n; i++) {
+        for (var j = 0u; j < 2u; j++) {
+            out[g.x] += 1u;
+        }
+    }
+}";
+    let straight = "@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+@compute @workgroup_size(8)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) { out[g.x] = 1u; }";
+    for (source, expected) in [(looping, 38), (straight, 0)] {
+        let mut engine = engine(app(
+            "trips",
+            source,
+            [4, 1, 1],
+            vec![storage(0, 32, Init::Zeros)],
+        ));
+        for strategy in [Strategy::None, Strategy::Systematic] {
+            let runs = params(&engine, &settings(strategy, true), 0..3);
+            for r in engine.run(&runs).unwrap() {
+                assert_eq!(r.outcome, Outcome::Pass);
+                assert_eq!(r.record.max_trips, expected, "{strategy}\n{source}");
+            }
+        }
     }
 }
 

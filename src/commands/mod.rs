@@ -2,6 +2,7 @@
 
 pub mod apps;
 pub mod compare;
+pub mod fences;
 pub mod instrument;
 pub mod litmus;
 pub mod run;

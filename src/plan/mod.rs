@@ -252,7 +252,7 @@ pub fn log_path(options: &LogOptions) -> Result<Option<PathBuf>> {
 
 /// The application `options` name, a spec file or a bundled application, and the files it
 /// was read from.
-fn load_app(options: &AppOptions) -> Result<(App, Vec<(&'static str, PathBuf)>)> {
+pub fn load_app(options: &AppOptions) -> Result<(App, Vec<(&'static str, PathBuf)>)> {
     let path = Path::new(&options.app);
     let mut inputs = Vec::new();
     let mut app = if options.app.ends_with(".toml") || path.exists() {

@@ -1,0 +1,326 @@
+//! Candidate fence sites: where they go in small shaders, and that a barrier at every site of
+//! every bundled application is valid for naga and for Tint.
+
+use wgstress_instrument::fences::{fences, instrument_fenced, Side};
+use wgstress_instrument::Options;
+use Side::{After, Before};
+
+fn sites(source: &str) -> Vec<(Side, u32, u32)> {
+    let found = fences(source, &Options::default()).unwrap_or_else(|e| panic!("{e}"));
+    let barriers = found.all_fenced_wgsl.matches("storageBarrier()").count();
+    assert_eq!(barriers, found.sites.len(), "{}", found.all_fenced_wgsl);
+    found
+        .sites
+        .iter()
+        .map(|s| (s.side, s.line, s.column))
+        .collect()
+}
+
+const HEADER: &str = "@group(0) @binding(0) var<storage, read_write> buf: array<u32>;
+@group(0) @binding(1) var<storage, read_write> flag: atomic<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
+";
+
+fn shader(body: &str) -> String {
+    format!("{HEADER}{body}}}\n")
+}
+
+#[test]
+fn accesses_in_a_non_uniform_branch_get_sites_around_the_branch() {
+    let source = shader(
+        "    if lid == 0u {
+        buf[0] = 1u;
+        buf[1] = 1u;
+    }
+    buf[1] = buf[2];
+",
+    );
+    assert_eq!(
+        sites(&source),
+        [
+            (Before, 6, 9), // before the `if`
+            (After, 6, 9),  // between the stores, the `if` split around it
+            (After, 7, 9),  // after the `if`, which is also before the load of buf[2]
+            (After, 9, 14), // between the load and the store
+            (After, 9, 5),  // after the store
+        ]
+    );
+}
+
+#[test]
+fn branches_on_the_workgroup_id_and_uniform_loops_get_sites_inside() {
+    let source = shader(
+        "    if wid.x == 0u {
+        buf[0] = 1u;
+    }
+    for (var i = 0u; i < 4u; i++) {
+        buf[i] = i;
+        workgroupBarrier();
+    }
+",
+    );
+    assert_eq!(
+        sites(&source),
+        [(Before, 6, 9), (After, 6, 9), (Before, 9, 9), (After, 9, 9)]
+    );
+}
+
+#[test]
+fn no_site_inside_a_non_uniform_loop_nor_after_it() {
+    let source = shader(
+        "    buf[0] = 1u;
+    while atomicLoad(&flag) < lid {
+        buf[lid] = 2u;
+    }
+    buf[1] = 3u;
+",
+    );
+    assert_eq!(sites(&source), [(Before, 5, 5), (After, 5, 5)]);
+}
+
+#[test]
+fn no_site_after_a_non_uniform_return() {
+    let source = shader(
+        "    buf[0] = 1u;
+    if lid == 3u {
+        return;
+    }
+    buf[1] = 3u;
+",
+    );
+    assert_eq!(sites(&source), [(Before, 5, 5), (After, 5, 5)]);
+}
+
+#[test]
+fn locals_are_uniform_only_when_every_value_stored_is() {
+    let body = |update: &str| {
+        shader(&format!(
+            "    var k = wid.x;
+    k = k + {update};
+    if k == 2u {{
+        buf[0] = 1u;
+    }}
+    buf[1] = 2u;
+"
+        ))
+    };
+    // `k` holds uniform values only: the branch on it is uniform, its store has sites inside.
+    assert_eq!(
+        sites(&body("1u")),
+        [
+            (Before, 8, 9),
+            (After, 8, 9),
+            (Before, 10, 5),
+            (After, 10, 5)
+        ]
+    );
+    // One store makes `k` depend on the local id: the sites move out of the branch.
+    assert_eq!(
+        sites(&body("lid")),
+        [(Before, 8, 9), (After, 8, 9), (After, 10, 5)]
+    );
+}
+
+/// Calls of functions that touch storage are accesses; a function called only in uniform
+/// control flow gets sites inside too, one called in non-uniform flow (and its callees) not.
+#[test]
+fn callees_called_in_uniform_flow_get_sites_inside() {
+    let source = "@group(0) @binding(0) var<storage, read_write> buf: array<u32>;
+fn inner(i: u32) { buf[i] = i; }
+fn outer(i: u32) { inner(i); }
+fn pure_(i: u32) -> u32 { return i * 2u; }
+fn other(i: u32) { buf[i + 64u] = 1u; }
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) lid: u32) {
+    let x = pure_(lid);
+    outer(x);
+    if lid == 0u { other(x); }
+}
+";
+    let found = fences(source, &Options::default()).unwrap();
+    let listed: Vec<_> = found
+        .sites
+        .iter()
+        .map(|s| (s.function.as_str(), s.side, s.line, s.column))
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            ("main", Before, 9, 5),  // outer(x)
+            ("main", After, 9, 5),   // also before the branch calling other
+            ("main", After, 10, 20), // after the branch
+            ("outer", Before, 3, 20),
+            ("outer", After, 3, 20),
+            ("inner", Before, 2, 20),
+            ("inner", After, 2, 20),
+        ]
+    );
+    let guarded = instrument_fenced(source, &Options::default()).unwrap();
+    assert_eq!(guarded.sites, found.sites);
+    // A function the postcondition calls too gets no sites of its own.
+    let shared = format!(
+        "{source}// wgstress: postcondition check\n@compute @workgroup_size(1)\nfn check() {{ outer(0u); }}\n"
+    );
+    let shared_sites = fences(&shared, &Options::default()).unwrap().sites;
+    let functions: Vec<&str> = shared_sites.iter().map(|s| s.function.as_str()).collect();
+    assert_eq!(functions, ["main", "main", "main"]);
+    wgstress_tint::assert_valid(&[
+        wgstress_tint::Shader::new("callees", found.all_fenced_wgsl),
+        wgstress_tint::Shader::new("callees guarded", guarded.instrumented.wgsl),
+    ]);
+}
+
+const CROSSING: &str = "@group(0) @binding(0) var<storage, read_write> buf: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) lid: u32) {
+    if lid % 2u == 0u {
+        let x = buf[lid + 64u];
+        let p = &buf[lid];
+        *p = x;
+        buf[lid + 128u] = x + 1u;
+    }
+}
+";
+
+/// Values computed before a split and used after it cross in function-scope variables; the
+/// condition is evaluated once, before the parts.
+#[test]
+fn a_split_keeps_crossing_values_in_variables() {
+    assert_eq!(
+        sites(CROSSING),
+        [
+            (Before, 5, 17),
+            (After, 5, 17),
+            (After, 7, 9),
+            (After, 8, 9)
+        ]
+    );
+    let fenced = fences(CROSSING, &Options::default())
+        .unwrap()
+        .all_fenced_wgsl;
+    assert_eq!(fenced.matches("lid % 2u").count(), 1, "{fenced}");
+    assert_eq!(fenced.matches("if _e").count(), 3, "{fenced}");
+    assert!(fenced.contains("var split"), "{fenced}");
+}
+
+#[test]
+fn a_branch_with_both_sides_or_an_early_exit_is_not_split() {
+    let both = shader(
+        "    if lid == 0u {
+        buf[0] = 1u;
+        buf[1] = 1u;
+    } else {
+        buf[2] = 1u;
+    }
+",
+    );
+    assert_eq!(sites(&both), [(Before, 6, 9), (After, 9, 9)]);
+    let returns = shader(
+        "    if lid == 0u {
+        buf[0] = 1u;
+        if buf[2] == 0u { return; }
+        buf[1] = 1u;
+    }
+",
+    );
+    assert_eq!(sites(&returns), [(Before, 6, 9)]);
+}
+
+/// Tint accepts the fenced form of every shader above.
+#[test]
+fn tint_accepts_every_fenced_test_shader() {
+    let bodies = [
+        "    if lid == 0u { buf[0] = 1u; buf[1] = 1u; }\n    buf[1] = buf[2];\n",
+        "    if wid.x == 0u { buf[0] = 1u; }\n    for (var i = 0u; i < 4u; i++) { buf[i] = i; workgroupBarrier(); }\n",
+        "    buf[0] = 1u;\n    while atomicLoad(&flag) < lid { buf[lid] = 2u; }\n    buf[1] = 3u;\n",
+        "    var k = wid.x;\n    k = k + lid;\n    if k == 2u { buf[0] = 1u; }\n    buf[1] = 2u;\n",
+    ];
+    let mut shaders: Vec<wgstress_tint::Shader> = bodies
+        .iter()
+        .enumerate()
+        .map(|(i, body)| {
+            let found = fences(&shader(body), &Options::default()).unwrap();
+            wgstress_tint::Shader::new(format!("body {i}"), found.all_fenced_wgsl)
+        })
+        .collect();
+    let crossing = fences(CROSSING, &Options::default()).unwrap();
+    shaders.push(wgstress_tint::Shader::new(
+        "crossing",
+        crossing.all_fenced_wgsl,
+    ));
+    wgstress_tint::assert_valid(&shaders);
+}
+
+/// Every bundled application with a barrier at every site is accepted by naga (checked
+/// inside `fences`), and by Tint, plain and instrumented.
+#[test]
+fn every_bundled_app_with_every_site_fenced_is_valid_for_naga_and_tint() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../apps/wgsl");
+    let mut shaders = Vec::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "wgsl") {
+            continue;
+        }
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let source = std::fs::read_to_string(&path).unwrap();
+        let options = Options {
+            file_name: Some(name.clone()),
+            ..Default::default()
+        };
+        let found = fences(&source, &options).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(!found.sites.is_empty(), "{name}: no candidate site");
+        let guarded =
+            instrument_fenced(&source, &options).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(
+            guarded.sites, found.sites,
+            "{name}: the mask bits are the listed sites"
+        );
+        for site in &found.sites {
+            let call = format!("wgstress_fence({}u)", site.id);
+            assert_eq!(
+                guarded.instrumented.wgsl.matches(&call).count(),
+                1,
+                "{name}: {call}"
+            );
+        }
+        shaders.push(wgstress_tint::Shader::new(
+            format!("{name} guarded"),
+            guarded.instrumented.wgsl,
+        ));
+        let reparsed = naga::front::wgsl::parse_str(&found.all_fenced_wgsl).unwrap();
+        wgstress_instrument::validate(&reparsed).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        let instrumented = wgstress_instrument::instrument_wgsl(&found.all_fenced_wgsl, &options)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        shaders.push(wgstress_tint::Shader::new(
+            format!("{name} fenced"),
+            found.all_fenced_wgsl,
+        ));
+        shaders.push(wgstress_tint::Shader::new(
+            format!("{name} fenced, instrumented"),
+            instrumented.wgsl,
+        ));
+    }
+    assert!(shaders.len() >= 24, "{} shaders", shaders.len());
+    wgstress_tint::assert_valid(&shaders);
+}
+
+#[test]
+fn more_sites_than_the_mask_holds_is_an_error() {
+    let stores: String = (0..520)
+        .map(|i| format!("    buf[{i}] = {i}u;\n"))
+        .collect();
+    let source = shader(&stores);
+    assert_eq!(
+        fences(&source, &Options::default()).unwrap().sites.len(),
+        521
+    );
+    let e = instrument_fenced(&source, &Options::default())
+        .err()
+        .unwrap();
+    assert_eq!(
+        e.to_string(),
+        "the entry point has 521 candidate fence sites; the fence mask holds at most 512"
+    );
+}
