@@ -28,6 +28,9 @@ enum Command {
     Compare(commands::compare::Args),
     /// Run a parallel litmus test (mp, sb, lb, corr, coww, cowr, corw, 2+2w)
     Litmus(commands::litmus::Args),
+    /// Run the MC Mutants suite: death rates, mutation score, conformance violations; or
+    /// search for the environment that kills the most mutants
+    Mutants(commands::mutants::Args),
     /// Tune systematic stress to this GPU with litmus tests; writes a device profile
     Tune(commands::tune::Args),
     /// List the bundled applications
@@ -43,6 +46,7 @@ fn main() -> ExitCode {
         Command::Run(args) => commands::run::run(args),
         Command::Compare(args) => commands::compare::run(args),
         Command::Litmus(args) => commands::litmus::run(args),
+        Command::Mutants(args) => commands::mutants::run(args),
         Command::Tune(args) => commands::tune::run(args),
         Command::Apps => commands::apps::list(),
         Command::Adapters => commands::apps::adapters(),

@@ -1,7 +1,9 @@
 use anyhow::{anyhow, Result};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
-use wgstress_runtime::litmus::{env::Env, runner::Counts, runner::Litmus, test};
+use wgstress_runtime::litmus::env::{Env, Placement};
+use wgstress_runtime::litmus::{runner::Counts, runner::Litmus, test};
 use wgstress_runtime::stats::reproducibility;
 use wgstress_runtime::strategy::Sequence;
 
@@ -18,6 +20,18 @@ pub struct EnvArgs {
     /// Words from x to y (in one cache line, MP and LB show nothing on the H100)
     #[arg(long, default_value_t = 32)]
     pub distance: u32,
+    /// Put y of every instance in its own region, this many words after the end of the x
+    /// region (instances x stride words); replaces --distance
+    #[arg(long)]
+    pub y_gap: Option<u32>,
+    /// Where instance k's locations go: direct (k), permuted (one co-prime permutation for x
+    /// and y) or scattered (one for x, another for y)
+    #[arg(long, default_value = "permuted")]
+    pub placement: Placement,
+    /// Environment JSON written by `wgstress mutants --search`; used instead of the
+    /// environment options when it was found on this adapter
+    #[arg(long = "env", value_name = "FILE")]
+    pub env_file: Option<PathBuf>,
     #[arg(long)]
     pub no_shuffle: bool,
     #[arg(long, default_value_t = 0)]
@@ -44,12 +58,34 @@ pub struct EnvArgs {
 }
 
 impl EnvArgs {
+    /// The environment of `--env FILE` when it was found on `adapter`, else of the options;
+    /// the note (on stderr) says which.
+    pub fn resolve(&self, fence: bool, adapter: &str) -> Result<Env> {
+        if let Some(path) = &self.env_file {
+            let (env, note) = wgstress_runtime::litmus::env_file::env_for(adapter, path)?;
+            eprintln!("wgstress: {note}");
+            if let Some(env) = env {
+                return Ok(Env { fence, ..env });
+            }
+        }
+        Ok(self.env(fence))
+    }
+
     pub fn env(&self, fence: bool) -> Env {
+        let distance = match self.y_gap {
+            Some(gap) => (u64::from(self.testing_groups)
+                * u64::from(self.workgroup_size)
+                * u64::from(self.stride)
+                + u64::from(gap))
+            .min(u64::from(u32::MAX)) as u32,
+            None => self.distance,
+        };
         Env {
             testing_groups: self.testing_groups,
             workgroup_size: self.workgroup_size,
             stride: self.stride,
-            distance: self.distance,
+            distance,
+            placement: self.placement,
             shuffle: !self.no_shuffle,
             stress_groups: self.stress_groups,
             stress_offset: self.stress_offset,
@@ -66,8 +102,13 @@ impl EnvArgs {
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// mp, sb, lb, corr, coww, cowr, corw or 2+2w
-    test: String,
+    /// mp, sb, lb, corr, coww, cowr, corw, 2+2w, or a test of the MC Mutants suite (--list)
+    #[arg(required_unless_present = "list")]
+    test: Option<String>,
+    /// List every test: its kind (classic, conformance or mutant) and the behaviour it
+    /// looks for
+    #[arg(long)]
+    list: bool,
     #[command(flatten)]
     env: EnvArgs,
     /// storageBarrier() between each thread's accesses
@@ -86,21 +127,46 @@ pub struct Args {
     json: bool,
 }
 
+/// `--list`: one line per test, its kind, its threads and its target outcomes.
+fn list() -> Result<ExitCode> {
+    println!("{:<30} {:<32} behaviour looked for", "test", "kind");
+    for t in test::all() {
+        if t.kind == test::Kind::Classic {
+            println!("{:<30} {:<32} {}", t.name, t.kind.label(), t.weak);
+            continue;
+        }
+        let outcomes = t.outcomes();
+        let targets: Vec<String> = (0..outcomes.target.len())
+            .filter(|&o| outcomes.target[o])
+            .map(|o| t.describe(o))
+            .collect();
+        let shown = if targets.len() > 3 {
+            format!(
+                "{} (and {} more)",
+                targets[..3].join(" | "),
+                targets.len() - 3
+            )
+        } else {
+            targets.join(" | ")
+        };
+        println!("{:<30} {:<32} {}: {shown}", t.name, t.kind.label(), t.weak);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 pub fn run(args: Args) -> Result<ExitCode> {
-    let names = || {
-        test::all()
-            .iter()
-            .map(|t| t.name)
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let test = test::find(&args.test)
-        .ok_or_else(|| anyhow!("unknown litmus test `{}` (known: {})", args.test, names()))?;
+    if args.list {
+        return list();
+    }
+    let name = args.test.clone().unwrap_or_default();
+    let test = test::find(&name).ok_or_else(|| {
+        anyhow!("unknown litmus test `{name}` (wgstress litmus --list shows them)")
+    })?;
     if args.iterations == Some(0) || args.batch == 0 {
         anyhow::bail!("--iterations and --batch must be at least 1");
     }
-    let env = args.env.env(args.fence);
     let gpu = wgstress_runtime::device::open(args.env.adapter.as_deref())?;
+    let env = args.env.resolve(args.fence, &gpu.info.name)?;
     let mut litmus = Litmus::new(&gpu, test.clone(), env.clone(), 0, 1)?;
     let budget_time = args.time.map(Duration::from_secs_f64);
     let iterations = if budget_time.is_some() {
@@ -119,6 +185,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let seconds = start.elapsed().as_secs_f64();
     let report = serde_json::json!({
         "test": test.name,
+        "kind": test.kind,
         "weak_behaviour": test.weak,
         "adapter": wgstress_runtime::device::describe(&gpu.info),
         "env": env,
@@ -152,6 +219,14 @@ pub fn run(args: Args) -> Result<ExitCode> {
             counts.weak,
             counts.weak as f64 / seconds
         );
+        if test.kind != test::Kind::Classic {
+            println!(
+                "target           {} ({:.1} per second)",
+                counts.target,
+                counts.target as f64 / seconds
+            );
+        }
+        println!("disallowed       {}", counts.disallowed);
         println!(
             "reproducibility  {:.3}% that another {:.2} s shows it (1 - e^-{})",
             reproducibility(counts.weak as f64) * 100.0,

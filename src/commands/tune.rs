@@ -37,7 +37,9 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let mut env = args.env.env(false);
+    let gpu = wgstress_runtime::device::open(args.env.adapter.as_deref())?;
+    // The environment the search found, when it was found on this adapter.
+    let mut env = args.env.resolve(false, &gpu.info.name)?;
     if env.stress_groups == 0 {
         env.stress_groups = (env.testing_groups / 2).max(1);
     }
@@ -49,7 +51,6 @@ pub fn run(args: Args) -> Result<ExitCode> {
         iterations_per_cell: args.iterations_per_cell.max(1),
         env,
     };
-    let gpu = wgstress_runtime::device::open(args.env.adapter.as_deref())?;
     eprintln!(
         "wgstress: tuning {}",
         wgstress_runtime::device::describe(&gpu.info)
