@@ -202,3 +202,93 @@ fn tune_writes_a_profile_for_this_adapter() {
         .unwrap()
         .contains("<svg"));
 }
+
+#[test]
+fn env_file_round_trips_and_is_used_when_the_adapter_matches() {
+    use wgstress_runtime::litmus::env_file::{env_for, EnvFile};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("env.json");
+    let file = EnvFile {
+        adapter: "Some GPU".into(),
+        driver: "driver 1".into(),
+        backend: "Vulkan".into(),
+        env: Env {
+            stride: 4,
+            distance: 1 << 20,
+            placement: Placement::Scattered,
+            ..small()
+        },
+        reproducibility: 0.99999,
+        budget: 64.0,
+        above_ceiling: 3,
+        min_rate: Some(0.5),
+        mutants: 32,
+        killed: 5,
+        rates: vec![("mut-mp".into(), 12.5)],
+        environments_tried: 7,
+        search_seconds: 1.5,
+    };
+    file.save(&path).unwrap();
+    assert_eq!(EnvFile::load(&path).unwrap(), file);
+    let (env, note) = env_for("Some GPU", &path).unwrap();
+    assert_eq!(env, Some(file.env.clone()));
+    assert!(note.contains("3 of 32 mutants"), "{note}");
+    let (env, note) = env_for("Another GPU", &path).unwrap();
+    assert_eq!(env, None);
+    assert!(note.contains("is for Some GPU"), "{note}");
+}
+
+#[test]
+fn the_suite_runs_and_the_search_chooses_by_algorithm_1() {
+    use std::time::Duration;
+    use wgstress_runtime::litmus::choose::merge_environments;
+    use wgstress_runtime::litmus::mutants::{run_suite, summarise, Pool};
+    use wgstress_runtime::litmus::search::{search, SearchConfig, Space};
+    let gpu = open(None).unwrap();
+    let tests: Vec<_> = test::all()
+        .into_iter()
+        .filter(|t| t.name.contains("mp"))
+        .collect();
+    let env = small();
+    let mut pool = Pool::default();
+    let mut seen = 0;
+    let results = run_suite(
+        &gpu,
+        &mut pool,
+        &tests,
+        &env,
+        Duration::from_millis(20),
+        &mut |_| seen += 1,
+    )
+    .unwrap();
+    assert_eq!(seen, tests.len());
+    for r in &results {
+        assert_eq!(r.counts.total(), r.instances, "{}", r.name);
+        assert_eq!(r.counts.incoherent, 0, "{}: {:?}", r.name, r.violations);
+    }
+    let summary = summarise(&results, 0.95, 1.0);
+    assert_eq!(
+        summary.mutants,
+        results.iter().filter(|r| r.is_mutant()).count()
+    );
+    let space = Space {
+        testing_groups: vec![4, 8],
+        workgroup_size: 32,
+        y_gaps: vec![0, 1 << 12],
+        ..Space::default()
+    };
+    let config = SearchConfig {
+        space,
+        budget: Duration::from_millis(300),
+        per_test: Duration::from_millis(5),
+        random_share: 0.5,
+        reproducibility: 0.95,
+        test_budget: 1.0,
+        seed: 7,
+    };
+    let result = search(&gpu, &tests, &config, &mut |_, _| {}).unwrap();
+    assert!(!result.candidates.is_empty());
+    assert_eq!(result.mutants.len(), summary.mutants);
+    let rates: Vec<Vec<f64>> = result.candidates.iter().map(|c| c.rates.clone()).collect();
+    assert_eq!(merge_environments(&rates, 0.95, 1.0), Some(result.best));
+}

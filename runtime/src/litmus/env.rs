@@ -88,7 +88,8 @@ impl Env {
     fn is_location(&self, w: u32) -> bool {
         let reaches_y = !self.split()
             || u64::from(w) + self.x_words() >= u64::from(self.distance) + u64::from(self.stride);
-        w % self.stride == 0 || (reaches_y && self.distance % self.stride == w % self.stride)
+        w.is_multiple_of(self.stride)
+            || (reaches_y && self.distance % self.stride == w % self.stride)
     }
 
     /// Checks the environment against the device's limits, before anything is dispatched.
@@ -99,7 +100,7 @@ impl Env {
         if self.stride == 0 {
             return Err("--stride must be at least 1".into());
         }
-        if !self.split() && self.distance % self.stride == 0 {
+        if !self.split() && self.distance.is_multiple_of(self.stride) {
             return Err(format!(
                 "y would land on another instance's x: --distance {} must not be a multiple of --stride {} unless it is at least instances x stride ({})",
                 self.distance,

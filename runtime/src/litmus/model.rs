@@ -164,15 +164,18 @@ impl Execution {
         let fences: Vec<usize> = (0..n)
             .filter(|&e| fences && events.ops[e] == Op::Fence)
             .collect();
-        let mut hb = vec![vec![false; n]; n];
-        for a in 0..n {
-            for b in 0..n {
-                let po_loc = events.po(a, b)
-                    && events.ops[a].loc().is_some()
-                    && events.ops[a].loc() == events.ops[b].loc();
-                hb[a][b] = po_loc || self.com(events, a, b);
-            }
-        }
+        let mut hb: Vec<Vec<bool>> = (0..n)
+            .map(|a| {
+                (0..n)
+                    .map(|b| {
+                        let po_loc = events.po(a, b)
+                            && events.ops[a].loc().is_some()
+                            && events.ops[a].loc() == events.ops[b].loc();
+                        po_loc || self.com(events, a, b)
+                    })
+                    .collect()
+            })
+            .collect();
         for &f1 in &fences {
             for &f2 in &fences {
                 if self.sw(events, f1, f2) {
@@ -191,13 +194,13 @@ impl Execution {
 fn acyclic(edges: &[Vec<bool>]) -> bool {
     let n = edges.len();
     let mut reach = edges.to_vec();
+    // Warshall's transitive closure.
     for k in 0..n {
-        for i in 0..n {
-            if reach[i][k] {
-                for j in 0..n {
-                    if reach[k][j] {
-                        reach[i][j] = true;
-                    }
+        let through = reach[k].clone();
+        for row in reach.iter_mut() {
+            if row[k] {
+                for (cell, via) in row.iter_mut().zip(&through) {
+                    *cell |= *via;
                 }
             }
         }

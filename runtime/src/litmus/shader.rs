@@ -156,7 +156,9 @@ fn run(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) groups: v
         return;
     }}
     let i = group * {size}u + lid;
-    stress_word(target_word(i), p.pre_stress);
+    if p.pre_stress > 0u {{
+        stress_word(target_word(i), p.pre_stress);
+    }}
 "#
     );
     // Thread t of an instance runs in the invocation that the t-th permutation maps to it;
