@@ -4,6 +4,8 @@
 # search; (c) every mutant in the best environment found; (d) every conformance test there.
 # Usage: bench/gpu-mutants.sh OUT_DIR. About 7 minutes with the defaults below; every budget
 # is a variable, and SECONDS_SCALE multiplies them all (e.g. SECONDS_SCALE=0.02 on lavapipe).
+# (e), optional (TUNE_BUDGET=60 adds about 2 minutes): tune with its defaults and in the best
+# environment, the second saying how the profile changed.
 # WGSTRESS names another binary (e.g. target/debug/wgstress off the device).
 set -u
 out=${1:-out}; mkdir -p "$out/mutants"
@@ -19,6 +21,7 @@ MUTANT_TIME=${MUTANT_TIME:-2}        # (c) seconds per mutant (32 mutants)
 CONF_TIME=${CONF_TIME:-3}            # (d) seconds per conformance test (20 tests)
 REPRO=${REPRO:-0.99999}              # reproducibility target of the score and the search
 BUDGET=${BUDGET:-64}                 # per-test budget (s) the reproducibility score is for
+TUNE_BUDGET=${TUNE_BUDGET:-0}        # (e) seconds per tune, default and in the env; 0 skips
 GAP=${GAP:-262144}                   # words from the end of the x region to y's (1 MiB)
 exec 3>&1  # timings go to the script's stdout even when a command's output is redirected
 s() { python3 -c "print(max(0.001, $1 * $scale))"; }
@@ -69,5 +72,13 @@ for t in r["results"]:
     print(f"{t['name']:<30} {t['instances']:>14} disallowed {t['counts']['disallowed']:>10} {v}")
 print("coherence violations:", s["incoherent"] or "none", "| release/acquire only:", s["relacq_only"] or "none", f"| took {r['seconds']:.1f} s")
 PY
+if [ "$TUNE_BUDGET" != 0 ]; then
+  echo "== (e) tune with its defaults, then in the best environment"
+  timed "tune default" $w tune --budget "$(s "$TUNE_BUDGET")" --profile "$d/profile.json" \
+    --heat-map "$d/heatmap-default.svg" 2>> "$out/stderr.log" | tee "$d/tune-default.txt"
+  cp "$d/profile.json" "$d/profile-default.json"
+  timed "tune in env" $w tune --budget "$(s "$TUNE_BUDGET")" --env "$d/env.json" --profile "$d/profile.json" \
+    --heat-map "$d/heatmap-env.svg" 2>> "$out/stderr.log" | tee "$d/tune-env.txt"
+fi
 cp "$d/env.json" "$out/env.json" 2>/dev/null
 tar czf "$out/mutants.tgz" -C "$out" mutants

@@ -81,6 +81,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
     );
     let profile = tune(&gpu, &config, &bar)?;
     bar.finish_and_clear();
+    // The profile this one replaces, to say how tuning in another environment changed it.
+    let previous = wgstress_runtime::profile::Profile::load(&args.profile).ok();
     profile.save(&args.profile)?;
     heat_map(&profile, &args.heat_map)?;
     println!("adapter          {}", profile.adapter);
@@ -95,6 +97,15 @@ pub fn run(args: Args) -> Result<ExitCode> {
         profile.seconds, profile.iterations_per_cell
     );
     println!("profile          {}", args.profile.display());
+    if let Some(before) = previous.filter(|p| p.adapter == profile.adapter) {
+        let changes = profile.changes_from(&before);
+        let text = if changes.is_empty() {
+            "none".to_string()
+        } else {
+            changes.join("; ")
+        };
+        println!("changes          {text} (from the profile it replaced)");
+    }
     println!("heat map         {}", args.heat_map.display());
     Ok(ExitCode::SUCCESS)
 }
