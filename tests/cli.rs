@@ -427,3 +427,49 @@ fn ctrl_c_prints_and_saves_the_summary() {
     assert_eq!(last["type"], "summary");
     assert_eq!(last["runs"], summary["runs"]);
 }
+
+#[test]
+fn litmus_lists_the_suite_and_mutants_runs_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let list = wgstress(&["litmus", "--list"], dir.path());
+    assert!(list.status.success(), "{}", stderr(&list));
+    let text = String::from_utf8_lossy(&list.stdout);
+    let kind = |k: &str| text.lines().filter(|l| l.contains(k)).count();
+    assert_eq!(
+        (kind(" conformance ("), kind(" mutant (")),
+        (20, 32),
+        "{text}"
+    );
+    assert!(
+        text.contains("mut-mp") && text.contains("r0=2 r1=0 x=1 y=2"),
+        "{text}"
+    );
+    let out = wgstress(
+        &[
+            "mutants",
+            "--tests",
+            "conformance",
+            "--time",
+            "0.01",
+            "--testing-groups",
+            "2",
+            "--workgroup-size",
+            "16",
+            "--json",
+        ],
+        dir.path(),
+    );
+    // Exit 1 would be a coherence violation on lavapipe: a real finding.
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["results"].as_array().unwrap().len(), 20);
+    assert_eq!(report["summary"]["conformance_tests"], 20);
+    assert_bad_input(
+        &["mutants", "--time", "0"],
+        "--time, --search-time and --budget must be above 0",
+    );
+    assert_bad_input(
+        &["litmus", "mp", "--stride", "32", "--distance", "131072"],
+        "--y-gap puts y in a region of its own",
+    );
+}

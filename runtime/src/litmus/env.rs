@@ -102,7 +102,7 @@ impl Env {
         }
         if !self.split() && self.distance.is_multiple_of(self.stride) {
             return Err(format!(
-                "y would land on another instance's x: --distance {} must not be a multiple of --stride {} unless it is at least instances x stride ({})",
+                "y would land on another instance's x: --distance {} must not be a multiple of --stride {} unless it is at least instances x stride ({}); --y-gap puts y in a region of its own",
                 self.distance,
                 self.stride,
                 self.x_words()
