@@ -13,7 +13,7 @@ out=${1:-out}; mkdir -p "$out/mutants"
 w=${WGSTRESS:-$w}
 d=$out/mutants
 scale=${SECONDS_SCALE:-1}
-MP_TIME=${MP_TIME:-8}                # (a) seconds per MP run (7 runs)
+MP_TIME=${MP_TIME:-7}                # (a) seconds per MP run (8 runs)
 SEARCH_BUDGET=${SEARCH_BUDGET:-210}  # (b) seconds of environment search
 SEARCH_TIME=${SEARCH_TIME:-0.1}      # (b) seconds per mutant per environment
 SEARCH_GROUPS=${SEARCH_GROUPS:-256,512,1024}
@@ -43,6 +43,7 @@ for g in 256 512 1024; do
   timed "mp split stride 32, $g groups" mp "split-s32-g$g" --testing-groups $g --stride 32 --y-gap $GAP
 done
 timed "mp split stride 1, 512 groups" mp "split-s1-g512" --testing-groups 512 --stride 1 --y-gap $GAP
+timed "mp split stride 32 y-permuted, 512 groups" mp "split-s32-ypermuted-g512" --testing-groups 512 --stride 32 --y-gap $GAP --placement y-permuted
 timed "mp split stride 32 scattered, 512 groups" mp "split-s32-scattered-g512" --testing-groups 512 --stride 32 --y-gap $GAP --placement scattered
 timed "mp old default (256 groups, x..y 32 words)" mp "old-default"
 timed "mp old default, 512 groups" mp "old-default-g512" --testing-groups 512

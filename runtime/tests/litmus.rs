@@ -45,7 +45,12 @@ fn every_test_runs_and_counts_add_up() {
 fn split_layouts_and_placements_run_and_count_every_instance() {
     let gpu = open(None).unwrap();
     let mp = test::find("mut-mp").unwrap();
-    for placement in [Placement::Direct, Placement::Permuted, Placement::Scattered] {
+    for placement in [
+        Placement::Direct,
+        Placement::Permuted,
+        Placement::YPermuted,
+        Placement::Scattered,
+    ] {
         // x of every instance in one region, y of every instance 1 MiB further on.
         let env = Env {
             stride: 4,

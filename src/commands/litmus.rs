@@ -25,7 +25,8 @@ pub struct EnvArgs {
     #[arg(long)]
     pub y_gap: Option<u32>,
     /// Where instance k's locations go: direct (k), permuted (one co-prime permutation for x
-    /// and y) or scattered (one for x, another for y)
+    /// and y), y-permuted (x at k, y permuted: the paper's) or scattered (one permutation for
+    /// x, another for y)
     #[arg(long, default_value = "permuted")]
     pub placement: Placement,
     /// Environment JSON written by `wgstress mutants --search`; used instead of the

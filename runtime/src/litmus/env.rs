@@ -168,13 +168,15 @@ fn one() -> u32 {
 }
 
 /// Where instance k's locations go: k itself, a co-prime permutation of k for both x and y,
-/// or one permutation for x and another for y (the paper's PTE permutes y's location).
+/// x at k and y at a permutation of k (the paper's PTE), or one permutation for x and
+/// another for y.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Placement {
     Direct,
     #[default]
     Permuted,
+    YPermuted,
     Scattered,
 }
 
@@ -184,9 +186,10 @@ impl std::str::FromStr for Placement {
         match s {
             "direct" => Ok(Placement::Direct),
             "permuted" => Ok(Placement::Permuted),
+            "y-permuted" => Ok(Placement::YPermuted),
             "scattered" => Ok(Placement::Scattered),
             _ => Err(format!(
-                "unknown placement `{s}` (known: direct, permuted, scattered)"
+                "unknown placement `{s}` (known: direct, permuted, y-permuted, scattered)"
             )),
         }
     }
@@ -197,6 +200,7 @@ impl std::fmt::Display for Placement {
         f.write_str(match self {
             Placement::Direct => "direct",
             Placement::Permuted => "permuted",
+            Placement::YPermuted => "y-permuted",
             Placement::Scattered => "scattered",
         })
     }

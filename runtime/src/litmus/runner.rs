@@ -276,11 +276,14 @@ impl Litmus {
             }
         };
         let (pair_mul, observer_mul) = (draw(!e.same_thread), draw(!e.same_thread));
-        let x_mul = draw(e.placement != Placement::Direct);
+        let x_mul = draw(matches!(
+            e.placement,
+            Placement::Permuted | Placement::Scattered
+        ));
         let y_mul = match e.placement {
             Placement::Direct => 1,
             Placement::Permuted => x_mul,
-            Placement::Scattered => draw(true),
+            Placement::YPermuted | Placement::Scattered => draw(true),
         };
         let params = vec![
             instances,

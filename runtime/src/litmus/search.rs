@@ -40,7 +40,12 @@ impl Default for Space {
             workgroup_size: 256,
             strides: vec![1, 2, 4, 16, 32, 64],
             y_gaps: vec![0, 1 << 18, 1 << 20],
-            placements: vec![Placement::Direct, Placement::Permuted, Placement::Scattered],
+            placements: vec![
+                Placement::Direct,
+                Placement::Permuted,
+                Placement::YPermuted,
+                Placement::Scattered,
+            ],
             shuffles: vec![false, true],
             stress_ratios: vec![0.0, 0.0, 0.25, 0.5, 1.0],
             stress_iterations: vec![16, 64, 256, 1024],
