@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 use wgstress_runtime::device::{describe, open, Gpu};
+use wgstress_runtime::litmus::env::Env;
 use wgstress_runtime::litmus::env_file::EnvFile;
 use wgstress_runtime::litmus::mutants::{run_suite, summarise, Pool, TestResult};
 use wgstress_runtime::litmus::search::{search, Candidate, SearchConfig, Space};
@@ -145,6 +146,14 @@ pub fn run(args: Args) -> Result<ExitCode> {
             list_or_none(&summary.relacq_only)
         );
         println!("environment      {}", serde_json::to_string(&env)?);
+        for r in results.iter().filter(|r| !r.violations.is_empty()) {
+            println!(
+                "replay           wgstress litmus {} {} --time {}",
+                r.name,
+                replay_options(&env),
+                args.time
+            );
+        }
         println!("took             {seconds:.1} s");
     }
     // A broken coherence promise is a bug by WGSL's own rules (or naga's).
@@ -153,6 +162,29 @@ pub fn run(args: Args) -> Result<ExitCode> {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// The `litmus` options that rebuild `env`.
+fn replay_options(env: &Env) -> String {
+    let mut options = format!(
+        "--testing-groups {} --workgroup-size {} --stride {} --distance {} --placement {} --stress-groups {} --stress-offset {} --target-lines {} --line-size {} --sequence '{}' --stress-iterations {} --pre-stress {}",
+        env.testing_groups,
+        env.workgroup_size,
+        env.stride,
+        env.distance,
+        env.placement,
+        env.stress_groups,
+        env.stress_offset,
+        env.target_lines,
+        env.line_size,
+        env.sequence,
+        env.stress_iterations,
+        env.pre_stress
+    );
+    if !env.shuffle {
+        options.push_str(" --no-shuffle");
+    }
+    options
 }
 
 fn list_or_none(names: &[String]) -> String {
@@ -277,5 +309,41 @@ fn finite(rate: f64) -> f64 {
         rate
     } else {
         0.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+    use wgstress_runtime::litmus::env::Placement;
+
+    #[derive(Parser)]
+    struct Options {
+        #[command(flatten)]
+        env: EnvArgs,
+    }
+
+    #[test]
+    fn replay_options_rebuild_the_environment() {
+        let env = Env {
+            testing_groups: 512,
+            stride: 4,
+            distance: 1 << 20,
+            placement: Placement::Scattered,
+            shuffle: false,
+            stress_groups: 7,
+            stress_offset: 3,
+            target_lines: 9,
+            sequence: "st;ld;st".parse().unwrap(),
+            stress_iterations: 99,
+            pre_stress: 5,
+            ..Env::default()
+        };
+        let text = replay_options(&env);
+        let words = std::iter::once("wgstress")
+            .chain(text.split_whitespace().map(|w| w.trim_matches('\'')));
+        let parsed = Options::try_parse_from(words).unwrap();
+        assert_eq!(parsed.env.env(false), env);
     }
 }

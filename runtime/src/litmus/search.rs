@@ -257,3 +257,36 @@ pub fn search(
         seconds: start.elapsed().as_secs_f64(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn neighbours_differ_in_one_parameter() {
+        let space = Space::default();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        for _ in 0..200 {
+            let p = space.random(&mut rng);
+            let q = space.neighbour(&p, &mut rng);
+            assert_eq!(p.iter().zip(&q).filter(|(a, b)| a != b).count(), 1);
+        }
+    }
+
+    #[test]
+    fn points_make_valid_environments() {
+        let space = Space::default();
+        let limits = wgpu::Limits {
+            max_storage_buffer_binding_size: 1 << 30,
+            ..wgpu::Limits::default()
+        };
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        let mut split = 0;
+        for _ in 0..500 {
+            let env = space.env(&space.random(&mut rng), &limits).expect("fits");
+            env.check(&limits).unwrap();
+            split += usize::from(env.split());
+        }
+        assert!(split > 0 && split < 500, "{split}");
+    }
+}
