@@ -196,6 +196,7 @@ impl LitmusEnvOptions {
             workgroup_size: self.workgroup_size,
             stride: self.stride,
             distance: self.distance,
+            placement: Default::default(),
             shuffle: !self.no_shuffle,
             stress_groups: self.stress_groups,
             stress_offset: self.stress_offset,

@@ -322,7 +322,7 @@ fn jsonl_log_survives_a_killed_process() {
 fn litmus_and_tune_refuse_bad_input() {
     assert_bad_input(
         &["litmus", "xyz"],
-        "unknown litmus test `xyz` (known: mp, sb, lb, corr, coww, cowr, corw, 2+2w)",
+        "unknown litmus test `xyz` (known: mp, sb, lb, corr, coww, cowr, corw, 2+2w, conf-corr",
     );
     assert_bad_input(
         &["litmus", "mp", "--testing-groups", "0"],

@@ -40,6 +40,31 @@ impl Profile {
         }
     }
 
+    /// How this profile differs from `before` in what the systematic strategy uses, one line
+    /// per setting: `patch size: 32 -> 16 words`; empty when nothing changed.
+    pub fn changes_from(&self, before: &Profile) -> Vec<String> {
+        let mut changes = Vec::new();
+        if self.patch_words != before.patch_words {
+            changes.push(format!(
+                "patch size: {} -> {} words",
+                before.patch_words, self.patch_words
+            ));
+        }
+        if self.sequence != before.sequence {
+            changes.push(format!(
+                "sequence: {} -> {}",
+                before.sequence, self.sequence
+            ));
+        }
+        if self.spread != before.spread {
+            changes.push(format!(
+                "spread: {} -> {} patches",
+                before.spread, self.spread
+            ));
+        }
+        changes
+    }
+
     pub fn load(path: &Path) -> Result<Profile> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
         serde_json::from_str(&text).map_err(|e| Error::json(path, e))
@@ -85,4 +110,37 @@ pub fn shape_for(adapter: &str, path: Option<&Path>) -> Result<(StressShape, Str
         shape.spread
     );
     Ok((shape, note))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn profile(patch_words: u32, sequence: &str, spread: u32) -> Profile {
+        Profile {
+            adapter: "GPU".into(),
+            driver: String::new(),
+            backend: String::new(),
+            patch_words,
+            sequence: sequence.parse().unwrap(),
+            spread,
+            patch_note: String::new(),
+            patch_grid: BTreeMap::new(),
+            sequence_scores: vec![],
+            spread_scores: vec![],
+            iterations_per_cell: 1,
+            seconds: 0.0,
+        }
+    }
+
+    #[test]
+    fn changes_name_what_moved() {
+        let before = profile(32, "ld;st", 2);
+        assert!(before.changes_from(&before).is_empty());
+        let after = profile(16, "st", 2);
+        assert_eq!(
+            after.changes_from(&before),
+            ["patch size: 32 -> 16 words", "sequence: ld;st -> st"]
+        );
+    }
 }

@@ -376,7 +376,7 @@ impl RunParams {
         };
         let (shuffle_mul, shuffle_add) = if settings.shuffle && app_groups > 1 {
             (
-                coprime(&mut rng, app_groups, 1),
+                coprime(&mut rng, app_groups, 1, app_groups),
                 rng.random_range(0..app_groups),
             )
         } else {
@@ -441,14 +441,15 @@ fn gcd(a: u32, b: u32) -> u32 {
     }
 }
 
-/// A random multiplier in `lowest..n` co-prime with `n`, so that x -> x * m mod n is a
-/// bijection; 1 when that range is empty.
-pub(crate) fn coprime(rng: &mut impl Rng, n: u32, lowest: u32) -> u32 {
-    if n <= lowest {
+/// A random multiplier in `lowest..below` (`below` at most `n`) co-prime with `n`, so that
+/// x -> x * m mod n is a bijection; 1 when that range is empty.
+pub(crate) fn coprime(rng: &mut impl Rng, n: u32, lowest: u32, below: u32) -> u32 {
+    let below = below.min(n);
+    if below <= lowest {
         return 1;
     }
     loop {
-        let m = rng.random_range(lowest..n);
+        let m = rng.random_range(lowest..below);
         if gcd(m, n) == 1 {
             return m;
         }

@@ -1,7 +1,8 @@
 //! Litmus tests and tuning on a real device (lavapipe in CI).
 
 use wgstress_runtime::device::open;
-use wgstress_runtime::litmus::{env::Env, runner::Litmus, test};
+use wgstress_runtime::litmus::env::{Env, Placement};
+use wgstress_runtime::litmus::{runner::Litmus, test};
 use wgstress_runtime::profile::{shape_for, Profile};
 use wgstress_runtime::strategy::StressShape;
 
@@ -17,18 +18,58 @@ fn small() -> Env {
 #[test]
 fn every_test_runs_and_counts_add_up() {
     let gpu = open(None).unwrap();
-    for t in test::all() {
-        for fence in [false, true] {
+    for (i, t) in test::all().into_iter().enumerate() {
+        // The classics with and without the fence flag; the suite carries its own fences.
+        let fences: &[bool] = if i < test::classics().len() {
+            &[false, true]
+        } else {
+            &[false]
+        };
+        for &fence in fences {
             let env = Env { fence, ..small() };
             let mut litmus = Litmus::new(&gpu, t.clone(), env.clone(), 0, 3).unwrap();
             let counts = litmus.run(&gpu, 7).unwrap();
             assert_eq!(counts.total(), 7 * u64::from(env.instances()), "{}", t.name);
             assert_eq!(
-                counts.outcomes.iter().sum::<u64>(),
+                counts.outcomes.iter().sum::<u64>() + counts.impossible,
                 counts.total(),
                 "{}",
                 t.name
             );
+            assert_eq!(counts.impossible, 0, "{}: values no store wrote", t.name);
+        }
+    }
+}
+
+#[test]
+fn split_layouts_and_placements_run_and_count_every_instance() {
+    let gpu = open(None).unwrap();
+    let mp = test::find("mut-mp").unwrap();
+    for placement in [
+        Placement::Direct,
+        Placement::Permuted,
+        Placement::YPermuted,
+        Placement::Scattered,
+    ] {
+        // x of every instance in one region, y of every instance 1 MiB further on.
+        let env = Env {
+            stride: 4,
+            distance: 1 << 18,
+            placement,
+            stress_offset: 2,
+            ..small()
+        };
+        assert!(env.split());
+        assert!(env.memory_words() < (1 << 18) + 4 * u64::from(env.instances()) + 8);
+        let mut litmus = Litmus::new(&gpu, mp.clone(), env.clone(), 0, 9).unwrap();
+        for _ in 0..3 {
+            let counts = litmus.run(&gpu, 5).unwrap();
+            assert_eq!(
+                counts.total(),
+                5 * u64::from(env.instances()),
+                "{placement}"
+            );
+            assert_eq!(counts.impossible, 0);
         }
     }
 }
@@ -49,13 +90,12 @@ fn both_threads_in_one_invocation_is_always_sequential() {
             "{}: {counts:?}",
             t.name
         );
-        // Thread 0 then thread 1 of the same instance: exactly that one outcome.
-        assert_eq!(
-            counts.outcomes.iter().filter(|n| **n > 0).count(),
-            1,
-            "{}",
-            t.name
-        );
+        // Thread 0, then thread 1 (then the observer) of the same instance: that one outcome.
+        let seen: Vec<usize> = (0..counts.outcomes.len())
+            .filter(|&o| counts.outcomes[o] > 0)
+            .collect();
+        assert_eq!(seen, [t.in_order_outcome()], "{}", t.name);
+        assert_eq!(counts.disallowed, 0, "{}", t.name);
     }
 }
 
@@ -162,6 +202,7 @@ fn tune_writes_a_profile_for_this_adapter() {
     assert_eq!(profile.sequence_scores.len(), 2);
     assert_eq!(cells, config.cells());
 }
+
 
 #[test]
 fn env_file_round_trips_and_is_used_when_the_adapter_matches() {

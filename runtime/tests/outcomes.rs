@@ -125,9 +125,12 @@ fn main() {
     let runs = params(&engine, &settings(Strategy::Systematic, false), 0..2);
     for r in engine.run(&runs).unwrap() {
         assert_eq!(r.outcome, Outcome::Watchdog);
-        assert_eq!(
-            r.record.watchdog.count, 8,
-            "every spinning thread was cut off once"
+        // The first thread to reach the limit is cut off; the others see its event within
+        // 64 iterations and leave without reaching the limit themselves.
+        assert!(
+            (1..=8).contains(&r.record.watchdog.count),
+            "{} threads reached the limit",
+            r.record.watchdog.count
         );
         assert_eq!(
             r.record.max_trips, 4097,

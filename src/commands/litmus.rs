@@ -53,7 +53,7 @@ pub struct Plan {
 
 pub fn plan(args: &Args) -> Result<Plan> {
     let test = test::find(&args.test).ok_or_else(|| {
-        let names: Vec<_> = test::all().iter().map(|t| t.name).collect();
+        let names: Vec<_> = test::all().iter().map(|t| t.name.clone()).collect();
         anyhow!(
             "unknown litmus test `{}` (known: {})",
             args.test,

@@ -1,5 +1,10 @@
 //! A litmus test environment: how many instances, where their locations lie, and how they
 //! are stressed (the parameters of the MC Mutants / GPUHarbor line of work).
+//!
+//! Layout: x of instance k lies at place(k) * stride, y at distance + place(k) * stride. With
+//! `distance` below `stride` x and y share an instance's stride (the old layout); with
+//! `distance` at least instances x stride they lie in two separate regions, and memory grows
+//! by the distance, not by instances x distance.
 
 use crate::strategy::Sequence;
 use serde::{Deserialize, Serialize};
@@ -8,10 +13,13 @@ use serde::{Deserialize, Serialize};
 pub struct Env {
     pub testing_groups: u32,
     pub workgroup_size: u32,
-    /// Words between consecutive instances' x (the location stride); at least distance + 1.
+    /// Words between consecutive instances' x (and y).
     pub stride: u32,
-    /// Words from x to y.
+    /// Words from x to y of the same placed instance.
     pub distance: u32,
+    /// How instances are placed in memory.
+    #[serde(default)]
+    pub placement: Placement,
     pub shuffle: bool,
     pub stress_groups: u32,
     /// Word of each stressed instance region that stress hammers (never x or y).
@@ -40,6 +48,7 @@ impl Default for Env {
             workgroup_size: 256,
             stride: 64,
             distance: 32,
+            placement: Placement::Permuted,
             shuffle: true,
             stress_groups: 0,
             stress_offset: 48,
@@ -59,22 +68,45 @@ impl Env {
         self.testing_groups * self.workgroup_size
     }
 
-    /// Words per instance region.
-    pub fn region(&self) -> u32 {
-        self.stride
-            .max(self.distance + 1)
-            .max(self.stress_offset + self.line_size.max(1))
+    /// Words of the x region: every instance's stride.
+    fn x_words(&self) -> u64 {
+        u64::from(self.instances()) * u64::from(self.stride)
+    }
+
+    /// Whether x and y lie in separate regions.
+    pub fn split(&self) -> bool {
+        u64::from(self.distance) >= self.x_words()
     }
 
     /// Words of test memory.
     pub fn memory_words(&self) -> u64 {
-        u64::from(self.instances()) * u64::from(self.region())
+        let stressed = u64::from(self.stress_offset) + u64::from(self.line_size.max(1));
+        (u64::from(self.distance) + self.x_words()).max(self.x_words() + stressed)
+    }
+
+    /// Whether word `w` of an instance's stride (w < stride, from its x) is a test location.
+    fn is_location(&self, w: u32) -> bool {
+        let reaches_y = !self.split()
+            || u64::from(w) + self.x_words() >= u64::from(self.distance) + u64::from(self.stride);
+        w.is_multiple_of(self.stride)
+            || (reaches_y && self.distance % self.stride == w % self.stride)
     }
 
     /// Checks the environment against the device's limits, before anything is dispatched.
     pub fn check(&self, limits: &wgpu::Limits) -> Result<(), String> {
         if self.testing_groups == 0 {
             return Err("--testing-groups must be at least 1".into());
+        }
+        if self.stride == 0 {
+            return Err("--stride must be at least 1".into());
+        }
+        if !self.split() && self.distance.is_multiple_of(self.stride) {
+            return Err(format!(
+                "y would land on another instance's x: --distance {} must not be a multiple of --stride {} unless it is at least instances x stride ({}); --y-gap puts y in a region of its own",
+                self.distance,
+                self.stride,
+                self.x_words()
+            ));
         }
         if self.workgroup_size == 0 {
             return Err("--workgroup-size must be at least 1".into());
@@ -117,17 +149,21 @@ impl Env {
         let bytes = self.memory_words() * 4;
         if bytes > limits.max_storage_buffer_binding_size {
             return Err(format!(
-                "test memory of {bytes} bytes ({} instances x {} words) is beyond this adapter's limit of {} bytes (max_storage_buffer_binding_size): lower --stride or --testing-groups",
+                "test memory of {bytes} bytes ({} instances x {} words + distance {}) is beyond this adapter's limit of {} bytes (max_storage_buffer_binding_size): lower --stride, --distance or --testing-groups",
                 self.instances(),
-                self.region(),
+                self.stride,
+                self.distance,
                 limits.max_storage_buffer_binding_size
             ));
         }
-        let stressed = self.stress_offset..self.stress_offset + self.line_size.max(1);
-        if self.stress_groups > 0 && (stressed.contains(&0) || stressed.contains(&self.distance)) {
+        let mut stressed = self.stress_offset..self.stress_offset + self.line_size.max(1);
+        let stresses = self.stress_groups > 0 || self.pre_stress > 0;
+        if stresses && stressed.any(|w| self.is_location(w)) {
             return Err(format!(
-                "the stressed words {stressed:?} hold a test location (x = 0, y = {}): pick another --stress-offset or --line-size",
-                self.distance
+                "the stressed words {:?} hold a test location (x = 0, y = {} modulo the stride {}): pick another --stress-offset or --line-size",
+                self.stress_offset..self.stress_offset + self.line_size.max(1),
+                self.distance,
+                self.stride
             ));
         }
         if self.target_lines == 0 || self.target_lines > self.instances() {
@@ -142,4 +178,43 @@ impl Env {
 
 fn one() -> u32 {
     1
+}
+
+/// Where instance k's locations go: k itself, a co-prime permutation of k for both x and y,
+/// x at k and y at a permutation of k (the paper's PTE), or one permutation for x and
+/// another for y.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Placement {
+    Direct,
+    #[default]
+    Permuted,
+    YPermuted,
+    Scattered,
+}
+
+impl std::str::FromStr for Placement {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "direct" => Ok(Placement::Direct),
+            "permuted" => Ok(Placement::Permuted),
+            "y-permuted" => Ok(Placement::YPermuted),
+            "scattered" => Ok(Placement::Scattered),
+            _ => Err(format!(
+                "unknown placement `{s}` (known: direct, permuted, y-permuted, scattered)"
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for Placement {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Placement::Direct => "direct",
+            Placement::Permuted => "permuted",
+            Placement::YPermuted => "y-permuted",
+            Placement::Scattered => "scattered",
+        })
+    }
 }

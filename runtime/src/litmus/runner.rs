@@ -2,14 +2,13 @@
 //! dispatch of every instance followed by the classification kernel; counts stay on the GPU
 //! until the batch is read back.
 
-use super::env::Env;
-use super::shader::{generate, PARAMS};
-use super::test::{Class, Test, OUTCOMES};
+use super::env::{Env, Placement};
+use super::shader::{bins, generate, PARAMS};
+use super::test::{Class, Outcomes, Test};
 use crate::device::Gpu;
 use crate::error::{Error, Result};
 use rand::{Rng, SeedableRng};
 use serde::Serialize;
-use wgpu::util::DeviceExt;
 
 /// Outcome counts over some iterations.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -17,21 +16,65 @@ pub struct Counts {
     pub sequential: u64,
     pub interleaved: u64,
     pub weak: u64,
-    /// Instances per outcome index (registers and final memory, base 3).
+    /// Instances that showed the test's target behaviour.
+    pub target: u64,
+    /// Instances whose outcome the test's memory model disallows (a possible bug).
+    pub disallowed: u64,
+    /// Of those, instances whose outcome breaks coherence (SC per location), which WGSL
+    /// promises; the rest break only the paper's release/acquire fences.
+    pub incoherent: u64,
+    /// Instances that read or left a value no store wrote (a bug, counted as disallowed and
+    /// incoherent too).
+    pub impossible: u64,
+    /// Instances per outcome index (registers and final memory; `Test::describe` names them).
     #[serde(skip)]
     pub outcomes: Vec<u64>,
 }
 
 impl Counts {
     pub fn total(&self) -> u64 {
-        self.sequential + self.interleaved + self.weak
+        self.sequential + self.interleaved + self.weak + self.impossible
+    }
+
+    /// Sorts a histogram (one bin per outcome, then one for impossible values) by class.
+    pub fn from_histogram(histogram: &[u64], outcomes: &Outcomes) -> Counts {
+        let n = outcomes.class.len();
+        let mut counts = Counts {
+            impossible: histogram[n],
+            disallowed: histogram[n],
+            incoherent: histogram[n],
+            outcomes: histogram[..n].to_vec(),
+            ..Counts::default()
+        };
+        for (o, &c) in histogram[..n].iter().enumerate() {
+            match outcomes.class[o] {
+                Class::Sequential => counts.sequential += c,
+                Class::Interleaved => counts.interleaved += c,
+                Class::Weak => counts.weak += c,
+            }
+            if outcomes.target[o] {
+                counts.target += c;
+            }
+            if !outcomes.allowed[o] {
+                counts.disallowed += c;
+            }
+            if !outcomes.coherent[o] {
+                counts.incoherent += c;
+            }
+        }
+        counts
     }
 
     pub fn add(&mut self, other: &Counts) {
         self.sequential += other.sequential;
         self.interleaved += other.interleaved;
         self.weak += other.weak;
-        self.outcomes.resize(OUTCOMES, 0);
+        self.target += other.target;
+        self.disallowed += other.disallowed;
+        self.incoherent += other.incoherent;
+        self.impossible += other.impossible;
+        self.outcomes
+            .resize(other.outcomes.len().max(self.outcomes.len()), 0);
         for (a, b) in self.outcomes.iter_mut().zip(&other.outcomes) {
             *a += b;
         }
@@ -44,22 +87,27 @@ const TIMEOUT: std::time::Duration = std::time::Duration::from_secs(120);
 pub struct Litmus {
     pub test: Test,
     pub env: Env,
+    pub outcomes: Outcomes,
     run: wgpu::ComputePipeline,
     classify: wgpu::ComputePipeline,
     group: wgpu::BindGroup,
     mem: wgpu::Buffer,
-    regs: wgpu::Buffer,
+    /// Bound in `group`; kept with it.
+    _regs: wgpu::Buffer,
     counts: wgpu::Buffer,
     counts_read: wgpu::Buffer,
     params: wgpu::Buffer,
     rng: rand_chacha::ChaCha8Rng,
     /// Memory allocated for environments up to this many words.
     capacity: u64,
+    /// The test memory holds another layout's leftovers: clear it before the next run.
+    stale: bool,
 }
 
-/// A multiplier co-prime with `n` other than 1 where there is one: a permutation that moves.
+/// A multiplier co-prime with `n` other than 1 where there is one (a permutation that
+/// moves), below 2^32 / n so that the shader's k * m cannot overflow.
 fn coprime(rng: &mut impl Rng, n: u32) -> u32 {
-    crate::strategy::coprime(rng, n, 2)
+    crate::strategy::coprime(rng, n, 2, u32::MAX / n.max(1))
 }
 
 impl Litmus {
@@ -70,10 +118,11 @@ impl Litmus {
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let source = generate(&test, env.workgroup_size);
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some(test.name),
+            label: Some(&test.name),
             source: wgpu::ShaderSource::Wgsl(source.into()),
         });
         let constants = [("FENCE", if env.fence { 1.0 } else { 0.0 })];
+        let outcomes = test.outcomes();
         let entry = |binding: u32, ty: wgpu::BufferBindingType| wgpu::BindGroupLayoutEntry {
             binding,
             visibility: wgpu::ShaderStages::COMPUTE,
@@ -91,8 +140,7 @@ impl Litmus {
                 entry(0, rw),
                 entry(1, rw),
                 entry(2, rw),
-                entry(3, wgpu::BufferBindingType::Storage { read_only: true }),
-                entry(4, wgpu::BufferBindingType::Uniform),
+                entry(3, wgpu::BufferBindingType::Uniform),
             ],
         });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -117,10 +165,11 @@ impl Litmus {
         let mem = buffer("litmus memory", capacity * 4, U::STORAGE | U::COPY_DST);
         let regs = buffer(
             "litmus registers",
-            u64::from(env.instances()) * 4 * super::test::REGISTERS as u64,
+            u64::from(env.instances()) * 4 * test.registers().max(1) as u64,
             U::STORAGE | U::COPY_DST,
         );
-        let counts_bytes = (3 + OUTCOMES as u64 + 1) * 4;
+        // One word per bin and a sink that keeps stress loops from being optimised away.
+        let counts_bytes = (bins(&test) as u64 + 1) * 4;
         let counts = buffer(
             "litmus counts",
             counts_bytes,
@@ -136,13 +185,7 @@ impl Litmus {
             PARAMS.len() as u64 * 4,
             U::UNIFORM | U::COPY_DST,
         );
-        let class_words: Vec<u32> = test.classes().iter().map(|c| *c as u32).collect();
-        let classes = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("classes"),
-            contents: bytemuck::cast_slice(&class_words),
-            usage: U::STORAGE,
-        });
-        let entries: Vec<_> = [&mem, &regs, &counts, &classes, &params]
+        let entries: Vec<_> = [&mem, &regs, &counts, &params]
             .iter()
             .enumerate()
             .map(|(i, b)| wgpu::BindGroupEntry {
@@ -159,17 +202,24 @@ impl Litmus {
         Ok(Litmus {
             test,
             env,
+            outcomes,
             run,
             classify,
             group,
             mem,
-            regs,
+            _regs: regs,
             counts,
             counts_read,
             params,
             rng: rand_chacha::ChaCha8Rng::seed_from_u64(seed),
             capacity,
+            stale: false,
         })
+    }
+
+    /// Words of test memory allocated.
+    pub fn capacity(&self) -> u64 {
+        self.capacity
     }
 
     /// Changes the environment's run-time parameters (not its shape: workgroups, fence).
@@ -183,6 +233,7 @@ impl Litmus {
                 "this environment needs a new compilation: build a new Litmus".into(),
             ));
         }
+        self.stale |= env != self.env;
         self.env = env;
         Ok(())
     }
@@ -199,15 +250,30 @@ impl Litmus {
         } else {
             (1, 0)
         };
-        vec![
-            instances,
-            if e.same_thread {
-                1
-            } else {
+        let mut draw = |on: bool| {
+            if on {
                 coprime(&mut self.rng, instances)
-            },
-            coprime(&mut self.rng, instances),
-            e.region(),
+            } else {
+                1
+            }
+        };
+        let (pair_mul, observer_mul) = (draw(!e.same_thread), draw(!e.same_thread));
+        let x_mul = draw(matches!(
+            e.placement,
+            Placement::Permuted | Placement::Scattered
+        ));
+        let y_mul = match e.placement {
+            Placement::Direct => 1,
+            Placement::Permuted => x_mul,
+            Placement::YPermuted | Placement::Scattered => draw(true),
+        };
+        let params = vec![
+            instances,
+            pair_mul,
+            observer_mul,
+            x_mul,
+            y_mul,
+            e.stride,
             e.distance,
             e.testing_groups,
             e.stress_groups,
@@ -220,24 +286,42 @@ impl Litmus {
             shuffle_mul,
             shuffle_add,
             e.line_size.max(1),
-        ]
+            0,
+        ];
+        debug_assert_eq!(params.len(), PARAMS.len());
+        params
+    }
+
+    /// Runs `iterations` iterations, as few submissions as the 32-bit counters allow.
+    pub fn run(&mut self, gpu: &Gpu, iterations: u32) -> Result<Counts> {
+        let per_submission = (u32::MAX / self.env.instances().max(1)).max(1);
+        let mut counts = Counts::default();
+        let mut left = iterations;
+        while left > 0 {
+            let n = left.min(per_submission);
+            counts.add(&self.submit(gpu, n)?);
+            left -= n;
+        }
+        Ok(counts)
     }
 
     /// Runs `iterations` iterations in one submission (new permutations for each submission).
-    pub fn run(&mut self, gpu: &Gpu, iterations: u32) -> Result<Counts> {
+    fn submit(&mut self, gpu: &Gpu, iterations: u32) -> Result<Counts> {
         let params = self.params();
         gpu.queue
             .write_buffer(&self.params, 0, bytemuck::cast_slice(&params));
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
         encoder.clear_buffer(&self.counts, 0, None);
+        if std::mem::take(&mut self.stale) {
+            encoder.clear_buffer(&self.mem, 0, None);
+        }
         let total = self.env.testing_groups + self.env.stress_groups;
         let max = gpu.limits.max_compute_workgroups_per_dimension;
         let instances = self.env.instances();
         let classify_groups = instances.div_ceil(256);
-        let used = self.env.memory_words() * 4;
+        // No clears between iterations: classification resets the locations it reads, and
+        // every register is written by its thread in every iteration.
         for _ in 0..iterations {
-            encoder.clear_buffer(&self.mem, 0, Some(used));
-            encoder.clear_buffer(&self.regs, 0, None);
             let mut pass = encoder.begin_compute_pass(&Default::default());
             pass.set_bind_group(0, &self.group, &[]);
             pass.set_pipeline(&self.run);
@@ -252,15 +336,10 @@ impl Litmus {
         encoder.copy_buffer_to_buffer(&self.counts, 0, &self.counts_read, 0, self.counts.size());
         let reads = [(&self.counts_read, self.counts_read.size())];
         let read = crate::device::submit_and_read(gpu, encoder, &reads, TIMEOUT)?;
-        let words = &read[0];
-        Ok(Counts {
-            sequential: u64::from(words[Class::Sequential as usize]),
-            interleaved: u64::from(words[Class::Interleaved as usize]),
-            weak: u64::from(words[Class::Weak as usize]),
-            outcomes: words[3..3 + OUTCOMES]
-                .iter()
-                .map(|w| u64::from(*w))
-                .collect(),
-        })
+        let histogram: Vec<u64> = read[0][..bins(&self.test)]
+            .iter()
+            .map(|w| u64::from(*w))
+            .collect();
+        Ok(Counts::from_histogram(&histogram, &self.outcomes))
     }
 }

@@ -1,15 +1,19 @@
 //! WGSL for a litmus test, generated from its description: parallel instances, stress
-//! workgroups, and a classification kernel that counts outcomes with atomics.
+//! workgroups, and a classification kernel that counts outcomes in workgroup memory, adds
+//! them to the global counts once per workgroup, and resets the test locations for the next
+//! iteration (so no iteration clears the whole test memory).
 
-use super::test::{Loc, Op, Test, REGISTERS};
+use super::test::{Loc, Op, Test};
 use std::fmt::Write;
 
 /// Fields of the `Params` uniform, in order; all u32.
-pub const PARAMS: [&str; 16] = [
+pub const PARAMS: [&str; 19] = [
     "instances",
     "pair_mul",
-    "place_mul",
-    "region",
+    "observer_mul",
+    "x_mul",
+    "y_mul",
+    "stride",
     "distance",
     "testing_groups",
     "stress_groups",
@@ -22,7 +26,13 @@ pub const PARAMS: [&str; 16] = [
     "shuffle_mul",
     "shuffle_add",
     "line_size",
+    "pad",
 ];
+
+/// Count bins of a test: one per outcome, one for values no store wrote.
+pub fn bins(test: &Test) -> usize {
+    test.outcome_count() + 1
+}
 
 const COMMON: &str = r#"
 override FENCE: bool = false;
@@ -30,25 +40,20 @@ override FENCE: bool = false;
 @group(0) @binding(0) var<storage, read_write> mem: array<atomic<u32>>;
 @group(0) @binding(1) var<storage, read_write> regs: array<u32>;
 @group(0) @binding(2) var<storage, read_write> counts: array<atomic<u32>>;
-@group(0) @binding(3) var<storage, read> classes: array<u32>;
-@group(0) @binding(4) var<uniform> p: Params;
+@group(0) @binding(3) var<uniform> p: Params;
 
-// (a * b) % m without overflow, for a, b < m < 2^31.
-fn mulmod(a: u32, b: u32, m: u32) -> u32 {
-    var result = 0u;
-    var x = a % m;
-    for (var bits = b; bits != 0u; bits >>= 1u) {
-        if (bits & 1u) == 1u {
-            result = (result + x) % m;
-        }
-        x = (x * 2u) % m;
-    }
-    return result;
+// Multipliers are drawn below 2^32 / instances, so k * mul never overflows.
+fn permute(k: u32, mul: u32) -> u32 {
+    return (k * mul) % p.instances;
 }
 
-// First word of instance k's region: regions are placed by a co-prime permutation.
-fn region_of(k: u32) -> u32 {
-    return mulmod(k, p.place_mul, p.instances) * p.region;
+// x of every instance in one region, y of every instance in another `distance` words on.
+fn x_of(k: u32) -> u32 {
+    return permute(k, p.x_mul) * p.stride;
+}
+
+fn y_of(k: u32) -> u32 {
+    return p.distance + permute(k, p.y_mul) * p.stride;
 }
 
 fn fence() {
@@ -74,55 +79,57 @@ fn stress_word(word: u32, iterations: u32) {
     }
 }
 
-// The stressed word of the thread's target line: `target_lines` regions spread evenly, and
-// within a line, `line_size` consecutive words from `stress_offset`.
+// The stressed word of the thread's target line: `target_lines` instances' x spread evenly,
+// and from there `line_size` consecutive words from `stress_offset` on.
 fn target_word(thread: u32) -> u32 {
     let lines = max(p.target_lines, 1u);
     let line = (thread % lines) * (p.instances / lines);
-    return region_of(line) + p.stress_offset + (thread / lines) % max(p.line_size, 1u);
+    return x_of(line) + p.stress_offset + (thread / lines) % max(p.line_size, 1u);
 }
 "#;
 
-fn access(op: &Op, x: &str, y: &str, out: &mut String, registers: &mut Vec<(usize, String)>) {
-    let at = |loc: &Loc| {
-        if *loc == Loc::X {
-            x.to_string()
-        } else {
-            y.to_string()
-        }
+/// The body of one test thread for instance `k`, with its locations in `x{t}` and `y{t}`.
+fn thread_code(ops: &[Op], t: usize, registers: usize, out: &mut String) {
+    let at = |loc: Loc| match loc {
+        Loc::X => format!("x{t}"),
+        Loc::Y => format!("y{t}"),
     };
-    match op {
-        Op::Store(loc, v) => {
-            let _ = writeln!(out, "        atomicStore(&mem[{}], {v}u);", at(loc));
-        }
-        Op::Load(loc, r) => {
-            let name = format!("r{r}_{x}");
-            let _ = writeln!(out, "        let {name} = atomicLoad(&mem[{}]);", at(loc));
-            registers.push((*r, name));
-        }
-    }
-}
-
-/// The body of one test thread for instance `k`. Its locations `x{tag}` and `y{tag}` are
-/// computed before either thread's accesses, so no arithmetic sits between the two roles.
-fn thread_code(ops: &[Op], k: &str, tag: &str, out: &mut String) {
-    let (x, y) = (format!("x{tag}"), format!("y{tag}"));
     out.push_str("    {\n");
-    let mut registers = Vec::new();
-    for (i, op) in ops.iter().enumerate() {
-        if i > 0 {
+    let mut stored = Vec::new();
+    let mut previous_access = false;
+    for op in ops {
+        if previous_access && *op != Op::Fence {
             out.push_str("        fence();\n");
         }
-        access(op, &x, &y, out, &mut registers);
+        previous_access = *op != Op::Fence;
+        let _ = match *op {
+            Op::Store(loc, v) => writeln!(out, "        atomicStore(&mem[{}], {v}u);", at(loc)),
+            Op::Load(loc, r) => {
+                stored.push(r);
+                writeln!(out, "        let r{r} = atomicLoad(&mem[{}]);", at(loc))
+            }
+            Op::Exchange(loc, v, r) => {
+                stored.push(r);
+                writeln!(
+                    out,
+                    "        let r{r} = atomicExchange(&mem[{}], {v}u);",
+                    at(loc)
+                )
+            }
+            Op::Fence => writeln!(out, "        storageBarrier();"),
+        };
     }
-    for (r, name) in registers {
-        let _ = writeln!(out, "        regs[{k} * {REGISTERS}u + {r}u] = {name};");
+    for r in stored {
+        let _ = writeln!(out, "        regs[k{t} * {registers}u + {r}u] = r{r};");
     }
     out.push_str("    }\n");
 }
 
 /// The whole shader for `test` with workgroups of `size` threads.
 pub fn generate(test: &Test, size: u32) -> String {
+    let registers = test.registers();
+    let values = test.values();
+    let bins = bins(test);
     let mut out = format!(
         "// Litmus test {} (generated by wgstress).\nstruct Params {{\n",
         test.name
@@ -143,44 +150,75 @@ fn run(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) groups: v
     if linear >= total {{
         return;
     }}
-    let g = mulmod(linear, p.shuffle_mul, total) + p.shuffle_add;
-    let group = g % total;
+    let group = ((linear * p.shuffle_mul) % total + p.shuffle_add) % total;
     if group >= p.testing_groups {{
         stress_word(target_word((group - p.testing_groups) * {size}u + lid), p.stress_iterations);
         return;
     }}
     let i = group * {size}u + lid;
-    stress_word(target_word(i), p.pre_stress);
-    let j = mulmod(i, p.pair_mul, p.instances);
-    let x0 = region_of(i);
-    let y0 = x0 + p.distance;
-    let x1 = region_of(j);
-    let y1 = x1 + p.distance;
+    if p.pre_stress > 0u {{
+        stress_word(target_word(i), p.pre_stress);
+    }}
 "#
     );
-    thread_code(&test.threads[0], "i", "0", &mut out);
-    thread_code(&test.threads[1], "j", "1", &mut out);
+    // Thread t of an instance runs in the invocation that the t-th permutation maps to it;
+    // every location is computed before the first access.
+    let muls = ["1u", "p.pair_mul", "p.observer_mul"];
+    for (t, mul) in muls.iter().enumerate().take(test.threads.len()) {
+        let _ = writeln!(
+            out,
+            "    let k{t} = permute(i, {mul});\n    let x{t} = x_of(k{t});\n    let y{t} = y_of(k{t});"
+        );
+    }
+    for (t, ops) in test.threads.iter().enumerate() {
+        thread_code(ops, t, registers, &mut out);
+    }
     out.push_str("}\n");
     let _ = write!(
         out,
         r#"
+const BINS: u32 = {bins}u;
+const REGISTERS: u32 = {registers}u;
+var<workgroup> hist: array<atomic<u32>, {bins}>;
+
 @compute @workgroup_size(256)
-fn classify(@builtin(global_invocation_id) gid: vec3<u32>) {{
+fn classify(@builtin(global_invocation_id) gid: vec3<u32>,
+            @builtin(local_invocation_index) lid: u32) {{
+    for (var b = lid; b < BINS; b += 256u) {{
+        atomicStore(&hist[b], 0u);
+    }}
+    workgroupBarrier();
     let k = gid.x + 65535u * 256u * gid.y;
-    if k >= p.instances {{
-        return;
+    if k < p.instances {{
+        var outcome = 0u;
+        var digit = 1u;
+        var impossible = false;
+        for (var r = 0u; r < REGISTERS; r++) {{
+            let v = regs[k * REGISTERS + r];
+            impossible = impossible || v >= {values}u;
+            outcome += min(v, {values}u - 1u) * digit;
+            digit *= {values}u;
+        }}
+        let x = x_of(k);
+        let y = y_of(k);
+        let fx = atomicLoad(&mem[x]);
+        let fy = atomicLoad(&mem[y]);
+        atomicStore(&mem[x], 0u);
+        atomicStore(&mem[y], 0u);
+        impossible = impossible || fx >= {values}u || fy >= {values}u;
+        outcome += min(fx, {values}u - 1u) * digit + min(fy, {values}u - 1u) * digit * {values}u;
+        if impossible {{
+            outcome = BINS - 1u;
+        }}
+        atomicAdd(&hist[outcome], 1u);
     }}
-    let x = region_of(k);
-    var outcome = 0u;
-    var digit = 1u;
-    for (var r = 0u; r < {REGISTERS}u; r++) {{
-        outcome += min(regs[k * {REGISTERS}u + r], 2u) * digit;
-        digit *= 3u;
+    workgroupBarrier();
+    for (var b = lid; b < BINS; b += 256u) {{
+        let n = atomicLoad(&hist[b]);
+        if n > 0u {{
+            atomicAdd(&counts[b], n);
+        }}
     }}
-    outcome += min(atomicLoad(&mem[x]), 2u) * digit;
-    outcome += min(atomicLoad(&mem[x + p.distance]), 2u) * digit * 3u;
-    atomicAdd(&counts[3u + outcome], 1u);
-    atomicAdd(&counts[classes[outcome]], 1u);
 }}
 "#
     );
@@ -199,6 +237,18 @@ mod tests {
                 .unwrap_or_else(|e| panic!("{}: {}", test.name, e.emit_to_string(&source)));
             wgstress_instrument::validate(&module)
                 .unwrap_or_else(|e| panic!("{}: {e:?}", test.name));
+        }
+    }
+
+    #[test]
+    fn histograms_fit_in_workgroup_memory() {
+        for test in super::super::test::all() {
+            assert!(
+                bins(&test) * 4 <= 16384,
+                "{}: {} bins",
+                test.name,
+                bins(&test)
+            );
         }
     }
 }
