@@ -55,6 +55,13 @@ pub struct Calibration {
 /// iterations exposed as many bugs as 8,192, at twelve times the runs per second.
 pub const FALLBACK_ITERATIONS: u32 = 512;
 
+/// The most iterations calibration gives. Past a few thousand, stress showed no more bugs on
+/// the H100 (cbe-dot: 512 as many as 8,192), but it lengthens every run and the application's
+/// own waits: tpo-tm calibrated to 35,782 (its kernel runs 17 ms), and its passing runs then
+/// polled up to 118,300 times, which put its learned loop limit, and so the cost of each
+/// failing run, ten times higher (docs/h100/tpo-tm-limits.txt).
+pub const MAX_CALIBRATED: u32 = 8192;
+
 /// The stress iterations calibration times stress at.
 pub const PROBE_ITERATIONS: u32 = 256;
 
@@ -246,7 +253,8 @@ impl Engine {
             (Some(app), Some(empty), Some(stress)) => {
                 let app = (app - empty).max(1e-7);
                 let stress = (stress - empty).max(1e-7);
-                (f64::from(PROBE_ITERATIONS) * ratio * app / stress).clamp(8.0, 65536.0) as u32
+                (f64::from(PROBE_ITERATIONS) * ratio * app / stress)
+                    .clamp(8.0, f64::from(MAX_CALIBRATED)) as u32
             }
             _ => FALLBACK_ITERATIONS,
         };

@@ -60,8 +60,8 @@ impl Arm {
     }
 }
 
-/// The most stress iterations a scaled arm runs.
-pub const MAX_ITERATIONS: u32 = 1 << 17;
+/// The most stress iterations a scaled arm runs: twice calibration's most.
+pub const MAX_ITERATIONS: u32 = 2 * crate::engine::MAX_CALIBRATED;
 
 /// The shapes and what each has shown.
 #[derive(Clone, Debug)]
