@@ -75,7 +75,7 @@ pub struct StressOptions {
     #[arg(long, default_value_t = 1.0, value_parser = positive, allow_negative_numbers = true)]
     pub stress_ratio: f64,
     /// Loop iterations after which the watchdog ends a loop; when left out, learned from
-    /// passing runs (8 times the longest loop they ran, within 4,096 and 2^20; 30,000 on
+    /// passing runs (8 times the longest loop they ran, within 4,096 and 2^18; 30,000 on
     /// llvmpipe, whose loops end silently at 65,535)
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub watchdog_limit: Option<u32>,
