@@ -203,7 +203,6 @@ fn tune_writes_a_profile_for_this_adapter() {
     assert_eq!(cells, config.cells());
 }
 
-
 #[test]
 fn env_file_round_trips_and_is_used_when_the_adapter_matches() {
     use wgstress_runtime::litmus::env_file::{env_for, EnvFile};
