@@ -686,6 +686,10 @@ fn outputs_are_checked_before_any_work() {
         "missing/env.json",
     );
     assert_bad_input(
+        &["mutants", "--search", "60", "--env", "env.json"],
+        "'--search <SECONDS>' cannot be used with '--env <FILE>'",
+    );
+    assert_bad_input(
         &[
             "run",
             &fixture("counter.toml"),

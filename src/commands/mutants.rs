@@ -35,7 +35,7 @@ pub struct Args {
     #[arg(long, default_value = "64", value_parser = crate::options::seconds, allow_negative_numbers = true)]
     budget: Duration,
     /// Search environments for this many seconds instead, and write the best to --write-env
-    #[arg(long, value_name = "SECONDS", value_parser = crate::options::seconds, allow_negative_numbers = true)]
+    #[arg(long, value_name = "SECONDS", value_parser = crate::options::seconds, allow_negative_numbers = true, conflicts_with = "env_file")]
     search: Option<Duration>,
     /// Seconds each mutant runs in each environment of the search
     #[arg(long, default_value = "0.1", value_parser = crate::options::seconds, allow_negative_numbers = true)]
