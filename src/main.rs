@@ -40,8 +40,12 @@ enum Command {
     Run(commands::run::Args),
     /// Run an application under every stress strategy, with and without shuffling
     Compare(commands::compare::Args),
-    /// Run a parallel litmus test (mp, sb, lb, corr, coww, cowr, corw, 2+2w)
+    /// Run a parallel litmus test (mp, sb, lb, corr, coww, cowr, corw, 2+2w, or one of the MC
+    /// Mutants suite: --list)
     Litmus(commands::litmus::Args),
+    /// Run the MC Mutants suite: death rates, mutation score, conformance violations; or
+    /// search for the environment that kills the most mutants
+    Mutants(commands::mutants::Args),
     /// Tune systematic stress to this GPU with litmus tests; writes a device profile
     Tune(commands::tune::Args),
     /// List an application's candidate fence sites, or write it with a fence at every one
@@ -81,6 +85,9 @@ fn execute(cli: Cli) -> anyhow::Result<Status> {
             commands::compare::execute(commands::compare::plan(&args)?, notes)
         }
         Command::Litmus(args) => commands::litmus::execute(commands::litmus::plan(&args)?, notes),
+        Command::Mutants(args) => {
+            commands::mutants::execute(commands::mutants::plan(&args)?, notes)
+        }
         Command::Tune(args) => commands::tune::execute(commands::tune::plan(&args)?, notes),
         Command::Fences(args) => commands::fences::execute(commands::fences::plan(&args)?),
         Command::Apps => commands::apps::list(),
@@ -93,14 +100,17 @@ fn fail(message: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
-/// clap's message without its "error: " prefix, usage and hints: the first line.
+/// clap's message without its "error: " prefix, usage and hints: the first line, and the
+/// next one when the first ends in a colon (the missing arguments).
 fn clap_message(error: &clap::Error) -> String {
     let text = error.render().to_string();
-    let first = text.lines().next().unwrap_or_default();
-    format!(
-        "{} (see --help)",
-        first.strip_prefix("error: ").unwrap_or(first)
-    )
+    let mut lines = text.lines();
+    let first = lines.next().unwrap_or_default();
+    let first = first.strip_prefix("error: ").unwrap_or(first);
+    match lines.next().filter(|_| first.ends_with(':')) {
+        Some(next) => format!("{first} {} (see --help)", next.trim()),
+        None => format!("{first} (see --help)"),
+    }
 }
 
 /// The error and its causes on one line. The runtime's and the instrumenter's messages are

@@ -4,6 +4,7 @@
 use clap::ValueEnum;
 use std::path::PathBuf;
 use std::time::Duration;
+use wgstress_runtime::litmus::env::Placement as LitmusPlacement;
 use wgstress_runtime::strategy::{Placement, Sequence, Strategy};
 
 /// The application a command runs.
@@ -159,6 +160,17 @@ pub struct LitmusEnvOptions {
     /// Words from x to y (in one cache line, MP and LB show nothing on the H100)
     #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..=MAX_LITMUS_WORDS))]
     pub distance: u32,
+    /// Put y of every instance in its own region, this many words after the end of the x
+    /// region (instances x stride words); replaces --distance
+    #[arg(long, value_name = "WORDS", value_parser = clap::value_parser!(u32).range(0..=MAX_LITMUS_WORDS))]
+    pub y_gap: Option<u32>,
+    /// Where instance k's locations go
+    #[arg(long, value_enum, default_value_t = LitmusPlacementArg::Permuted)]
+    pub placement: LitmusPlacementArg,
+    /// Environment JSON written by `wgstress mutants --search`; used instead of the
+    /// environment options when it was found on this adapter
+    #[arg(long = "env", value_name = "FILE")]
+    pub env_file: Option<PathBuf>,
     /// Keep the workgroups and instance threads as dispatched (no random permutation)
     #[arg(long)]
     pub no_shuffle: bool,
@@ -190,13 +202,23 @@ pub struct LitmusEnvOptions {
 }
 
 impl LitmusEnvOptions {
+    /// The environment of the options (not of --env FILE, which needs the adapter).
     pub fn env(&self, fence: bool) -> wgstress_runtime::litmus::env::Env {
+        let distance = match self.y_gap {
+            // Saturated: beyond u32 the environment's check refuses it as too much memory.
+            Some(gap) => u64::from(self.testing_groups)
+                .saturating_mul(u64::from(self.workgroup_size))
+                .saturating_mul(u64::from(self.stride))
+                .saturating_add(u64::from(gap))
+                .min(u64::from(u32::MAX)) as u32,
+            None => self.distance,
+        };
         wgstress_runtime::litmus::env::Env {
             testing_groups: self.testing_groups,
             workgroup_size: self.workgroup_size,
             stride: self.stride,
-            distance: self.distance,
-            placement: Default::default(),
+            distance,
+            placement: self.placement.into(),
             shuffle: !self.no_shuffle,
             stress_groups: self.stress_groups,
             stress_offset: self.stress_offset,
@@ -266,6 +288,30 @@ impl From<PlacementArg> for Placement {
     }
 }
 
+/// Where a litmus instance's locations go (`wgstress litmus --placement`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LitmusPlacementArg {
+    /// x and y of instance k at k
+    Direct,
+    /// x and y at one co-prime permutation of k
+    Permuted,
+    /// x at k, y at a permutation of k (the MC Mutants paper's)
+    YPermuted,
+    /// x at one permutation of k, y at another
+    Scattered,
+}
+
+impl From<LitmusPlacementArg> for LitmusPlacement {
+    fn from(arg: LitmusPlacementArg) -> LitmusPlacement {
+        match arg {
+            LitmusPlacementArg::Direct => LitmusPlacement::Direct,
+            LitmusPlacementArg::Permuted => LitmusPlacement::Permuted,
+            LitmusPlacementArg::YPermuted => LitmusPlacement::YPermuted,
+            LitmusPlacementArg::Scattered => LitmusPlacement::Scattered,
+        }
+    }
+}
+
 /// Most seconds a budget or timeout may give: about 31 years.
 pub const MAX_SECONDS: f64 = 1e9;
 
@@ -299,6 +345,22 @@ pub fn fraction_range(text: &str) -> Result<(f64, f64), String> {
         return Err(format!("`{text}`: give 0 <= LO <= HI <= 1"));
     }
     Ok((lo, hi))
+}
+
+/// A probability strictly between 0 and 1.
+pub fn probability(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(x) if x > 0.0 && x < 1.0 => Ok(x),
+        _ => Err(format!("`{text}` is not above 0 and below 1")),
+    }
+}
+
+/// A share: at least 0, at most 1.
+pub fn share(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+        _ => Err(format!("`{text}` is not a share: give 0 to 1")),
+    }
 }
 
 /// A seed, decimal or 0x-hex.

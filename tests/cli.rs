@@ -322,7 +322,7 @@ fn jsonl_log_survives_a_killed_process() {
 fn litmus_and_tune_refuse_bad_input() {
     assert_bad_input(
         &["litmus", "xyz"],
-        "unknown litmus test `xyz` (known: mp, sb, lb, corr, coww, cowr, corw, 2+2w, conf-corr",
+        "unknown litmus test `xyz` (known: mp, sb, lb, corr, coww, cowr, corw, 2+2w, and the MC Mutants suite's: wgstress litmus --list)",
     );
     assert_bad_input(
         &["litmus", "mp", "--testing-groups", "0"],
@@ -371,27 +371,30 @@ fn litmus_counts_add_up() {
 #[test]
 fn tune_writes_profile_heat_map_and_log() {
     let dir = tempfile::tempdir().unwrap();
-    let out = wgstress(
-        &[
-            "tune",
-            "--testing-groups",
-            "2",
-            "--workgroup-size",
-            "8",
-            "--distances",
-            "1",
-            "--locations",
-            "4",
-            "--max-sequence",
-            "1",
-            "--max-spread",
-            "1",
-            "--iterations-per-cell",
-            "1",
-            "--quiet",
-        ],
-        dir.path(),
-    );
+    let tune = || {
+        wgstress(
+            &[
+                "tune",
+                "--testing-groups",
+                "2",
+                "--workgroup-size",
+                "8",
+                "--distances",
+                "1",
+                "--locations",
+                "4",
+                "--max-sequence",
+                "1",
+                "--max-spread",
+                "1",
+                "--iterations-per-cell",
+                "1",
+                "--quiet",
+            ],
+            dir.path(),
+        )
+    };
+    let out = tune();
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(own_lines(&out).is_empty(), "--quiet: {}", stderr(&out));
     let report = String::from_utf8(out.stdout).unwrap();
@@ -399,6 +402,7 @@ fn tune_writes_profile_heat_map_and_log() {
         report.contains("profile          wgstress-profile.json"),
         "{report}"
     );
+    assert!(!report.contains("changes"), "nothing replaced: {report}");
     let profile: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(dir.path().join("wgstress-profile.json")).unwrap(),
     )
@@ -412,6 +416,16 @@ fn tune_writes_profile_heat_map_and_log() {
     let lines = log_lines(&dir.path().join("wgstress-runs.jsonl"));
     assert_eq!(lines[0]["command"], "tune");
     assert_eq!(lines.last().unwrap()["type"], "summary");
+    // Tuned again, the report says how the profile changed from the one it replaced.
+    let again = String::from_utf8(tune().stdout).unwrap();
+    assert!(
+        again.contains("changes          ") && again.contains("(from the profile it replaced)"),
+        "{again}"
+    );
+    let last = log_lines(&dir.path().join("wgstress-runs.jsonl"))
+        .pop()
+        .unwrap();
+    assert!(last["changes"].is_array(), "{last}");
 }
 
 #[test]
@@ -561,6 +575,32 @@ fn options_out_of_range_are_refused() {
             vec!["litmus", "mp", "--iterations", "0"],
             "'--iterations <ITERATIONS>'",
         ),
+        (
+            vec!["litmus", "mp", "--placement", "diagonal"],
+            "'--placement <PLACEMENT>'",
+        ),
+        (
+            vec!["litmus", "mp", "--y-gap", "2000000000"],
+            "'--y-gap <WORDS>'",
+        ),
+        (
+            vec!["litmus"],
+            "required arguments were not provided: <TEST>",
+        ),
+        (
+            vec!["mutants", "--time", "0"],
+            "`0` is not a number of seconds",
+        ),
+        (
+            vec!["mutants", "--reproducibility", "1"],
+            "`1` is not above 0 and below 1",
+        ),
+        (vec!["mutants", "--random-share", "1.5"], "is not a share"),
+        (
+            vec!["mutants", "--search-groups", "256,0"],
+            "'--search-groups <SEARCH_GROUPS>'",
+        ),
+        (vec!["mutants", "--tests", "some"], "'--tests <TESTS>'"),
     ] {
         assert_bad_input(&args, expected);
     }
@@ -621,6 +661,36 @@ fn outputs_are_checked_before_any_work() {
     );
     assert_bad_input(
         &[
+            "mutants",
+            "--search",
+            "60",
+            "--write-env",
+            "missing/dir/e.json",
+        ],
+        "missing/dir/e.json: cannot write --write-env: ",
+    );
+    assert_bad_input(
+        &[
+            "mutants",
+            "--search",
+            "60",
+            "--write-env",
+            "x.jsonl",
+            "--log",
+            "./x.jsonl",
+        ],
+        "--log and --write-env name the same file",
+    );
+    assert_bad_input(
+        &["litmus", "mp", "--time", "60", "--env", "missing/env.json"],
+        "missing/env.json",
+    );
+    assert_bad_input(
+        &["mutants", "--search", "60", "--env", "env.json"],
+        "'--search <SECONDS>' cannot be used with '--env <FILE>'",
+    );
+    assert_bad_input(
+        &[
             "run",
             &fixture("counter.toml"),
             "--log",
@@ -645,7 +715,7 @@ fn run_takes_the_entry_point_its_errors_name() {
 #[test]
 fn every_option_says_what_it_does() {
     let dir = tempfile::tempdir().unwrap();
-    for command in ["run", "compare", "litmus", "tune", "instrument"] {
+    for command in ["run", "compare", "litmus", "mutants", "tune", "instrument"] {
         let out = wgstress(&[command, "--help"], dir.path());
         assert!(out.status.success());
         let help = String::from_utf8(out.stdout).unwrap();
@@ -765,4 +835,107 @@ fn profiles_are_checked_before_the_device_opens() {
         &["run", &counter, "--profile", &zero.display().to_string()],
         "zero.json: spread = 0; give 1 to 64",
     );
+}
+
+#[test]
+fn litmus_lists_the_suite_and_mutants_runs_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let list = wgstress(&["litmus", "--list"], dir.path());
+    assert!(list.status.success(), "{}", stderr(&list));
+    let text = String::from_utf8_lossy(&list.stdout);
+    let kind = |k: &str| text.lines().filter(|l| l.contains(k)).count();
+    assert_eq!(
+        (kind(" conformance ("), kind(" mutant (")),
+        (20, 32),
+        "{text}"
+    );
+    assert!(
+        text.contains("mut-mp") && text.contains("r0=2 r1=0 x=1 y=2"),
+        "{text}"
+    );
+    let out = wgstress(
+        &[
+            "mutants",
+            "--tests",
+            "conformance",
+            "--time",
+            "0.01",
+            "--testing-groups",
+            "2",
+            "--workgroup-size",
+            "16",
+            "--json",
+        ],
+        dir.path(),
+    );
+    // Exit 1 would be a coherence violation on lavapipe: a real finding.
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["results"].as_array().unwrap().len(), 20);
+    assert_eq!(report["summary"]["conformance_tests"], 20);
+    let lines = log_lines(&dir.path().join("wgstress-runs.jsonl"));
+    assert_eq!(lines.len(), 2, "a start and a summary line");
+    assert_eq!(lines[0]["command"], "mutants");
+    assert_eq!(lines[1]["type"], "summary");
+    assert_eq!(lines[1]["summary"], report["summary"]);
+    assert_bad_input(
+        &["litmus", "mp", "--stride", "32", "--distance", "131072"],
+        "--y-gap puts y in a region of its own",
+    );
+}
+
+#[test]
+fn the_searched_environment_is_used_where_it_was_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let search = wgstress(
+        &[
+            "mutants",
+            "--search",
+            "0.01",
+            "--search-time",
+            "0.001",
+            "--search-groups",
+            "2",
+            "--workgroup-size",
+            "8",
+            "--write-env",
+            "env.json",
+        ],
+        dir.path(),
+    );
+    assert!(search.status.success(), "{}", stderr(&search));
+    let report = String::from_utf8_lossy(&search.stdout);
+    assert!(report.contains("written to       env.json"), "{report}");
+    let text = std::fs::read_to_string(dir.path().join("env.json")).unwrap();
+    let file: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(file["env"]["testing_groups"], 2);
+    let litmus = |env: &str| {
+        let out = wgstress(
+            &[
+                "litmus",
+                "mp",
+                "--iterations",
+                "2",
+                "--testing-groups",
+                "4",
+                "--workgroup-size",
+                "8",
+                "--env",
+                env,
+                "--json",
+            ],
+            dir.path(),
+        );
+        assert!(out.status.success(), "{}", stderr(&out));
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        (report["env"]["testing_groups"].clone(), stderr(&out))
+    };
+    let (groups, notes) = litmus("env.json");
+    assert_eq!(groups, 2, "the file's environment: {notes}");
+    assert!(notes.contains("wgstress: environment env.json"), "{notes}");
+    let elsewhere = text.replace(file["adapter"].as_str().unwrap(), "Another GPU");
+    std::fs::write(dir.path().join("other.json"), elsewhere).unwrap();
+    let (groups, notes) = litmus("other.json");
+    assert_eq!(groups, 4, "the options' environment: {notes}");
+    assert!(notes.contains("is for Another GPU"), "{notes}");
 }

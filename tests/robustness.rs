@@ -46,7 +46,7 @@ fn value() -> impl Strategy<Value = String> {
     ]
 }
 
-/// An option of run, compare, litmus or tune, or one that no command has.
+/// An option of run, compare, litmus, mutants or tune, or one that no command has.
 fn flag() -> impl Strategy<Value = String> {
     prop::sample::select(vec![
         "--runs",
@@ -85,15 +85,30 @@ fn flag() -> impl Strategy<Value = String> {
         "--max-spread",
         "--iterations-per-cell",
         "--budget",
+        "--y-gap",
+        "--placement",
+        "--tests",
+        "--reproducibility",
+        "--search-time",
+        "--random-share",
+        "--search-groups",
         "--no-such-option",
     ])
     .prop_map(str::to_string)
 }
 
 /// A command line that is bad for certain, whatever options it draws: an application, a
-/// litmus test or a shader that does not exist, or a profile that cannot be written.
+/// litmus test or a shader that does not exist, or a profile or an environment that cannot
+/// be written.
 fn bad_command_line() -> impl Strategy<Value = Vec<String>> {
-    let command = prop::sample::select(vec!["run", "compare", "litmus", "tune", "instrument"]);
+    let command = prop::sample::select(vec![
+        "run",
+        "compare",
+        "litmus",
+        "mutants",
+        "tune",
+        "instrument",
+    ]);
     let options = prop::collection::vec((flag(), value()), 0..4);
     (command, "[a-z]{1,8}", options).prop_map(|(command, name, options)| {
         let mut args = vec![command.to_string()];
@@ -101,6 +116,11 @@ fn bad_command_line() -> impl Strategy<Value = Vec<String>> {
             "run" | "compare" => args.push(format!("zz-{name}")),
             "litmus" => args.push(format!("zz-{name}")),
             "tune" => args.extend(["--profile".into(), format!("missing-{name}/p.json")]),
+            "mutants" => args.extend([
+                "--search=1".into(),
+                "--write-env".into(),
+                format!("missing-{name}/e.json"),
+            ]),
             _ => args.extend([
                 format!("missing-{name}.wgsl"),
                 "-o".into(),
@@ -200,6 +220,15 @@ fn bad_option() -> impl Strategy<Value = (&'static str, Vec<String>)> {
         n(6..1000).prop_map(|v| ("tune", vec![format!("--max-sequence={v}")])),
         n(4097..100_000).prop_map(|v| ("tune", vec![format!("--distances={v}")])),
         "-[0-9]{1,4}".prop_map(|v| ("tune", vec![format!("--budget={v}")])),
+        n((1 << 30) + 1..u64::MAX).prop_map(|v| ("litmus", vec![format!("--y-gap={v}")])),
+        "[a-z]{1,4}".prop_map(|v| ("litmus", vec![format!("--placement={v}")])),
+        prop_oneof![Just("0".to_string()), "-[0-9]{1,2}".boxed()]
+            .prop_map(|v| ("mutants", vec![format!("--time={v}")])),
+        prop_oneof![n(1..100), "-[0-9]{1,3}".boxed()]
+            .prop_map(|v| ("mutants", vec![format!("--reproducibility={v}")])),
+        n(2..100).prop_map(|v| ("mutants", vec![format!("--random-share={v}")])),
+        n(0..1).prop_map(|v| ("mutants", vec![format!("--search-groups=256,{v}")])),
+        "[a-z]{1,3}".prop_map(|v| ("mutants", vec![format!("--tests={v}")])),
     ]
 }
 

@@ -2,8 +2,9 @@
 
 use crate::notes::{emit, Notes};
 use crate::options::{LitmusEnvOptions, LogOptions};
+use crate::plan::paths;
 use crate::status::Status;
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, bail, Result};
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -13,12 +14,18 @@ use wgstress_runtime::stats::reproducibility;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// mp, sb, lb, corr, coww, cowr, corw or 2+2w
-    test: String,
+    /// The test: mp, sb, lb, corr, coww, cowr, corw, 2+2w, or one of the MC Mutants suite
+    /// (--list)
+    #[arg(required_unless_present = "list")]
+    test: Option<String>,
+    /// List every test: its kind (classic, conformance or mutant) and the behaviour it
+    /// looks for
+    #[arg(long)]
+    list: bool,
     #[command(flatten)]
     env: LitmusEnvOptions,
     /// storageBarrier() between each thread's accesses: weak behaviour should vanish, and
-    /// the exit status is 1 if it does not
+    /// the exit status is 1 if it does not (as it is for any run that breaks coherence)
     #[arg(long)]
     fence: bool,
     /// Iterations (dispatches of every instance); 100 when neither this nor --time is given
@@ -37,10 +44,18 @@ pub struct Args {
     log: LogOptions,
 }
 
-/// A validated `litmus`; the environment is checked against the adapter when it opens.
-pub struct Plan {
+/// A validated `litmus`: the list, or a run.
+pub enum Plan {
+    List,
+    Run(Box<RunPlan>),
+}
+
+/// A validated run; the environment is checked against the adapter when it opens.
+pub struct RunPlan {
     test: test::Test,
+    /// The options' environment; --env FILE's replaces it when found on the adapter.
     env: Env,
+    env_file: Option<PathBuf>,
     adapter: Option<String>,
     fence: bool,
     /// At most this many iterations, and at most this long; at least one of them is set.
@@ -52,18 +67,28 @@ pub struct Plan {
 }
 
 pub fn plan(args: &Args) -> Result<Plan> {
-    let test = test::find(&args.test).ok_or_else(|| {
-        let names: Vec<_> = test::all().iter().map(|t| t.name.clone()).collect();
+    let name = match (&args.test, args.list) {
+        (_, true) => return Ok(Plan::List),
+        (Some(name), false) => name,
+        (None, false) => bail!("give a test's name, or --list"),
+    };
+    let test = test::find(name).ok_or_else(|| {
+        let names: Vec<_> = test::classics().iter().map(|t| t.name.clone()).collect();
         anyhow!(
-            "unknown litmus test `{}` (known: {})",
-            args.test,
+            "unknown litmus test `{name}` (known: {}, and the MC Mutants suite's: wgstress litmus --list)",
             names.join(", ")
         )
     })?;
     let time = args.time;
-    Ok(Plan {
+    let log = crate::plan::log_path(&args.log)?;
+    let env_file = crate::plan::env_file(args.env.env_file.as_deref())?;
+    if let (Some(log), Some(file)) = (&log, &env_file) {
+        paths::distinct(&[("--env", file), ("--log", log)])?;
+    }
+    Ok(Plan::Run(Box::new(RunPlan {
         test,
         env: args.env.env(args.fence),
+        env_file,
         adapter: args.env.adapter.clone(),
         fence: args.fence,
         iterations: match (args.iterations, time) {
@@ -73,12 +98,23 @@ pub fn plan(args: &Args) -> Result<Plan> {
         time,
         batch: args.batch,
         json: args.json,
-        log: crate::plan::log_path(&args.log)?,
-    })
+        log,
+    })))
 }
 
 pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
+    match plan {
+        Plan::List => {
+            emit(&crate::present::litmus::list(&test::all()))?;
+            Ok(Status::Passed)
+        }
+        Plan::Run(plan) => run(*plan, notes),
+    }
+}
+
+fn run(mut plan: RunPlan, notes: Notes) -> Result<Status> {
     let gpu = wgstress_runtime::device::open(plan.adapter.as_deref())?;
+    plan.env = super::resolve_env(plan.env, plan.env_file.as_deref(), &gpu.info.name, notes)?;
     // The seed of the runner's permutations: fixed, so that the log says all there is.
     const SEED: u64 = 1;
     let mut litmus = Litmus::new(&gpu, plan.test.clone(), plan.env.clone(), 0, SEED)?;
@@ -113,6 +149,7 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
     let interrupted = stop.load(Ordering::SeqCst);
     let report = serde_json::json!({
             "test": plan.test.name,
+            "kind": plan.test.kind,
             "weak_behaviour": plan.test.weak,
             "adapter": adapter,
             "env": plan.env,
@@ -121,7 +158,7 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
             "counts": counts,
             "seconds": seconds,
             "weak_per_second": counts.weak as f64 / seconds,
-            "reproducibility": reproducibility(counts.weak as f64),
+            "reproducibility": reproducibility(crate::present::litmus::looked_for(&plan.test, &counts) as f64),
             "interrupted": interrupted,
     });
     if let Some(log) = log.as_mut() {
@@ -136,23 +173,38 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
             &plan.test, &adapter, &plan.env, &counts, done, seconds,
         ))?;
     }
-    Ok(status(plan.fence, counts.weak, interrupted))
+    Ok(status(plan.fence, &counts, interrupted))
 }
 
-/// Unfenced, weak behaviour is what relaxed WGSL atomics allow; fenced, it is a failure.
-fn status(fence: bool, weak: u64, interrupted: bool) -> Status {
-    Status::of(false, interrupted, fence && weak > 0)
+/// Unfenced, weak behaviour is what relaxed WGSL atomics allow; fenced, it is a failure. A
+/// broken coherence promise is a failure either way: a bug by WGSL's own rules (in the
+/// driver or in naga).
+fn status(fence: bool, counts: &Counts, interrupted: bool) -> Status {
+    Status::of(
+        false,
+        interrupted,
+        (fence && counts.weak > 0) || counts.incoherent > 0,
+    )
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{status, Status};
+    use super::{status, Counts, Status};
+
+    fn counts(weak: u64, incoherent: u64) -> Counts {
+        Counts {
+            weak,
+            incoherent,
+            ..Counts::default()
+        }
+    }
 
     #[test]
-    fn only_a_fenced_test_with_weak_behaviour_fails() {
-        assert_eq!(status(false, 12, false), Status::Passed);
-        assert_eq!(status(true, 0, false), Status::Passed);
-        assert_eq!(status(true, 1, false), Status::Failed);
-        assert_eq!(status(true, 1, true), Status::Interrupted);
+    fn a_fenced_test_with_weak_behaviour_or_broken_coherence_fails() {
+        assert_eq!(status(false, &counts(12, 0), false), Status::Passed);
+        assert_eq!(status(true, &counts(0, 0), false), Status::Passed);
+        assert_eq!(status(true, &counts(1, 0), false), Status::Failed);
+        assert_eq!(status(false, &counts(0, 1), false), Status::Failed);
+        assert_eq!(status(true, &counts(1, 0), true), Status::Interrupted);
     }
 }

@@ -5,12 +5,15 @@ pub mod compare;
 pub mod fences;
 pub mod instrument;
 pub mod litmus;
+pub mod mutants;
 pub mod run;
 pub mod tune;
 
 use crate::notes::Notes;
 use crate::plan::SessionPlan;
+use std::path::Path;
 use wgstress_runtime::engine::{Calibration, Engine};
+use wgstress_runtime::litmus::env::Env;
 use wgstress_runtime::strategy::Settings;
 
 /// What runs where, and what the adapter's results are worth.
@@ -40,4 +43,21 @@ fn note_measured(
             }
         ));
     }
+}
+
+/// The environment of `--env FILE` when the search found it on `adapter` (with `env`'s
+/// fence), else `env`, the options' one; a note says which.
+fn resolve_env(env: Env, file: Option<&Path>, adapter: &str, notes: Notes) -> anyhow::Result<Env> {
+    let Some(path) = file else {
+        return Ok(env);
+    };
+    let (found, note) = wgstress_runtime::litmus::env_file::env_for(adapter, path)?;
+    notes.note(&note);
+    Ok(match found {
+        Some(found) => Env {
+            fence: env.fence,
+            ..found
+        },
+        None => env,
+    })
 }

@@ -1,47 +1,53 @@
 //! `wgstress mutants`: the MC Mutants suite in one environment (death rates, mutation score,
 //! reproducibility, conformance violations), or `--search` for the best environment.
 
-use super::litmus::EnvArgs;
-use anyhow::{bail, Result};
-use std::path::PathBuf;
-use std::process::ExitCode;
+use crate::notes::{emit, Notes};
+use crate::options::{LitmusEnvOptions, LogOptions};
+use crate::plan::paths;
+use crate::present::mutants as present;
+use crate::status::Status;
+use anyhow::Result;
+use clap::ValueEnum;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use wgstress_runtime::device::{describe, open, Gpu};
 use wgstress_runtime::litmus::env::Env;
 use wgstress_runtime::litmus::env_file::EnvFile;
-use wgstress_runtime::litmus::mutants::{run_suite, summarise, Pool, TestResult};
-use wgstress_runtime::litmus::search::{search, Candidate, SearchConfig, Space};
+use wgstress_runtime::litmus::mutants::{run_suite, summarise, Pool};
+use wgstress_runtime::litmus::search::{search, Candidate, SearchConfig, SearchResult, Space};
 use wgstress_runtime::litmus::test::{self, Kind, Test};
+use wgstress_runtime::log::JsonLog;
 
 #[derive(clap::Args)]
 pub struct Args {
     #[command(flatten)]
-    env: EnvArgs,
+    env: LitmusEnvOptions,
     /// Seconds each test runs
-    #[arg(long, default_value_t = 1.0)]
-    time: f64,
-    /// Which tests: all, mutants or conformance
-    #[arg(long, default_value = "all", value_parser = ["all", "mutants", "conformance"])]
-    tests: String,
-    /// Reproducibility target of the score and of the search's Algorithm 1
-    #[arg(long, default_value_t = 0.99999)]
+    #[arg(long, default_value = "1", value_parser = crate::options::seconds, allow_negative_numbers = true)]
+    time: Duration,
+    /// Which tests of the suite run
+    #[arg(long, value_enum, default_value_t = Tests::All)]
+    tests: Tests,
+    /// Reproducibility target of the score and of the search's Algorithm 1 (above 0, below 1)
+    #[arg(long, default_value_t = 0.99999, value_parser = crate::options::probability, allow_negative_numbers = true)]
     reproducibility: f64,
     /// Per-test time budget (seconds) the reproducibility score is for
-    #[arg(long, default_value_t = 64.0)]
-    budget: f64,
+    #[arg(long, default_value = "64", value_parser = crate::options::seconds, allow_negative_numbers = true)]
+    budget: Duration,
     /// Search environments for this many seconds instead, and write the best to --write-env
-    #[arg(long, value_name = "SECONDS")]
-    search: Option<f64>,
+    #[arg(long, value_name = "SECONDS", value_parser = crate::options::seconds, allow_negative_numbers = true, conflicts_with = "env_file")]
+    search: Option<Duration>,
     /// Seconds each mutant runs in each environment of the search
-    #[arg(long, default_value_t = 0.1)]
-    search_time: f64,
-    /// Share of the search spent on random environments before guided ones
-    #[arg(long, default_value_t = 0.5)]
+    #[arg(long, default_value = "0.1", value_parser = crate::options::seconds, allow_negative_numbers = true)]
+    search_time: Duration,
+    /// Share of the search spent on random environments before guided ones (0 to 1)
+    #[arg(long, default_value_t = 0.5, value_parser = crate::options::share, allow_negative_numbers = true)]
     random_share: f64,
     /// Testing workgroups the search tries (comma-separated)
-    #[arg(long, value_delimiter = ',', default_values_t = [256u32, 512, 1024])]
+    #[arg(long, value_delimiter = ',', default_values_t = [256u32, 512, 1024], value_parser = clap::value_parser!(u32).range(1..=65_535))]
     search_groups: Vec<u32>,
-    #[arg(long, default_value_t = 1)]
+    /// Seed of the search's random environments, decimal or 0x-hex
+    #[arg(long, default_value = "1", value_parser = crate::options::seed)]
     seed: u64,
     /// Where the search writes the best environment
     #[arg(long, default_value = "wgstress-env.json")]
@@ -49,224 +55,252 @@ pub struct Args {
     /// Print the results as JSON
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    log: LogOptions,
 }
 
-fn check(args: &Args) -> Result<()> {
-    if !(args.time > 0.0 && args.search_time > 0.0 && args.budget > 0.0) {
-        bail!("--time, --search-time and --budget must be above 0");
-    }
-    if !(args.reproducibility > 0.0 && args.reproducibility < 1.0) {
-        bail!("--reproducibility must be between 0 and 1 (exclusive)");
-    }
-    if !(0.0..=1.0).contains(&args.random_share) {
-        bail!("--random-share must be between 0 and 1");
-    }
-    if args.search.is_some_and(|s| s <= 0.0) {
-        bail!("--search must be above 0 seconds");
-    }
-    Ok(())
+/// Which tests of the suite run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Tests {
+    /// The mutants and the conformance tests
+    All,
+    /// The mutants: their death rates and the mutation score
+    Mutants,
+    /// The conformance tests: disallowed behaviours, possible driver or naga bugs
+    Conformance,
 }
 
-fn selected(which: &str) -> Vec<Test> {
-    test::all()
-        .into_iter()
-        .filter(|t| match (which, t.kind) {
-            (_, Kind::Classic) => false,
-            ("mutants", Kind::Mutant(_)) | ("conformance", Kind::Conformance(_)) => true,
-            (w, _) => w == "all",
-        })
-        .collect()
+/// A validated `mutants`: the suite in one environment, or a search.
+pub struct Plan {
+    mode: Mode,
+    adapter: Option<String>,
+    reproducibility: f64,
+    /// Seconds of the per-test budget the reproducibility score is for.
+    budget: f64,
+    json: bool,
+    log: Option<PathBuf>,
 }
 
-pub fn run(args: Args) -> Result<ExitCode> {
-    check(&args)?;
-    let gpu = open(args.env.adapter.as_deref())?;
-    if let Some(seconds) = args.search {
-        return run_search(&args, &gpu, seconds);
-    }
-    let env = args.env.resolve(false, &gpu.info.name)?;
-    let tests = selected(&args.tests);
-    let start = Instant::now();
-    eprintln!(
-        "wgstress: {} tests for {} s each on {}",
-        tests.len(),
-        args.time,
-        describe(&gpu.info)
-    );
-    let mut pool = Pool::default();
-    let results = run_suite(
-        &gpu,
-        &mut pool,
-        &tests,
-        &env,
-        Duration::from_secs_f64(args.time),
-        &mut |r| eprintln!("{}", line(r)),
-    )?;
-    let summary = summarise(&results, args.reproducibility, args.budget);
-    let seconds = start.elapsed().as_secs_f64();
-    if args.json {
-        let report = serde_json::json!({
-            "adapter": describe(&gpu.info),
-            "env": env,
-            "time_per_test": args.time,
-            "summary": summary,
-            "results": results,
-            "seconds": seconds,
-        });
-        println!("{}", serde_json::to_string_pretty(&report)?);
-    } else {
-        println!(
-            "{:<30} {:<28} {:>14} {:>12} {:>14}",
-            "test", "kind", "instances", "target", "per second"
-        );
-        for r in &results {
-            println!("{}", line(r));
+enum Mode {
+    Suite {
+        tests: Vec<Test>,
+        /// The options' environment; --env FILE's replaces it when found on the adapter.
+        env: Env,
+        env_file: Option<PathBuf>,
+        time: Duration,
+    },
+    Search {
+        config: Box<SearchConfig>,
+        write_env: PathBuf,
+    },
+}
+
+pub fn plan(args: &Args) -> Result<Plan> {
+    let log = crate::plan::log_path(&args.log)?;
+    let mut files: Vec<(&str, &Path)> = log.iter().map(|l| ("--log", l.as_path())).collect();
+    let mode = match args.search {
+        Some(seconds) => {
+            paths::writable(&args.write_env, "--write-env")?;
+            files.push(("--write-env", &args.write_env));
+            Mode::Search {
+                config: Box::new(search_config(args, seconds)),
+                write_env: args.write_env.clone(),
+            }
         }
-        println!(
-            "mutation score   {}/{} = {:.1}% (mean death rate {:.1}/s)",
-            summary.killed,
-            summary.mutants,
-            summary.mutation_score * 100.0,
-            summary.mean_death_rate
-        );
-        println!(
-            "reproducible     {}/{} mutants die at least {:.3}/s: {:.3}% sure to die within {} s",
-            summary.reproducible,
-            summary.mutants,
-            summary.ceiling_rate,
-            summary.reproducibility * 100.0,
-            summary.budget
-        );
-        println!(
-            "coherence violations      {}",
-            list_or_none(&summary.incoherent)
-        );
-        println!(
-            "release/acquire only      {}",
-            list_or_none(&summary.relacq_only)
-        );
-        println!("environment      {}", serde_json::to_string(&env)?);
-        for r in results.iter().filter(|r| !r.violations.is_empty()) {
-            println!(
-                "replay           wgstress litmus {} {} --time {}",
-                r.name,
-                replay_options(&env),
-                args.time
-            );
-        }
-        println!("took             {seconds:.1} s");
+        None => Mode::Suite {
+            tests: selected(args.tests),
+            env: args.env.env(false),
+            env_file: crate::plan::env_file(args.env.env_file.as_deref())?,
+            time: args.time,
+        },
+    };
+    if let Mode::Suite {
+        env_file: Some(file),
+        ..
+    } = &mode
+    {
+        files.push(("--env", file));
     }
-    // A broken coherence promise is a bug by WGSL's own rules (or naga's).
-    Ok(if summary.incoherent.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
+    paths::distinct(&files)?;
+    Ok(Plan {
+        mode,
+        adapter: args.env.adapter.clone(),
+        reproducibility: args.reproducibility,
+        budget: args.budget.as_secs_f64(),
+        json: args.json,
+        log,
     })
 }
 
-/// The `litmus` options that rebuild `env`.
-fn replay_options(env: &Env) -> String {
-    let mut options = format!(
-        "--testing-groups {} --workgroup-size {} --stride {} --distance {} --placement {} --stress-groups {} --stress-offset {} --target-lines {} --line-size {} --sequence '{}' --stress-iterations {} --pre-stress {}",
-        env.testing_groups,
-        env.workgroup_size,
-        env.stride,
-        env.distance,
-        env.placement,
-        env.stress_groups,
-        env.stress_offset,
-        env.target_lines,
-        env.line_size,
-        env.sequence,
-        env.stress_iterations,
-        env.pre_stress
-    );
-    if !env.shuffle {
-        options.push_str(" --no-shuffle");
-    }
-    options
-}
-
-fn list_or_none(names: &[String]) -> String {
-    if names.is_empty() {
-        "none".into()
-    } else {
-        names.join(", ")
-    }
-}
-
-fn line(r: &TestResult) -> String {
-    let mut text = format!(
-        "{:<30} {:<28} {:>14} {:>12} {:>14.1}",
-        r.name,
-        r.kind.label(),
-        r.instances,
-        r.counts.target,
-        r.rate
-    );
-    for v in &r.violations {
-        text.push_str(&format!(
-            "  DISALLOWED {} x{}{}",
-            v.outcome,
-            v.count,
-            if v.incoherent {
-                " (incoherent)"
-            } else {
-                " (release/acquire)"
-            }
-        ));
-    }
-    text
-}
-
-fn run_search(args: &Args, gpu: &Gpu, seconds: f64) -> Result<ExitCode> {
-    let config = SearchConfig {
+fn search_config(args: &Args, seconds: Duration) -> SearchConfig {
+    SearchConfig {
         space: Space {
             testing_groups: args.search_groups.clone(),
             workgroup_size: args.env.workgroup_size,
             ..Space::default()
         },
-        budget: Duration::from_secs_f64(seconds),
-        per_test: Duration::from_secs_f64(args.search_time),
+        budget: seconds,
+        per_test: args.search_time,
         random_share: args.random_share,
         reproducibility: args.reproducibility,
-        test_budget: args.budget,
+        test_budget: args.budget.as_secs_f64(),
         seed: args.seed,
-    };
-    eprintln!(
-        "wgstress: searching {} s on {}, {} s per mutant per environment",
-        seconds,
-        describe(&gpu.info),
-        args.search_time
-    );
-    let tests = selected("mutants");
+    }
+}
+
+fn selected(which: Tests) -> Vec<Test> {
+    test::all()
+        .into_iter()
+        .filter(|t| match (which, t.kind) {
+            (_, Kind::Classic) => false,
+            (Tests::All, _) => true,
+            (Tests::Mutants, Kind::Mutant(_)) | (Tests::Conformance, Kind::Conformance(_)) => true,
+            _ => false,
+        })
+        .collect()
+}
+
+pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
+    let gpu = open(plan.adapter.as_deref())?;
+    let mut log = plan.log.as_deref().map(JsonLog::append_to).transpose()?;
+    match &plan.mode {
+        Mode::Suite {
+            tests,
+            env,
+            env_file,
+            time,
+        } => {
+            let env = super::resolve_env(env.clone(), env_file.as_deref(), &gpu.info.name, notes)?;
+            let suite = Suite {
+                tests,
+                env,
+                time: *time,
+            };
+            run(&plan, &suite, &gpu, log.as_mut(), notes)
+        }
+        Mode::Search { config, write_env } => {
+            run_search(&plan, config, write_env, &gpu, log.as_mut(), notes)
+        }
+    }
+}
+
+/// The suite as it runs: the environment resolved on the adapter.
+struct Suite<'a> {
+    tests: &'a [Test],
+    env: Env,
+    time: Duration,
+}
+
+fn run(
+    plan: &Plan,
+    suite: &Suite,
+    gpu: &Gpu,
+    mut log: Option<&mut JsonLog>,
+    notes: Notes,
+) -> Result<Status> {
+    let (adapter, env) = (describe(&gpu.info), &suite.env);
+    let time = suite.time.as_secs_f64();
+    notes.note(&format!(
+        "{} tests for {time} s each on {adapter}",
+        suite.tests.len()
+    ));
+    if let Some(log) = log.as_mut() {
+        log.write(&serde_json::json!({
+            "type": "start", "command": "mutants", "adapter": adapter, "env": env,
+            "tests": suite.tests.len(), "time_per_test": time,
+            "reproducibility": plan.reproducibility, "budget": plan.budget,
+        }))?;
+    }
+    let start = Instant::now();
+    let results = run_suite(
+        gpu,
+        &mut Pool::default(),
+        suite.tests,
+        env,
+        suite.time,
+        &mut |r| notes.note(&present::line(r)),
+    )?;
+    let summary = summarise(&results, plan.reproducibility, plan.budget);
+    let report = serde_json::json!({
+        "adapter": adapter,
+        "env": env,
+        "time_per_test": time,
+        "summary": summary,
+        "results": results,
+        "seconds": start.elapsed().as_secs_f64(),
+    });
+    if let Some(log) = log.as_mut() {
+        let mut line = report.clone();
+        line["type"] = "summary".into();
+        log.write(&line)?;
+    }
+    if plan.json {
+        emit(&format!("{}\n", serde_json::to_string_pretty(&report)?))?;
+    } else {
+        let seconds = start.elapsed().as_secs_f64();
+        emit(&present::suite(&results, &summary, env, time, seconds)?)?;
+    }
+    // A broken coherence promise is a bug by WGSL's own rules (or naga's).
+    Ok(Status::of(false, false, !summary.incoherent.is_empty()))
+}
+
+fn run_search(
+    plan: &Plan,
+    config: &SearchConfig,
+    write_env: &Path,
+    gpu: &Gpu,
+    mut log: Option<&mut JsonLog>,
+    notes: Notes,
+) -> Result<Status> {
+    let adapter = describe(&gpu.info);
+    notes.note(&format!(
+        "searching {} s on {adapter}, {} s per mutant per environment",
+        config.budget.as_secs_f64(),
+        config.per_test.as_secs_f64()
+    ));
+    if let Some(log) = log.as_mut() {
+        log.write(&serde_json::json!({
+            "type": "start", "command": "mutants", "search": true, "adapter": adapter,
+            "seconds": config.budget.as_secs_f64(), "search_time": config.per_test.as_secs_f64(),
+            "search_groups": config.space.testing_groups, "random_share": config.random_share,
+            "reproducibility": plan.reproducibility, "budget": plan.budget, "seed": config.seed,
+        }))?;
+    }
     let mut tried = 0;
     let result = search(
         gpu,
-        &tests,
-        &config,
+        &selected(Tests::Mutants),
+        config,
         &mut |c: &Candidate, best: &Candidate| {
             tried += 1;
-            eprintln!(
-            "env {tried:>3} {:<7} killed {:>2} above ceiling {:>2} min rate {:>12.3}  (best: {} above, min {:.3}) {:.1} s",
-            format!("{:?}", c.phase).to_lowercase(),
-            c.killed,
-            c.above_ceiling,
-            finite(c.min_rate),
-            best.above_ceiling,
-            finite(best.min_rate),
-            c.seconds
-        );
+            notes.note(&present::candidate(tried, c, best));
         },
     )?;
+    if let Some(log) = log.as_mut() {
+        let mut line = serde_json::to_value(&result)?;
+        line["type"] = "summary".into();
+        log.write(&line)?;
+    }
+    // The findings first, then the file: a failed write loses nothing that was found.
+    if plan.json {
+        emit(&format!("{}\n", serde_json::to_string_pretty(&result)?))?;
+    } else {
+        emit(&present::search(&result, write_env)?)?;
+    }
+    env_file(plan, gpu, &result).save(write_env)?;
+    Ok(Status::Passed)
+}
+
+/// The search's best environment and how it scored, for `--env`.
+fn env_file(plan: &Plan, gpu: &Gpu, result: &SearchResult) -> EnvFile {
     let best = result.best();
-    let file = EnvFile {
+    EnvFile {
         adapter: gpu.info.name.clone(),
         driver: format!("{} {}", gpu.info.driver, gpu.info.driver_info),
         backend: format!("{:?}", gpu.info.backend),
         env: best.env.clone(),
-        reproducibility: args.reproducibility,
-        budget: args.budget,
+        reproducibility: plan.reproducibility,
+        budget: plan.budget,
         above_ceiling: best.above_ceiling,
         min_rate: best.min_rate.is_finite().then_some(best.min_rate),
         mutants: result.mutants.len(),
@@ -279,71 +313,5 @@ fn run_search(args: &Args, gpu: &Gpu, seconds: f64) -> Result<ExitCode> {
             .collect(),
         environments_tried: result.candidates.len(),
         search_seconds: result.seconds,
-    };
-    file.save(&args.write_env)?;
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&result)?);
-    } else {
-        println!(
-            "tried            {} environments in {:.1} s",
-            result.candidates.len(),
-            result.seconds
-        );
-        println!(
-            "best             {} of {} mutants at or above {:.3}/s, {} killed, min rate {:.3}/s",
-            best.above_ceiling,
-            result.mutants.len(),
-            result.ceiling_rate,
-            best.killed,
-            finite(best.min_rate)
-        );
-        println!("environment      {}", serde_json::to_string(&best.env)?);
-        println!("written to       {}", args.write_env.display());
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-/// A minimum over no rates is infinite; show it as 0.
-fn finite(rate: f64) -> f64 {
-    if rate.is_finite() {
-        rate
-    } else {
-        0.0
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use clap::Parser;
-    use wgstress_runtime::litmus::env::Placement;
-
-    #[derive(Parser)]
-    struct Options {
-        #[command(flatten)]
-        env: EnvArgs,
-    }
-
-    #[test]
-    fn replay_options_rebuild_the_environment() {
-        let env = Env {
-            testing_groups: 512,
-            stride: 4,
-            distance: 1 << 20,
-            placement: Placement::Scattered,
-            shuffle: false,
-            stress_groups: 7,
-            stress_offset: 3,
-            target_lines: 9,
-            sequence: "st;ld;st".parse().unwrap(),
-            stress_iterations: 99,
-            pre_stress: 5,
-            ..Env::default()
-        };
-        let text = replay_options(&env);
-        let words = std::iter::once("wgstress")
-            .chain(text.split_whitespace().map(|w| w.trim_matches('\'')));
-        let parsed = Options::try_parse_from(words).unwrap();
-        assert_eq!(parsed.env.env(false), env);
     }
 }

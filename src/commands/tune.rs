@@ -9,8 +9,9 @@ use crate::status::Status;
 use anyhow::{Context, Result};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
-use wgstress_runtime::litmus::{runner::Litmus, test};
+use wgstress_runtime::litmus::{env::Env, runner::Litmus, test};
 use wgstress_runtime::log::JsonLog;
+use wgstress_runtime::profile::Profile;
 use wgstress_runtime::tune::{tune, TuneConfig};
 
 #[derive(clap::Args)]
@@ -48,6 +49,8 @@ pub struct Args {
 /// A validated `tune`: both outputs writable and distinct.
 pub struct Plan {
     config: TuneConfig,
+    /// --env FILE: its environment replaces the options' when found on the adapter.
+    env_file: Option<PathBuf>,
     adapter: Option<String>,
     budget: Option<Duration>,
     profile: PathBuf,
@@ -62,13 +65,12 @@ pub fn plan(args: &Args) -> Result<Plan> {
         ("--heat-map", &args.heat_map),
     ];
     outputs.extend(log.as_deref().map(|l| ("--log", l)));
+    let env_file = crate::plan::env_file(args.env.env_file.as_deref())?;
+    outputs.extend(env_file.as_deref().map(|e| ("--env", e)));
     paths::distinct(&outputs)?;
     paths::writable(&args.profile, "--profile")?;
     paths::writable(&args.heat_map, "--heat-map")?;
-    let mut env = args.env.env(false);
-    if env.stress_groups == 0 {
-        env.stress_groups = (env.testing_groups / 2).max(1);
-    }
+    let env = with_stress(args.env.env(false));
     Ok(Plan {
         config: TuneConfig {
             distances: args.distances,
@@ -78,6 +80,7 @@ pub fn plan(args: &Args) -> Result<Plan> {
             iterations_per_cell: args.iterations_per_cell,
             env,
         },
+        env_file,
         adapter: args.env.adapter.clone(),
         budget: args.budget,
         profile: args.profile.clone(),
@@ -86,9 +89,19 @@ pub fn plan(args: &Args) -> Result<Plan> {
     })
 }
 
+/// Tuning needs stress: half the testing groups when none are given.
+fn with_stress(mut env: Env) -> Env {
+    if env.stress_groups == 0 {
+        env.stress_groups = (env.testing_groups / 2).max(1);
+    }
+    env
+}
+
 pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
     let mut config = plan.config;
     let gpu = wgstress_runtime::device::open(plan.adapter.as_deref())?;
+    let env = super::resolve_env(config.env, plan.env_file.as_deref(), &gpu.info.name, notes)?;
+    config.env = with_stress(env);
     notes.note(&format!(
         "tuning {}",
         wgstress_runtime::device::describe(&gpu.info)
@@ -122,15 +135,22 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
     let mut progress = Progress::cells(config.cells(), notes.on);
     let profile = tune(&gpu, &config, &mut || progress.cell())?;
     progress.finish();
+    // The profile this one replaces, to say how tuning (in another environment) changed it.
+    let changes = Profile::load(&plan.profile)
+        .ok()
+        .filter(|before| before.adapter == profile.adapter)
+        .map(|before| profile.changes_from(&before));
     // The findings first, then the files: a failed write loses nothing that was measured.
     emit(&crate::present::profile::report(
         &profile,
+        changes.as_deref(),
         &plan.profile,
         &plan.heat_map,
     ))?;
     if let Some(log) = log.as_mut() {
         let mut line = serde_json::to_value(&profile)?;
         line["type"] = "summary".into();
+        line["changes"] = serde_json::json!(changes);
         log.write(&line)?;
     }
     profile.save(&plan.profile)?;

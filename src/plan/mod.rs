@@ -241,6 +241,15 @@ fn check_shape(shape: &StressShape, source: &str) -> Result<()> {
     Ok(())
 }
 
+/// The environment file of `--env`, read now so that a missing or broken one is bad input
+/// found before the device opens; whether it is used depends on the adapter.
+pub fn env_file(path: Option<&Path>) -> Result<Option<PathBuf>> {
+    if let Some(path) = path {
+        wgstress_runtime::litmus::env_file::EnvFile::load(path)?;
+    }
+    Ok(path.map(Path::to_path_buf))
+}
+
 /// The log `options` ask for, checked writable; `None` with --no-log.
 pub fn log_path(options: &LogOptions) -> Result<Option<PathBuf>> {
     if options.no_log {

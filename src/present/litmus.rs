@@ -1,8 +1,18 @@
-//! The human-readable report of `wgstress litmus`.
+//! The human-readable report of `wgstress litmus`, and its list of tests.
 
 use std::fmt::Write;
-use wgstress_runtime::litmus::{env::Env, runner::Counts, test::Test};
+use wgstress_runtime::litmus::test::{Kind, Test};
+use wgstress_runtime::litmus::{env::Env, runner::Counts};
 use wgstress_runtime::stats::reproducibility;
+
+/// What the test looks for: a classic test its weak outcomes, a suite test its target.
+pub fn looked_for(test: &Test, counts: &Counts) -> u64 {
+    if test.kind == Kind::Classic {
+        counts.weak
+    } else {
+        counts.target
+    }
+}
 
 pub fn report(
     test: &Test,
@@ -24,23 +34,81 @@ pub fn report(
     );
     let _ = writeln!(out, "sequential       {}", counts.sequential);
     let _ = writeln!(out, "interleaved      {}", counts.interleaved);
+    let rate = |n: u64| n as f64 / seconds;
     let _ = writeln!(
         out,
         "weak             {} ({:.1} per second)",
         counts.weak,
-        counts.weak as f64 / seconds
+        rate(counts.weak)
     );
+    if test.kind != Kind::Classic {
+        let _ = writeln!(
+            out,
+            "target           {} ({:.1} per second)",
+            counts.target,
+            rate(counts.target)
+        );
+    }
+    let _ = writeln!(out, "disallowed       {}", counts.disallowed);
+    let seen = looked_for(test, counts);
     let _ = writeln!(
         out,
-        "reproducibility  {:.3}% that another {seconds:.2} s shows it (1 - e^-{})",
-        reproducibility(counts.weak as f64) * 100.0,
-        counts.weak
+        "reproducibility  {:.3}% that another {seconds:.2} s shows it (1 - e^-{seen})",
+        reproducibility(seen as f64) * 100.0,
     );
+    verdict(&mut out, env, counts);
+    out
+}
+
+fn verdict(out: &mut String, env: &Env, counts: &Counts) {
+    if counts.incoherent > 0 {
+        let _ = writeln!(
+            out,
+            "failed           {} instances broke coherence, which WGSL promises",
+            counts.incoherent
+        );
+    }
     if env.fence && counts.weak > 0 {
         let _ = writeln!(
             out,
             "failed           the fence did not remove the weak behaviour"
         );
     }
+}
+
+/// One line per test: its name, kind and the behaviour it looks for (a suite test's target
+/// outcomes, the first three of them).
+pub fn list(tests: &[Test]) -> String {
+    let mut out = format!("{:<30} {:<32} behaviour looked for\n", "test", "kind");
+    for t in tests {
+        let _ = writeln!(
+            out,
+            "{:<30} {:<32} {}",
+            t.name,
+            t.kind.label(),
+            looks_for(t)
+        );
+    }
     out
+}
+
+fn looks_for(t: &Test) -> String {
+    if t.kind == Kind::Classic {
+        return t.weak.to_string();
+    }
+    let outcomes = t.outcomes();
+    let targets: Vec<String> = (0..outcomes.target.len())
+        .filter(|&o| outcomes.target[o])
+        .map(|o| t.describe(o))
+        .collect();
+    let shown = if targets.len() > 3 {
+        format!(
+            "{} (and {} more)",
+            targets[..3].join(" | "),
+            targets.len() - 3
+        )
+    } else {
+        targets.join(" | ")
+    };
+    format!("{}: {shown}", t.weak)
 }

@@ -4,6 +4,7 @@ pub mod chart;
 pub mod comparison;
 pub mod heat_map;
 pub mod litmus;
+pub mod mutants;
 pub mod profile;
 pub mod progress;
 pub mod summary;

@@ -4,7 +4,13 @@ use std::fmt::Write;
 use std::path::Path;
 use wgstress_runtime::profile::Profile;
 
-pub fn report(profile: &Profile, path: &Path, heat_map: &Path) -> String {
+/// `changes`: how the profile differs from the one of the same adapter it replaced, if any.
+pub fn report(
+    profile: &Profile,
+    changes: Option<&[String]>,
+    path: &Path,
+    heat_map: &Path,
+) -> String {
     let mut out = String::new();
     let mut row = |key: &str, value: String| {
         let _ = writeln!(out, "{key:<16} {value}");
@@ -24,6 +30,14 @@ pub fn report(profile: &Profile, path: &Path, heat_map: &Path) -> String {
         ),
     );
     row("profile", path.display().to_string());
+    if let Some(changes) = changes {
+        let text = if changes.is_empty() {
+            "none".to_string()
+        } else {
+            changes.join("; ")
+        };
+        row("changes", format!("{text} (from the profile it replaced)"));
+    }
     row("heat map", heat_map.display().to_string());
     out
 }

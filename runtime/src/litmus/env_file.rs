@@ -56,7 +56,7 @@ pub fn env_for(adapter: &str, path: &Path) -> Result<(Option<Env>, String)> {
     Ok((
         Some(file.env),
         format!(
-            "environment {} ({} of {} mutants at or above {:.3}/s for {}% in {} s)",
+            "environment {} ({} of {} mutants at or above {:.3}/s for {:.3}% in {} s)",
             path.display(),
             file.above_ceiling,
             file.mutants,

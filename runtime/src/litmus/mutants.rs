@@ -170,7 +170,9 @@ pub fn summarise(results: &[TestResult], reproducibility: f64, budget: f64) -> S
         mutants: mutants.len(),
         killed,
         mutation_score: killed as f64 / mutants.len().max(1) as f64,
-        mean_death_rate: mutants.iter().map(|r| r.rate).sum::<f64>() / mutants.len().max(1) as f64,
+        // A fold from 0, not a sum: the sum of nothing is -0.
+        mean_death_rate: mutants.iter().fold(0.0, |sum, r| sum + r.rate)
+            / mutants.len().max(1) as f64,
         reproducibility,
         budget,
         ceiling_rate: ceiling,
