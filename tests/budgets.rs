@@ -2,29 +2,12 @@
 //! default options, a time budget holds, a hanging kernel ends the process with status 2 and
 //! its summary saved, and `--until-failures` stops early.
 
+mod common;
+
+use common::{fixture, wgstress_timed as wgstress};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::time::{Duration, Instant};
-
-fn fixture(name: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name)
-        .display()
-        .to_string()
-}
-
-/// Runs wgstress in `dir`; returns its output and how long it took.
-fn wgstress(args: &[&str], dir: &Path) -> (Output, Duration) {
-    let start = Instant::now();
-    let out = Command::new(env!("CARGO_BIN_EXE_wgstress"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("wgstress runs");
-    (out, start.elapsed())
-}
+use std::process::Output;
+use std::time::Duration;
 
 fn summary(out: &Output) -> Value {
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {

@@ -1,24 +1,11 @@
 //! The `wgstress` command line, run as a user runs it, on lavapipe in CI.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::{fixture, wgstress};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
-
-fn wgstress(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_wgstress"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("wgstress runs")
-}
-
-fn fixture(name: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name)
-        .display()
-        .to_string()
-}
 
 fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()

@@ -1,25 +1,11 @@
 //! Random command lines and random app specs, within and beyond the limits: wgstress never
 //! panics, and every bad input gets exit status 2 and one error line, before any GPU work.
 
+mod common;
+
+use common::{fixture, wgstress};
 use proptest::prelude::*;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn wgstress(args: &[String], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_wgstress"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("wgstress runs")
-}
-
-fn fixture(name: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name)
-        .display()
-        .to_string()
-}
+use std::process::Output;
 
 /// Exit status 2, one `wgstress: error:` line, no panic.
 fn assert_refused(out: &Output, what: &str) {

@@ -114,10 +114,9 @@ pub fn run(
         aborted,
     };
     if let Some(log) = log {
-        let mut line = serde_json::to_value(&comparison).expect("a comparison serializes");
-        line["type"] = json!("summary");
+        let line = serde_json::to_value(&comparison).expect("a comparison serializes");
         // The comparison is worth more than its log line: a failed write is reported in it.
-        if let Err(e) = log.write(&line) {
+        if let Err(e) = log.summary(line) {
             comparison.aborted.get_or_insert(e.to_string());
         }
     }

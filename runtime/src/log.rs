@@ -34,4 +34,10 @@ impl JsonLog {
             .and_then(|_| self.file.flush())
             .map_err(|e| Error::io(&self.path, e))
     }
+
+    /// Writes `line` as the session's summary line (`"type": "summary"`).
+    pub fn summary(&mut self, mut line: serde_json::Value) -> Result<()> {
+        line["type"] = serde_json::json!("summary");
+        self.write(&line)
+    }
 }

@@ -190,10 +190,9 @@ pub fn run(
     )?;
     let mut summary = summarize(engine, config, &stream, aborted);
     if let Some(log) = log {
-        let mut line = serde_json::to_value(&summary).expect("summary serializes");
-        line["type"] = json!("summary");
+        let line = serde_json::to_value(&summary).expect("summary serializes");
         // The summary is worth more than its log line: a failed write is reported in it.
-        if let Err(e) = log.write(&line) {
+        if let Err(e) = log.summary(line) {
             summary.aborted.get_or_insert(e.to_string());
         }
     }

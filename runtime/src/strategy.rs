@@ -142,17 +142,7 @@ impl Sequence {
         (1..=max.min(Self::MAX_LEN))
             .flat_map(|len| {
                 (0..1u32 << len).map(move |bits| {
-                    Sequence(
-                        (0..len)
-                            .map(|i| {
-                                if bits >> i & 1 == 1 {
-                                    Access::Store
-                                } else {
-                                    Access::Load
-                                }
-                            })
-                            .collect(),
-                    )
+                    Sequence::from_bits(bits, len as u32).expect("1 to 5 accesses")
                 })
             })
             .collect()

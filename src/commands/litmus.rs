@@ -162,9 +162,7 @@ fn run(mut plan: RunPlan, notes: Notes) -> Result<Status> {
             "interrupted": interrupted,
     });
     if let Some(log) = log.as_mut() {
-        let mut line = report.clone();
-        line["type"] = "summary".into();
-        log.write(&line)?;
+        log.summary(report.clone())?;
     }
     if plan.json {
         emit(&format!("{}\n", serde_json::to_string_pretty(&report)?))?;

@@ -230,9 +230,7 @@ fn run(
         "seconds": start.elapsed().as_secs_f64(),
     });
     if let Some(log) = log.as_mut() {
-        let mut line = report.clone();
-        line["type"] = "summary".into();
-        log.write(&line)?;
+        log.summary(report.clone())?;
     }
     if plan.json {
         emit(&format!("{}\n", serde_json::to_string_pretty(&report)?))?;
@@ -277,9 +275,7 @@ fn run_search(
         },
     )?;
     if let Some(log) = log.as_mut() {
-        let mut line = serde_json::to_value(&result)?;
-        line["type"] = "summary".into();
-        log.write(&line)?;
+        log.summary(serde_json::to_value(&result)?)?;
     }
     // The findings first, then the file: a failed write loses nothing that was found.
     if plan.json {

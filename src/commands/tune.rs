@@ -149,9 +149,8 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
     ))?;
     if let Some(log) = log.as_mut() {
         let mut line = serde_json::to_value(&profile)?;
-        line["type"] = "summary".into();
         line["changes"] = serde_json::json!(changes);
-        log.write(&line)?;
+        log.summary(line)?;
     }
     profile.save(&plan.profile)?;
     crate::present::heat_map::heat_map(&profile, &plan.heat_map)?;

@@ -1,0 +1,31 @@
+//! Running the `wgstress` binary as a user does, for the CLI's integration tests.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+/// Runs wgstress with `args` in `dir`.
+pub fn wgstress<S: AsRef<std::ffi::OsStr>>(args: &[S], dir: &Path) -> Output {
+    wgstress_timed(args, dir).0
+}
+
+/// Runs wgstress with `args` in `dir`; returns its output and how long it took.
+pub fn wgstress_timed<S: AsRef<std::ffi::OsStr>>(args: &[S], dir: &Path) -> (Output, Duration) {
+    let start = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_wgstress"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("wgstress runs");
+    (out, start.elapsed())
+}
+
+/// The path of `tests/fixtures/NAME`.
+pub fn fixture(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+        .display()
+        .to_string()
+}
