@@ -246,6 +246,21 @@ mod tests {
     }
 
     #[test]
+    fn the_seed_shape_is_one_of_36_arms_a_profile_shape_adds_one() {
+        assert_eq!(
+            ShapeChooser::adaptive(&StressShape::default(), 1)
+                .arms()
+                .len(),
+            36
+        );
+        let profile = StressShape {
+            sequence: "ld;ld;ld".parse().unwrap(),
+            ..StressShape::default()
+        };
+        assert_eq!(ShapeChooser::adaptive(&profile, 1).arms().len(), 37);
+    }
+
+    #[test]
     fn a_fixed_shape_is_the_only_arm() {
         let mut chooser = ShapeChooser::fixed(StressShape::default());
         assert!(!chooser.is_adaptive());
