@@ -6,6 +6,7 @@
 //! questions with runs on a device.
 
 pub mod ddmin;
+pub mod gpu;
 pub mod trial;
 
 pub use ddmin::{ddmin, Search};
