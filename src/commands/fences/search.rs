@@ -389,3 +389,80 @@ fn kept(
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+
+    fn config(stopped: bool) -> RunConfig {
+        let settings = wgstress_runtime::strategy::Settings {
+            strategy: Strategy::Systematic,
+            shuffle: true,
+            shape: Default::default(),
+            iterations: 64,
+            cache_words: 1 << 16,
+            watchdog_limit: 4096,
+            stress_fraction: (0.15, 0.5),
+            placement: Default::default(),
+            buffer_shuffle: true,
+        };
+        RunConfig {
+            settings,
+            budget: Budget {
+                runs: None,
+                time: None,
+                failures: None,
+            },
+            master_seed: 1,
+            replay: None,
+            adaptive: true,
+            calibration: None,
+            stop: Arc::new(AtomicBool::new(stopped)),
+        }
+    }
+
+    fn runs(runs: u64, failures: u64, aborted: Option<&str>) -> Measured {
+        Measured {
+            runs,
+            failures,
+            seconds: 1.0,
+            aborted: aborted.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn only_enough_passing_runs_verify_a_fix() {
+        let live = config(false);
+        assert!(matches!(
+            verdict(&runs(50, 0, None), 44, &live),
+            Verdict::Fixed
+        ));
+        assert!(matches!(
+            verdict(&runs(44, 0, None), 44, &live),
+            Verdict::Fixed
+        ));
+        for unverified in [
+            verdict(&runs(50, 1, None), 44, &live),
+            verdict(&runs(43, 0, None), 44, &live),
+            verdict(&runs(50, 0, Some("hang")), 44, &live),
+            verdict(&runs(50, 0, None), 44, &config(true)),
+        ] {
+            assert!(
+                matches!(unverified, Verdict::Unverified { .. }),
+                "{unverified:?}"
+            );
+            assert_eq!(unverified.status(), Status::Failed);
+        }
+    }
+
+    #[test]
+    fn a_fix_or_no_failure_exits_0_no_fix_1_an_error_2() {
+        assert_eq!(Verdict::Fixed.status().number(), 0);
+        assert_eq!(Verdict::DoesNotFail.status().number(), 0);
+        assert_eq!(Verdict::FencesDoNotFix.status().number(), 1);
+        let why = String::from("lost");
+        assert_eq!(Verdict::Aborted { why }.status().number(), 2);
+    }
+}
