@@ -48,7 +48,8 @@ enum Command {
     Mutants(commands::mutants::Args),
     /// Tune systematic stress to this GPU with litmus tests; writes a device profile
     Tune(commands::tune::Args),
-    /// List an application's candidate fence sites, or write it with a fence at every one
+    /// Find the storage barriers that stop an application's failures (delta debugging over
+    /// its candidate fence sites), or list the sites, or write it with a barrier at every one
     Fences(commands::fences::Args),
     /// List the bundled applications
     Apps,
@@ -89,7 +90,7 @@ fn execute(cli: Cli) -> anyhow::Result<Status> {
             commands::mutants::execute(commands::mutants::plan(&args)?, notes)
         }
         Command::Tune(args) => commands::tune::execute(commands::tune::plan(&args)?, notes),
-        Command::Fences(args) => commands::fences::execute(commands::fences::plan(&args)?),
+        Command::Fences(args) => commands::fences::execute(commands::fences::plan(&args)?, notes),
         Command::Apps => commands::apps::list(),
         Command::Adapters => commands::apps::adapters(),
     }

@@ -65,6 +65,8 @@ pub enum Error {
     Unsupported { what: &'static str, at: Location },
     #[error("the entry point has {0} candidate fence sites; the fence mask holds at most {max}", max = crate::fences::MAX_SITES)]
     TooManyFenceSites(usize),
+    #[error("fence site {site} does not exist: the entry point has {sites} candidate fence sites")]
+    NoSuchFenceSite { site: u32, sites: usize },
     #[error("internal error: the instrumented module does not validate (please report this with the shader): {0}")]
     Internal(String),
     #[error("could not write WGSL: {0}")]
@@ -94,6 +96,7 @@ impl Error {
             | Error::PostconditionIsEntry(_)
             | Error::NoFreeBindGroup(_)
             | Error::TooManyFenceSites(_)
+            | Error::NoSuchFenceSite { .. }
             | Error::Internal(_)
             | Error::Write(_) => None,
         }

@@ -11,7 +11,8 @@
 //!   (pipelines, buffers, batches), `engine` (a session that survives device loss, calibration),
 //!   `runner` (the run loop), `log` (the JSON-lines log);
 //! - analysis: `record` (a run's results block and its outcome), `tally` and `stats` (counts,
-//!   rates, intervals), `compare` (strategies in interleaved rounds), `litmus` and `tune`
+//!   rates, intervals), `compare` (strategies in interleaved rounds), `fences` (the search
+//!   for the fences an application needs), `litmus` and `tune`
 //!   (parallel litmus tests, tuning stress to a device).
 
 pub mod checks;
@@ -33,6 +34,7 @@ pub mod runner;
 pub mod session;
 
 pub mod compare;
+pub mod fences;
 pub mod litmus;
 pub mod record;
 pub mod shapes;

@@ -66,6 +66,13 @@ pub struct StressPlan {
 }
 
 impl SessionPlan {
+    /// Stress scratch words: room for cache stress and the default shape's patches.
+    pub fn scratch_words(&self) -> u32 {
+        self.stress
+            .cache_words
+            .max(StressShape::default().patch_count * 64)
+    }
+
     /// Checks the options of `run` or `compare` and loads the application.
     pub fn new(
         app: &AppOptions,
@@ -126,15 +133,11 @@ impl SessionPlan {
 
     /// Opens the device and builds the application's pipelines and buffers there.
     pub fn engine(&self) -> Result<Engine> {
-        let scratch = self
-            .stress
-            .cache_words
-            .max(StressShape::default().patch_count * 64);
         let mut engine = Engine::new(
             self.app.clone(),
             self.adapter.as_deref(),
             self.batch,
-            scratch,
+            self.scratch_words(),
         )?;
         engine.timeout = self.timeout;
         if let Some(limit) = self.stress.watchdog_limit {

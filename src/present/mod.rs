@@ -2,6 +2,7 @@
 
 pub mod chart;
 pub mod comparison;
+pub mod fences;
 pub mod heat_map;
 pub mod litmus;
 pub mod mutants;

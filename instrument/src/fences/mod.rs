@@ -20,6 +20,7 @@
 //! as non-uniform).
 
 mod operands;
+mod patch;
 mod place;
 mod returns;
 mod split;
@@ -29,6 +30,7 @@ use crate::error::{Error, Result};
 use crate::{names, render, validate, Options};
 use naga::valid::ModuleInfo;
 use naga::{AddressSpace, Expression, Function, Handle, Module};
+pub use patch::{fenced_at, Patched};
 pub use place::Side;
 use place::Walker;
 use std::collections::{HashMap, HashSet};

@@ -1,7 +1,12 @@
-//! `wgstress fences`: the candidate fence sites of an application (where a storage barrier
-//! can go in uniform control flow), or its shader with a barrier at every one.
+//! `wgstress fences`: the search for the storage barriers that stop an application's
+//! failures (search.rs); or its candidate fence sites (where a storage barrier can go in
+//! uniform control flow), or its shader with a barrier at every one.
 
-use crate::notes::emit;
+mod search;
+
+pub use search::{Report, Verdict};
+
+use crate::notes::{emit, Notes};
 use crate::options::AppOptions;
 use crate::plan::{load_app, paths};
 use crate::status::Status;
@@ -11,24 +16,30 @@ use wgstress_instrument::fences::{fences, Side};
 use wgstress_runtime::spec::App;
 
 #[derive(clap::Args)]
-#[command(group = clap::ArgGroup::new("what").required(true).multiple(true))]
 pub struct Args {
     #[command(flatten)]
     app: AppOptions,
-    /// List the candidate sites: file:line:column of the access, the side, the function, the
-    /// access's source line
-    #[arg(long, group = "what")]
+    /// List the candidate sites (no search): file:line:column of the access, the side, the
+    /// function, the access's source line
+    #[arg(long)]
     sites: bool,
-    /// Write the shader with a storageBarrier() at every site (needs --output)
-    #[arg(long, group = "what", requires = "output")]
+    /// Write the shader with a storageBarrier() at every site (no search; needs --output)
+    #[arg(long, requires = "output")]
     all: bool,
-    /// Where --all writes the shader
+    /// Where the search writes the patched shader (only a verified fix), or --all its shader
     #[arg(short, long)]
     output: Option<PathBuf>,
+    #[command(flatten)]
+    search: search::SearchOptions,
 }
 
-/// A validated `fences`.
-pub struct Plan {
+/// A validated `fences`: a search, or the sites and the all-sites shader.
+pub enum Plan {
+    Search(Box<search::Plan>),
+    Sites(Box<SitesPlan>),
+}
+
+pub struct SitesPlan {
     app: App,
     sites: bool,
     /// Where the all-sites shader goes, checked writable and distinct from the inputs.
@@ -36,6 +47,10 @@ pub struct Plan {
 }
 
 pub fn plan(args: &Args) -> Result<Plan> {
+    if !args.sites && !args.all {
+        let plan = search::plan(&args.app, &args.search, args.output.as_deref())?;
+        return Ok(Plan::Search(Box::new(plan)));
+    }
     let (app, inputs) = load_app(&args.app)?;
     let output = if args.all { args.output.clone() } else { None };
     if let Some(out) = &output {
@@ -44,14 +59,29 @@ pub fn plan(args: &Args) -> Result<Plan> {
         all.push(("--output", out));
         paths::distinct(&all)?;
     }
-    Ok(Plan {
+    Ok(Plan::Sites(Box::new(SitesPlan {
         app,
         sites: args.sites,
         output,
-    })
+    })))
 }
 
-pub fn execute(plan: Plan) -> Result<Status> {
+pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
+    match plan {
+        Plan::Search(plan) => search::execute(*plan, notes),
+        Plan::Sites(plan) => sites(*plan),
+    }
+}
+
+/// How a site's side reads.
+fn side_name(side: Side) -> &'static str {
+    match side {
+        Side::Before => "before",
+        Side::After => "after",
+    }
+}
+
+fn sites(plan: SitesPlan) -> Result<Status> {
     let app = &plan.app;
     let options = wgstress_instrument::Options {
         entry: app.entry.clone(),
@@ -63,10 +93,7 @@ pub fn execute(plan: Plan) -> Result<Status> {
         let lines: Vec<&str> = app.source.lines().collect();
         let mut text = String::new();
         for site in &found.sites {
-            let side = match site.side {
-                Side::Before => "before",
-                Side::After => "after",
-            };
+            let side = side_name(site.side);
             let source = lines.get(site.line as usize - 1).map_or("", |l| l.trim());
             text.push_str(&format!(
                 "{}:{}:{}: site {} {side} (in {}): {source}\n",

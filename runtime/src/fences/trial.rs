@@ -1,0 +1,96 @@
+//! One question to the oracle: do these fences stop the failures? A failing run answers it
+//! at once; a pass needs enough runs that a failure at the measured rate would have shown.
+
+/// A failure rate measured without fences: a probability in (0, 1].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FailureRate(f64);
+
+impl FailureRate {
+    /// `failures` of `runs`; none when no run failed (nothing to search for) or no run ran.
+    pub fn measured(failures: u64, runs: u64) -> Option<FailureRate> {
+        (failures > 0 && failures <= runs).then(|| FailureRate(failures as f64 / runs as f64))
+    }
+
+    /// A rate given as a probability; none outside (0, 1].
+    pub fn new(p: f64) -> Option<FailureRate> {
+        (p > 0.0 && p <= 1.0).then_some(FailureRate(p))
+    }
+
+    pub fn get(self) -> f64 {
+        self.0
+    }
+
+    /// Runs that show at least one failure with 99% confidence at this rate:
+    /// the least n with (1 - p)^n <= 0.01, n = ceil(ln 0.01 / ln(1 - p)), at least 1.
+    pub fn runs_needed(self) -> u64 {
+        if self.0 >= 1.0 {
+            return 1;
+        }
+        let n = (0.01f64.ln() / (1.0 - self.0).ln()).ceil();
+        (n as u64).max(1)
+    }
+}
+
+/// What a trial of a set of fences saw.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Trial {
+    /// Every one of the runs passed.
+    Pass { runs: u64 },
+    /// A run failed; `runs` ran in all (a trial stops at its first failure, or on a device
+    /// at the end of the batch that held it).
+    Fail { runs: u64 },
+}
+
+impl Trial {
+    pub fn passed(self) -> bool {
+        matches!(self, Trial::Pass { .. })
+    }
+
+    pub fn runs(self) -> u64 {
+        match self {
+            Trial::Pass { runs } | Trial::Fail { runs } => runs,
+        }
+    }
+}
+
+/// Runs the application with a set of fences.
+pub trait Oracle {
+    /// Runs with a barrier at exactly `sites` (indices of the candidate sites): `Fail` at
+    /// the first failing run, `Pass` after `runs_needed` passing runs.
+    fn trial(&mut self, sites: &[usize], runs_needed: u64) -> Trial;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_needed_is_the_99_percent_count() {
+        // (1 - 0.5)^7 = 0.0078 <= 0.01 < (1 - 0.5)^6 = 0.0156.
+        assert_eq!(FailureRate::new(0.5).unwrap().runs_needed(), 7);
+        // ln 0.01 / ln 0.99 = 458.2.
+        assert_eq!(FailureRate::new(0.01).unwrap().runs_needed(), 459);
+        // ln 0.01 / ln 0.9 = 43.7.
+        assert_eq!(FailureRate::new(0.1).unwrap().runs_needed(), 44);
+        assert_eq!(FailureRate::new(1.0).unwrap().runs_needed(), 1);
+        assert_eq!(FailureRate::new(0.995).unwrap().runs_needed(), 1);
+        for p in [0.001, 0.02, 0.3, 0.77] {
+            let n = FailureRate::new(p).unwrap().runs_needed();
+            let miss = |n: u64| (1.0 - p).powi(n as i32);
+            assert!(miss(n) <= 0.01 && miss(n - 1) > 0.01, "p {p}: n {n}");
+        }
+    }
+
+    #[test]
+    fn rates_outside_zero_to_one_are_refused() {
+        assert_eq!(FailureRate::measured(0, 100), None);
+        assert_eq!(FailureRate::measured(3, 0), None);
+        assert_eq!(
+            FailureRate::measured(1, 4).map(FailureRate::get),
+            Some(0.25)
+        );
+        assert_eq!(FailureRate::new(0.0), None);
+        assert_eq!(FailureRate::new(1.5), None);
+        assert_eq!(FailureRate::new(f64::NAN), None);
+    }
+}

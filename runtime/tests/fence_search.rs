@@ -1,0 +1,138 @@
+//! The fence search on a real device (lavapipe in CI): an application whose bug one storage
+//! barrier fixes even on a CPU driver, and a correct one.
+
+mod common;
+use common::*;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use wgstress_runtime::fences::gpu::{measure, Fencing, Runs};
+use wgstress_runtime::fences::{ddmin, FailureRate};
+use wgstress_runtime::init::Init;
+use wgstress_runtime::runner::{Budget, RunConfig};
+use wgstress_runtime::spec::App;
+use wgstress_runtime::strategy::Strategy;
+
+/// The last thread of one workgroup of 64 raises a flag, every thread then reads it. Without
+/// a barrier between, a CPU driver runs the workgroup's first threads to their end before
+/// the last one starts, so they read 0.
+const RACY: &str = "
+@group(0) @binding(0) var<storage, read_write> flag: array<u32>;
+@group(0) @binding(1) var<storage, read_write> seen: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) lid: u32) {
+    if lid == 63u {
+        flag[0] = 1u;
+    }
+    seen[lid] = flag[0];
+}";
+
+fn fixed() -> String {
+    RACY.replace("    seen[lid]", "    storageBarrier();\n    seen[lid]")
+}
+
+fn flag_app(name: &str, source: &str) -> App {
+    let mut app = app(
+        name,
+        source,
+        [1, 1, 1],
+        vec![storage(0, 1, Init::Zeros), storage(1, 64, Init::Zeros)],
+    );
+    app.host_check = Some(Arc::new(|outputs| {
+        let seen = outputs.get(0, 1).unwrap();
+        match seen.iter().position(|w| *w != 1) {
+            Some(thread) => Err(format!("thread {thread} read {}", seen[thread])),
+            None => Ok(()),
+        }
+    }));
+    app
+}
+
+fn config() -> RunConfig {
+    RunConfig {
+        settings: settings(Strategy::Systematic, false),
+        budget: Budget {
+            runs: None,
+            time: None,
+            failures: None,
+        },
+        master_seed: 7,
+        replay: None,
+        adaptive: true,
+        calibration: None,
+        stop: Arc::new(AtomicBool::new(false)),
+    }
+}
+
+fn runs(n: u64) -> Budget {
+    Budget {
+        runs: Some(n),
+        time: None,
+        failures: None,
+    }
+}
+
+#[test]
+fn the_fixture_fails_without_a_barrier_and_passes_with_one() {
+    let bindings = [storage(0, 1, Init::Zeros), storage(1, 64, Init::Zeros)];
+    let racy = run_original(RACY, [1, 1, 1], &bindings);
+    assert!(
+        racy[1].contains(&0),
+        "no thread missed the flag: {:?}",
+        racy[1]
+    );
+    let fixed = run_original(&fixed(), [1, 1, 1], &bindings);
+    assert_eq!(fixed[1], vec![1; 64]);
+}
+
+fn fencing(app: App) -> Fencing {
+    Fencing {
+        app,
+        adapter: None,
+        batch: 8,
+        scratch_words: 1 << 12,
+        timeout: std::time::Duration::from_secs(10),
+        watchdog_limit: None,
+    }
+}
+
+#[test]
+fn the_search_finds_the_one_barrier_between_the_write_and_the_read() {
+    let fencing = fencing(flag_app("flag", RACY));
+    let sites = fencing.patch(&[]).unwrap().sites;
+    assert!(sites.len() >= 2, "{sites:?}");
+    let all: Vec<usize> = (0..sites.len()).collect();
+    let config = config();
+    let mut none = fencing.engine(&[]).unwrap();
+    let before = measure(&mut none, &config, &runs(16), 1).unwrap();
+    assert_eq!((before.runs, before.failures), (16, 16), "{before:?}");
+    let mut every = fencing.engine(&all).unwrap();
+    let fenced = measure(&mut every, &config, &runs(16), 2).unwrap();
+    assert_eq!((fenced.runs, fenced.failures), (16, 0), "{fenced:?}");
+
+    let rate = FailureRate::measured(before.failures, before.runs).unwrap();
+    let mut tried = Vec::new();
+    let mut on_trial = |sites: &[usize], trial| tried.push((sites.to_vec(), trial));
+    let mut oracle = Runs::new(&fencing, config.clone(), &mut on_trial);
+    let found = ddmin(&all, rate, &mut oracle);
+    assert_eq!(oracle.aborted, None);
+    assert_eq!(found.sites.len(), 1, "{found:?}");
+    let site = &sites[found.sites[0]];
+    // Between the write's branch (lines 6 to 8) and the read (line 9).
+    assert!((7..=9).contains(&site.line), "{site:?} of {sites:?}");
+    assert_eq!(found.trials as usize, tried.len());
+
+    let mut fixed = fencing.engine(&found.sites).unwrap();
+    let after = measure(&mut fixed, &config, &runs(32), 3).unwrap();
+    assert_eq!((after.runs, after.failures), (32, 0), "{after:?}");
+}
+
+#[test]
+fn a_correct_application_does_not_fail_without_added_fences() {
+    let mut engine = fencing(flag_app("fixed", &fixed())).engine(&[]).unwrap();
+    let measured = measure(&mut engine, &config(), &runs(32), 1).unwrap();
+    assert_eq!((measured.runs, measured.failures), (32, 0), "{measured:?}");
+    assert_eq!(
+        FailureRate::measured(measured.failures, measured.runs),
+        None
+    );
+}
