@@ -13,6 +13,10 @@ const HEADER: &str = "@group(0) @binding(0) var<storage, read_write> v: array<u3
 struct Pair { a: u32, b: u32 }
 @group(0) @binding(6) var<storage, read_write> pair: Pair;
 @group(0) @binding(7) var<storage, read_write> real: f32;
+struct Mixed { a: u32, x: f32 }
+@group(0) @binding(8) var<storage, read_write> mixed: Mixed;
+struct Queue { head: i32, slots: array<array<u32, 2>> }
+@group(0) @binding(9) var<storage, read_write> queue: Queue;
 ";
 
 fn shader(body: &str) -> String {
@@ -117,26 +121,24 @@ fn a_refusal_points_at_the_use() {
 fn a_whole_array_load_is_refused() {
     let e = refused("    let copy = fixed;\n    v[i] = copy[0];", "fixed");
     assert!(matches!(e, AtomicError::UnsupportedUse { .. }), "{e}");
-    assert!(e.to_string().contains("whole array"), "{e}");
+    assert!(e.to_string().contains("whole array or struct"), "{e}");
 }
 
 #[test]
 fn a_whole_array_store_is_refused() {
     let e = refused("    fixed = array<u32, 64>();", "fixed");
-    assert!(e.to_string().contains("stored as a whole array"), "{e}");
+    assert!(e.to_string().contains("stored at once"), "{e}");
 }
 
 #[test]
 fn unsupported_types_are_refused_at_the_declaration() {
+    let body = "    mixed.a = 1u;\n    real = 1.0;\n    atomicStore(&done, 1u);";
     for (name, why) in [
-        ("pair", "a struct"),
+        ("mixed", "other than u32"),
         ("real", "other than u32"),
         ("done", "atomic already"),
     ] {
-        let e = refused(
-            "    pair.a = 1u;\n    real = 1.0;\n    atomicStore(&done, 1u);",
-            name,
-        );
+        let e = refused(body, name);
         assert!(matches!(e, AtomicError::UnsupportedType { .. }), "{e}");
         assert!(e.to_string().contains(why), "{e}");
         let line = HEADER
@@ -158,13 +160,16 @@ fn read_only_storage_and_unknown_names_are_refused() {
 #[test]
 fn candidates_are_the_accessed_plain_read_write_integers() {
     let source = shader(
-        "    v[i] = input[i] + u32(flag) + fixed[0];\n    pair.a = 1u;\n    real = 1.0;\n    atomicStore(&done, 1u);",
+        "    v[i] = input[i] + u32(flag) + fixed[0];\n    pair.a = 1u;\n    real = 1.0;\n    mixed.a = 1u;\n    atomicStore(&done, 1u);",
     );
     let found = candidates_wgsl(&source, "t.wgsl").unwrap();
     let names: Vec<_> = found.iter().map(|c| c.name.as_str()).collect();
-    assert_eq!(names, ["v", "flag", "fixed"]);
+    assert_eq!(names, ["v", "flag", "fixed", "pair"]);
     let at: Vec<_> = found.iter().map(|c| c.at.to_string()).collect();
-    assert_eq!(at, ["t.wgsl:1:23", "t.wgsl:2:23", "t.wgsl:3:23"]);
+    assert_eq!(
+        at,
+        ["t.wgsl:1:23", "t.wgsl:2:23", "t.wgsl:3:23", "t.wgsl:8:23"]
+    );
 }
 
 #[test]
@@ -178,4 +183,44 @@ fn uses_in_helper_functions_are_rewritten_too() {
     let helper = &wgsl[wgsl.find("fn bump").unwrap()..wgsl.find("fn main").unwrap()];
     assert!(helper.contains("atomicStore((&v[i])"), "{wgsl}");
     assert!(helper.contains("atomicLoad((&v[i]))"), "{wgsl}");
+}
+
+#[test]
+fn a_struct_gets_an_atomic_twin_and_member_accesses_go_through_it() {
+    // `other` keeps the plain struct: the rewrite adds a type rather than changing Pair.
+    let source = format!(
+        "@group(1) @binding(0) var<storage, read_write> other: Pair;\n{}",
+        shader("    pair.a = pair.b + 1u;\n    other.a = 2u;")
+    );
+    let wgsl = make_atomic_wgsl(&source, "t.wgsl", "pair").unwrap();
+    assert_valid(&[Shader::new("make-atomic struct", wgsl.clone())]);
+    assert!(wgsl.contains("a: atomic<u32>,"), "{wgsl}");
+    assert!(wgsl.contains("a: u32,"), "{wgsl}");
+    assert!(wgsl.contains("atomicLoad((&pair.b))"), "{wgsl}");
+    assert!(wgsl.contains("atomicStore((&pair.a), "), "{wgsl}");
+    assert!(wgsl.contains("other.a = 2u;"), "{wgsl}");
+}
+
+#[test]
+fn a_struct_with_a_runtime_array_of_arrays_is_rewritten_through() {
+    let wgsl = rewritten(
+        "    if i < arrayLength(&queue.slots) {\n        queue.slots[i][1] += u32(queue.head);\n    }",
+        "queue",
+    );
+    assert!(wgsl.contains("head: atomic<i32>,"), "{wgsl}");
+    assert!(
+        wgsl.contains("slots: array<array<atomic<u32>, 2>>,"),
+        "{wgsl}"
+    );
+    assert!(
+        wgsl.contains("atomicStore((&queue.slots[i][1]), "),
+        "{wgsl}"
+    );
+    assert!(!wgsl.contains("atomicAdd"), "{wgsl}");
+}
+
+#[test]
+fn a_whole_struct_load_is_refused() {
+    let e = refused("    let copy = pair;\n    v[i] = copy.a;", "pair");
+    assert!(e.to_string().contains("whole array or struct"), "{e}");
 }

@@ -1,13 +1,14 @@
 //! Make-atomic (issue 11, fix kind 5b): turn one plain `var<storage, read_write>` of type
-//! `u32`, `i32`, or a fixed or runtime-sized array of them into its `atomic<...>` counterpart.
+//! `u32` or `i32`, or a fixed or runtime-sized array or a struct built of them (to any depth),
+//! into its `atomic<...>` counterpart.
 //! Every load becomes `atomicLoad` and every store `atomicStore`, through whatever access chain
 //! reaches it; a compound assignment such as `v[i] += x` stays a load and a store (not an
 //! `atomicAdd`), so the program keeps its meaning and only its memory order changes.
 //!
-//! Refused, with the source location: any other type (structs among them), a variable that is
-//! not read_write storage, and any use other than loading or storing one integer, taking a
-//! runtime array's length or indexing further in (a pointer into the variable passed to a
-//! function, stored, or loaded or stored as a whole array).
+//! Refused, with the source location: any other type (floats, vectors, matrices, anything
+//! atomic already), a variable that is not read_write storage, and any use other than loading
+//! or storing one integer, taking a runtime array's length, or reaching further in (a pointer
+//! into the variable passed to a function, or a whole array or struct loaded or stored).
 //!
 //! ```
 //! let source = "@group(0) @binding(0) var<storage, read_write> cells: array<u32>;
@@ -27,7 +28,6 @@ mod uses;
 use crate::error::Location;
 use crate::locate::Locator;
 use naga::{AddressSpace, GlobalVariable, Handle, Module, StorageAccess};
-use shape::Shape;
 use thiserror::Error;
 
 #[derive(Debug, Error)]
@@ -36,7 +36,9 @@ pub enum AtomicError {
     UnknownVariable(String),
     #[error("{at}: `{name}` is not a var<storage, read_write>")]
     NotReadWriteStorage { name: String, at: Location },
-    #[error("{at}: `{name}` is {why}; make-atomic rewrites u32, i32 and arrays of them")]
+    #[error(
+        "{at}: `{name}` is {why}; make-atomic rewrites u32, i32, and arrays and structs of them"
+    )]
     UnsupportedType {
         name: String,
         why: &'static str,
@@ -75,7 +77,7 @@ pub struct Candidate {
     pub at: Location,
 }
 
-/// The plain (not yet atomic) read_write storage variables of a rewritable type that some
+/// The plain (no part atomic yet) read_write storage variables of a rewritable type that some
 /// entry point accesses, in declaration order. Accesses are not checked: `make_atomic` may
 /// still refuse one for how it is used.
 pub fn candidates(
@@ -92,7 +94,9 @@ pub fn candidates(
         .global_variables
         .iter()
         .filter(|&(handle, var)| {
-            read_write_storage(var) && Shape::of(module, var.ty).is_ok() && accessed(handle)
+            read_write_storage(var)
+                && shape::check(&module.types, var.ty).is_ok()
+                && accessed(handle)
         })
         .map(|(handle, var)| Candidate {
             name: var.name.clone().unwrap_or_default(),
@@ -132,19 +136,18 @@ pub fn make_atomic(
             at: declared,
         });
     }
-    let shape = Shape::of(&module, var.ty).map_err(|why| AtomicError::UnsupportedType {
+    let ty = var.ty;
+    shape::check(&module.types, ty).map_err(|why| AtomicError::UnsupportedType {
         name: name.to_string(),
         why,
         at: declared,
     })?;
-    check_uses(&mut module, handle, shape.depth()).map_err(|refused| {
-        AtomicError::UnsupportedUse {
-            name: name.to_string(),
-            what: refused.what,
-            at: locator.at(refused.span),
-        }
+    check_uses(&mut module, handle, ty).map_err(|refused| AtomicError::UnsupportedUse {
+        name: name.to_string(),
+        what: refused.what,
+        at: locator.at(refused.span),
     })?;
-    module.global_variables[handle].ty = shape.atomic_type(&mut module);
+    module.global_variables[handle].ty = shape::atomic_type(&mut module, ty);
     crate::validate(&module).map_err(|e| {
         crate::Error::Internal(format!("make-atomic of `{name}`: {}", e.as_inner()))
     })?;
@@ -168,7 +171,7 @@ fn read_write_storage(var: &GlobalVariable) -> bool {
 fn check_uses(
     module: &mut Module,
     var: Handle<GlobalVariable>,
-    depth: u32,
+    ty: Handle<naga::Type>,
 ) -> Result<(), uses::Refused> {
     let names: Vec<String> = module
         .functions
@@ -176,11 +179,17 @@ fn check_uses(
         .map(|(_, f)| f.name.clone().unwrap_or_default())
         .collect();
     let callee_names = |f: Handle<naga::Function>| names[f.index()].clone();
+    let target = uses::Target {
+        var,
+        ty,
+        types: &module.types,
+        callee_names: &callee_names,
+    };
     for (_, function) in module.functions.iter_mut() {
-        uses::check(function, var, depth, &callee_names)?;
+        uses::check(function, &target)?;
     }
     for entry in module.entry_points.iter_mut() {
-        uses::check(&mut entry.function, var, depth, &callee_names)?;
+        uses::check(&mut entry.function, &target)?;
     }
     Ok(())
 }

@@ -4,9 +4,12 @@
 //! loads and stores of one integer through any access chain need no rewriting of their own:
 //! only the uses that would no longer validate, or mean something else, are refused.
 
+use super::shape;
 use crate::fences::operands;
 use crate::walk;
-use naga::{Block, Expression, Function, GlobalVariable, Handle, Span, Statement};
+use naga::{
+    Block, Expression, Function, GlobalVariable, Handle, Span, Statement, Type, UniqueArena,
+};
 
 /// A use that make-atomic cannot rewrite: what it is, and where.
 pub struct Refused {
@@ -14,34 +17,43 @@ pub struct Refused {
     pub span: Span,
 }
 
-/// Checks every use of `var` in `function`, where `depth` accesses reach one integer.
-pub fn check(
-    function: &mut Function,
-    var: Handle<GlobalVariable>,
-    depth: u32,
-    callee_names: &dyn Fn(Handle<Function>) -> String,
-) -> Result<(), Refused> {
-    let derived = derived_pointers(function, var);
-    check_expressions(function, &derived, depth)?;
+/// The variable and what make-atomic needs to know about the module around it.
+pub struct Target<'a> {
+    pub var: Handle<GlobalVariable>,
+    pub ty: Handle<Type>,
+    pub types: &'a UniqueArena<Type>,
+    pub callee_names: &'a dyn Fn(Handle<Function>) -> String,
+}
+
+/// Checks every use of the target variable in `function`.
+pub fn check(function: &mut Function, target: &Target) -> Result<(), Refused> {
+    let derived = derived_pointers(function, target);
+    let at_integer: Vec<Option<bool>> = derived
+        .iter()
+        .map(|d| d.map(|ty| shape::is_integer(target.types, ty)))
+        .collect();
+    check_expressions(function, &at_integer)?;
     let context = Context {
-        derived: &derived,
-        depth,
-        callee_names,
+        at_integer: &at_integer,
+        callee_names: target.callee_names,
     };
     check_block(&mut function.body, &context)
 }
 
-/// For each expression, how many accesses it is from `var`, where it is a pointer into it.
-fn derived_pointers(function: &Function, var: Handle<GlobalVariable>) -> Vec<Option<u32>> {
+/// For each expression that is a pointer into the variable, the type it points at.
+fn derived_pointers(function: &Function, target: &Target) -> Vec<Option<Handle<Type>>> {
     let mut derived = vec![None; function.expressions.len()];
     // Operands precede their users in the arena, so one pass in order sees every chain.
     for (handle, expr) in function.expressions.iter() {
         derived[handle.index()] = match *expr {
             // Only accesses extend a chain; whatever else takes the pointer is checked by
             // its use below.
-            Expression::GlobalVariable(g) if g == var => Some(0),
-            Expression::Access { base, .. } | Expression::AccessIndex { base, .. } => {
-                derived[base.index()].map(|d| d + 1)
+            Expression::GlobalVariable(g) if g == target.var => Some(target.ty),
+            Expression::Access { base, .. } => {
+                derived[base.index()].map(|ty| shape::element(target.types, ty, None))
+            }
+            Expression::AccessIndex { base, index } => {
+                derived[base.index()].map(|ty| shape::element(target.types, ty, Some(index)))
             }
             _ => None,
         };
@@ -51,27 +63,23 @@ fn derived_pointers(function: &Function, var: Handle<GlobalVariable>) -> Vec<Opt
 
 /// Expressions may use a pointer into the variable to reach further in, to load one integer,
 /// or to take a runtime array's length.
-fn check_expressions(
-    function: &mut Function,
-    derived: &[Option<u32>],
-    depth: u32,
-) -> Result<(), Refused> {
+fn check_expressions(function: &mut Function, at_integer: &[Option<bool>]) -> Result<(), Refused> {
     let mut refusal = None;
     for (handle, expr) in function.expressions.iter_mut() {
-        let users_derivation = derived[handle.index()];
+        let users_derivation = at_integer[handle.index()];
         let kind = UseKind::of(expr);
         operands::of_expression(expr, &mut |operand| {
-            let Some(d) = derived[operand.index()] else {
+            let Some(integer) = at_integer[operand.index()] else {
                 return;
             };
             let allowed = match kind {
                 UseKind::Reach => users_derivation.is_some(),
-                UseKind::Load => d == depth,
+                UseKind::Load => integer,
                 UseKind::Length => true,
                 UseKind::Other => false,
             };
             if !allowed && refusal.is_none() {
-                refusal = Some((handle, kind.refusal(d, depth)));
+                refusal = Some((handle, kind.refusal(integer)));
             }
         });
     }
@@ -107,9 +115,9 @@ impl UseKind {
         }
     }
 
-    fn refusal(self, d: u32, depth: u32) -> String {
+    fn refusal(self, at_integer: bool) -> String {
         match self {
-            UseKind::Load if d < depth => "it is loaded as a whole array".into(),
+            UseKind::Load if !at_integer => "a whole array or struct of it is loaded at once".into(),
             UseKind::Reach | UseKind::Load | UseKind::Length | UseKind::Other => {
                 "a pointer into it is used in an expression other than a load, an access or arrayLength"
                     .into()
@@ -119,14 +127,14 @@ impl UseKind {
 }
 
 struct Context<'a> {
-    derived: &'a [Option<u32>],
-    depth: u32,
+    /// For each pointer into the variable, whether it points at one integer.
+    at_integer: &'a [Option<bool>],
     callee_names: &'a dyn Fn(Handle<Function>) -> String,
 }
 
 impl Context<'_> {
-    fn derived(&self, handle: Handle<Expression>) -> Option<u32> {
-        self.derived[handle.index()]
+    fn at_integer(&self, handle: Handle<Expression>) -> Option<bool> {
+        self.at_integer[handle.index()]
     }
 }
 
@@ -151,9 +159,9 @@ fn check_block(block: &mut Block, context: &Context) -> Result<(), Refused> {
 /// Why `statement` itself (not its nested blocks) cannot keep its meaning, if it cannot.
 fn refusal(statement: &mut Statement, context: &Context) -> Option<String> {
     match *statement {
-        Statement::Store { pointer, value } => match context.derived(pointer) {
-            Some(d) if d < context.depth => Some("it is stored as a whole array".into()),
-            _ if context.derived(value).is_some() => Some("a pointer into it is stored".into()),
+        Statement::Store { pointer, value } => match context.at_integer(pointer) {
+            Some(false) => Some("a whole array or struct of it is stored at once".into()),
+            _ if context.at_integer(value).is_some() => Some("a pointer into it is stored".into()),
             _ => None,
         },
         Statement::Call {
@@ -162,7 +170,7 @@ fn refusal(statement: &mut Statement, context: &Context) -> Option<String> {
             ..
         } => arguments
             .iter()
-            .any(|&a| context.derived(a).is_some())
+            .any(|&a| context.at_integer(a).is_some())
             .then(|| {
                 format!(
                     "a pointer into it is passed to function `{}`",
@@ -172,7 +180,7 @@ fn refusal(statement: &mut Statement, context: &Context) -> Option<String> {
         _ => {
             let mut uses = false;
             operands::of_statement(statement, &mut |operand| {
-                uses |= context.derived(*operand).is_some();
+                uses |= context.at_integer(*operand).is_some();
             });
             uses.then(|| "a pointer into it is used by a statement other than a store".into())
         }
