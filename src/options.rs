@@ -34,6 +34,9 @@ pub enum VariantArg {
     Buggy,
     /// With the fences the application needs
     Fixed,
+    /// The buggy variant with its `if FENCES` fence sites removed from the source, for
+    /// evaluating `fences`
+    Nofence,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]

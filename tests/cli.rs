@@ -926,3 +926,20 @@ fn the_searched_environment_is_used_where_it_was_found() {
     assert_eq!(groups, 4, "the options' environment: {notes}");
     assert!(notes.contains("is for Another GPU"), "{notes}");
 }
+
+#[test]
+fn fences_sites_of_the_nofence_variant_are_the_buggy_variants() {
+    // The guards' lines become empty lines, so sites keep their locations in the app's file.
+    let dir = tempfile::tempdir().unwrap();
+    let sites = |variant: &str| {
+        let out = wgstress(
+            &["fences", "cub-scan", "--variant", variant, "--sites"],
+            dir.path(),
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let nofence = sites("nofence");
+    assert!(nofence.contains("wgsl/cub_scan.wgsl:"), "{nofence}");
+    assert_eq!(nofence, sites("buggy"));
+}

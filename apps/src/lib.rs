@@ -1,5 +1,6 @@
 //! The bundled applications: the seed study's GPU applications in WGSL, each with a buggy
-//! variant (fences removed, as the seed's "-nf" variants) and a fixed one, and postconditions.
+//! variant (fences removed, as the seed's "-nf" variants) and a fixed one, and postconditions;
+//! a nofence variant is the buggy one with its fence sites cut out of the source.
 //! docs/apps.md describes each.
 //!
 //! The variants share one WGSL source: the fixed variant sets the pipeline-override constant
@@ -11,9 +12,11 @@ mod ct_octree;
 mod cub_scan;
 mod global_barrier;
 mod ls_bh;
+mod nofence;
 mod sdk_red;
 mod tpo_tm;
 
+pub use nofence::{strip_fences, Unrecognized};
 use rand::{Rng, SeedableRng};
 use wgstress_runtime::spec::{App, Application};
 
@@ -21,6 +24,9 @@ use wgstress_runtime::spec::{App, Application};
 pub enum Variant {
     Buggy,
     Fixed,
+    /// The buggy variant's behaviour with its `if FENCES` fence sites taken out of the
+    /// source (see [`strip_fences`]), so that nothing in it points at where fences go.
+    NoFence,
 }
 
 /// Problem size: small enough for a CPU Vulkan driver in CI, or large for a GPU.
@@ -49,7 +55,7 @@ macro_rules! display_enum {
         }
     };
 }
-display_enum!(Variant { "buggy" => Buggy, "fixed" => Fixed });
+display_enum!(Variant { "buggy" => Buggy, "fixed" => Fixed, "nofence" => NoFence });
 display_enum!(Size { "small" => Small, "large" => Large });
 
 /// A bundled application.
@@ -63,10 +69,17 @@ impl Bundled {
     pub fn build(&self, variant: Variant, size: Size) -> App {
         let mut app = (self.build)(variant, size).app();
         app.name = format!("{}-{variant}", app.name);
+        if variant == Variant::NoFence {
+            // The bundled sources are fixed at compile time and the apps suite strips every
+            // one of them, so this holds for every bundled app.
+            app.source =
+                strip_fences(&app.source).unwrap_or_else(|e| panic!("{}: {e}", app.shader_path));
+        }
         app
     }
 
-    /// The Rust application itself, to corrupt its outputs in tests, say.
+    /// The Rust application itself, to corrupt its outputs in tests, say. Its `app()` has
+    /// the shared source, fences guarded, for every variant.
     pub fn application(&self, variant: Variant, size: Size) -> Box<dyn Application> {
         (self.build)(variant, size)
     }

@@ -10,6 +10,7 @@
 //! assert_eq!(result.manifest.bind_group, 1);
 //! ```
 
+pub mod atomic;
 mod barriers;
 mod builder;
 mod entry;

@@ -293,6 +293,7 @@ pub fn load_app(options: &AppOptions) -> Result<(App, Vec<(&'static str, PathBuf
         let variant = match options.variant.unwrap_or(VariantArg::Fixed) {
             VariantArg::Buggy => Variant::Buggy,
             VariantArg::Fixed => Variant::Fixed,
+            VariantArg::Nofence => Variant::NoFence,
         };
         let size = match options.size.unwrap_or(SizeArg::Small) {
             SizeArg::Small => Size::Small,

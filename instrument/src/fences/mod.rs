@@ -19,7 +19,7 @@
 //! is in uniform control flow (a barrier there is then in uniform flow; its arguments count
 //! as non-uniform).
 
-mod operands;
+pub(crate) mod operands;
 mod patch;
 mod place;
 mod returns;
