@@ -1,38 +1,15 @@
 //! The application suite on lavapipe: every fixed variant passes under stress none,
 //! systematic and random, and every postcondition fires on corrupted output.
 
-use std::sync::{Arc, Mutex, Once};
+mod common;
+
+use common::{one_llvmpipe_thread, settings};
+use std::sync::{Arc, Mutex};
 use wgstress_apps::{all, Size, Variant};
 use wgstress_runtime::engine::Engine;
 use wgstress_runtime::record::Outcome;
 use wgstress_runtime::spec::Outputs;
-use wgstress_runtime::strategy::{RunParams, Settings, Strategy, StressShape};
-
-fn settings(strategy: Strategy) -> Settings {
-    Settings {
-        strategy,
-        shuffle: true,
-        shape: StressShape::default(),
-        iterations: 128,
-        cache_words: 1 << 16,
-        watchdog_limit: 1 << 20,
-        stress_fraction: (0.15, 0.5),
-        placement: Default::default(),
-        buffer_shuffle: true,
-    }
-}
-
-/// llvmpipe ends an invocation's loops after 65,535 iterations in all, silently (docs/apps.md).
-/// With as many render threads as cores, the OS can preempt a workgroup that holds a spin lock
-/// while another spins on it past that limit and enters the critical section unlocked: cbe-ht's
-/// fixed variant then lost a key in about 1 of 6,000 runs (54 with 8 threads, 0 with one;
-/// `--watchdog-limit 30000` turns them into watchdog reports). With one render thread the
-/// workgroups run one after another, so no spin can outlast the limiter. Set before any device
-/// is created, by every test that creates one.
-fn one_llvmpipe_thread() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| std::env::set_var("LP_NUM_THREADS", "1"));
-}
+use wgstress_runtime::strategy::{RunParams, Strategy};
 
 #[test]
 fn fixed_variants_pass_under_none_systematic_and_random() {

@@ -1,14 +1,36 @@
 //! What the apps' lavapipe tests share.
+#![allow(dead_code)]
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Once};
 use wgstress_runtime::engine::Engine;
 use wgstress_runtime::spec::{App, Outputs};
 use wgstress_runtime::strategy::{RunParams, Settings, Strategy, StressShape};
 
-/// One llvmpipe render thread: workgroups run one after another, so outputs are
-/// deterministic (see suite.rs on llvmpipe's loop limiter). Set before any device exists.
+/// Settings of the suite's runs under `strategy`.
+pub fn settings(strategy: Strategy) -> Settings {
+    Settings {
+        strategy,
+        shuffle: true,
+        shape: StressShape::default(),
+        iterations: 128,
+        cache_words: 1 << 16,
+        watchdog_limit: 1 << 20,
+        stress_fraction: (0.15, 0.5),
+        placement: Default::default(),
+        buffer_shuffle: true,
+    }
+}
+
+/// llvmpipe ends an invocation's loops after 65,535 iterations in all, silently (docs/apps.md).
+/// With as many render threads as cores, the OS can preempt a workgroup that holds a spin lock
+/// while another spins on it past that limit and enters the critical section unlocked: cbe-ht's
+/// fixed variant then lost a key in about 1 of 6,000 runs (54 with 8 threads, 0 with one;
+/// `--watchdog-limit 30000` turns them into watchdog reports). With one render thread the
+/// workgroups run one after another, so no spin can outlast the limiter and outputs are
+/// deterministic. Set before any device is created, by every test that creates one.
 pub fn one_llvmpipe_thread() {
-    std::env::set_var("LP_NUM_THREADS", "1");
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| std::env::set_var("LP_NUM_THREADS", "1"));
 }
 
 /// The words of every checked binding after each of a few runs without stress.
@@ -23,17 +45,7 @@ pub fn outputs_without_stress(mut app: App) -> Vec<Vec<Vec<u32>>> {
         sink.lock().unwrap().push(words.collect());
         Ok(())
     }));
-    let settings = Settings {
-        strategy: Strategy::None,
-        shuffle: true,
-        shape: StressShape::default(),
-        iterations: 128,
-        cache_words: 1 << 16,
-        watchdog_limit: 1 << 20,
-        stress_fraction: (0.15, 0.5),
-        placement: Default::default(),
-        buffer_shuffle: true,
-    };
+    let settings = settings(Strategy::None);
     let mut engine = Engine::new(app, None, 1, 1 << 16).unwrap();
     let runs: Vec<_> = (0..3)
         .map(|seed| RunParams::draw(seed, &settings, engine.session.app_groups()))
