@@ -87,6 +87,7 @@ fn sites(plan: SitesPlan) -> Result<Status> {
         entry: app.entry.clone(),
         postcondition: app.postcondition.clone(),
         file_name: Some(app.shader_path.clone()),
+        ..Default::default()
     };
     let found = fences(&app.source, &options)?;
     if plan.sites {
