@@ -29,6 +29,7 @@ mod watchdog;
 
 pub use error::{Error, Location, Result};
 pub use manifest::Manifest;
+pub use overrides::constants_for;
 
 use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
 use naga::{Module, ShaderStage};
@@ -341,6 +342,9 @@ fn free_bind_group(module: &Module) -> Result<u32> {
 
 /// `group` if the shader leaves it free.
 fn taken_check(module: &Module, group: u32) -> Result<u32> {
+    if group >= MAX_BIND_GROUPS {
+        return Err(Error::NoFreeBindGroup(MAX_BIND_GROUPS));
+    }
     let taken = module
         .global_variables
         .iter()

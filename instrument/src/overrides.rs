@@ -26,6 +26,14 @@ fn relevant(module: &Module, constants: &[(String, f64)]) -> PipelineConstants {
     out
 }
 
+/// The values in `constants` that name one of `module`'s overrides, as pipeline constants:
+/// for a shader compiled as given (a raw run), whose overrides wgpu resolves.
+pub fn constants_for(module: &Module, constants: &[(String, f64)]) -> Vec<(String, f64)> {
+    let mut out: Vec<(String, f64)> = relevant(module, constants).into_iter().collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
 /// `module` with every override replaced by its value in `constants` (or its default).
 /// Without overrides the module comes back as it was.
 pub fn resolve(
