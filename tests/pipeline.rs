@@ -132,3 +132,20 @@ fn raw_refuses_stress_options() {
     );
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
 }
+
+#[test]
+fn the_fence_search_refuses_a_pipeline() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = pipeline("passes.toml");
+    for extra in [&["--sites"][..], &[]] {
+        let mut args = vec!["fences", spec.as_str()];
+        args.extend_from_slice(extra);
+        let out = wgstress(&args, dir.path());
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("passes: fences works on a single kernel in one file"),
+            "{}",
+            stderr(&out)
+        );
+    }
+}
