@@ -48,7 +48,14 @@ fn a_pipeline_in_three_files_with_its_own_postcondition_passes() {
 fn a_failing_run_names_the_dispatch() {
     let dir = tempfile::tempdir().unwrap();
     let out = wgstress(
-        &["run", &pipeline("asserts.toml"), "--runs", "4", "--no-log"],
+        &[
+            "run",
+            &pipeline("asserts.toml"),
+            "--runs",
+            "4",
+            "--log",
+            "runs.jsonl",
+        ],
         dir.path(),
     );
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
@@ -58,6 +65,23 @@ fn a_failing_run_names_the_dispatch() {
         "{table}"
     );
     assert!(table.contains("asserts.wgsl:14:5"), "{table}");
+    // The log's records say which dispatch (from 0) their events come from.
+    let log = std::fs::read_to_string(dir.path().join("runs.jsonl")).unwrap();
+    let records: Vec<serde_json::Value> = log
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|l| l["type"] == "batch")
+        .flat_map(|l| l["failures"].as_array().cloned().unwrap_or_default())
+        .map(|f| f["record"].clone())
+        .collect();
+    assert_eq!(records.len(), 4, "{log}");
+    for record in records {
+        assert_eq!(record["dispatch"], 1, "{record}");
+        assert!(
+            record["assertion"]["count"].as_u64().unwrap() > 0,
+            "{record}"
+        );
+    }
 }
 
 #[test]
@@ -148,4 +172,46 @@ fn the_fence_search_refuses_a_pipeline() {
             stderr(&out)
         );
     }
+}
+
+#[test]
+fn a_pipeline_run_replays_from_its_seed() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = pipeline("asserts.toml");
+    let out = wgstress(&["run", &spec, "--runs", "2", "--no-log"], dir.path());
+    let table = String::from_utf8(out.stdout).unwrap();
+    let line = table
+        .lines()
+        .find_map(|l| l.strip_prefix("replay"))
+        .unwrap_or_else(|| panic!("no replay line:\n{table}"));
+    let replay: Vec<String> = shell_words(line.trim());
+    let mut args = vec!["run".to_string(), spec.clone(), "--runs".into(), "3".into()];
+    args.extend(replay);
+    args.push("--no-log".into());
+    let again = wgstress(&args, dir.path());
+    assert_eq!(again.status.code(), Some(1), "{}", stderr(&again));
+    let text = String::from_utf8(again.stdout).unwrap();
+    assert!(text.contains("failed in 3 of 3 runs"), "{text}");
+}
+
+/// Splits the replay options as a shell would (single quotes only).
+fn shell_words(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut current = String::new();
+    let mut quoted = false;
+    for c in line.chars() {
+        match c {
+            '\'' => quoted = !quoted,
+            ' ' if !quoted => {
+                if !current.is_empty() {
+                    words.push(std::mem::take(&mut current));
+                }
+            }
+            c => current.push(c),
+        }
+    }
+    if !current.is_empty() {
+        words.push(current);
+    }
+    words
 }
