@@ -66,6 +66,7 @@ fn nofence_sources_validate_in_naga_and_tint_and_instrument() {
             entry: app.entry.clone(),
             postcondition: app.postcondition.clone(),
             file_name: Some(app.shader_path.clone()),
+            ..Default::default()
         };
         let instrumented =
             instrument_wgsl(&app.source, &options).unwrap_or_else(|e| panic!("{}: {e}", app.name));

@@ -15,6 +15,7 @@ fn instrumented(app: &App) -> Shader {
         entry: app.entry.clone(),
         postcondition: app.postcondition.clone(),
         file_name: Some(app.shader_path.clone()),
+        ..Default::default()
     };
     let inst = instrument_wgsl(&app.source, &options)
         .unwrap_or_else(|e| panic!("{}: {e}", app.shader_path));

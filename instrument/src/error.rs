@@ -51,6 +51,10 @@ pub enum Error {
         "the shader uses every bind group 0..{0}; wgstress needs one free group for its bindings"
     )]
     NoFreeBindGroup(u32),
+    #[error("the shader uses bind group {0}, which wgstress needs for its bindings in every shader of the pipeline")]
+    BindGroupTaken(u32),
+    #[error("{file}: {message}")]
+    Overrides { file: String, message: String },
     #[error("{at}: entry point `{entry}` sizes its workgroup with an override; give @workgroup_size constant values")]
     OverrideWorkgroupSize { entry: String, at: Location },
     #[error(
@@ -95,6 +99,8 @@ impl Error {
             | Error::UnknownEntry { .. }
             | Error::PostconditionIsEntry(_)
             | Error::NoFreeBindGroup(_)
+            | Error::BindGroupTaken(_)
+            | Error::Overrides { .. }
             | Error::TooManyFenceSites(_)
             | Error::NoSuchFenceSite { .. }
             | Error::Internal(_)

@@ -21,6 +21,7 @@ mod import;
 mod locate;
 pub mod manifest;
 mod names;
+mod overrides;
 mod remap;
 mod sites;
 mod walk;
@@ -28,6 +29,7 @@ mod watchdog;
 
 pub use error::{Error, Location, Result};
 pub use manifest::Manifest;
+pub use overrides::constants_for;
 
 use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
 use naga::{Module, ShaderStage};
@@ -48,6 +50,17 @@ pub struct Options {
     pub postcondition: Option<String>,
     /// Name of the source file, for diagnostics and the manifest.
     pub file_name: Option<String>,
+    /// Values for the shader's `override` declarations, by name or `@id`; values for
+    /// overrides the shader does not declare are ignored. Every override is resolved before
+    /// instrumenting, so the instrumented module has none.
+    pub constants: Vec<(String, f64)>,
+    /// The bind group for wgstress's own bindings; by default the lowest the shader leaves
+    /// free. A pipeline of several shaders gives all of them the same.
+    pub bind_group: Option<u32>,
+    /// Instrument only the postcondition (`postcondition` names it): a postcondition in a
+    /// file of its own, without the application's entry point. The manifest's `entry_point`
+    /// is then the postcondition too.
+    pub postcondition_only: bool,
 }
 
 /// An instrumented application.
@@ -138,19 +151,28 @@ pub fn render(module: &Module, info: &ModuleInfo) -> Result<String> {
 
 /// Instruments `module`; with `fence` (the source), also guards every candidate fence site.
 fn instrument(
-    mut module: Module,
+    module: Module,
     source: Option<&str>,
     options: &Options,
     fence: Option<&str>,
 ) -> Result<(Instrumented, Vec<fences::FenceSite>)> {
     let path = options.file_name.as_deref().unwrap_or("shader.wgsl");
     let info = validate_user(&module, source, path)?;
+    let (mut module, info) = overrides::resolve(module, info, &options.constants, path)?;
     let original_wgsl = render(&module, &info)?;
     let locator = locate::Locator::new(path, source);
     names::check_reserved(&module, &locator)?;
-    let entry = names::application_entry(&module, options)?;
-    let postcondition = names::postcondition_entry(&module, options, entry)?;
-    let group = free_bind_group(&module)?;
+    let (entry, postcondition) = if options.postcondition_only {
+        let check = names::postcondition_only(&module, options)?;
+        (check, None)
+    } else {
+        let entry = names::application_entry(&module, options)?;
+        (entry, names::postcondition_entry(&module, options, entry)?)
+    };
+    let group = match options.bind_group {
+        Some(group) => taken_check(&module, group)?,
+        None => free_bind_group(&module)?,
+    };
     let assert_hook = names::assert_hook(&module, &locator)?;
     if let Some((what, span)) = import::unsupported(&module) {
         return Err(Error::Unsupported {
@@ -225,7 +247,12 @@ fn instrument(
         enter_check: imported.function("wgstress_enter_check"),
         params: imported.global("wgstress_params"),
     };
-    entry::wrap(&mut module, entry, entry::Role::Application, &lib, &locator)?;
+    let entry_role = if options.postcondition_only {
+        entry::Role::Postcondition
+    } else {
+        entry::Role::Application
+    };
+    entry::wrap(&mut module, entry, entry_role, &lib, &locator)?;
     if let Some(check) = postcondition {
         entry::wrap(
             &mut module,
@@ -246,7 +273,11 @@ fn instrument(
         format: manifest::FORMAT,
         source: path.to_string(),
         entry_point: describe(entry),
-        postcondition: postcondition.map(describe),
+        postcondition: if options.postcondition_only {
+            Some(describe(entry))
+        } else {
+            postcondition.map(describe)
+        },
         bind_group: group,
         bindings: manifest::Bindings {
             params: 0,
@@ -307,6 +338,33 @@ fn free_bind_group(module: &Module) -> Result<u32> {
     (0..MAX_BIND_GROUPS)
         .find(|g| !used.contains(g))
         .ok_or(Error::NoFreeBindGroup(MAX_BIND_GROUPS))
+}
+
+/// `group` if the shader leaves it free.
+fn taken_check(module: &Module, group: u32) -> Result<u32> {
+    if group >= MAX_BIND_GROUPS {
+        return Err(Error::NoFreeBindGroup(MAX_BIND_GROUPS));
+    }
+    let taken = module
+        .global_variables
+        .iter()
+        .any(|(_, v)| v.binding.as_ref().is_some_and(|b| b.group == group));
+    if taken {
+        return Err(Error::BindGroupTaken(group));
+    }
+    Ok(group)
+}
+
+/// The bind groups the shader's own resources use.
+pub fn used_bind_groups(module: &Module) -> Vec<u32> {
+    let mut used: Vec<u32> = module
+        .global_variables
+        .iter()
+        .filter_map(|(_, v)| v.binding.as_ref().map(|b| b.group))
+        .collect();
+    used.sort();
+    used.dedup();
+    used
 }
 
 /// Field offsets and sizes of the library struct `name`, as naga laid it out.

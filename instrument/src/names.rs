@@ -123,6 +123,23 @@ pub fn postcondition_entry(
     Ok(Some(index))
 }
 
+/// The postcondition of a file that holds it alone (`Options::postcondition_only`).
+pub fn postcondition_only(module: &Module, options: &Options) -> Result<usize> {
+    match &options.postcondition {
+        Some(name) => find_entry(module, name),
+        None => {
+            let all: Vec<_> = compute_entries(module).collect();
+            match all.as_slice() {
+                [] => Err(Error::NoComputeEntry),
+                [(index, _)] => Ok(*index),
+                many => Err(Error::AmbiguousEntry(
+                    many.iter().map(|(_, n)| *n).collect::<Vec<_>>().join(", "),
+                )),
+            }
+        }
+    }
+}
+
 /// The user's `fn wgstress_assert(cond: bool) {}`, if declared.
 pub fn assert_hook(module: &Module, at: &Locator) -> Result<Option<Handle<Function>>> {
     let Some((handle, function)) = module

@@ -10,6 +10,7 @@ struct AppAttrs {
     shader: Option<LitStr>,
     entry: Option<LitStr>,
     postcondition: Option<LitStr>,
+    postcondition_shader: Option<LitStr>,
 }
 
 fn app_attrs(input: &DeriveInput) -> Result<AppAttrs> {
@@ -24,8 +25,12 @@ fn app_attrs(input: &DeriveInput) -> Result<AppAttrs> {
                 &mut attrs.entry
             } else if meta.path.is_ident("postcondition") {
                 &mut attrs.postcondition
+            } else if meta.path.is_ident("postcondition_shader") {
+                &mut attrs.postcondition_shader
             } else {
-                return Err(meta.error("expected `name`, `shader`, `entry` or `postcondition`"));
+                return Err(meta.error(
+                    "expected `name`, `shader`, `entry`, `postcondition` or `postcondition_shader`",
+                ));
             };
             *slot = Some(meta.value()?.parse()?);
             Ok(())
@@ -41,6 +46,7 @@ enum Role {
         binding: u32,
     },
     Dispatch,
+    Pipeline,
     PostDispatch,
     Constant(LitStr),
 }
@@ -77,6 +83,8 @@ fn role(field: &syn::Field) -> Result<Option<(Role, proc_macro2::Span)>> {
                 }
             } else if path.is_ident("dispatch") {
                 Role::Dispatch
+            } else if path.is_ident("pipeline") {
+                Role::Pipeline
             } else if path.is_ident("post_dispatch") {
                 Role::PostDispatch
             } else if path.is_ident("constant") {
@@ -131,6 +139,7 @@ pub fn expand(input: DeriveInput) -> Result<TokenStream> {
     let mut consts = Vec::new();
     let mut seen: Vec<(u32, u32, syn::Ident)> = Vec::new();
     let (mut dispatch, mut post_dispatch, mut constants) = (None, None, Vec::new());
+    let mut pipeline = None;
     for field in &fields.named {
         let Some((role, span)) = role(field)? else {
             continue;
@@ -185,6 +194,23 @@ pub fn expand(input: DeriveInput) -> Result<TokenStream> {
                 }
                 *slot = Some(f);
             }
+            Role::Pipeline => {
+                let ty = &field.ty;
+                if !quote!(#ty)
+                    .to_string()
+                    .replace(' ', "")
+                    .ends_with("Dispatch>")
+                {
+                    return Err(Error::new(
+                        field.ty.span(),
+                        "a pipeline is `Vec<wgstress_runtime::spec::Dispatch>`",
+                    ));
+                }
+                if pipeline.is_some() {
+                    return Err(Error::new(span, "the pipeline is given twice"));
+                }
+                pipeline = Some(f);
+            }
             Role::Constant(override_name) => {
                 let number = ["bool", "u32", "i32", "f32", "f64"]
                     .iter()
@@ -204,12 +230,31 @@ pub fn expand(input: DeriveInput) -> Result<TokenStream> {
             }
         }
     }
-    let dispatch = dispatch.ok_or_else(|| {
-        Error::new(
-            ident.span(),
-            "no field is marked #[dispatch] (the workgroup count, [u32; 3])",
-        )
-    })?;
+    let (workgroups, pipeline) = match (dispatch, pipeline) {
+        (Some(d), None) => (quote!(self.#d), quote!(::std::vec::Vec::new())),
+        (None, Some(p)) => (quote!([1, 1, 1]), quote!(::std::clone::Clone::clone(&self.#p))),
+        (Some(_), Some(_)) => {
+            return Err(Error::new(
+                ident.span(),
+                "mark either #[dispatch] (one kernel) or #[pipeline] (its dispatches), not both",
+            ))
+        }
+        (None, None) => {
+            return Err(Error::new(
+                ident.span(),
+                "no field is marked #[dispatch] (the workgroup count, [u32; 3]) or #[pipeline] (Vec<Dispatch>)",
+            ))
+        }
+    };
+    let postcondition_shader = match &attrs.postcondition_shader {
+        Some(path) => quote! {
+            ::std::option::Option::Some(::wgstress_runtime::spec::Shader {
+                path: #path.to_string(),
+                source: include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/", #path)).to_string(),
+            })
+        },
+        None => quote!(::std::option::Option::None),
+    };
     let post_dispatch = post_dispatch.map_or(quote!([1, 1, 1]), |f| quote!(self.#f));
     let option = |lit: &Option<LitStr>| match lit {
         Some(l) => quote!(::std::option::Option::Some(#l.to_string())),
@@ -233,7 +278,7 @@ pub fn expand(input: DeriveInput) -> Result<TokenStream> {
                     source: include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/", #shader)).to_string(),
                     entry: #entry,
                     postcondition: #postcondition,
-                    workgroups: self.#dispatch,
+                    workgroups: #workgroups,
                     postcondition_workgroups: #post_dispatch,
                     bindings: vec![#(#buffers),*],
                     checks: ::std::vec::Vec::new(),
@@ -242,6 +287,8 @@ pub fn expand(input: DeriveInput) -> Result<TokenStream> {
                     })),
                     host_reads: reads,
                     constants: vec![#(#constants),*],
+                    pipeline: #pipeline,
+                    postcondition_shader: #postcondition_shader,
                 }
             }
         }

@@ -24,15 +24,26 @@ use proc_macro::TokenStream;
 
 /// Implements `wgstress_runtime::spec::Application` for a struct whose fields are its
 /// buffers (`#[storage(binding = N)]`, `#[uniform(binding = N)]`, `Vec<u32>` initial
-/// contents, `group = G` optional), its dispatch size (`#[dispatch]`, `[u32; 3]`), the
+/// contents, `group = G` optional), its dispatch size (`#[dispatch]`, `[u32; 3]`) or its
+/// pipeline (`#[pipeline]`, `Vec<wgstress_runtime::spec::Dispatch>`: the dispatches of one
+/// run, in order), the
 /// postcondition kernel's dispatch (`#[post_dispatch]`) and pipeline-override constants
 /// (`#[constant(name = "NAME")]`). The struct attribute `#[wgstress(...)]` takes `name`,
-/// `shader` (a path from the crate's root), and optionally `entry` and `postcondition`
-/// (a GPU-side postcondition entry point). The struct must be `Clone + Send + Sync + 'static`
+/// `shader` (a path from the crate's root), and optionally `entry`, `postcondition`
+/// (a GPU-side postcondition entry point) and `postcondition_shader` (the file it lives in,
+/// when not `shader`). The struct must be `Clone + Send + Sync + 'static`
 /// and have a `#[postconditions]` impl block.
 #[proc_macro_derive(
     Application,
-    attributes(wgstress, storage, uniform, dispatch, post_dispatch, constant)
+    attributes(
+        wgstress,
+        storage,
+        uniform,
+        dispatch,
+        pipeline,
+        post_dispatch,
+        constant
+    )
 )]
 pub fn derive_application(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);

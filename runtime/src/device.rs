@@ -43,15 +43,31 @@ pub fn caveat(adapter_name: &str) -> Option<&'static str> {
     )
 }
 
+/// The backends compiled in for this platform (runtime/Cargo.toml): Vulkan, Metal, DX12
+/// and, on Windows, GL.
+fn backends() -> wgpu::Backends {
+    wgpu::Backends::PRIMARY | wgpu::Backends::GL
+}
+
 fn instance() -> wgpu::Instance {
     let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
-    desc.backends = wgpu::Backends::VULKAN;
+    desc.backends = backends();
     wgpu::Instance::new(desc)
+}
+
+/// The adapters of the native backends (Vulkan, Metal, DX12); GL adapters only where there is
+/// none, as they compile compute shaders less faithfully.
+fn enumerate(instance: &wgpu::Instance) -> Vec<wgpu::Adapter> {
+    let native = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::PRIMARY));
+    if !native.is_empty() {
+        return native;
+    }
+    pollster::block_on(instance.enumerate_adapters(wgpu::Backends::GL))
 }
 
 /// Every adapter wgpu finds.
 pub fn adapters() -> Vec<wgpu::AdapterInfo> {
-    pollster::block_on(instance().enumerate_adapters(wgpu::Backends::VULKAN))
+    enumerate(&instance())
         .iter()
         .map(|a| a.get_info())
         .collect()
@@ -70,8 +86,14 @@ fn preference(kind: wgpu::DeviceType) -> u8 {
 /// Opens the adapter whose name contains `wanted` (case-insensitive), else the best one: a
 /// discrete GPU, else an integrated one, else a CPU implementation such as lavapipe.
 pub fn open(wanted: Option<&str>) -> Result<Gpu> {
+    open_with(wanted, wgpu::Features::empty(), "wgstress")
+}
+
+/// `open`, with the device `features` that `needed_by` (an application's name) needs: an
+/// adapter without one of them is a one-line error naming it.
+pub fn open_with(wanted: Option<&str>, features: wgpu::Features, needed_by: &str) -> Result<Gpu> {
     let instance = instance();
-    let mut all = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::VULKAN));
+    let mut all = enumerate(&instance);
     if all.is_empty() {
         return Err(Error::NoAdapter);
     }
@@ -96,9 +118,10 @@ pub fn open(wanted: Option<&str>) -> Result<Gpu> {
     };
     let info = adapter.get_info();
     let limits = adapter.limits();
+    crate::features::check(features, adapter.features(), &info.name, needed_by)?;
     let desc = wgpu::DeviceDescriptor {
         label: Some("wgstress"),
-        required_features: wgpu::Features::empty(),
+        required_features: features,
         required_limits: limits.clone(),
         ..Default::default()
     };

@@ -5,12 +5,13 @@ use crate::checks::Prepared;
 use crate::device::{self, Gpu};
 use crate::error::{Error, Result};
 use crate::loop_limit::LoopLimit;
+use crate::program::Program;
 use crate::record::{Outcome, Record};
 use crate::session::Session;
 use crate::spec::{App, Outputs};
 use crate::strategy::{RunParams, Settings, Strategy};
 use std::time::{Duration, Instant};
-use wgstress_instrument::{Instrumented, Options};
+use wgstress_instrument::Manifest;
 
 /// The result of one run.
 #[derive(Clone, Debug)]
@@ -22,9 +23,20 @@ pub struct RunResult {
     pub host: Option<String>,
 }
 
+/// What a session dispatches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// The instrumented shaders, with stress.
+    Instrumented,
+    /// The user's shaders exactly as given (no stress, watchdog or assertion hooks), checked
+    /// by the same postcondition and host checks: whether a failure is the application's own.
+    Raw,
+}
+
 pub struct Engine {
     pub app: App,
-    pub inst: Instrumented,
+    pub program: Program,
+    pub mode: Mode,
     pub gpu: Gpu,
     pub session: Session,
     checks: Vec<Prepared>,
@@ -75,15 +87,20 @@ impl Engine {
         batch: usize,
         scratch_words: u32,
     ) -> Result<Engine> {
-        let options = Options {
-            entry: app.entry.clone(),
-            postcondition: app.postcondition.clone(),
-            file_name: Some(app.shader_path.clone()),
-        };
+        Engine::open(app, adapter, batch, scratch_words, Mode::Instrumented)
+    }
+
+    pub fn open(
+        app: App,
+        adapter: Option<&str>,
+        batch: usize,
+        scratch_words: u32,
+        mode: Mode,
+    ) -> Result<Engine> {
         app.validate()
             .map_err(|invalid| Error::Input(format!("{}: {invalid}", app.name)))?;
-        let inst = wgstress_instrument::instrument_wgsl(&app.source, &options)?;
-        let gpu = device::open(adapter)?;
+        let program = Program::build(&app)?;
+        let gpu = device::open_with(adapter, program.features, &app.name)?;
         app.check_limits(&gpu.limits)?;
         let checks = app
             .checks
@@ -91,10 +108,18 @@ impl Engine {
             .map(|c| Prepared::new(c, &app))
             .collect::<Result<Vec<_>>>()?;
         let gpu_name = gpu.info.name.clone();
-        let session = Session::new(&gpu, &app, &inst, batch, scratch_words)?;
+        let session = Session::new(
+            &gpu,
+            &app,
+            &program,
+            mode == Mode::Raw,
+            batch,
+            scratch_words,
+        )?;
         Ok(Engine {
             app,
-            inst,
+            program,
+            mode,
             gpu,
             session,
             checks,
@@ -106,6 +131,11 @@ impl Engine {
             loop_limit: LoopLimit::learned(LoopLimit::ceiling_for(&gpu_name)),
             lost: None,
         })
+    }
+
+    /// The manifest of each results block of a run (a record's `dispatch` indexes it).
+    pub fn manifests(&self) -> Vec<&Manifest> {
+        self.program.manifests()
     }
 
     pub fn batch_size(&self) -> usize {
@@ -153,11 +183,16 @@ impl Engine {
             Err(Error::DeviceLost(message)) if self.recreated < MAX_LOSSES => {
                 self.recreated += 1;
                 self.lost = Some(message);
-                self.gpu = device::open(self.adapter.as_deref())?;
+                self.gpu = device::open_with(
+                    self.adapter.as_deref(),
+                    self.program.features,
+                    &self.app.name,
+                )?;
                 self.session = Session::new(
                     &self.gpu,
                     &self.app,
-                    &self.inst,
+                    &self.program,
+                    self.mode == Mode::Raw,
                     self.batch,
                     self.scratch_words,
                 )?;

@@ -1,23 +1,84 @@
-//! Matching an app spec's bindings against the shader's declarations, before anything runs.
+//! Matching an app spec's bindings against the shaders' declarations, before anything runs.
+//! A pipeline's shaders share bindings by (group, binding): each binding the spec declares
+//! must be declared by at least one shader, with the same kind (storage or uniform) and a type
+//! its words fit wherever it is declared; each shader may read it or write it.
 
 use crate::error::{Error, Result};
 use crate::spec::{App, BindingKind};
 use naga::{AddressSpace, ArraySize, StorageAccess, TypeInner};
 use wgstress_instrument::Instrumented;
 
-/// What the shader says about one binding the spec declares.
+/// What the shaders say about one binding the spec declares.
 pub struct Slot {
     pub group: u32,
     pub binding: u32,
     pub kind: BindingKind,
-    pub read_only: bool,
+    /// For each shader (unit) in order: whether it declares the binding read-only. A shader
+    /// that does not declare it binds it read-write.
+    pub read_only: Vec<bool>,
     pub words: u32,
     pub name: String,
 }
 
+/// What one shader declares about one binding.
+struct Declared {
+    kind: BindingKind,
+    read_only: bool,
+    name: String,
+}
+
 /// Checks every binding the instrumented entry points use against the spec, and the spec's
-/// bindings against the shader; returns the slots in spec order.
-pub fn match_bindings(app: &App, inst: &Instrumented) -> Result<Vec<Slot>> {
+/// bindings against the shaders; returns the slots in spec order.
+pub fn match_bindings(app: &App, units: &[&Instrumented]) -> Result<Vec<Slot>> {
+    for inst in units {
+        used_are_declared(app, inst)?;
+    }
+    app.bindings
+        .iter()
+        .map(|b| {
+            let declared = units
+                .iter()
+                .map(|inst| declared(inst, b))
+                .collect::<Result<Vec<_>>>()?;
+            let Some(first) = declared.iter().flatten().next() else {
+                let files: Vec<&str> = units.iter().map(|u| u.manifest.source.as_str()).collect();
+                return Err(Error::Input(format!(
+                    "{}: the spec declares binding {}:{}, which {} does not declare",
+                    app.name,
+                    b.group,
+                    b.binding,
+                    files.join(", ")
+                )));
+            };
+            if first.kind != b.kind {
+                return Err(Error::Input(format!(
+                    "binding {}:{} `{}`: the spec says {:?} but the shader declares {:?}",
+                    b.group, b.binding, first.name, b.kind, first.kind
+                )));
+            }
+            if let Some(other) = declared.iter().flatten().find(|d| d.kind != first.kind) {
+                return Err(Error::Input(format!(
+                    "binding {}:{}: one shader declares it {:?} (`{}`), another {:?} (`{}`)",
+                    b.group, b.binding, first.kind, first.name, other.kind, other.name
+                )));
+            }
+            Ok(Slot {
+                group: b.group,
+                binding: b.binding,
+                kind: first.kind,
+                read_only: declared
+                    .iter()
+                    .map(|d| d.as_ref().is_some_and(|d| d.read_only))
+                    .collect(),
+                words: b.words,
+                name: b.name.clone().unwrap_or_else(|| first.name.clone()),
+            })
+        })
+        .collect()
+}
+
+/// Every binding the instrumented entry points of `inst` use has a spec binding.
+fn used_are_declared(app: &App, inst: &Instrumented) -> Result<()> {
     let module = &inst.module;
     let own_group = inst.manifest.bind_group;
     let used_by_entries = |handle: naga::Handle<naga::GlobalVariable>| {
@@ -38,32 +99,28 @@ pub fn match_bindings(app: &App, inst: &Instrumented) -> Result<Vec<Slot>> {
         }
         if app.binding(rb.group, rb.binding).is_none() {
             return Err(Error::Input(format!(
-                "the shader uses @group({}) @binding({}) `{}` but the spec declares no buffer for it",
+                "{}: the shader uses @group({}) @binding({}) `{}` but the spec declares no buffer for it",
+                inst.manifest.source,
                 rb.group,
                 rb.binding,
                 var.name.as_deref().unwrap_or("?")
             )));
         }
     }
-    app.bindings.iter().map(|b| slot(app, inst, b)).collect()
+    Ok(())
 }
 
-fn slot(app: &App, inst: &Instrumented, b: &crate::spec::Binding) -> Result<Slot> {
+/// What `inst` declares for spec binding `b`, if it declares it; `Err` if the declaration
+/// cannot hold `b`.
+fn declared(inst: &Instrumented, b: &crate::spec::Binding) -> Result<Option<Declared>> {
     let module = &inst.module;
-    let (_, var) = module
-        .global_variables
-        .iter()
-        .find(|(_, v)| {
-            v.binding
-                .as_ref()
-                .is_some_and(|r| r.group == b.group && r.binding == b.binding)
-        })
-        .ok_or_else(|| {
-            Error::Input(format!(
-                "{}: the spec declares binding {}:{}, which {} does not declare",
-                app.name, b.group, b.binding, app.shader_path
-            ))
-        })?;
+    let Some((_, var)) = module.global_variables.iter().find(|(_, v)| {
+        v.binding
+            .as_ref()
+            .is_some_and(|r| r.group == b.group && r.binding == b.binding)
+    }) else {
+        return Ok(None);
+    };
     let name = b
         .name
         .clone()
@@ -81,12 +138,6 @@ fn slot(app: &App, inst: &Instrumented, b: &crate::spec::Binding) -> Result<Slot
             )))
         }
     };
-    if kind != b.kind {
-        return Err(Error::Input(format!(
-            "binding {}:{} `{name}`: the spec says {:?} but the shader declares {:?}",
-            b.group, b.binding, b.kind, kind
-        )));
-    }
     let bytes = u64::from(b.words) * 4;
     let ty = &module.types[var.ty].inner;
     let size_ok = match ty {
@@ -115,14 +166,11 @@ fn slot(app: &App, inst: &Instrumented, b: &crate::spec::Binding) -> Result<Slot
             if matches!(ty, TypeInner::Array { size: ArraySize::Dynamic, .. }) { " per element" } else { "" }
         )));
     }
-    Ok(Slot {
-        group: b.group,
-        binding: b.binding,
+    Ok(Some(Declared {
         kind,
         read_only,
-        words: b.words,
         name,
-    })
+    }))
 }
 
 fn is_runtime_sized(module: &naga::Module, members: &[naga::StructMember]) -> bool {

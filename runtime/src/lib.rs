@@ -6,8 +6,9 @@
 //! - the model a session is built from: `spec` (applications), `init` (initial contents),
 //!   `checks` (host checks), `strategy` (stress settings and per-run parameters), `profile`
 //!   (tuned stress shapes), `error`;
-//! - execution: `device` (adapters, error scopes, submit and read-back), `interface` (spec
-//!   against shader), `layout` and `params` (buffer layouts, parameter blocks), `session`
+//! - execution: `device` (adapters, error scopes, submit and read-back), `features` (the
+//!   device features shaders need), `program` (an application's shaders instrumented, one
+//!   unit per dispatch), `interface` (spec against shaders), `layout` and `params` (buffer layouts, parameter blocks), `session`
 //!   (pipelines, buffers, batches), `engine` (a session that survives device loss, calibration),
 //!   `runner` (the run loop), `log` (the JSON-lines log);
 //! - analysis: `record` (a run's results block and its outcome), `tally` and `stats` (counts,
@@ -24,12 +25,14 @@ pub mod strategy;
 
 pub mod device;
 pub mod engine;
+pub mod features;
 pub mod interface;
 pub mod layout;
 pub mod log;
 pub mod loop_limit;
 pub mod pace;
 pub mod params;
+pub mod program;
 pub mod runner;
 pub mod session;
 

@@ -24,6 +24,10 @@ pub struct Record {
     /// written before it was kept.
     #[serde(default)]
     pub max_trips: u32,
+    /// The results block the events come from: the dispatch's index in the pipeline (0 for
+    /// a single kernel), or the number of dispatches for a postcondition in its own file.
+    #[serde(default)]
+    pub dispatch: u32,
 }
 
 impl Record {
@@ -50,6 +54,25 @@ impl Record {
             watchdog: event(2),
             stress_groups_ran: word(field(&manifest.results, "stress_groups_ran")),
             max_trips: word(field(&manifest.results, "max_trips")),
+            dispatch: 0,
+        }
+    }
+
+    /// One run's record from the records of its blocks (one per dispatch): the events of the
+    /// first block where the watchdog fired, else of the first with a failed assertion, else
+    /// of the first with a failed postcondition; stress workgroups summed, loop counts the
+    /// highest.
+    pub fn merge(blocks: &[Record]) -> Record {
+        let first = |count: fn(&Record) -> u32| blocks.iter().position(|r| count(r) > 0);
+        let at = first(|r| r.watchdog.count)
+            .or_else(|| first(|r| r.assertion.count))
+            .or_else(|| first(|r| r.postcondition.count))
+            .unwrap_or(0);
+        Record {
+            stress_groups_ran: blocks.iter().map(|r| r.stress_groups_ran).sum(),
+            max_trips: blocks.iter().map(|r| r.max_trips).max().unwrap_or(0),
+            dispatch: at as u32,
+            ..blocks[at]
         }
     }
 }

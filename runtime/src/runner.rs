@@ -170,6 +170,7 @@ pub fn run(
             "app": engine.app.name,
             "adapter": engine.gpu.describe(),
             "strategy": config.settings.strategy,
+            "raw": engine.mode == crate::engine::Mode::Raw,
             "shuffle": config.settings.shuffle,
             "iterations": config.settings.iterations,
             "shape": config.settings.shape,
@@ -208,7 +209,10 @@ pub fn summarize(
     Summary {
         app: engine.app.name.clone(),
         adapter: engine.gpu.describe(),
-        strategy: config.settings.strategy.to_string(),
+        strategy: match engine.mode {
+            crate::engine::Mode::Raw => "raw".to_string(),
+            crate::engine::Mode::Instrumented => config.settings.strategy.to_string(),
+        },
         shuffle: config.settings.shuffle,
         buffer_shuffle: config.settings.buffer_shuffle,
         iterations: config.settings.iterations,
@@ -296,10 +300,14 @@ fn paced_batches(
                 engine.loop_limit.observe_pass(r.record.max_trips);
             }
         }
-        let replay = |run: &RunParams| config.settings.replay_options(run);
+        let replay = |run: &RunParams| match engine.mode {
+            // A raw run's seed still picks its buffer layout.
+            crate::engine::Mode::Raw => "--raw".to_string(),
+            crate::engine::Mode::Instrumented => config.settings.replay_options(run),
+        };
         let failures = stream
             .tally
-            .add(&results, elapsed, &engine.inst.manifest, &replay);
+            .add(&results, elapsed, &engine.manifests(), &replay);
         if let Some(log) = log.as_deref_mut() {
             // A log that can no longer be written ends the session, not its results.
             if let Err(e) = log.write(&batch_line(config, &stream.tally, n, &failures, &results)) {

@@ -1,20 +1,25 @@
 //! One instrumented application on one device: its pipelines and buffers, and the batched
 //! submission of many runs. A batch is one command buffer: for each run, reset the
-//! application's buffers from pristine copies, dispatch the application plus stress, dispatch
-//! the postcondition, and copy what the host checks read; the per-run results blocks (bound
-//! with dynamic offsets) come back in one read at the end.
+//! application's buffers from pristine copies, dispatch each dispatch of the pipeline plus
+//! stress (where the dispatch has it), dispatch the postcondition, and copy what the host
+//! checks read; the per-run results blocks (one per dispatch, bound with dynamic offsets)
+//! come back in one read at the end.
+//!
+//! A raw session dispatches the user's shaders as given (no stress, no watchdog, no
+//! assertion hooks), with the same buffers, postcondition and host checks.
 
 use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::interface::{match_bindings, Slot};
 use crate::layout::{self, LAYOUTS};
 use crate::params::encode;
+use crate::program::Program;
 use crate::record::Record;
 use crate::spec::{App, BindingKind, Outputs};
 use crate::strategy::{RunParams, Settings, Strategy};
 use std::time::Duration;
 use wgpu::util::DeviceExt;
-use wgstress_instrument::{Instrumented, Manifest};
+use wgstress_instrument::Manifest;
 
 struct AppBuffer {
     slot: Slot,
@@ -32,14 +37,32 @@ struct Checked {
     bytes: u64,
 }
 
-pub struct Session {
-    pub manifest: Manifest,
+/// One dispatch of a run (or the postcondition): its pipeline and what it binds.
+struct Stage {
+    pipeline: wgpu::ComputePipeline,
     workgroups: [u32; 3],
-    post_workgroups: [u32; 3],
-    main: wgpu::ComputePipeline,
-    post: Option<wgpu::ComputePipeline>,
+    /// Whether stress workgroups run beside it.
+    stress: bool,
+    /// The user's shader as given: dispatched at its own size, without stress.
+    raw: bool,
+    /// The results block of a run it records into (the postcondition shares its unit's).
+    block: usize,
+    /// Its params block in a run: its own, as its dispatch size is its own.
+    slot: usize,
     /// The bind groups of each buffer layout.
     groups: Vec<Vec<(u32, wgpu::BindGroup)>>,
+}
+
+pub struct Session {
+    /// The manifest of each results block of a run (`Program::manifests`).
+    pub manifests: Vec<Manifest>,
+    stages: Vec<Stage>,
+    post: Option<Stage>,
+    /// Results blocks per run.
+    blocks: usize,
+    /// Params blocks per run: one per dispatch and one for the postcondition.
+    slots: usize,
+    own_group: u32,
     buffers: Vec<AppBuffer>,
     params: wgpu::Buffer,
     results: wgpu::Buffer,
@@ -65,14 +88,19 @@ impl Session {
     pub fn new(
         gpu: &Gpu,
         app: &App,
-        inst: &Instrumented,
+        program: &Program,
+        raw: bool,
         batch: usize,
         scratch_words: u32,
     ) -> Result<Session> {
-        let slots = match_bindings(app, inst)?;
+        let all: Vec<_> = program.units.iter().chain(&program.check).collect();
+        let insts: Vec<_> = all.iter().map(|u| &u.inst).collect();
+        let slots = match_bindings(app, &insts)?;
         let device = &gpu.device;
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let manifest = inst.manifest.clone();
+        let manifests: Vec<Manifest> = program.manifests().into_iter().cloned().collect();
+        let manifest = manifests[0].clone();
+        let blocks = program.blocks();
         let limits = &gpu.limits;
         let params_stride = align(
             manifest.params.size.into(),
@@ -169,19 +197,21 @@ impl Session {
             })
         };
         use wgpu::BufferUsages as U;
+        let per_batch = (batch * blocks) as u64;
+        let slots = program.units.len() + 1;
         let params = buffer(
             "wgstress params",
-            params_stride * batch as u64,
+            params_stride * (batch * slots) as u64,
             U::UNIFORM | U::COPY_DST,
         );
         let results = buffer(
             "wgstress results",
-            results_stride * batch as u64,
+            results_stride * per_batch,
             U::STORAGE | U::COPY_SRC | U::COPY_DST,
         );
         let results_read = buffer(
             "wgstress results readback",
-            results_stride * batch as u64,
+            results_stride * per_batch,
             U::MAP_READ | U::COPY_DST,
         );
         let scratch = buffer(
@@ -197,36 +227,79 @@ impl Session {
             )
         });
 
-        let (layouts, groups) =
-            bind_groups(device, &buffers, &manifest, [&params, &results, &scratch]);
-        let layout_refs: Vec<Option<&wgpu::BindGroupLayout>> = layouts.iter().map(Some).collect();
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("wgstress"),
-            bind_group_layouts: &layout_refs,
-            immediate_size: 0,
-        });
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some(&app.name),
-            source: wgpu::ShaderSource::Wgsl(inst.wgsl.as_str().into()),
-        });
-        let constants: Vec<(&str, f64)> = app
-            .constants
-            .iter()
-            .map(|(k, v)| (k.as_str(), *v))
-            .collect();
-        let pipeline = |entry: &str| {
-            crate::device::compute_pipeline(device, &pipeline_layout, &module, entry, &constants)
+        let ours = [&params, &results, &scratch];
+        let make = |unit: usize, dispatch: Option<&crate::spec::Dispatch>, shader: &str| {
+            let uniforms = uniform_buffers(device, app, &buffers, dispatch)?;
+            let (layouts, groups) = bind_groups(device, &buffers, &manifest, ours, unit, &uniforms);
+            let layout_refs: Vec<Option<&wgpu::BindGroupLayout>> =
+                layouts.iter().map(Some).collect();
+            let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some("wgstress"),
+                bind_group_layouts: &layout_refs,
+                immediate_size: 0,
+            });
+            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(&app.name),
+                source: wgpu::ShaderSource::Wgsl(shader.into()),
+            });
+            Ok::<_, Error>((pipeline_layout, module, groups))
         };
-        let main = pipeline(&manifest.entry_point.name);
-        let post = manifest.postcondition.as_ref().map(|p| pipeline(&p.name));
+        let mut stages = Vec::new();
+        for (index, (unit, dispatch)) in program.units.iter().zip(&program.dispatches).enumerate() {
+            let entry = &unit.inst.manifest.entry_point.name;
+            let (shader, constants) = if raw {
+                (
+                    unit.source.as_str(),
+                    raw_constants(&unit.source, &app.constants),
+                )
+            } else {
+                (unit.inst.wgsl.as_str(), Vec::new())
+            };
+            let (layout, module, groups) = make(index, Some(dispatch), shader)?;
+            let constants: Vec<(&str, f64)> =
+                constants.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+            stages.push(Stage {
+                pipeline: crate::device::compute_pipeline(
+                    device, &layout, &module, entry, &constants,
+                ),
+                workgroups: dispatch.workgroups,
+                stress: dispatch.stress && !raw,
+                raw,
+                block: index,
+                slot: index,
+                groups,
+            });
+        }
+        let post = match program.postcondition() {
+            Some((unit, block)) => {
+                let name = &unit
+                    .inst
+                    .manifest
+                    .postcondition
+                    .as_ref()
+                    .expect("postcondition")
+                    .name;
+                let (layout, module, groups) = make(block, None, &unit.inst.wgsl)?;
+                Some(Stage {
+                    pipeline: crate::device::compute_pipeline(device, &layout, &module, name, &[]),
+                    workgroups: app.postcondition_workgroups,
+                    stress: false,
+                    raw: false,
+                    block,
+                    slot: slots - 1,
+                    groups,
+                })
+            }
+            None => None,
+        };
         crate::device::end_scope(scope, || format!("instrumented {}", app.name))?;
         Ok(Session {
-            manifest,
-            workgroups: app.workgroups,
-            post_workgroups: app.postcondition_workgroups,
-            main,
+            own_group: manifest.bind_group,
+            manifests,
+            stages,
             post,
-            groups,
+            blocks,
+            slots,
             buffers,
             params,
             results,
@@ -242,8 +315,13 @@ impl Session {
         })
     }
 
+    /// The most workgroups any dispatch of a run has: stress is drawn and checked against it.
     pub fn app_groups(&self) -> u32 {
-        self.workgroups.iter().product()
+        self.stages
+            .iter()
+            .map(|s| s.workgroups.iter().product())
+            .max()
+            .unwrap_or(1)
     }
 
     /// Checks that runs of `settings` fit this device: the application's workgroups with the
@@ -281,15 +359,19 @@ impl Session {
             "a batch holds at most {} runs",
             self.batch
         );
-        let mut bytes = vec![0u8; self.params_stride as usize * runs.len()];
+        let layout = &self.manifests[0].params;
+        let mut bytes = vec![0u8; self.params_stride as usize * runs.len() * self.slots];
         for (i, run) in runs.iter().enumerate() {
-            let at = i * self.params_stride as usize;
-            encode(
-                run,
-                self.workgroups,
-                &self.manifest.params,
-                &mut bytes[at..at + self.manifest.params.size as usize],
-            );
+            for stage in self.stages.iter().chain(&self.post) {
+                let groups = stage.workgroups.iter().product();
+                let at = (i * self.slots + stage.slot) * self.params_stride as usize;
+                encode(
+                    &run.for_dispatch(groups, stage.stress),
+                    stage.workgroups,
+                    layout,
+                    &mut bytes[at..at + layout.size as usize],
+                );
+            }
         }
         gpu.queue.write_buffer(&self.params, 0, &bytes);
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
@@ -297,7 +379,7 @@ impl Session {
         for (i, run) in runs.iter().enumerate() {
             self.encode_run(&mut encoder, i, run);
         }
-        let used = self.results_stride * runs.len() as u64;
+        let used = self.results_stride * (runs.len() * self.blocks) as u64;
         encoder.copy_buffer_to_buffer(&self.results, 0, &self.results_read, 0, used);
         let checked_used = self.checked_stride * runs.len() as u64;
         let mut reads = vec![(&self.results_read, used)];
@@ -309,11 +391,19 @@ impl Session {
             runs.iter()
                 .enumerate()
                 .map(|(i, _)| {
-                    let at = i * self.results_stride as usize;
-                    let record = Record::decode(
-                        &results[at..at + self.manifest.results.size as usize],
-                        &self.manifest,
-                    );
+                    let blocks: Vec<Record> = self
+                        .manifests
+                        .iter()
+                        .enumerate()
+                        .map(|(block, manifest)| {
+                            let at = (i * self.blocks + block) * self.results_stride as usize;
+                            Record::decode(
+                                &results[at..at + manifest.results.size as usize],
+                                manifest,
+                            )
+                        })
+                        .collect();
+                    let record = Record::merge(&blocks);
                     let base = (i as u64 * self.checked_stride / 4) as usize;
                     let outputs = Outputs::new(
                         self.checked
@@ -349,32 +439,25 @@ impl Session {
                 );
             }
         }
-        let offsets = [
-            (index as u64 * self.params_stride) as u32,
-            (index as u64 * self.results_stride) as u32,
-        ];
         {
             let mut pass = encoder.begin_compute_pass(&Default::default());
-            for (group, bind_group) in &self.groups[layout] {
-                let dynamic: &[u32] = if *group == self.manifest.bind_group {
-                    &offsets
-                } else {
-                    &[]
-                };
-                pass.set_bind_group(*group, bind_group, dynamic);
+            for stage in &self.stages {
+                self.bind(&mut pass, stage, index, layout);
+                pass.set_pipeline(&stage.pipeline);
+                if stage.raw {
+                    let [x, y, z] = stage.workgroups;
+                    pass.dispatch_workgroups(x, y, z);
+                    continue;
+                }
+                let stress = if stage.stress { run.stress_groups } else { 0 };
+                let total = stage.workgroups.iter().product::<u32>() + stress;
+                let x = total.min(self.max_dim);
+                pass.dispatch_workgroups(x, total.div_ceil(x), 1);
             }
-            pass.set_pipeline(&self.main);
-            let total = self.app_groups()
-                + if run.app_enabled || run.stress_groups > 0 {
-                    run.stress_groups
-                } else {
-                    0
-                };
-            let x = total.min(self.max_dim);
-            pass.dispatch_workgroups(x, total.div_ceil(x), 1);
             if let (Some(post), true) = (&self.post, run.app_enabled) {
-                pass.set_pipeline(post);
-                let [px, py, pz] = self.post_workgroups;
+                self.bind(&mut pass, post, index, layout);
+                pass.set_pipeline(&post.pipeline);
+                let [px, py, pz] = post.workgroups;
                 pass.dispatch_workgroups(px, py, pz);
             }
         }
@@ -396,6 +479,69 @@ impl Session {
     }
 }
 
+impl Session {
+    /// Binds `stage`'s groups in buffer layout `layout`, wgstress's own at its params and
+    /// results blocks of run `index`.
+    fn bind(&self, pass: &mut wgpu::ComputePass, stage: &Stage, index: usize, layout: usize) {
+        let slot = (index * self.slots + stage.slot) as u64;
+        let block = (index * self.blocks + stage.block) as u64;
+        let offsets = [
+            (slot * self.params_stride) as u32,
+            (block * self.results_stride) as u32,
+        ];
+        for (group, bind_group) in &stage.groups[layout] {
+            let dynamic: &[u32] = if *group == self.own_group {
+                &offsets
+            } else {
+                &[]
+            };
+            pass.set_bind_group(*group, bind_group, dynamic);
+        }
+    }
+}
+
+/// The values in `constants` for the overrides `source` declares (a raw shader keeps its
+/// overrides, and wgpu refuses values for overrides a shader lacks).
+fn raw_constants(source: &str, constants: &[(String, f64)]) -> Vec<(String, f64)> {
+    match naga::front::wgsl::parse_str(source) {
+        Ok(module) => wgstress_instrument::constants_for(&module, constants),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// A dispatch's own uniform contents, as buffers by (group, binding).
+fn uniform_buffers(
+    device: &wgpu::Device,
+    app: &App,
+    buffers: &[AppBuffer],
+    dispatch: Option<&crate::spec::Dispatch>,
+) -> Result<Vec<((u32, u32), wgpu::Buffer)>> {
+    let Some(dispatch) = dispatch else {
+        return Ok(Vec::new());
+    };
+    dispatch
+        .uniforms
+        .iter()
+        .map(|set| {
+            let key = (set.group, set.binding);
+            let slot = &buffers
+                .iter()
+                .find(|b| (b.slot.group, b.slot.binding) == key)
+                .expect("validated: a declared uniform binding")
+                .slot;
+            let binding = app.binding(set.group, set.binding).expect("declared");
+            let mut words = binding.init.words(slot.words)?;
+            words[..set.words.len()].copy_from_slice(&set.words);
+            let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(slot.name.as_str()),
+                contents: bytemuck::cast_slice(&words),
+                usage: wgpu::BufferUsages::UNIFORM,
+            });
+            Ok((key, buffer))
+        })
+        .collect()
+}
+
 /// One binding of a bind group: its layout entry, its buffer, and the range bound there in
 /// each buffer layout.
 struct Bound<'a> {
@@ -412,6 +558,8 @@ fn bound_in_group<'a>(
     buffers: &'a [AppBuffer],
     manifest: &Manifest,
     ours: [&'a wgpu::Buffer; 3],
+    unit: usize,
+    uniforms: &'a [((u32, u32), wgpu::Buffer)],
 ) -> Vec<Bound<'a>> {
     let mut bound = Vec::new();
     if group == manifest.bind_group {
@@ -447,13 +595,15 @@ fn bound_in_group<'a>(
     for buf in buffers.iter().filter(|b| b.slot.group == group) {
         let ty = match buf.slot.kind {
             BindingKind::Storage => wgpu::BufferBindingType::Storage {
-                read_only: buf.slot.read_only,
+                read_only: buf.slot.read_only[unit],
             },
             BindingKind::Uniform => wgpu::BufferBindingType::Uniform,
         };
+        let key = (buf.slot.group, buf.slot.binding);
+        let own = uniforms.iter().find(|(k, _)| *k == key).map(|(_, b)| b);
         bound.push(Bound {
             entry: layout_entry(buf.slot.binding, ty, false),
-            buffer: &buf.buffer,
+            buffer: own.unwrap_or(&buf.buffer),
             offsets: buf.offsets,
             // Storage buffers carry padding for the shifts: bind exactly the declared words.
             size: wgpu::BufferSize::new(u64::from(buf.slot.words) * 4),
@@ -469,6 +619,8 @@ fn bind_groups(
     buffers: &[AppBuffer],
     manifest: &Manifest,
     ours: [&wgpu::Buffer; 3],
+    unit: usize,
+    uniforms: &[((u32, u32), wgpu::Buffer)],
 ) -> (Vec<wgpu::BindGroupLayout>, Vec<Vec<(u32, wgpu::BindGroup)>>) {
     let max_group = buffers
         .iter()
@@ -479,7 +631,7 @@ fn bind_groups(
     let mut layouts = Vec::new();
     let mut groups: Vec<Vec<(u32, wgpu::BindGroup)>> = (0..LAYOUTS).map(|_| Vec::new()).collect();
     for group in 0..=max_group {
-        let bound = bound_in_group(group, buffers, manifest, ours);
+        let bound = bound_in_group(group, buffers, manifest, ours, unit, uniforms);
         let entries: Vec<_> = bound.iter().map(|b| b.entry).collect();
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: None,

@@ -35,6 +35,38 @@ pub struct Binding {
     pub name: Option<String>,
 }
 
+/// A shader file: where it came from (for diagnostics and reports) and its text.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Shader {
+    pub path: String,
+    pub source: String,
+}
+
+/// Words a dispatch gives a uniform binding instead of its initial contents (a pass index,
+/// for example): the first `words.len()` words; the rest keep the binding's `init`.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UniformWords {
+    #[serde(default)]
+    pub group: u32,
+    pub binding: u32,
+    pub words: Vec<u32>,
+}
+
+/// One dispatch of a pipeline.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Dispatch {
+    /// The dispatch's own shader file; `None`: the application's.
+    pub shader: Option<Shader>,
+    /// The entry point; may be left out when the shader has one compute entry point besides
+    /// the postcondition.
+    pub entry: Option<String>,
+    pub workgroups: [u32; 3],
+    /// Whether stress workgroups run beside this dispatch.
+    pub stress: bool,
+    pub uniforms: Vec<UniformWords>,
+}
+
 /// A host-side check over read-back buffers, for applications written in Rust.
 pub type HostCheck = Arc<dyn Fn(&Outputs) -> std::result::Result<(), String> + Send + Sync>;
 
@@ -75,6 +107,11 @@ pub struct App {
     pub host_reads: Vec<(u32, u32)>,
     /// Values for the shader's `override` declarations, by name.
     pub constants: Vec<(String, f64)>,
+    /// A pipeline: the dispatches of one run, in order. Empty for a single kernel (`entry`
+    /// and `workgroups`); `validate` refuses an `entry` beside a pipeline.
+    pub pipeline: Vec<Dispatch>,
+    /// The file the postcondition entry point lives in, when not the application's shader.
+    pub postcondition_shader: Option<Shader>,
 }
 
 impl App {
@@ -99,6 +136,37 @@ impl App {
         keys.sort();
         keys.dedup();
         keys
+    }
+
+    /// The dispatches of one run: the pipeline, or the single kernel as one dispatch.
+    pub fn dispatches(&self) -> Vec<Dispatch> {
+        if !self.pipeline.is_empty() {
+            return self.pipeline.clone();
+        }
+        vec![Dispatch {
+            shader: None,
+            entry: self.entry.clone(),
+            workgroups: self.workgroups,
+            stress: true,
+            uniforms: Vec::new(),
+        }]
+    }
+
+    /// The shader a dispatch runs: its own, or the application's.
+    pub fn shader_of<'a>(&'a self, dispatch: &'a Dispatch) -> (&'a str, &'a str) {
+        match &dispatch.shader {
+            Some(s) => (&s.path, &s.source),
+            None => (&self.shader_path, &self.source),
+        }
+    }
+
+    /// The most workgroups any dispatch has: stress is drawn and checked against it.
+    pub fn max_groups(&self) -> u32 {
+        self.dispatches()
+            .iter()
+            .map(|d| d.workgroups.iter().product::<u32>())
+            .max()
+            .unwrap_or(1)
     }
 
     pub fn binding(&self, group: u32, binding: u32) -> Option<&Binding> {
@@ -134,13 +202,42 @@ impl App {
     /// to count, a binding declared twice or too large, a check of an undeclared binding.
     /// `Err` is the message and the index of the binding or check it is about.
     pub fn validate(&self) -> std::result::Result<(), Invalid> {
-        // In u128: three u32 sizes multiply past u64.
-        let groups: u128 = self.workgroups.iter().map(|&g| u128::from(g)).product();
-        if groups > u128::from(MAX_WORKGROUPS) {
-            return Err(Invalid::Workgroups(format!(
-                "{} = {groups} workgroups; at most 2^31 (2147483648)",
-                self.workgroups.map(|g| g.to_string()).join(" x ")
-            )));
+        if !self.pipeline.is_empty() && self.entry.is_some() {
+            return Err(Invalid::Dispatch(
+                0,
+                "give the entry point in each [[dispatch]], not beside them".into(),
+            ));
+        }
+        for (index, dispatch) in self.dispatches().iter().enumerate() {
+            // In u128: three u32 sizes multiply past u64.
+            let groups: u128 = dispatch.workgroups.iter().map(|&g| u128::from(g)).product();
+            if groups > u128::from(MAX_WORKGROUPS) {
+                let message = format!(
+                    "{} = {groups} workgroups; at most 2^31 (2147483648)",
+                    dispatch.workgroups.map(|g| g.to_string()).join(" x ")
+                );
+                return Err(if self.pipeline.is_empty() {
+                    Invalid::Workgroups(message)
+                } else {
+                    Invalid::Dispatch(index, format!("workgroups: {message}"))
+                });
+            }
+            for set in &dispatch.uniforms {
+                let fits = self.binding(set.group, set.binding).is_some_and(|b| {
+                    b.kind == BindingKind::Uniform && set.words.len() as u64 <= u64::from(b.words)
+                });
+                if !fits {
+                    return Err(Invalid::Dispatch(
+                        index,
+                        format!(
+                            "uniform {}:{} needs a [[binding]] of kind \"uniform\" with at least {} words",
+                            set.group,
+                            set.binding,
+                            set.words.len()
+                        ),
+                    ));
+                }
+            }
         }
         for (index, b) in self.bindings.iter().enumerate() {
             let first = self
@@ -181,13 +278,15 @@ impl App {
     /// Checks the application against the adapter's limits, before any buffer is made.
     pub fn check_limits(&self, limits: &wgpu::Limits) -> Result<()> {
         let max_dim = u64::from(limits.max_compute_workgroups_per_dimension);
-        let groups: u128 = self.workgroups.iter().map(|&g| u128::from(g)).product();
-        if groups > u128::from(max_dim * max_dim) {
-            return Err(Error::Input(format!(
-                "{}: {groups} workgroups are beyond this adapter's limit of {} (max_compute_workgroups_per_dimension squared)",
-                self.name,
-                max_dim * max_dim
-            )));
+        for dispatch in self.dispatches() {
+            let groups: u128 = dispatch.workgroups.iter().map(|&g| u128::from(g)).product();
+            if groups > u128::from(max_dim * max_dim) {
+                return Err(Error::Input(format!(
+                    "{}: {groups} workgroups are beyond this adapter's limit of {} (max_compute_workgroups_per_dimension squared)",
+                    self.name,
+                    max_dim * max_dim
+                )));
+            }
         }
         if let Some(d) = self
             .postcondition_workgroups
@@ -230,6 +329,8 @@ pub enum Invalid {
     Binding(usize, String),
     /// The index of the check, and what is wrong.
     Check(usize, String),
+    /// The index of the dispatch, and what is wrong.
+    Dispatch(usize, String),
 }
 
 impl std::fmt::Display for Invalid {
@@ -238,6 +339,7 @@ impl std::fmt::Display for Invalid {
             Invalid::Workgroups(m) => write!(f, "workgroups: {m}"),
             Invalid::Binding(i, m) => write!(f, "[[binding]] {}: {m}", i + 1),
             Invalid::Check(i, m) => write!(f, "[[check]] {}: {m}", i + 1),
+            Invalid::Dispatch(i, m) => write!(f, "[[dispatch]] {}: {m}", i + 1),
         }
     }
 }
@@ -247,10 +349,13 @@ impl std::fmt::Display for Invalid {
 struct SpecFile {
     name: Option<String>,
     shader: PathBuf,
-    entry: Option<String>,
+    entry: Option<Spanned<String>>,
     postcondition: Option<String>,
-    workgroups: Spanned<Vec<u32>>,
+    postcondition_shader: Option<PathBuf>,
+    workgroups: Option<Spanned<Vec<u32>>>,
     postcondition_workgroups: Option<Spanned<Vec<u32>>>,
+    #[serde(default, rename = "dispatch")]
+    dispatches: Vec<Spanned<DispatchFile>>,
     #[serde(default, rename = "binding")]
     bindings: Vec<Spanned<Binding>>,
     #[serde(default, rename = "check")]
@@ -259,10 +364,41 @@ struct SpecFile {
     constants: std::collections::BTreeMap<String, f64>,
 }
 
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DispatchFile {
+    shader: Option<PathBuf>,
+    entry: Option<String>,
+    workgroups: Spanned<Vec<u32>>,
+    #[serde(default = "yes")]
+    stress: bool,
+    #[serde(default, rename = "uniform")]
+    uniforms: Vec<UniformWords>,
+}
+
+fn yes() -> bool {
+    true
+}
+
 /// Reads an app spec (TOML). Paths inside it are relative to the spec file.
 pub fn load(path: &Path) -> Result<App> {
     let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
     parse(&text, path)
+}
+
+/// Reads a shader file a spec names.
+fn read_shader(path: &Path) -> Result<Shader> {
+    let source = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    Ok(Shader {
+        path: path.display().to_string(),
+        source,
+    })
+}
+
+/// The single kernel's `workgroups`, or the pipeline's dispatches; never both.
+enum Form {
+    Single([u32; 3]),
+    Pipeline(Vec<Dispatch>),
 }
 
 /// Parses and validates an app spec read from `path`; errors point at the spec's line and
@@ -273,10 +409,8 @@ pub fn parse(text: &str, path: &Path) -> Result<App> {
         let (line, column) = crate::error::line_column(text, span.start);
         format!("{}:{line}:{column}", path.display())
     };
-    let workgroups = dims(spec.workgroups.get_ref()).map_err(|m| Error::Spec {
-        at: at(spec.workgroups.span()),
-        message: format!("workgroups: {m}"),
-    })?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let form = form(&spec, &at)?;
     let postcondition_workgroups = match &spec.postcondition_workgroups {
         Some(d) => dims(d.get_ref()).map_err(|m| Error::Spec {
             at: at(d.span()),
@@ -286,7 +420,8 @@ pub fn parse(text: &str, path: &Path) -> Result<App> {
     };
     let binding_spans: Vec<_> = spec.bindings.iter().map(Spanned::span).collect();
     let check_spans: Vec<_> = spec.checks.iter().map(Spanned::span).collect();
-    let dir = path.parent().unwrap_or(Path::new("."));
+    let dispatch_spans: Vec<_> = spec.dispatches.iter().map(Spanned::span).collect();
+    let workgroups_span = spec.workgroups.as_ref().map_or(0..0, Spanned::span);
     let mut bindings: Vec<Binding> = spec.bindings.into_iter().map(Spanned::into_inner).collect();
     for binding in &mut bindings {
         binding.init.resolve_paths(dir);
@@ -301,11 +436,15 @@ pub fn parse(text: &str, path: &Path) -> Result<App> {
             .unwrap_or_else(|| "app".into())
     });
     let shader_path = dir.join(&spec.shader);
+    let (workgroups, pipeline) = match form {
+        Form::Single(workgroups) => (workgroups, Vec::new()),
+        Form::Pipeline(dispatches) => ([1, 1, 1], dispatches),
+    };
     let app = App {
         name,
         shader_path: shader_path.display().to_string(),
         source: String::new(),
-        entry: spec.entry,
+        entry: spec.entry.map(Spanned::into_inner),
         postcondition: spec.postcondition,
         workgroups,
         postcondition_workgroups,
@@ -314,12 +453,15 @@ pub fn parse(text: &str, path: &Path) -> Result<App> {
         host_check: None,
         host_reads: Vec::new(),
         constants: spec.constants.into_iter().collect(),
+        pipeline,
+        postcondition_shader: None,
     };
     app.validate().map_err(|invalid| {
         let span = match &invalid {
-            Invalid::Workgroups(_) => spec.workgroups.span(),
+            Invalid::Workgroups(_) => workgroups_span.clone(),
             Invalid::Binding(i, _) => binding_spans[*i].clone(),
             Invalid::Check(i, _) => check_spans[*i].clone(),
+            Invalid::Dispatch(i, _) => dispatch_spans.get(*i).cloned().unwrap_or(0..0),
         };
         Error::Spec {
             at: at(span),
@@ -328,7 +470,71 @@ pub fn parse(text: &str, path: &Path) -> Result<App> {
     })?;
     // Read last: a spec's own mistakes are reported before a missing shader.
     let source = std::fs::read_to_string(&shader_path).map_err(|e| Error::io(&shader_path, e))?;
-    Ok(App { source, ..app })
+    let mut pipeline = app.pipeline.clone();
+    for (dispatch, file) in pipeline.iter_mut().zip(&spec.dispatches) {
+        if let Some(own) = &file.get_ref().shader {
+            dispatch.shader = Some(read_shader(&dir.join(own))?);
+        }
+    }
+    let postcondition_shader = match &spec.postcondition_shader {
+        Some(file) => Some(read_shader(&dir.join(file))?),
+        None => None,
+    };
+    Ok(App {
+        source,
+        pipeline,
+        postcondition_shader,
+        ..app
+    })
+}
+
+/// Which form the spec takes; mixing them is an error at the first key of the other form.
+fn form(spec: &SpecFile, at: &dyn Fn(std::ops::Range<usize>) -> String) -> Result<Form> {
+    if !spec.dispatches.is_empty() {
+        let mixed = spec
+            .entry
+            .as_ref()
+            .map(|e| ("entry", e.span()))
+            .or(spec.workgroups.as_ref().map(|w| ("workgroups", w.span())));
+        if let Some((key, span)) = mixed {
+            return Err(Error::Spec {
+                at: at(span),
+                message: format!(
+                    "`{key}` at the top is the single-kernel form; with [[dispatch]] tables give it in each dispatch"
+                ),
+            });
+        }
+        let mut out = Vec::new();
+        for (index, d) in spec.dispatches.iter().enumerate() {
+            let file = d.get_ref();
+            let workgroups = dims(file.workgroups.get_ref()).map_err(|m| Error::Spec {
+                at: at(file.workgroups.span()),
+                message: format!("[[dispatch]] {}: workgroups: {m}", index + 1),
+            })?;
+            out.push(Dispatch {
+                // Read once the spec is known to be valid.
+                shader: None,
+                entry: file.entry.clone(),
+                workgroups,
+                stress: file.stress,
+                uniforms: file.uniforms.clone(),
+            });
+        }
+        return Ok(Form::Pipeline(out));
+    }
+    match &spec.workgroups {
+        Some(w) => dims(w.get_ref())
+            .map(Form::Single)
+            .map_err(|m| Error::Spec {
+                at: at(w.span()),
+                message: format!("workgroups: {m}"),
+            }),
+        None => Err(Error::Spec {
+            at: at(0..0),
+            message: "give `workgroups` (a single kernel) or [[dispatch]] tables (a pipeline)"
+                .into(),
+        }),
+    }
 }
 
 fn dims(values: &[u32]) -> std::result::Result<[u32; 3], String> {
@@ -361,6 +567,8 @@ mod tests {
             host_check: None,
             host_reads: Vec::new(),
             constants: Vec::new(),
+            pipeline: Vec::new(),
+            postcondition_shader: None,
         }
     }
 

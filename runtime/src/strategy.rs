@@ -415,6 +415,31 @@ fn stress_groups(app_groups: u32, fraction: f64) -> u32 {
     ((f64::from(app_groups) * fraction).round() as u32).max(1)
 }
 
+impl RunParams {
+    /// This run's parameters for one dispatch of a pipeline of `groups` workgroups: the same
+    /// stress (none where the dispatch runs without), and a workgroup shuffle that is a
+    /// bijection of this dispatch's workgroups: the run's multiplier, moved up to the next one
+    /// co-prime with `groups`, and its offset modulo `groups`. A function of the run's
+    /// parameters only, so a run replays from its seed.
+    pub fn for_dispatch(&self, groups: u32, stress: bool) -> RunParams {
+        let (shuffle_mul, shuffle_add) = if groups <= 1 {
+            (1, 0)
+        } else {
+            let mut m = (self.shuffle_mul % groups).max(1);
+            while gcd(m, groups) != 1 {
+                m += 1;
+            }
+            (m, self.shuffle_add % groups)
+        };
+        RunParams {
+            stress_groups: if stress { self.stress_groups } else { 0 },
+            shuffle_mul,
+            shuffle_add,
+            ..self.clone()
+        }
+    }
+}
+
 /// The most stress workgroups runs of `settings` draw.
 pub fn max_stress_groups(settings: &Settings, app_groups: u32) -> u32 {
     match settings.strategy {
@@ -503,6 +528,28 @@ mod tests {
                 .collect();
             seen.sort();
             assert_eq!(seen, (0..n).collect::<Vec<_>>());
+        }
+    }
+
+    #[test]
+    fn a_dispatch_shuffles_its_own_workgroups_as_a_bijection() {
+        let s = settings(Strategy::Systematic, true);
+        for seed in 0..50 {
+            let p = RunParams::draw(seed, &s, 360);
+            for n in [1u32, 2, 6, 7, 12, 64, 90, 360, 1000] {
+                let d = p.for_dispatch(n, true);
+                let mut seen: Vec<u32> = (0..n)
+                    .map(|x| {
+                        ((u64::from(x) * u64::from(d.shuffle_mul) % u64::from(n)) as u32
+                            + d.shuffle_add)
+                            % n
+                    })
+                    .collect();
+                seen.sort();
+                assert_eq!(seen, (0..n).collect::<Vec<_>>(), "seed {seed}, {n} groups");
+                assert_eq!(d.stress_groups, p.stress_groups);
+            }
+            assert_eq!(p.for_dispatch(8, false).stress_groups, 0);
         }
     }
 

@@ -50,7 +50,7 @@ impl Tally {
         &mut self,
         results: &[RunResult],
         elapsed: Duration,
-        manifest: &Manifest,
+        manifests: &[&Manifest],
         replay: &dyn Fn(&RunParams) -> String,
     ) -> Vec<Failure> {
         let mut failures = Vec::new();
@@ -65,7 +65,7 @@ impl Tally {
                     seconds: (self.elapsed + elapsed.mul_f64(share)).as_secs_f64(),
                     seed: seed_text(r.params.seed),
                     outcome: r.outcome.clone(),
-                    detail: describe(r, manifest),
+                    detail: describe(r, manifests),
                     replay: replay(&r.params),
                 });
             }
@@ -184,8 +184,26 @@ impl Counts {
     }
 }
 
-/// What went wrong in a run, with its source location.
-pub fn describe(r: &RunResult, manifest: &Manifest) -> String {
+/// What went wrong in a run, with its source location; in a pipeline, which dispatch's
+/// events they are (`manifests`: one per results block, `Engine::manifests`).
+pub fn describe(r: &RunResult, manifests: &[&Manifest]) -> String {
+    let block = r.record.dispatch as usize;
+    let manifest = manifests[block.min(manifests.len() - 1)];
+    let text = describe_in(r, manifest);
+    // A postcondition's failure names its own file and entry point already.
+    let in_dispatch = matches!(r.outcome, Outcome::Watchdog | Outcome::Assertion);
+    if manifests.len() > 1 && in_dispatch {
+        format!(
+            "dispatch {} (`{}`): {text}",
+            block + 1,
+            manifest.entry_point.name
+        )
+    } else {
+        text
+    }
+}
+
+fn describe_in(r: &RunResult, manifest: &Manifest) -> String {
     let file = &manifest.source;
     let at = |event: &crate::record::Event, sites: &[wgstress_instrument::manifest::Site]| {
         let place = sites

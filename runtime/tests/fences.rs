@@ -96,9 +96,9 @@ fn one_pipeline_serves_every_fence_mask() {
     // A host check makes the session read the bindings back for `check` below.
     let _ = capture(&mut app);
     let gpu = wgstress_runtime::device::open(None).unwrap();
-    let session =
-        wgstress_runtime::session::Session::new(&gpu, &app, &fenced.instrumented, 8, 1 << 12)
-            .unwrap_or_else(|e| panic!("{e}"));
+    let program = wgstress_runtime::program::Program::of_instrumented(&app, fenced.instrumented);
+    let session = wgstress_runtime::session::Session::new(&gpu, &app, &program, false, 8, 1 << 12)
+        .unwrap_or_else(|e| panic!("{e}"));
     let all = (1u32 << sites) - 1;
     let masks = [
         0,

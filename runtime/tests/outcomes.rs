@@ -102,7 +102,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) i:
             "the application-visible workgroup id, after shuffling"
         );
         assert_eq!(r.record.assertion.local, [5, 0, 0]);
-        let text = describe(&r, &engine.inst.manifest);
+        let text = describe(&r, &engine.manifests());
         assert!(text.contains("assert.wgsl:6:5 (in main)"), "{text}");
     }
 }
@@ -136,7 +136,7 @@ fn main() {
             r.record.max_trips, 4097,
             "the count that passed the limit of 4096"
         );
-        let text = describe(&r, &engine.inst.manifest);
+        let text = describe(&r, &engine.manifests());
         assert!(text.contains("spin.wgsl:5:5 (in main)"), "{text}");
     }
 }
@@ -200,7 +200,7 @@ fn check() {
         assert_eq!(r.outcome, Outcome::Postcondition);
         assert_eq!(r.record.postcondition.count, 1, "only out[31] is off");
         assert_eq!(r.record.assertion.count, 0);
-        let text = describe(&r, &engine.inst.manifest);
+        let text = describe(&r, &engine.manifests());
         assert!(text.contains("post.wgsl:9:9 (in check)"), "{text}");
     }
 }

@@ -54,6 +54,7 @@ pub fn plan(args: &Args) -> Result<Plan> {
             entry: args.entry.clone(),
             postcondition: args.postcondition.clone(),
             file_name: Some(args.shader.display().to_string()),
+            ..Default::default()
         },
         output: args.output.clone(),
         manifest: args.manifest.clone(),

@@ -7,6 +7,7 @@ use crate::present::progress::Progress;
 use crate::status::Status;
 use anyhow::Result;
 use std::time::Duration;
+use wgstress_runtime::engine::Mode;
 use wgstress_runtime::log::JsonLog;
 use wgstress_runtime::runner::{self, RunConfig};
 use wgstress_runtime::strategy::Strategy;
@@ -31,6 +32,11 @@ pub struct Args {
     /// this run seed (not the GPU's scheduling, which no seed controls)
     #[arg(long, value_parser = crate::options::seed)]
     seed: Option<u64>,
+    /// Run the application's shaders exactly as given: no instrumentation, no stress, no
+    /// watchdog; the same batches, postcondition and host checks. A failure here is the
+    /// application's own, not the tool's
+    #[arg(long, conflicts_with_all = ["strategy", "no_shuffle"])]
+    raw: bool,
 }
 
 /// A validated `run`.
@@ -42,10 +48,21 @@ pub struct Plan {
 }
 
 pub fn plan(args: &Args) -> Result<Plan> {
+    let mut session = SessionPlan::new(&args.app, &args.budget, &args.stress, &args.session)?;
+    session.mode = if args.raw {
+        Mode::Raw
+    } else {
+        Mode::Instrumented
+    };
     Ok(Plan {
-        session: SessionPlan::new(&args.app, &args.budget, &args.stress, &args.session)?,
-        strategy: args.strategy.into(),
-        shuffle: !args.no_shuffle,
+        session,
+        // A raw run has no stress: nothing to calibrate, shuffle or draw shapes for.
+        strategy: if args.raw {
+            Strategy::None
+        } else {
+            args.strategy.into()
+        },
+        shuffle: !args.no_shuffle && !args.raw,
         replay: args.seed,
     })
 }

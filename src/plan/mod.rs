@@ -12,7 +12,7 @@ use anyhow::{bail, Result};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use wgstress_apps::{Size, Variant};
-use wgstress_runtime::engine::{Calibration, Engine, PROBE_ITERATIONS};
+use wgstress_runtime::engine::{Calibration, Engine, Mode, PROBE_ITERATIONS};
 use wgstress_runtime::loop_limit::LoopLimit;
 use wgstress_runtime::runner::Budget;
 use wgstress_runtime::spec::App;
@@ -37,6 +37,8 @@ pub struct SessionPlan {
     /// The files the app is read from (a spec and its shader; none for a bundled app), which
     /// no output may overwrite: (what, path).
     pub inputs: Vec<(&'static str, PathBuf)>,
+    /// Instrumented and stressed, or the user's shaders as given (`run --raw`).
+    pub mode: Mode,
 }
 
 /// How many stress iterations each thread runs.
@@ -128,16 +130,18 @@ impl SessionPlan {
             log,
             json: session.json,
             inputs,
+            mode: Mode::Instrumented,
         })
     }
 
     /// Opens the device and builds the application's pipelines and buffers there.
     pub fn engine(&self) -> Result<Engine> {
-        let mut engine = Engine::new(
+        let mut engine = Engine::open(
             self.app.clone(),
             self.adapter.as_deref(),
             self.batch,
             self.scratch_words(),
+            self.mode,
         )?;
         engine.timeout = self.timeout;
         if let Some(limit) = self.stress.watchdog_limit {
@@ -277,6 +281,13 @@ pub fn load_app(options: &AppOptions) -> Result<(App, Vec<(&'static str, PathBuf
         let app = wgstress_runtime::spec::load(path)?;
         inputs.push(("APP", path.to_path_buf()));
         inputs.push(("the spec's shader", PathBuf::from(&app.shader_path)));
+        let own = app.pipeline.iter().filter_map(|d| d.shader.as_ref());
+        for shader in own.chain(&app.postcondition_shader) {
+            let path = PathBuf::from(&shader.path);
+            if !inputs.iter().any(|(_, p)| *p == path) {
+                inputs.push(("a shader of the spec", path));
+            }
+        }
         app
     } else {
         let Some(bundled) = wgstress_apps::find(&options.app) else {
@@ -302,6 +313,12 @@ pub fn load_app(options: &AppOptions) -> Result<(App, Vec<(&'static str, PathBuf
         bundled.build(variant, size)
     };
     if let Some(entry) = &options.entry {
+        if !app.pipeline.is_empty() {
+            bail!(
+                "{}: --entry names the entry point of a single kernel; a pipeline gives one in each [[dispatch]]",
+                options.app
+            );
+        }
         app.entry = Some(entry.clone());
     }
     if let Some(postcondition) = &options.postcondition {

@@ -36,6 +36,7 @@ impl Fencing {
             entry: self.app.entry.clone(),
             postcondition: self.app.postcondition.clone(),
             file_name: Some(self.app.shader_path.clone()),
+            ..Default::default()
         };
         let chosen: Vec<u32> = sites.iter().map(|s| *s as u32).collect();
         Ok(fenced_at(&self.app.source, &options, &chosen)?)

@@ -33,6 +33,8 @@ pub fn app(name: &str, source: &str, workgroups: [u32; 3], bindings: Vec<Binding
         host_check: None,
         host_reads: Vec::new(),
         constants: Vec::new(),
+        pipeline: Vec::new(),
+        postcondition_shader: None,
     }
 }
 

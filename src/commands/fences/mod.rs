@@ -52,6 +52,7 @@ pub fn plan(args: &Args) -> Result<Plan> {
         return Ok(Plan::Search(Box::new(plan)));
     }
     let (app, inputs) = load_app(&args.app)?;
+    single_kernel(&app)?;
     let output = if args.all { args.output.clone() } else { None };
     if let Some(out) = &output {
         paths::writable(out, "--output")?;
@@ -64,6 +65,19 @@ pub fn plan(args: &Args) -> Result<Plan> {
         sites: args.sites,
         output,
     })))
+}
+
+/// The fence search places fences in one kernel; a pipeline is refused rather than searched
+/// in its first shader only.
+fn single_kernel(app: &wgstress_runtime::spec::App) -> Result<()> {
+    if app.pipeline.is_empty() && app.postcondition_shader.is_none() {
+        return Ok(());
+    }
+    anyhow::bail!(
+        "{}: fences works on a single kernel in one file; this spec is a pipeline of {} dispatches or has a postcondition_shader",
+        app.name,
+        app.dispatches().len()
+    )
 }
 
 pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
@@ -87,6 +101,7 @@ fn sites(plan: SitesPlan) -> Result<Status> {
         entry: app.entry.clone(),
         postcondition: app.postcondition.clone(),
         file_name: Some(app.shader_path.clone()),
+        ..Default::default()
     };
     let found = fences(&app.source, &options)?;
     if plan.sites {

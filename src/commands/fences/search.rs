@@ -59,6 +59,7 @@ pub fn plan(app: &AppOptions, args: &SearchOptions, output: Option<&Path>) -> Re
         until_failures: None,
     };
     let session = SessionPlan::new(app, &budget, &args.stress, &args.session)?;
+    super::single_kernel(&session.app)?;
     if let Some(out) = output {
         paths::writable(out, "--output")?;
         let mut all: Vec<(&str, &Path)> = session

@@ -1,0 +1,161 @@
+//! An application's shaders, instrumented: one unit per dispatch of a run, and one for a
+//! postcondition in a file of its own. All units put wgstress's bindings in the same bind
+//! group (the lowest none of the shaders uses), so that one pipeline layout serves them all.
+//!
+//! Every unit has its own results block in a run (its manifest's sites are its own); a
+//! postcondition in the last dispatch's file records into that dispatch's block.
+
+use crate::error::Result;
+use crate::spec::{App, Dispatch};
+use wgstress_instrument::{Instrumented, Manifest, Options};
+
+/// A dispatch's shader, instrumented for its entry point, with the text as the user gave it.
+pub struct Unit {
+    pub inst: Instrumented,
+    pub path: String,
+    /// The user's shader as given, for raw runs.
+    pub source: String,
+}
+
+pub struct Program {
+    pub dispatches: Vec<Dispatch>,
+    /// One per dispatch.
+    pub units: Vec<Unit>,
+    /// The postcondition's own file, instrumented for it alone.
+    pub check: Option<Unit>,
+    /// The device features the shaders need.
+    pub features: wgpu::Features,
+}
+
+impl Program {
+    pub fn build(app: &App) -> Result<Program> {
+        let dispatches = app.dispatches();
+        let mut plans: Vec<(Options, String, String)> = Vec::new();
+        let last = dispatches.len() - 1;
+        for (index, dispatch) in dispatches.iter().enumerate() {
+            let (path, source) = app.shader_of(dispatch);
+            let postcondition = (index == last && app.postcondition_shader.is_none())
+                .then(|| app.postcondition.clone())
+                .flatten();
+            let options = Options {
+                entry: dispatch.entry.clone(),
+                postcondition,
+                file_name: Some(path.to_string()),
+                constants: app.constants.clone(),
+                ..Default::default()
+            };
+            plans.push((options, path.to_string(), source.to_string()));
+        }
+        if let Some(shader) = &app.postcondition_shader {
+            let options = Options {
+                postcondition: app.postcondition.clone(),
+                file_name: Some(shader.path.clone()),
+                constants: app.constants.clone(),
+                postcondition_only: true,
+                ..Default::default()
+            };
+            plans.push((options, shader.path.clone(), shader.source.clone()));
+        }
+        let mut units = instrument_all(&plans, None)?;
+        // Each shader picked the lowest group it leaves free; they must agree.
+        let group = common_group(&units);
+        if units.iter().any(|u| u.inst.manifest.bind_group != group) {
+            units = instrument_all(&plans, Some(group))?;
+        }
+        let features = units
+            .iter()
+            .map(|u| crate::features::required(&u.inst.module))
+            .fold(wgpu::Features::empty(), |all, f| all | f);
+        let check = app
+            .postcondition_shader
+            .is_some()
+            .then(|| units.pop())
+            .flatten();
+        Ok(Program {
+            dispatches,
+            units,
+            check,
+            features,
+        })
+    }
+
+    /// A single-kernel application already instrumented (for example with guarded fences).
+    pub fn of_instrumented(app: &App, inst: Instrumented) -> Program {
+        let features = crate::features::required(&inst.module);
+        Program {
+            dispatches: app.dispatches(),
+            units: vec![Unit {
+                inst,
+                path: app.shader_path.clone(),
+                source: app.source.clone(),
+            }],
+            check: None,
+            features,
+        }
+    }
+
+    /// The manifest of each results block of a run, in order: the dispatches', then the
+    /// postcondition's own file's.
+    pub fn manifests(&self) -> Vec<&Manifest> {
+        self.units
+            .iter()
+            .chain(&self.check)
+            .map(|u| &u.inst.manifest)
+            .collect()
+    }
+
+    /// The unit whose module holds the postcondition, and its results block, if any.
+    pub fn postcondition(&self) -> Option<(&Unit, usize)> {
+        match &self.check {
+            Some(unit) => Some((unit, self.units.len())),
+            None => {
+                let last = self.units.last()?;
+                last.inst
+                    .manifest
+                    .postcondition
+                    .as_ref()
+                    .map(|_| (last, self.units.len() - 1))
+            }
+        }
+    }
+
+    /// Results blocks a run has.
+    pub fn blocks(&self) -> usize {
+        self.units.len() + usize::from(self.check.is_some())
+    }
+}
+
+fn instrument_all(plans: &[(Options, String, String)], group: Option<u32>) -> Result<Vec<Unit>> {
+    plans
+        .iter()
+        .map(|(options, path, source)| {
+            let options = Options {
+                bind_group: group,
+                ..options.clone()
+            };
+            let inst = wgstress_instrument::instrument_wgsl(source, &options)?;
+            Ok(Unit {
+                inst,
+                path: path.clone(),
+                source: source.clone(),
+            })
+        })
+        .collect()
+}
+
+/// The lowest bind group no unit's own shader uses (wgstress's group in a unit is free in
+/// that unit's shader by construction).
+fn common_group(units: &[Unit]) -> u32 {
+    let used: Vec<u32> = units
+        .iter()
+        .flat_map(|u| {
+            let own = u.inst.manifest.bind_group;
+            wgstress_instrument::used_bind_groups(&u.inst.module)
+                .into_iter()
+                .filter(move |g| *g != own)
+        })
+        .collect();
+    (0..wgstress_instrument::MAX_BIND_GROUPS)
+        .find(|g| !used.contains(g))
+        .unwrap_or(wgstress_instrument::MAX_BIND_GROUPS)
+}
