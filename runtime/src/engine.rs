@@ -85,11 +85,7 @@ impl Engine {
         let inst = wgstress_instrument::instrument_wgsl(&app.source, &options)?;
         let gpu = device::open(adapter)?;
         app.check_limits(&gpu.limits)?;
-        let checks = app
-            .checks
-            .iter()
-            .map(|c| Prepared::new(c, &app))
-            .collect::<Result<Vec<_>>>()?;
+        let checks = crate::checks::prepare(&app, &gpu)?;
         let gpu_name = gpu.info.name.clone();
         let session = Session::new(&gpu, &app, &inst, batch, scratch_words)?;
         Ok(Engine {

@@ -1,0 +1,261 @@
+//! Reference kernels: a correct, simple kernel the user provides runs once per session, as
+//! written (no instrumentation, no stress), on the application's initial contents; what it
+//! leaves in a binding is what every run must leave there.
+
+use super::Reference;
+use crate::device::{self, Gpu};
+use crate::error::{Error, Result};
+use crate::spec::{App, BindingKind};
+use naga::{AddressSpace, StorageAccess};
+use std::path::PathBuf;
+use std::time::Duration;
+use wgpu::util::DeviceExt;
+
+/// How long the one run of a reference kernel may take before it counts as a hang.
+const TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The reference kernels run so far this session: checks that name the same kernel (file,
+/// entry point, workgroups) share its one run.
+#[derive(Default)]
+pub struct Runs {
+    done: Vec<(Key, Written)>,
+}
+
+/// A reference kernel: its file (the application's when none), entry point and workgroups.
+type Key = (Option<PathBuf>, String, [u32; 3]);
+
+/// What one run of a reference kernel left in each storage binding it writes.
+type Written = Vec<((u32, u32), Vec<u32>)>;
+
+impl Runs {
+    /// The words the reference kernel `r` leaves in binding `key`.
+    pub fn output(
+        &mut self,
+        gpu: &Gpu,
+        app: &App,
+        r: &Reference,
+        key: (u32, u32),
+    ) -> Result<&[u32]> {
+        let id = (r.shader.clone(), r.entry.clone(), r.workgroups);
+        let index = match self.done.iter().position(|(k, _)| *k == id) {
+            Some(i) => i,
+            None => {
+                self.done.push((id, run(gpu, app, r)?));
+                self.done.len() - 1
+            }
+        };
+        let (_, outputs) = &self.done[index];
+        outputs
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, words)| words.as_slice())
+            .ok_or_else(|| {
+                Error::Input(format!(
+                    "{}: the reference kernel `{}` does not write binding {}:{}, which a check compares with it",
+                    app.name, r.entry, key.0, key.1
+                ))
+            })
+    }
+}
+
+/// One binding the reference kernel uses.
+struct Used {
+    group: u32,
+    binding: u32,
+    ty: wgpu::BufferBindingType,
+}
+
+/// Runs `r` once and reads back every storage binding it writes.
+fn run(gpu: &Gpu, app: &App, r: &Reference) -> Result<Written> {
+    let (path, source) = match &r.shader {
+        Some(path) => (
+            path.display().to_string(),
+            std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?,
+        ),
+        None => (app.shader_path.clone(), app.source.clone()),
+    };
+    let (module, used) = interface(&source, &path, r)?;
+    let ([x, y, z], max) = (
+        r.workgroups,
+        gpu.limits.max_compute_workgroups_per_dimension,
+    );
+    if x.max(y).max(z) > max {
+        return Err(Error::Input(format!(
+            "{path}: reference `{}`: workgroups {x} x {y} x {z} are beyond this adapter's limit of {max} per dimension",
+            r.entry
+        )));
+    }
+    let device = &gpu.device;
+    let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let mut buffers = Vec::new();
+    for u in &used {
+        let b = app.binding(u.group, u.binding).ok_or_else(|| {
+            Error::Input(format!(
+                "{path}: the reference kernel `{}` uses @group({}) @binding({}), which the spec does not declare",
+                r.entry, u.group, u.binding
+            ))
+        })?;
+        let usage = match b.kind {
+            BindingKind::Storage => wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            BindingKind::Uniform => wgpu::BufferUsages::UNIFORM,
+        };
+        let words = b.init.words(b.words)?;
+        buffers.push(
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("wgstress reference"),
+                contents: bytemuck::cast_slice(&words),
+                usage,
+            }),
+        );
+    }
+    let groups = used.iter().map(|u| u.group + 1).max().unwrap_or(0);
+    let mut layouts = Vec::new();
+    let mut bind_groups = Vec::new();
+    for group in 0..groups {
+        let members: Vec<(&Used, &wgpu::Buffer)> = used
+            .iter()
+            .zip(&buffers)
+            .filter(|(u, _)| u.group == group)
+            .collect();
+        let entries: Vec<_> = members
+            .iter()
+            .map(|(u, _)| wgpu::BindGroupLayoutEntry {
+                binding: u.binding,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty: u.ty,
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            })
+            .collect();
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: None,
+            entries: &entries,
+        });
+        let entries: Vec<_> = members
+            .iter()
+            .map(|(u, buffer)| wgpu::BindGroupEntry {
+                binding: u.binding,
+                resource: buffer.as_entire_binding(),
+            })
+            .collect();
+        bind_groups.push(device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: None,
+            layout: &layout,
+            entries: &entries,
+        }));
+        layouts.push(layout);
+    }
+    let layout_refs: Vec<Option<&wgpu::BindGroupLayout>> = layouts.iter().map(Some).collect();
+    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some("wgstress reference"),
+        bind_group_layouts: &layout_refs,
+        immediate_size: 0,
+    });
+    let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some(&path),
+        source: wgpu::ShaderSource::Wgsl(source.as_str().into()),
+    });
+    // Only the overrides this module declares: wgpu refuses values for unknown ones.
+    let constants: Vec<(&str, f64)> = app
+        .constants
+        .iter()
+        .filter(|(name, _)| {
+            module.overrides.iter().any(|(_, o)| {
+                o.name.as_deref() == Some(name.as_str())
+                    || o.id.is_some_and(|id| id.to_string() == *name)
+            })
+        })
+        .map(|(k, v)| (k.as_str(), *v))
+        .collect();
+    let pipeline =
+        device::compute_pipeline(device, &pipeline_layout, &shader, &r.entry, &constants);
+    let mut reads = Vec::new();
+    let mut encoder = device.create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&pipeline);
+        for (group, bind_group) in bind_groups.iter().enumerate() {
+            pass.set_bind_group(group as u32, bind_group, &[]);
+        }
+        let [x, y, z] = r.workgroups;
+        pass.dispatch_workgroups(x, y, z);
+    }
+    for (u, buffer) in used.iter().zip(&buffers) {
+        if !matches!(u.ty, wgpu::BufferBindingType::Storage { read_only: false }) {
+            continue;
+        }
+        let read = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("wgstress reference readback"),
+            size: buffer.size(),
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        encoder.copy_buffer_to_buffer(buffer, 0, &read, 0, buffer.size());
+        reads.push(((u.group, u.binding), read));
+    }
+    device::end_scope(scope, || {
+        format!("reference kernel `{}` of {path}", r.entry)
+    })?;
+    let sizes: Vec<(&wgpu::Buffer, u64)> = reads.iter().map(|(_, b)| (b, b.size())).collect();
+    let words = device::submit_and_read(gpu, encoder, &sizes, TIMEOUT)?;
+    Ok(reads.iter().map(|(k, _)| *k).zip(words).collect())
+}
+
+/// Parses and validates the reference kernel; returns its module and the bindings its entry
+/// point uses. Errors point at `path:line:column`.
+fn interface(source: &str, path: &str, r: &Reference) -> Result<(naga::Module, Vec<Used>)> {
+    let at = |location: Option<naga::SourceLocation>| match location {
+        Some(l) => format!("{path}:{}:{}", l.line_number, l.line_position),
+        None => path.to_string(),
+    };
+    let module = naga::front::wgsl::parse_str(source)
+        .map_err(|e| Error::Input(format!("{}: {}", at(e.location(source)), e.message())))?;
+    let info = wgstress_instrument::validate(&module)
+        .map_err(|e| Error::Input(format!("{}: {}", at(e.location(source)), e.as_inner())))?;
+    let index = module
+        .entry_points
+        .iter()
+        .position(|ep| ep.name == r.entry && ep.stage == naga::ShaderStage::Compute)
+        .ok_or_else(|| {
+            let names: Vec<&str> = module
+                .entry_points
+                .iter()
+                .filter(|ep| ep.stage == naga::ShaderStage::Compute)
+                .map(|ep| ep.name.as_str())
+                .collect();
+            Error::Input(format!(
+                "{path}: no @compute entry point named `{}` for the reference check (the shader has: {})",
+                r.entry,
+                names.join(", ")
+            ))
+        })?;
+    let uses = info.get_entry_point(index);
+    let mut used = Vec::new();
+    for (handle, var) in module.global_variables.iter() {
+        let Some(rb) = &var.binding else { continue };
+        if uses[handle].is_empty() {
+            continue;
+        }
+        let ty = match var.space {
+            AddressSpace::Storage { access } => wgpu::BufferBindingType::Storage {
+                read_only: !access.contains(StorageAccess::STORE),
+            },
+            AddressSpace::Uniform => wgpu::BufferBindingType::Uniform,
+            other => {
+                return Err(Error::Input(format!(
+                    "{path}: the reference kernel `{}` uses @group({}) @binding({}) in the {other:?} space; wgstress binds buffers only",
+                    r.entry, rb.group, rb.binding
+                )))
+            }
+        };
+        used.push(Used {
+            group: rb.group,
+            binding: rb.binding,
+            ty,
+        });
+    }
+    Ok((module, used))
+}
