@@ -63,6 +63,8 @@ struct Used {
     group: u32,
     binding: u32,
     ty: wgpu::BufferBindingType,
+    /// The fewest bytes its type takes (one element of a runtime-sized array).
+    min_bytes: u32,
 }
 
 /// Runs `r` once and reads back every storage binding it writes.
@@ -95,6 +97,23 @@ fn run(gpu: &Gpu, app: &App, r: &Reference) -> Result<Written> {
                 r.entry, u.group, u.binding
             ))
         })?;
+        if u64::from(b.words) * 4 < u64::from(u.min_bytes) {
+            return Err(Error::Input(format!(
+                "{path}: the reference kernel `{}` needs at least {} bytes at @group({}) @binding({}); the spec gives {} words",
+                r.entry, u.min_bytes, u.group, u.binding, b.words
+            )));
+        }
+        let uniform = u.ty == wgpu::BufferBindingType::Uniform;
+        if uniform != (b.kind == BindingKind::Uniform) {
+            return Err(Error::Input(format!(
+                "{path}: the reference kernel `{}` binds @group({}) @binding({}) as {}, but the spec declares it {}",
+                r.entry,
+                u.group,
+                u.binding,
+                if uniform { "a uniform" } else { "storage" },
+                format!("{:?}", b.kind).to_lowercase()
+            )));
+        }
         let usage = match b.kind {
             BindingKind::Storage => wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
             BindingKind::Uniform => wgpu::BufferUsages::UNIFORM,
@@ -196,12 +215,15 @@ fn run(gpu: &Gpu, app: &App, r: &Reference) -> Result<Written> {
         encoder.copy_buffer_to_buffer(buffer, 0, &read, 0, buffer.size());
         reads.push(((u.group, u.binding), read));
     }
+    let sizes: Vec<(&wgpu::Buffer, u64)> = reads.iter().map(|(_, b)| (b, b.size())).collect();
+    // The scope stays open through the submission: what the encoder refuses surfaces when
+    // it finishes, inside submit_and_read, and would otherwise reach wgpu's panicking handler.
+    let words = device::submit_and_read(gpu, encoder, &sizes, TIMEOUT);
     device::end_scope(scope, || {
         format!("reference kernel `{}` of {path}", r.entry)
-    })?;
-    let sizes: Vec<(&wgpu::Buffer, u64)> = reads.iter().map(|(_, b)| (b, b.size())).collect();
-    let words = device::submit_and_read(gpu, encoder, &sizes, TIMEOUT)?;
-    Ok(reads.iter().map(|(k, _)| *k).zip(words).collect())
+    })
+    .map_err(one_line)?;
+    Ok(reads.iter().map(|(k, _)| *k).zip(words?).collect())
 }
 
 /// Parses and validates the reference kernel; returns its module and the bindings its entry
@@ -255,7 +277,25 @@ fn interface(source: &str, path: &str, r: &Reference) -> Result<(naga::Module, V
             group: rb.group,
             binding: rb.binding,
             ty,
+            min_bytes: module.types[var.ty].inner.size(module.to_ctx()),
         });
     }
     Ok((module, used))
+}
+
+/// wgpu's validation report ("Validation Error", a blank line, "Caused by:" and indented
+/// causes) as one line, so that the cause reaches a user who sees only the first.
+fn one_line(error: Error) -> Error {
+    match error {
+        Error::Wgpu { what, message } => Error::Wgpu {
+            what,
+            message: message
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty() && *l != "Caused by:")
+                .collect::<Vec<_>>()
+                .join(": "),
+        },
+        other => other,
+    }
 }

@@ -294,3 +294,31 @@ fn a_report_lists_the_first_few_and_counts_the_rest() {
         "all-equal 4: binding 0:1: 1 of 3 elements wrong: [1] = 5 (expected 4)"
     );
 }
+
+#[test]
+fn the_documented_examples_parse() {
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Tables {
+        #[serde(default)]
+        binding: Vec<Binding>,
+        #[serde(default)]
+        check: Vec<Check>,
+    }
+    let doc = include_str!("../../../docs/spec-inputs-checks.md");
+    let blocks: Vec<&str> = doc
+        .split("```toml\n")
+        .skip(1)
+        .map(|b| b.split("```").next().unwrap())
+        .collect();
+    assert_eq!(blocks.len(), 3);
+    let mut tables = 0;
+    for block in blocks {
+        let t: Tables = toml::from_str(block).unwrap_or_else(|e| panic!("{block}: {e}"));
+        for b in &t.binding {
+            b.init.check(b.words).unwrap();
+        }
+        tables += t.binding.len() + t.check.len();
+    }
+    assert_eq!(tables, 6);
+}
