@@ -447,14 +447,14 @@ fn reference_kernels_that_cannot_serve_are_refused_before_any_run() {
         ),
         (
             HISTOGRAM_REFERENCE.replace("array<u32, 16>", "array<u32, 32>"),
-            "the reference kernel `count` needs at least 128 bytes at @group(0) @binding(1); the spec gives 16 words",
+            "the reference kernel `count` uses @group(0) @binding(1), which needs at least 128 bytes; the spec gives 16 words",
         ),
         (
             // The spec binds a storage buffer where the kernel wants a uniform.
             HISTOGRAM_REFERENCE
                 .replace("var<storage, read_write> bins: array<u32, 16>", "var<uniform> bins: array<vec4<u32>, 4>")
                 .replace("bins[keys[i]] += 1u;", "let b = bins[keys[i] / 4u];"),
-            "the reference kernel `count` binds @group(0) @binding(1) as a uniform, but the spec declares it storage",
+            "the reference kernel `count` uses @group(0) @binding(1) as a uniform, but the spec declares it storage",
         ),        (
             HISTOGRAM_REFERENCE.replace("@binding(0)", "@binding(5)"),
             "uses @group(0) @binding(5), which the spec does not declare",

@@ -89,51 +89,103 @@ fn run(gpu: &Gpu, app: &App, r: &Reference) -> Result<Written> {
     }
     let device = &gpu.device;
     let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-    let mut buffers = Vec::new();
-    for u in &used {
-        let b = app.binding(u.group, u.binding).ok_or_else(|| {
-            Error::Input(format!(
-                "{path}: the reference kernel `{}` uses @group({}) @binding({}), which the spec does not declare",
-                r.entry, u.group, u.binding
-            ))
-        })?;
-        if u64::from(b.words) * 4 < u64::from(u.min_bytes) {
-            return Err(Error::Input(format!(
-                "{path}: the reference kernel `{}` needs at least {} bytes at @group({}) @binding({}); the spec gives {} words",
-                r.entry, u.min_bytes, u.group, u.binding, b.words
-            )));
+    let buffers = used
+        .iter()
+        .map(|u| buffer(device, app, u, &path, r))
+        .collect::<Result<Vec<_>>>()?;
+    let (layouts, bind_groups) = bind_groups(device, &used, &buffers);
+    let layout_refs: Vec<Option<&wgpu::BindGroupLayout>> = layouts.iter().map(Some).collect();
+    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some("wgstress reference"),
+        bind_group_layouts: &layout_refs,
+        immediate_size: 0,
+    });
+    let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some(&path),
+        source: wgpu::ShaderSource::Wgsl(source.as_str().into()),
+    });
+    let constants = constants(app, &module);
+    let pipeline =
+        device::compute_pipeline(device, &pipeline_layout, &shader, &r.entry, &constants);
+    let mut encoder = device.create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&pipeline);
+        for (group, bind_group) in bind_groups.iter().enumerate() {
+            pass.set_bind_group(group as u32, bind_group, &[]);
         }
-        let uniform = u.ty == wgpu::BufferBindingType::Uniform;
-        if uniform != (b.kind == BindingKind::Uniform) {
-            return Err(Error::Input(format!(
-                "{path}: the reference kernel `{}` binds @group({}) @binding({}) as {}, but the spec declares it {}",
-                r.entry,
-                u.group,
-                u.binding,
-                if uniform { "a uniform" } else { "storage" },
-                format!("{:?}", b.kind).to_lowercase()
-            )));
-        }
-        let usage = match b.kind {
-            BindingKind::Storage => wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-            BindingKind::Uniform => wgpu::BufferUsages::UNIFORM,
-        };
-        let words = b.init.words(b.words)?;
-        buffers.push(
-            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("wgstress reference"),
-                contents: bytemuck::cast_slice(&words),
-                usage,
-            }),
-        );
+        pass.dispatch_workgroups(x, y, z);
     }
+    let reads = copy_written(device, &mut encoder, &used, &buffers);
+    let sizes: Vec<(&wgpu::Buffer, u64)> = reads.iter().map(|(_, b)| (b, b.size())).collect();
+    // The scope stays open through the submission: what the encoder refuses surfaces when
+    // it finishes, inside submit_and_read, and would otherwise reach wgpu's panicking handler.
+    let words = device::submit_and_read(gpu, encoder, &sizes, TIMEOUT);
+    device::end_scope(scope, || {
+        format!("reference kernel `{}` of {path}", r.entry)
+    })
+    .map_err(one_line)?;
+    Ok(reads.iter().map(|(k, _)| *k).zip(words?).collect())
+}
+
+/// The buffer for binding `u`, holding the spec's initial contents; refused in words where
+/// the spec's binding cannot serve the kernel's declaration.
+fn buffer(
+    device: &wgpu::Device,
+    app: &App,
+    u: &Used,
+    path: &str,
+    r: &Reference,
+) -> Result<wgpu::Buffer> {
+    let at = format!(
+        "{path}: the reference kernel `{}` uses @group({}) @binding({})",
+        r.entry, u.group, u.binding
+    );
+    let b = app
+        .binding(u.group, u.binding)
+        .ok_or_else(|| Error::Input(format!("{at}, which the spec does not declare")))?;
+    if u64::from(b.words) * 4 < u64::from(u.min_bytes) {
+        return Err(Error::Input(format!(
+            "{at}, which needs at least {} bytes; the spec gives {} words",
+            u.min_bytes, b.words
+        )));
+    }
+    let uniform = u.ty == wgpu::BufferBindingType::Uniform;
+    if uniform != (b.kind == BindingKind::Uniform) {
+        return Err(Error::Input(format!(
+            "{at} as {}, but the spec declares it {}",
+            if uniform { "a uniform" } else { "storage" },
+            format!("{:?}", b.kind).to_lowercase()
+        )));
+    }
+    let usage = match b.kind {
+        BindingKind::Storage => wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        BindingKind::Uniform => wgpu::BufferUsages::UNIFORM,
+    };
+    let words = b.init.words(b.words)?;
+    Ok(
+        device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("wgstress reference"),
+            contents: bytemuck::cast_slice(&words),
+            usage,
+        }),
+    )
+}
+
+/// Bind group layouts and bind groups for groups 0 to the highest one used (empty where
+/// none is).
+fn bind_groups(
+    device: &wgpu::Device,
+    used: &[Used],
+    buffers: &[wgpu::Buffer],
+) -> (Vec<wgpu::BindGroupLayout>, Vec<wgpu::BindGroup>) {
     let groups = used.iter().map(|u| u.group + 1).max().unwrap_or(0);
     let mut layouts = Vec::new();
     let mut bind_groups = Vec::new();
     for group in 0..groups {
         let members: Vec<(&Used, &wgpu::Buffer)> = used
             .iter()
-            .zip(&buffers)
+            .zip(buffers)
             .filter(|(u, _)| u.group == group)
             .collect();
         let entries: Vec<_> = members
@@ -167,19 +219,13 @@ fn run(gpu: &Gpu, app: &App, r: &Reference) -> Result<Written> {
         }));
         layouts.push(layout);
     }
-    let layout_refs: Vec<Option<&wgpu::BindGroupLayout>> = layouts.iter().map(Some).collect();
-    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-        label: Some("wgstress reference"),
-        bind_group_layouts: &layout_refs,
-        immediate_size: 0,
-    });
-    let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some(&path),
-        source: wgpu::ShaderSource::Wgsl(source.as_str().into()),
-    });
-    // Only the overrides this module declares: wgpu refuses values for unknown ones.
-    let constants: Vec<(&str, f64)> = app
-        .constants
+    (layouts, bind_groups)
+}
+
+/// The spec's `[constants]` for the overrides this module declares (by name or `@id`):
+/// wgpu refuses values for unknown ones.
+fn constants<'a>(app: &'a App, module: &naga::Module) -> Vec<(&'a str, f64)> {
+    app.constants
         .iter()
         .filter(|(name, _)| {
             module.overrides.iter().any(|(_, o)| {
@@ -188,42 +234,31 @@ fn run(gpu: &Gpu, app: &App, r: &Reference) -> Result<Written> {
             })
         })
         .map(|(k, v)| (k.as_str(), *v))
-        .collect();
-    let pipeline =
-        device::compute_pipeline(device, &pipeline_layout, &shader, &r.entry, &constants);
-    let mut reads = Vec::new();
-    let mut encoder = device.create_command_encoder(&Default::default());
-    {
-        let mut pass = encoder.begin_compute_pass(&Default::default());
-        pass.set_pipeline(&pipeline);
-        for (group, bind_group) in bind_groups.iter().enumerate() {
-            pass.set_bind_group(group as u32, bind_group, &[]);
-        }
-        let [x, y, z] = r.workgroups;
-        pass.dispatch_workgroups(x, y, z);
-    }
-    for (u, buffer) in used.iter().zip(&buffers) {
-        if !matches!(u.ty, wgpu::BufferBindingType::Storage { read_only: false }) {
-            continue;
-        }
-        let read = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("wgstress reference readback"),
-            size: buffer.size(),
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        encoder.copy_buffer_to_buffer(buffer, 0, &read, 0, buffer.size());
-        reads.push(((u.group, u.binding), read));
-    }
-    let sizes: Vec<(&wgpu::Buffer, u64)> = reads.iter().map(|(_, b)| (b, b.size())).collect();
-    // The scope stays open through the submission: what the encoder refuses surfaces when
-    // it finishes, inside submit_and_read, and would otherwise reach wgpu's panicking handler.
-    let words = device::submit_and_read(gpu, encoder, &sizes, TIMEOUT);
-    device::end_scope(scope, || {
-        format!("reference kernel `{}` of {path}", r.entry)
-    })
-    .map_err(one_line)?;
-    Ok(reads.iter().map(|(k, _)| *k).zip(words?).collect())
+        .collect()
+}
+
+/// Copies every binding the kernel may write into a readback buffer of its own.
+fn copy_written(
+    device: &wgpu::Device,
+    encoder: &mut wgpu::CommandEncoder,
+    used: &[Used],
+    buffers: &[wgpu::Buffer],
+) -> Vec<((u32, u32), wgpu::Buffer)> {
+    let writable = |u: &Used| matches!(u.ty, wgpu::BufferBindingType::Storage { read_only: false });
+    used.iter()
+        .zip(buffers)
+        .filter(|(u, _)| writable(u))
+        .map(|(u, buffer)| {
+            let read = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("wgstress reference readback"),
+                size: buffer.size(),
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            encoder.copy_buffer_to_buffer(buffer, 0, &read, 0, buffer.size());
+            ((u.group, u.binding), read)
+        })
+        .collect()
 }
 
 /// Parses and validates the reference kernel; returns its module and the bindings its entry
