@@ -334,3 +334,72 @@ fn one_line(error: Error) -> Error {
         other => other,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::init::Init;
+    use crate::spec::Binding;
+
+    /// Writes two bindings from a third.
+    const TWO_OUTPUTS: &str = "
+@group(0) @binding(0) var<storage, read> input: array<u32, 4>;
+@group(0) @binding(1) var<storage, read_write> doubled: array<u32, 4>;
+@group(0) @binding(2) var<storage, read_write> squared: array<u32, 4>;
+
+@compute @workgroup_size(4)
+fn reference(@builtin(local_invocation_index) i: u32) {
+    doubled[i] = input[i] * 2u;
+    squared[i] = input[i] * input[i];
+}";
+
+    #[test]
+    fn checks_naming_one_kernel_share_its_one_run() {
+        let storage = |binding, init| Binding {
+            group: 0,
+            binding,
+            kind: BindingKind::Storage,
+            words: 4,
+            init,
+            name: None,
+        };
+        let app = App {
+            name: "t".into(),
+            shader_path: "t.wgsl".into(),
+            source: TWO_OUTPUTS.into(),
+            entry: None,
+            postcondition: None,
+            workgroups: [1; 3],
+            postcondition_workgroups: [1; 3],
+            bindings: vec![
+                storage(0, Init::Iota { start: 3 }),
+                storage(1, Init::Zeros),
+                storage(2, Init::Zeros),
+            ],
+            checks: Vec::new(),
+            host_check: None,
+            host_reads: Vec::new(),
+            constants: Vec::new(),
+        };
+        let r = Reference {
+            shader: None,
+            entry: "reference".into(),
+            workgroups: [1; 3],
+            compare: Default::default(),
+        };
+        let gpu = device::open(None).unwrap();
+        let mut runs = Runs::default();
+        assert_eq!(runs.output(&gpu, &app, &r, (0, 1)).unwrap(), [6, 8, 10, 12]);
+        assert_eq!(
+            runs.output(&gpu, &app, &r, (0, 2)).unwrap(),
+            [9, 16, 25, 36]
+        );
+        assert_eq!(runs.done.len(), 1, "one run served both bindings");
+        let other = Reference {
+            workgroups: [2, 1, 1],
+            ..r
+        };
+        runs.output(&gpu, &app, &other, (0, 1)).unwrap();
+        assert_eq!(runs.done.len(), 2, "another dispatch is another kernel run");
+    }
+}

@@ -170,6 +170,25 @@ fn sorted_permutation_by_type() {
 }
 
 #[test]
+fn sorted_as_its_type() {
+    let sorted = |ty: &str| format!("binding = 1\nkind = \"sorted\"\ntype = \"{ty}\"");
+    let got = i(&[-3, -1, 0, 2]);
+    assert_eq!(verify(&sorted("i32"), Init::Zeros, &got), Ok(()));
+    assert_eq!(
+        verify(&sorted("u32"), Init::Zeros, &got).unwrap_err(),
+        "sorted (u32): binding 0:1: 1 of 3 pairs out of order: [1] = 4294967295 > [2] = 0"
+    );
+    assert_eq!(
+        verify(
+            &sorted("f32"),
+            Init::Zeros,
+            &f(&[-1.5, 0.0, -0.0, f32::NAN])
+        ),
+        Ok(())
+    );
+}
+
+#[test]
 fn sorted_permutation_of_f32_lets_zeros_come_in_either_order() {
     let text = "binding = 1\nkind = \"sorted-permutation\"\nof = 0\ntype = \"f32\"";
     let input = Init::Words {
