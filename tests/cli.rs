@@ -148,7 +148,9 @@ fn run_reports_pass_and_failure_with_exit_codes() {
     assert_eq!(fail.status.code(), Some(1), "{}", stderr(&fail));
     let table = String::from_utf8(fail.stdout).unwrap();
     assert!(
-        table.contains("host check failed: binding 0:0[0] = "),
+        table.contains(
+            "host check failed: all-equal 1024: binding 0:0: 1 of 1 elements wrong: [0] = "
+        ),
         "{table}"
     );
     assert!(table.contains("replay           --seed 0x"), "{table}");

@@ -102,11 +102,7 @@ impl Engine {
         let program = Program::build(&app)?;
         let gpu = device::open_with(adapter, program.features, &app.name)?;
         app.check_limits(&gpu.limits)?;
-        let checks = app
-            .checks
-            .iter()
-            .map(|c| Prepared::new(c, &app))
-            .collect::<Result<Vec<_>>>()?;
+        let checks = crate::checks::prepare(&app, &gpu)?;
         let gpu_name = gpu.info.name.clone();
         let session = Session::new(
             &gpu,

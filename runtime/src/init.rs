@@ -1,5 +1,9 @@
 //! Initial contents of application buffers.
 
+mod typed;
+
+pub use typed::{ElementType, Fill, List, Range};
+
 use crate::error::{Error, Result};
 use rand::{Rng, SeedableRng};
 use serde::Deserialize;
@@ -31,6 +35,14 @@ pub enum Init {
     File {
         path: PathBuf,
     },
+    /// `values` of `type` (u32, i32, f32); missing values are zero.
+    Values(List),
+    /// One value of `type` in every element.
+    Fill(Fill),
+    /// `values` of `type`, repeated to fill the binding (the last repetition may be cut short).
+    Repeat(List),
+    /// `start`, `start + step`, ... of `type`.
+    Range(Range),
 }
 
 impl Init {
@@ -40,13 +52,45 @@ impl Init {
         }
     }
 
+    /// What is wrong with these contents for a binding of `words` words, if anything: a list
+    /// longer than the binding, an empty pattern, a range that leaves its type. Files are read
+    /// later, when the buffers are made.
+    pub fn check(&self, words: u32) -> std::result::Result<(), String> {
+        let fits = |len: usize, what: &str| {
+            if len > words as usize {
+                Err(format!(
+                    "{len} {what} do not fit a binding of {words} words"
+                ))
+            } else {
+                Ok(())
+            }
+        };
+        match self {
+            Init::Words { words } => fits(words.len(), "initial words"),
+            Init::Values(list) => fits(list.words.len(), "initial values"),
+            Init::Repeat(list) if list.words.is_empty() => {
+                Err("a repeated pattern needs at least one value".into())
+            }
+            Init::Repeat(list) => fits(list.words.len(), "pattern values"),
+            Init::Range(range) => range.check(words),
+            Init::Zeros
+            | Init::Iota { .. }
+            | Init::Constant { .. }
+            | Init::Random { .. }
+            | Init::File { .. }
+            | Init::Fill(_) => Ok(()),
+        }
+    }
+
     /// The first `words` words of these contents.
     pub fn words(&self, words: u32) -> Result<Vec<u32>> {
+        self.check(words).map_err(Error::Input)?;
         let n = words as usize;
         Ok(match self {
             Init::Zeros => vec![0; n],
             Init::Iota { start } => (0..words).map(|i| start.wrapping_add(i)).collect(),
             Init::Constant { value } => vec![*value; n],
+            Init::Fill(fill) => vec![fill.word; n],
             Init::Random { seed, below } => {
                 let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(*seed);
                 (0..n)
@@ -56,34 +100,37 @@ impl Init {
                     })
                     .collect()
             }
-            Init::Words { words: given } => {
-                if given.len() > n {
-                    return Err(Error::Input(format!(
-                        "{} initial words do not fit a binding of {words} words",
-                        given.len()
-                    )));
-                }
+            Init::Words { words: given } | Init::Values(List { words: given, .. }) => {
                 let mut out = given.clone();
                 out.resize(n, 0);
                 out
             }
-            Init::File { path } => {
-                let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-                if bytes.len() > n * 4 {
-                    return Err(Error::Input(format!(
-                        "{}: {} bytes do not fit a binding of {words} words",
-                        path.display(),
-                        bytes.len()
-                    )));
-                }
-                let mut out = vec![0; n];
-                for (word, chunk) in out.iter_mut().zip(bytes.chunks(4)) {
-                    let mut b = [0u8; 4];
-                    b[..chunk.len()].copy_from_slice(chunk);
-                    *word = u32::from_le_bytes(b);
-                }
-                out
-            }
+            Init::Repeat(list) => list.words.iter().copied().cycle().take(n).collect(),
+            Init::Range(range) => range.words(words),
+            Init::File { path } => file_words(path, words)?,
         })
     }
 }
+
+/// Little-endian words from `path`, zero past its end.
+fn file_words(path: &Path, words: u32) -> Result<Vec<u32>> {
+    let n = words as usize;
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    if bytes.len() > n * 4 {
+        return Err(Error::Input(format!(
+            "{}: {} bytes do not fit a binding of {words} words",
+            path.display(),
+            bytes.len()
+        )));
+    }
+    let mut out = vec![0; n];
+    for (word, chunk) in out.iter_mut().zip(bytes.chunks(4)) {
+        let mut b = [0u8; 4];
+        b[..chunk.len()].copy_from_slice(chunk);
+        *word = u32::from_le_bytes(b);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests;

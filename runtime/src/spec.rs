@@ -259,6 +259,10 @@ impl App {
                     ),
                 ));
             }
+            if let Err(m) = b.init.check(b.words) {
+                let at = format!("binding {}:{}: init: {m}", b.group, b.binding);
+                return Err(Invalid::Binding(index, at));
+            }
         }
         for (index, check) in self.checks.iter().enumerate() {
             for (group, binding) in check.reads() {
@@ -271,6 +275,7 @@ impl App {
                     ));
                 }
             }
+            check.validate(self).map_err(|m| Invalid::Check(index, m))?;
         }
         Ok(())
     }
@@ -537,7 +542,7 @@ fn form(spec: &SpecFile, at: &dyn Fn(std::ops::Range<usize>) -> String) -> Resul
     }
 }
 
-fn dims(values: &[u32]) -> std::result::Result<[u32; 3], String> {
+pub(crate) fn dims(values: &[u32]) -> std::result::Result<[u32; 3], String> {
     if values.is_empty() || values.len() > 3 {
         return Err(format!("give 1 to 3 sizes, not {}", values.len()));
     }

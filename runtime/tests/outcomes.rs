@@ -30,6 +30,7 @@ fn counter_app(source: &str) -> wgstress_runtime::spec::App {
         vec![storage(0, 1, Init::Zeros)],
     );
     app.checks = vec![Check {
+        name: None,
         group: 0,
         binding: 0,
         words: None,
@@ -71,7 +72,7 @@ fn non_atomic_counter_race_is_reported_failing() {
             .host
             .as_deref()
             .unwrap()
-            .starts_with("binding 0:0[0] = "),
+            .starts_with("all-equal 2048: binding 0:0: 1 of 1 elements wrong: [0] = "),
         "{:?}",
         failing[0].host
     );
