@@ -169,6 +169,38 @@ fn lost_updates_are_fixed_by_make_atomic_not_by_fences_and_the_json_says_so() {
 }
 
 #[test]
+fn make_atomic_then_the_barriers_it_still_needs() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = fixture("tally.toml");
+    let out = wgstress(
+        &search(&spec, &["--json", "-o", "patched.wgsl"]),
+        dir.path(),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(report["verdict"], "fixed", "{report}");
+    assert_eq!(report["fix"]["variable"], "count", "{report}");
+    assert_eq!(report["atomic"][0]["alone"]["passed"], false, "{report}");
+    // The count made atomic, and the one barrier between the flag's write and its reads.
+    let kept = report["kept"].as_array().unwrap();
+    assert_eq!(kept.len(), 1, "{report}");
+    assert!(
+        (13..=15).contains(&kept[0]["line"].as_u64().unwrap()),
+        "{report}"
+    );
+    let relies_on = report["relies_on"].as_str().unwrap();
+    assert!(
+        relies_on.contains("rests on the kept barriers: platform:"),
+        "{relies_on}"
+    );
+    let patched = std::fs::read_to_string(dir.path().join("patched.wgsl")).unwrap();
+    assert!(patched.contains("atomicAdd((&count), 1u);"), "{patched}");
+    assert_eq!(patched.matches("storageBarrier()").count(), 1, "{patched}");
+    wgstress_tint::assert_valid(&[wgstress_tint::Shader::new("tally patched", patched)]);
+}
+
+#[test]
 fn when_neither_fixes_it_the_report_says_why_and_writes_no_patch() {
     let dir = tempfile::tempdir().unwrap();
     let spec = fixture("turns.toml");

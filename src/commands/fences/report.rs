@@ -58,29 +58,28 @@ pub enum Fix {
 impl Fix {
     /// What the fix relies on, given whether it keeps barriers.
     pub fn relies_on(&self, barriers: bool) -> String {
-        let atomic = match self {
+        let atomicity = match self {
             Fix::Barriers => return BARRIERS.to_string(),
             Fix::MakeAtomic {
                 variable, fused, ..
             } if fused.is_empty() => format!(
                 "specification: loads and stores of `{variable}` are atomic (no torn values; \
-                 every invocation sees one modification order of each of its locations); \
-                 WGSL atomics are relaxed, so they order no other memory access: any order \
-                 of other data this fix needs rests on what the adapter did in the \
-                 verification, not on the specification"
+                 every invocation sees one modification order of each of its locations)"
             ),
             Fix::MakeAtomic { variable, .. } => format!(
                 "specification: each read-modify-write of `{variable}` is one atomic \
                  operation, indivisible for every invocation of every workgroup, so no update \
-                 is lost; WGSL atomics are relaxed, so they order no other memory access: \
-                 any order of other data this fix needs rests on what the adapter did in the \
-                 verification, not on the specification"
+                 is lost"
             ),
         };
+        let relaxed = "WGSL atomics are relaxed and order no other memory access";
         if barriers {
-            format!("{atomic}; and {BARRIERS}")
+            format!("{atomicity}; {relaxed}, so the order of other data rests on the kept barriers: {BARRIERS}")
         } else {
-            atomic
+            format!(
+                "{atomicity}; {relaxed}: any order of other data this fix needs rests on what \
+                 the adapter did in the verification, not on the specification"
+            )
         }
     }
 }
