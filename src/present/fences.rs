@@ -135,6 +135,9 @@ fn headline(report: &Report) -> String {
             "no verified fix: the search found {}, but {why}",
             fix_summary(report)
         ),
+        Verdict::Interrupted { during } if report.fix.is_none() => {
+            format!("interrupted during {during}: no fix found yet")
+        }
         Verdict::Interrupted { during } => format!(
             "interrupted during {during}: the smallest fix that passed its trials so far is {} \
              (not verified: interrupted)",

@@ -349,10 +349,12 @@ fn barriers(
     }))
 }
 
-/// How the oracle's trials ended early, if they did.
+/// How the oracle's trials ended early, if they did: Ctrl-C sets the stop flag, an error
+/// does not.
 pub fn ended_oracle(oracle: &mut Runs) -> Option<Ended> {
+    let interrupted = oracle.config.stop.load(Ordering::SeqCst);
     oracle.aborted.take().map(|why| {
-        if why == "interrupted" {
+        if interrupted {
             Ended::Interrupted
         } else {
             Ended::Error(why)
