@@ -272,3 +272,10 @@ fn a_load_used_twice_or_with_an_access_between_is_not_fused() {
     let other_place = fused("    v[i] = v[0] + 1u;", "v");
     assert!(!other_place.contains("atomicAdd"), "{other_place}");
 }
+
+#[test]
+fn a_struct_members_read_modify_write_is_fused_through_its_access_chain() {
+    let wgsl = fused("    pair.a += 1u;\n    pair.b = pair.b & 6u;", "pair");
+    assert!(wgsl.contains("atomicAdd((&pair.a), 1u);"), "{wgsl}");
+    assert!(wgsl.contains("atomicAnd((&pair.b), 6u);"), "{wgsl}");
+}
