@@ -112,21 +112,169 @@ fn a_correct_application_does_not_fail_and_gets_no_patch() {
     assert_eq!(out.status.code(), Some(0), "{stdout}");
     assert!(stdout.contains("does not fail: "), "{stdout}");
     assert!(stdout.contains("wgstress compare"), "{stdout}");
+    // No --strategy and no failure under systematic stress: the others were tried too.
+    assert!(
+        stdout.contains("under systematic, cache, random, none stress"),
+        "{stdout}"
+    );
+    for strategy in ["systematic", "cache", "random", "none"] {
+        assert!(
+            stdout.contains(&format!("no fix ({strategy} stress")),
+            "{stdout}"
+        );
+    }
     assert!(!dir.path().join("patched.wgsl").exists());
 }
 
 #[test]
-fn lost_updates_are_not_fixed_by_fences_and_the_json_says_so() {
+fn lost_updates_are_fixed_by_make_atomic_not_by_fences_and_the_json_says_so() {
     let dir = tempfile::tempdir().unwrap();
     let spec = fixture("racy.toml");
-    let out = wgstress(&search(&spec, &["--json"]), dir.path());
+    let out = wgstress(
+        &search(&spec, &["--json", "-o", "patched.wgsl"]),
+        dir.path(),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(report["verdict"], "fixed", "{report}");
+    // Systematic stress showed the failure: no other strategy was tried.
+    let before = report["before"].as_array().unwrap();
+    assert_eq!(before.len(), 1, "{report}");
+    assert_eq!(before[0]["strategy"], "systematic");
+    assert!(before[0]["failures"].as_u64().unwrap() > 0);
+    assert!(report["all_sites"]["failures"].as_u64().unwrap() > 0);
+    assert_eq!(report["fix"]["kind"], "make_atomic", "{report}");
+    assert_eq!(report["fix"]["variable"], "counter");
+    assert!(report["fix"]["fused"][0]
+        .as_str()
+        .unwrap()
+        .ends_with("racy.wgsl:7:5"));
+    assert!(report["relies_on"]
+        .as_str()
+        .unwrap()
+        .starts_with("specification: each read-modify-write of `counter`"));
+    assert_eq!(report["atomic"][0]["all_sites"]["passed"], true);
+    // The atomic operation alone fixes it: no barrier is kept.
+    assert_eq!(report["atomic"][0]["alone"]["passed"], true);
+    assert!(report["kept"].as_array().unwrap().is_empty());
+    let verified = &report["verified"][0];
+    assert_eq!(verified["failures"], 0, "{report}");
+    assert!(verified["runs"].as_u64().unwrap() >= report["runs_per_trial"].as_u64().unwrap());
+    let patched = std::fs::read_to_string(dir.path().join("patched.wgsl")).unwrap();
+    assert!(patched.contains("counter: atomic<u32>"), "{patched}");
+    assert!(patched.contains("atomicAdd((&counter), 1u);"), "{patched}");
+    wgstress_tint::assert_valid(&[wgstress_tint::Shader::new("racy patched", patched)]);
+}
+
+#[test]
+fn make_atomic_then_the_barriers_it_still_needs() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = fixture("tally.toml");
+    let out = wgstress(
+        &search(&spec, &["--json", "-o", "patched.wgsl"]),
+        dir.path(),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(report["verdict"], "fixed", "{report}");
+    assert_eq!(report["fix"]["variable"], "count", "{report}");
+    assert_eq!(report["atomic"][0]["alone"]["passed"], false, "{report}");
+    // The count made atomic, and the one barrier between the flag's write and its reads.
+    let kept = report["kept"].as_array().unwrap();
+    assert_eq!(kept.len(), 1, "{report}");
+    assert!(
+        (13..=15).contains(&kept[0]["line"].as_u64().unwrap()),
+        "{report}"
+    );
+    let relies_on = report["relies_on"].as_str().unwrap();
+    assert!(
+        relies_on.contains("rests on the kept barriers: platform:"),
+        "{relies_on}"
+    );
+    let patched = std::fs::read_to_string(dir.path().join("patched.wgsl")).unwrap();
+    assert!(patched.contains("atomicAdd((&count), 1u);"), "{patched}");
+    assert_eq!(patched.matches("storageBarrier()").count(), 1, "{patched}");
+    wgstress_tint::assert_valid(&[wgstress_tint::Shader::new("tally patched", patched)]);
+}
+
+#[test]
+fn when_neither_fixes_it_the_report_says_why_and_writes_no_patch() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = fixture("turns.toml");
+    let out = wgstress(&search(&spec, &["-o", "patched.wgsl"]), dir.path());
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("not fixed: neither barriers nor make-atomic"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("fences: with a storageBarrier() at all "),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("make-atomic of `flag` (0 read-modify-writes"),
+        "{stdout}"
+    );
+    // The read and the write share a loop whose trip count differs per thread.
+    let reason = stdout
+        .lines()
+        .find(|l| l.contains("turns.wgsl:12:13 (in main)"))
+        .expect("the access in the loop is named");
+    assert!(reason.contains("WGSL allows no barrier"), "{reason}");
+    assert!(
+        reason.contains("must live in the atomic itself"),
+        "{reason}"
+    );
+    assert!(
+        stdout.contains("make-atomic `flag`: with all sites failed"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("fix:"), "{stdout}");
+    assert!(!dir.path().join("patched.wgsl").exists());
+}
+
+#[test]
+fn ctrl_c_in_the_verification_keeps_the_set_unverified_and_exits_130() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = fixture("flag.toml");
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_wgstress"))
+        .args([
+            "fences",
+            &spec,
+            "--budget",
+            "1",
+            "--verify",
+            "120",
+            "--no-log",
+            "--json",
+            "-o",
+            "patched.wgsl",
+        ])
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Confirming takes about a second and the search a few: by then it verifies.
+    std::thread::sleep(std::time::Duration::from_secs(10));
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(130), "{stdout}");
     let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
-    assert_eq!(report["verdict"], "fences_do_not_fix", "{report}");
-    assert!(report["before"]["failures"].as_u64().unwrap() > 0);
-    assert!(report["all_sites"]["failures"].as_u64().unwrap() > 0);
-    assert!(report["kept"].as_array().unwrap().is_empty());
+    assert_eq!(report["verdict"], "interrupted", "{report}");
+    assert_eq!(report["during"], "the verification", "{report}");
+    assert_eq!(report["kept"].as_array().unwrap().len(), 1, "{report}");
+    assert_eq!(report["verified"][0]["failures"], 0, "{report}");
+    assert!(!dir.path().join("patched.wgsl").exists());
 }
 
 #[test]

@@ -1,7 +1,9 @@
 //! Make-atomic on small shaders: what it rewrites (validated by naga inside `make_atomic` and
 //! by Tint here), what it refuses and where, and which variables it offers.
 
-use wgstress_instrument::atomic::{candidates_wgsl, make_atomic_wgsl, AtomicError};
+use wgstress_instrument::atomic::{
+    candidates_wgsl, make_atomic_rmw_wgsl, make_atomic_wgsl, AtomicError,
+};
 use wgstress_tint::{assert_valid, Shader};
 
 const HEADER: &str = "@group(0) @binding(0) var<storage, read_write> v: array<u32>;
@@ -223,4 +225,57 @@ fn a_struct_with_a_runtime_array_of_arrays_is_rewritten_through() {
 fn a_whole_struct_load_is_refused() {
     let e = refused("    let copy = pair;\n    v[i] = copy.a;", "pair");
     assert!(e.to_string().contains("whole array or struct"), "{e}");
+}
+
+/// `make_atomic_rmw_wgsl` of `body`'s shader; Tint must accept the result too.
+fn fused(body: &str, name: &str) -> String {
+    let wgsl =
+        make_atomic_rmw_wgsl(&shader(body), "t.wgsl", name).unwrap_or_else(|e| panic!("{e}"));
+    assert_valid(&[Shader::new(
+        format!("make-atomic {name}, fused"),
+        wgsl.clone(),
+    )]);
+    wgsl
+}
+
+#[test]
+fn read_modify_writes_become_one_atomic_operation() {
+    let wgsl = fused(
+        "    v[i] += 3u;\n    let s = v[0];\n    v[0] = s - 2u;\n    v[1] = 5u | v[1];\n    flag ^= 1;",
+        "v",
+    );
+    assert!(wgsl.contains("atomicAdd((&v[i]), 3u);"), "{wgsl}");
+    assert!(wgsl.contains("atomicSub((&v[0]), 2u);"), "{wgsl}");
+    assert!(wgsl.contains("atomicOr((&v[1]), 5u);"), "{wgsl}");
+    assert!(!wgsl.contains("atomicLoad"), "{wgsl}");
+    assert!(!wgsl.contains("atomicStore"), "{wgsl}");
+    // Another variable keeps its plain read-modify-write.
+    assert!(wgsl.contains("flag = (_e"), "{wgsl}");
+}
+
+#[test]
+fn a_load_used_twice_or_with_an_access_between_is_not_fused() {
+    let twice = fused(
+        "    let s = v[i];\n    fixed[i] = s;\n    v[i] = s + 1u;",
+        "v",
+    );
+    assert!(twice.contains("atomicLoad((&v[i]))"), "{twice}");
+    assert!(twice.contains("atomicStore((&v[i])"), "{twice}");
+    assert!(!twice.contains("atomicAdd"), "{twice}");
+    let between = fused(
+        "    let s = v[i];\n    fixed[0] = 1u;\n    v[i] = s + 1u;",
+        "v",
+    );
+    assert!(!between.contains("atomicAdd"), "{between}");
+    let reversed = fused("    v[i] = 7u - v[i];", "v");
+    assert!(!reversed.contains("atomicSub"), "{reversed}");
+    let other_place = fused("    v[i] = v[0] + 1u;", "v");
+    assert!(!other_place.contains("atomicAdd"), "{other_place}");
+}
+
+#[test]
+fn a_struct_members_read_modify_write_is_fused_through_its_access_chain() {
+    let wgsl = fused("    pair.a += 1u;\n    pair.b = pair.b & 6u;", "pair");
+    assert!(wgsl.contains("atomicAdd((&pair.a), 1u);"), "{wgsl}");
+    assert!(wgsl.contains("atomicAnd((&pair.b), 6u);"), "{wgsl}");
 }

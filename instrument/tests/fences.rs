@@ -338,3 +338,44 @@ fn more_sites_than_the_mask_holds_is_an_error() {
         "the entry point has 521 candidate fence sites; the fence mask holds at most 512"
     );
 }
+
+#[test]
+fn accesses_in_a_non_uniform_loop_are_named_and_a_made_atomic_rmw_is_one_access() {
+    let source = shader(
+        "    buf[1] += 1u;
+    for (var turn = 0u; turn <= lid % 2u; turn++) {
+        buf[lid] = buf[0];
+    }
+",
+    );
+    let plain = fenced_at(&source, &Options::default(), &[]).unwrap();
+    let in_loop: Vec<(u32, u32)> = plain.in_loops.iter().map(|l| (l.line, l.column)).collect();
+    assert_eq!(in_loop, vec![(7, 20)], "{:?}", plain.in_loops);
+    let atomic_at = |chosen: &[u32]| {
+        wgstress_instrument::fences::fenced_at_atomic(
+            &source,
+            &Options::default(),
+            Some("buf"),
+            chosen,
+        )
+        .unwrap_or_else(|e| panic!("{e}"))
+    };
+    let count = atomic_at(&[]).sites.len() as u32;
+    let atomic = atomic_at(&(0..count).collect::<Vec<_>>());
+    assert!(
+        atomic.wgsl.contains("atomicAdd((&buf[1]), 1u);"),
+        "{}",
+        atomic.wgsl
+    );
+    let fused: Vec<Option<(u32, u32)>> = atomic.fused.iter().map(|l| l.position).collect();
+    assert_eq!(fused, vec![Some((5, 5))]);
+    // The load and the store of `buf[1] += 1u` were two accesses with a site between.
+    assert_eq!(
+        atomic.sites.len() + 1,
+        plain.sites.len(),
+        "{:?}",
+        atomic.sites
+    );
+    assert!(!atomic.original_wgsl.contains("atomic<u32>>"));
+    wgstress_tint::assert_valid(&[wgstress_tint::Shader::new("atomic, all sites", atomic.wgsl)]);
+}

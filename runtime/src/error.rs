@@ -40,6 +40,8 @@ pub enum Error {
     Input(String),
     #[error(transparent)]
     Instrument(#[from] wgstress_instrument::Error),
+    #[error(transparent)]
+    MakeAtomic(#[from] wgstress_instrument::atomic::AtomicError),
     #[error("no GPU adapter found: install a Vulkan driver (on a CPU-only Debian machine: apt-get install mesa-vulkan-drivers libvulkan1)")]
     NoAdapter,
     #[error("no adapter matches `{wanted}` (found: {found})")]

@@ -1,9 +1,12 @@
-//! The fence search's report: the verdict, the kept sites, what the fix relies on, the
-//! evidence, and the patch as a unified diff.
+//! The fence search's report (the verdict, the fix and what it relies on, the kept sites, the
+//! evidence, the patch as a unified diff) and its progress bar.
 
-use crate::commands::fences::{Report, Verdict};
+use crate::commands::fences::{Fix, Report, StrategyRuns, Verdict};
+use indicatif::{ProgressBar, ProgressStyle};
 use std::fmt::Write;
+use std::time::Duration;
 use wgstress_runtime::fences::gpu::Measured;
+use wgstress_runtime::fences::Trial;
 
 pub fn text(report: &Report) -> String {
     let mut out = String::new();
@@ -13,6 +16,11 @@ pub fn text(report: &Report) -> String {
         report.app, report.adapter, report.strategy, report.iterations
     );
     let _ = writeln!(out, "{}", headline(report));
+    if let Verdict::NotFixed { reasons } = &report.verdict {
+        for reason in reasons {
+            let _ = writeln!(out, "  - {reason}");
+        }
+    }
     if !report.kept.is_empty() {
         let _ = writeln!(out, "\nkept sites:");
         for k in &report.kept {
@@ -23,27 +31,13 @@ pub fn text(report: &Report) -> String {
             );
         }
     }
-    if matches!(report.verdict, Verdict::Fixed) {
-        let _ = writeln!(out, "\nfix: storageBarrier() at the kept sites");
-        let _ = writeln!(out, "relies on: {}", report.relies_on);
+    if let Some(fix) = &report.fix {
+        let _ = writeln!(out, "\nfix: {}", fix_text(fix, report.kept.len()));
+        if let Some(relies_on) = &report.relies_on {
+            let _ = writeln!(out, "relies on: {relies_on}");
+        }
     }
-    let _ = writeln!(out, "\nevidence:");
-    let _ = writeln!(out, "  no added barriers: {}", rate(&report.before));
-    if let Some(all) = &report.all_sites {
-        let _ = writeln!(out, "  all {} sites:       {}", report.sites, rate(all));
-    }
-    if report.trials > 0 {
-        let _ = writeln!(
-            out,
-            "  search:            {} trials, {} runs ({} per trial)",
-            report.trials,
-            report.search_runs,
-            report.runs_per_trial.unwrap_or_default()
-        );
-    }
-    if let Some(verified) = &report.verified {
-        let _ = writeln!(out, "  kept sites:        {}", rate(verified));
-    }
+    evidence(&mut out, report);
     if let (Verdict::Fixed, Some(diff)) = (&report.verdict, &report.diff) {
         let _ = writeln!(out, "\n{diff}");
     }
@@ -53,29 +47,124 @@ pub fn text(report: &Report) -> String {
     out
 }
 
+fn fix_text(fix: &Fix, barriers: usize) -> String {
+    match fix {
+        Fix::Barriers => "storageBarrier() at the kept sites".into(),
+        Fix::MakeAtomic {
+            variable, fused, ..
+        } => {
+            let mut text = format!("make `{variable}` atomic (its loads and stores atomic");
+            if !fused.is_empty() {
+                let _ = write!(
+                    text,
+                    "; read-modify-writes made one atomic operation at {}",
+                    fused.join(", ")
+                );
+            }
+            text.push(')');
+            if barriers > 0 {
+                text.push_str(", plus storageBarrier() at the kept sites");
+            }
+            text
+        }
+    }
+}
+
+fn evidence(out: &mut String, report: &Report) {
+    let _ = writeln!(out, "\nevidence:");
+    for before in &report.before {
+        let _ = writeln!(out, "  no fix ({}): {}", label(before), rate(&before.runs));
+    }
+    if let Some(all) = &report.all_sites {
+        let _ = writeln!(out, "  all {} sites: {}", report.sites, rate(all));
+    }
+    for trial in &report.atomic {
+        let outcome = match (&trial.refused, trial.all_sites, trial.alone) {
+            (Some(why), _, _) => format!("refused: {why}"),
+            (None, Some(all), alone) => {
+                let mut text = format!("with all sites {}", passed(all.passed, all.runs));
+                if let Some(alone) = alone {
+                    let _ = write!(text, "; alone {}", passed(alone.passed, alone.runs));
+                }
+                text
+            }
+            (None, None, _) => "not run".into(),
+        };
+        let _ = writeln!(out, "  make-atomic `{}`: {outcome}", trial.variable);
+    }
+    if report.trials > 0 {
+        let _ = writeln!(
+            out,
+            "  search: {} trials, {} runs ({} per trial)",
+            report.trials,
+            report.search_runs,
+            report.runs_per_trial.unwrap_or_default()
+        );
+    }
+    for verified in &report.verified {
+        let _ = writeln!(out, "  fix ({}): {}", label(verified), rate(&verified.runs));
+    }
+}
+
+fn label(runs: &StrategyRuns) -> String {
+    format!("{} stress, {} iterations", runs.strategy, runs.iterations)
+}
+
+fn passed(passed: bool, runs: u64) -> String {
+    if passed {
+        format!("passed twice ({runs} runs)")
+    } else {
+        format!("failed ({runs} runs)")
+    }
+}
+
 fn headline(report: &Report) -> String {
+    let tried: Vec<&str> = report.before.iter().map(|b| b.strategy.as_str()).collect();
     match &report.verdict {
         Verdict::DoesNotFail => format!(
             "does not fail: {} runs passed under {} stress; `wgstress compare` tries every \
-             strategy",
-            report.before.runs, report.strategy
+             strategy, with and without shuffling",
+            report.before.iter().map(|b| b.runs.runs).sum::<u64>(),
+            tried.join(", ")
         ),
-        Verdict::FencesDoNotFix => format!(
-            "fences alone do not fix it: it fails with a storageBarrier() at all {} candidate \
-             sites",
-            report.sites
-        ),
-        Verdict::Fixed => format!(
-            "fixed: {} of {} sites, verified without a failure",
-            report.kept.len(),
-            report.sites
-        ),
+        Verdict::NotFixed { .. } => {
+            "not fixed: neither barriers nor make-atomic stopped the failures".into()
+        }
+        Verdict::Fixed => format!("fixed: {}, verified without a failure", fix_summary(report)),
         Verdict::Unverified { why } => format!(
-            "no verified fix: the search kept {} of {} sites, but {why}",
-            report.kept.len(),
-            report.sites
+            "no verified fix: the search found {}, but {why}",
+            fix_summary(report)
+        ),
+        Verdict::Interrupted { during } if report.fix.is_none() => {
+            format!("interrupted during {during}: no fix found yet")
+        }
+        Verdict::Interrupted { during } => format!(
+            "interrupted during {during}: the smallest fix that passed its trials so far is {} \
+             (not verified: interrupted)",
+            fix_summary(report)
         ),
         Verdict::Aborted { why } => format!("the search ended early: {why}"),
+    }
+}
+
+/// The fix in a few words: the barriers kept, and the variable made atomic.
+fn fix_summary(report: &Report) -> String {
+    let barriers = format!("{} of {} sites", report.kept.len(), report.sites);
+    match &report.fix {
+        Some(Fix::MakeAtomic {
+            variable, sites, ..
+        }) if report.kept.is_empty() => {
+            format!("make-atomic of `{variable}`, no barriers (of {sites} sites)")
+        }
+        Some(Fix::MakeAtomic {
+            variable, sites, ..
+        }) => format!(
+            "make-atomic of `{variable}` plus barriers at {} of the {sites} sites of the \
+             rewritten shader",
+            report.kept.len()
+        ),
+        Some(Fix::Barriers) => barriers,
+        None => "none".into(),
     }
 }
 
@@ -98,4 +187,82 @@ pub fn diff(original: &str, patched: &str) -> String {
         .context_radius(3)
         .header("original (naga)", "patched")
         .to_string()
+}
+
+/// The search's progress: the set each trial tried and the smallest set that passed so far.
+pub struct SearchBar {
+    bar: ProgressBar,
+    sites: usize,
+    trials: u64,
+    smallest: Option<usize>,
+}
+
+impl SearchBar {
+    /// A spinner on stderr over a search among `sites` candidate sites; hidden when `shown`
+    /// is false (and by indicatif when stderr is not a terminal).
+    pub fn new(sites: usize, shown: bool) -> SearchBar {
+        let bar = if shown {
+            let bar = ProgressBar::new_spinner();
+            bar.set_style(
+                ProgressStyle::with_template("{spinner} {elapsed} {msg}")
+                    .expect("the template is valid"),
+            );
+            bar.enable_steady_tick(Duration::from_millis(200));
+            bar
+        } else {
+            ProgressBar::hidden()
+        };
+        SearchBar {
+            bar,
+            sites,
+            trials: 0,
+            smallest: None,
+        }
+    }
+
+    /// One more trial, of a set of `size` sites.
+    pub fn trial(&mut self, size: usize, trial: Trial) {
+        self.trials += 1;
+        if trial.passed() {
+            self.smallest = Some(self.smallest.map_or(size, |s| s.min(size)));
+        }
+        self.bar.set_message(self.message(size, trial));
+    }
+
+    fn message(&self, size: usize, trial: Trial) -> String {
+        let outcome = if trial.passed() { "passed" } else { "failed" };
+        let smallest = self
+            .smallest
+            .map_or("none yet".to_string(), |s| format!("{s} sites"));
+        format!(
+            "trial {}: {size} of {} sites {outcome} in {} runs; smallest set passed: {smallest}",
+            self.trials,
+            self.sites,
+            trial.runs()
+        )
+    }
+
+    pub fn finish(self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bar_shows_the_set_size_and_the_smallest_passing_set() {
+        let mut bar = SearchBar::new(12, false);
+        bar.trial(12, Trial::Pass { runs: 7 });
+        bar.trial(6, Trial::Fail { runs: 2 });
+        assert_eq!(
+            bar.message(6, Trial::Fail { runs: 2 }),
+            "trial 2: 6 of 12 sites failed in 2 runs; smallest set passed: 12 sites"
+        );
+        bar.trial(3, Trial::Pass { runs: 7 });
+        assert!(bar
+            .message(3, Trial::Pass { runs: 7 })
+            .ends_with("smallest set passed: 3 sites"));
+    }
 }

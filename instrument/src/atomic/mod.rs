@@ -4,6 +4,9 @@
 //! Every load becomes `atomicLoad` and every store `atomicStore`, through whatever access chain
 //! reaches it; a compound assignment such as `v[i] += x` stays a load and a store (not an
 //! `atomicAdd`), so the program keeps its meaning and only its memory order changes.
+//! `make_atomic_rmw` goes one step further for the fence search: a read-modify-write whose
+//! loaded value feeds nothing else becomes one atomic operation (fuse.rs), which stops lost
+//! updates; within one invocation it still computes the same.
 //!
 //! Refused, with the source location: any other type (floats, vectors, matrices, anything
 //! atomic already), a variable that is not read_write storage, and any use other than loading
@@ -22,6 +25,7 @@
 //! assert!(!wgsl.contains("atomicAdd"));
 //! ```
 
+mod fuse;
 mod shape;
 mod uses;
 
@@ -152,6 +156,50 @@ pub fn make_atomic(
         crate::Error::Internal(format!("make-atomic of `{name}`: {}", e.as_inner()))
     })?;
     Ok(module)
+}
+
+/// `make_atomic`, then each read-modify-write of the variable (`v[i] += x`, or a load whose
+/// value only feeds `load op x` stored back to the same place, with only evaluations
+/// between) made one atomic operation (`atomicAdd(&v[i], x)`; fuse.rs says when): the fix for
+/// lost updates, which an atomic load and an atomic store still allow. Returns the module and
+/// where each fused store was.
+pub fn make_atomic_rmw(
+    module: Module,
+    name: &str,
+    file: &str,
+    source: Option<&str>,
+) -> Result<(Module, Vec<Location>), AtomicError> {
+    let mut module = make_atomic(module, name, file, source)?;
+    let locator = Locator::new(file, source);
+    let handle = module
+        .global_variables
+        .iter()
+        .find(|(_, var)| var.name.as_deref() == Some(name))
+        .map(|(handle, _)| handle)
+        .ok_or_else(|| AtomicError::UnknownVariable(name.to_string()))?;
+    let mut fused = Vec::new();
+    for (_, function) in module.functions.iter_mut() {
+        fused.extend(fuse::fuse(function, handle));
+    }
+    for entry in module.entry_points.iter_mut() {
+        fused.extend(fuse::fuse(&mut entry.function, handle));
+    }
+    crate::validate(&module).map_err(|e| {
+        crate::Error::Internal(format!(
+            "make-atomic of `{name}` with its read-modify-writes fused: {}",
+            e.as_inner()
+        ))
+    })?;
+    Ok((module, fused.into_iter().map(|s| locator.at(s)).collect()))
+}
+
+/// `make_atomic_rmw` of WGSL source, rendered as WGSL.
+pub fn make_atomic_rmw_wgsl(source: &str, file: &str, name: &str) -> Result<String, AtomicError> {
+    let module = crate::parse(source, file)?;
+    crate::validate_user(&module, Some(source), file)?;
+    let (module, _) = make_atomic_rmw(module, name, file, Some(source))?;
+    let info = crate::validate(&module).map_err(|e| crate::Error::Internal(e.to_string()))?;
+    Ok(crate::render(&module, &info)?)
 }
 
 /// Parses WGSL, makes the variable `name` atomic, and renders the result as WGSL.

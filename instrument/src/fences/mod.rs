@@ -30,7 +30,7 @@ use crate::error::{Error, Result};
 use crate::{names, render, validate, Options};
 use naga::valid::ModuleInfo;
 use naga::{AddressSpace, Expression, Function, Handle, Module};
-pub use patch::{fenced_at, Patched};
+pub use patch::{fenced_at, fenced_at_atomic, Patched};
 pub use place::Side;
 use place::Walker;
 use std::collections::{HashMap, HashSet};
@@ -52,6 +52,16 @@ pub struct FenceSite {
     pub column: u32,
 }
 
+/// A storage access inside a loop that is not uniform inside (invocations leave it at
+/// different times): WGSL allows no barrier between its accesses.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InLoop {
+    pub function: String,
+    /// The loop's first storage access, 1-based.
+    pub line: u32,
+    pub column: u32,
+}
+
 /// The candidate sites of an application, and its source with a barrier at every one.
 pub struct Fences {
     pub sites: Vec<FenceSite>,
@@ -69,7 +79,7 @@ pub fn fences(source: &str, options: &Options) -> Result<Fences> {
         options.postcondition = crate::postcondition_directive(source);
     }
     let entry = names::application_entry(&module, &options)?;
-    let sites = place(&mut module, &info, entry, source, None);
+    let (sites, _) = place(&mut module, &info, entry, source, None);
     let info = validate(&module).map_err(|e| Error::Internal(format!("{e:?}")))?;
     Ok(Fences {
         sites,
@@ -103,7 +113,7 @@ pub(crate) fn guard_sites(
     guard: Handle<Function>,
 ) -> Result<Vec<FenceSite>> {
     let info = validate(module).map_err(|e| Error::Internal(format!("{e:?}")))?;
-    let sites = place(module, &info, entry, source, Some(guard));
+    let (sites, _) = place(module, &info, entry, source, Some(guard));
     if sites.len() > MAX_SITES {
         return Err(Error::TooManyFenceSites(sites.len()));
     }
@@ -120,14 +130,14 @@ enum Target {
 /// Places the sites of entry point `entry` and of every function it calls, directly or not,
 /// that is only ever called in uniform control flow (its arguments taken as non-uniform),
 /// and rewrites them in `module`. Sites are numbered in the entry point first, then callers
-/// before callees.
+/// before callees. Also returns the storage accesses in loops where no site can go.
 fn place(
     module: &mut Module,
     info: &ModuleInfo,
     entry: usize,
     source: &str,
     guard: Option<Handle<Function>>,
-) -> Vec<FenceSite> {
+) -> (Vec<FenceSite>, Vec<InLoop>) {
     let storage = storage_functions(module);
     let mut types = module.types.clone();
     let mut uniform_calls: HashMap<Handle<Function>, bool> = HashMap::new();
@@ -174,14 +184,15 @@ fn place(
     }
     module.types = types;
     let mut sites = Vec::new();
+    let mut in_loops = Vec::new();
     for (target, walked) in placed {
         let function = match target {
             Target::Entry(index) => &mut module.entry_points[index].function,
             Target::Function(handle) => &mut module.functions[handle],
         };
-        walked.apply(function, source, &mut sites);
+        walked.apply(function, source, &mut sites, &mut in_loops);
     }
-    sites
+    (sites, in_loops)
 }
 
 /// Notes the calls a walk saw: a function stays uniformly called while every call is.
@@ -209,12 +220,27 @@ struct Walked {
     locals: naga::Arena<naga::LocalVariable>,
     types: naga::UniqueArena<naga::Type>,
     calls: Vec<(Handle<Function>, bool)>,
+    in_loops: Vec<naga::Span>,
 }
 
 impl Walked {
     /// Puts the rewritten function in place of `function`, numbering its sites after `sites`.
-    fn apply(mut self, function: &mut Function, source: &str, sites: &mut Vec<FenceSite>) {
+    fn apply(
+        mut self,
+        function: &mut Function,
+        source: &str,
+        sites: &mut Vec<FenceSite>,
+        in_loops: &mut Vec<InLoop>,
+    ) {
         let name = function.name.clone().unwrap_or_default();
+        for span in &self.in_loops {
+            let location = span.location(source);
+            in_loops.push(InLoop {
+                function: name.clone(),
+                line: location.line_number,
+                column: location.line_position,
+            });
+        }
         for p in &self.sites {
             let id = sites.len() as u32;
             if let Some(number) = p.number {
@@ -270,6 +296,7 @@ fn fixed_point(
             types: types.clone(),
             guard,
             calls: Vec::new(),
+            in_loops: Vec::new(),
         };
         let (body, _) = walker.block(&body, true);
         non_uniform.extend(walker.tainted.iter().copied());
@@ -281,6 +308,7 @@ fn fixed_point(
                 locals: walker.locals,
                 types: walker.types,
                 calls: walker.calls,
+                in_loops: walker.in_loops,
             };
         }
     }

@@ -5,7 +5,9 @@
 //! each (numbered as `fences` numbers the sites); each call then becomes a plain
 //! `storageBarrier()` when its site is chosen and goes otherwise, and the marker goes too.
 
-use super::{place, FenceSite};
+use super::{place, FenceSite, InLoop};
+use crate::atomic::{make_atomic_rmw, AtomicError};
+use crate::error::Location;
 use crate::error::{Error, Result};
 use crate::{names, render, validate, Options};
 use naga::{
@@ -25,27 +27,56 @@ pub struct Patched {
     /// The postcondition entry point, given or named by the source's directive (a comment,
     /// which naga's rendering drops).
     pub postcondition: Option<String>,
+    /// Storage accesses in loops that are not uniform inside, where no site can go.
+    pub in_loops: Vec<InLoop>,
+    /// With a variable made atomic: where its read-modify-writes became one atomic operation.
+    pub fused: Vec<Location>,
 }
 
 /// `source` with a `storageBarrier()` at each of `chosen` (site ids; ids past the last site
 /// are an input error).
 pub fn fenced_at(source: &str, options: &Options, chosen: &[u32]) -> Result<Patched> {
+    fenced_at_atomic(source, options, None, chosen).map_err(|e| match e {
+        AtomicError::Shader(e) => e,
+        other => Error::Internal(other.to_string()),
+    })
+}
+
+/// `fenced_at` with the variable `atomic` first made atomic (`make_atomic_rmw`), its
+/// read-modify-writes fused: the sites are those of the rewritten module (a fused
+/// read-modify-write is one access), at the user's source locations. The diff's original
+/// is the module before the rewrite.
+pub fn fenced_at_atomic(
+    source: &str,
+    options: &Options,
+    atomic: Option<&str>,
+    chosen: &[u32],
+) -> std::result::Result<Patched, AtomicError> {
     let path = options.file_name.as_deref().unwrap_or("shader.wgsl");
-    let mut module = crate::parse(source, path)?;
+    let module = crate::parse(source, path)?;
     let info = crate::validate_user(&module, Some(source), path)?;
     let original_wgsl = render(&module, &info)?;
+    let (mut module, info, fused) = match atomic {
+        None => (module, info, Vec::new()),
+        Some(name) => {
+            let (module, fused) = make_atomic_rmw(module, name, path, Some(source))?;
+            let info = validate(&module).map_err(|e| Error::Internal(format!("{e:?}")))?;
+            (module, info, fused)
+        }
+    };
     let mut options = options.clone();
     if options.postcondition.is_none() {
         options.postcondition = crate::postcondition_directive(source);
     }
     let entry = names::application_entry(&module, &options)?;
     let marker = add_marker(&mut module);
-    let sites = place(&mut module, &info, entry, source, Some(marker));
+    let (sites, in_loops) = place(&mut module, &info, entry, source, Some(marker));
     if let Some(past) = chosen.iter().find(|id| **id as usize >= sites.len()) {
         return Err(Error::NoSuchFenceSite {
             site: *past,
             sites: sites.len(),
-        });
+        }
+        .into());
     }
     let chosen: BTreeSet<u32> = chosen.iter().copied().collect();
     for entry_point in module.entry_points.iter_mut() {
@@ -61,6 +92,8 @@ pub fn fenced_at(source: &str, options: &Options, chosen: &[u32]) -> Result<Patc
         original_wgsl,
         wgsl: render(&module, &info)?,
         postcondition: options.postcondition,
+        in_loops,
+        fused,
     })
 }
 

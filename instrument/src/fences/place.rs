@@ -70,6 +70,9 @@ pub struct Walker<'a> {
     pub guard: Option<Handle<Function>>,
     /// Every call the walk saw, and whether it was in uniform control flow.
     pub calls: Vec<(Handle<Function>, bool)>,
+    /// The first storage access of each loop that is not uniform inside: no barrier may go
+    /// between its accesses.
+    pub in_loops: Vec<Span>,
 }
 
 impl Walker<'_> {
@@ -308,6 +311,17 @@ impl Walker<'_> {
             && !bf.exits()
             && !cf.exits()
             && break_if.is_none_or(|e| self.uniformity.is_uniform(e));
+        if !inside {
+            let blocks = Statement::Block(Block::from_vec(vec![
+                Statement::Block(body.clone()),
+                Statement::Block(continuing.clone()),
+            ]));
+            if let Some(access) = self.access(&blocks, Span::UNDEFINED) {
+                if !self.in_loops.contains(&access) {
+                    self.in_loops.push(access);
+                }
+            }
+        }
         let (body, continuing, fn_exit) = if inside || !uniform {
             (b, c, bf.fn_exit || cf.fn_exit)
         } else {

@@ -240,4 +240,40 @@ mod tests {
             assert!(right >= 19, "{needed:?}: {right} of 20 seeds");
         }
     }
+
+    /// Answers like `Simulated` for `answers` trials, then fails every trial without running,
+    /// as the device oracle does once Ctrl-C or an error stopped it.
+    struct Stopping {
+        inner: Simulated,
+        answers: usize,
+    }
+
+    impl Oracle for Stopping {
+        fn trial(&mut self, sites: &[usize], runs_needed: u64) -> Trial {
+            if self.inner.asked.len() >= self.answers {
+                return Trial::Fail { runs: 0 };
+            }
+            self.inner.trial(sites, runs_needed)
+        }
+    }
+
+    #[test]
+    fn a_stopped_oracle_leaves_the_smallest_set_that_passed_twice() {
+        let all: Vec<usize> = (0..16).collect();
+        for answers in 0..12 {
+            let mut oracle = Stopping {
+                inner: Simulated::new(&[11], 1.0, 0),
+                answers,
+            };
+            let found = ddmin(&all, FailureRate::new(1.0).unwrap(), &mut oracle);
+            let asked = &oracle.inner.asked;
+            let passed_twice: Vec<&Vec<usize>> = asked
+                .iter()
+                .filter(|s| s.contains(&11) && asked.iter().filter(|t| t == s).count() == 2)
+                .collect();
+            let smallest = passed_twice.iter().map(|s| s.len()).min().unwrap_or(16);
+            assert_eq!(found.sites.len(), smallest, "{answers} answers: {asked:?}");
+            assert!(found.sites.contains(&11));
+        }
+    }
 }

@@ -15,9 +15,10 @@ use crate::runner::{run_into, Budget, RunConfig, Stream};
 use crate::spec::App;
 use crate::strategy::run_seed;
 use std::time::Duration;
-use wgstress_instrument::fences::{fenced_at, Patched};
+use wgstress_instrument::fences::{fenced_at_atomic, Patched};
 
 /// How to build the application's engine with a set of fences.
+#[derive(Clone)]
 pub struct Fencing {
     pub app: App,
     pub adapter: Option<String>,
@@ -27,9 +28,20 @@ pub struct Fencing {
     pub timeout: Duration,
     /// A fixed watchdog loop limit; else each engine learns its own.
     pub watchdog_limit: Option<u32>,
+    /// A variable made atomic under the fences (`make_atomic_rmw`: its read-modify-writes
+    /// fused into atomic operations); the sites are then those of the rewritten module.
+    pub atomic: Option<String>,
 }
 
 impl Fencing {
+    /// This fencing with `variable` made atomic.
+    pub fn with_atomic(&self, variable: &str) -> Fencing {
+        Fencing {
+            atomic: Some(variable.to_string()),
+            ..self.clone()
+        }
+    }
+
     /// The application's source with a barrier at `sites` (and its candidate sites).
     pub fn patch(&self, sites: &[usize]) -> Result<Patched> {
         let options = wgstress_instrument::Options {
@@ -39,7 +51,12 @@ impl Fencing {
             ..Default::default()
         };
         let chosen: Vec<u32> = sites.iter().map(|s| *s as u32).collect();
-        Ok(fenced_at(&self.app.source, &options, &chosen)?)
+        Ok(fenced_at_atomic(
+            &self.app.source,
+            &options,
+            self.atomic.as_deref(),
+            &chosen,
+        )?)
     }
 
     /// An engine running the application with a barrier at `sites`.

@@ -1,18 +1,22 @@
-//! `wgstress fences APP`: the search for the storage barriers that stop an application's
-//! failures. Confirm the failure and measure its rate, check that a barrier at every
-//! candidate site stops it, shrink the set with delta debugging, then verify the set found.
+//! `wgstress fences APP`: the search for the fix that stops an application's failures.
+//! (a) Confirm the failure and measure its rate (confirm.rs); (b) a barrier at every
+//! candidate site must stop it, else make-atomic is tried (atomic.rs); (c) shrink the set of
+//! barriers with delta debugging; (d) verify the fix under every strategy that failed.
 
+use super::confirm::{self, Confirmed};
+use super::report::{kept, Fix, Report, StrategyRuns, Verdict};
 use crate::notes::Notes;
 use crate::options::{AppOptions, BudgetOptions, SessionOptions, StrategyArg, StressOptions};
 use crate::plan::{paths, SessionPlan};
+use crate::present::fences::SearchBar;
 use crate::status::Status;
 use anyhow::{Context, Result};
-use serde::Serialize;
 use serde_json::json;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 use wgstress_runtime::fences::gpu::{measure, Fencing, Measured, Runs};
-use wgstress_runtime::fences::{ddmin, FailureRate, Trial};
+use wgstress_runtime::fences::{ddmin, FailureRate, Oracle, Trial};
 use wgstress_runtime::log::JsonLog;
 use wgstress_runtime::runner::{Budget, RunConfig};
 use wgstress_runtime::strategy::{run_seed, Strategy};
@@ -24,13 +28,16 @@ pub struct SearchOptions {
     stress: StressOptions,
     #[command(flatten)]
     session: SessionOptions,
-    /// Stress strategy of every run of the search
-    #[arg(long, value_enum, default_value_t = StrategyArg::Systematic)]
-    strategy: StrategyArg,
+    /// Stress strategy of every run of the search; when left out, systematic, and if it shows
+    /// no failure in half the budget, cache, random and none share the other half and the
+    /// one that fails most is used
+    #[arg(long, value_enum)]
+    strategy: Option<StrategyArg>,
     /// Seconds to confirm the failure and measure its rate (calibration's share included)
     #[arg(long, default_value = "60", value_parser = crate::options::seconds, allow_negative_numbers = true)]
     budget: Duration,
-    /// Seconds to run the set found; one failure and it is not reported as a fix
+    /// Seconds to run the fix found, shared by the strategies that showed the failure; one
+    /// failure and it is not reported as a fix
     #[arg(long, default_value = "60", value_parser = crate::options::seconds, allow_negative_numbers = true)]
     verify: Duration,
     /// Runs per batch
@@ -44,7 +51,8 @@ pub struct SearchOptions {
 /// A validated search.
 pub struct Plan {
     session: SessionPlan,
-    strategy: Strategy,
+    /// The user's strategy; none: systematic, then a short compare if it shows nothing.
+    strategy: Option<Strategy>,
     verify: Duration,
     /// Where the patched shader goes, checked writable and distinct from the inputs.
     output: Option<PathBuf>,
@@ -75,113 +83,21 @@ pub fn plan(app: &AppOptions, args: &SearchOptions, output: Option<&Path>) -> Re
     }
     Ok(Plan {
         session,
-        strategy: args.strategy.into(),
+        strategy: args.strategy.map(Strategy::from),
         verify: args.verify,
         output: output.map(Path::to_path_buf),
     })
 }
-
-/// How the search ended.
-#[derive(Clone, Debug, Serialize)]
-#[serde(tag = "verdict", rename_all = "snake_case")]
-pub enum Verdict {
-    /// No run failed under the given stress: nothing to fix.
-    DoesNotFail,
-    /// A barrier at every candidate site did not stop the failures.
-    FencesDoNotFix,
-    /// The set found ran the verification time without a failure.
-    Fixed,
-    /// The set found failed or ran too few runs in the verification time.
-    Unverified { why: String },
-    /// An error or the user ended the search.
-    Aborted { why: String },
-}
-
-impl Verdict {
-    pub fn status(&self) -> Status {
-        match self {
-            Verdict::DoesNotFail | Verdict::Fixed => Status::Passed,
-            Verdict::FencesDoNotFix | Verdict::Unverified { .. } => Status::Failed,
-            Verdict::Aborted { .. } => Status::Aborted,
-        }
-    }
-}
-
-/// A site the search kept.
-#[derive(Clone, Debug, Serialize)]
-pub struct Kept {
-    pub site: u32,
-    pub file: String,
-    pub line: u32,
-    pub column: u32,
-    pub side: &'static str,
-    pub function: String,
-    /// The access's source line, trimmed.
-    pub source: String,
-}
-
-/// Everything the search measured, for the table, the JSON and the log's summary line.
-#[derive(Clone, Debug, Serialize)]
-pub struct Report {
-    pub app: String,
-    pub adapter: String,
-    pub strategy: String,
-    pub iterations: u32,
-    pub master_seed: String,
-    #[serde(flatten)]
-    pub verdict: Verdict,
-    /// Runs without added barriers.
-    pub before: Measured,
-    /// Candidate sites, and runs with a barrier at every one.
-    pub sites: usize,
-    pub all_sites: Option<Measured>,
-    /// The search's trials and their runs.
-    pub trials: u64,
-    pub search_runs: u64,
-    /// Runs needed per trial: a failure at the measured rate shows with 99% confidence.
-    pub runs_per_trial: Option<u64>,
-    pub kept: Vec<Kept>,
-    /// Runs of the kept set for the verification time.
-    pub verified: Option<Measured>,
-    /// What a barrier fix relies on.
-    pub relies_on: &'static str,
-    /// A unified diff from naga's rendering of the original to the patched shader.
-    pub diff: Option<String>,
-    /// Where the patched shader was written.
-    pub output: Option<String>,
-}
-
-/// Why a storage barrier fix holds, and what for.
-pub const RELIES_ON: &str = "platform: storageBarrier orders device memory on this adapter; \
-    the WGSL specification gives barriers workgroup scope";
 
 pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
     let session = &plan.session;
     let mut engine = session.engine()?;
     super::super::announce(&engine, notes);
     let (shape, source) = session.stress.shape(&engine)?;
-    if plan.strategy == Strategy::Systematic {
+    if plan.strategy.is_none_or(|s| s == Strategy::Systematic) {
         notes.note(&format!("systematic stress from {source}"));
     }
-    let (settings, calibration) =
-        session
-            .stress
-            .settings(&mut engine, plan.strategy, true, &shape, &session.budget)?;
-    if let Some(c) = &calibration {
-        super::super::note_measured(&settings, c, session, notes);
-    }
-    let spent = calibration
-        .as_ref()
-        .map_or(Duration::ZERO, |c| Duration::from_secs_f64(c.seconds));
-    let config = RunConfig {
-        settings,
-        budget: session.budget.less(spent),
-        master_seed: session.master_seed,
-        replay: None,
-        adaptive: session.stress.adaptive(),
-        calibration,
-        stop: crate::interrupt::stop_flag(notes.on),
-    };
+    let stop = crate::interrupt::stop_flag(notes.on);
     let mut log = session.log.as_deref().map(JsonLog::append_to).transpose()?;
     if let Some(log) = log.as_mut() {
         log.write(&json!({
@@ -189,14 +105,13 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
             "command": "fences",
             "app": engine.app.name,
             "adapter": engine.gpu.describe(),
-            "strategy": config.settings.strategy,
-            "iterations": config.settings.iterations,
-            "calibration": config.calibration,
+            "strategy": plan.strategy.map(|s| s.to_string()),
             "budget_seconds": session.budget.time.map(|t| t.as_secs_f64()),
             "verify_seconds": plan.verify.as_secs_f64(),
-            "master_seed": seed_text(config.master_seed),
+            "master_seed": seed_text(session.master_seed),
         }))?;
     }
+    let tried = confirm::confirm(session, plan.strategy, &mut engine, &shape, &stop, notes)?;
     let fencing = Fencing {
         app: session.app.clone(),
         adapter: session.adapter.clone(),
@@ -204,40 +119,33 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
         scratch_words: session.scratch_words(),
         timeout: session.timeout,
         watchdog_limit: session.stress.watchdog_limit,
+        atomic: None,
     };
+    let searched = confirm::chosen(&tried).or(tried.first());
     let mut report = Report {
         app: engine.app.name.clone(),
         adapter: engine.gpu.describe(),
-        strategy: config.settings.strategy.to_string(),
-        iterations: config.settings.iterations,
-        master_seed: seed_text(config.master_seed),
+        strategy: searched.map_or(String::new(), |c| c.config.settings.strategy.to_string()),
+        iterations: searched.map_or(0, |c| c.config.settings.iterations),
+        master_seed: seed_text(session.master_seed),
         verdict: Verdict::DoesNotFail,
-        before: Measured::default(),
+        before: tried.iter().map(strategy_runs).collect(),
         sites: 0,
         all_sites: None,
+        atomic: Vec::new(),
         trials: 0,
         search_runs: 0,
         runs_per_trial: None,
+        fix: None,
         kept: Vec::new(),
-        verified: None,
-        relies_on: RELIES_ON,
+        verified: Vec::new(),
+        relies_on: None,
         diff: None,
         output: None,
     };
-    notes.note(&format!(
-        "confirming the failure: {:.0} s of {} stress",
-        config.budget.time.unwrap_or_default().as_secs_f64(),
-        config.settings.strategy
-    ));
-    report.before = measure(
-        &mut engine,
-        &config,
-        &config.budget,
-        run_seed(config.master_seed, 0),
-    )?;
     drop(engine);
-    report.verdict = search(&plan, &fencing, &config, &mut report, notes)?;
-    if let (Verdict::Fixed, Some(out)) = (&report.verdict, &plan.output) {
+    let found = search(&plan, &fencing, &tried, &mut report, notes)?;
+    if let (Verdict::Fixed, Some(out), Some(fencing)) = (&report.verdict, &plan.output, &found) {
         let sites: Vec<usize> = report.kept.iter().map(|k| k.site as usize).collect();
         std::fs::write(out, fencing.patch(&sites)?.wgsl)
             .with_context(|| format!("{}", out.display()))?;
@@ -254,30 +162,85 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
     Ok(report.verdict.status())
 }
 
-/// Steps (b) to (d), after the failure's runs: all sites, the search, the verification.
+fn strategy_runs(c: &Confirmed) -> StrategyRuns {
+    StrategyRuns {
+        strategy: c.config.settings.strategy.to_string(),
+        iterations: c.config.settings.iterations,
+        runs: c.measured.clone(),
+    }
+}
+
+/// How runs ended early, if they did.
+pub enum Ended {
+    Error(String),
+    Interrupted,
+}
+
+impl Ended {
+    fn of(measured: &Measured, config: &RunConfig) -> Option<Ended> {
+        match &measured.aborted {
+            Some(why) => Some(Ended::Error(why.clone())),
+            None if config.stop.load(Ordering::SeqCst) => Some(Ended::Interrupted),
+            None => None,
+        }
+    }
+
+    /// The verdict of a search that ended here, `during` what.
+    pub fn verdict(self, during: &str) -> Verdict {
+        match self {
+            Ended::Error(why) => Verdict::Aborted { why },
+            Ended::Interrupted => Verdict::Interrupted {
+                during: during.to_string(),
+            },
+        }
+    }
+}
+
+/// The search's trials so far, shown on the progress bar.
+pub struct Tracker {
+    pub trials: u64,
+    pub runs: u64,
+    bar: SearchBar,
+}
+
+impl Tracker {
+    pub fn on_trial(&mut self, sites: &[usize], trial: Trial) {
+        self.trials += 1;
+        self.runs += trial.runs();
+        self.bar.trial(sites.len(), trial);
+    }
+}
+
+/// Steps (b) to (d), after the failure's runs. Returns the fencing of the fix found (with
+/// its variable made atomic, for make-atomic) for `-o`.
 fn search(
     plan: &Plan,
     fencing: &Fencing,
-    config: &RunConfig,
+    tried: &[Confirmed],
     report: &mut Report,
     notes: Notes,
-) -> Result<Verdict> {
-    if let Some(why) = ended(&report.before, config) {
-        return Ok(Verdict::Aborted { why });
+) -> Result<Option<Fencing>> {
+    if let Some(ended) = tried.last().and_then(|c| Ended::of(&c.measured, &c.config)) {
+        report.verdict = ended.verdict("confirming the failure");
+        return Ok(None);
     }
-    let Some(rate) = FailureRate::measured(report.before.failures, report.before.runs) else {
-        return Ok(Verdict::DoesNotFail);
+    let Some(chosen) = confirm::chosen(tried) else {
+        return Ok(None);
     };
+    let config = &chosen.config;
+    let rate = FailureRate::measured(chosen.measured.failures, chosen.measured.runs)
+        .context("a failing strategy has a failure rate")?;
     let runs_needed = rate.runs_needed();
     report.runs_per_trial = Some(runs_needed);
     let unfenced = fencing.patch(&[])?;
     report.sites = unfenced.sites.len();
     let all: Vec<usize> = (0..report.sites).collect();
     notes.note(&format!(
-        "failure rate {:.4} ({} of {} runs): {runs_needed} runs per trial; {} candidate sites",
+        "failure rate {:.4} ({} of {} runs, {} stress): {runs_needed} runs per trial; {} candidate sites",
         rate.get(),
-        report.before.failures,
-        report.before.runs,
+        chosen.measured.failures,
+        chosen.measured.runs,
+        config.settings.strategy,
         report.sites
     ));
     let trial_budget = Budget {
@@ -288,107 +251,192 @@ fn search(
     let seed = |i| run_seed(config.master_seed, i);
     let all_sites = measure(&mut fencing.engine(&all)?, config, &trial_budget, seed(1))?;
     report.all_sites = Some(all_sites.clone());
-    if let Some(why) = ended(&all_sites, config) {
-        return Ok(Verdict::Aborted { why });
+    if let Some(ended) = Ended::of(&all_sites, config) {
+        report.verdict = ended.verdict("the trial of all sites");
+        return Ok(None);
     }
-    if all_sites.failures > 0 {
-        return Ok(Verdict::FencesDoNotFix);
-    }
-    let mut on_trial = |sites: &[usize], trial: Trial| {
-        let (what, runs) = match trial {
-            Trial::Pass { runs } => ("passed", runs),
-            Trial::Fail { runs } => ("failed", runs),
-        };
-        notes.note(&format!("{} sites: {what} in {runs} runs", sites.len()));
+    let mut tracker = Tracker {
+        trials: 0,
+        runs: 0,
+        bar: SearchBar::new(report.sites, notes.on),
     };
     let search_config = RunConfig {
         master_seed: seed(2),
         ..config.clone()
     };
-    let mut oracle = Runs::new(fencing, search_config, &mut on_trial);
-    let found = ddmin(&all, rate, &mut oracle);
-    report.trials = found.trials;
-    report.search_runs = found.runs;
-    if let Some(why) = oracle.aborted.take() {
-        return Ok(Verdict::Aborted { why });
-    }
-    report.kept = kept(&fencing.app, &unfenced.sites, &found.sites);
-    notes.note(&format!(
-        "verifying {} sites for {:.0} s",
-        found.sites.len(),
-        plan.verify.as_secs_f64()
-    ));
-    let verify_budget = Budget {
-        runs: None,
-        time: Some(plan.verify),
-        failures: Some(1),
+    let found = if all_sites.failures == 0 {
+        barriers(fencing, report.sites, &search_config, rate, &mut tracker)
+    } else {
+        notes.note(
+            "a barrier at every site still fails: trying make-atomic, one variable at a time",
+        );
+        super::atomic::search(
+            fencing,
+            &search_config,
+            rate,
+            &unfenced,
+            report,
+            &mut tracker,
+        )?
     };
-    let mut engine = fencing.engine(&found.sites)?;
-    let verified = measure(&mut engine, config, &verify_budget, seed(3))?;
-    report.verified = Some(verified.clone());
+    tracker.bar.finish();
+    report.trials = tracker.trials;
+    report.search_runs = tracker.runs;
+    let Some(found) = found.settled(report) else {
+        return Ok(None);
+    };
+    let patched = found.fencing.patch(&found.sites)?;
+    report.kept = kept(&fencing.app, &patched.sites, &found.sites);
+    report.relies_on = Some(found.fix.relies_on(!found.sites.is_empty()));
+    report.fix = Some(found.fix.clone());
     report.diff = Some(crate::present::fences::diff(
-        &unfenced.original_wgsl,
-        &fencing.patch(&found.sites)?.wgsl,
+        &patched.original_wgsl,
+        &patched.wgsl,
     ));
-    Ok(verdict(&verified, runs_needed, config))
+    if let Some(ended) = found.ended {
+        report.verdict = ended.verdict("the search");
+        return Ok(None);
+    }
+    report.verdict = verify(plan, &found, tried, runs_needed, report, notes)?;
+    Ok(Some(found.fencing))
 }
 
-/// Why runs ended early, if an error or the user ended them.
-fn ended(measured: &Measured, config: &RunConfig) -> Option<String> {
-    let interrupted = config.stop.load(std::sync::atomic::Ordering::SeqCst);
-    measured
-        .aborted
-        .clone()
-        .or_else(|| interrupted.then(|| "interrupted".to_string()))
+/// What a search step found: a set that passed its trials, under a fencing, as what fix.
+pub struct Found {
+    pub fencing: Fencing,
+    pub sites: Vec<usize>,
+    pub fix: Fix,
+    /// Set when an interruption or an error ended the step: `sites` is then the smallest set
+    /// that had passed its trials.
+    pub ended: Option<Ended>,
+}
+
+/// A step's outcome: a fix, or the verdict that ends the search.
+pub enum Step {
+    Found(Box<Found>),
+    Over(Verdict),
+}
+
+impl Step {
+    /// The fix found, or none with the report's verdict set.
+    fn settled(self, report: &mut Report) -> Option<Found> {
+        match self {
+            Step::Found(found) => Some(*found),
+            Step::Over(verdict) => {
+                report.verdict = verdict;
+                None
+            }
+        }
+    }
+}
+
+/// Step (c) for barriers: ddmin over the sites, all of which passed.
+fn barriers(
+    fencing: &Fencing,
+    sites: usize,
+    config: &RunConfig,
+    rate: FailureRate,
+    tracker: &mut Tracker,
+) -> Step {
+    let all: Vec<usize> = (0..sites).collect();
+    let mut on_trial = |sites: &[usize], trial: Trial| tracker.on_trial(sites, trial);
+    let mut oracle = Runs::new(fencing, config.clone(), &mut on_trial);
+    let found = ddmin(&all, rate, &mut oracle);
+    Step::Found(Box::new(Found {
+        fencing: fencing.clone(),
+        sites: found.sites,
+        fix: Fix::Barriers,
+        ended: ended_oracle(&mut oracle),
+    }))
+}
+
+/// How the oracle's trials ended early, if they did: Ctrl-C sets the stop flag, an error
+/// does not.
+pub fn ended_oracle(oracle: &mut Runs) -> Option<Ended> {
+    let interrupted = oracle.config.stop.load(Ordering::SeqCst);
+    oracle.aborted.take().map(|why| {
+        if interrupted {
+            Ended::Interrupted
+        } else {
+            Ended::Error(why)
+        }
+    })
+}
+
+/// Whether `sites` passes two trials in a row, as ddmin counts a pass.
+pub fn passes(oracle: &mut dyn Oracle, sites: &[usize], runs_needed: u64) -> (bool, u64) {
+    let first = oracle.trial(sites, runs_needed);
+    if !first.passed() {
+        return (false, first.runs());
+    }
+    let second = oracle.trial(sites, runs_needed);
+    (second.passed(), first.runs() + second.runs())
+}
+
+/// Step (d): the fix runs for `--verify` seconds, shared by the strategies that showed the
+/// failure, each stopping at its first failure; it is a fix only when no run failed and
+/// each strategy ran at least a trial's runs.
+fn verify(
+    plan: &Plan,
+    found: &Found,
+    tried: &[Confirmed],
+    runs_needed: u64,
+    report: &mut Report,
+    notes: Notes,
+) -> Result<Verdict> {
+    let exposing = confirm::exposing(tried);
+    let share = plan.verify / exposing.len().max(1) as u32;
+    for (i, c) in exposing.iter().enumerate() {
+        notes.note(&format!(
+            "verifying the fix ({} sites) for {:.0} s of {} stress",
+            found.sites.len(),
+            share.as_secs_f64(),
+            c.config.settings.strategy
+        ));
+        let budget = Budget {
+            runs: None,
+            time: Some(share),
+            failures: Some(1),
+        };
+        let mut engine = found.fencing.engine(&found.sites)?;
+        let seed = run_seed(c.config.master_seed, 3 + 16 * i as u64);
+        let verified = measure(&mut engine, &c.config, &budget, seed)?;
+        report.verified.push(StrategyRuns {
+            strategy: c.config.settings.strategy.to_string(),
+            iterations: c.config.settings.iterations,
+            runs: verified.clone(),
+        });
+        let verdict = verdict(&verified, runs_needed, &c.config);
+        if !matches!(verdict, Verdict::Fixed) {
+            return Ok(verdict);
+        }
+    }
+    Ok(Verdict::Fixed)
 }
 
 /// A fix only when the verification ran at least a trial's runs, all passing.
 fn verdict(verified: &Measured, runs_needed: u64, config: &RunConfig) -> Verdict {
-    if let Some(why) = ended(verified, config) {
-        Verdict::Unverified { why }
-    } else if verified.failures > 0 {
-        Verdict::Unverified {
+    let strategy = config.settings.strategy;
+    match Ended::of(verified, config) {
+        Some(Ended::Interrupted) => Verdict::Interrupted {
+            during: "the verification".into(),
+        },
+        Some(Ended::Error(why)) => Verdict::Unverified { why },
+        None if verified.failures > 0 => Verdict::Unverified {
             why: format!(
-                "{} of {} runs failed with the kept barriers",
+                "{} of {} runs failed with the fix under {strategy} stress",
                 verified.failures, verified.runs
             ),
-        }
-    } else if verified.runs < runs_needed {
-        Verdict::Unverified {
+        },
+        None if verified.runs < runs_needed => Verdict::Unverified {
             why: format!(
-                "only {} runs in the verification time; {runs_needed} show the failure with 99% confidence",
+                "only {} runs of {strategy} stress in the verification time; {runs_needed} show \
+                 the failure with 99% confidence",
                 verified.runs
             ),
-        }
-    } else {
-        Verdict::Fixed
+        },
+        None => Verdict::Fixed,
     }
-}
-
-fn kept(
-    app: &wgstress_runtime::spec::App,
-    sites: &[wgstress_instrument::fences::FenceSite],
-    found: &[usize],
-) -> Vec<Kept> {
-    let lines: Vec<&str> = app.source.lines().collect();
-    found
-        .iter()
-        .map(|&i| {
-            let site = &sites[i];
-            Kept {
-                site: site.id,
-                file: app.shader_path.clone(),
-                line: site.line,
-                column: site.column,
-                side: super::side_name(site.side),
-                function: site.function.clone(),
-                source: lines
-                    .get(site.line as usize - 1)
-                    .map_or("", |l| l.trim())
-                    .to_string(),
-            }
-        })
-        .collect()
 }
 
 #[cfg(test)]
@@ -448,7 +496,6 @@ mod tests {
             verdict(&runs(50, 1, None), 44, &live),
             verdict(&runs(43, 0, None), 44, &live),
             verdict(&runs(50, 0, Some("hang")), 44, &live),
-            verdict(&runs(50, 0, None), 44, &config(true)),
         ] {
             assert!(
                 matches!(unverified, Verdict::Unverified { .. }),
@@ -456,14 +503,8 @@ mod tests {
             );
             assert_eq!(unverified.status(), Status::Failed);
         }
-    }
-
-    #[test]
-    fn a_fix_or_no_failure_exits_0_no_fix_1_an_error_2() {
-        assert_eq!(Verdict::Fixed.status().number(), 0);
-        assert_eq!(Verdict::DoesNotFail.status().number(), 0);
-        assert_eq!(Verdict::FencesDoNotFix.status().number(), 1);
-        let why = String::from("lost");
-        assert_eq!(Verdict::Aborted { why }.status().number(), 2);
+        let interrupted = verdict(&runs(50, 0, None), 44, &config(true));
+        assert!(matches!(interrupted, Verdict::Interrupted { .. }));
+        assert_eq!(interrupted.status(), Status::Interrupted);
     }
 }

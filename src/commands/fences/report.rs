@@ -1,0 +1,231 @@
+//! What the fence search found and measured: the verdict, the fix and what it relies on, the
+//! kept sites, and the evidence (for the table, the JSON and the log's summary line).
+
+use crate::status::Status;
+use serde::Serialize;
+use wgstress_instrument::fences::FenceSite;
+use wgstress_runtime::fences::gpu::Measured;
+use wgstress_runtime::spec::App;
+
+/// How the search ended.
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "verdict", rename_all = "snake_case")]
+pub enum Verdict {
+    /// No run failed under the stress tried: nothing to fix.
+    DoesNotFail,
+    /// Neither barriers nor make-atomic stopped the failures (fix kind 5c): why, as far as
+    /// it is known, with the measured rates in the evidence.
+    NotFixed { reasons: Vec<String> },
+    /// The fix found ran the verification without a failure.
+    Fixed,
+    /// The fix found failed or ran too few runs in the verification.
+    Unverified { why: String },
+    /// The user stopped it: `kept` holds the smallest set that passed its trials so far,
+    /// not verified.
+    Interrupted { during: String },
+    /// An error ended the search.
+    Aborted { why: String },
+}
+
+impl Verdict {
+    pub fn status(&self) -> Status {
+        match self {
+            Verdict::DoesNotFail | Verdict::Fixed => Status::Passed,
+            Verdict::NotFixed { .. } | Verdict::Unverified { .. } => Status::Failed,
+            Verdict::Interrupted { .. } => Status::Interrupted,
+            Verdict::Aborted { .. } => Status::Aborted,
+        }
+    }
+}
+
+/// The kind of fix the search found (verified or not, the verdict says).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Fix {
+    /// `storageBarrier()` at the kept sites (fix kind 5a).
+    Barriers,
+    /// `variable` made atomic, plus `storageBarrier()` at the kept sites if any (fix kind
+    /// 5b). `fused`: where a read-modify-write became one atomic operation; `sites`: the
+    /// candidate sites of the rewritten shader, which the kept ones are numbered among (a
+    /// fused read-modify-write is one access where it was two).
+    MakeAtomic {
+        variable: String,
+        fused: Vec<String>,
+        sites: usize,
+    },
+}
+
+impl Fix {
+    /// What the fix relies on, given whether it keeps barriers.
+    pub fn relies_on(&self, barriers: bool) -> String {
+        let atomicity = match self {
+            Fix::Barriers => return BARRIERS.to_string(),
+            Fix::MakeAtomic {
+                variable, fused, ..
+            } if fused.is_empty() => format!(
+                "specification: loads and stores of `{variable}` are atomic (no torn values; \
+                 every invocation sees one modification order of each of its locations)"
+            ),
+            Fix::MakeAtomic { variable, .. } => format!(
+                "specification: each read-modify-write of `{variable}` is one atomic \
+                 operation, indivisible for every invocation of every workgroup, so no update \
+                 is lost"
+            ),
+        };
+        let relaxed = "WGSL atomics are relaxed and order no other memory access";
+        if barriers {
+            format!("{atomicity}; {relaxed}, so the order of other data rests on the kept barriers: {BARRIERS}")
+        } else {
+            format!(
+                "{atomicity}; {relaxed}: any order of other data this fix needs rests on what \
+                 the adapter did in the verification, not on the specification"
+            )
+        }
+    }
+}
+
+/// Why a storage barrier fix holds, and what for.
+pub const BARRIERS: &str = "platform: storageBarrier orders device memory on this adapter; \
+    the WGSL specification gives barriers workgroup scope";
+
+/// A site the search kept.
+#[derive(Clone, Debug, Serialize)]
+pub struct Kept {
+    pub site: u32,
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
+    pub side: &'static str,
+    pub function: String,
+    /// The access's source line, trimmed.
+    pub source: String,
+}
+
+/// One strategy's runs: of the application as is (confirming the failure), or of the fix
+/// (verifying it).
+#[derive(Clone, Debug, Serialize)]
+pub struct StrategyRuns {
+    pub strategy: String,
+    pub iterations: u32,
+    #[serde(flatten)]
+    pub runs: Measured,
+}
+
+/// A variable make-atomic was tried on, and what its trials saw.
+#[derive(Clone, Debug, Serialize)]
+pub struct AtomicTrial {
+    pub variable: String,
+    /// Why make-atomic cannot rewrite it (then it was not run).
+    pub refused: Option<String>,
+    /// Read-modify-writes made one atomic operation.
+    pub fused: usize,
+    /// Runs and whether a run failed, with a barrier at every site of the rewritten shader.
+    pub all_sites: Option<TrialRuns>,
+    /// The same without barriers, tried when all sites passed.
+    pub alone: Option<TrialRuns>,
+}
+
+/// What the trials of one set saw (a set passes after two passing trials).
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct TrialRuns {
+    pub runs: u64,
+    pub passed: bool,
+}
+
+/// Everything the search measured.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub app: String,
+    pub adapter: String,
+    /// The strategy of the search's trials: the user's, else the one that failed most.
+    pub strategy: String,
+    pub iterations: u32,
+    pub master_seed: String,
+    #[serde(flatten)]
+    pub verdict: Verdict,
+    /// Runs without added barriers, under each strategy tried (the user's, else systematic,
+    /// then the others when systematic showed no failure).
+    pub before: Vec<StrategyRuns>,
+    /// Candidate sites, and runs with a barrier at every one.
+    pub sites: usize,
+    pub all_sites: Option<Measured>,
+    /// Make-atomic, tried when all sites still failed.
+    pub atomic: Vec<AtomicTrial>,
+    /// The search's trials and their runs.
+    pub trials: u64,
+    pub search_runs: u64,
+    /// Runs needed per trial: a failure at the measured rate shows with 99% confidence.
+    pub runs_per_trial: Option<u64>,
+    pub fix: Option<Fix>,
+    pub kept: Vec<Kept>,
+    /// Runs of the fix under each strategy that showed the failure.
+    pub verified: Vec<StrategyRuns>,
+    /// What the fix relies on.
+    pub relies_on: Option<String>,
+    /// A unified diff from naga's rendering of the original to the patched shader.
+    pub diff: Option<String>,
+    /// Where the patched shader was written.
+    pub output: Option<String>,
+}
+
+/// The kept sites of `found` (indices into `sites`), with their source lines.
+pub fn kept(app: &App, sites: &[FenceSite], found: &[usize]) -> Vec<Kept> {
+    let lines: Vec<&str> = app.source.lines().collect();
+    found
+        .iter()
+        .map(|&i| {
+            let site = &sites[i];
+            Kept {
+                site: site.id,
+                file: app.shader_path.clone(),
+                line: site.line,
+                column: site.column,
+                side: super::side_name(site.side),
+                function: site.function.clone(),
+                source: lines
+                    .get(site.line as usize - 1)
+                    .map_or("", |l| l.trim())
+                    .to_string(),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fix_or_no_failure_exits_0_no_fix_1_an_error_2_an_interruption_130() {
+        assert_eq!(Verdict::Fixed.status().number(), 0);
+        assert_eq!(Verdict::DoesNotFail.status().number(), 0);
+        let reasons = Vec::new();
+        assert_eq!(Verdict::NotFixed { reasons }.status().number(), 1);
+        let why = String::from("lost");
+        assert_eq!(Verdict::Aborted { why }.status().number(), 2);
+        let during = String::from("the search");
+        assert_eq!(Verdict::Interrupted { during }.status().number(), 130);
+    }
+
+    #[test]
+    fn make_atomic_says_what_the_specification_covers_and_what_it_does_not() {
+        let fused = Fix::MakeAtomic {
+            variable: "counter".into(),
+            fused: vec!["c.wgsl:6:5".into()],
+            sites: 2,
+        };
+        let alone = fused.relies_on(false);
+        assert!(alone.starts_with("specification: each read-modify-write of `counter`"));
+        assert!(alone.contains("relaxed"), "{alone}");
+        assert!(!alone.contains("platform"), "{alone}");
+        let plain = Fix::MakeAtomic {
+            variable: "flag".into(),
+            fused: Vec::new(),
+            sites: 4,
+        };
+        let with_barriers = plain.relies_on(true);
+        assert!(with_barriers.contains("loads and stores of `flag` are atomic"));
+        assert!(with_barriers.ends_with(BARRIERS), "{with_barriers}");
+        assert_eq!(Fix::Barriers.relies_on(true), BARRIERS);
+    }
+}
