@@ -380,6 +380,8 @@ fn reference(@builtin(local_invocation_index) i: u32) {
             host_check: None,
             host_reads: Vec::new(),
             constants: Vec::new(),
+            pipeline: Vec::new(),
+            postcondition_shader: None,
         };
         let r = Reference {
             shader: None,

@@ -30,6 +30,8 @@ fn app(bindings: Vec<(u32, u32, Init)>, checks: Vec<Check>) -> App {
         host_check: None,
         host_reads: Vec::new(),
         constants: Vec::new(),
+        pipeline: Vec::new(),
+        postcondition_shader: None,
     }
 }
 
