@@ -68,10 +68,15 @@ fn toml_blocks(markdown: &str) -> Vec<String> {
     blocks
 }
 
-/// A fragment inside a minimal spec: the top-level keys it lacks, and bindings 0:0 to 0:2
-/// (storage, storage, uniform) where it declares none of its own.
+/// A fragment inside a minimal spec: the top-level keys it lacks, and bindings 0:0 to 0:5
+/// (storage, storage, uniform, then storage) where it declares none of its own. A block with a
+/// top-level `shader` (one before its first table) is a whole spec, taken as it is.
 fn completed(block: &str) -> String {
-    if block.contains("\nshader =") || block.starts_with("shader =") {
+    let whole = block
+        .lines()
+        .take_while(|l| !l.trim_start().starts_with('['))
+        .any(|l| l.starts_with("shader ="));
+    if whole {
         return block.to_string();
     }
     let mut spec = String::from("shader = \"app.wgsl\"\n");
@@ -85,6 +90,9 @@ fn completed(block: &str) -> String {
         (0, "storage", 1024),
         (1, "storage", 1024),
         (2, "uniform", 4),
+        (3, "storage", 1024),
+        (4, "storage", 1024),
+        (5, "storage", 1024),
     ] {
         if !declares(n) {
             spec.push_str(&format!(
