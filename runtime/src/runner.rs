@@ -271,7 +271,10 @@ fn paced_batches(
         let runs_left = budget
             .runs
             .map(|n| n.saturating_sub(stream.tally.runs - from));
-        let Some(n) = stream.pace.next(time_left, Duration::ZERO, runs_left) else {
+        let Some(n) = stream
+            .pace
+            .next(time_left, Duration::ZERO, runs_left, engine.timeout)
+        else {
             break;
         };
         let limit = engine.loop_limit.limit();
@@ -293,7 +296,11 @@ fn paced_batches(
             Err(e) => return Ok(Some(e.to_string())),
         };
         let elapsed = start.elapsed();
-        stream.pace.observe(n, elapsed);
+        let stalled = results
+            .iter()
+            .filter(|r| r.outcome == Outcome::Watchdog)
+            .count();
+        stream.pace.observe(n, stalled, elapsed);
         for (arm, r) in arms.iter().zip(&results) {
             stream.shapes.record(*arm, r.outcome.is_failure());
             if r.outcome == Outcome::Pass {
