@@ -67,7 +67,9 @@ fn branches_on_the_workgroup_id_and_uniform_loops_get_sites_inside() {
 }
 
 #[test]
-fn no_site_inside_a_non_uniform_loop_nor_after_it() {
+fn no_site_inside_a_non_uniform_loop_but_sites_after_it() {
+    // Invocations that leave the loop early wait for the others at its end: control flow
+    // after it is uniform again (Tint accepts the barriers; see tint_accepts_every_...).
     let source = shader(
         "    buf[0] = 1u;
     while atomicLoad(&flag) < lid {
@@ -76,7 +78,35 @@ fn no_site_inside_a_non_uniform_loop_nor_after_it() {
     buf[1] = 3u;
 ",
     );
-    assert_eq!(sites(&source), [(Before, 5, 5), (After, 5, 5)]);
+    assert_eq!(
+        sites(&source),
+        [
+            (Before, 5, 5), // before the first store
+            (After, 5, 5),  // after it, which is also before the loop
+            (After, 7, 9),  // after the loop (its last access), before the last store
+            (After, 9, 5),  // after the last store
+        ]
+    );
+}
+
+#[test]
+fn no_site_after_a_loop_left_by_a_non_uniform_return() {
+    let source = shader(
+        "    buf[0] = 1u;
+    for (var i = lid; i < 64u; i += 8u) {
+        if buf[i] == 7u {
+            return;
+        }
+    }
+    buf[1] = 3u;
+",
+    );
+    // The `for` is a block (its `var` and the loop): the site before the loop is the block's
+    // own, beside the one after the first store. None after the loop.
+    assert_eq!(
+        sites(&source),
+        [(Before, 5, 5), (After, 5, 5), (Before, 7, 12)]
+    );
 }
 
 #[test]
@@ -235,6 +265,8 @@ fn tint_accepts_every_fenced_test_shader() {
         "    if wid.x == 0u { buf[0] = 1u; }\n    for (var i = 0u; i < 4u; i++) { buf[i] = i; workgroupBarrier(); }\n",
         "    buf[0] = 1u;\n    while atomicLoad(&flag) < lid { buf[lid] = 2u; }\n    buf[1] = 3u;\n",
         "    var k = wid.x;\n    k = k + lid;\n    if k == 2u { buf[0] = 1u; }\n    buf[1] = 2u;\n",
+        "    var s = 0u;\n    for (var i = lid; i < arrayLength(&buf); i += 64u) { s += buf[i]; }\n    buf[lid] = s;\n",
+        "    buf[0] = 1u;\n    for (var i = lid; i < 64u; i += 8u) { if buf[i] == 7u { return; } }\n    buf[1] = 3u;\n",
     ];
     let mut shaders: Vec<wgstress_tint::Shader> = bodies
         .iter()

@@ -5,9 +5,10 @@
 //! A statement reached in uniform control flow that touches storage gets a site before and
 //! after it. A branch or loop that is not uniform inside is one statement to the walk: its
 //! accesses get their sites before and after the whole branch or loop (the nearest enclosing
-//! uniform points). Control flow stays non-uniform after a loop or branch that some
-//! invocations leave early (a non-uniform `break`, `continue` or `return`), as in Tint's
-//! analysis, so no site follows one. Calls count as accesses when the callee (or one of its
+//! uniform points). As in Tint's analysis, control flow reconverges after a loop that some
+//! invocations leave early by a non-uniform `break` or `continue`, but stays non-uniform
+//! after a non-uniform `return` (and after a branch inside a loop that some invocations
+//! leave by `break` or `continue`), so no site follows one. Calls count as accesses when the callee (or one of its
 //! callees) names a storage variable; the walk does not enter callees.
 
 use super::uniformity::{Root, Uniformity};
@@ -294,7 +295,10 @@ impl Walker<'_> {
 
     /// A loop is uniform inside when it is entered in uniform flow, every iteration ends in
     /// uniform flow, no invocation leaves it (or the function) early in non-uniform flow and
-    /// its `break if` is uniform. Control flow after it is uniform exactly then.
+    /// its `break if` is uniform. Control flow after it is uniform when it was before and no
+    /// invocation returned from inside it: the others reconverge where the loop ends, as in
+    /// the WGSL uniformity analysis (a `for` over `local_invocation_index` is followed by a
+    /// barrier in most reductions).
     fn loop_(
         &mut self,
         body: &Block,
@@ -332,8 +336,10 @@ impl Walker<'_> {
             let (c, cf) = self.walk_block(continuing, false);
             (b, c, bf.fn_exit || cf.fn_exit)
         };
+        // Invocations that left by a non-uniform `break` or `continue` wait for the others
+        // after the loop (Tint accepts a barrier there); one that returned does not.
         let flow = Flow {
-            uniform: inside,
+            uniform: uniform && !fn_exit,
             loop_exit: false,
             fn_exit,
         };
