@@ -92,6 +92,20 @@ fn evidence(out: &mut String, report: &Report) {
         };
         let _ = writeln!(out, "  make-atomic `{}`: {outcome}", trial.variable);
     }
+    for (i, round) in report.refined.iter().enumerate() {
+        let sites: Vec<String> = round.kept.iter().map(u32::to_string).collect();
+        for verified in &round.verified {
+            let _ = writeln!(
+                out,
+                "  round {} ({} runs per trial) kept sites [{}]; its fix ({}): {}",
+                i + 1,
+                round.runs_per_trial,
+                sites.join(", "),
+                label(verified),
+                rate(&verified.runs)
+            );
+        }
+    }
     if report.trials > 0 {
         let _ = writeln!(
             out,

@@ -4,6 +4,7 @@
 
 mod atomic;
 mod confirm;
+mod refine;
 mod report;
 mod search;
 

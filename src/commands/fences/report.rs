@@ -160,12 +160,26 @@ pub struct Report {
     pub kept: Vec<Kept>,
     /// Runs of the fix under each strategy that showed the failure.
     pub verified: Vec<StrategyRuns>,
+    /// Earlier rounds of the search whose fix failed its verification: each next round's
+    /// trials were sized for the lower failure rate that fix left.
+    pub refined: Vec<Round>,
     /// What the fix relies on.
     pub relies_on: Option<String>,
     /// A unified diff from naga's rendering of the original to the patched shader.
     pub diff: Option<String>,
     /// Where the patched shader was written.
     pub output: Option<String>,
+}
+
+/// A round of the search whose fix failed its verification.
+#[derive(Clone, Debug, Serialize)]
+pub struct Round {
+    /// Runs per trial in that round.
+    pub runs_per_trial: u64,
+    /// The site ids that round kept.
+    pub kept: Vec<u32>,
+    /// Its verification's runs.
+    pub verified: Vec<StrategyRuns>,
 }
 
 /// The kept sites of `found` (indices into `sites`), with their source lines.

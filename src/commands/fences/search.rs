@@ -139,6 +139,7 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
         fix: None,
         kept: Vec::new(),
         verified: Vec::new(),
+        refined: Vec::new(),
         relies_on: None,
         diff: None,
         output: None,
@@ -228,18 +229,49 @@ fn search(
         return Ok(None);
     };
     let config = &chosen.config;
-    let rate = FailureRate::measured(chosen.measured.failures, chosen.measured.runs)
+    let mut rate = FailureRate::measured(chosen.measured.failures, chosen.measured.runs)
         .context("a failing strategy has a failure rate")?;
+    let mut round = 1;
+    loop {
+        let found = search_round(plan, fencing, tried, config, rate, report, notes)?;
+        let lower = super::refine::lower_rate(report, rate).filter(|_| round < ROUNDS);
+        let Some(lower) = lower else {
+            return Ok(found);
+        };
+        notes.note(&format!(
+            "the fix kept {} sites and failed its verification: searching again with trials \
+             sized for a failure rate of {:.5}",
+            report.kept.len(),
+            lower.get()
+        ));
+        super::refine::start_round(report);
+        rate = lower;
+        round += 1;
+    }
+}
+
+/// Rounds of the search: a fix that fails its verification lowered the failure rate below
+/// what the trials were sized for, so the next round sizes them for the rate it left.
+const ROUNDS: u32 = 3;
+
+/// Steps (b) to (d) with trials sized for `rate`.
+fn search_round(
+    plan: &Plan,
+    fencing: &Fencing,
+    tried: &[Confirmed],
+    config: &RunConfig,
+    rate: FailureRate,
+    report: &mut Report,
+    notes: Notes,
+) -> Result<Option<Fencing>> {
     let runs_needed = rate.runs_needed();
     report.runs_per_trial = Some(runs_needed);
     let unfenced = fencing.patch(&[])?;
     report.sites = unfenced.sites.len();
     let all: Vec<usize> = (0..report.sites).collect();
     notes.note(&format!(
-        "failure rate {:.4} ({} of {} runs, {} stress): {runs_needed} runs per trial; {} candidate sites",
+        "failure rate {:.4} ({} stress): {runs_needed} runs per trial; {} candidate sites",
         rate.get(),
-        chosen.measured.failures,
-        chosen.measured.runs,
         config.settings.strategy,
         report.sites
     ));
@@ -248,7 +280,7 @@ fn search(
         time: None,
         failures: Some(1),
     };
-    let seed = |i| run_seed(config.master_seed, i);
+    let seed = |i| run_seed(config.master_seed, i + 64 * report.refined.len() as u64);
     let all_sites = measure(&mut fencing.engine(&all)?, config, &trial_budget, seed(1))?;
     report.all_sites = Some(all_sites.clone());
     if let Some(ended) = Ended::of(&all_sites, config) {
@@ -280,8 +312,8 @@ fn search(
         )?
     };
     tracker.bar.finish();
-    report.trials = tracker.trials;
-    report.search_runs = tracker.runs;
+    report.trials += tracker.trials;
+    report.search_runs += tracker.runs;
     let Some(found) = found.settled(report) else {
         return Ok(None);
     };
