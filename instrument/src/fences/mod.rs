@@ -22,6 +22,7 @@
 pub(crate) mod operands;
 mod patch;
 mod place;
+mod results;
 mod returns;
 mod split;
 mod uniformity;
@@ -139,6 +140,7 @@ fn place(
     guard: Option<Handle<Function>>,
 ) -> (Vec<FenceSite>, Vec<InLoop>) {
     let storage = storage_functions(module);
+    let results = results::results(module);
     let mut types = module.types.clone();
     let mut uniform_calls: HashMap<Handle<Function>, bool> = HashMap::new();
     let entry_function = &module.entry_points[entry].function;
@@ -148,6 +150,7 @@ fn place(
         entry_function,
         info.get_entry_point(entry),
         &storage,
+        &results,
         guard,
     );
     note(&walked.calls, &mut uniform_calls);
@@ -174,8 +177,15 @@ fn place(
                 note(&calls, &mut uniform_calls);
             }
             Some(true) => {
-                let mut walked =
-                    fixed_point(module, &types, function, &info[handle], &storage, guard);
+                let mut walked = fixed_point(
+                    module,
+                    &types,
+                    function,
+                    &info[handle],
+                    &storage,
+                    &results,
+                    guard,
+                );
                 note(&walked.calls, &mut uniform_calls);
                 types = std::mem::take(&mut walked.types);
                 placed.push((Target::Function(handle), walked));
@@ -269,6 +279,7 @@ fn fixed_point(
     function: &Function,
     info: &naga::valid::FunctionInfo,
     storage_functions: &HashSet<Handle<Function>>,
+    results: &results::Results,
     guard: Option<Handle<Function>>,
 ) -> Walked {
     let mut body = function.body.clone();
@@ -277,7 +288,7 @@ fn fixed_point(
     }
     let mut non_uniform = HashSet::new();
     loop {
-        let mut uniformity = Uniformity::new(module, function);
+        let mut uniformity = Uniformity::new(module, function, results);
         uniformity.non_uniform_locals = non_uniform.clone();
         for (handle, local) in function.local_variables.iter() {
             if local.init.is_some_and(|init| !uniformity.is_uniform(init)) {

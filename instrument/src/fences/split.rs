@@ -232,8 +232,8 @@ impl Walker<'_> {
         }
     }
 
-    /// Appends a copy of every expression `statement` evaluates or defines, with operands
-    /// read through `map`, and points the statement at the copies.
+    /// Appends a copy of every expression `statement` evaluates, with operands read through
+    /// `map`, and points the statement at the copies.
     fn evaluate_anew(
         &mut self,
         statement: &mut Statement,
@@ -258,15 +258,10 @@ impl Walker<'_> {
                 *range = Range::new_from_bounds(*first, *last);
             }
         }
+        // A call's or an atomic's result stays as it is: it has no operands, and naga wants
+        // every such result filled by exactly one statement (a copy would leave the original
+        // unfilled, which naga refuses as an unvisited expression).
         operands::of_statement(statement, &mut |h| swap(map, h));
-        if let Some(result) = operands::result_mut(statement) {
-            let span = self.expressions.get_span(*result);
-            let copy = self
-                .expressions
-                .append(self.expressions[*result].clone(), span);
-            map.insert(*result, copy);
-            *result = copy;
-        }
         crate::walk::nested_blocks(statement, |block| {
             for s in block.iter_mut() {
                 self.evaluate_anew(s, map);

@@ -1,15 +1,17 @@
 //! Which values of the application's entry point are the same in every invocation of a
 //! workgroup. Conservative by construction: a value is uniform only if it derives from
 //! constants, overrides, the uniform buffer, `workgroup_id`, `num_workgroups`,
-//! `workgroupUniformLoad` results, or local variables that only ever hold such values and are
-//! only written in uniform control flow. Everything else (loads of storage, workgroup or
-//! private memory, local ids, call and atomic results, textures) is non-uniform.
+//! `workgroupUniformLoad` results, results of functions whose return value is uniform when
+//! the arguments it depends on are (results.rs), or local variables that only ever hold such
+//! values and are only written in uniform control flow. Everything else (loads of storage,
+//! workgroup or private memory, local ids, atomic results, textures) is non-uniform.
 //!
 //! naga's own `FunctionInfo` uniformity is no help for local variables (it takes every local
 //! as non-uniform, so every `for` loop would be non-uniform); Tint tracks locals flow by flow.
 //! The set of uniform locals here is the greatest fixed point of "every store into it is a
 //! uniform value in uniform control flow", which Tint's flow-sensitive analysis accepts too.
 
+use super::results::{Calls, Results};
 use naga::{AddressSpace, Binding, BuiltIn, Expression, Function, Handle, LocalVariable, Module};
 use std::collections::HashSet;
 
@@ -18,14 +20,24 @@ pub struct Uniformity<'a> {
     function: &'a Function,
     /// Locals that may hold a non-uniform value.
     pub non_uniform_locals: HashSet<Handle<LocalVariable>>,
+    /// Which of a non-entry function's arguments count as uniform (none when walking a
+    /// callee for sites; some when summarising what its result depends on).
+    pub uniform_arguments: Vec<bool>,
+    /// What each call result of the function is the result of.
+    calls: Calls,
+    /// Functions whose result is uniform when given arguments are.
+    results: &'a Results,
 }
 
 impl<'a> Uniformity<'a> {
-    pub fn new(module: &'a Module, function: &'a Function) -> Self {
+    pub fn new(module: &'a Module, function: &'a Function, results: &'a Results) -> Self {
         Uniformity {
             module,
             function,
             non_uniform_locals: HashSet::new(),
+            uniform_arguments: Vec::new(),
+            calls: Calls::of(function),
+            results,
         }
     }
 
@@ -68,12 +80,20 @@ impl<'a> Uniformity<'a> {
             Expression::As { expr, .. } => self.is_uniform(*expr),
             Expression::ArrayLength(array) => self.is_uniform(*array),
             Expression::WorkGroupUniformLoadResult { .. } => true,
+            Expression::CallResult(function) => {
+                let arguments = self.calls.arguments(expr);
+                match (self.results.get(function), arguments) {
+                    (Some(depends_on), Some(arguments)) => depends_on
+                        .iter()
+                        .all(|&i| arguments.get(i).is_some_and(|a| self.is_uniform(*a))),
+                    _ => false,
+                }
+            }
             // Results that differ between invocations, or that this analysis does not follow.
             Expression::ImageSample { .. }
             | Expression::ImageLoad { .. }
             | Expression::ImageQuery { .. }
             | Expression::Derivative { .. }
-            | Expression::CallResult(_)
             | Expression::AtomicResult { .. }
             | Expression::RayQueryVertexPositions { .. }
             | Expression::RayQueryProceedResult
@@ -85,15 +105,19 @@ impl<'a> Uniformity<'a> {
         }
     }
 
-    /// Entry-point arguments: only the per-workgroup builtins are uniform.
+    /// Entry-point arguments: only the per-workgroup builtins are uniform. Other functions'
+    /// arguments: as `uniform_arguments` says.
     fn uniform_argument(&self, index: u32) -> bool {
         let argument = &self.function.arguments[index as usize];
-        matches!(
-            argument.binding,
-            Some(Binding::BuiltIn(
-                BuiltIn::WorkGroupId | BuiltIn::NumWorkGroups
-            ))
-        )
+        match argument.binding {
+            Some(Binding::BuiltIn(BuiltIn::WorkGroupId | BuiltIn::NumWorkGroups)) => true,
+            Some(_) => false,
+            None => self
+                .uniform_arguments
+                .get(index as usize)
+                .copied()
+                .unwrap_or(false),
+        }
     }
 
     /// Whether the memory `pointer` points into holds the same value for every invocation.

@@ -1,0 +1,148 @@
+//! Which functions return a value that is the same in every invocation of a workgroup, and
+//! which of their arguments that depends on: `fn per_group(groups: u32) -> u32 { return
+//! arrayLength(&a) / groups; }` is uniform when `groups` is, and a function that returns
+//! `workgroupUniformLoad(&p)` always is. Tint follows function results the same way; without
+//! this, a loop bounded by such a result is non-uniform to the fence search and no site goes
+//! inside it (ct-octree's work-stealing loop, whose fixed variant fences inside it).
+//!
+//! Conservative: a function qualifies only when every `return` sits outside branches and
+//! loops (every invocation returns at the same point), and its locals count as non-uniform.
+
+use super::uniformity::Uniformity;
+use naga::{Block, Expression, Function, Handle, Module, Statement};
+use std::collections::HashMap;
+
+/// Functions whose result is uniform when the arguments at these indices are.
+pub type Results = HashMap<Handle<Function>, Vec<usize>>;
+
+/// The arguments of each call whose result a function uses, by the call's result.
+pub struct Calls(HashMap<Handle<Expression>, Vec<Handle<Expression>>>);
+
+impl Calls {
+    pub fn of(function: &Function) -> Calls {
+        let mut calls = HashMap::new();
+        collect_calls(&function.body, &mut calls);
+        Calls(calls)
+    }
+
+    pub fn arguments(&self, result: Handle<Expression>) -> Option<&[Handle<Expression>]> {
+        self.0.get(&result).map(Vec::as_slice)
+    }
+}
+
+fn collect_calls(block: &Block, calls: &mut HashMap<Handle<Expression>, Vec<Handle<Expression>>>) {
+    for statement in block.iter() {
+        if let Statement::Call {
+            arguments,
+            result: Some(result),
+            ..
+        } = statement
+        {
+            calls.insert(*result, arguments.clone());
+        }
+        crate::walk::nested_blocks_ref(statement, |inner| collect_calls(inner, calls));
+    }
+}
+
+/// The summary of every function of `module` that qualifies. Callees come before their
+/// callers in naga's arena, so a caller's summary sees its callees'.
+pub fn results(module: &Module) -> Results {
+    let mut results = Results::new();
+    for (handle, function) in module.functions.iter() {
+        if function.result.is_none() {
+            continue;
+        }
+        let Some(values) = top_level_returns(&function.body) else {
+            continue;
+        };
+        let n = function.arguments.len();
+        let uniform_with = |arguments: Vec<bool>| {
+            let mut uniformity = Uniformity::new(module, function, &results);
+            uniformity.non_uniform_locals =
+                function.local_variables.iter().map(|(h, _)| h).collect();
+            uniformity.uniform_arguments = arguments;
+            values.iter().all(|v| uniformity.is_uniform(*v))
+        };
+        if !uniform_with(vec![true; n]) {
+            continue;
+        }
+        // `is_uniform` is a conjunction over what a value derives from: the result depends on
+        // exactly the arguments without which it is not uniform.
+        let depends_on: Vec<usize> = (0..n)
+            .filter(|&i| {
+                let mut arguments = vec![true; n];
+                arguments[i] = false;
+                !uniform_with(arguments)
+            })
+            .collect();
+        results.insert(handle, depends_on);
+    }
+    results
+}
+
+/// The values of the function's returns when every one is outside branches and loops.
+fn top_level_returns(body: &Block) -> Option<Vec<Handle<Expression>>> {
+    let mut values = Vec::new();
+    for statement in body.iter() {
+        match statement {
+            Statement::Return { value: Some(value) } => values.push(*value),
+            Statement::Return { value: None } => return None,
+            Statement::Block(block) => values.extend(top_level_returns(block)?),
+            nested => {
+                let mut returns = false;
+                crate::walk::nested_blocks_ref(nested, |inner| returns |= has_return(inner));
+                if returns {
+                    return None;
+                }
+            }
+        }
+    }
+    Some(values)
+}
+
+fn has_return(block: &Block) -> bool {
+    block.iter().any(|statement| {
+        let mut nested = false;
+        crate::walk::nested_blocks_ref(statement, |inner| nested |= has_return(inner));
+        nested || matches!(statement, Statement::Return { .. } | Statement::Kill)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn summary(source: &str) -> HashMap<String, Vec<usize>> {
+        let module = naga::front::wgsl::parse_str(source).unwrap();
+        results(&module)
+            .into_iter()
+            .map(|(h, deps)| (module.functions[h].name.clone().unwrap(), deps))
+            .collect()
+    }
+
+    #[test]
+    fn results_depend_on_the_arguments_they_derive_from() {
+        let found = summary(
+            "@group(0) @binding(0) var<storage, read_write> a: array<u32>;
+            var<workgroup> shared_v: u32;
+            fn per(groups: u32, lid: u32) -> u32 { return arrayLength(&a) / groups; }
+            fn both(x: u32, y: u32) -> u32 { return x + y; }
+            fn broadcast(lid: u32) -> u32 {
+                if lid == 0u { shared_v = a[0]; }
+                return workgroupUniformLoad(&shared_v);
+            }
+            fn nested(lid: u32) -> u32 { return per(lid, 0u) + broadcast(lid); }
+            fn loaded(i: u32) -> u32 { return a[i]; }
+            fn early(x: u32) -> u32 { if x == 0u { return 1u; } return x; }
+            fn local(x: u32) -> u32 { var v = x; return v; }
+            @compute @workgroup_size(1) fn main() {}",
+        );
+        assert_eq!(found["per"], [0]);
+        assert_eq!(found["both"], [0, 1]);
+        assert_eq!(found["broadcast"], Vec::<usize>::new());
+        assert_eq!(found["nested"], [0]);
+        for never in ["loaded", "early", "local"] {
+            assert!(!found.contains_key(never), "{never}: {found:?}");
+        }
+    }
+}
