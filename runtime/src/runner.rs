@@ -67,7 +67,9 @@ pub struct RunConfig {
 pub struct Stream {
     pub tally: Tally,
     pub shapes: ShapeChooser,
-    pace: Pace,
+    /// Batch sizes; a caller running many short streams of one application (the fence
+    /// search's trials) carries it from one to the next.
+    pub pace: Pace,
     /// Wall-clock time spent in `run_into`.
     pub wall: Duration,
 }

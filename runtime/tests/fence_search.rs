@@ -92,6 +92,7 @@ fn fencing(app: App) -> Fencing {
         scratch_words: 1 << 12,
         timeout: std::time::Duration::from_secs(10),
         watchdog_limit: None,
+        learned: None,
         atomic: None,
     }
 }

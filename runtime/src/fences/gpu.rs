@@ -11,6 +11,7 @@ use super::trial::{Oracle, Trial};
 use crate::engine::Engine;
 use crate::error::Result;
 use crate::loop_limit::LoopLimit;
+use crate::pace::Pace;
 use crate::runner::{run_into, Budget, RunConfig, Stream};
 use crate::spec::App;
 use crate::strategy::run_seed;
@@ -26,8 +27,12 @@ pub struct Fencing {
     pub scratch_words: u32,
     /// How long a batch may run before it counts as hung.
     pub timeout: Duration,
-    /// A fixed watchdog loop limit; else each engine learns its own.
+    /// A fixed watchdog loop limit; else each engine starts from `learned` and learns on.
     pub watchdog_limit: Option<u32>,
+    /// The loop limit the confirming runs learned. A fresh engine would start at the
+    /// ceiling: on the H100, tpo-tm's stalled runs there outlasted the hang timeout in the
+    /// search's first trials.
+    pub learned: Option<LoopLimit>,
     /// A variable made atomic under the fences (`make_atomic_rmw`: its read-modify-writes
     /// fused into atomic operations); the sites are then those of the rewritten module.
     pub atomic: Option<String>,
@@ -71,6 +76,8 @@ impl Fencing {
         engine.timeout = self.timeout;
         if let Some(limit) = self.watchdog_limit {
             engine.loop_limit = LoopLimit::fixed(limit);
+        } else if let Some(learned) = &self.learned {
+            engine.loop_limit = learned.clone();
         }
         Ok(engine)
     }
@@ -93,18 +100,34 @@ pub fn measure(
     budget: &Budget,
     master_seed: u64,
 ) -> Result<Measured> {
+    measure_paced(engine, config, budget, master_seed, None).map(|(m, _)| m)
+}
+
+/// `measure`, with batches sized from `pace` (what earlier runs of the application taught),
+/// returning what these runs taught it.
+fn measure_paced(
+    engine: &mut Engine,
+    config: &RunConfig,
+    budget: &Budget,
+    master_seed: u64,
+    pace: Option<Pace>,
+) -> Result<(Measured, Pace)> {
     let config = RunConfig {
         master_seed,
         ..config.clone()
     };
     let mut stream = Stream::new(&config, engine.batch_size());
+    if let Some(pace) = pace {
+        stream.pace = pace;
+    }
     let aborted = run_into(engine, &config, budget, &mut stream, None, &mut |_| {})?;
-    Ok(Measured {
+    let measured = Measured {
         runs: stream.tally.runs,
         failures: stream.tally.failures(),
         seconds: stream.wall.as_secs_f64(),
         aborted,
-    })
+    };
+    Ok((measured, stream.pace))
 }
 
 /// The oracle of the search on a device. An error or an interruption ends the search:
@@ -120,6 +143,9 @@ pub struct Runs<'a> {
     pub on_trial: &'a mut dyn FnMut(&[usize], Trial),
     /// The last set's engine: a pass is confirmed by a second trial of the same set.
     last: Option<(Vec<usize>, Engine)>,
+    /// Batch sizes learned over the trials: each trial is short, and one that started over
+    /// at a batch of one run would grow eightfold before it saw a stalled run.
+    pace: Option<Pace>,
 }
 
 impl<'a> Runs<'a> {
@@ -135,6 +161,7 @@ impl<'a> Runs<'a> {
             aborted: None,
             on_trial,
             last: None,
+            pace: None,
         }
     }
 
@@ -149,7 +176,10 @@ impl<'a> Runs<'a> {
             failures: Some(1),
         };
         let seed = run_seed(self.config.master_seed, self.trials);
-        measure(engine, &self.config, &budget, seed)
+        let (measured, pace) =
+            measure_paced(engine, &self.config, &budget, seed, self.pace.take())?;
+        self.pace = Some(pace);
+        Ok(measured)
     }
 
     fn interrupted(&self) -> bool {

@@ -119,6 +119,7 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
         scratch_words: session.scratch_words(),
         timeout: session.timeout,
         watchdog_limit: session.stress.watchdog_limit,
+        learned: Some(engine.loop_limit.clone()),
         atomic: None,
     };
     let searched = confirm::chosen(&tried).or(tried.first());
