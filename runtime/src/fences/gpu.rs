@@ -105,7 +105,7 @@ pub fn measure(
 
 /// `measure`, with batches sized from `pace` (what earlier runs of the application taught),
 /// returning what these runs taught it.
-fn measure_paced(
+pub fn measure_paced(
     engine: &mut Engine,
     config: &RunConfig,
     budget: &Budget,
@@ -180,6 +180,11 @@ impl<'a> Runs<'a> {
             measure_paced(engine, &self.config, &budget, seed, self.pace.take())?;
         self.pace = Some(pace);
         Ok(measured)
+    }
+
+    /// What the trials taught about batch sizes, for the verification's runs.
+    pub fn take_pace(&mut self) -> Option<Pace> {
+        self.pace.take()
     }
 
     fn interrupted(&self) -> bool {

@@ -105,6 +105,7 @@ fn try_variable(
             sites: patched.sites.len(),
         },
         ended,
+        pace: oracle.take_pace(),
     })))
 }
 

@@ -15,9 +15,10 @@ use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
-use wgstress_runtime::fences::gpu::{measure, Fencing, Measured, Runs};
+use wgstress_runtime::fences::gpu::{measure, measure_paced, Fencing, Measured, Runs};
 use wgstress_runtime::fences::{ddmin, FailureRate, Oracle, Trial};
 use wgstress_runtime::log::JsonLog;
+use wgstress_runtime::pace::Pace;
 use wgstress_runtime::runner::{Budget, RunConfig};
 use wgstress_runtime::strategy::{run_seed, Strategy};
 use wgstress_runtime::tally::seed_text;
@@ -342,6 +343,10 @@ pub struct Found {
     /// Set when an interruption or an error ended the step: `sites` is then the smallest set
     /// that had passed its trials.
     pub ended: Option<Ended>,
+    /// Batch sizes the trials learned: the verification starts from them (starting over,
+    /// tpo-tm's verification on the H100 drew several stalled runs into an early batch and
+    /// outlasted the hang timeout).
+    pub pace: Option<Pace>,
 }
 
 /// A step's outcome: a fix, or the verdict that ends the search.
@@ -380,6 +385,7 @@ fn barriers(
         sites: found.sites,
         fix: Fix::Barriers,
         ended: ended_oracle(&mut oracle),
+        pace: oracle.take_pace(),
     }))
 }
 
@@ -433,7 +439,8 @@ fn verify(
         };
         let mut engine = found.fencing.engine(&found.sites)?;
         let seed = run_seed(c.config.master_seed, 3 + 16 * i as u64);
-        let verified = measure(&mut engine, &c.config, &budget, seed)?;
+        let (verified, _) =
+            measure_paced(&mut engine, &c.config, &budget, seed, found.pace.clone())?;
         report.verified.push(StrategyRuns {
             strategy: c.config.settings.strategy.to_string(),
             iterations: c.config.settings.iterations,
