@@ -148,27 +148,36 @@ pub struct LogOptions {
 /// memory exceeds any adapter's storage buffer, and the sums stay within u32.
 pub const MAX_LITMUS_WORDS: i64 = 1 << 30;
 
-/// A litmus environment, for `litmus` and `tune`.
+/// Words between the x region and y's own region by default: 1 MiB.
+pub const DEFAULT_Y_GAP: u32 = 1 << 18;
+
+/// A litmus environment, for `litmus` and `tune`. The defaults are the layout of the minimal
+/// MP harness the MC Mutants work describes (x of every instance in one region, y in another,
+/// direct placement) at 512 workgroups and stride 4: on the H100 it showed 41.5 million weak MP
+/// and 34.9 million weak SB outcomes per second, where the former defaults (256 workgroups, x
+/// and y 32 words apart in one region, permuted) showed 0 and 98,700 (docs/h100/litmus-layouts.txt).
 #[derive(clap::Args, Clone, Debug)]
 pub struct LitmusEnvOptions {
     /// Workgroups running test instances
-    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = 512, value_parser = clap::value_parser!(u32).range(1..))]
     pub testing_groups: u32,
     /// Threads per workgroup; each pair of threads runs one instance
     #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..))]
     pub workgroup_size: u32,
     /// Words between instances' locations
-    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=MAX_LITMUS_WORDS))]
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=MAX_LITMUS_WORDS))]
     pub stride: u32,
-    /// Words from x to y (in one cache line, MP and LB show nothing on the H100)
-    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..=MAX_LITMUS_WORDS))]
-    pub distance: u32,
+    /// Words from x to y in one region, instead of y's own region (--y-gap); in one cache
+    /// line, MP and LB show nothing on the H100
+    #[arg(long, conflicts_with = "y_gap", value_parser = clap::value_parser!(u32).range(1..=MAX_LITMUS_WORDS))]
+    pub distance: Option<u32>,
     /// Put y of every instance in its own region, this many words after the end of the x
-    /// region (instances x stride words); replaces --distance
+    /// region (instances x stride words) [default: 262144, 1 MiB, unless --distance]
     #[arg(long, value_name = "WORDS", value_parser = clap::value_parser!(u32).range(0..=MAX_LITMUS_WORDS))]
     pub y_gap: Option<u32>,
-    /// Where instance k's locations go
-    #[arg(long, value_enum, default_value_t = LitmusPlacementArg::Permuted)]
+    /// Where instance k's locations go (direct, the default: the layout that showed the most
+    /// weak MP and SB outcomes on the H100, docs/mutants.md)
+    #[arg(long, value_enum, default_value_t = LitmusPlacementArg::Direct)]
     pub placement: LitmusPlacementArg,
     /// Environment JSON written by `wgstress mutants --search`; used instead of the
     /// environment options when it was found on this adapter
@@ -181,8 +190,8 @@ pub struct LitmusEnvOptions {
     /// groups when 0)
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=MAX_LITMUS_WORDS))]
     pub stress_groups: u32,
-    /// Word of an instance's region that stress hammers
-    #[arg(long, default_value_t = 48, value_parser = clap::value_parser!(u32).range(0..=MAX_LITMUS_WORDS))]
+    /// Word of an instance's region that stress hammers (not a multiple of the stride)
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(0..=MAX_LITMUS_WORDS))]
     pub stress_offset: u32,
     /// Instance regions stress spreads over
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..))]
@@ -207,14 +216,14 @@ pub struct LitmusEnvOptions {
 impl LitmusEnvOptions {
     /// The environment of the options (not of --env FILE, which needs the adapter).
     pub fn env(&self, fence: bool) -> wgstress_runtime::litmus::env::Env {
-        let distance = match self.y_gap {
+        let distance = match (self.y_gap, self.distance) {
+            (None, Some(distance)) => distance,
             // Saturated: beyond u32 the environment's check refuses it as too much memory.
-            Some(gap) => u64::from(self.testing_groups)
+            (gap, _) => u64::from(self.testing_groups)
                 .saturating_mul(u64::from(self.workgroup_size))
                 .saturating_mul(u64::from(self.stride))
-                .saturating_add(u64::from(gap))
+                .saturating_add(u64::from(gap.unwrap_or(DEFAULT_Y_GAP)))
                 .min(u64::from(u32::MAX)) as u32,
-            None => self.distance,
         };
         wgstress_runtime::litmus::env::Env {
             testing_groups: self.testing_groups,

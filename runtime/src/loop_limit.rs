@@ -29,7 +29,7 @@ pub const MARGIN: u32 = 8;
 /// The lowest learned limit. Sixteen passing runs do not show how long stress can stretch a
 /// wait: on the H100, cbe-dot's fixed variant learned 6,336 (8 x 792) from its first runs and a
 /// later run was cut there, though passing runs went on to need 23,796 polls; ls-bh's fixed
-/// variant likewise at 7,072 against 28,642 (docs/h100/defaults-fixed-60s.txt). Every passing
+/// variant likewise at 7,072 against 28,642 (docs/h100/defaults-fixed-60s-floor4096.txt). Every passing
 /// loop of the bundled fixed variants stayed below 2^16 (tpo-tm's longest, 42,955), and an
 /// endless spin still ends within 2^16 polls, milliseconds on a GPU.
 pub const FLOOR: u32 = 1 << 16;

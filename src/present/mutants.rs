@@ -229,4 +229,20 @@ mod tests {
         };
         assert_eq!(replayed(&split), split);
     }
+
+    #[test]
+    fn the_default_layout_is_the_mp_harness_s_and_distance_replaces_it() {
+        let parse = |words: &[&str]| {
+            Options::try_parse_from(std::iter::once("wgstress").chain(words.iter().copied()))
+        };
+        let env = parse(&[]).unwrap().env.env(false);
+        assert_eq!(env.placement, Placement::Direct);
+        assert_eq!((env.testing_groups, env.stride), (512, 4));
+        assert!(env.split(), "y in a region of its own: {env:?}");
+        assert_eq!(u64::from(env.distance), 512 * 256 * 4 + (1 << 18));
+        let packed = parse(&["--distance", "33"]).unwrap().env.env(false);
+        assert_eq!(packed.distance, 33);
+        assert!(!packed.split());
+        assert!(parse(&["--distance", "33", "--y-gap", "5"]).is_err());
+    }
 }
