@@ -267,6 +267,8 @@ fn tint_accepts_every_fenced_test_shader() {
         "    var k = wid.x;\n    k = k + lid;\n    if k == 2u { buf[0] = 1u; }\n    buf[1] = 2u;\n",
         "    var s = 0u;\n    for (var i = lid; i < arrayLength(&buf); i += 64u) { s += buf[i]; }\n    buf[lid] = s;\n",
         "    buf[0] = 1u;\n    for (var i = lid; i < 64u; i += 8u) { if buf[i] == 7u { return; } }\n    buf[1] = 3u;\n",
+        // A split whose later part holds an atomic with a result (ct-octree's pop).
+        "    if lid == 0u { let v = buf[2]; buf[0] = 1u; let old = atomicAdd(&flag, v); buf[old] = 2u; }\n",
     ];
     let mut shaders: Vec<wgstress_tint::Shader> = bodies
         .iter()
