@@ -50,6 +50,15 @@ impl Flow {
     fn exits(&self) -> bool {
         self.loop_exit || self.fn_exit
     }
+
+    /// Flow after this, then a statement that left with `after`.
+    fn then(self, after: Flow) -> Flow {
+        Flow {
+            uniform: after.uniform,
+            loop_exit: self.loop_exit || after.loop_exit,
+            fn_exit: self.fn_exit || after.fn_exit,
+        }
+    }
 }
 
 pub struct Walker<'a> {
@@ -84,16 +93,40 @@ impl Walker<'_> {
     }
 
     fn walk_block(&mut self, block: &Block, uniform: bool) -> (Block, Flow) {
+        let (mut out, flow, pending) = self.walk_block_from(block, uniform, None);
+        if let Some(site) = pending {
+            let end = self.sites.len();
+            self.barrier(&mut out, site, end);
+        }
+        (out, flow)
+    }
+
+    /// Walks `block` with `pending`, a site after the statement before it, still to place;
+    /// returns the site pending after its last statement, for whatever follows the block.
+    /// A nested block walked in uniform flow takes the pending site in and hands its own
+    /// out, so a block (a `for` and its `var`) does not put a second barrier beside the one
+    /// after the statement before it.
+    fn walk_block_from(
+        &mut self,
+        block: &Block,
+        uniform: bool,
+        mut pending: Option<Placed>,
+    ) -> (Block, Flow, Option<Placed>) {
         let mut out = Block::with_capacity(block.len());
         let mut flow = Flow {
             uniform,
             loop_exit: false,
             fn_exit: false,
         };
-        // A site after the previous statement, placed before whatever comes next.
-        let mut pending: Option<Placed> = None;
         for (statement, span) in block.span_iter() {
             let before = flow.uniform;
+            if let (Statement::Block(inner), true) = (statement, before) {
+                let (inner, after, left) = self.walk_block_from(inner, true, pending.take());
+                out.push(Statement::Block(inner), *span);
+                pending = left;
+                flow = flow.then(after);
+                continue;
+            }
             // Sites inside come after a site pending before this statement.
             let mark = self.sites.len();
             let (new, after, placed_inside) = self.statement(statement, before);
@@ -116,8 +149,9 @@ impl Walker<'_> {
                         });
                     }
                 }
-                // Evaluating values that touch no storage neither moves nor blocks a site.
-                None if matches!(statement, Statement::Emit(_)) => out.push(new, *span),
+                // Evaluating values, or storing one in a local, touches no storage: it
+                // neither moves nor blocks a site.
+                None if self.local_only(statement) => out.push(new, *span),
                 None => {
                     if let Some(site) = pending.take() {
                         self.barrier(&mut out, site, mark);
@@ -125,17 +159,20 @@ impl Walker<'_> {
                     out.push(new, *span);
                 }
             }
-            flow = Flow {
-                uniform: after.uniform,
-                loop_exit: flow.loop_exit || after.loop_exit,
-                fn_exit: flow.fn_exit || after.fn_exit,
-            };
+            flow = flow.then(after);
         }
-        if let Some(site) = pending {
-            let end = self.sites.len();
-            self.barrier(&mut out, site, end);
+        (out, flow, pending)
+    }
+
+    /// An `Emit`, or a store into a function-local variable.
+    fn local_only(&self, statement: &Statement) -> bool {
+        match statement {
+            Statement::Emit(_) => true,
+            Statement::Store { pointer, .. } => {
+                matches!(self.uniformity.root(*pointer), Root::Local(_))
+            }
+            _ => false,
         }
-        (out, flow)
     }
 
     /// A barrier at the end of `out`, numbered `index` among the sites (the sites of the
