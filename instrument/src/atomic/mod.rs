@@ -126,12 +126,7 @@ pub fn make_atomic(
     source: Option<&str>,
 ) -> Result<Module, AtomicError> {
     let locator = Locator::new(file, source);
-    let handle = module
-        .global_variables
-        .iter()
-        .find(|(_, var)| var.name.as_deref() == Some(name))
-        .map(|(handle, _)| handle)
-        .ok_or_else(|| AtomicError::UnknownVariable(name.to_string()))?;
+    let handle = global(&module, name)?;
     let declared = locator.at(module.global_variables.get_span(handle));
     let var = &module.global_variables[handle];
     if !read_write_storage(var) {
@@ -158,6 +153,16 @@ pub fn make_atomic(
     Ok(module)
 }
 
+/// The global variable called `name`.
+fn global(module: &Module, name: &str) -> Result<Handle<GlobalVariable>, AtomicError> {
+    module
+        .global_variables
+        .iter()
+        .find(|(_, var)| var.name.as_deref() == Some(name))
+        .map(|(handle, _)| handle)
+        .ok_or_else(|| AtomicError::UnknownVariable(name.to_string()))
+}
+
 /// `make_atomic`, then each read-modify-write of the variable (`v[i] += x`, or a load whose
 /// value only feeds `load op x` stored back to the same place, with only evaluations
 /// between) made one atomic operation (`atomicAdd(&v[i], x)`; fuse.rs says when): the fix for
@@ -171,12 +176,7 @@ pub fn make_atomic_rmw(
 ) -> Result<(Module, Vec<Location>), AtomicError> {
     let mut module = make_atomic(module, name, file, source)?;
     let locator = Locator::new(file, source);
-    let handle = module
-        .global_variables
-        .iter()
-        .find(|(_, var)| var.name.as_deref() == Some(name))
-        .map(|(handle, _)| handle)
-        .ok_or_else(|| AtomicError::UnknownVariable(name.to_string()))?;
+    let handle = global(&module, name)?;
     let mut fused = Vec::new();
     for (_, function) in module.functions.iter_mut() {
         fused.extend(fuse::fuse(function, handle));
