@@ -287,8 +287,8 @@ fn fixed_point(
         returns::hoist(&mut body);
     }
     let mut non_uniform = HashSet::new();
+    let mut uniformity = Uniformity::new(module, function, results);
     loop {
-        let mut uniformity = Uniformity::new(module, function, results);
         uniformity.non_uniform_locals = non_uniform.clone();
         for (handle, local) in function.local_variables.iter() {
             if local.init.is_some_and(|init| !uniformity.is_uniform(init)) {

@@ -56,10 +56,9 @@ pub fn results(module: &Module) -> Results {
             continue;
         };
         let n = function.arguments.len();
-        let uniform_with = |arguments: Vec<bool>| {
-            let mut uniformity = Uniformity::new(module, function, &results);
-            uniformity.non_uniform_locals =
-                function.local_variables.iter().map(|(h, _)| h).collect();
+        let mut uniformity = Uniformity::new(module, function, &results);
+        uniformity.non_uniform_locals = function.local_variables.iter().map(|(h, _)| h).collect();
+        let mut uniform_with = |arguments: Vec<bool>| {
             uniformity.uniform_arguments = arguments;
             values.iter().all(|v| uniformity.is_uniform(*v))
         };
