@@ -119,21 +119,12 @@ impl Pace {
             let stalls = expected + 3.0 * expected.sqrt() + 1.0;
             stalls * per_stall + n as f64 * plain <= room
         };
-        // The largest n that fits, by doubling then bisection; at least one run.
-        let mut hi = 1;
-        while hi < self.capacity && fits(hi * 2) {
-            hi *= 2;
+        // The largest n that fits (fits is monotone in n); at least one run.
+        let mut n = 1;
+        while n < self.capacity && fits(n + 1) {
+            n += 1;
         }
-        let (mut lo, mut hi) = (hi, (hi * 2).min(self.capacity));
-        while lo < hi {
-            let mid = (lo + hi).div_ceil(2);
-            if fits(mid) {
-                lo = mid;
-            } else {
-                hi = mid - 1;
-            }
-        }
-        lo.max(1)
+        n
     }
 
     /// The size of the next batch, given the time left before the budget's end, the runs
