@@ -114,6 +114,30 @@ pub struct App {
     pub postcondition_shader: Option<Shader>,
 }
 
+#[cfg(test)]
+impl App {
+    /// An application for unit tests: one kernel `t` in `t.wgsl` of `source`, one workgroup,
+    /// `bindings`, and nothing else (every field named once, here).
+    pub(crate) fn for_tests(source: &str, bindings: Vec<Binding>) -> App {
+        App {
+            name: "t".into(),
+            shader_path: "t.wgsl".into(),
+            source: source.into(),
+            entry: None,
+            postcondition: None,
+            workgroups: [1; 3],
+            postcondition_workgroups: [1; 3],
+            bindings,
+            checks: Vec::new(),
+            host_check: None,
+            host_reads: Vec::new(),
+            constants: Vec::new(),
+            pipeline: Vec::new(),
+            postcondition_shader: None,
+        }
+    }
+}
+
 impl App {
     /// The bindings that host checks read back after every run.
     pub fn checked_bindings(&self) -> Vec<(u32, u32)> {
@@ -560,20 +584,8 @@ mod tests {
 
     fn app(workgroups: [u32; 3]) -> App {
         App {
-            name: "t".into(),
-            shader_path: "t.wgsl".into(),
-            source: String::new(),
-            entry: None,
-            postcondition: None,
             workgroups,
-            postcondition_workgroups: [1; 3],
-            bindings: Vec::new(),
-            checks: Vec::new(),
-            host_check: None,
-            host_reads: Vec::new(),
-            constants: Vec::new(),
-            pipeline: Vec::new(),
-            postcondition_shader: None,
+            ..App::for_tests("", Vec::new())
         }
     }
 

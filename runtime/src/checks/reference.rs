@@ -363,26 +363,14 @@ fn reference(@builtin(local_invocation_index) i: u32) {
             init,
             name: None,
         };
-        let app = App {
-            name: "t".into(),
-            shader_path: "t.wgsl".into(),
-            source: TWO_OUTPUTS.into(),
-            entry: None,
-            postcondition: None,
-            workgroups: [1; 3],
-            postcondition_workgroups: [1; 3],
-            bindings: vec![
+        let app = App::for_tests(
+            TWO_OUTPUTS,
+            vec![
                 storage(0, Init::Iota { start: 3 }),
                 storage(1, Init::Zeros),
                 storage(2, Init::Zeros),
             ],
-            checks: Vec::new(),
-            host_check: None,
-            host_reads: Vec::new(),
-            constants: Vec::new(),
-            pipeline: Vec::new(),
-            postcondition_shader: None,
-        };
+        );
         let r = Reference {
             shader: None,
             entry: "reference".into(),

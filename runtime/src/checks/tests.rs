@@ -7,31 +7,20 @@ fn check(text: &str) -> std::result::Result<Check, String> {
 }
 
 fn app(bindings: Vec<(u32, u32, Init)>, checks: Vec<Check>) -> App {
+    let bindings = bindings
+        .into_iter()
+        .map(|(binding, words, init)| Binding {
+            group: 0,
+            binding,
+            kind: BindingKind::Storage,
+            words,
+            init,
+            name: None,
+        })
+        .collect();
     App {
-        name: "t".into(),
-        shader_path: "t.wgsl".into(),
-        source: String::new(),
-        entry: None,
-        postcondition: None,
-        workgroups: [1; 3],
-        postcondition_workgroups: [1; 3],
-        bindings: bindings
-            .into_iter()
-            .map(|(binding, words, init)| Binding {
-                group: 0,
-                binding,
-                kind: BindingKind::Storage,
-                words,
-                init,
-                name: None,
-            })
-            .collect(),
         checks,
-        host_check: None,
-        host_reads: Vec::new(),
-        constants: Vec::new(),
-        pipeline: Vec::new(),
-        postcondition_shader: None,
+        ..App::for_tests("", bindings)
     }
 }
 
