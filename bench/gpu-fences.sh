@@ -29,6 +29,6 @@ a = r.get("all_sites") or {}
 print(f"{app:<15} exit {code} wall {wall:6.1f} s verdict {r.get('verdict')} fix {r.get('fix')} "
       f"kept {len(kept)} of {r.get('sites')} sites {kept} before [{runs(r.get('before'))}] "
       f"all sites {a.get('failures','-')}/{a.get('runs','-')} trials {r.get('trials')} search runs {r.get('search_runs')} "
-      f"runs/trial {r.get('runs_per_trial')} verified [{runs(r.get('verified'))}]")
+      f"rounds {len(r.get('refined') or [])+1} runs/trial {r.get('runs_per_trial')} verified [{runs(r.get('verified'))}]")
 PY
 done

@@ -10,7 +10,8 @@ use anyhow::Result;
 use wgstress_instrument::atomic::{candidates_wgsl, AtomicError};
 use wgstress_instrument::fences::Patched;
 use wgstress_runtime::fences::gpu::{Fencing, Runs};
-use wgstress_runtime::fences::{ddmin, FailureRate, Trial};
+use wgstress_runtime::fences::shrink::{callees_first, shrink};
+use wgstress_runtime::fences::{FailureRate, Trial};
 use wgstress_runtime::runner::RunConfig;
 
 /// Tries make-atomic on each candidate variable in declaration order (the plain read_write
@@ -93,7 +94,7 @@ fn try_variable(
     let sites = if alone {
         Vec::new()
     } else {
-        ddmin(&all, rate, &mut oracle).sites
+        shrink(&callees_first(&patched.sites), &[], rate, &mut oracle).sites
     };
     let ended = ended_oracle(&mut oracle);
     Some(Step::Found(Box::new(Found {

@@ -16,7 +16,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 use wgstress_runtime::fences::gpu::{measure, measure_paced, Fencing, Measured, Runs};
-use wgstress_runtime::fences::{ddmin, FailureRate, Oracle, Trial};
+use wgstress_runtime::fences::shrink::{callees_first, shrink};
+use wgstress_runtime::fences::{FailureRate, Oracle, Trial};
 use wgstress_runtime::log::JsonLog;
 use wgstress_runtime::pace::Pace;
 use wgstress_runtime::runner::{Budget, RunConfig};
@@ -44,8 +45,10 @@ pub struct SearchOptions {
     /// Runs per batch
     #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=65536))]
     batch: u32,
-    /// Seconds a batch may run before it counts as hung
-    #[arg(long, default_value = "10", value_parser = crate::options::seconds, allow_negative_numbers = true)]
+    /// Seconds a batch may run before it counts as hung. Longer than `run`'s 10: barriers in
+    /// a spinning loop lengthen the runs the watchdog stops, and a trial meets its first such
+    /// run before its batches can be sized for it
+    #[arg(long, default_value = "60", value_parser = crate::options::seconds, allow_negative_numbers = true)]
     timeout: Duration,
 }
 
@@ -299,7 +302,13 @@ fn search_round(
         ..config.clone()
     };
     let found = if all_sites.failures == 0 {
-        barriers(fencing, report.sites, &search_config, rate, &mut tracker)
+        // The last round's fix, which failed its verification.
+        let failed: Vec<usize> = report
+            .refined
+            .last()
+            .map_or(Vec::new(), |r| r.kept.iter().map(|&s| s as usize).collect());
+        let order = callees_first(&unfenced.sites);
+        barriers(fencing, &order, &failed, &search_config, rate, &mut tracker)
     } else {
         notes.note(
             "a barrier at every site still fails: trying make-atomic, one variable at a time",
@@ -368,18 +377,20 @@ impl Step {
     }
 }
 
-/// Step (c) for barriers: ddmin over the sites, all of which passed.
+/// Step (c) for barriers: ddmin over the sites, all of which passed, in the order of
+/// preference `order`, keeping the last round's `failed` fix while it looks for what the
+/// fix lacks (shrink.rs).
 fn barriers(
     fencing: &Fencing,
-    sites: usize,
+    order: &[usize],
+    failed: &[usize],
     config: &RunConfig,
     rate: FailureRate,
     tracker: &mut Tracker,
 ) -> Step {
-    let all: Vec<usize> = (0..sites).collect();
     let mut on_trial = |sites: &[usize], trial: Trial| tracker.on_trial(sites, trial);
     let mut oracle = Runs::new(fencing, config.clone(), &mut on_trial);
-    let found = ddmin(&all, rate, &mut oracle);
+    let found = shrink(order, failed, rate, &mut oracle);
     Step::Found(Box::new(Found {
         fencing: fencing.clone(),
         sites: found.sites,

@@ -1,0 +1,229 @@
+//! How a round of the search shrinks the sites, all of which passed: ddmin in an order of
+//! preference, and, after a fix failed its verification, around that fix first.
+//!
+//! ddmin keeps the first passing part it meets at each granularity, so the order of the
+//! sites chooses between fixes that pass alike. Sites in called functions go first, callees
+//! before their callers and the entry point last: one barrier in a function serves every
+//! call of it, and the hand-written fixes of the bundled applications sit in their
+//! synchronization functions (lock, push, steal, global_barrier). On the H100, ct-octree's
+//! search in source order (the entry point first) kept six barriers around the calls of its
+//! work loop, where the hand-written fix has four, inside push, pop and steal.
+//!
+//! A later round's trials are larger, sized for the rate the failed fix left. Each site of
+//! that fix was kept because a trial without it failed, certain evidence, so the round first
+//! keeps the fix and looks among the other sites for what it lacks (ddmin over them, the fix
+//! always on), then shrinks the fix and what was added together: starting over would spend
+//! the larger trials finding the fix's sites again.
+
+use super::ddmin::{ddmin, Search};
+use super::trial::{FailureRate, Oracle, Trial};
+use wgstress_instrument::fences::FenceSite;
+
+/// The site indices in the order ddmin should prefer them: the functions in reverse of their
+/// numbering (sites are numbered in the entry point first, then callers before callees), each
+/// function's sites in their own order.
+pub fn callees_first(sites: &[FenceSite]) -> Vec<usize> {
+    let mut functions: Vec<&str> = Vec::new();
+    for site in sites {
+        if !functions.contains(&site.function.as_str()) {
+            functions.push(&site.function);
+        }
+    }
+    functions
+        .iter()
+        .rev()
+        .flat_map(|f| (0..sites.len()).filter(move |&i| sites[i].function == *f))
+        .collect()
+}
+
+/// A 1-minimal passing subset of `order` (every site, in the order of preference; all of
+/// them passed). `failed`: the last round's fix, which failed its verification, kept while
+/// the other sites are searched for what it lacks; empty in a first round.
+pub fn shrink(
+    order: &[usize],
+    failed: &[usize],
+    rate: FailureRate,
+    oracle: &mut dyn Oracle,
+) -> Search {
+    if failed.is_empty() {
+        return ordered(order, rate, oracle);
+    }
+    // ddmin's premises hold: the rest with the fix is every site, which passed, and the fix
+    // alone failed.
+    let rest: Vec<usize> = order
+        .iter()
+        .copied()
+        .filter(|s| !failed.contains(s))
+        .collect();
+    let added = ordered(
+        &rest,
+        rate,
+        &mut With {
+            base: failed,
+            oracle,
+        },
+    );
+    // The fix with what was added passed twice, and no fence failed.
+    let union: Vec<usize> = order
+        .iter()
+        .copied()
+        .filter(|s| failed.contains(s) || added.sites.contains(s))
+        .collect();
+    let last = ordered(&union, rate, oracle);
+    Search {
+        sites: last.sites,
+        trials: added.trials + last.trials,
+        runs: added.runs + last.runs,
+    }
+}
+
+/// ddmin over the positions of `order`: it prefers what comes first.
+fn ordered(order: &[usize], rate: FailureRate, oracle: &mut dyn Oracle) -> Search {
+    let positions: Vec<usize> = (0..order.len()).collect();
+    let found = ddmin(&positions, rate, &mut Ordered { order, oracle });
+    Search {
+        sites: ascending(found.sites.iter().map(|&p| order[p])),
+        ..found
+    }
+}
+
+fn ascending(sites: impl Iterator<Item = usize>) -> Vec<usize> {
+    let mut sites: Vec<usize> = sites.collect();
+    sites.sort_unstable();
+    sites.dedup();
+    sites
+}
+
+/// Asks about positions in `order` as the sites there.
+struct Ordered<'a> {
+    order: &'a [usize],
+    oracle: &'a mut dyn Oracle,
+}
+
+impl Oracle for Ordered<'_> {
+    fn trial(&mut self, positions: &[usize], runs_needed: u64) -> Trial {
+        let sites = ascending(positions.iter().map(|&p| self.order[p]));
+        self.oracle.trial(&sites, runs_needed)
+    }
+}
+
+/// Asks about sets with `base` always added.
+struct With<'a> {
+    base: &'a [usize],
+    oracle: &'a mut dyn Oracle,
+}
+
+impl Oracle for With<'_> {
+    fn trial(&mut self, sites: &[usize], runs_needed: u64) -> Trial {
+        let sites = ascending(sites.iter().chain(self.base).copied());
+        self.oracle.trial(&sites, runs_needed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wgstress_instrument::fences::Side;
+
+    /// Passes exactly when the set holds every site of one of `fixes`; remembers what it was
+    /// asked.
+    struct Fixes {
+        fixes: Vec<Vec<usize>>,
+        asked: Vec<Vec<usize>>,
+    }
+
+    impl Fixes {
+        fn new(fixes: &[&[usize]]) -> Fixes {
+            Fixes {
+                fixes: fixes.iter().map(|f| f.to_vec()).collect(),
+                asked: Vec::new(),
+            }
+        }
+    }
+
+    impl Oracle for Fixes {
+        fn trial(&mut self, sites: &[usize], runs_needed: u64) -> Trial {
+            self.asked.push(sites.to_vec());
+            if self
+                .fixes
+                .iter()
+                .any(|f| f.iter().all(|s| sites.contains(s)))
+            {
+                Trial::Pass { runs: runs_needed }
+            } else {
+                Trial::Fail { runs: 1 }
+            }
+        }
+    }
+
+    fn certain() -> FailureRate {
+        FailureRate::new(1.0).unwrap()
+    }
+
+    fn site(id: u32, function: &str) -> FenceSite {
+        FenceSite {
+            id,
+            side: Side::Before,
+            function: function.into(),
+            line: 1,
+            column: 1,
+        }
+    }
+
+    #[test]
+    fn callees_come_before_their_callers_and_the_entry_point_last() {
+        let sites = [
+            site(0, "main"),
+            site(1, "main"),
+            site(2, "steal"),
+            site(3, "pop"),
+            site(4, "pop"),
+            site(5, "main"),
+        ];
+        assert_eq!(callees_first(&sites), vec![3, 4, 2, 0, 1, 5]);
+    }
+
+    #[test]
+    fn the_order_chooses_between_fixes_that_pass_alike() {
+        // Two barriers around a call in the entry point (0, 1) or one in the callee (6).
+        let all: Vec<usize> = (0..8).collect();
+        let mut source_order = Fixes::new(&[&[0, 1], &[6]]);
+        assert_eq!(
+            shrink(&all, &[], certain(), &mut source_order).sites,
+            [0, 1]
+        );
+        let mut preferred = Fixes::new(&[&[0, 1], &[6]]);
+        let order = [6, 7, 0, 1, 2, 3, 4, 5];
+        let found = shrink(&order, &[], certain(), &mut preferred);
+        assert_eq!(found.sites, [6]);
+        assert_eq!(found.trials as usize, preferred.asked.len());
+        assert!(preferred.asked.iter().all(|s| s.is_sorted()));
+    }
+
+    #[test]
+    fn a_failed_fix_is_kept_while_what_it_lacks_is_found() {
+        let all: Vec<usize> = (0..24).collect();
+        let mut oracle = Fixes::new(&[&[3, 9, 20]]);
+        let found = shrink(&all, &[3, 9], certain(), &mut oracle);
+        assert_eq!(found.sites, [3, 9, 20]);
+        // Until the fix and what it lacks stand together, every set asked holds the fix.
+        let first_pass = oracle.asked.iter().position(|s| s.contains(&20)).unwrap();
+        for set in &oracle.asked[..first_pass] {
+            assert!(set.contains(&3) && set.contains(&9), "{set:?}");
+        }
+        let from_scratch = shrink(&all, &[], certain(), &mut Fixes::new(&[&[3, 9, 20]]));
+        assert_eq!(from_scratch.sites, [3, 9, 20]);
+        assert!(
+            found.trials < from_scratch.trials,
+            "{found:?} {from_scratch:?}"
+        );
+    }
+
+    #[test]
+    fn a_site_of_the_failed_fix_that_became_needless_goes() {
+        // The failed fix {0, 1} lacks 7, and 5 alone would do what all three do.
+        let order = [5, 6, 7, 8, 9, 0, 1, 2, 3, 4];
+        let mut oracle = Fixes::new(&[&[0, 1, 7], &[5]]);
+        assert_eq!(shrink(&order, &[0, 1], certain(), &mut oracle).sites, [5]);
+    }
+}
