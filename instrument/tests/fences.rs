@@ -410,3 +410,44 @@ fn accesses_in_a_non_uniform_loop_are_named_and_a_made_atomic_rmw_is_one_access(
     assert!(!atomic.original_wgsl.contains("atomic<u32>>"));
     wgstress_tint::assert_valid(&[wgstress_tint::Shader::new("atomic, all sites", atomic.wgsl)]);
 }
+
+#[test]
+fn a_barrier_or_a_branch_without_storage_between_accesses_leaves_one_site() {
+    // The points before and after `workgroupBarrier()` and the branch on a local order the
+    // same accesses: one site between the stores.
+    let source = shader(
+        "    if lid == 0u {
+        buf[0] = 1u;
+    }
+    workgroupBarrier();
+    var x = 0u;
+    if lid == 3u { x = 1u; }
+    if lid == 0u {
+        buf[1] = x;
+    }
+",
+    );
+    assert_eq!(
+        sites(&source),
+        [(Before, 6, 9), (After, 6, 9), (After, 12, 9)]
+    );
+    // A branch that leaves the loop is not passed: a barrier after it misses the
+    // invocations that left.
+    let source = shader(
+        "    loop {
+        if lid == 0u {
+            buf[0] = 1u;
+        }
+        if wid.x == 2u { break; }
+        if lid == 0u {
+            buf[1] = 1u;
+        }
+        if wid.x == 3u { break; }
+    }
+",
+    );
+    assert_eq!(
+        sites(&source),
+        [(Before, 7, 13), (After, 7, 13), (Before, 11, 13), (After, 11, 13)]
+    );
+}

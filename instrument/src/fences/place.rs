@@ -149,9 +149,11 @@ impl Walker<'_> {
                         });
                     }
                 }
-                // Evaluating values, or storing one in a local, touches no storage: it
-                // neither moves nor blocks a site.
-                None if self.local_only(statement) => out.push(new, *span),
+                // A statement that touches no storage neither moves nor blocks a site: a
+                // barrier before it orders what one after it would.
+                None if access.is_none() && after.uniform && self.touches_no_storage(statement) => {
+                    out.push(new, *span)
+                }
                 None => {
                     if let Some(site) = pending.take() {
                         self.barrier(&mut out, site, mark);
@@ -164,10 +166,22 @@ impl Walker<'_> {
         (out, flow, pending)
     }
 
-    /// An `Emit`, or a store into a function-local variable.
-    fn local_only(&self, statement: &Statement) -> bool {
+    /// An `Emit`, a store into a function-local variable, a barrier, a workgroup uniform
+    /// load, or a call of a function that names no storage variable. Letting a site pass a
+    /// barrier keeps one candidate where a hand-written fix had a `workgroupBarrier()`
+    /// (ct-octree's `fence()`): before, the points just before and just after it were two
+    /// sites that order the same accesses, and the search on the H100 kept both.
+    fn touches_no_storage(&self, statement: &Statement) -> bool {
         match statement {
-            Statement::Emit(_) => true,
+            Statement::Emit(_)
+            | Statement::ControlBarrier(_)
+            | Statement::MemoryBarrier(_)
+            | Statement::WorkGroupUniformLoad { .. } => true,
+            Statement::Call { function, .. } => !self.storage_functions.contains(function),
+            // A branch on workgroup values (`lid == 0u && shared_a < shared_b` is one), as
+            // long as no invocation leaves through it: a barrier after a `break` or a
+            // `return` is not one before it.
+            Statement::If { .. } | Statement::Switch { .. } => !leaves(statement),
             Statement::Store { pointer, .. } => {
                 matches!(self.uniformity.root(*pointer), Root::Local(_))
             }
@@ -464,4 +478,16 @@ impl Walker<'_> {
             | Statement::CooperativeStore { .. } => None,
         }
     }
+}
+
+/// Whether `statement` holds a `break`, `continue`, `return` or discard anywhere inside.
+fn leaves(statement: &Statement) -> bool {
+    let mut found = matches!(
+        statement,
+        Statement::Break | Statement::Continue | Statement::Return { .. } | Statement::Kill
+    );
+    crate::walk::nested_blocks_ref(statement, |block| {
+        found |= block.iter().any(leaves);
+    });
+    found
 }
