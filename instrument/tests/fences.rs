@@ -448,6 +448,11 @@ fn a_barrier_or_a_branch_without_storage_between_accesses_leaves_one_site() {
     );
     assert_eq!(
         sites(&source),
-        [(Before, 7, 13), (After, 7, 13), (Before, 11, 13), (After, 11, 13)]
+        [
+            (Before, 7, 13),
+            (After, 7, 13),
+            (Before, 11, 13),
+            (After, 11, 13)
+        ]
     );
 }
