@@ -114,18 +114,32 @@ pub struct App {
     pub postcondition_shader: Option<Shader>,
 }
 
-#[cfg(test)]
+impl Binding {
+    /// A storage binding of group 0 with no name of its own.
+    pub fn storage(binding: u32, words: u32, init: Init) -> Binding {
+        Binding {
+            group: 0,
+            binding,
+            kind: BindingKind::Storage,
+            words,
+            init,
+            name: None,
+        }
+    }
+}
+
 impl App {
-    /// An application for unit tests: one kernel `t` in `t.wgsl` of `source`, one workgroup,
-    /// `bindings`, and nothing else (every field named once, here).
-    pub(crate) fn for_tests(source: &str, bindings: Vec<Binding>) -> App {
+    /// An application that is one kernel, `name` in `name.wgsl` of `source`, and `bindings`:
+    /// no postcondition, checks, constants or pipeline (every field named once, here; for
+    /// tests and for programs that build an application without a spec).
+    pub fn bare(name: &str, source: &str, workgroups: [u32; 3], bindings: Vec<Binding>) -> App {
         App {
-            name: "t".into(),
-            shader_path: "t.wgsl".into(),
+            name: name.into(),
+            shader_path: format!("{name}.wgsl"),
             source: source.into(),
             entry: None,
             postcondition: None,
-            workgroups: [1; 3],
+            workgroups,
             postcondition_workgroups: [1; 3],
             bindings,
             checks: Vec::new(),
@@ -585,7 +599,7 @@ mod tests {
     fn app(workgroups: [u32; 3]) -> App {
         App {
             workgroups,
-            ..App::for_tests("", Vec::new())
+            ..App::bare("t", "", [1; 3], Vec::new())
         }
     }
 

@@ -40,11 +40,11 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 #[test]
 fn every_candidate_made_atomic_gives_byte_identical_outputs() {
     let bindings = vec![
-        storage(0, 256, Init::Zeros),
-        storage(1, 256, Init::Iota { start: 5 }),
-        storage(2, 1, Init::Constant { value: 11 }),
-        storage(3, 16, Init::Iota { start: 100 }),
-        storage(4, 5, Init::Iota { start: 1 }),
+        Binding::storage(0, 256, Init::Zeros),
+        Binding::storage(1, 256, Init::Iota { start: 5 }),
+        Binding::storage(2, 1, Init::Constant { value: 11 }),
+        Binding::storage(3, 16, Init::Iota { start: 100 }),
+        Binding::storage(4, 5, Init::Iota { start: 1 }),
     ];
     let original = run_original(KERNEL, [8, 1, 1], &bindings);
     assert_eq!(original[2], [15], "the kernel ran");

@@ -31,11 +31,14 @@ fn fixed() -> String {
 }
 
 fn flag_app(name: &str, source: &str) -> App {
-    let mut app = app(
+    let mut app = App::bare(
         name,
         source,
         [1, 1, 1],
-        vec![storage(0, 1, Init::Zeros), storage(1, 64, Init::Zeros)],
+        vec![
+            Binding::storage(0, 1, Init::Zeros),
+            Binding::storage(1, 64, Init::Zeros),
+        ],
     );
     app.host_check = Some(Arc::new(|outputs| {
         let seen = outputs.get(0, 1).unwrap();
@@ -73,7 +76,10 @@ fn runs(n: u64) -> Budget {
 
 #[test]
 fn the_fixture_fails_without_a_barrier_and_passes_with_one() {
-    let bindings = [storage(0, 1, Init::Zeros), storage(1, 64, Init::Zeros)];
+    let bindings = [
+        Binding::storage(0, 1, Init::Zeros),
+        Binding::storage(1, 64, Init::Zeros),
+    ];
     let racy = run_original(RACY, [1, 1, 1], &bindings);
     assert!(
         racy[1].contains(&0),

@@ -53,8 +53,8 @@ fn every_site_fenced_computes_what_the_original_computes() {
         found.sites
     );
     let bindings = vec![
-        storage(0, 1024, Init::Zeros),
-        storage(
+        Binding::storage(0, 1024, Init::Zeros),
+        Binding::storage(
             1,
             256,
             Init::Random {
@@ -81,8 +81,8 @@ fn one_pipeline_serves_every_fence_mask() {
     let sites = fenced.sites.len();
     assert!((8..32).contains(&sites), "{sites} sites");
     let bindings = vec![
-        storage(0, 1024, Init::Zeros),
-        storage(
+        Binding::storage(0, 1024, Init::Zeros),
+        Binding::storage(
             1,
             256,
             Init::Random {
@@ -92,7 +92,7 @@ fn one_pipeline_serves_every_fence_mask() {
         ),
     ];
     let original = run_original(SOURCE, [8, 1, 1], &bindings);
-    let mut app = app("fenced", SOURCE, [8, 1, 1], bindings);
+    let mut app = App::bare("fenced", SOURCE, [8, 1, 1], bindings);
     // A host check makes the session read the bindings back for `check` below.
     let _ = capture(&mut app);
     let gpu = wgstress_runtime::device::open(None).unwrap();

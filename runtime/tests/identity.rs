@@ -46,7 +46,7 @@ fn check_identical(
         (Strategy::Cache, false, Placement::Interleaved),
     ];
     for (strategy, shuffle, placement) in configs {
-        let mut app = app("identity", source, workgroups, bindings.clone());
+        let mut app = App::bare("identity", source, workgroups, bindings.clone());
         let seen = capture(&mut app);
         let mut engine = engine(app);
         let mut settings = settings(strategy, shuffle);
@@ -78,8 +78,8 @@ fn one_dimensional_dispatch_is_byte_identical() {
         ONE_D,
         [24, 1, 1],
         vec![
-            storage(0, 24 * 32, Init::Zeros),
-            storage(1, 24 * 32, Init::Iota { start: 5 }),
+            Binding::storage(0, 24 * 32, Init::Zeros),
+            Binding::storage(1, 24 * 32, Init::Iota { start: 5 }),
         ],
     );
 }
@@ -89,7 +89,11 @@ fn three_dimensional_dispatch_is_byte_identical() {
     check_identical(
         THREE_D,
         [3, 2, 4],
-        vec![storage(0, 3 * 2 * 4 * 16 * 4, Init::Constant { value: 7 })],
+        vec![Binding::storage(
+            0,
+            3 * 2 * 4 * 16 * 4,
+            Init::Constant { value: 7 },
+        )],
     );
 }
 
@@ -107,11 +111,11 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 }";
     use wgstress_runtime::layout::LAYOUTS;
     let bindings = vec![
-        storage(0, 256, Init::Zeros),
-        storage(1, 256, Init::Iota { start: 5 }),
+        Binding::storage(0, 256, Init::Zeros),
+        Binding::storage(1, 256, Init::Iota { start: 5 }),
     ];
     let original = run_original(LENGTHS, [8, 1, 1], &bindings);
-    let mut app = app("layouts", LENGTHS, [8, 1, 1], bindings);
+    let mut app = App::bare("layouts", LENGTHS, [8, 1, 1], bindings);
     let seen = capture(&mut app);
     let mut engine = engine(app);
     let settings = settings(Strategy::None, false);

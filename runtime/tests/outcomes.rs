@@ -23,11 +23,11 @@ fn main() {
 }";
 
 fn counter_app(source: &str) -> wgstress_runtime::spec::App {
-    let mut app = app(
+    let mut app = App::bare(
         "counter",
         source,
         [32, 1, 1],
-        vec![storage(0, 1, Init::Zeros)],
+        vec![Binding::storage(0, 1, Init::Zeros)],
     );
     app.checks = vec![Check {
         name: None,
@@ -87,11 +87,11 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) i:
     out[w.x * 8u + i] = i;
     wgstress_assert(!(w.x == 2u && i == 5u));
 }";
-    let mut engine = engine(app(
+    let mut engine = engine(App::bare(
         "assert",
         source,
         [4, 1, 1],
-        vec![storage(0, 32, Init::Zeros)],
+        vec![Binding::storage(0, 32, Init::Zeros)],
     ));
     let runs = params(&engine, &settings(Strategy::Systematic, true), 0..4);
     for r in engine.run(&runs).unwrap() {
@@ -117,11 +117,11 @@ fn main() {
     while atomicLoad(&flag) == 0u {
     }
 }";
-    let mut engine = engine(app(
+    let mut engine = engine(App::bare(
         "spin",
         source,
         [2, 1, 1],
-        vec![storage(0, 1, Init::Zeros)],
+        vec![Binding::storage(0, 1, Init::Zeros)],
     ));
     let runs = params(&engine, &settings(Strategy::Systematic, false), 0..2);
     for r in engine.run(&runs).unwrap() {
@@ -161,11 +161,11 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 @compute @workgroup_size(8)
 fn main(@builtin(global_invocation_id) g: vec3<u32>) { out[g.x] = 1u; }";
     for (source, expected) in [(looping, 38), (straight, 0)] {
-        let mut engine = engine(app(
+        let mut engine = engine(App::bare(
             "trips",
             source,
             [4, 1, 1],
-            vec![storage(0, 32, Init::Zeros)],
+            vec![Binding::storage(0, 32, Init::Zeros)],
         ));
         for strategy in [Strategy::None, Strategy::Systematic] {
             let runs = params(&engine, &settings(strategy, true), 0..3);
@@ -190,11 +190,11 @@ fn check() {
         wgstress_assert(out[i] == i + (i / 31u));
     }
 }";
-    let mut engine = engine(app(
+    let mut engine = engine(App::bare(
         "post",
         source,
         [2, 1, 1],
-        vec![storage(0, 32, Init::Zeros)],
+        vec![Binding::storage(0, 32, Init::Zeros)],
     ));
     let runs = params(&engine, &settings(Strategy::Random, true), 0..3);
     for r in engine.run(&runs).unwrap() {

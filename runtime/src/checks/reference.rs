@@ -355,16 +355,11 @@ fn reference(@builtin(local_invocation_index) i: u32) {
 
     #[test]
     fn checks_naming_one_kernel_share_its_one_run() {
-        let storage = |binding, init| Binding {
-            group: 0,
-            binding,
-            kind: BindingKind::Storage,
-            words: 4,
-            init,
-            name: None,
-        };
-        let app = App::for_tests(
+        let storage = |binding, init| Binding::storage(binding, 4, init);
+        let app = App::bare(
+            "t",
             TWO_OUTPUTS,
+            [1; 3],
             vec![
                 storage(0, Init::Iota { start: 3 }),
                 storage(1, Init::Zeros),

@@ -1,6 +1,6 @@
 use super::*;
 use crate::init::Init;
-use crate::spec::{Binding, BindingKind};
+use crate::spec::Binding;
 
 fn check(text: &str) -> std::result::Result<Check, String> {
     toml::from_str::<Check>(text).map_err(|e| e.message().to_string())
@@ -9,18 +9,11 @@ fn check(text: &str) -> std::result::Result<Check, String> {
 fn app(bindings: Vec<(u32, u32, Init)>, checks: Vec<Check>) -> App {
     let bindings = bindings
         .into_iter()
-        .map(|(binding, words, init)| Binding {
-            group: 0,
-            binding,
-            kind: BindingKind::Storage,
-            words,
-            init,
-            name: None,
-        })
+        .map(|(binding, words, init)| Binding::storage(binding, words, init))
         .collect();
     App {
         checks,
-        ..App::for_tests("", bindings)
+        ..App::bare("t", "", [1; 3], bindings)
     }
 }
 

@@ -4,39 +4,8 @@
 use std::sync::{Arc, Mutex};
 use wgpu::util::DeviceExt;
 use wgstress_runtime::engine::Engine;
-use wgstress_runtime::init::Init;
-use wgstress_runtime::spec::{App, Binding, BindingKind};
+pub use wgstress_runtime::spec::{App, Binding};
 use wgstress_runtime::strategy::{RunParams, Settings, Strategy, StressShape};
-
-pub fn storage(binding: u32, words: u32, init: Init) -> Binding {
-    Binding {
-        group: 0,
-        binding,
-        kind: BindingKind::Storage,
-        words,
-        init,
-        name: None,
-    }
-}
-
-pub fn app(name: &str, source: &str, workgroups: [u32; 3], bindings: Vec<Binding>) -> App {
-    App {
-        name: name.into(),
-        shader_path: format!("{name}.wgsl"),
-        source: source.into(),
-        entry: None,
-        postcondition: None,
-        workgroups,
-        postcondition_workgroups: [1, 1, 1],
-        bindings,
-        checks: Vec::new(),
-        host_check: None,
-        host_reads: Vec::new(),
-        constants: Vec::new(),
-        pipeline: Vec::new(),
-        postcondition_shader: None,
-    }
-}
 
 pub fn engine(app: App) -> Engine {
     Engine::new(app, None, 16, 1 << 16).unwrap_or_else(|e| panic!("engine: {e}"))
