@@ -4,7 +4,7 @@
 use clap::ValueEnum;
 use std::path::PathBuf;
 use std::time::Duration;
-use wgstress_runtime::litmus::env::Placement as LitmusPlacement;
+use wgstress_litmus::env::Placement as LitmusPlacement;
 use wgstress_runtime::strategy::{Placement, Sequence, Strategy};
 
 /// The application a command runs.
@@ -215,7 +215,7 @@ pub struct LitmusEnvOptions {
 
 impl LitmusEnvOptions {
     /// The environment of the options (not of --env FILE, which needs the adapter).
-    pub fn env(&self, fence: bool) -> wgstress_runtime::litmus::env::Env {
+    pub fn env(&self, fence: bool) -> wgstress_litmus::env::Env {
         let distance = match (self.y_gap, self.distance) {
             (None, Some(distance)) => distance,
             // Saturated: beyond u32 the environment's check refuses it as too much memory.
@@ -225,7 +225,7 @@ impl LitmusEnvOptions {
                 .saturating_add(u64::from(gap.unwrap_or(DEFAULT_Y_GAP)))
                 .min(u64::from(u32::MAX)) as u32,
         };
-        wgstress_runtime::litmus::env::Env {
+        wgstress_litmus::env::Env {
             testing_groups: self.testing_groups,
             workgroup_size: self.workgroup_size,
             stride: self.stride,

@@ -5,7 +5,7 @@
 use std::path::Path;
 use wgstress_apps::{all, Size, Variant};
 use wgstress_instrument::{instrument_wgsl, Options};
-use wgstress_runtime::litmus::{shader, test};
+use wgstress_litmus::{catalog, shader};
 use wgstress_runtime::spec::App;
 use wgstress_tint::{assert_valid, Shader};
 
@@ -42,7 +42,7 @@ fn tint_accepts_every_instrumented_app_and_bench() {
 fn tint_accepts_every_litmus_shader() {
     // The fence is the pipeline override FENCE, the same text fenced and not; Tint validates
     // both branches of `if FENCE` at module creation.
-    let tests = test::all();
+    let tests = catalog::all();
     assert!(!tests.is_empty());
     let shaders: Vec<Shader> = tests
         .iter()

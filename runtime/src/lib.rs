@@ -38,11 +38,9 @@ pub mod session;
 
 pub mod compare;
 pub mod fences;
-pub mod litmus;
 pub mod record;
 pub mod shapes;
 pub mod stats;
 pub mod tally;
-pub mod tune;
 
 pub use error::{Error, Result};

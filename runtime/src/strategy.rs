@@ -458,7 +458,7 @@ fn gcd(a: u32, b: u32) -> u32 {
 
 /// A random multiplier in `lowest..below` (`below` at most `n`) co-prime with `n`, so that
 /// x -> x * m mod n is a bijection; 1 when that range is empty.
-pub(crate) fn coprime(rng: &mut impl Rng, n: u32, lowest: u32, below: u32) -> u32 {
+pub fn coprime(rng: &mut impl Rng, n: u32, lowest: u32, below: u32) -> u32 {
     let below = below.min(n);
     if below <= lowest {
         return 1;

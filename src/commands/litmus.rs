@@ -8,7 +8,7 @@ use anyhow::{anyhow, bail, Result};
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
-use wgstress_runtime::litmus::{env::Env, runner::Counts, runner::Litmus, test};
+use wgstress_litmus::{catalog, env::Env, runner::Counts, runner::Litmus, test};
 use wgstress_runtime::log::JsonLog;
 use wgstress_runtime::stats::reproducibility;
 
@@ -72,7 +72,7 @@ pub fn plan(args: &Args) -> Result<Plan> {
         (Some(name), false) => name,
         (None, false) => bail!("give a test's name, or --list"),
     };
-    let test = test::find(name).ok_or_else(|| {
+    let test = catalog::find(name).ok_or_else(|| {
         let names: Vec<_> = test::classics().iter().map(|t| t.name.clone()).collect();
         anyhow!(
             "unknown litmus test `{name}` (known: {}, and the MC Mutants suite's: wgstress litmus --list)",
@@ -105,7 +105,7 @@ pub fn plan(args: &Args) -> Result<Plan> {
 pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
     match plan {
         Plan::List => {
-            emit(&crate::present::litmus::list(&test::all()))?;
+            emit(&crate::present::litmus::list(&catalog::all()))?;
             Ok(Status::Passed)
         }
         Plan::Run(plan) => run(*plan, notes),

@@ -12,8 +12,8 @@ pub mod tune;
 use crate::notes::Notes;
 use crate::plan::SessionPlan;
 use std::path::Path;
+use wgstress_litmus::env::Env;
 use wgstress_runtime::engine::{Calibration, Engine};
-use wgstress_runtime::litmus::env::Env;
 use wgstress_runtime::strategy::Settings;
 
 /// What runs where, and what the adapter's results are worth.
@@ -51,7 +51,7 @@ fn resolve_env(env: Env, file: Option<&Path>, adapter: &str, notes: Notes) -> an
     let Some(path) = file else {
         return Ok(env);
     };
-    let (found, note) = wgstress_runtime::litmus::env_file::env_for(adapter, path)?;
+    let (found, note) = wgstress_litmus::env_file::env_for(adapter, path)?;
     notes.note(&note);
     Ok(match found {
         Some(found) => Env {

@@ -10,12 +10,13 @@ use anyhow::Result;
 use clap::ValueEnum;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
+use wgstress_litmus::catalog;
+use wgstress_litmus::env::Env;
+use wgstress_litmus::env_file::EnvFile;
+use wgstress_litmus::mutants::{run_suite, summarise, Pool};
+use wgstress_litmus::search::{search, Candidate, SearchConfig, SearchResult, Space};
+use wgstress_litmus::test::{Kind, Test};
 use wgstress_runtime::device::{describe, open, Gpu};
-use wgstress_runtime::litmus::env::Env;
-use wgstress_runtime::litmus::env_file::EnvFile;
-use wgstress_runtime::litmus::mutants::{run_suite, summarise, Pool};
-use wgstress_runtime::litmus::search::{search, Candidate, SearchConfig, SearchResult, Space};
-use wgstress_runtime::litmus::test::{self, Kind, Test};
 use wgstress_runtime::log::JsonLog;
 
 #[derive(clap::Args)]
@@ -149,7 +150,7 @@ fn search_config(args: &Args, seconds: Duration) -> SearchConfig {
 }
 
 fn selected(which: Tests) -> Vec<Test> {
-    test::all()
+    catalog::all()
         .into_iter()
         .filter(|t| match (which, t.kind) {
             (_, Kind::Classic) => false,

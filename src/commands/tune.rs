@@ -9,10 +9,10 @@ use crate::status::Status;
 use anyhow::{Context, Result};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
-use wgstress_runtime::litmus::{env::Env, runner::Litmus, test};
+use wgstress_litmus::tune::{tune, TuneConfig};
+use wgstress_litmus::{catalog, env::Env, runner::Litmus};
 use wgstress_runtime::log::JsonLog;
 use wgstress_runtime::profile::Profile;
-use wgstress_runtime::tune::{tune, TuneConfig};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -107,7 +107,7 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
         wgstress_runtime::device::describe(&gpu.info)
     ));
     if let Some(budget) = plan.budget {
-        let mp = test::find("mp").context("the mp litmus test is built in")?;
+        let mp = catalog::find("mp").context("the mp litmus test is built in")?;
         let mut probe = Litmus::new(&gpu, mp, config.env.clone(), 0, 0)?;
         probe.run(&gpu, 1)?;
         let start = Instant::now();

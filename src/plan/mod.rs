@@ -252,7 +252,7 @@ fn check_shape(shape: &StressShape, source: &str) -> Result<()> {
 /// found before the device opens; whether it is used depends on the adapter.
 pub fn env_file(path: Option<&Path>) -> Result<Option<PathBuf>> {
     if let Some(path) = path {
-        wgstress_runtime::litmus::env_file::EnvFile::load(path)?;
+        wgstress_litmus::env_file::EnvFile::load(path)?;
     }
     Ok(path.map(Path::to_path_buf))
 }

@@ -1,8 +1,8 @@
 //! The human-readable report of `wgstress litmus`, and its list of tests.
 
 use std::fmt::Write;
-use wgstress_runtime::litmus::test::{Kind, Test};
-use wgstress_runtime::litmus::{env::Env, runner::Counts};
+use wgstress_litmus::test::{Kind, Test};
+use wgstress_litmus::{env::Env, runner::Counts};
 use wgstress_runtime::stats::reproducibility;
 
 /// What the test looks for: a classic test its weak outcomes, a suite test its target.

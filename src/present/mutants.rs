@@ -4,9 +4,9 @@
 use anyhow::Result;
 use std::fmt::Write;
 use std::path::Path;
-use wgstress_runtime::litmus::env::Env;
-use wgstress_runtime::litmus::mutants::{Summary, TestResult};
-use wgstress_runtime::litmus::search::{Candidate, SearchResult};
+use wgstress_litmus::env::Env;
+use wgstress_litmus::mutants::{Summary, TestResult};
+use wgstress_litmus::search::{Candidate, SearchResult};
 
 /// One test's row: name, kind, instances, target behaviours, per second, and what it showed
 /// that its memory model disallows.
@@ -187,7 +187,7 @@ mod tests {
     use super::replay_options;
     use crate::options::LitmusEnvOptions;
     use clap::Parser;
-    use wgstress_runtime::litmus::env::{Env, Placement};
+    use wgstress_litmus::env::{Env, Placement};
 
     #[derive(Parser)]
     struct Options {

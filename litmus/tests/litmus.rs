@@ -1,8 +1,8 @@
 //! Litmus tests and tuning on a real device (lavapipe in CI).
 
+use wgstress_litmus::env::{Env, Placement};
+use wgstress_litmus::{catalog, runner::Litmus, test};
 use wgstress_runtime::device::open;
-use wgstress_runtime::litmus::env::{Env, Placement};
-use wgstress_runtime::litmus::{runner::Litmus, test};
 use wgstress_runtime::profile::{shape_for, Profile};
 use wgstress_runtime::strategy::StressShape;
 
@@ -18,7 +18,7 @@ fn small() -> Env {
 #[test]
 fn every_test_runs_and_counts_add_up() {
     let gpu = open(None).unwrap();
-    for (i, t) in test::all().into_iter().enumerate() {
+    for (i, t) in catalog::all().into_iter().enumerate() {
         // The classics with and without the fence flag; the suite carries its own fences.
         let fences: &[bool] = if i < test::classics().len() {
             &[false, true]
@@ -44,7 +44,7 @@ fn every_test_runs_and_counts_add_up() {
 #[test]
 fn split_layouts_and_placements_run_and_count_every_instance() {
     let gpu = open(None).unwrap();
-    let mp = test::find("mut-mp").unwrap();
+    let mp = catalog::find("mut-mp").unwrap();
     for placement in [
         Placement::Direct,
         Placement::Permuted,
@@ -77,7 +77,7 @@ fn split_layouts_and_placements_run_and_count_every_instance() {
 #[test]
 fn both_threads_in_one_invocation_is_always_sequential() {
     let gpu = open(None).unwrap();
-    for t in test::all() {
+    for t in catalog::all() {
         let env = Env {
             same_thread: true,
             ..small()
@@ -102,7 +102,7 @@ fn both_threads_in_one_invocation_is_always_sequential() {
 #[test]
 fn bad_environments_are_refused_before_dispatch() {
     let gpu = open(None).unwrap();
-    let mp = || test::find("mp").unwrap();
+    let mp = || catalog::find("mp").unwrap();
     let refuse = |env: Env, expected: &str| {
         let error = Litmus::new(&gpu, mp(), env, 0, 1)
             .err()
@@ -186,7 +186,7 @@ fn profile_round_trips_and_is_used_when_the_adapter_matches() {
 #[test]
 fn tune_writes_a_profile_for_this_adapter() {
     let gpu = open(None).unwrap();
-    let config = wgstress_runtime::tune::TuneConfig {
+    let config = wgstress_litmus::tune::TuneConfig {
         distances: 1,
         locations: 8,
         max_sequence: 1,
@@ -195,7 +195,7 @@ fn tune_writes_a_profile_for_this_adapter() {
         env: small(),
     };
     let mut cells = 0;
-    let profile = wgstress_runtime::tune::tune(&gpu, &config, &mut || cells += 1).unwrap();
+    let profile = wgstress_litmus::tune::tune(&gpu, &config, &mut || cells += 1).unwrap();
     assert_eq!(profile.adapter, gpu.info.name);
     assert_eq!(profile.patch_grid["mp"].len(), 1);
     assert_eq!(profile.patch_grid["sb"][0].len(), 8);
@@ -205,7 +205,7 @@ fn tune_writes_a_profile_for_this_adapter() {
 
 #[test]
 fn env_file_round_trips_and_is_used_when_the_adapter_matches() {
-    use wgstress_runtime::litmus::env_file::{env_for, EnvFile};
+    use wgstress_litmus::env_file::{env_for, EnvFile};
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("env.json");
     let file = EnvFile {
@@ -241,11 +241,11 @@ fn env_file_round_trips_and_is_used_when_the_adapter_matches() {
 #[test]
 fn the_suite_runs_and_the_search_chooses_by_algorithm_1() {
     use std::time::Duration;
-    use wgstress_runtime::litmus::choose::merge_environments;
-    use wgstress_runtime::litmus::mutants::{run_suite, summarise, Pool};
-    use wgstress_runtime::litmus::search::{search, SearchConfig, Space};
+    use wgstress_litmus::choose::merge_environments;
+    use wgstress_litmus::mutants::{run_suite, summarise, Pool};
+    use wgstress_litmus::search::{search, SearchConfig, Space};
     let gpu = open(None).unwrap();
-    let tests: Vec<_> = test::all()
+    let tests: Vec<_> = catalog::all()
         .into_iter()
         .filter(|t| t.name.contains("mp"))
         .collect();

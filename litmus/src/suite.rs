@@ -302,10 +302,7 @@ mod tests {
 
     #[test]
     fn names_are_unique() {
-        let mut names: Vec<String> = super::super::test::all()
-            .into_iter()
-            .map(|t| t.name)
-            .collect();
+        let mut names: Vec<String> = crate::catalog::all().into_iter().map(|t| t.name).collect();
         let n = names.len();
         names.sort();
         names.dedup();
@@ -351,7 +348,7 @@ mod tests {
     #[test]
     fn known_targets() {
         let target = |name: &str| {
-            let t = super::super::test::find(name).unwrap();
+            let t = crate::catalog::find(name).unwrap();
             let o = t.outcomes();
             (0..o.target.len())
                 .filter(|&i| o.target[i])
@@ -375,14 +372,14 @@ mod tests {
         assert!(coww.iter().all(|o| o.ends_with("x=1")), "{coww:?}");
         assert!(coww.contains(&"r0=2 r1=3 x=1".to_string()), "{coww:?}");
         // SB needs exchanges to synchronise: thread 1's exchange reads thread 0's.
-        let sb = super::super::test::find("conf-sb-rmw-relacq").unwrap();
+        let sb = crate::catalog::find("conf-sb-rmw-relacq").unwrap();
         assert!(sb.ops().any(|op| matches!(op, Op::Exchange(..))));
     }
 
     #[test]
     fn mutator_3_mutants_drop_fences() {
         let fences = |name: &str| {
-            super::super::test::find(name)
+            crate::catalog::find(name)
                 .unwrap()
                 .ops()
                 .filter(|op| **op == Op::Fence)

@@ -5,11 +5,11 @@
 use super::env::Env;
 use super::runner::{Counts, Litmus};
 use super::test::{Kind, Test};
-use crate::device::Gpu;
-use crate::error::Result;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
+use wgstress_runtime::device::Gpu;
+use wgstress_runtime::Result;
 
 /// One test's run.
 #[derive(Clone, Debug, Serialize)]

@@ -2,7 +2,6 @@
 //! Everything else (the WGSL, the outcome classes, the `--list` text) is derived from this one
 //! description per test.
 
-use super::model;
 use serde::Serialize;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -193,19 +192,6 @@ pub fn classics() -> Vec<Test> {
     ]
 }
 
-/// Every test: the classics, then the MC Mutants suite (conformance tests and mutants).
-pub fn all() -> Vec<Test> {
-    let mut tests = classics();
-    tests.extend(super::suite::suite());
-    tests
-}
-
-pub fn find(name: &str) -> Option<Test> {
-    all()
-        .into_iter()
-        .find(|t| t.name.eq_ignore_ascii_case(name))
-}
-
 impl Test {
     pub fn ops(&self) -> impl Iterator<Item = &Op> {
         self.threads.iter().flatten()
@@ -283,27 +269,6 @@ impl Test {
             classes[self.execute(&order)] = Class::Sequential;
         }
         classes
-    }
-
-    /// Classes, the model's verdict and the target of every outcome.
-    pub fn outcomes(&self) -> Outcomes {
-        let class = self.classes();
-        if self.cycle.is_empty() {
-            // A classic test: its target is its weak outcomes; the model is not asked.
-            return Outcomes {
-                target: class.iter().map(|c| *c == Class::Weak).collect(),
-                allowed: vec![true; class.len()],
-                coherent: vec![true; class.len()],
-                class,
-            };
-        }
-        let judgement = model::judge(self);
-        Outcomes {
-            class,
-            allowed: judgement.allowed,
-            coherent: judgement.coherent,
-            target: judgement.target,
-        }
     }
 
     /// The outcome of running the threads one after the other, in order.
@@ -386,7 +351,7 @@ mod tests {
     use super::*;
 
     fn class_of(test: &str, registers: [u32; 2], x: u32, y: u32) -> Class {
-        let t = find(test).unwrap();
+        let t = classics().into_iter().find(|t| t.name == test).unwrap();
         t.classes()[t.encode(&registers[..t.registers()], x, y)]
     }
 
@@ -413,16 +378,6 @@ mod tests {
             let classes = test.classes();
             assert!(classes.contains(&Class::Sequential), "{}", test.name);
             assert!(classes.contains(&Class::Weak), "{}", test.name);
-        }
-    }
-
-    #[test]
-    fn outcomes_decode_what_they_encode() {
-        for test in all() {
-            for outcome in [0, test.outcome_count() - 1, test.outcome_count() / 3] {
-                let (r, x, y) = test.decode(outcome);
-                assert_eq!(test.encode(&r, x, y), outcome, "{}", test.name);
-            }
         }
     }
 }

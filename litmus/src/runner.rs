@@ -5,10 +5,10 @@
 use super::env::{Env, Placement};
 use super::shader::{bins, generate, PARAMS};
 use super::test::{Class, Outcomes, Test};
-use crate::device::Gpu;
-use crate::error::{Error, Result};
 use rand::{Rng, SeedableRng};
 use serde::Serialize;
+use wgstress_runtime::device::Gpu;
+use wgstress_runtime::{Error, Result};
 
 /// Outcome counts over some iterations.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -107,7 +107,7 @@ pub struct Litmus {
 /// A multiplier co-prime with `n` other than 1 where there is one (a permutation that
 /// moves), below 2^32 / n so that the shader's k * m cannot overflow.
 fn coprime(rng: &mut impl Rng, n: u32) -> u32 {
-    crate::strategy::coprime(rng, n, 2, u32::MAX / n.max(1))
+    wgstress_runtime::strategy::coprime(rng, n, 2, u32::MAX / n.max(1))
 }
 
 impl Litmus {
@@ -149,7 +149,13 @@ impl Litmus {
             immediate_size: 0,
         });
         let pipeline = |entry: &str| {
-            crate::device::compute_pipeline(device, &pipeline_layout, &module, entry, &constants)
+            wgstress_runtime::device::compute_pipeline(
+                device,
+                &pipeline_layout,
+                &module,
+                entry,
+                &constants,
+            )
         };
         let (run, classify) = (pipeline("run"), pipeline("classify"));
         let capacity = capacity_words.max(env.memory_words());
@@ -198,7 +204,7 @@ impl Litmus {
             layout: &layout,
             entries: &entries,
         });
-        crate::device::end_scope(scope, || format!("litmus test {}", test.name))?;
+        wgstress_runtime::device::end_scope(scope, || format!("litmus test {}", test.name))?;
         Ok(Litmus {
             test,
             env,
@@ -335,7 +341,7 @@ impl Litmus {
         }
         encoder.copy_buffer_to_buffer(&self.counts, 0, &self.counts_read, 0, self.counts.size());
         let reads = [(&self.counts_read, self.counts_read.size())];
-        let read = crate::device::submit_and_read(gpu, encoder, &reads, TIMEOUT)?;
+        let read = wgstress_runtime::device::submit_and_read(gpu, encoder, &reads, TIMEOUT)?;
         let histogram: Vec<u64> = read[0][..bins(&self.test)]
             .iter()
             .map(|w| u64::from(*w))

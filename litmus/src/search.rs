@@ -6,12 +6,12 @@ use super::choose::{ceiling_rate, merge_environments, Score};
 use super::env::{Env, Placement};
 use super::mutants::{run_suite, Pool};
 use super::test::{Kind, Test};
-use crate::device::Gpu;
-use crate::error::{Error, Result};
-use crate::strategy::Sequence;
 use rand::{Rng, SeedableRng};
 use serde::Serialize;
 use std::time::{Duration, Instant};
+use wgstress_runtime::device::Gpu;
+use wgstress_runtime::strategy::Sequence;
+use wgstress_runtime::{Error, Result};
 
 /// The values each parameter may take.
 #[derive(Clone, Debug)]

@@ -2,9 +2,9 @@
 //! when it was found on the same adapter.
 
 use super::env::Env;
-use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
+use wgstress_runtime::{Error, Result};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct EnvFile {

@@ -231,7 +231,7 @@ mod tests {
 
     #[test]
     fn every_test_generates_valid_wgsl() {
-        for test in super::super::test::all() {
+        for test in crate::catalog::all() {
             let source = generate(&test, 64);
             let module = naga::front::wgsl::parse_str(&source)
                 .unwrap_or_else(|e| panic!("{}: {}", test.name, e.emit_to_string(&source)));
@@ -242,7 +242,7 @@ mod tests {
 
     #[test]
     fn histograms_fit_in_workgroup_memory() {
-        for test in super::super::test::all() {
+        for test in crate::catalog::all() {
             assert!(
                 bins(&test) * 4 <= 16384,
                 "{}: {} bins",

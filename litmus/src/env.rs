@@ -6,8 +6,8 @@
 //! `distance` at least instances x stride they lie in two separate regions, and memory grows
 //! by the distance, not by instances x distance.
 
-use crate::strategy::Sequence;
 use serde::{Deserialize, Serialize};
+use wgstress_runtime::strategy::Sequence;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Env {

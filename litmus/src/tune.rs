@@ -3,13 +3,13 @@
 //! (b) access sequence: every sequence up to length 5, stressing the first word of a patch;
 //! (c) spread: how many patches to stress.
 
-use crate::device::Gpu;
-use crate::error::Result;
-use crate::litmus::{env::Env, runner::Litmus, test};
-use crate::profile::Profile;
-use crate::strategy::Sequence;
+use crate::{env::Env, runner::Litmus};
 use std::collections::BTreeMap;
 use std::time::Instant;
+use wgstress_runtime::device::Gpu;
+use wgstress_runtime::profile::Profile;
+use wgstress_runtime::strategy::Sequence;
+use wgstress_runtime::Result;
 
 #[derive(Clone, Debug)]
 pub struct TuneConfig {
@@ -80,7 +80,7 @@ impl Bench {
             .map(|(i, name)| {
                 Litmus::new(
                     gpu,
-                    test::find(name).expect("known test"),
+                    crate::catalog::find(name).expect("known test"),
                     config.env.clone(),
                     widest.memory_words(),
                     i as u64 + 1,

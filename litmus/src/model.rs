@@ -3,7 +3,7 @@
 //! It decides, for every outcome of a test, whether the model allows it and whether it is the
 //! test's target: an outcome that proves the template's communication edges.
 
-use super::test::{Event, Loc, Op, Test};
+use crate::test::{Class, Event, Loc, Op, Outcomes, Test};
 
 /// One candidate execution: what every read reads from and the coherence order per location.
 struct Execution {
@@ -251,5 +251,29 @@ pub fn judge(test: &Test) -> Judgement {
         allowed,
         coherent,
         target,
+    }
+}
+
+/// The model's verdicts live here, beside the model: a test is data and knows nothing of it.
+impl Test {
+    /// Classes, the model's verdict and the target of every outcome.
+    pub fn outcomes(&self) -> Outcomes {
+        let class = self.classes();
+        if self.cycle.is_empty() {
+            // A classic test: its target is its weak outcomes; the model is not asked.
+            return Outcomes {
+                target: class.iter().map(|c| *c == Class::Weak).collect(),
+                allowed: vec![true; class.len()],
+                coherent: vec![true; class.len()],
+                class,
+            };
+        }
+        let judgement = judge(self);
+        Outcomes {
+            class,
+            allowed: judgement.allowed,
+            coherent: judgement.coherent,
+            target: judgement.target,
+        }
     }
 }
