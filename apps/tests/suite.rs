@@ -6,7 +6,7 @@ mod common;
 use common::{one_llvmpipe_thread, settings};
 use std::sync::{Arc, Mutex};
 use wgstress_apps::{all, Size, Variant};
-use wgstress_runtime::engine::Engine;
+use wgstress_runtime::engine::{Engine, EngineConfig};
 use wgstress_runtime::record::Outcome;
 use wgstress_runtime::spec::Outputs;
 use wgstress_runtime::strategy::{RunParams, Strategy};
@@ -16,12 +16,12 @@ fn fixed_variants_pass_under_none_systematic_and_random() {
     one_llvmpipe_thread();
     for bundled in all() {
         let app = bundled.build(Variant::Fixed, Size::Small);
-        let mut engine =
-            Engine::new(app, None, 8, 1 << 16).unwrap_or_else(|e| panic!("{}: {e}", bundled.name));
+        let mut engine = Engine::new(app, &EngineConfig::new(8, 1 << 16))
+            .unwrap_or_else(|e| panic!("{}: {e}", bundled.name));
         for strategy in [Strategy::None, Strategy::Systematic, Strategy::Random] {
             let s = settings(strategy);
             let runs: Vec<_> = (0..8)
-                .map(|seed| RunParams::draw(seed, &s, engine.session.app_groups()))
+                .map(|seed| RunParams::draw(seed, &s, engine.app_groups()))
                 .collect();
             for r in engine.run(&runs).unwrap() {
                 assert_eq!(
@@ -68,12 +68,12 @@ fn every_postcondition_fires_on_corrupted_output() {
                 .collect();
             Ok(())
         }));
-        let mut engine = Engine::new(app, None, 1, 1 << 16).unwrap();
+        let mut engine = Engine::new(app, &EngineConfig::new(1, 1 << 16)).unwrap();
         engine
             .run(&[RunParams::draw(
                 0,
                 &settings(Strategy::None),
-                engine.session.app_groups(),
+                engine.app_groups(),
             )])
             .unwrap();
         let good = captured.lock().unwrap().clone();

@@ -81,8 +81,8 @@ pub fn run(
         log.write(&json!({
             "type": "start",
             "command": "compare",
-            "app": engine.app.name,
-            "adapter": engine.gpu.describe(),
+            "app": engine.app().name,
+            "adapter": engine.gpu().describe(),
             "rounds": plan.rounds,
             "configurations": configs.iter().map(|c| c.settings.session_options()).collect::<Vec<_>>(),
             "master_seed": seed_text(plan.master_seed),
@@ -105,8 +105,8 @@ pub fn run(
         .map(|(config, stream)| summarize(engine, config, stream, None))
         .collect();
     let mut comparison = Comparison {
-        app: engine.app.name.clone(),
-        adapter: engine.gpu.describe(),
+        app: engine.app().name.clone(),
+        adapter: engine.gpu().describe(),
         rounds: plan.rounds,
         master_seed: seed_text(plan.master_seed),
         rows,

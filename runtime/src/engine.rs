@@ -33,24 +33,68 @@ pub enum Mode {
     Raw,
 }
 
-pub struct Engine {
-    pub app: App,
-    pub program: Program,
-    pub mode: Mode,
-    pub gpu: Gpu,
-    pub session: Session,
-    checks: Vec<Prepared>,
-    adapter: Option<String>,
-    batch: usize,
-    scratch_words: u32,
+/// How an engine is built and runs: everything but the application. The one way to make an
+/// engine is `Engine::new(app, &config)`; nothing is set after it is built.
+#[derive(Clone, Debug)]
+pub struct EngineConfig {
+    /// A substring of the adapter's name; the best adapter when `None`.
+    pub adapter: Option<String>,
+    /// Runs per submission at most: the session's buffers hold this many.
+    pub batch: usize,
+    /// Words of the stress scratchpad.
+    pub scratch_words: u32,
+    /// How long a batch may run before it counts as hung.
     pub timeout: Duration,
+    /// Where the watchdog's loop limit starts.
+    pub loop_limit: LoopStart,
+    pub mode: Mode,
+}
+
+/// Where an engine's watchdog loop limit starts.
+#[derive(Clone, Debug)]
+pub enum LoopStart {
+    /// Learned from this engine's passing runs, from the adapter's ceiling.
+    Learn,
+    /// Fixed by the user (`--watchdog-limit`).
+    Fixed(u32),
+    /// Learning on from what earlier runs of the same application taught: a fresh engine
+    /// would start at the ceiling, and on the H100 tpo-tm's stalled runs there outlasted the
+    /// hang timeout in the fence search's first trials.
+    From(LoopLimit),
+}
+
+/// The hang timeout unless a command says otherwise.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+
+impl EngineConfig {
+    /// The best adapter, instrumented runs, a learned loop limit and the default timeout.
+    pub fn new(batch: usize, scratch_words: u32) -> EngineConfig {
+        EngineConfig {
+            adapter: None,
+            batch,
+            scratch_words,
+            timeout: DEFAULT_TIMEOUT,
+            loop_limit: LoopStart::Learn,
+            mode: Mode::Instrumented,
+        }
+    }
+}
+
+/// An application compiled for a device, with what its runs have taught so far.
+pub struct Engine {
+    app: App,
+    program: Program,
+    gpu: Gpu,
+    pub(crate) session: Session,
+    checks: Vec<Prepared>,
+    config: EngineConfig,
     /// Times the device was lost and recreated.
-    pub recreated: u32,
+    recreated: u32,
     /// The watchdog's loop limit, learned from this application's passing runs.
-    pub loop_limit: LoopLimit,
+    pub(crate) loop_limit: LoopLimit,
     /// What the driver said when the device was last lost and recreated, until the caller
     /// takes it to report it.
-    pub lost: Option<String>,
+    pub(crate) lost: Option<String>,
 }
 
 /// What calibration measured, and how long it took.
@@ -81,52 +125,70 @@ pub const PROBE_ITERATIONS: u32 = 256;
 const MAX_LOSSES: u32 = 3;
 
 impl Engine {
-    pub fn new(
-        app: App,
-        adapter: Option<&str>,
-        batch: usize,
-        scratch_words: u32,
-    ) -> Result<Engine> {
-        Engine::open(app, adapter, batch, scratch_words, Mode::Instrumented)
-    }
-
-    pub fn open(
-        app: App,
-        adapter: Option<&str>,
-        batch: usize,
-        scratch_words: u32,
-        mode: Mode,
-    ) -> Result<Engine> {
+    /// Validates `app`, instruments its shaders, opens the adapter `config` names and builds
+    /// the application's pipelines and buffers there.
+    pub fn new(app: App, config: &EngineConfig) -> Result<Engine> {
         app.validate()
             .map_err(|invalid| Error::Input(format!("{}: {invalid}", app.name)))?;
         let program = Program::build(&app)?;
-        let gpu = device::open_with(adapter, program.features, &app.name)?;
+        let gpu = device::open_with(config.adapter.as_deref(), program.features, &app.name)?;
         app.check_limits(&gpu.limits)?;
         let checks = crate::checks::prepare(&app, &gpu)?;
-        let gpu_name = gpu.info.name.clone();
         let session = Session::new(
             &gpu,
             &app,
             &program,
-            mode == Mode::Raw,
-            batch,
-            scratch_words,
+            config.mode == Mode::Raw,
+            config.batch,
+            config.scratch_words,
         )?;
+        let loop_limit = match &config.loop_limit {
+            LoopStart::Learn => LoopLimit::learned(LoopLimit::ceiling_for(&gpu.info.name)),
+            LoopStart::Fixed(limit) => LoopLimit::fixed(*limit),
+            LoopStart::From(learned) => learned.clone(),
+        };
         Ok(Engine {
             app,
             program,
-            mode,
             gpu,
             session,
             checks,
-            adapter: adapter.map(str::to_string),
-            batch,
-            scratch_words,
-            timeout: Duration::from_secs(10),
+            config: config.clone(),
             recreated: 0,
-            loop_limit: LoopLimit::learned(LoopLimit::ceiling_for(&gpu_name)),
+            loop_limit,
             lost: None,
         })
+    }
+
+    pub fn app(&self) -> &App {
+        &self.app
+    }
+
+    pub fn gpu(&self) -> &Gpu {
+        &self.gpu
+    }
+
+    pub fn mode(&self) -> Mode {
+        self.config.mode
+    }
+
+    pub fn timeout(&self) -> Duration {
+        self.config.timeout
+    }
+
+    /// The watchdog's loop limit and what passing runs taught it.
+    pub fn loop_limit(&self) -> &LoopLimit {
+        &self.loop_limit
+    }
+
+    /// Application workgroups per run (the dispatch's, or the pipeline's largest).
+    pub fn app_groups(&self) -> u32 {
+        self.session.app_groups()
+    }
+
+    /// Checks `settings` against the device's limits before any run uses them.
+    pub fn check(&self, settings: &Settings) -> Result<()> {
+        self.session.check(settings)
     }
 
     /// The manifest of each results block of a run (a record's `dispatch` indexes it).
@@ -161,7 +223,9 @@ impl Engine {
     fn run_batch(&mut self, runs: &[RunParams]) -> Result<Vec<RunResult>> {
         let results = self
             .session
-            .run_batch(&self.gpu, runs, self.timeout, &|o| self.host_check(o));
+            .run_batch(&self.gpu, runs, self.config.timeout, &|o| {
+                self.host_check(o)
+            });
         match results {
             Ok(results) => {
                 self.recreated = 0;
@@ -180,7 +244,7 @@ impl Engine {
                 self.recreated += 1;
                 self.lost = Some(message);
                 self.gpu = device::open_with(
-                    self.adapter.as_deref(),
+                    self.config.adapter.as_deref(),
                     self.program.features,
                     &self.app.name,
                 )?;
@@ -188,9 +252,9 @@ impl Engine {
                     &self.gpu,
                     &self.app,
                     &self.program,
-                    self.mode == Mode::Raw,
-                    self.batch,
-                    self.scratch_words,
+                    self.config.mode == Mode::Raw,
+                    self.config.batch,
+                    self.config.scratch_words,
                 )?;
                 Ok(runs
                     .iter()

@@ -169,10 +169,10 @@ pub fn run(
         log.write(&json!({
             "type": "start",
             "command": "run",
-            "app": engine.app.name,
-            "adapter": engine.gpu.describe(),
+            "app": engine.app().name,
+            "adapter": engine.gpu().describe(),
             "strategy": config.settings.strategy,
-            "raw": engine.mode == crate::engine::Mode::Raw,
+            "raw": engine.mode() == crate::engine::Mode::Raw,
             "shuffle": config.settings.shuffle,
             "iterations": config.settings.iterations,
             "shape": config.settings.shape,
@@ -209,9 +209,9 @@ pub fn summarize(
     aborted: Option<String>,
 ) -> Summary {
     Summary {
-        app: engine.app.name.clone(),
-        adapter: engine.gpu.describe(),
-        strategy: match engine.mode {
+        app: engine.app().name.clone(),
+        adapter: engine.gpu().describe(),
+        strategy: match engine.mode() {
             crate::engine::Mode::Raw => "raw".to_string(),
             crate::engine::Mode::Instrumented => config.settings.strategy.to_string(),
         },
@@ -275,7 +275,7 @@ fn paced_batches(
             .map(|n| n.saturating_sub(stream.tally.runs - from));
         let Some(n) = stream
             .pace
-            .next(time_left, Duration::ZERO, runs_left, engine.timeout)
+            .next(time_left, Duration::ZERO, runs_left, engine.timeout())
         else {
             break;
         };
@@ -309,7 +309,7 @@ fn paced_batches(
                 engine.loop_limit.observe_pass(r.record.max_trips);
             }
         }
-        let replay = |run: &RunParams| match engine.mode {
+        let replay = |run: &RunParams| match engine.mode() {
             // A raw run's seed still picks its buffer layout.
             crate::engine::Mode::Raw => "--raw".to_string(),
             crate::engine::Mode::Instrumented => config.settings.replay_options(run),

@@ -5,6 +5,7 @@ mod common;
 use common::*;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
+use wgstress_runtime::engine::EngineConfig;
 use wgstress_runtime::fences::gpu::{measure, Fencing, Runs};
 use wgstress_runtime::fences::{ddmin, FailureRate};
 use wgstress_runtime::init::Init;
@@ -93,12 +94,7 @@ fn the_fixture_fails_without_a_barrier_and_passes_with_one() {
 fn fencing(app: App) -> Fencing {
     Fencing {
         app,
-        adapter: None,
-        batch: 8,
-        scratch_words: 1 << 12,
-        timeout: std::time::Duration::from_secs(10),
-        watchdog_limit: None,
-        learned: None,
+        engine: EngineConfig::new(8, 1 << 12),
         atomic: None,
     }
 }

@@ -467,7 +467,10 @@ fn reference_kernels_that_cannot_serve_are_refused_before_any_run() {
             ("reference.wgsl", &reference),
         ];
         let app = load(dir.path(), HISTOGRAM_SPEC, &files).unwrap();
-        let error = match wgstress_runtime::engine::Engine::new(app, None, 4, 1 << 16) {
+        let error = match wgstress_runtime::engine::Engine::new(
+            app,
+            &wgstress_runtime::engine::EngineConfig::new(4, 1 << 16),
+        ) {
             Ok(_) => panic!("{expected}: the engine started"),
             Err(e) => e.to_string(),
         };

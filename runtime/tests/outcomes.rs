@@ -210,7 +210,7 @@ fn check() {
 fn a_seed_replays_the_same_stress_parameters() {
     let engine = engine(counter_app(ATOMIC_COUNTER));
     let s = settings(Strategy::Systematic, true);
-    let groups = engine.session.app_groups();
+    let groups = engine.app_groups();
     let seed = wgstress_runtime::strategy::run_seed(99, 17);
     let a = RunParams::draw(seed, &s, groups);
     let b = RunParams::draw(seed, &s, groups);

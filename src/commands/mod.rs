@@ -18,8 +18,12 @@ use wgstress_runtime::strategy::Settings;
 
 /// What runs where, and what the adapter's results are worth.
 fn announce(engine: &Engine, notes: Notes) {
-    notes.note(&format!("{} on {}", engine.app.name, engine.gpu.describe()));
-    if let Some(caveat) = wgstress_runtime::device::caveat(&engine.gpu.info.name) {
+    notes.note(&format!(
+        "{} on {}",
+        engine.app().name,
+        engine.gpu().describe()
+    ));
+    if let Some(caveat) = wgstress_runtime::device::caveat(&engine.gpu().info.name) {
         notes.note(&format!("note: {caveat}"));
     }
 }

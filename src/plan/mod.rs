@@ -12,8 +12,9 @@ use anyhow::{bail, Result};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use wgstress_apps::{Size, Variant};
-use wgstress_runtime::engine::{Calibration, Engine, Mode, PROBE_ITERATIONS};
-use wgstress_runtime::loop_limit::LoopLimit;
+use wgstress_runtime::engine::{
+    Calibration, Engine, EngineConfig, LoopStart, Mode, PROBE_ITERATIONS,
+};
 use wgstress_runtime::runner::Budget;
 use wgstress_runtime::spec::App;
 use wgstress_runtime::strategy::{Placement, Sequence, Settings, Strategy, StressShape};
@@ -134,20 +135,25 @@ impl SessionPlan {
         })
     }
 
+    /// How the application's engine is built: the adapter, batch, scratchpad, hang timeout,
+    /// the watchdog's start and the mode, all from the options.
+    pub fn engine_config(&self) -> EngineConfig {
+        EngineConfig {
+            adapter: self.adapter.clone(),
+            batch: self.batch,
+            scratch_words: self.scratch_words(),
+            timeout: self.timeout,
+            loop_limit: self
+                .stress
+                .watchdog_limit
+                .map_or(LoopStart::Learn, LoopStart::Fixed),
+            mode: self.mode,
+        }
+    }
+
     /// Opens the device and builds the application's pipelines and buffers there.
     pub fn engine(&self) -> Result<Engine> {
-        let mut engine = Engine::open(
-            self.app.clone(),
-            self.adapter.as_deref(),
-            self.batch,
-            self.scratch_words(),
-            self.mode,
-        )?;
-        engine.timeout = self.timeout;
-        if let Some(limit) = self.stress.watchdog_limit {
-            engine.loop_limit = LoopLimit::fixed(limit);
-        }
-        Ok(engine)
+        Ok(Engine::new(self.app.clone(), &self.engine_config())?)
     }
 }
 
@@ -156,7 +162,7 @@ impl StressPlan {
     /// profile or the defaults, then the shape options given on the command line.
     pub fn shape(&self, engine: &Engine) -> Result<(StressShape, String)> {
         let (mut shape, mut source) =
-            wgstress_runtime::profile::shape_for(&engine.gpu.info.name, self.profile.as_deref())?;
+            wgstress_runtime::profile::shape_for(&engine.gpu().info.name, self.profile.as_deref())?;
         let mut given = Vec::new();
         if let Some(sequence) = &self.sequence {
             shape.sequence = sequence.clone();
@@ -199,7 +205,7 @@ impl StressPlan {
             iterations,
             cache_words: self.cache_words,
             // Where runs start; the run loop follows the learned limit from there.
-            watchdog_limit: engine.loop_limit.limit(),
+            watchdog_limit: engine.loop_limit().limit(),
             stress_fraction: self.stress_fraction,
             placement: self.placement,
             buffer_shuffle: self.buffer_shuffle,
@@ -223,7 +229,7 @@ impl StressPlan {
             (_, Iterations::Measured { ratio }) => {
                 let probe =
                     self.with_iterations(engine, strategy, shuffle, shape, PROBE_ITERATIONS);
-                engine.session.check(&probe)?;
+                engine.check(&probe)?;
                 let share = budget
                     .time
                     .map_or(CALIBRATION_CAP, |t| (t / 10).min(CALIBRATION_CAP));
@@ -233,7 +239,7 @@ impl StressPlan {
         };
         let settings = self.with_iterations(engine, strategy, shuffle, shape, iterations);
         // Adaptive arms run up to `MAX_ITERATIONS`; the limits hold for every one of them.
-        engine.session.check(&settings)?;
+        engine.check(&settings)?;
         Ok((settings, calibration))
     }
 }

@@ -2,7 +2,7 @@
 #![allow(dead_code)]
 
 use std::sync::{Arc, Mutex, Once};
-use wgstress_runtime::engine::Engine;
+use wgstress_runtime::engine::{Engine, EngineConfig};
 use wgstress_runtime::spec::{App, Outputs};
 use wgstress_runtime::strategy::{RunParams, Settings, Strategy, StressShape};
 
@@ -46,9 +46,9 @@ pub fn outputs_without_stress(mut app: App) -> Vec<Vec<Vec<u32>>> {
         Ok(())
     }));
     let settings = settings(Strategy::None);
-    let mut engine = Engine::new(app, None, 1, 1 << 16).unwrap();
+    let mut engine = Engine::new(app, &EngineConfig::new(1, 1 << 16)).unwrap();
     let runs: Vec<_> = (0..3)
-        .map(|seed| RunParams::draw(seed, &settings, engine.session.app_groups()))
+        .map(|seed| RunParams::draw(seed, &settings, engine.app_groups()))
         .collect();
     engine.run(&runs).unwrap();
     let words = captured.lock().unwrap().clone();

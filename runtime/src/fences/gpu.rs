@@ -8,31 +8,21 @@
 //! passed with the guards all off. A compiled set fences only where it says.
 
 use super::trial::{Oracle, Trial};
-use crate::engine::Engine;
+use crate::engine::{Engine, EngineConfig};
 use crate::error::Result;
-use crate::loop_limit::LoopLimit;
 use crate::pace::Pace;
 use crate::runner::{run_into, Budget, RunConfig, Stream};
 use crate::spec::App;
 use crate::strategy::run_seed;
-use std::time::Duration;
 use wgstress_instrument::fences::{fenced_at_atomic, Patched};
 
 /// How to build the application's engine with a set of fences.
 #[derive(Clone)]
 pub struct Fencing {
     pub app: App,
-    pub adapter: Option<String>,
-    pub batch: usize,
-    pub scratch_words: u32,
-    /// How long a batch may run before it counts as hung.
-    pub timeout: Duration,
-    /// A fixed watchdog loop limit; else each engine starts from `learned` and learns on.
-    pub watchdog_limit: Option<u32>,
-    /// The loop limit the confirming runs learned. A fresh engine would start at the
-    /// ceiling: on the H100, tpo-tm's stalled runs there outlasted the hang timeout in the
-    /// search's first trials.
-    pub learned: Option<LoopLimit>,
+    /// Every fenced engine's configuration: its watchdog starts from the loop limit the
+    /// confirming runs learned, unless the user fixed it.
+    pub engine: EngineConfig,
     /// A variable made atomic under the fences (`make_atomic_rmw`: its read-modify-writes
     /// fused into atomic operations); the sites are then those of the rewritten module.
     pub atomic: Option<String>,
@@ -72,14 +62,7 @@ impl Fencing {
             postcondition: patched.postcondition,
             ..self.app.clone()
         };
-        let mut engine = Engine::new(app, self.adapter.as_deref(), self.batch, self.scratch_words)?;
-        engine.timeout = self.timeout;
-        if let Some(limit) = self.watchdog_limit {
-            engine.loop_limit = LoopLimit::fixed(limit);
-        } else if let Some(learned) = &self.learned {
-            engine.loop_limit = learned.clone();
-        }
-        Ok(engine)
+        Engine::new(app, &self.engine)
     }
 }
 

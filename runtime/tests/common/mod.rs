@@ -3,12 +3,12 @@
 
 use std::sync::{Arc, Mutex};
 use wgpu::util::DeviceExt;
-use wgstress_runtime::engine::Engine;
+use wgstress_runtime::engine::{Engine, EngineConfig};
 pub use wgstress_runtime::spec::{App, Binding};
 use wgstress_runtime::strategy::{RunParams, Settings, Strategy, StressShape};
 
 pub fn engine(app: App) -> Engine {
-    Engine::new(app, None, 16, 1 << 16).unwrap_or_else(|e| panic!("engine: {e}"))
+    Engine::new(app, &EngineConfig::new(16, 1 << 16)).unwrap_or_else(|e| panic!("engine: {e}"))
 }
 
 pub fn settings(strategy: Strategy, shuffle: bool) -> Settings {
@@ -27,7 +27,7 @@ pub fn settings(strategy: Strategy, shuffle: bool) -> Settings {
 
 pub fn params(engine: &Engine, settings: &Settings, seeds: std::ops::Range<u64>) -> Vec<RunParams> {
     seeds
-        .map(|s| RunParams::draw(s, settings, engine.session.app_groups()))
+        .map(|s| RunParams::draw(s, settings, engine.app_groups()))
         .collect()
 }
 

@@ -15,6 +15,7 @@ use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
+use wgstress_runtime::engine::LoopStart;
 use wgstress_runtime::fences::gpu::{measure, measure_paced, Fencing, Measured, Runs};
 use wgstress_runtime::fences::shrink::{callees_first, shrink};
 use wgstress_runtime::fences::{FailureRate, Oracle, Trial};
@@ -107,8 +108,8 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
         log.write(&json!({
             "type": "start",
             "command": "fences",
-            "app": engine.app.name,
-            "adapter": engine.gpu.describe(),
+            "app": engine.app().name,
+            "adapter": engine.gpu().describe(),
             "strategy": plan.strategy.map(|s| s.to_string()),
             "budget_seconds": session.budget.time.map(|t| t.as_secs_f64()),
             "verify_seconds": plan.verify.as_secs_f64(),
@@ -116,20 +117,19 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
         }))?;
     }
     let tried = confirm::confirm(session, plan.strategy, &mut engine, &shape, &stop, notes)?;
+    let mut config = session.engine_config();
+    if let LoopStart::Learn = config.loop_limit {
+        config.loop_limit = LoopStart::From(engine.loop_limit().clone());
+    }
     let fencing = Fencing {
         app: session.app.clone(),
-        adapter: session.adapter.clone(),
-        batch: session.batch,
-        scratch_words: session.scratch_words(),
-        timeout: session.timeout,
-        watchdog_limit: session.stress.watchdog_limit,
-        learned: Some(engine.loop_limit.clone()),
+        engine: config,
         atomic: None,
     };
     let searched = confirm::chosen(&tried).or(tried.first());
     let mut report = Report {
-        app: engine.app.name.clone(),
-        adapter: engine.gpu.describe(),
+        app: engine.app().name.clone(),
+        adapter: engine.gpu().describe(),
         strategy: searched.map_or(String::new(), |c| c.config.settings.strategy.to_string()),
         iterations: searched.map_or(0, |c| c.config.settings.iterations),
         master_seed: seed_text(session.master_seed),
