@@ -5,7 +5,7 @@ use clap::ValueEnum;
 use std::path::PathBuf;
 use std::time::Duration;
 use wgstress_litmus::env::Placement as LitmusPlacement;
-use wgstress_runtime::strategy::{Placement, Sequence, Strategy};
+use wgstress_runtime::stress::strategy::{Placement, Sequence, Strategy};
 
 /// The application a command runs.
 #[derive(clap::Args, Clone, Debug)]

@@ -4,7 +4,7 @@
 //! specs as they are and fragments inside a minimal spec.
 
 use std::path::{Path, PathBuf};
-use wgstress_runtime::spec;
+use wgstress_runtime::app::spec;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

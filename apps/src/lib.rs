@@ -18,7 +18,7 @@ mod tpo_tm;
 
 pub use nofence::{strip_fences, Unrecognized};
 use rand::{Rng, SeedableRng};
-use wgstress_runtime::spec::{App, Application};
+use wgstress_runtime::app::spec::{App, Application};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Variant {

@@ -6,7 +6,7 @@ mod common;
 use common::outputs_without_stress;
 use wgstress_apps::{all, Size, Variant};
 use wgstress_instrument::{instrument_wgsl, Options};
-use wgstress_runtime::spec::App;
+use wgstress_runtime::app::spec::App;
 use wgstress_tint::{assert_valid, Shader};
 
 fn nofence_apps() -> Vec<App> {

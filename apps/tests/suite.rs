@@ -6,10 +6,10 @@ mod common;
 use common::{one_llvmpipe_thread, settings};
 use std::sync::{Arc, Mutex};
 use wgstress_apps::{all, Size, Variant};
-use wgstress_runtime::engine::{Engine, EngineConfig};
-use wgstress_runtime::record::Outcome;
-use wgstress_runtime::spec::Outputs;
-use wgstress_runtime::strategy::{RunParams, Strategy};
+use wgstress_runtime::app::spec::Outputs;
+use wgstress_runtime::gpu::engine::{Engine, EngineConfig};
+use wgstress_runtime::run::record::Outcome;
+use wgstress_runtime::stress::strategy::{RunParams, Strategy};
 
 #[test]
 fn fixed_variants_pass_under_none_systematic_and_random() {

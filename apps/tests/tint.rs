@@ -6,7 +6,7 @@ use std::path::Path;
 use wgstress_apps::{all, Size, Variant};
 use wgstress_instrument::{instrument_wgsl, Options};
 use wgstress_litmus::{catalog, shader};
-use wgstress_runtime::spec::App;
+use wgstress_runtime::app::spec::App;
 use wgstress_tint::{assert_valid, Shader};
 
 /// The app instrumented with the options `Engine::new` gives it.
@@ -31,7 +31,7 @@ fn tint_accepts_every_instrumented_app_and_bench() {
         .collect();
     let bench =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../bench/lock-distance/lock_distance.toml");
-    let app = wgstress_runtime::spec::load(&bench).expect("the bench spec loads");
+    let app = wgstress_runtime::app::spec::load(&bench).expect("the bench spec loads");
     shaders.push(Shader::new("lock_distance.wgsl", app.source.clone()));
     shaders.push(instrumented(&app));
     assert!(shaders.len() >= 10, "{} shaders", shaders.len());

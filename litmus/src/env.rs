@@ -7,7 +7,7 @@
 //! by the distance, not by instances x distance.
 
 use serde::{Deserialize, Serialize};
-use wgstress_runtime::strategy::Sequence;
+use wgstress_runtime::stress::strategy::Sequence;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Env {

@@ -8,7 +8,7 @@ use super::test::{Kind, Test};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
-use wgstress_runtime::device::Gpu;
+use wgstress_runtime::gpu::device::Gpu;
 use wgstress_runtime::Result;
 
 /// One test's run.

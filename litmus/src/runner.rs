@@ -7,7 +7,7 @@ use super::shader::{bins, generate, PARAMS};
 use super::test::{Class, Outcomes, Test};
 use rand::{Rng, SeedableRng};
 use serde::Serialize;
-use wgstress_runtime::device::Gpu;
+use wgstress_runtime::gpu::device::Gpu;
 use wgstress_runtime::{Error, Result};
 
 /// Outcome counts over some iterations.
@@ -107,7 +107,7 @@ pub struct Litmus {
 /// A multiplier co-prime with `n` other than 1 where there is one (a permutation that
 /// moves), below 2^32 / n so that the shader's k * m cannot overflow.
 fn coprime(rng: &mut impl Rng, n: u32) -> u32 {
-    wgstress_runtime::strategy::coprime(rng, n, 2, u32::MAX / n.max(1))
+    wgstress_runtime::stress::strategy::coprime(rng, n, 2, u32::MAX / n.max(1))
 }
 
 impl Litmus {
@@ -149,7 +149,7 @@ impl Litmus {
             immediate_size: 0,
         });
         let pipeline = |entry: &str| {
-            wgstress_runtime::device::compute_pipeline(
+            wgstress_runtime::gpu::device::compute_pipeline(
                 device,
                 &pipeline_layout,
                 &module,
@@ -204,7 +204,7 @@ impl Litmus {
             layout: &layout,
             entries: &entries,
         });
-        wgstress_runtime::device::end_scope(scope, || format!("litmus test {}", test.name))?;
+        wgstress_runtime::gpu::device::end_scope(scope, || format!("litmus test {}", test.name))?;
         Ok(Litmus {
             test,
             env,
@@ -341,7 +341,7 @@ impl Litmus {
         }
         encoder.copy_buffer_to_buffer(&self.counts, 0, &self.counts_read, 0, self.counts.size());
         let reads = [(&self.counts_read, self.counts_read.size())];
-        let read = wgstress_runtime::device::submit_and_read(gpu, encoder, &reads, TIMEOUT)?;
+        let read = wgstress_runtime::gpu::device::submit_and_read(gpu, encoder, &reads, TIMEOUT)?;
         let histogram: Vec<u64> = read[0][..bins(&self.test)]
             .iter()
             .map(|w| u64::from(*w))

@@ -9,8 +9,8 @@ use super::test::{Kind, Test};
 use rand::{Rng, SeedableRng};
 use serde::Serialize;
 use std::time::{Duration, Instant};
-use wgstress_runtime::device::Gpu;
-use wgstress_runtime::strategy::Sequence;
+use wgstress_runtime::gpu::device::Gpu;
+use wgstress_runtime::stress::strategy::Sequence;
 use wgstress_runtime::{Error, Result};
 
 /// The values each parameter may take.

@@ -6,9 +6,9 @@
 use crate::{env::Env, runner::Litmus};
 use std::collections::BTreeMap;
 use std::time::Instant;
-use wgstress_runtime::device::Gpu;
-use wgstress_runtime::profile::Profile;
-use wgstress_runtime::strategy::Sequence;
+use wgstress_runtime::gpu::device::Gpu;
+use wgstress_runtime::stress::profile::Profile;
+use wgstress_runtime::stress::strategy::Sequence;
 use wgstress_runtime::Result;
 
 #[derive(Clone, Debug)]

@@ -2,9 +2,9 @@
 
 use wgstress_litmus::env::{Env, Placement};
 use wgstress_litmus::{catalog, runner::Litmus, test};
-use wgstress_runtime::device::open;
-use wgstress_runtime::profile::{shape_for, Profile};
-use wgstress_runtime::strategy::StressShape;
+use wgstress_runtime::gpu::device::open;
+use wgstress_runtime::stress::profile::{shape_for, Profile};
+use wgstress_runtime::stress::strategy::StressShape;
 
 fn small() -> Env {
     Env {

@@ -168,12 +168,12 @@ pub fn expand(input: DeriveInput) -> Result<TokenStream> {
                 seen.push((group, binding, f.clone()));
                 let label = f.to_string();
                 buffers.push(quote! {
-                    ::wgstress_runtime::spec::Binding {
+                    ::wgstress_runtime::app::spec::Binding {
                         group: #group,
                         binding: #binding,
-                        kind: ::wgstress_runtime::spec::BindingKind::#kind,
+                        kind: ::wgstress_runtime::app::spec::BindingKind::#kind,
                         words: self.#f.len() as u32,
-                        init: ::wgstress_runtime::init::Init::Words { words: self.#f.clone() },
+                        init: ::wgstress_runtime::app::init::Init::Words { words: self.#f.clone() },
                         name: ::std::option::Option::Some(#label.to_string()),
                     }
                 });
@@ -203,7 +203,7 @@ pub fn expand(input: DeriveInput) -> Result<TokenStream> {
                 {
                     return Err(Error::new(
                         field.ty.span(),
-                        "a pipeline is `Vec<wgstress_runtime::spec::Dispatch>`",
+                        "a pipeline is `Vec<wgstress_runtime::app::spec::Dispatch>`",
                     ));
                 }
                 if pipeline.is_some() {
@@ -248,7 +248,7 @@ pub fn expand(input: DeriveInput) -> Result<TokenStream> {
     };
     let postcondition_shader = match &attrs.postcondition_shader {
         Some(path) => quote! {
-            ::std::option::Option::Some(::wgstress_runtime::spec::Shader {
+            ::std::option::Option::Some(::wgstress_runtime::app::spec::Shader {
                 path: #path.to_string(),
                 source: include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/", #path)).to_string(),
             })
@@ -268,11 +268,11 @@ pub fn expand(input: DeriveInput) -> Result<TokenStream> {
             #(#[doc(hidden)] #consts)*
         }
 
-        impl #impl_generics ::wgstress_runtime::spec::Application for #ident #ty_generics #where_clause {
-            fn app(&self) -> ::wgstress_runtime::spec::App {
+        impl #impl_generics ::wgstress_runtime::app::spec::Application for #ident #ty_generics #where_clause {
+            fn app(&self) -> ::wgstress_runtime::app::spec::App {
                 let this = ::std::sync::Arc::new(::std::clone::Clone::clone(self));
-                let reads = ::wgstress_runtime::spec::Postconditions::reads(self);
-                ::wgstress_runtime::spec::App {
+                let reads = ::wgstress_runtime::app::spec::Postconditions::reads(self);
+                ::wgstress_runtime::app::spec::App {
                     name: #name.to_string(),
                     shader_path: #shader.to_string(),
                     source: include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/", #shader)).to_string(),
@@ -283,7 +283,7 @@ pub fn expand(input: DeriveInput) -> Result<TokenStream> {
                     bindings: vec![#(#buffers),*],
                     checks: ::std::vec::Vec::new(),
                     host_check: ::std::option::Option::Some(::std::sync::Arc::new(move |outputs| {
-                        ::wgstress_runtime::spec::Postconditions::check(&*this, outputs)
+                        ::wgstress_runtime::app::spec::Postconditions::check(&*this, outputs)
                     })),
                     host_reads: reads,
                     constants: vec![#(#constants),*],

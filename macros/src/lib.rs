@@ -22,10 +22,10 @@ mod postconditions;
 
 use proc_macro::TokenStream;
 
-/// Implements `wgstress_runtime::spec::Application` for a struct whose fields are its
+/// Implements `wgstress_runtime::app::spec::Application` for a struct whose fields are its
 /// buffers (`#[storage(binding = N)]`, `#[uniform(binding = N)]`, `Vec<u32>` initial
 /// contents, `group = G` optional), its dispatch size (`#[dispatch]`, `[u32; 3]`) or its
-/// pipeline (`#[pipeline]`, `Vec<wgstress_runtime::spec::Dispatch>`: the dispatches of one
+/// pipeline (`#[pipeline]`, `Vec<wgstress_runtime::app::spec::Dispatch>`: the dispatches of one
 /// run, in order), the
 /// postcondition kernel's dispatch (`#[post_dispatch]`) and pipeline-override constants
 /// (`#[constant(name = "NAME")]`). The struct attribute `#[wgstress(...)]` takes `name`,
@@ -52,7 +52,7 @@ pub fn derive_application(input: TokenStream) -> TokenStream {
         .into()
 }
 
-/// Implements `wgstress_runtime::spec::Postconditions` from the `#[postcondition]` methods of
+/// Implements `wgstress_runtime::app::spec::Postconditions` from the `#[postcondition]` methods of
 /// an impl block. Each takes `&self` and read-back buffers named after the struct's buffer
 /// fields, as `&[u32]`, and returns `Result<(), String>`.
 #[proc_macro_attribute]

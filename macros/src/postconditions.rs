@@ -101,12 +101,12 @@ pub fn expand(mut item: ItemImpl) -> Result<TokenStream> {
     Ok(quote! {
         #item
 
-        impl #impl_generics ::wgstress_runtime::spec::Postconditions for #ty #where_clause {
+        impl #impl_generics ::wgstress_runtime::app::spec::Postconditions for #ty #where_clause {
             fn reads(&self) -> ::std::vec::Vec<(u32, u32)> {
                 vec![#(#reads),*]
             }
 
-            fn check(&self, outputs: &::wgstress_runtime::spec::Outputs) -> ::std::result::Result<(), ::std::string::String> {
+            fn check(&self, outputs: &::wgstress_runtime::app::spec::Outputs) -> ::std::result::Result<(), ::std::string::String> {
                 #(#calls)*
                 ::std::result::Result::Ok(())
             }

@@ -1,46 +1,25 @@
 //! wgstress-runtime: runs instrumented WGSL applications under memory stress on a real GPU,
-//! checks every run and keeps statistics. It prints nothing: the run loop and tuning report
-//! progress through callbacks, and the CLI shows tables, charts and progress bars.
+//! checks every run, keeps statistics and searches for the fences that stop failures. It
+//! prints nothing: the run loop and the fence search report progress through events, and the
+//! CLI shows tables, charts and progress bars.
 //!
 //! The modules by job (docs/architecture.md draws them):
-//! - the model a session is built from: `spec` (applications), `init` (initial contents),
-//!   `checks` (host checks), `strategy` (stress settings and per-run parameters), `profile`
-//!   (tuned stress shapes), `error`;
-//! - execution: `device` (adapters, error scopes, submit and read-back), `features` (the
-//!   device features shaders need), `program` (an application's shaders instrumented, one
-//!   unit per dispatch), `interface` (spec against shaders), `layout` and `params` (buffer layouts, parameter blocks), `session`
-//!   (pipelines, buffers, batches), `engine` (a session that survives device loss, calibration),
-//!   `runner` (the run loop), `log` (the JSON-lines log);
-//! - analysis: `record` (a run's results block and its outcome), `tally` and `stats` (counts,
-//!   rates, intervals), `compare` (strategies in interleaved rounds), `fences` (the search
-//!   for the fences an application needs), `litmus` and `tune`
-//!   (parallel litmus tests, tuning stress to a device).
+//! - `app`: what an application is (spec, initial contents, host checks);
+//! - `stress`: what runs beside it (strategies, per-run parameters, shapes, profiles);
+//! - `gpu`: the application on a device (pipelines, buffers, batches, the engine);
+//! - `run`: sessions of runs (the run loop, pacing, the watchdog limit, log, tallies,
+//!   statistics, comparisons);
+//! - `fences`: the search for the fences an application needs.
 
-pub mod checks;
+pub mod app;
 pub mod error;
-pub mod init;
-pub mod profile;
-pub mod spec;
-pub mod strategy;
-
-pub mod device;
-pub mod engine;
-pub mod features;
-pub mod interface;
-pub mod layout;
-pub mod log;
-pub mod loop_limit;
-pub mod pace;
-pub mod params;
-pub mod program;
-pub mod runner;
-pub mod session;
-
-pub mod compare;
 pub mod fences;
-pub mod record;
-pub mod shapes;
-pub mod stats;
-pub mod tally;
+pub mod gpu;
+pub mod run;
+pub mod stress;
 
+pub use app::spec::App;
 pub use error::{Error, Result};
+pub use gpu::engine::{Engine, EngineConfig};
+pub use run::runner::{Budget, RunConfig, Summary};
+pub use stress::strategy::{Settings, Strategy};

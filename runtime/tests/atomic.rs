@@ -4,7 +4,7 @@
 mod common;
 use common::*;
 use wgstress_instrument::atomic::{candidates_wgsl, make_atomic_wgsl};
-use wgstress_runtime::init::Init;
+use wgstress_runtime::app::init::Init;
 
 // A scalar, a fixed and two runtime arrays, a struct of a scalar and an array; compound assignments, an increment, a pointer
 // `let`, arrayLength. Every invocation writes its own cells, so the outputs are determined.

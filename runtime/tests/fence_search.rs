@@ -5,13 +5,13 @@ mod common;
 use common::*;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use wgstress_runtime::engine::EngineConfig;
+use wgstress_runtime::app::init::Init;
+use wgstress_runtime::app::spec::App;
 use wgstress_runtime::fences::gpu::{measure, Fencing, Runs};
 use wgstress_runtime::fences::{ddmin, FailureRate};
-use wgstress_runtime::init::Init;
-use wgstress_runtime::runner::{Budget, RunConfig};
-use wgstress_runtime::spec::App;
-use wgstress_runtime::strategy::Strategy;
+use wgstress_runtime::gpu::engine::EngineConfig;
+use wgstress_runtime::run::runner::{Budget, RunConfig};
+use wgstress_runtime::stress::strategy::Strategy;
 
 /// The last thread of one workgroup of 64 raises a flag, every thread then reads it. Without
 /// a barrier between, a CPU driver runs the workgroup's first threads to their end before

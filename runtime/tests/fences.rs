@@ -5,7 +5,7 @@
 mod common;
 use common::*;
 use wgstress_instrument::fences::fences;
-use wgstress_runtime::init::Init;
+use wgstress_runtime::app::init::Init;
 
 /// Non-uniform branches with values crossing the splits, a uniform loop, a non-uniform loop,
 /// a callee called in uniform control flow.
@@ -75,7 +75,7 @@ fn every_site_fenced_computes_what_the_original_computes() {
 #[test]
 fn one_pipeline_serves_every_fence_mask() {
     use std::sync::Mutex;
-    use wgstress_runtime::strategy::{RunParams, Strategy};
+    use wgstress_runtime::stress::strategy::{RunParams, Strategy};
     let fenced = wgstress_instrument::fences::instrument_fenced(SOURCE, &Default::default())
         .unwrap_or_else(|e| panic!("{e}"));
     let sites = fenced.sites.len();
@@ -95,10 +95,12 @@ fn one_pipeline_serves_every_fence_mask() {
     let mut app = App::bare("fenced", SOURCE, [8, 1, 1], bindings);
     // A host check makes the session read the bindings back for `check` below.
     let _ = capture(&mut app);
-    let gpu = wgstress_runtime::device::open(None).unwrap();
-    let program = wgstress_runtime::program::Program::of_instrumented(&app, fenced.instrumented);
-    let session = wgstress_runtime::session::Session::new(&gpu, &app, &program, false, 8, 1 << 12)
-        .unwrap_or_else(|e| panic!("{e}"));
+    let gpu = wgstress_runtime::gpu::device::open(None).unwrap();
+    let program =
+        wgstress_runtime::gpu::program::Program::of_instrumented(&app, fenced.instrumented);
+    let session =
+        wgstress_runtime::gpu::session::Session::new(&gpu, &app, &program, false, 8, 1 << 12)
+            .unwrap_or_else(|e| panic!("{e}"));
     let all = (1u32 << sites) - 1;
     let masks = [
         0,
@@ -120,7 +122,7 @@ fn one_pipeline_serves_every_fence_mask() {
             })
             .collect();
         let seen = Mutex::new(Vec::new());
-        let check = |outputs: &wgstress_runtime::spec::Outputs| {
+        let check = |outputs: &wgstress_runtime::app::spec::Outputs| {
             let words = [
                 outputs.get(0, 0).unwrap().to_vec(),
                 outputs.get(0, 1).unwrap().to_vec(),

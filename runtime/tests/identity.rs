@@ -3,8 +3,8 @@
 
 mod common;
 use common::*;
-use wgstress_runtime::init::Init;
-use wgstress_runtime::strategy::Strategy;
+use wgstress_runtime::app::init::Init;
+use wgstress_runtime::stress::strategy::Strategy;
 
 const ONE_D: &str = "
 @group(0) @binding(0) var<storage, read_write> out: array<u32>;
@@ -32,10 +32,10 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(workgroup_id) w: v
 fn check_identical(
     source: &str,
     workgroups: [u32; 3],
-    bindings: Vec<wgstress_runtime::spec::Binding>,
+    bindings: Vec<wgstress_runtime::app::spec::Binding>,
 ) {
     let original = run_original(source, workgroups, &bindings);
-    use wgstress_runtime::strategy::Placement;
+    use wgstress_runtime::stress::strategy::Placement;
     let configs = [
         (Strategy::None, false, Placement::Interleaved),
         (Strategy::None, true, Placement::Interleaved),
@@ -109,7 +109,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     out[gid.x] = input[gid.x] * 3u + arrayLength(&input) * 1000u + arrayLength(&out);
     input[gid.x] = 7u;
 }";
-    use wgstress_runtime::layout::LAYOUTS;
+    use wgstress_runtime::gpu::layout::LAYOUTS;
     let bindings = vec![
         Binding::storage(0, 256, Init::Zeros),
         Binding::storage(1, 256, Init::Iota { start: 5 }),
@@ -122,10 +122,12 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let runs: Vec<_> = params(&engine, &settings, 0..LAYOUTS as u64)
         .into_iter()
         .enumerate()
-        .map(|(layout, p)| wgstress_runtime::strategy::RunParams {
-            layout: layout as u32,
-            ..p
-        })
+        .map(
+            |(layout, p)| wgstress_runtime::stress::strategy::RunParams {
+                layout: layout as u32,
+                ..p
+            },
+        )
         .collect();
     engine.run(&runs).unwrap();
     let seen = seen.lock().unwrap();

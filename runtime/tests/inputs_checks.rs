@@ -6,9 +6,9 @@
 mod common;
 use common::*;
 use std::path::Path;
-use wgstress_runtime::record::Outcome;
-use wgstress_runtime::spec::{self, App};
-use wgstress_runtime::strategy::Strategy;
+use wgstress_runtime::app::spec::{self, App};
+use wgstress_runtime::run::record::Outcome;
+use wgstress_runtime::stress::strategy::Strategy;
 
 /// Writes `files` (name, text) to `dir` and loads `dir/app.toml`.
 fn load(dir: &Path, spec_text: &str, files: &[(&str, &str)]) -> wgstress_runtime::Result<App> {
@@ -467,9 +467,9 @@ fn reference_kernels_that_cannot_serve_are_refused_before_any_run() {
             ("reference.wgsl", &reference),
         ];
         let app = load(dir.path(), HISTOGRAM_SPEC, &files).unwrap();
-        let error = match wgstress_runtime::engine::Engine::new(
+        let error = match wgstress_runtime::gpu::engine::Engine::new(
             app,
-            &wgstress_runtime::engine::EngineConfig::new(4, 1 << 16),
+            &wgstress_runtime::gpu::engine::EngineConfig::new(4, 1 << 16),
         ) {
             Ok(_) => panic!("{expected}: the engine started"),
             Err(e) => e.to_string(),

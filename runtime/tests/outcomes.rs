@@ -3,11 +3,11 @@
 
 mod common;
 use common::*;
-use wgstress_runtime::checks::{Check, Rule};
-use wgstress_runtime::init::Init;
-use wgstress_runtime::record::Outcome;
-use wgstress_runtime::strategy::{RunParams, Strategy};
-use wgstress_runtime::tally::describe;
+use wgstress_runtime::app::checks::{Check, Rule};
+use wgstress_runtime::app::init::Init;
+use wgstress_runtime::run::record::Outcome;
+use wgstress_runtime::run::tally::describe;
+use wgstress_runtime::stress::strategy::{RunParams, Strategy};
 
 const ATOMIC_COUNTER: &str = "
 @group(0) @binding(0) var<storage, read_write> counter: atomic<u32>;
@@ -22,7 +22,7 @@ fn main() {
     counter = seen + 1u;
 }";
 
-fn counter_app(source: &str) -> wgstress_runtime::spec::App {
+fn counter_app(source: &str) -> wgstress_runtime::app::spec::App {
     let mut app = App::bare(
         "counter",
         source,
@@ -211,7 +211,7 @@ fn a_seed_replays_the_same_stress_parameters() {
     let engine = engine(counter_app(ATOMIC_COUNTER));
     let s = settings(Strategy::Systematic, true);
     let groups = engine.app_groups();
-    let seed = wgstress_runtime::strategy::run_seed(99, 17);
+    let seed = wgstress_runtime::stress::strategy::run_seed(99, 17);
     let a = RunParams::draw(seed, &s, groups);
     let b = RunParams::draw(seed, &s, groups);
     assert_eq!(a, b);

@@ -14,13 +14,13 @@ pub fn list() -> Result<Status> {
 }
 
 pub fn adapters() -> Result<Status> {
-    let found = wgstress_runtime::device::adapters();
+    let found = wgstress_runtime::gpu::device::adapters();
     if found.is_empty() {
         return Err(wgstress_runtime::Error::NoAdapter.into());
     }
     let text: String = found
         .iter()
-        .map(|info| format!("{}\n", wgstress_runtime::device::describe(info)))
+        .map(|info| format!("{}\n", wgstress_runtime::gpu::device::describe(info)))
         .collect();
     emit(&text)?;
     Ok(Status::Passed)

@@ -9,10 +9,10 @@ use crate::status::Status;
 use anyhow::Result;
 use clap::ValueEnum;
 use std::path::PathBuf;
-use wgstress_runtime::compare;
-use wgstress_runtime::log::JsonLog;
-use wgstress_runtime::runner::Budget;
-use wgstress_runtime::strategy::Strategy;
+use wgstress_runtime::run::compare;
+use wgstress_runtime::run::log::JsonLog;
+use wgstress_runtime::run::runner::Budget;
+use wgstress_runtime::stress::strategy::Strategy;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -109,7 +109,7 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
             super::note_measured(&settings, c, session, notes);
         }
         for &shuffle in &plan.shuffles {
-            let settings = wgstress_runtime::strategy::Settings {
+            let settings = wgstress_runtime::stress::strategy::Settings {
                 shuffle,
                 ..settings.clone()
             };

@@ -9,8 +9,8 @@ use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 use wgstress_litmus::{catalog, env::Env, runner::Counts, runner::Litmus, test};
-use wgstress_runtime::log::JsonLog;
-use wgstress_runtime::stats::reproducibility;
+use wgstress_runtime::run::log::JsonLog;
+use wgstress_runtime::run::stats::reproducibility;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -113,12 +113,12 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
 }
 
 fn run(mut plan: RunPlan, notes: Notes) -> Result<Status> {
-    let gpu = wgstress_runtime::device::open(plan.adapter.as_deref())?;
+    let gpu = wgstress_runtime::gpu::device::open(plan.adapter.as_deref())?;
     plan.env = super::resolve_env(plan.env, plan.env_file.as_deref(), &gpu.info.name, notes)?;
     // The seed of the runner's permutations: fixed, so that the log says all there is.
     const SEED: u64 = 1;
     let mut litmus = Litmus::new(&gpu, plan.test.clone(), plan.env.clone(), 0, SEED)?;
-    let adapter = wgstress_runtime::device::describe(&gpu.info);
+    let adapter = wgstress_runtime::gpu::device::describe(&gpu.info);
     let mut log = plan.log.as_deref().map(JsonLog::append_to).transpose()?;
     if let Some(log) = log.as_mut() {
         log.write(&serde_json::json!({

@@ -13,8 +13,8 @@ use crate::notes::Notes;
 use crate::plan::SessionPlan;
 use std::path::Path;
 use wgstress_litmus::env::Env;
-use wgstress_runtime::engine::{Calibration, Engine};
-use wgstress_runtime::strategy::Settings;
+use wgstress_runtime::gpu::engine::{Calibration, Engine};
+use wgstress_runtime::stress::strategy::Settings;
 
 /// What runs where, and what the adapter's results are worth.
 fn announce(engine: &Engine, notes: Notes) {
@@ -23,7 +23,7 @@ fn announce(engine: &Engine, notes: Notes) {
         engine.app().name,
         engine.gpu().describe()
     ));
-    if let Some(caveat) = wgstress_runtime::device::caveat(&engine.gpu().info.name) {
+    if let Some(caveat) = wgstress_runtime::gpu::device::caveat(&engine.gpu().info.name) {
         notes.note(&format!("note: {caveat}"));
     }
 }

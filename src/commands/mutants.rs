@@ -16,8 +16,8 @@ use wgstress_litmus::env_file::EnvFile;
 use wgstress_litmus::mutants::{run_suite, summarise, Pool};
 use wgstress_litmus::search::{search, Candidate, SearchConfig, SearchResult, Space};
 use wgstress_litmus::test::{Kind, Test};
-use wgstress_runtime::device::{describe, open, Gpu};
-use wgstress_runtime::log::JsonLog;
+use wgstress_runtime::gpu::device::{describe, open, Gpu};
+use wgstress_runtime::run::log::JsonLog;
 
 #[derive(clap::Args)]
 pub struct Args {

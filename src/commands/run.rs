@@ -7,10 +7,10 @@ use crate::present::progress::Progress;
 use crate::status::Status;
 use anyhow::Result;
 use std::time::Duration;
-use wgstress_runtime::engine::Mode;
-use wgstress_runtime::log::JsonLog;
-use wgstress_runtime::runner::{self, RunConfig};
-use wgstress_runtime::strategy::Strategy;
+use wgstress_runtime::gpu::engine::Mode;
+use wgstress_runtime::run::log::JsonLog;
+use wgstress_runtime::run::runner::{self, RunConfig};
+use wgstress_runtime::stress::strategy::Strategy;
 
 #[derive(clap::Args)]
 pub struct Args {

@@ -11,8 +11,8 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use wgstress_litmus::tune::{tune, TuneConfig};
 use wgstress_litmus::{catalog, env::Env, runner::Litmus};
-use wgstress_runtime::log::JsonLog;
-use wgstress_runtime::profile::Profile;
+use wgstress_runtime::run::log::JsonLog;
+use wgstress_runtime::stress::profile::Profile;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -37,7 +37,7 @@ pub struct Args {
     #[arg(long, value_parser = crate::options::seconds, allow_negative_numbers = true)]
     budget: Option<Duration>,
     /// Where to write the device profile
-    #[arg(long, default_value = wgstress_runtime::profile::DEFAULT_PATH)]
+    #[arg(long, default_value = wgstress_runtime::stress::profile::DEFAULT_PATH)]
     profile: PathBuf,
     /// Where to write the heat map (SVG)
     #[arg(long, default_value = "wgstress-heatmap.svg")]
@@ -99,12 +99,12 @@ fn with_stress(mut env: Env) -> Env {
 
 pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
     let mut config = plan.config;
-    let gpu = wgstress_runtime::device::open(plan.adapter.as_deref())?;
+    let gpu = wgstress_runtime::gpu::device::open(plan.adapter.as_deref())?;
     let env = super::resolve_env(config.env, plan.env_file.as_deref(), &gpu.info.name, notes)?;
     config.env = with_stress(env);
     notes.note(&format!(
         "tuning {}",
-        wgstress_runtime::device::describe(&gpu.info)
+        wgstress_runtime::gpu::device::describe(&gpu.info)
     ));
     if let Some(budget) = plan.budget {
         let mp = catalog::find("mp").context("the mp litmus test is built in")?;
@@ -123,7 +123,7 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
         log.write(&serde_json::json!({
             "type": "start",
             "command": "tune",
-            "adapter": wgstress_runtime::device::describe(&gpu.info),
+            "adapter": wgstress_runtime::gpu::device::describe(&gpu.info),
             "distances": config.distances,
             "locations": config.locations,
             "max_sequence": config.max_sequence,

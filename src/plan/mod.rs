@@ -12,12 +12,12 @@ use anyhow::{bail, Result};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use wgstress_apps::{Size, Variant};
-use wgstress_runtime::engine::{
+use wgstress_runtime::app::spec::App;
+use wgstress_runtime::gpu::engine::{
     Calibration, Engine, EngineConfig, LoopStart, Mode, PROBE_ITERATIONS,
 };
-use wgstress_runtime::runner::Budget;
-use wgstress_runtime::spec::App;
-use wgstress_runtime::strategy::{Placement, Sequence, Settings, Strategy, StressShape};
+use wgstress_runtime::run::runner::Budget;
+use wgstress_runtime::stress::strategy::{Placement, Sequence, Settings, Strategy, StressShape};
 
 /// Calibration's share of a budget is at most this.
 const CALIBRATION_CAP: Duration = Duration::from_secs(10);
@@ -93,7 +93,7 @@ impl SessionPlan {
         }
         if let Some(path) = &stress.profile {
             // A broken profile is bad input, found now rather than after the device opens.
-            let profile = wgstress_runtime::profile::Profile::load(path)?;
+            let profile = wgstress_runtime::stress::profile::Profile::load(path)?;
             check_shape(&profile.shape(), &path.display().to_string())?;
         }
         Ok(SessionPlan {
@@ -161,8 +161,10 @@ impl StressPlan {
     /// The systematic stress shape for the engine's adapter, and where it came from: a
     /// profile or the defaults, then the shape options given on the command line.
     pub fn shape(&self, engine: &Engine) -> Result<(StressShape, String)> {
-        let (mut shape, mut source) =
-            wgstress_runtime::profile::shape_for(&engine.gpu().info.name, self.profile.as_deref())?;
+        let (mut shape, mut source) = wgstress_runtime::stress::profile::shape_for(
+            &engine.gpu().info.name,
+            self.profile.as_deref(),
+        )?;
         let mut given = Vec::new();
         if let Some(sequence) = &self.sequence {
             shape.sequence = sequence.clone();
@@ -284,7 +286,7 @@ pub fn load_app(options: &AppOptions) -> Result<(App, Vec<(&'static str, PathBuf
                 options.app
             );
         }
-        let app = wgstress_runtime::spec::load(path)?;
+        let app = wgstress_runtime::app::spec::load(path)?;
         inputs.push(("APP", path.to_path_buf()));
         inputs.push(("the spec's shader", PathBuf::from(&app.shader_path)));
         let own = app.pipeline.iter().filter_map(|d| d.shader.as_ref());

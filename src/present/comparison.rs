@@ -1,8 +1,8 @@
 //! The comparison table.
 
 use std::fmt::Write;
-use wgstress_runtime::compare::Comparison;
-use wgstress_runtime::runner::Summary;
+use wgstress_runtime::run::compare::Comparison;
+use wgstress_runtime::run::runner::Summary;
 
 /// "systematic+shuffle": a configuration's name in the table and the chart.
 pub fn label(row: &Summary) -> String {

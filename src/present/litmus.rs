@@ -3,7 +3,7 @@
 use std::fmt::Write;
 use wgstress_litmus::test::{Kind, Test};
 use wgstress_litmus::{env::Env, runner::Counts};
-use wgstress_runtime::stats::reproducibility;
+use wgstress_runtime::run::stats::reproducibility;
 
 /// What the test looks for: a classic test its weak outcomes, a suite test its target.
 pub fn looked_for(test: &Test, counts: &Counts) -> u64 {

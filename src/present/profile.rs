@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 use std::path::Path;
-use wgstress_runtime::profile::Profile;
+use wgstress_runtime::stress::profile::Profile;
 
 /// `changes`: how the profile differs from the one of the same adapter it replaced, if any.
 pub fn report(

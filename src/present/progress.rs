@@ -2,7 +2,7 @@
 
 use indicatif::{ProgressBar, ProgressStyle};
 use std::time::Duration;
-use wgstress_runtime::runner::{Budget, Event};
+use wgstress_runtime::run::runner::{Budget, Event};
 
 pub struct Progress {
     bar: ProgressBar,

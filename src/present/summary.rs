@@ -1,7 +1,7 @@
 //! The human-readable summary of `wgstress run`.
 
 use std::fmt::Write;
-use wgstress_runtime::runner::Summary;
+use wgstress_runtime::run::runner::Summary;
 
 /// Shapes listed in the summary (the most failing first).
 const SHAPES_SHOWN: usize = 5;

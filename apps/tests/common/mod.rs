@@ -2,9 +2,9 @@
 #![allow(dead_code)]
 
 use std::sync::{Arc, Mutex, Once};
-use wgstress_runtime::engine::{Engine, EngineConfig};
-use wgstress_runtime::spec::{App, Outputs};
-use wgstress_runtime::strategy::{RunParams, Settings, Strategy, StressShape};
+use wgstress_runtime::app::spec::{App, Outputs};
+use wgstress_runtime::gpu::engine::{Engine, EngineConfig};
+use wgstress_runtime::stress::strategy::{RunParams, Settings, Strategy, StressShape};
 
 /// Settings of the suite's runs under `strategy`.
 pub fn settings(strategy: Strategy) -> Settings {

@@ -1,6 +1,6 @@
 // trybuild builds this in target/tests/trybuild/wgstress-macros: the shader path climbs back to the workspace.
 use wgstress_macros::{postconditions, Application};
-use wgstress_runtime::spec::{Application as _, Outputs};
+use wgstress_runtime::app::spec::{Application as _, Outputs};
 
 #[derive(Clone, Application)]
 #[wgstress(name = "tiny", shader = "../../../../macros/tests/wgsl/tiny.wgsl")]

@@ -1,6 +1,6 @@
 // A pipeline of two dispatches and a postcondition in its own file.
 use wgstress_macros::{postconditions, Application};
-use wgstress_runtime::spec::{Application as _, Dispatch, Outputs};
+use wgstress_runtime::app::spec::{Application as _, Dispatch, Outputs};
 
 #[derive(Clone, Application)]
 #[wgstress(

@@ -8,12 +8,12 @@
 //! passed with the guards all off. A compiled set fences only where it says.
 
 use super::trial::{Oracle, Trial};
-use crate::engine::{Engine, EngineConfig};
+use crate::app::spec::App;
 use crate::error::Result;
-use crate::pace::Pace;
-use crate::runner::{run_into, Budget, RunConfig, Stream};
-use crate::spec::App;
-use crate::strategy::run_seed;
+use crate::gpu::engine::{Engine, EngineConfig};
+use crate::run::pace::Pace;
+use crate::run::runner::{run_into, Budget, RunConfig, Stream};
+use crate::stress::strategy::run_seed;
 use wgstress_instrument::fences::{fenced_at_atomic, Patched};
 
 /// How to build the application's engine with a set of fences.

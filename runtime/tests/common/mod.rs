@@ -3,9 +3,9 @@
 
 use std::sync::{Arc, Mutex};
 use wgpu::util::DeviceExt;
-use wgstress_runtime::engine::{Engine, EngineConfig};
-pub use wgstress_runtime::spec::{App, Binding};
-use wgstress_runtime::strategy::{RunParams, Settings, Strategy, StressShape};
+pub use wgstress_runtime::app::spec::{App, Binding};
+use wgstress_runtime::gpu::engine::{Engine, EngineConfig};
+use wgstress_runtime::stress::strategy::{RunParams, Settings, Strategy, StressShape};
 
 pub fn engine(app: App) -> Engine {
     Engine::new(app, &EngineConfig::new(16, 1 << 16)).unwrap_or_else(|e| panic!("engine: {e}"))
@@ -49,7 +49,7 @@ pub fn capture(app: &mut App) -> Arc<Mutex<Vec<Vec<Vec<u32>>>>> {
 
 /// Runs an uninstrumented shader once, plainly through wgpu, and reads back every binding.
 pub fn run_original(source: &str, workgroups: [u32; 3], bindings: &[Binding]) -> Vec<Vec<u32>> {
-    let gpu = wgstress_runtime::device::open(None).unwrap();
+    let gpu = wgstress_runtime::gpu::device::open(None).unwrap();
     let device = &gpu.device;
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: None,

@@ -12,7 +12,7 @@ use wgstress_instrument::fences::Patched;
 use wgstress_runtime::fences::gpu::{Fencing, Runs};
 use wgstress_runtime::fences::shrink::{callees_first, shrink};
 use wgstress_runtime::fences::{FailureRate, Trial};
-use wgstress_runtime::runner::RunConfig;
+use wgstress_runtime::run::runner::RunConfig;
 
 /// Tries make-atomic on each candidate variable in declaration order (the plain read_write
 /// storage integers, and arrays and structs of them, that an entry point accesses).

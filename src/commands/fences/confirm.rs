@@ -10,10 +10,10 @@ use anyhow::Result;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
-use wgstress_runtime::engine::Engine;
 use wgstress_runtime::fences::gpu::{measure, Measured};
-use wgstress_runtime::runner::{Budget, RunConfig};
-use wgstress_runtime::strategy::{run_seed, Strategy, StressShape};
+use wgstress_runtime::gpu::engine::Engine;
+use wgstress_runtime::run::runner::{Budget, RunConfig};
+use wgstress_runtime::stress::strategy::{run_seed, Strategy, StressShape};
 
 /// One strategy's runs of the application as is, and the configuration they ran under.
 pub struct Confirmed {

@@ -17,7 +17,7 @@ use crate::status::Status;
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 use wgstress_instrument::fences::{fences, Side};
-use wgstress_runtime::spec::App;
+use wgstress_runtime::app::spec::App;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -73,7 +73,7 @@ pub fn plan(args: &Args) -> Result<Plan> {
 
 /// The fence search places fences in one kernel; a pipeline is refused rather than searched
 /// in its first shader only.
-fn single_kernel(app: &wgstress_runtime::spec::App) -> Result<()> {
+fn single_kernel(app: &wgstress_runtime::app::spec::App) -> Result<()> {
     if app.pipeline.is_empty() && app.postcondition_shader.is_none() {
         return Ok(());
     }

@@ -4,8 +4,8 @@
 use crate::status::Status;
 use serde::Serialize;
 use wgstress_instrument::fences::FenceSite;
+use wgstress_runtime::app::spec::App;
 use wgstress_runtime::fences::gpu::Measured;
-use wgstress_runtime::spec::App;
 
 /// How the search ended.
 #[derive(Clone, Debug, Serialize)]

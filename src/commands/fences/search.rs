@@ -15,15 +15,15 @@ use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
-use wgstress_runtime::engine::LoopStart;
 use wgstress_runtime::fences::gpu::{measure, measure_paced, Fencing, Measured, Runs};
 use wgstress_runtime::fences::shrink::{callees_first, shrink};
 use wgstress_runtime::fences::{FailureRate, Oracle, Trial};
-use wgstress_runtime::log::JsonLog;
-use wgstress_runtime::pace::Pace;
-use wgstress_runtime::runner::{Budget, RunConfig};
-use wgstress_runtime::strategy::{run_seed, Strategy};
-use wgstress_runtime::tally::seed_text;
+use wgstress_runtime::gpu::engine::LoopStart;
+use wgstress_runtime::run::log::JsonLog;
+use wgstress_runtime::run::pace::Pace;
+use wgstress_runtime::run::runner::{Budget, RunConfig};
+use wgstress_runtime::run::tally::seed_text;
+use wgstress_runtime::stress::strategy::{run_seed, Strategy};
 
 #[derive(clap::Args)]
 pub struct SearchOptions {
@@ -500,7 +500,7 @@ mod tests {
     use std::sync::Arc;
 
     fn config(stopped: bool) -> RunConfig {
-        let settings = wgstress_runtime::strategy::Settings {
+        let settings = wgstress_runtime::stress::strategy::Settings {
             strategy: Strategy::Systematic,
             shuffle: true,
             shape: Default::default(),

@@ -1,6 +1,6 @@
 use super::*;
-use crate::init::Init;
-use crate::spec::Binding;
+use crate::app::init::Init;
+use crate::app::spec::Binding;
 
 fn check(text: &str) -> std::result::Result<Check, String> {
     toml::from_str::<Check>(text).map_err(|e| e.message().to_string())
@@ -303,7 +303,7 @@ fn a_report_lists_the_first_few_and_counts_the_rest() {
 /// `[constants]`) are tests/specs.rs's business.
 #[test]
 fn the_documented_examples_parse() {
-    let doc = include_str!("../../../docs/specs.md");
+    let doc = include_str!("../../../../docs/specs.md");
     let blocks: Vec<&str> = doc
         .split("```toml\n")
         .skip(1)

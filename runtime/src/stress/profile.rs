@@ -2,7 +2,7 @@
 //! when the adapter matches.
 
 use crate::error::{Error, Result};
-use crate::strategy::{Sequence, StressShape};
+use crate::stress::strategy::{Sequence, StressShape};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -8,15 +8,15 @@
 //! A raw session dispatches the user's shaders as given (no stress, no watchdog, no
 //! assertion hooks), with the same buffers, postcondition and host checks.
 
-use crate::device::Gpu;
+use crate::app::spec::{App, BindingKind, Outputs};
 use crate::error::{Error, Result};
-use crate::interface::{match_bindings, Slot};
-use crate::layout::{self, LAYOUTS};
-use crate::params::encode;
-use crate::program::Program;
-use crate::record::Record;
-use crate::spec::{App, BindingKind, Outputs};
-use crate::strategy::{RunParams, Settings, Strategy};
+use crate::gpu::device::Gpu;
+use crate::gpu::interface::{match_bindings, Slot};
+use crate::gpu::layout::{self, LAYOUTS};
+use crate::gpu::params::encode;
+use crate::gpu::program::Program;
+use crate::run::record::Record;
+use crate::stress::strategy::{RunParams, Settings, Strategy};
 use std::time::Duration;
 use wgpu::util::DeviceExt;
 use wgstress_instrument::Manifest;
@@ -228,7 +228,7 @@ impl Session {
         });
 
         let ours = [&params, &results, &scratch];
-        let make = |unit: usize, dispatch: Option<&crate::spec::Dispatch>, shader: &str| {
+        let make = |unit: usize, dispatch: Option<&crate::app::spec::Dispatch>, shader: &str| {
             let uniforms = uniform_buffers(device, app, &buffers, dispatch)?;
             let (layouts, groups) = bind_groups(device, &buffers, &manifest, ours, unit, &uniforms);
             let layout_refs: Vec<Option<&wgpu::BindGroupLayout>> =
@@ -259,7 +259,7 @@ impl Session {
             let constants: Vec<(&str, f64)> =
                 constants.iter().map(|(k, v)| (k.as_str(), *v)).collect();
             stages.push(Stage {
-                pipeline: crate::device::compute_pipeline(
+                pipeline: crate::gpu::device::compute_pipeline(
                     device, &layout, &module, entry, &constants,
                 ),
                 workgroups: dispatch.workgroups,
@@ -281,7 +281,13 @@ impl Session {
                     .name;
                 let (layout, module, groups) = make(block, None, &unit.inst.wgsl)?;
                 Some(Stage {
-                    pipeline: crate::device::compute_pipeline(device, &layout, &module, name, &[]),
+                    pipeline: crate::gpu::device::compute_pipeline(
+                        device,
+                        &layout,
+                        &module,
+                        name,
+                        &[],
+                    ),
                     workgroups: app.postcondition_workgroups,
                     stress: false,
                     raw: false,
@@ -292,7 +298,7 @@ impl Session {
             }
             None => None,
         };
-        crate::device::end_scope(scope, || format!("instrumented {}", app.name))?;
+        crate::gpu::device::end_scope(scope, || format!("instrumented {}", app.name))?;
         Ok(Session {
             own_group: manifest.bind_group,
             manifests,
@@ -328,7 +334,7 @@ impl Session {
     /// most stress workgroups the settings draw, and the cache strategy's scratchpad.
     pub fn check(&self, settings: &Settings) -> Result<()> {
         let app = u64::from(self.app_groups());
-        let stress = crate::strategy::max_stress_groups(settings, self.app_groups());
+        let stress = crate::stress::strategy::max_stress_groups(settings, self.app_groups());
         let limit = u64::from(self.max_dim) * u64::from(self.max_dim);
         if app + u64::from(stress) > limit {
             return Err(Error::Input(format!(
@@ -384,7 +390,7 @@ impl Session {
         let checked_used = self.checked_stride * runs.len() as u64;
         let mut reads = vec![(&self.results_read, used)];
         reads.extend(self.checked_read.as_ref().map(|r| (r, checked_used)));
-        let read = crate::device::submit_and_read(gpu, encoder, &reads, timeout)?;
+        let read = crate::gpu::device::submit_and_read(gpu, encoder, &reads, timeout)?;
         let results: &[u8] = bytemuck::cast_slice(&read[0]);
         let checked_words: &[u32] = read.get(1).map_or(&[], Vec::as_slice);
         let out = {
@@ -514,7 +520,7 @@ fn uniform_buffers(
     device: &wgpu::Device,
     app: &App,
     buffers: &[AppBuffer],
-    dispatch: Option<&crate::spec::Dispatch>,
+    dispatch: Option<&crate::app::spec::Dispatch>,
 ) -> Result<Vec<((u32, u32), wgpu::Buffer)>> {
     let Some(dispatch) = dispatch else {
         return Ok(Vec::new());

@@ -380,7 +380,7 @@ impl RunParams {
         let patch_words = shape.patch_words * shape.patch_count;
         // Drawn last, so that the other parameters of a seed stay as they were without it.
         let layout = if settings.buffer_shuffle {
-            rng.random_range(0..crate::layout::LAYOUTS as u32)
+            rng.random_range(0..crate::gpu::layout::LAYOUTS as u32)
         } else {
             0
         };

@@ -2,7 +2,7 @@
 //! kernel, as a spec writes them. Each is read through a raw form that refuses unknown keys
 //! and contradictory ones, so that a check that parses is one that can run.
 
-use crate::init::{ElementType, Fill, List};
+use crate::app::init::{ElementType, Fill, List};
 use serde::Deserialize;
 use std::path::PathBuf;
 
@@ -227,7 +227,7 @@ impl TryFrom<RawReference> for Reference {
 
     fn try_from(raw: RawReference) -> Result<Self, String> {
         let workgroups =
-            crate::spec::dims(&raw.workgroups).map_err(|m| format!("workgroups: {m}"))?;
+            crate::app::spec::dims(&raw.workgroups).map_err(|m| format!("workgroups: {m}"))?;
         Ok(Reference {
             shader: raw.shader,
             entry: raw.entry,

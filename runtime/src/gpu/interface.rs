@@ -3,8 +3,8 @@
 //! must be declared by at least one shader, with the same kind (storage or uniform) and a type
 //! its words fit wherever it is declared; each shader may read it or write it.
 
+use crate::app::spec::{App, BindingKind};
 use crate::error::{Error, Result};
-use crate::spec::{App, BindingKind};
 use naga::{AddressSpace, ArraySize, StorageAccess, TypeInner};
 use wgstress_instrument::Instrumented;
 
@@ -112,7 +112,7 @@ fn used_are_declared(app: &App, inst: &Instrumented) -> Result<()> {
 
 /// What `inst` declares for spec binding `b`, if it declares it; `Err` if the declaration
 /// cannot hold `b`.
-fn declared(inst: &Instrumented, b: &crate::spec::Binding) -> Result<Option<Declared>> {
+fn declared(inst: &Instrumented, b: &crate::app::spec::Binding) -> Result<Option<Declared>> {
     let module = &inst.module;
     let Some((_, var)) = module.global_variables.iter().find(|(_, v)| {
         v.binding

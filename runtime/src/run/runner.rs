@@ -1,14 +1,14 @@
 //! The run loop: batches of runs until the budget is spent or the user stops it, with a log
 //! line per batch and an event per batch for whoever shows progress.
 
-use crate::engine::{Calibration, Engine};
 use crate::error::Result;
-use crate::log::JsonLog;
-use crate::pace::Pace;
-use crate::record::Outcome;
-use crate::shapes::{ShapeChooser, ShapeRecord};
-use crate::strategy::{run_seed, RunParams, Settings, Strategy};
-use crate::tally::{seed_text, Failure, Stats, Tally};
+use crate::gpu::engine::{Calibration, Engine};
+use crate::run::log::JsonLog;
+use crate::run::pace::Pace;
+use crate::run::record::Outcome;
+use crate::run::tally::{seed_text, Failure, Stats, Tally};
+use crate::stress::shapes::{ShapeChooser, ShapeRecord};
+use crate::stress::strategy::{run_seed, RunParams, Settings, Strategy};
 use serde::Serialize;
 use serde_json::json;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -172,7 +172,7 @@ pub fn run(
             "app": engine.app().name,
             "adapter": engine.gpu().describe(),
             "strategy": config.settings.strategy,
-            "raw": engine.mode() == crate::engine::Mode::Raw,
+            "raw": engine.mode() == crate::gpu::engine::Mode::Raw,
             "shuffle": config.settings.shuffle,
             "iterations": config.settings.iterations,
             "shape": config.settings.shape,
@@ -212,8 +212,8 @@ pub fn summarize(
         app: engine.app().name.clone(),
         adapter: engine.gpu().describe(),
         strategy: match engine.mode() {
-            crate::engine::Mode::Raw => "raw".to_string(),
-            crate::engine::Mode::Instrumented => config.settings.strategy.to_string(),
+            crate::gpu::engine::Mode::Raw => "raw".to_string(),
+            crate::gpu::engine::Mode::Instrumented => config.settings.strategy.to_string(),
         },
         shuffle: config.settings.shuffle,
         buffer_shuffle: config.settings.buffer_shuffle,
@@ -311,8 +311,8 @@ fn paced_batches(
         }
         let replay = |run: &RunParams| match engine.mode() {
             // A raw run's seed still picks its buffer layout.
-            crate::engine::Mode::Raw => "--raw".to_string(),
-            crate::engine::Mode::Instrumented => config.settings.replay_options(run),
+            crate::gpu::engine::Mode::Raw => "--raw".to_string(),
+            crate::gpu::engine::Mode::Instrumented => config.settings.replay_options(run),
         };
         let failures = stream
             .tally
@@ -337,7 +337,7 @@ fn batch_line(
     tally: &Tally,
     n: usize,
     failures: &[Failure],
-    results: &[crate::engine::RunResult],
+    results: &[crate::gpu::engine::RunResult],
 ) -> serde_json::Value {
     let failing: Vec<_> = failures
         .iter()

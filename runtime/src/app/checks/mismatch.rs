@@ -1,6 +1,6 @@
 //! What a failed check reports: how many elements are wrong, and the first few of them.
 
-use crate::init::ElementType;
+use crate::app::init::ElementType;
 
 /// Wrong elements a report lists before it stops.
 pub const FIRST_FEW: usize = 4;

@@ -1,9 +1,9 @@
 //! Application descriptions: a TOML file for applications without Rust code, and the `App`
 //! value that both TOML files and Rust applications (through `Application`) produce.
 
-use crate::checks::Check;
+use crate::app::checks::Check;
+use crate::app::init::Init;
 use crate::error::{Error, Result};
-use crate::init::Init;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -471,7 +471,7 @@ pub fn parse(text: &str, path: &Path) -> Result<App> {
     }
     let mut checks: Vec<Check> = spec.checks.into_iter().map(Spanned::into_inner).collect();
     for check in &mut checks {
-        crate::checks::Prepared::resolve_paths(check, dir);
+        crate::app::checks::Prepared::resolve_paths(check, dir);
     }
     let name = spec.name.unwrap_or_else(|| {
         path.file_stem()

@@ -1,9 +1,9 @@
 //! Counting outcomes over a session of runs, and the summary a user reads.
 
-use crate::engine::RunResult;
-use crate::record::Outcome;
-use crate::stats::{reproducibility, wilson_95};
-use crate::strategy::RunParams;
+use crate::gpu::engine::RunResult;
+use crate::run::record::Outcome;
+use crate::run::stats::{reproducibility, wilson_95};
+use crate::stress::strategy::RunParams;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -205,7 +205,7 @@ pub fn describe(r: &RunResult, manifests: &[&Manifest]) -> String {
 
 fn describe_in(r: &RunResult, manifest: &Manifest) -> String {
     let file = &manifest.source;
-    let at = |event: &crate::record::Event, sites: &[wgstress_instrument::manifest::Site]| {
+    let at = |event: &crate::run::record::Event, sites: &[wgstress_instrument::manifest::Site]| {
         let place = sites
             .get(event.site as usize)
             .map_or_else(|| format!("site {}", event.site), |s| s.describe(file));

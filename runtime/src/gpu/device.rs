@@ -118,7 +118,7 @@ pub fn open_with(wanted: Option<&str>, features: wgpu::Features, needed_by: &str
     };
     let info = adapter.get_info();
     let limits = adapter.limits();
-    crate::features::check(features, adapter.features(), &info.name, needed_by)?;
+    crate::gpu::features::check(features, adapter.features(), &info.name, needed_by)?;
     let desc = wgpu::DeviceDescriptor {
         label: Some("wgstress"),
         required_features: features,

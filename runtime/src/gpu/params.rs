@@ -1,6 +1,6 @@
 //! Writing a run's parameters into the uniform block, at the offsets the manifest gives.
 
-use crate::strategy::RunParams;
+use crate::stress::strategy::RunParams;
 use wgstress_instrument::manifest::Layout;
 
 /// Fills `out` (one params block) with `run`'s values for an application of `workgroups`.

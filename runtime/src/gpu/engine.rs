@@ -1,15 +1,15 @@
 //! An application compiled for a device, ready to run batches: recreates the device when it
 //! is lost, and measures how many stress iterations match the application's own duration.
 
-use crate::checks::Prepared;
-use crate::device::{self, Gpu};
+use crate::app::checks::Prepared;
+use crate::app::spec::{App, Outputs};
 use crate::error::{Error, Result};
-use crate::loop_limit::LoopLimit;
-use crate::program::Program;
-use crate::record::{Outcome, Record};
-use crate::session::Session;
-use crate::spec::{App, Outputs};
-use crate::strategy::{RunParams, Settings, Strategy};
+use crate::gpu::device::{self, Gpu};
+use crate::gpu::program::Program;
+use crate::gpu::session::Session;
+use crate::run::loop_limit::LoopLimit;
+use crate::run::record::{Outcome, Record};
+use crate::stress::strategy::{RunParams, Settings, Strategy};
 use std::time::{Duration, Instant};
 use wgstress_instrument::Manifest;
 
@@ -133,7 +133,7 @@ impl Engine {
         let program = Program::build(&app)?;
         let gpu = device::open_with(config.adapter.as_deref(), program.features, &app.name)?;
         app.check_limits(&gpu.limits)?;
-        let checks = crate::checks::prepare(&app, &gpu)?;
+        let checks = crate::app::checks::prepare(&app, &gpu)?;
         let session = Session::new(
             &gpu,
             &app,

@@ -3,9 +3,9 @@
 //! leaves in a binding is what every run must leave there.
 
 use super::Reference;
-use crate::device::{self, Gpu};
+use crate::app::spec::{App, BindingKind};
 use crate::error::{Error, Result};
-use crate::spec::{App, BindingKind};
+use crate::gpu::device::{self, Gpu};
 use naga::{AddressSpace, StorageAccess};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -338,8 +338,8 @@ fn one_line(error: Error) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::init::Init;
-    use crate::spec::Binding;
+    use crate::app::init::Init;
+    use crate::app::spec::Binding;
 
     /// Writes two bindings from a third.
     const TWO_OUTPUTS: &str = "

@@ -13,7 +13,7 @@
 //! 8 patches and never with the seed's `ld;st` on 2, while the litmus-tuned `ld;ld;ld` made
 //! sdk-red and cub-scan stop failing (docs/h100/).
 
-use crate::strategy::{Access, Sequence, StressShape};
+use crate::stress::strategy::{Access, Sequence, StressShape};
 use rand::{Rng, SeedableRng};
 use rand_distr::{Beta, Distribution};
 use serde::Serialize;
@@ -61,7 +61,7 @@ impl Arm {
 }
 
 /// The most stress iterations a scaled arm runs: twice calibration's most.
-pub const MAX_ITERATIONS: u32 = 2 * crate::engine::MAX_CALIBRATED;
+pub const MAX_ITERATIONS: u32 = 2 * crate::gpu::engine::MAX_CALIBRATED;
 
 /// The shapes and what each has shown.
 #[derive(Clone, Debug)]

@@ -12,9 +12,9 @@ pub use kinds::{
 };
 pub use mismatch::{Mismatches, FIRST_FEW};
 
-use crate::device::Gpu;
-use crate::init::ElementType;
-use crate::spec::{App, Outputs};
+use crate::app::init::ElementType;
+use crate::app::spec::{App, Outputs};
+use crate::gpu::device::Gpu;
 use serde::Deserialize;
 use std::cmp::Ordering;
 use std::path::PathBuf;
@@ -210,7 +210,7 @@ fn check_len(check: &Check, app: &App) -> crate::Result<usize> {
     Ok(check.len(b.words) as usize)
 }
 
-fn binding(app: &App, (group, binding): Of) -> crate::Result<&crate::spec::Binding> {
+fn binding(app: &App, (group, binding): Of) -> crate::Result<&crate::app::spec::Binding> {
     app.binding(group, binding).ok_or_else(|| {
         crate::Error::Input(format!(
             "a check refers to binding {group}:{binding}, which the spec does not declare"
@@ -229,7 +229,7 @@ fn expected(check: &Check, app: &App) -> crate::Result<Vec<u32>> {
     };
     Ok(match &check.rule {
         Rule::EqualsFile { path } => {
-            let mut words = crate::init::Init::File { path: path.clone() }
+            let mut words = crate::app::init::Init::File { path: path.clone() }
                 .words(binding(app, (check.group, check.binding))?.words)?;
             words.truncate(n);
             words

@@ -5,8 +5,8 @@
 //! Every unit has its own results block in a run (its manifest's sites are its own); a
 //! postcondition in the last dispatch's file records into that dispatch's block.
 
+use crate::app::spec::{App, Dispatch};
 use crate::error::Result;
-use crate::spec::{App, Dispatch};
 use wgstress_instrument::{Instrumented, Manifest, Options};
 
 /// A dispatch's shader, instrumented for its entry point, with the text as the user gave it.
@@ -64,7 +64,7 @@ impl Program {
         }
         let features = units
             .iter()
-            .map(|u| crate::features::required(&u.inst.module))
+            .map(|u| crate::gpu::features::required(&u.inst.module))
             .fold(wgpu::Features::empty(), |all, f| all | f);
         let check = app
             .postcondition_shader
@@ -81,7 +81,7 @@ impl Program {
 
     /// A single-kernel application already instrumented (for example with guarded fences).
     pub fn of_instrumented(app: &App, inst: Instrumented) -> Program {
-        let features = crate::features::required(&inst.module);
+        let features = crate::gpu::features::required(&inst.module);
         Program {
             dispatches: app.dispatches(),
             units: vec![Unit {

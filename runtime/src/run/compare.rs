@@ -2,13 +2,13 @@
 //! spent in interleaved rounds so that drift of the machine (clocks, temperature, other load)
 //! hits all of them alike.
 
-use crate::engine::Calibration;
-use crate::engine::Engine;
 use crate::error::Result;
-use crate::log::JsonLog;
-use crate::runner::{run_into, summarize, Budget, Event, RunConfig, Stream, Summary};
-use crate::strategy::Settings;
-use crate::tally::seed_text;
+use crate::gpu::engine::Calibration;
+use crate::gpu::engine::Engine;
+use crate::run::log::JsonLog;
+use crate::run::runner::{run_into, summarize, Budget, Event, RunConfig, Stream, Summary};
+use crate::run::tally::seed_text;
+use crate::stress::strategy::Settings;
 use serde::Serialize;
 use serde_json::json;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -66,7 +66,7 @@ pub fn run(
                     .map_or(Duration::ZERO, |c| Duration::from_secs_f64(c.seconds)),
             ),
             // Each configuration its own stream of seeds, the same in every round.
-            master_seed: crate::strategy::run_seed(plan.master_seed, i as u64),
+            master_seed: crate::stress::strategy::run_seed(plan.master_seed, i as u64),
             replay: None,
             adaptive: plan.adaptive,
             calibration: calibration.clone(),
