@@ -1,6 +1,7 @@
 //! How a command ended, and the exit status that says so.
 
 use std::process::ExitCode;
+use wgstress_runtime::run::stop::Stop;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {
@@ -15,16 +16,13 @@ pub enum Status {
 }
 
 impl Status {
-    /// A session's status: an abort first, then an interruption, then failures.
-    pub fn of(aborted: bool, interrupted: bool, failed: bool) -> Status {
-        if aborted {
-            Status::Aborted
-        } else if interrupted {
-            Status::Interrupted
-        } else if failed {
-            Status::Failed
-        } else {
-            Status::Passed
+    /// A session's status: how it stopped early, if it did, then whether a run failed.
+    pub fn of(stopped: Option<&Stop>, failed: bool) -> Status {
+        match stopped {
+            Some(Stop::Aborted(_)) => Status::Aborted,
+            Some(Stop::Interrupted) => Status::Interrupted,
+            None if failed => Status::Failed,
+            None => Status::Passed,
         }
     }
 
@@ -55,13 +53,17 @@ pub fn exit_now(status: Status) -> ! {
 
 #[cfg(test)]
 mod tests {
-    use super::Status;
+    use super::{Status, Stop};
 
     #[test]
     fn an_abort_outranks_an_interruption_which_outranks_failures() {
-        assert_eq!(Status::of(true, true, true), Status::Aborted);
-        assert_eq!(Status::of(false, true, true), Status::Interrupted);
-        assert_eq!(Status::of(false, false, true), Status::Failed);
-        assert_eq!(Status::of(false, false, false), Status::Passed);
+        let hang = Stop::Aborted("hang".into());
+        assert_eq!(Status::of(Some(&hang), true), Status::Aborted);
+        assert_eq!(
+            Status::of(Some(&Stop::Interrupted), true),
+            Status::Interrupted
+        );
+        assert_eq!(Status::of(None, true), Status::Failed);
+        assert_eq!(Status::of(None, false), Status::Passed);
     }
 }

@@ -7,10 +7,13 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use wgstress_runtime::app::init::Init;
 use wgstress_runtime::app::spec::App;
-use wgstress_runtime::fences::gpu::{measure, Fencing, Runs};
-use wgstress_runtime::fences::{ddmin, FailureRate};
+use wgstress_runtime::fences::gpu::GpuLab;
+use wgstress_runtime::fences::source::Shader;
+use wgstress_runtime::fences::trials::Trials;
+use wgstress_runtime::fences::{ddmin, FailureRate, FixSet, Lab};
 use wgstress_runtime::gpu::engine::EngineConfig;
 use wgstress_runtime::run::runner::{Budget, RunConfig};
+use wgstress_runtime::stress::plan::{Iterations, StressPlan};
 use wgstress_runtime::stress::strategy::Strategy;
 
 /// The last thread of one workgroup of 64 raises a flag, every thread then reads it. Without
@@ -91,49 +94,64 @@ fn the_fixture_fails_without_a_barrier_and_passes_with_one() {
     assert_eq!(fixed[1], vec![1; 64]);
 }
 
-fn fencing(app: App) -> Fencing {
-    Fencing {
-        app,
-        engine: EngineConfig::new(8, 1 << 12),
-        atomic: None,
-    }
+fn lab(app: App) -> (Shader, GpuLab) {
+    let shader = Shader { app };
+    let stress = StressPlan {
+        iterations: Iterations::Given(64),
+        cache_words: 1 << 12,
+        watchdog_limit: None,
+        stress_fraction: (0.15, 0.5),
+        placement: Default::default(),
+        buffer_shuffle: true,
+        profile: None,
+        sequence: None,
+        spread: None,
+        patch_words: None,
+    };
+    let config = EngineConfig::new(8, 1 << 12);
+    let lab = GpuLab::open(shader.clone(), config, stress, Default::default()).unwrap();
+    (shader, lab)
 }
 
 #[test]
 fn the_search_finds_the_one_barrier_between_the_write_and_the_read() {
-    let fencing = fencing(flag_app("flag", RACY));
-    let sites = fencing.patch(&[]).unwrap().sites;
+    let (shader, mut lab) = lab(flag_app("flag", RACY));
+    let sites = shader.patch(&FixSet::default()).unwrap().sites;
     assert!(sites.len() >= 2, "{sites:?}");
     let all: Vec<usize> = (0..sites.len()).collect();
     let config = config();
-    let mut none = fencing.engine(&[]).unwrap();
-    let before = measure(&mut none, &config, &runs(16), 1).unwrap();
+    let none = FixSet::default();
+    let before = lab.measure(Some(&none), &config, &runs(16), 1).unwrap();
     assert_eq!((before.runs, before.failures), (16, 16), "{before:?}");
-    let mut every = fencing.engine(&all).unwrap();
-    let fenced = measure(&mut every, &config, &runs(16), 2).unwrap();
+    let every = FixSet::barriers(&all);
+    let fenced = lab.measure(Some(&every), &config, &runs(16), 2).unwrap();
     assert_eq!((fenced.runs, fenced.failures), (16, 0), "{fenced:?}");
 
     let rate = FailureRate::measured(before.failures, before.runs).unwrap();
     let mut tried = Vec::new();
-    let mut on_trial = |sites: &[usize], trial| tried.push((sites.to_vec(), trial));
-    let mut oracle = Runs::new(&fencing, config.clone(), &mut on_trial);
+    let mut on_event = |e: wgstress_runtime::fences::event::Event<'_>| {
+        if let wgstress_runtime::fences::event::Event::Trial { sites, trial } = e {
+            tried.push((sites, trial));
+        }
+    };
+    let mut oracle = Trials::new(&mut lab, None, &config, &mut on_event);
     let found = ddmin(&all, rate, &mut oracle);
-    assert_eq!(oracle.aborted, None);
+    assert_eq!(oracle.stopped, None);
     assert_eq!(found.sites.len(), 1, "{found:?}");
     let site = &sites[found.sites[0]];
     // Between the write's branch (lines 6 to 8) and the read (line 9).
     assert!((7..=9).contains(&site.line), "{site:?} of {sites:?}");
     assert_eq!(found.trials as usize, tried.len());
 
-    let mut fixed = fencing.engine(&found.sites).unwrap();
-    let after = measure(&mut fixed, &config, &runs(32), 3).unwrap();
+    let fix = FixSet::barriers(&found.sites);
+    let after = lab.measure(Some(&fix), &config, &runs(32), 3).unwrap();
     assert_eq!((after.runs, after.failures), (32, 0), "{after:?}");
 }
 
 #[test]
 fn a_correct_application_does_not_fail_without_added_fences() {
-    let mut engine = fencing(flag_app("fixed", &fixed())).engine(&[]).unwrap();
-    let measured = measure(&mut engine, &config(), &runs(32), 1).unwrap();
+    let (_, mut lab) = lab(flag_app("fixed", &fixed()));
+    let measured = lab.measure(None, &config(), &runs(32), 1).unwrap();
     assert_eq!((measured.runs, measured.failures), (32, 0), "{measured:?}");
     assert_eq!(
         FailureRate::measured(measured.failures, measured.runs),

@@ -146,12 +146,9 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
     if !session.json {
         emit(&format!("chart: {}\n", plan.svg.display()))?;
     }
-    if result.aborted.is_some() {
-        crate::status::exit_now(Status::Aborted);
+    let status = Status::of(result.stopped.as_ref(), result.failed());
+    if status == Status::Aborted {
+        crate::status::exit_now(status);
     }
-    Ok(Status::of(
-        result.aborted.is_some(),
-        result.interrupted,
-        result.failed(),
-    ))
+    Ok(status)
 }

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use wgstress_litmus::{catalog, env::Env, runner::Counts, runner::Litmus, test};
 use wgstress_runtime::run::log::JsonLog;
 use wgstress_runtime::run::stats::reproducibility;
+use wgstress_runtime::run::stop::Stop;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -179,8 +180,7 @@ fn run(mut plan: RunPlan, notes: Notes) -> Result<Status> {
 /// driver or in naga).
 fn status(fence: bool, counts: &Counts, interrupted: bool) -> Status {
     Status::of(
-        false,
-        interrupted,
+        interrupted.then_some(&Stop::Interrupted),
         (fence && counts.weak > 0) || counts.incoherent > 0,
     )
 }

@@ -34,18 +34,9 @@ fn note_measured(
     session: &SessionPlan,
     notes: Notes,
 ) {
-    if let crate::plan::Iterations::Measured { ratio } = session.stress.iterations {
-        notes.note(&format!(
-            "{} stress: {} iterations per thread, calibrated in {:.2} s to last {ratio}x the application{}",
-            settings.strategy,
-            settings.iterations,
-            calibration.seconds,
-            if calibration.app_seconds.is_none() {
-                " (no passing run of the application in time: the default count)"
-            } else {
-                ""
-            }
-        ));
+    let iterations = session.stress.iterations;
+    if let Some(text) = crate::present::progress::calibrated(settings, calibration, iterations) {
+        notes.note(&text);
     }
 }
 

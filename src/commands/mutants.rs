@@ -240,7 +240,7 @@ fn run(
         emit(&present::suite(&results, &summary, env, time, seconds)?)?;
     }
     // A broken coherence promise is a bug by WGSL's own rules (or naga's).
-    Ok(Status::of(false, false, !summary.incoherent.is_empty()))
+    Ok(Status::of(None, !summary.incoherent.is_empty()))
 }
 
 fn run_search(

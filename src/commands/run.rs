@@ -109,12 +109,9 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
     } else {
         emit(&crate::present::summary::table(&summary))?;
     }
-    if summary.aborted.is_some() {
-        crate::status::exit_now(Status::Aborted);
+    let status = Status::of(summary.stopped.as_ref(), summary.stats.failures > 0);
+    if status == Status::Aborted {
+        crate::status::exit_now(status);
     }
-    Ok(Status::of(
-        summary.aborted.is_some(),
-        summary.interrupted,
-        summary.stats.failures > 0,
-    ))
+    Ok(status)
 }

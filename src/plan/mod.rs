@@ -13,14 +13,10 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 use wgstress_apps::{Size, Variant};
 use wgstress_runtime::app::spec::App;
-use wgstress_runtime::gpu::engine::{
-    Calibration, Engine, EngineConfig, LoopStart, Mode, PROBE_ITERATIONS,
-};
+use wgstress_runtime::gpu::engine::{Engine, EngineConfig, LoopStart, Mode};
 use wgstress_runtime::run::runner::Budget;
-use wgstress_runtime::stress::strategy::{Placement, Sequence, Settings, Strategy, StressShape};
-
-/// Calibration's share of a budget is at most this.
-const CALIBRATION_CAP: Duration = Duration::from_secs(10);
+use wgstress_runtime::stress::plan::{check_shape, Iterations, StressPlan};
+use wgstress_runtime::stress::strategy::StressShape;
 
 /// What `run` and `compare` share.
 pub struct SessionPlan {
@@ -40,32 +36,6 @@ pub struct SessionPlan {
     pub inputs: Vec<(&'static str, PathBuf)>,
     /// Instrumented and stressed, or the user's shaders as given (`run --raw`).
     pub mode: Mode,
-}
-
-/// How many stress iterations each thread runs.
-#[derive(Clone, Copy, Debug)]
-pub enum Iterations {
-    Given(u32),
-    /// Measured on the device, so that stress lasts `ratio` times the application.
-    Measured {
-        ratio: f64,
-    },
-}
-
-/// The stress settings of every configuration, less what needs the device (the profile's
-/// adapter match, measured iterations).
-pub struct StressPlan {
-    pub iterations: Iterations,
-    pub cache_words: u32,
-    /// Given: the watchdog's limit; `None`: learned from passing runs.
-    pub watchdog_limit: Option<u32>,
-    pub stress_fraction: (f64, f64),
-    pub placement: Placement,
-    pub buffer_shuffle: bool,
-    pub profile: Option<PathBuf>,
-    pub sequence: Option<Sequence>,
-    pub spread: Option<u32>,
-    pub patch_words: Option<u32>,
 }
 
 impl SessionPlan {
@@ -155,105 +125,6 @@ impl SessionPlan {
     pub fn engine(&self) -> Result<Engine> {
         Ok(Engine::new(self.app.clone(), &self.engine_config())?)
     }
-}
-
-impl StressPlan {
-    /// The systematic stress shape for the engine's adapter, and where it came from: a
-    /// profile or the defaults, then the shape options given on the command line.
-    pub fn shape(&self, engine: &Engine) -> Result<(StressShape, String)> {
-        let (mut shape, mut source) = wgstress_runtime::stress::profile::shape_for(
-            &engine.gpu().info.name,
-            self.profile.as_deref(),
-        )?;
-        let mut given = Vec::new();
-        if let Some(sequence) = &self.sequence {
-            shape.sequence = sequence.clone();
-            given.push(format!("sequence {sequence}"));
-        }
-        if let Some(spread) = self.spread {
-            shape.spread = spread;
-            given.push(format!("{spread} patches"));
-        }
-        if let Some(words) = self.patch_words {
-            shape.patch_words = words;
-            given.push(format!("{words}-word patches"));
-        }
-        if !given.is_empty() {
-            source = format!("{source}; as given: {}", given.join(", "));
-        }
-        // The default profile is read only now that the adapter is known.
-        check_shape(&shape, &source)?;
-        Ok((shape, source))
-    }
-
-    /// Whether systematic stress draws each run's shape from the adaptive arms: unless the
-    /// user fixed the shape.
-    pub fn adaptive(&self) -> bool {
-        self.sequence.is_none() && self.spread.is_none() && self.patch_words.is_none()
-    }
-
-    fn with_iterations(
-        &self,
-        engine: &Engine,
-        strategy: Strategy,
-        shuffle: bool,
-        shape: &StressShape,
-        iterations: u32,
-    ) -> Settings {
-        Settings {
-            strategy,
-            shuffle,
-            shape: shape.clone(),
-            iterations,
-            cache_words: self.cache_words,
-            // Where runs start; the run loop follows the learned limit from there.
-            watchdog_limit: engine.loop_limit().limit(),
-            stress_fraction: self.stress_fraction,
-            placement: self.placement,
-            buffer_shuffle: self.buffer_shuffle,
-        }
-    }
-
-    /// The settings of one configuration on `engine`: stress iterations given or calibrated
-    /// there within a share of `budget` (a tenth of its time, at most 10 s; none without
-    /// stress), checked against the device's limits, with what calibration measured.
-    pub fn settings(
-        &self,
-        engine: &mut Engine,
-        strategy: Strategy,
-        shuffle: bool,
-        shape: &StressShape,
-        budget: &Budget,
-    ) -> Result<(Settings, Option<Calibration>)> {
-        let (iterations, calibration) = match (strategy, self.iterations) {
-            (Strategy::None, _) => (0, None),
-            (_, Iterations::Given(n)) => (n, None),
-            (_, Iterations::Measured { ratio }) => {
-                let probe =
-                    self.with_iterations(engine, strategy, shuffle, shape, PROBE_ITERATIONS);
-                engine.check(&probe)?;
-                let share = budget
-                    .time
-                    .map_or(CALIBRATION_CAP, |t| (t / 10).min(CALIBRATION_CAP));
-                let c = engine.calibrate(&probe, ratio, share)?;
-                (c.iterations, Some(c))
-            }
-        };
-        let settings = self.with_iterations(engine, strategy, shuffle, shape, iterations);
-        // Adaptive arms run up to `MAX_ITERATIONS`; the limits hold for every one of them.
-        engine.check(&settings)?;
-        Ok((settings, calibration))
-    }
-}
-
-/// Checks a stress shape read from a profile against the ranges the command line allows.
-fn check_shape(shape: &StressShape, source: &str) -> Result<()> {
-    for (name, value) in [("patch_words", shape.patch_words), ("spread", shape.spread)] {
-        if !(1..=64).contains(&value) {
-            bail!("{source}: {name} = {value}; give 1 to 64");
-        }
-    }
-    Ok(())
 }
 
 /// The environment file of `--env`, read now so that a missing or broken one is bad input

@@ -3,6 +3,7 @@
 use std::fmt::Write;
 use wgstress_runtime::run::compare::Comparison;
 use wgstress_runtime::run::runner::Summary;
+use wgstress_runtime::run::stop::Stop;
 
 /// "systematic+shuffle": a configuration's name in the table and the chart.
 pub fn label(row: &Summary) -> String {
@@ -39,14 +40,17 @@ pub fn table(c: &Comparison) -> String {
             s.counts.failing()
         );
     }
-    if c.interrupted {
-        let _ = writeln!(
-            out,
-            "note: interrupted: the numbers cover the runs that finished"
-        );
-    }
-    if let Some(reason) = &c.aborted {
-        let _ = writeln!(out, "aborted: {reason}");
+    match &c.stopped {
+        Some(Stop::Interrupted) => {
+            let _ = writeln!(
+                out,
+                "note: interrupted: the numbers cover the runs that finished"
+            );
+        }
+        Some(Stop::Aborted(reason)) => {
+            let _ = writeln!(out, "aborted: {reason}");
+        }
+        None => {}
     }
     out
 }

@@ -1,19 +1,28 @@
 //! The fence search's report (the verdict, the fix and what it relies on, the kept sites, the
-//! evidence, the patch as a unified diff) and its progress bar.
+//! evidence, the patch as a unified diff) and its progress: notes and a bar fed by the
+//! search's events.
 
-use crate::commands::fences::{Fix, Report, StrategyRuns, Verdict};
+use crate::notes::Notes;
+use crate::plan::SessionPlan;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::fmt::Write;
 use std::time::Duration;
-use wgstress_runtime::fences::gpu::Measured;
-use wgstress_runtime::fences::Trial;
+use wgstress_runtime::fences::event::Event;
+use wgstress_runtime::fences::outcome::{Fix, Outcome as Report, StrategyRuns, Verdict};
+use wgstress_runtime::fences::{Measured, Trial};
 
-pub fn text(report: &Report) -> String {
+/// The report; `output`: where the patched shader was written.
+pub fn text(report: &Report, output: Option<&str>) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
         "{} on {}: {} stress, {} iterations",
-        report.app, report.adapter, report.strategy, report.iterations
+        report.app,
+        report.adapter,
+        report
+            .strategy
+            .map_or_else(|| "no".to_string(), |s| s.to_string()),
+        report.iterations.unwrap_or_default()
     );
     let _ = writeln!(out, "{}", headline(report));
     if let Verdict::NotFixed { reasons } = &report.verdict {
@@ -41,7 +50,7 @@ pub fn text(report: &Report) -> String {
     if let (Verdict::Fixed, Some(diff)) = (&report.verdict, &report.diff) {
         let _ = writeln!(out, "\n{diff}");
     }
-    if let Some(path) = &report.output {
+    if let Some(path) = output {
         let _ = writeln!(out, "patched shader written to {path}");
     }
     out
@@ -76,7 +85,8 @@ fn evidence(out: &mut String, report: &Report) {
         let _ = writeln!(out, "  no fix ({}): {}", label(before), rate(&before.runs));
     }
     if let Some(all) = &report.all_sites {
-        let _ = writeln!(out, "  all {} sites: {}", report.sites, rate(all));
+        let sites = report.sites.unwrap_or_default();
+        let _ = writeln!(out, "  all {sites} sites: {}", rate(all));
     }
     for trial in &report.atomic {
         let outcome = match (&trial.refused, trial.all_sites, trial.alone) {
@@ -133,7 +143,11 @@ fn passed(passed: bool, runs: u64) -> String {
 }
 
 fn headline(report: &Report) -> String {
-    let tried: Vec<&str> = report.before.iter().map(|b| b.strategy.as_str()).collect();
+    let tried: Vec<String> = report
+        .before
+        .iter()
+        .map(|b| b.strategy.to_string())
+        .collect();
     match &report.verdict {
         Verdict::DoesNotFail => format!(
             "does not fail: {} runs passed under {} stress; `wgstress compare` tries every \
@@ -163,7 +177,8 @@ fn headline(report: &Report) -> String {
 
 /// The fix in a few words: the barriers kept, and the variable made atomic.
 fn fix_summary(report: &Report) -> String {
-    let barriers = format!("{} of {} sites", report.kept.len(), report.sites);
+    let sites = report.sites.unwrap_or_default();
+    let barriers = format!("{} of {sites} sites", report.kept.len());
     match &report.fix {
         Some(Fix::MakeAtomic {
             variable, sites, ..
@@ -183,24 +198,95 @@ fn fix_summary(report: &Report) -> String {
 }
 
 fn rate(m: &Measured) -> String {
-    let p = if m.runs == 0 {
-        0.0
-    } else {
-        m.failures as f64 / m.runs as f64
-    };
     format!(
-        "{} of {} runs failed (rate {p:.4}), {:.1} s",
-        m.failures, m.runs, m.seconds
+        "{} of {} runs failed (rate {:.4}), {:.1} s",
+        m.failures,
+        m.runs,
+        m.rate(),
+        m.seconds
     )
 }
 
-/// A unified diff from naga's rendering of the original shader to the patched one.
-pub fn diff(original: &str, patched: &str) -> String {
-    similar::TextDiff::from_lines(original, patched)
-        .unified_diff()
-        .context_radius(3)
-        .header("original (naga)", "patched")
-        .to_string()
+/// The search's notes and progress bar, from its events.
+pub struct Progress {
+    notes: Notes,
+    /// Calibration's target ratio, when the iterations are measured.
+    iterations: wgstress_runtime::stress::plan::Iterations,
+    bar: Option<SearchBar>,
+}
+
+impl Progress {
+    pub fn new(session: &SessionPlan, notes: Notes) -> Progress {
+        Progress {
+            notes,
+            iterations: session.stress.iterations,
+            bar: None,
+        }
+    }
+
+    pub fn on_event(&mut self, event: Event) {
+        let notes = self.notes;
+        match event {
+            Event::TryingOthers => notes.note(
+                "no failure under systematic stress: trying cache, random and no stress in the \
+                 other half of the budget",
+            ),
+            Event::Calibrated {
+                settings,
+                calibration,
+            } => {
+                if let Some(text) =
+                    super::progress::calibrated(settings, calibration, self.iterations)
+                {
+                    notes.note(&text);
+                }
+            }
+            Event::Confirming { strategy, time } => notes.note(&format!(
+                "confirming the failure: {:.0} s of {strategy} stress",
+                time.as_secs_f64()
+            )),
+            Event::Round {
+                rate,
+                strategy,
+                runs_per_trial,
+                sites,
+            } => {
+                notes.note(&format!(
+                    "failure rate {rate:.4} ({strategy} stress): {runs_per_trial} runs per \
+                     trial; {sites} candidate sites"
+                ));
+                self.bar = Some(SearchBar::new(sites, notes.on));
+            }
+            Event::MakeAtomic => notes.note(
+                "a barrier at every site still fails: trying make-atomic, one variable at a time",
+            ),
+            Event::Trial { sites, trial } => {
+                if let Some(bar) = self.bar.as_mut() {
+                    bar.trial(sites, trial);
+                }
+            }
+            Event::TrialsDone => self.finish(),
+            Event::Verifying {
+                sites,
+                time,
+                strategy,
+            } => notes.note(&format!(
+                "verifying the fix ({sites} sites) for {:.0} s of {strategy} stress",
+                time.as_secs_f64()
+            )),
+            Event::Refining { kept, rate } => notes.note(&format!(
+                "the fix kept {kept} sites and failed its verification: searching again with \
+                 trials sized for a failure rate of {rate:.5}"
+            )),
+        }
+    }
+
+    /// Clears the bar, if one is drawn.
+    pub fn finish(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish();
+        }
+    }
 }
 
 /// The search's progress: the set each trial tried and the smallest set that passed so far.

@@ -2,7 +2,32 @@
 
 use indicatif::{ProgressBar, ProgressStyle};
 use std::time::Duration;
+use wgstress_runtime::gpu::engine::Calibration;
 use wgstress_runtime::run::runner::{Budget, Event};
+use wgstress_runtime::stress::plan::Iterations;
+use wgstress_runtime::stress::strategy::Settings;
+
+/// What calibration measured, as a note, when the iterations were measured rather than given.
+pub fn calibrated(
+    settings: &Settings,
+    calibration: &Calibration,
+    iterations: Iterations,
+) -> Option<String> {
+    let Iterations::Measured { ratio } = iterations else {
+        return None;
+    };
+    Some(format!(
+        "{} stress: {} iterations per thread, calibrated in {:.2} s to last {ratio}x the application{}",
+        settings.strategy,
+        settings.iterations,
+        calibration.seconds,
+        if calibration.app_seconds.is_none() {
+            " (no passing run of the application in time: the default count)"
+        } else {
+            ""
+        }
+    ))
+}
 
 pub struct Progress {
     bar: ProgressBar,

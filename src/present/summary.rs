@@ -2,6 +2,7 @@
 
 use std::fmt::Write;
 use wgstress_runtime::run::runner::Summary;
+use wgstress_runtime::run::stop::Stop;
 
 /// Shapes listed in the summary (the most failing first).
 const SHAPES_SHOWN: usize = 5;
@@ -115,14 +116,13 @@ pub fn table(s: &Summary) -> String {
             st.failures
         ),
     );
-    if s.interrupted {
-        row(
+    match &s.stopped {
+        Some(Stop::Interrupted) => row(
             "note",
             "interrupted: the numbers cover the runs that finished".into(),
-        );
-    }
-    if let Some(reason) = &s.aborted {
-        row("aborted", reason.clone());
+        ),
+        Some(Stop::Aborted(reason)) => row("aborted", reason.clone()),
+        None => {}
     }
     out
 }

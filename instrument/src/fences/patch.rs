@@ -33,6 +33,17 @@ pub struct Patched {
     pub fused: Vec<Location>,
 }
 
+impl Patched {
+    /// A unified diff from naga's rendering of the original shader to the patched one.
+    pub fn diff(&self) -> String {
+        similar::TextDiff::from_lines(&self.original_wgsl, &self.wgsl)
+            .unified_diff()
+            .context_radius(3)
+            .header("original (naga)", "patched")
+            .to_string()
+    }
+}
+
 /// `source` with a `storageBarrier()` at each of `chosen` (site ids; ids past the last site
 /// are an input error).
 pub fn fenced_at(source: &str, options: &Options, chosen: &[u32]) -> Result<Patched> {

@@ -11,7 +11,7 @@
 //! in a row pass (a chance pass then 1 in 10,000): passes shrink the set and cost their runs
 //! twice, failures stay as cheap as they were.
 
-use super::trial::{FailureRate, Oracle, Trial};
+use super::trial::{passes, FailureRate, Oracle};
 use std::collections::HashMap;
 
 /// What the search found and what it cost.
@@ -85,16 +85,11 @@ impl Memo<'_> {
         if let Some(passed) = self.seen.get(sites) {
             return *passed;
         }
-        let passed = self.trial(sites) && self.trial(sites);
-        self.seen.insert(sites.to_vec(), passed);
-        passed
-    }
-
-    fn trial(&mut self, sites: &[usize]) -> bool {
-        let trial: Trial = self.oracle.trial(sites, self.runs_needed);
-        self.trials += 1;
-        self.runs += trial.runs();
-        trial.passed()
+        let asked = passes(self.oracle, sites, self.runs_needed);
+        self.trials += asked.trials;
+        self.runs += asked.runs;
+        self.seen.insert(sites.to_vec(), asked.passed);
+        asked.passed
     }
 }
 
@@ -122,6 +117,7 @@ fn without(set: &[usize], part: &[usize]) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fences::trial::Trial;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 

@@ -1,204 +1,156 @@
-//! Trials on a device: each set of fences runs as the application recompiled with a plain
-//! `storageBarrier()` at the set's sites, through the runner's batches and pacing.
+//! The search's lab on a device: each fix runs as the application recompiled with a plain
+//! `storageBarrier()` at its sites (after its variable was made atomic), through the runner's
+//! batches and pacing.
 //!
-//! One pipeline with a guarded barrier at every site (`instrument_fenced`, each run's
-//! `fence_mask` picking the set) would save the compiles, but on lavapipe a barrier under a
-//! uniform branch that is not taken still suspends the workgroup's threads there, so every
-//! guard orders memory whatever the mask: an application that fails without barriers
-//! passed with the guards all off. A compiled set fences only where it says.
+//! One pipeline with a guarded barrier at every site, each run's mask picking the set, would
+//! save the compiles, but on lavapipe a barrier under a uniform branch that is not taken
+//! still suspends the workgroup's threads there, so every guard orders memory whatever the
+//! mask: an application that fails without barriers passed with the guards all off. A
+//! compiled set fences only where it says.
 
-use super::trial::{Oracle, Trial};
-use crate::app::spec::App;
+use super::lab::{FixSet, Lab, Measured};
+use super::source::Shader;
 use crate::error::Result;
-use crate::gpu::engine::{Engine, EngineConfig};
+use crate::gpu::engine::{Calibration, Engine, EngineConfig, LoopStart};
 use crate::run::pace::Pace;
 use crate::run::runner::{run_into, Budget, RunConfig, Stream};
-use crate::stress::strategy::run_seed;
-use wgstress_instrument::fences::{fenced_at_atomic, Patched};
+use crate::stress::plan::StressPlan;
+use crate::stress::strategy::{Settings, Strategy, StressShape};
 
-/// How to build the application's engine with a set of fences.
-#[derive(Clone)]
-pub struct Fencing {
-    pub app: App,
-    /// Every fenced engine's configuration: its watchdog starts from the loop limit the
-    /// confirming runs learned, unless the user fixed it.
-    pub engine: EngineConfig,
-    /// A variable made atomic under the fences (`make_atomic_rmw`: its read-modify-writes
-    /// fused into atomic operations); the sites are then those of the rewritten module.
-    pub atomic: Option<String>,
-}
-
-impl Fencing {
-    /// This fencing with `variable` made atomic.
-    pub fn with_atomic(&self, variable: &str) -> Fencing {
-        Fencing {
-            atomic: Some(variable.to_string()),
-            ..self.clone()
-        }
-    }
-
-    /// The application's source with a barrier at `sites` (and its candidate sites).
-    pub fn patch(&self, sites: &[usize]) -> Result<Patched> {
-        let options = wgstress_instrument::Options {
-            entry: self.app.entry.clone(),
-            postcondition: self.app.postcondition.clone(),
-            file_name: Some(self.app.shader_path.clone()),
-            ..Default::default()
-        };
-        let chosen: Vec<u32> = sites.iter().map(|s| *s as u32).collect();
-        Ok(fenced_at_atomic(
-            &self.app.source,
-            &options,
-            self.atomic.as_deref(),
-            &chosen,
-        )?)
-    }
-
-    /// An engine running the application with a barrier at `sites`.
-    pub fn engine(&self, sites: &[usize]) -> Result<Engine> {
-        let patched = self.patch(sites)?;
-        let app = App {
-            source: patched.wgsl,
-            postcondition: patched.postcondition,
-            ..self.app.clone()
-        };
-        Engine::new(app, &self.engine)
-    }
-}
-
-/// What runs with one set of fences saw.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
-pub struct Measured {
-    pub runs: u64,
-    pub failures: u64,
-    pub seconds: f64,
-    /// Why the runs ended early, if an error (a hang, a lost device) ended them.
-    pub aborted: Option<String>,
-}
-
-/// Runs `engine` under `config` until `budget` is spent, drawing seeds from `master_seed`.
-pub fn measure(
-    engine: &mut Engine,
-    config: &RunConfig,
-    budget: &Budget,
-    master_seed: u64,
-) -> Result<Measured> {
-    measure_paced(engine, config, budget, master_seed, None).map(|(m, _)| m)
-}
-
-/// `measure`, with batches sized from `pace` (what earlier runs of the application taught),
-/// returning what these runs taught it.
-pub fn measure_paced(
-    engine: &mut Engine,
-    config: &RunConfig,
-    budget: &Budget,
-    master_seed: u64,
-    pace: Option<Pace>,
-) -> Result<(Measured, Pace)> {
-    let config = RunConfig {
-        master_seed,
-        ..config.clone()
-    };
-    let mut stream = Stream::new(&config, engine.batch_size());
-    if let Some(pace) = pace {
-        stream.pace = pace;
-    }
-    let aborted = run_into(engine, &config, budget, &mut stream, None, &mut |_| {})?;
-    let measured = Measured {
-        runs: stream.tally.runs,
-        failures: stream.tally.failures(),
-        seconds: stream.wall.as_secs_f64(),
-        aborted,
-    };
-    Ok((measured, stream.pace))
-}
-
-/// The oracle of the search on a device. An error or an interruption ends the search:
-/// every later trial fails at once without running, and `aborted` says why; a search that
-/// saw one has found nothing.
-pub struct Runs<'a> {
-    pub fencing: &'a Fencing,
-    pub config: RunConfig,
-    /// Trials so far: each draws its seeds from its own stream.
-    pub trials: u64,
-    pub aborted: Option<String>,
-    /// Called after each trial with the sites it tried and what it saw (for progress).
-    pub on_trial: &'a mut dyn FnMut(&[usize], Trial),
-    /// The last set's engine: a pass is confirmed by a second trial of the same set.
-    last: Option<(Vec<usize>, Engine)>,
-    /// Batch sizes learned over the trials: each trial is short, and one that started over
-    /// at a batch of one run would grow eightfold before it saw a stalled run.
+/// The application on a device, as is and with fixes.
+pub struct GpuLab {
+    shader: Shader,
+    config: EngineConfig,
+    stress: StressPlan,
+    shape: StressShape,
+    /// The application as is, for the confirming runs; dropped when the first fix runs, its
+    /// learned loop limit carried over.
+    engine: Option<Engine>,
+    /// The last fix's engine: a pass is confirmed by a second trial of the same set.
+    last: Option<(FixSet, Engine)>,
+    /// Batch sizes learned over the runs of fixes: each trial is short, and one that started
+    /// over at a batch of one run would grow eightfold before it saw a stalled run; the
+    /// verification starts from what the trials learned (starting over, tpo-tm's verification
+    /// on the H100 drew several stalled runs into an early batch and outlasted the hang
+    /// timeout).
     pace: Option<Pace>,
 }
 
-impl<'a> Runs<'a> {
-    pub fn new(
-        fencing: &'a Fencing,
-        config: RunConfig,
-        on_trial: &'a mut dyn FnMut(&[usize], Trial),
-    ) -> Runs<'a> {
-        Runs {
-            fencing,
+impl GpuLab {
+    /// Opens the device and builds the application as is; systematic stress takes `shape`.
+    pub fn open(
+        shader: Shader,
+        config: EngineConfig,
+        stress: StressPlan,
+        shape: StressShape,
+    ) -> Result<GpuLab> {
+        let engine = Engine::new(shader.app.clone(), &config)?;
+        Ok(GpuLab::with_engine(shader, config, stress, shape, engine))
+    }
+
+    /// A lab over an engine already built from `shader`'s application with `config`.
+    pub fn with_engine(
+        shader: Shader,
+        config: EngineConfig,
+        stress: StressPlan,
+        shape: StressShape,
+        engine: Engine,
+    ) -> GpuLab {
+        GpuLab {
+            shader,
             config,
-            trials: 0,
-            aborted: None,
-            on_trial,
+            stress,
+            shape,
+            engine: Some(engine),
             last: None,
             pace: None,
         }
     }
 
-    fn run(&mut self, sites: &[usize], runs_needed: u64) -> Result<Measured> {
-        if self.last.as_ref().is_none_or(|(set, _)| set != sites) {
-            self.last = Some((sites.to_vec(), self.fencing.engine(sites)?));
+    /// The engine of the application as is (until the first fix runs).
+    pub fn engine(&self) -> Option<&Engine> {
+        self.engine.as_ref()
+    }
+
+    /// The engine for `fix`: the last one if it ran the same fix, else a new one whose
+    /// watchdog starts from what the application's runs taught (a fresh engine would start
+    /// at the ceiling: on the H100, tpo-tm's stalled runs there outlasted the hang timeout in
+    /// the search's first trials).
+    fn fixed(&mut self, fix: &FixSet) -> Result<&mut Engine> {
+        if self.last.as_ref().is_none_or(|(set, _)| set != fix) {
+            if let (LoopStart::Learn, Some(engine)) = (&self.config.loop_limit, &self.engine) {
+                self.config.loop_limit = LoopStart::From(engine.loop_limit().clone());
+            }
+            self.engine = None;
+            self.last = None;
+            let app = self.shader.app_with(fix)?;
+            self.last = Some((fix.clone(), Engine::new(app, &self.config)?));
         }
-        let (_, engine) = self.last.as_mut().expect("just built");
-        let budget = Budget {
-            runs: Some(runs_needed),
-            time: None,
-            failures: Some(1),
-        };
-        let seed = run_seed(self.config.master_seed, self.trials);
-        let (measured, pace) =
-            measure_paced(engine, &self.config, &budget, seed, self.pace.take())?;
-        self.pace = Some(pace);
-        Ok(measured)
-    }
-
-    /// What the trials taught about batch sizes, for the verification's runs.
-    pub fn take_pace(&mut self) -> Option<Pace> {
-        self.pace.take()
-    }
-
-    fn interrupted(&self) -> bool {
-        self.config.stop.load(std::sync::atomic::Ordering::SeqCst)
+        Ok(&mut self.last.as_mut().expect("just built").1)
     }
 }
 
-impl Oracle for Runs<'_> {
-    fn trial(&mut self, sites: &[usize], runs_needed: u64) -> Trial {
-        if self.aborted.is_some() {
-            return Trial::Fail { runs: 0 };
-        }
-        self.trials += 1;
-        let trial = match self.run(sites, runs_needed) {
-            Ok(m) if m.aborted.is_none() && !self.interrupted() => {
-                if m.failures > 0 {
-                    Trial::Fail { runs: m.runs }
-                } else {
-                    Trial::Pass { runs: m.runs }
-                }
-            }
-            Ok(m) => {
-                self.aborted = Some(m.aborted.unwrap_or_else(|| "interrupted".into()));
-                Trial::Fail { runs: m.runs }
-            }
-            Err(e) => {
-                self.aborted = Some(e.to_string());
-                Trial::Fail { runs: 0 }
+impl Lab for GpuLab {
+    fn names(&self) -> (String, String) {
+        let engine = match (&self.engine, &self.last) {
+            (Some(engine), _) | (None, Some((_, engine))) => Some(engine),
+            (None, None) => None,
+        };
+        (
+            self.shader.app.name.clone(),
+            engine.map_or_else(String::new, |e| e.gpu().describe()),
+        )
+    }
+
+    fn settings(
+        &mut self,
+        strategy: Strategy,
+        budget: &Budget,
+    ) -> Result<(Settings, Option<Calibration>)> {
+        let engine = self
+            .engine
+            .as_mut()
+            .expect("stress is calibrated on the application as is, before any fix");
+        self.stress
+            .settings(engine, strategy, true, &self.shape, budget)
+    }
+
+    fn measure(
+        &mut self,
+        fix: Option<&FixSet>,
+        config: &RunConfig,
+        budget: &Budget,
+        seed: u64,
+    ) -> Result<Measured> {
+        let config = RunConfig {
+            master_seed: seed,
+            ..config.clone()
+        };
+        let (engine, pace) = match fix {
+            None => (
+                self.engine
+                    .as_mut()
+                    .expect("the application as is runs before any fix"),
+                None,
+            ),
+            Some(fix) => {
+                let pace = self.pace.take();
+                (self.fixed(fix)?, pace)
             }
         };
-        (self.on_trial)(sites, trial);
-        trial
+        let mut stream = Stream::new(&config, engine.batch_size());
+        if let Some(pace) = pace {
+            stream.pace = pace;
+        }
+        let stopped = run_into(engine, &config, budget, &mut stream, None, &mut |_| {})?;
+        if fix.is_some() {
+            self.pace = Some(stream.pace);
+        }
+        Ok(Measured {
+            runs: stream.tally.runs,
+            failures: stream.tally.failures(),
+            seconds: stream.wall.as_secs_f64(),
+            stopped,
+        })
     }
 }

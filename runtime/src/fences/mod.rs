@@ -1,15 +1,26 @@
 //! The search for the fences an application needs: which of its candidate fence sites
-//! (`wgstress_instrument::fences`) must hold a storage barrier for its failures to stop.
+//! (`wgstress_instrument::fences`) must hold a storage barrier for its failures to stop, or
+//! which variable must be made atomic.
 //!
-//! The search itself (`ddmin`) is pure: it asks an `Oracle` whether a set of sites passes,
-//! and `trial` says how many runs a pass needs to mean something. `gpu` answers those
-//! questions with runs on a device; `shrink` orders the sites and keeps a failed fix
-//! while a later round looks for what it lacks.
+//! The algorithms are pure: `ddmin` and `shrink` ask an `Oracle` whether a set of sites
+//! passes, and `trial` says how many runs a pass needs to mean something. The search
+//! (`search`: confirm, rounds, make-atomic, verification) asks a `Lab` for runs, and reports
+//! progress through `Event`s; `gpu::GpuLab` answers on a device, and the tests answer with a
+//! simulated one. `source` is what the search derives from the shader without a device, and
+//! `outcome` what it found.
 
 pub mod ddmin;
+pub mod event;
 pub mod gpu;
+pub mod lab;
+pub mod outcome;
+pub mod search;
 pub mod shrink;
+pub mod source;
 pub mod trial;
+pub mod trials;
 
 pub use ddmin::{ddmin, Search};
+pub use lab::{FixSet, Lab, Measured};
+pub use search::{search, SearchConfig};
 pub use trial::{FailureRate, Oracle, Trial};

@@ -60,6 +60,33 @@ pub trait Oracle {
     fn trial(&mut self, sites: &[usize], runs_needed: u64) -> Trial;
 }
 
+/// What asking whether a set passes cost: a set passes only after two passing trials in a
+/// row (ddmin.rs says why), so a failing set costs one trial and a passing one two.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Passes {
+    pub passed: bool,
+    pub trials: u64,
+    pub runs: u64,
+}
+
+/// Whether `sites` passes, as the search counts a pass: two passing trials in a row.
+pub fn passes(oracle: &mut dyn Oracle, sites: &[usize], runs_needed: u64) -> Passes {
+    let first = oracle.trial(sites, runs_needed);
+    if !first.passed() {
+        return Passes {
+            passed: false,
+            trials: 1,
+            runs: first.runs(),
+        };
+    }
+    let second = oracle.trial(sites, runs_needed);
+    Passes {
+        passed: second.passed(),
+        trials: 2,
+        runs: first.runs() + second.runs(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,11 +7,12 @@ use crate::gpu::engine::Calibration;
 use crate::gpu::engine::Engine;
 use crate::run::log::JsonLog;
 use crate::run::runner::{run_into, summarize, Budget, Event, RunConfig, Stream, Summary};
+use crate::run::stop::Stop;
 use crate::run::tally::seed_text;
 use crate::stress::strategy::Settings;
 use serde::Serialize;
 use serde_json::json;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -35,8 +36,9 @@ pub struct Comparison {
     pub rounds: u32,
     pub master_seed: String,
     pub rows: Vec<Summary>,
-    pub interrupted: bool,
-    pub aborted: Option<String>,
+    /// Why the comparison ended early, if it did.
+    #[serde(flatten, serialize_with = "crate::run::stop::fields")]
+    pub stopped: Option<Stop>,
 }
 
 impl Comparison {
@@ -88,13 +90,12 @@ pub fn run(
             "master_seed": seed_text(plan.master_seed),
         }))?;
     }
-    let mut aborted = None;
+    let mut stopped = None;
     'rounds: for _ in 0..plan.rounds {
         for (config, stream) in configs.iter().zip(streams.iter_mut()) {
             let share = config.budget.share(plan.rounds);
-            let ended = run_into(engine, config, &share, stream, log.as_deref_mut(), on_event)?;
-            if let Some(reason) = ended {
-                aborted = Some(reason);
+            stopped = run_into(engine, config, &share, stream, log.as_deref_mut(), on_event)?;
+            if stopped.is_some() {
                 break 'rounds;
             }
         }
@@ -102,7 +103,7 @@ pub fn run(
     let rows = configs
         .iter()
         .zip(&streams)
-        .map(|(config, stream)| summarize(engine, config, stream, None))
+        .map(|(config, stream)| summarize(engine, config, stream, stopped.clone()))
         .collect();
     let mut comparison = Comparison {
         app: engine.app().name.clone(),
@@ -110,14 +111,15 @@ pub fn run(
         rounds: plan.rounds,
         master_seed: seed_text(plan.master_seed),
         rows,
-        interrupted: plan.stop.load(Ordering::SeqCst),
-        aborted,
+        stopped,
     };
     if let Some(log) = log {
         let line = serde_json::to_value(&comparison).expect("a comparison serializes");
         // The comparison is worth more than its log line: a failed write is reported in it.
         if let Err(e) = log.summary(line) {
-            comparison.aborted.get_or_insert(e.to_string());
+            if !comparison.stopped.as_ref().is_some_and(Stop::is_abort) {
+                comparison.stopped = Some(Stop::Aborted(e.to_string()));
+            }
         }
     }
     Ok(comparison)

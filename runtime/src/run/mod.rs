@@ -10,4 +10,5 @@ pub mod pace;
 pub mod record;
 pub mod runner;
 pub mod stats;
+pub mod stop;
 pub mod tally;

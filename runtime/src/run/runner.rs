@@ -2,10 +2,11 @@
 //! line per batch and an event per batch for whoever shows progress.
 
 use crate::error::Result;
-use crate::gpu::engine::{Calibration, Engine};
+use crate::gpu::engine::{Calibration, Engine, Mode};
 use crate::run::log::JsonLog;
 use crate::run::pace::Pace;
 use crate::run::record::Outcome;
+use crate::run::stop::Stop;
 use crate::run::tally::{seed_text, Failure, Stats, Tally};
 use crate::stress::shapes::{ShapeChooser, ShapeRecord};
 use crate::stress::strategy::{run_seed, RunParams, Settings, Strategy};
@@ -127,11 +128,46 @@ pub enum Event<'a> {
     DeviceLost(&'a str),
 }
 
+/// What a session ran: the instrumented application under a stress strategy, or the user's
+/// shaders as given. Shown as the strategy's name, or `raw`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ran {
+    Stressed(Strategy),
+    Raw,
+}
+
+impl Ran {
+    fn of(mode: Mode, strategy: Strategy) -> Ran {
+        match mode {
+            Mode::Instrumented => Ran::Stressed(strategy),
+            Mode::Raw => Ran::Raw,
+        }
+    }
+}
+
+impl std::fmt::Display for Ran {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Ran::Stressed(strategy) => write!(f, "{strategy}"),
+            Ran::Raw => f.write_str("raw"),
+        }
+    }
+}
+
+impl Serialize for Ran {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct Summary {
     pub app: String,
     pub adapter: String,
-    pub strategy: String,
+    pub strategy: Ran,
     pub shuffle: bool,
     pub buffer_shuffle: bool,
     /// Calibrated (or given) stress iterations; adaptive arms run multiples of it.
@@ -148,9 +184,9 @@ pub struct Summary {
     pub batch: usize,
     pub master_seed: String,
     pub replay: Option<String>,
-    pub interrupted: bool,
-    /// Why the session ended early, if it did (a hang, say).
-    pub aborted: Option<String>,
+    /// Why the session ended early, if it did (Ctrl-C, a hang).
+    #[serde(flatten, serialize_with = "crate::run::stop::fields")]
+    pub stopped: Option<Stop>,
     /// Wall-clock seconds of the runs (calibration's are in `calibration`).
     pub wall_seconds: f64,
     #[serde(flatten)]
@@ -172,7 +208,7 @@ pub fn run(
             "app": engine.app().name,
             "adapter": engine.gpu().describe(),
             "strategy": config.settings.strategy,
-            "raw": engine.mode() == crate::gpu::engine::Mode::Raw,
+            "raw": engine.mode() == Mode::Raw,
             "shuffle": config.settings.shuffle,
             "iterations": config.settings.iterations,
             "shape": config.settings.shape,
@@ -183,7 +219,7 @@ pub fn run(
             "replay": config.replay.map(seed_text),
         }))?;
     }
-    let aborted = run_into(
+    let stopped = run_into(
         engine,
         config,
         &config.budget,
@@ -191,12 +227,14 @@ pub fn run(
         log.as_deref_mut(),
         on_event,
     )?;
-    let mut summary = summarize(engine, config, &stream, aborted);
+    let mut summary = summarize(engine, config, &stream, stopped);
     if let Some(log) = log {
         let line = serde_json::to_value(&summary).expect("summary serializes");
         // The summary is worth more than its log line: a failed write is reported in it.
         if let Err(e) = log.summary(line) {
-            summary.aborted.get_or_insert(e.to_string());
+            if !summary.stopped.as_ref().is_some_and(Stop::is_abort) {
+                summary.stopped = Some(Stop::Aborted(e.to_string()));
+            }
         }
     }
     Ok(summary)
@@ -206,15 +244,12 @@ pub fn summarize(
     engine: &Engine,
     config: &RunConfig,
     stream: &Stream,
-    aborted: Option<String>,
+    stopped: Option<Stop>,
 ) -> Summary {
     Summary {
         app: engine.app().name.clone(),
         adapter: engine.gpu().describe(),
-        strategy: match engine.mode() {
-            crate::gpu::engine::Mode::Raw => "raw".to_string(),
-            crate::gpu::engine::Mode::Instrumented => config.settings.strategy.to_string(),
-        },
+        strategy: Ran::of(engine.mode(), config.settings.strategy),
         shuffle: config.settings.shuffle,
         buffer_shuffle: config.settings.buffer_shuffle,
         iterations: config.settings.iterations,
@@ -230,15 +265,14 @@ pub fn summarize(
         batch: engine.batch_size(),
         master_seed: seed_text(config.master_seed),
         replay: config.replay.map(seed_text),
-        interrupted: config.stop.load(Ordering::SeqCst),
-        aborted,
+        stopped,
         wall_seconds: stream.wall.as_secs_f64(),
         stats: stream.tally.stats(),
     }
 }
 
 /// Adds runs to `stream` until `budget` more is spent or the user stops; returns why it
-/// stopped early when an error (a hang, say) ended it. Run i of the tally uses seed
+/// stopped early, when Ctrl-C or an error (a hang, say) ended it. Run i of the tally uses seed
 /// `run_seed(master_seed, i)`, so a session continued in rounds draws the same seeds. Each
 /// batch is sized so that it ends before the budget's time does.
 pub fn run_into(
@@ -248,11 +282,11 @@ pub fn run_into(
     stream: &mut Stream,
     mut log: Option<&mut JsonLog>,
     on_event: &mut dyn FnMut(Event),
-) -> Result<Option<String>> {
+) -> Result<Option<Stop>> {
     let started = Instant::now();
-    let aborted = paced_batches(engine, config, budget, stream, &mut log, on_event, started);
+    let error = paced_batches(engine, config, budget, stream, &mut log, on_event, started);
     stream.wall += started.elapsed();
-    aborted
+    Ok(Stop::of(error?, &config.stop))
 }
 
 fn paced_batches(
@@ -311,8 +345,8 @@ fn paced_batches(
         }
         let replay = |run: &RunParams| match engine.mode() {
             // A raw run's seed still picks its buffer layout.
-            crate::gpu::engine::Mode::Raw => "--raw".to_string(),
-            crate::gpu::engine::Mode::Instrumented => config.settings.replay_options(run),
+            Mode::Raw => "--raw".to_string(),
+            Mode::Instrumented => config.settings.replay_options(run),
         };
         let failures = stream
             .tally

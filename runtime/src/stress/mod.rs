@@ -2,6 +2,7 @@
 //! from its seed (`strategy`), the adaptive shapes of systematic stress (`shapes`), and the
 //! shapes tuned to a device (`profile`).
 
+pub mod plan;
 pub mod profile;
 pub mod shapes;
 pub mod strategy;

@@ -25,6 +25,9 @@ impl Strategy {
         Strategy::Random,
     ];
 
+    /// What the fence search tries, in order, when systematic stress shows no failure.
+    pub const FALLBACKS: [Strategy; 3] = [Strategy::Cache, Strategy::Random, Strategy::None];
+
     /// The value of `WgstressParams::strategy`.
     pub fn code(self) -> u32 {
         match self {

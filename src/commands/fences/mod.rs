@@ -2,13 +2,7 @@
 //! failures (search.rs); or its candidate fence sites (where a storage barrier can go in
 //! uniform control flow), or its shader with a barrier at every one.
 
-mod atomic;
-mod confirm;
-mod refine;
-mod report;
 mod search;
-
-pub use report::{Fix, Report, StrategyRuns, Verdict};
 
 use crate::notes::{emit, Notes};
 use crate::options::AppOptions;

@@ -1,32 +1,24 @@
 //! Step (a) of the search: confirm the failure under the stress that shows it. The user's
 //! strategy gets the whole budget; without one, systematic stress gets half, and only if it
-//! shows no failure do cache, random and no stress share the other half (a short compare).
-//! The search then runs under the strategy that failed most, and the fix is verified under
-//! every strategy that failed.
+//! shows no failure do the other strategies share the other half (a short compare). The
+//! search then runs under the strategy that failed most, and the fix is verified under every
+//! strategy that failed.
 
-use crate::notes::Notes;
-use crate::plan::SessionPlan;
-use anyhow::Result;
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
+use super::SearchConfig;
+use crate::error::Result;
+use crate::fences::event::Event;
+use crate::fences::lab::{Confirmed, Lab, Measured};
+use crate::run::runner::{Budget, RunConfig};
+use crate::stress::strategy::{run_seed, Strategy};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
-use wgstress_runtime::fences::gpu::{measure, Measured};
-use wgstress_runtime::gpu::engine::Engine;
-use wgstress_runtime::run::runner::{Budget, RunConfig};
-use wgstress_runtime::stress::strategy::{run_seed, Strategy, StressShape};
-
-/// One strategy's runs of the application as is, and the configuration they ran under.
-pub struct Confirmed {
-    pub config: RunConfig,
-    pub measured: Measured,
-}
 
 /// The strategies to try, each with its share of the budget's time, in order.
 pub fn schedule(given: Option<Strategy>, budget: Duration) -> Vec<(Strategy, Duration)> {
     match given {
         Some(strategy) => vec![(strategy, budget)],
         None => {
-            let others = [Strategy::Cache, Strategy::Random, Strategy::None];
+            let others = Strategy::FALLBACKS;
             let mut order = vec![(Strategy::Systematic, budget / 2)];
             order.extend(others.map(|s| (s, budget / 2 / others.len() as u32)));
             order
@@ -34,61 +26,61 @@ pub fn schedule(given: Option<Strategy>, budget: Duration) -> Vec<(Strategy, Dur
     }
 }
 
-/// Runs the application under each strategy of the schedule until one that is not the
-/// first fails (the first failing ends the compare at once), or an error or Ctrl-C ends it.
+/// Runs the application under each strategy of the schedule until one fails (the first
+/// failing ends the compare at once), or an error or Ctrl-C ends it.
 pub fn confirm(
-    session: &SessionPlan,
-    given: Option<Strategy>,
-    engine: &mut Engine,
-    shape: &StressShape,
-    stop: &Arc<AtomicBool>,
-    notes: Notes,
+    config: &SearchConfig,
+    lab: &mut dyn Lab,
+    on_event: &mut dyn FnMut(Event),
 ) -> Result<Vec<Confirmed>> {
-    let total = session.budget.time.unwrap_or_default();
     let mut tried: Vec<Confirmed> = Vec::new();
-    for (i, (strategy, share)) in schedule(given, total).into_iter().enumerate() {
+    for (i, (strategy, share)) in schedule(config.strategy, config.budget)
+        .into_iter()
+        .enumerate()
+    {
         let done = tried
             .iter()
-            .any(|c| c.measured.failures > 0 || c.measured.aborted.is_some());
-        if done || stop.load(std::sync::atomic::Ordering::SeqCst) {
+            .any(|c| c.measured.failures > 0 || c.measured.stopped.is_some());
+        if done || config.stop.load(Ordering::SeqCst) {
             break;
         }
         if i == 1 {
-            notes.note(
-                "no failure under systematic stress: trying cache, random and no stress in the \
-                 other half of the budget",
-            );
+            on_event(Event::TryingOthers);
         }
         let budget = Budget {
             runs: None,
             time: Some(share),
             failures: None,
         };
-        let (settings, calibration) = session
-            .stress
-            .settings(engine, strategy, true, shape, &budget)?;
+        let (settings, calibration) = lab.settings(strategy, &budget)?;
         if let Some(c) = &calibration {
-            super::super::note_measured(&settings, c, session, notes);
+            on_event(Event::Calibrated {
+                settings: &settings,
+                calibration: c,
+            });
         }
         let spent = calibration
             .as_ref()
             .map_or(Duration::ZERO, |c| Duration::from_secs_f64(c.seconds));
-        let config = RunConfig {
+        let run = RunConfig {
             settings,
             budget: budget.less(spent),
-            master_seed: session.master_seed,
+            master_seed: config.master_seed,
             replay: None,
-            adaptive: session.stress.adaptive(),
+            adaptive: config.adaptive,
             calibration,
-            stop: stop.clone(),
+            stop: config.stop.clone(),
         };
-        notes.note(&format!(
-            "confirming the failure: {:.0} s of {strategy} stress",
-            config.budget.time.unwrap_or_default().as_secs_f64(),
-        ));
-        let seed = run_seed(session.master_seed, 16 * i as u64);
-        let measured = measure(engine, &config, &config.budget, seed)?;
-        tried.push(Confirmed { config, measured });
+        on_event(Event::Confirming {
+            strategy,
+            time: run.budget.time.unwrap_or_default(),
+        });
+        let seed = run_seed(config.master_seed, 16 * i as u64);
+        let measured = lab.measure(None, &run, &run.budget, seed)?;
+        tried.push(Confirmed {
+            config: run,
+            measured,
+        });
     }
     Ok(tried)
 }
@@ -101,11 +93,10 @@ pub fn chosen(tried: &[Confirmed]) -> Option<&Confirmed> {
 
 /// The index of the highest failure rate among runs with a failure (the first of equals).
 fn most_failing(measured: &[&Measured]) -> Option<usize> {
-    let rate = |m: &Measured| m.failures as f64 / m.runs.max(1) as f64;
     (0..measured.len())
         .filter(|&i| measured[i].failures > 0)
         .fold(None, |best: Option<usize>, i| match best {
-            Some(b) if rate(measured[b]) >= rate(measured[i]) => Some(b),
+            Some(b) if measured[b].rate() >= measured[i].rate() => Some(b),
             _ => Some(i),
         })
 }

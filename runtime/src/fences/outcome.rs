@@ -1,14 +1,14 @@
 //! What the fence search found and measured: the verdict, the fix and what it relies on, the
-//! kept sites, and the evidence (for the table, the JSON and the log's summary line).
+//! kept sites, and the evidence (for the report, the JSON and the log's summary line). An
+//! `Outcome` is built once, when the search ends.
 
-use crate::status::Status;
+use super::lab::Measured;
+use crate::run::stop::Stop;
+use crate::stress::strategy::Strategy;
 use serde::Serialize;
-use wgstress_instrument::fences::FenceSite;
-use wgstress_runtime::app::spec::App;
-use wgstress_runtime::fences::gpu::Measured;
 
 /// How the search ended.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "verdict", rename_all = "snake_case")]
 pub enum Verdict {
     /// No run failed under the stress tried: nothing to fix.
@@ -28,12 +28,13 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    pub fn status(&self) -> Status {
-        match self {
-            Verdict::DoesNotFail | Verdict::Fixed => Status::Passed,
-            Verdict::NotFixed { .. } | Verdict::Unverified { .. } => Status::Failed,
-            Verdict::Interrupted { .. } => Status::Interrupted,
-            Verdict::Aborted { .. } => Status::Aborted,
+    /// The verdict of a search that `stop` ended `during` a step.
+    pub fn stopped(stop: Stop, during: &str) -> Verdict {
+        match stop {
+            Stop::Interrupted => Verdict::Interrupted {
+                during: during.to_string(),
+            },
+            Stop::Aborted(why) => Verdict::Aborted { why },
         }
     }
 }
@@ -105,7 +106,7 @@ pub struct Kept {
 /// (verifying it).
 #[derive(Clone, Debug, Serialize)]
 pub struct StrategyRuns {
-    pub strategy: String,
+    pub strategy: Strategy,
     pub iterations: u32,
     #[serde(flatten)]
     pub runs: Measured,
@@ -132,29 +133,42 @@ pub struct TrialRuns {
     pub passed: bool,
 }
 
+/// A round of the search whose fix failed its verification.
+#[derive(Clone, Debug, Serialize)]
+pub struct Round {
+    /// Runs per trial in that round.
+    pub runs_per_trial: u64,
+    /// The site ids that round kept.
+    pub kept: Vec<u32>,
+    /// Its verification's runs.
+    pub verified: Vec<StrategyRuns>,
+}
+
 /// Everything the search measured.
 #[derive(Clone, Debug, Serialize)]
-pub struct Report {
+pub struct Outcome {
     pub app: String,
     pub adapter: String,
-    /// The strategy of the search's trials: the user's, else the one that failed most.
-    pub strategy: String,
-    pub iterations: u32,
+    /// The strategy of the search's trials: the user's, else the one that failed most (the
+    /// first tried when none failed).
+    pub strategy: Option<Strategy>,
+    pub iterations: Option<u32>,
     pub master_seed: String,
     #[serde(flatten)]
     pub verdict: Verdict,
     /// Runs without added barriers, under each strategy tried (the user's, else systematic,
     /// then the others when systematic showed no failure).
     pub before: Vec<StrategyRuns>,
-    /// Candidate sites, and runs with a barrier at every one.
-    pub sites: usize,
+    /// Candidate sites of the last round, and runs with a barrier at every one.
+    pub sites: Option<usize>,
     pub all_sites: Option<Measured>,
     /// Make-atomic, tried when all sites still failed.
     pub atomic: Vec<AtomicTrial>,
-    /// The search's trials and their runs.
+    /// The search's trials and their runs, over every round.
     pub trials: u64,
     pub search_runs: u64,
-    /// Runs needed per trial: a failure at the measured rate shows with 99% confidence.
+    /// Runs per trial in the last round: a failure at the rate it was sized for shows with
+    /// 99% confidence.
     pub runs_per_trial: Option<u64>,
     pub fix: Option<Fix>,
     pub kept: Vec<Kept>,
@@ -167,79 +181,7 @@ pub struct Report {
     pub relies_on: Option<String>,
     /// A unified diff from naga's rendering of the original to the patched shader.
     pub diff: Option<String>,
-    /// Where the patched shader was written.
-    pub output: Option<String>,
-}
-
-/// A round of the search whose fix failed its verification.
-#[derive(Clone, Debug, Serialize)]
-pub struct Round {
-    /// Runs per trial in that round.
-    pub runs_per_trial: u64,
-    /// The site ids that round kept.
-    pub kept: Vec<u32>,
-    /// Its verification's runs.
-    pub verified: Vec<StrategyRuns>,
-}
-
-/// The kept sites of `found` (indices into `sites`), with their source lines.
-pub fn kept(app: &App, sites: &[FenceSite], found: &[usize]) -> Vec<Kept> {
-    let lines: Vec<&str> = app.source.lines().collect();
-    found
-        .iter()
-        .map(|&i| {
-            let site = &sites[i];
-            Kept {
-                site: site.id,
-                file: app.shader_path.clone(),
-                line: site.line,
-                column: site.column,
-                side: super::side_name(site.side),
-                function: site.function.clone(),
-                source: lines
-                    .get(site.line as usize - 1)
-                    .map_or("", |l| l.trim())
-                    .to_string(),
-            }
-        })
-        .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_fix_or_no_failure_exits_0_no_fix_1_an_error_2_an_interruption_130() {
-        assert_eq!(Verdict::Fixed.status().number(), 0);
-        assert_eq!(Verdict::DoesNotFail.status().number(), 0);
-        let reasons = Vec::new();
-        assert_eq!(Verdict::NotFixed { reasons }.status().number(), 1);
-        let why = String::from("lost");
-        assert_eq!(Verdict::Aborted { why }.status().number(), 2);
-        let during = String::from("the search");
-        assert_eq!(Verdict::Interrupted { during }.status().number(), 130);
-    }
-
-    #[test]
-    fn make_atomic_says_what_the_specification_covers_and_what_it_does_not() {
-        let fused = Fix::MakeAtomic {
-            variable: "counter".into(),
-            fused: vec!["c.wgsl:6:5".into()],
-            sites: 2,
-        };
-        let alone = fused.relies_on(false);
-        assert!(alone.starts_with("specification: each read-modify-write of `counter`"));
-        assert!(alone.contains("relaxed"), "{alone}");
-        assert!(!alone.contains("platform"), "{alone}");
-        let plain = Fix::MakeAtomic {
-            variable: "flag".into(),
-            fused: Vec::new(),
-            sites: 4,
-        };
-        let with_barriers = plain.relies_on(true);
-        assert!(with_barriers.contains("loads and stores of `flag` are atomic"));
-        assert!(with_barriers.ends_with(BARRIERS), "{with_barriers}");
-        assert_eq!(Fix::Barriers.relies_on(true), BARRIERS);
-    }
+    /// The patched shader, for `-o` (a verified fix only).
+    #[serde(skip)]
+    pub patched: Option<String>,
 }

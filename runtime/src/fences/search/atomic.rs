@@ -4,37 +4,44 @@
 //! passes is tried without barriers, and if it needs some, ddmin keeps the fewest.
 //! Fix kind 5c, when no variable passes: the reasons, with what was measured.
 
-use super::report::{AtomicTrial, Fix, Report, TrialRuns, Verdict};
-use super::search::{ended_oracle, passes, Found, Step, Tracker};
-use anyhow::Result;
-use wgstress_instrument::atomic::{candidates_wgsl, AtomicError};
+use super::round::{Count, Step};
+use super::Context;
+use crate::error::{Error, Result};
+use crate::fences::lab::{FixSet, Measured};
+use crate::fences::outcome::{AtomicTrial, Fix, TrialRuns, Verdict};
+use crate::fences::shrink::{callees_first, shrink};
+use crate::fences::trial::{passes, FailureRate};
+use crate::fences::trials::Trials;
+use crate::run::runner::RunConfig;
+use wgstress_instrument::atomic::AtomicError;
 use wgstress_instrument::fences::Patched;
-use wgstress_runtime::fences::gpu::{Fencing, Runs};
-use wgstress_runtime::fences::shrink::{callees_first, shrink};
-use wgstress_runtime::fences::{FailureRate, Trial};
-use wgstress_runtime::run::runner::RunConfig;
 
-/// Tries make-atomic on each candidate variable in declaration order (the plain read_write
-/// storage integers, and arrays and structs of them, that an entry point accesses).
+/// What barriers alone could not fix: the application as is and its all-sites runs.
+pub struct Unfixed<'a> {
+    pub unfenced: &'a Patched,
+    pub all_sites: &'a Measured,
+}
+
+/// Tries make-atomic on each candidate variable in declaration order, recording each in
+/// `tried`.
 pub fn search(
-    fencing: &Fencing,
+    cx: &mut Context,
     config: &RunConfig,
     rate: FailureRate,
-    unfenced: &Patched,
-    report: &mut Report,
-    tracker: &mut Tracker,
+    unfixed: &Unfixed,
+    tried: &mut Vec<AtomicTrial>,
+    count: &mut Count,
 ) -> Result<Step> {
-    let app = &fencing.app;
-    let candidates = candidates_wgsl(&app.source, &app.shader_path)?;
-    for candidate in &candidates {
-        let atomic = fencing.with_atomic(&candidate.name);
-        let patched = match atomic.patch(&[]) {
+    for variable in cx.shader.atomic_candidates()? {
+        let atomic = FixSet {
+            atomic: Some(variable.clone()),
+            sites: Vec::new(),
+        };
+        let patched = match cx.shader.patch(&atomic) {
             Ok(patched) => patched,
-            Err(wgstress_runtime::Error::MakeAtomic(refused))
-                if !matches!(refused, AtomicError::Shader(_)) =>
-            {
-                report.atomic.push(AtomicTrial {
-                    variable: candidate.name.clone(),
+            Err(Error::MakeAtomic(refused)) if !matches!(refused, AtomicError::Shader(_)) => {
+                tried.push(AtomicTrial {
+                    variable,
                     refused: Some(refused.to_string()),
                     fused: 0,
                     all_sites: None,
@@ -42,92 +49,103 @@ pub fn search(
                 });
                 continue;
             }
-            Err(e) => return Err(e.into()),
+            Err(e) => return Err(e),
         };
-        if let Some(step) = try_variable(&atomic, &patched, config, rate, report, tracker) {
+        if let Some(step) = try_variable(cx, config, rate, &variable, &patched, tried, count) {
             return Ok(step);
         }
     }
+    let file = &cx.shader.app.shader_path;
     Ok(Step::Over(Verdict::NotFixed {
-        reasons: reasons(unfenced, report, &app.shader_path),
+        reasons: reasons(unfixed, tried, file),
     }))
 }
 
 /// The trials of one variable made atomic: a step when it passed with all sites (or when
 /// the trials ended early), none when it failed.
 fn try_variable(
-    atomic: &Fencing,
-    patched: &Patched,
+    cx: &mut Context,
     config: &RunConfig,
     rate: FailureRate,
-    report: &mut Report,
-    tracker: &mut Tracker,
+    variable: &str,
+    patched: &Patched,
+    tried: &mut Vec<AtomicTrial>,
+    count: &mut Count,
 ) -> Option<Step> {
-    let variable = atomic.atomic.clone().unwrap_or_default();
     let runs_needed = rate.runs_needed();
     let all: Vec<usize> = (0..patched.sites.len()).collect();
-    let mut on_trial = |sites: &[usize], trial: Trial| tracker.on_trial(sites, trial);
-    let mut oracle = Runs::new(atomic, config.clone(), &mut on_trial);
-    let (passed, runs) = passes(&mut oracle, &all, runs_needed);
+    let mut trials = Trials::new(
+        &mut *cx.lab,
+        Some(variable.to_string()),
+        config,
+        &mut *cx.on_event,
+    );
+    let with_all = passes(&mut trials, &all, runs_needed);
     let mut trial = AtomicTrial {
-        variable: variable.clone(),
+        variable: variable.to_string(),
         refused: None,
         fused: patched.fused.len(),
-        all_sites: Some(TrialRuns { runs, passed }),
+        all_sites: Some(TrialRuns {
+            runs: with_all.runs,
+            passed: with_all.passed,
+        }),
         alone: None,
     };
-    if let Some(ended) = ended_oracle(&mut oracle) {
-        report.atomic.push(trial);
-        return Some(Step::Over(ended.verdict("the make-atomic trials")));
+    if let Some(stop) = trials.stopped.take() {
+        count.add(&trials);
+        tried.push(trial);
+        return Some(Step::Over(Verdict::stopped(stop, "the make-atomic trials")));
     }
-    if !passed {
-        report.atomic.push(trial);
+    if !with_all.passed {
+        count.add(&trials);
+        tried.push(trial);
         return None;
     }
-    let (alone, runs) = passes(&mut oracle, &[], runs_needed);
+    let alone = passes(&mut trials, &[], runs_needed);
     trial.alone = Some(TrialRuns {
-        runs,
-        passed: alone,
+        runs: alone.runs,
+        passed: alone.passed,
     });
-    report.atomic.push(trial);
+    tried.push(trial);
     // ddmin takes the empty set as failing: it is tried only when it did.
-    let sites = if alone {
+    let sites = if alone.passed {
         Vec::new()
     } else {
-        shrink(&callees_first(&patched.sites), &[], rate, &mut oracle).sites
+        shrink(&callees_first(&patched.sites), &[], rate, &mut trials).sites
     };
-    let ended = ended_oracle(&mut oracle);
-    Some(Step::Found(Box::new(Found {
-        fencing: atomic.clone(),
-        sites,
-        fix: Fix::MakeAtomic {
-            variable,
+    count.add(&trials);
+    Some(Step::Passed {
+        fix: FixSet {
+            atomic: Some(variable.to_string()),
+            sites,
+        },
+        kind: Fix::MakeAtomic {
+            variable: variable.to_string(),
             fused: patched.fused.iter().map(ToString::to_string).collect(),
             sites: patched.sites.len(),
         },
-        ended,
-        pace: oracle.take_pace(),
-    })))
+        stopped: trials.stopped,
+    })
 }
 
 /// Why nothing fixed it: what each attempt measured, and the cause when the site analysis
 /// knows it (storage accesses in loops where no barrier may go).
-fn reasons(unfenced: &Patched, report: &Report, file: &str) -> Vec<String> {
-    let mut reasons = Vec::new();
-    if let Some(all) = &report.all_sites {
-        reasons.push(format!(
-            "fences: with a storageBarrier() at all {} candidate sites, {} of {} runs failed",
-            report.sites, all.failures, all.runs
-        ));
-    }
-    if report.atomic.is_empty() {
+fn reasons(unfixed: &Unfixed, tried: &[AtomicTrial], file: &str) -> Vec<String> {
+    let all = unfixed.all_sites;
+    let mut reasons = vec![format!(
+        "fences: with a storageBarrier() at all {} candidate sites, {} of {} runs failed",
+        unfixed.unfenced.sites.len(),
+        all.failures,
+        all.runs
+    )];
+    if tried.is_empty() {
         reasons.push(
             "make-atomic: no candidate variable (it rewrites plain var<storage, read_write> \
              u32 and i32, and arrays and structs of them)"
                 .into(),
         );
     }
-    for trial in &report.atomic {
+    for trial in tried {
         reasons.push(match (&trial.refused, trial.all_sites) {
             (Some(why), _) => format!("make-atomic of `{}`: refused: {why}", trial.variable),
             (None, Some(runs)) => format!(
@@ -138,7 +156,7 @@ fn reasons(unfenced: &Patched, report: &Report, file: &str) -> Vec<String> {
             (None, None) => format!("make-atomic of `{}`: not run", trial.variable),
         });
     }
-    for access in &unfenced.in_loops {
+    for access in &unfixed.unfenced.in_loops {
         reasons.push(format!(
             "{file}:{}:{} (in {}): storage accesses inside a loop that invocations leave at \
              different times (per-invocation control flow), where WGSL allows no barrier: no \
@@ -148,7 +166,7 @@ fn reasons(unfenced: &Patched, report: &Report, file: &str) -> Vec<String> {
             access.line, access.column, access.function
         ));
     }
-    if unfenced.in_loops.is_empty() {
+    if unfixed.unfenced.in_loops.is_empty() {
         reasons.push(
             "cause not known: no storage access lies where a barrier may not go; the race \
              may need an atomic operation make-atomic does not derive (a compare-exchange \

@@ -1,0 +1,44 @@
+//! What the fence search reports as it goes, for whoever shows progress; the library prints
+//! nothing itself.
+
+use super::trial::Trial;
+use crate::gpu::engine::Calibration;
+use crate::stress::strategy::{Settings, Strategy};
+use std::time::Duration;
+
+#[derive(Clone, Copy, Debug)]
+pub enum Event<'a> {
+    /// Systematic stress showed no failure: the other strategies share the rest of the
+    /// budget.
+    TryingOthers,
+    /// A strategy's stress was calibrated before its confirming runs.
+    Calibrated {
+        settings: &'a Settings,
+        calibration: &'a Calibration,
+    },
+    /// The application runs as is under `strategy` for `time`.
+    Confirming { strategy: Strategy, time: Duration },
+    /// A round of the search starts: trials of `runs_per_trial` runs, sized for the failure
+    /// rate `rate` under `strategy`, over `sites` candidate sites.
+    Round {
+        rate: f64,
+        strategy: Strategy,
+        runs_per_trial: u64,
+        sites: usize,
+    },
+    /// A barrier at every site still fails: make-atomic is tried, one variable at a time.
+    MakeAtomic,
+    /// A trial of a set of `sites` fences ended.
+    Trial { sites: usize, trial: Trial },
+    /// The trials of a round are over.
+    TrialsDone,
+    /// The fix found runs for `time` under `strategy`.
+    Verifying {
+        sites: usize,
+        time: Duration,
+        strategy: Strategy,
+    },
+    /// The fix (`kept` barriers) failed its verification: another round, with trials sized
+    /// for the failure rate `rate` it left.
+    Refining { kept: usize, rate: f64 },
+}

@@ -1,0 +1,79 @@
+//! What the fence search asks of a device, and the answers: the `Lab` trait. The search
+//! (search/) is written against it alone, so the same search runs on a GPU (`gpu::GpuLab`)
+//! and on a simulated one in the tests.
+
+use crate::error::Result;
+use crate::gpu::engine::Calibration;
+use crate::run::runner::{Budget, RunConfig};
+use crate::run::stop::Stop;
+use crate::stress::strategy::{Settings, Strategy};
+use serde::Serialize;
+
+/// A fix to try: a storage barrier at each of `sites`, after `atomic` (if any) was made
+/// atomic; the sites are then those of the rewritten module.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct FixSet {
+    pub atomic: Option<String>,
+    /// Site indices, ascending.
+    pub sites: Vec<usize>,
+}
+
+impl FixSet {
+    /// Barriers at `sites` of the application as is.
+    pub fn barriers(sites: &[usize]) -> FixSet {
+        FixSet {
+            atomic: None,
+            sites: sites.to_vec(),
+        }
+    }
+}
+
+/// What runs of the application (as is, or with a fix) saw.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Measured {
+    pub runs: u64,
+    pub failures: u64,
+    pub seconds: f64,
+    /// Why the runs ended early, if Ctrl-C or an error (a hang, a lost device) ended them.
+    #[serde(flatten, serialize_with = "crate::run::stop::aborted")]
+    pub stopped: Option<Stop>,
+}
+
+impl Measured {
+    pub fn rate(&self) -> f64 {
+        self.failures as f64 / self.runs.max(1) as f64
+    }
+}
+
+/// One strategy's runs of the application as is, and the configuration they ran under (its
+/// stress calibrated on the device).
+#[derive(Clone)]
+pub struct Confirmed {
+    pub config: RunConfig,
+    pub measured: Measured,
+}
+
+/// Where the search runs its experiments.
+pub trait Lab {
+    /// The application's name and the adapter it runs on.
+    fn names(&self) -> (String, String);
+
+    /// The stress settings of `strategy` on this device, their iterations calibrated within a
+    /// share of `budget` (none for no stress), and what calibration measured.
+    fn settings(
+        &mut self,
+        strategy: Strategy,
+        budget: &Budget,
+    ) -> Result<(Settings, Option<Calibration>)>;
+
+    /// Runs the application, as is (`fix` none) or with `fix`, under `config` from seed
+    /// stream `seed` until `budget` is spent (a trial stops at its first failure:
+    /// `budget.failures`).
+    fn measure(
+        &mut self,
+        fix: Option<&FixSet>,
+        config: &RunConfig,
+        budget: &Budget,
+        seed: u64,
+    ) -> Result<Measured>;
+}

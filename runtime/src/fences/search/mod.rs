@@ -1,0 +1,176 @@
+//! `wgstress fences`: the search for the fix that stops an application's failures.
+//! (a) Confirm the failure and measure its rate (confirm.rs); (b) a barrier at every
+//! candidate site must stop it, else make-atomic is tried (atomic.rs); (c) shrink the set of
+//! barriers with delta debugging; (d) verify the fix under every strategy that failed
+//! (verify.rs); (b) to (d) are a round (round.rs), and a fix that fails its verification
+//! starts another (rounds.rs). Everything the search asks of a device goes through a `Lab`,
+//! so the whole search runs on a simulated GPU in the tests.
+
+mod atomic;
+mod confirm;
+mod round;
+mod rounds;
+mod verify;
+
+#[cfg(test)]
+mod tests;
+
+use super::event::Event;
+use super::lab::{Confirmed, Lab};
+use super::outcome::{Outcome, Round, StrategyRuns, Verdict};
+use super::source::Shader;
+use crate::error::Result;
+use crate::run::tally::seed_text;
+use crate::stress::strategy::Strategy;
+use round::{End, RoundResult};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// What the search is asked to do.
+#[derive(Clone, Debug)]
+pub struct SearchConfig {
+    /// The user's strategy; none: systematic, then a short compare if it shows nothing.
+    pub strategy: Option<Strategy>,
+    /// Time to confirm the failure and measure its rate (calibration's share included).
+    pub budget: Duration,
+    /// Time the fix found runs, shared by the strategies that showed the failure.
+    pub verify: Duration,
+    pub master_seed: u64,
+    /// Systematic stress draws each run's shape from the adaptive arms.
+    pub adaptive: bool,
+    /// Ctrl-C.
+    pub stop: Arc<AtomicBool>,
+}
+
+/// What every step of the search works with.
+pub(crate) struct Context<'a> {
+    pub config: &'a SearchConfig,
+    pub shader: &'a Shader,
+    pub lab: &'a mut dyn Lab,
+    pub on_event: &'a mut dyn FnMut(Event<'_>),
+    /// The confirming runs, one per strategy tried.
+    pub tried: &'a [Confirmed],
+}
+
+/// Searches for the fix of `shader`'s application, running on `lab`.
+pub fn search(
+    config: &SearchConfig,
+    shader: &Shader,
+    lab: &mut dyn Lab,
+    on_event: &mut dyn FnMut(Event<'_>),
+) -> Result<Outcome> {
+    let tried = confirm::confirm(config, lab, on_event)?;
+    let (app, adapter) = lab.names();
+    let shown = confirm::chosen(&tried).or(tried.first());
+    let before: Vec<StrategyRuns> = tried.iter().map(strategy_runs).collect();
+    let stopped = tried.last().and_then(|c| c.measured.stopped.clone());
+    let (rounds, verdict) = match (stopped, confirm::chosen(&tried)) {
+        (Some(stop), _) => (Vec::new(), Verdict::stopped(stop, "confirming the failure")),
+        (None, None) => (Vec::new(), Verdict::DoesNotFail),
+        (None, Some(chosen)) => {
+            let chosen = chosen.clone();
+            let mut cx = Context {
+                config,
+                shader,
+                lab,
+                on_event,
+                tried: &tried,
+            };
+            let rounds = rounds::run(&mut cx, &chosen)?;
+            let verdict = match &rounds.last().expect("one round at least").end {
+                End::Over(verdict) => verdict.clone(),
+                End::Found(found) => found.verdict.clone(),
+            };
+            (rounds, verdict)
+        }
+    };
+    Ok(assemble(
+        Head {
+            app,
+            adapter,
+            strategy: shown.map(|c| c.config.settings.strategy),
+            iterations: shown.map(|c| c.config.settings.iterations),
+            master_seed: seed_text(config.master_seed),
+            before,
+        },
+        verdict,
+        rounds,
+    ))
+}
+
+/// What the outcome says before any round: where it ran, and the confirming runs.
+struct Head {
+    app: String,
+    adapter: String,
+    strategy: Option<Strategy>,
+    iterations: Option<u32>,
+    master_seed: String,
+    before: Vec<StrategyRuns>,
+}
+
+fn strategy_runs(c: &Confirmed) -> StrategyRuns {
+    StrategyRuns {
+        strategy: c.config.settings.strategy,
+        iterations: c.config.settings.iterations,
+        runs: c.measured.clone(),
+    }
+}
+
+/// The outcome: the confirming runs, the last round's fix and evidence, the earlier rounds'
+/// fixes that failed their verification, and the trials of all.
+fn assemble(head: Head, verdict: Verdict, mut rounds: Vec<RoundResult>) -> Outcome {
+    let trials = rounds.iter().map(|r| r.trials).sum();
+    let search_runs = rounds.iter().map(|r| r.runs).sum();
+    let atomic = rounds.iter_mut().flat_map(|r| r.atomic.drain(..)).collect();
+    let last = rounds.pop();
+    // Every round but the last found a fix that failed its verification (rounds.rs).
+    let refined = rounds
+        .into_iter()
+        .filter_map(|round| match round.end {
+            End::Found(found) => Some(Round {
+                runs_per_trial: round.runs_per_trial,
+                kept: found.kept.iter().map(|k| k.site).collect(),
+                verified: found.verified,
+            }),
+            End::Over(_) => None,
+        })
+        .collect();
+    let (sites, all_sites, runs_per_trial, found) = match last {
+        Some(round) => (
+            Some(round.sites),
+            Some(round.all_sites),
+            Some(round.runs_per_trial),
+            match round.end {
+                End::Found(found) => Some(*found),
+                End::Over(_) => None,
+            },
+        ),
+        None => (None, None, None, None),
+    };
+    let fixed = verdict == Verdict::Fixed;
+    Outcome {
+        app: head.app,
+        adapter: head.adapter,
+        strategy: head.strategy,
+        iterations: head.iterations,
+        master_seed: head.master_seed,
+        verdict,
+        before: head.before,
+        sites,
+        all_sites,
+        atomic,
+        trials,
+        search_runs,
+        runs_per_trial,
+        relies_on: found
+            .as_ref()
+            .map(|f| f.kind.relies_on(!f.fix.sites.is_empty())),
+        fix: found.as_ref().map(|f| f.kind.clone()),
+        diff: found.as_ref().map(|f| f.diff.clone()),
+        patched: found.as_ref().filter(|_| fixed).map(|f| f.patched.clone()),
+        kept: found.as_ref().map_or(Vec::new(), |f| f.kept.clone()),
+        verified: found.map_or(Vec::new(), |f| f.verified),
+        refined,
+    }
+}

@@ -1,0 +1,201 @@
+//! One round of the search, steps (b) to (d), with trials sized for a failure rate: a
+//! barrier at every candidate site must stop the failures (else make-atomic is tried,
+//! atomic.rs); ddmin shrinks the set in an order of preference (shrink.rs); the fix found is
+//! verified under every strategy that showed the failure (verify.rs).
+
+use super::{atomic, verify, Context};
+use crate::error::Result;
+use crate::fences::event::Event;
+use crate::fences::lab::{FixSet, Measured};
+use crate::fences::outcome::{AtomicTrial, Fix, Kept, StrategyRuns, Verdict};
+use crate::fences::shrink::{callees_first, shrink};
+use crate::fences::trial::FailureRate;
+use crate::fences::trials::Trials;
+use crate::run::runner::{Budget, RunConfig};
+use crate::stress::strategy::run_seed;
+use wgstress_instrument::fences::{FenceSite, Side};
+
+/// What one round found and measured.
+pub struct RoundResult {
+    pub runs_per_trial: u64,
+    /// Candidate sites of the application as is.
+    pub sites: usize,
+    /// Runs with a barrier at every site.
+    pub all_sites: Measured,
+    pub atomic: Vec<AtomicTrial>,
+    pub trials: u64,
+    pub runs: u64,
+    pub end: End,
+}
+
+/// How a round ended.
+pub enum End {
+    /// No fix: Ctrl-C or an error stopped it first, or nothing fixed it.
+    Over(Verdict),
+    /// A set that passed its trials, verified or not (its verdict says).
+    Found(Box<Found>),
+}
+
+/// A fix that passed its trials, and its verification.
+pub struct Found {
+    pub fix: FixSet,
+    pub kind: Fix,
+    pub kept: Vec<Kept>,
+    /// naga's rendering of the original and of the patched shader, as a unified diff.
+    pub diff: String,
+    pub patched: String,
+    pub verified: Vec<StrategyRuns>,
+    pub verdict: Verdict,
+}
+
+/// A step's answer: a set that passed its trials (with how the trials ended, if early),
+/// or the verdict that ends the round.
+pub enum Step {
+    Passed {
+        fix: FixSet,
+        kind: Fix,
+        stopped: Option<crate::run::stop::Stop>,
+    },
+    Over(Verdict),
+}
+
+/// Trials and their runs over a round's steps.
+#[derive(Default)]
+pub struct Count {
+    pub trials: u64,
+    pub runs: u64,
+}
+
+impl Count {
+    pub fn add(&mut self, trials: &Trials) {
+        self.trials += trials.trials;
+        self.runs += trials.runs;
+    }
+}
+
+/// Round `index` (from 0): trials sized for `rate`, keeping `failed` (the last round's fix,
+/// which failed its verification) while it looks for what that fix lacks.
+pub fn round(
+    cx: &mut Context,
+    chosen: &RunConfig,
+    rate: FailureRate,
+    failed: &[usize],
+    index: u64,
+) -> Result<RoundResult> {
+    let runs_per_trial = rate.runs_needed();
+    let unfenced = cx.shader.patch(&FixSet::default())?;
+    let sites = unfenced.sites.len();
+    (cx.on_event)(Event::Round {
+        rate: rate.get(),
+        strategy: chosen.settings.strategy,
+        runs_per_trial,
+        sites,
+    });
+    let seed = |i| run_seed(chosen.master_seed, i + 64 * index);
+    let all: Vec<usize> = (0..sites).collect();
+    let budget = Budget {
+        runs: Some(runs_per_trial),
+        time: None,
+        failures: Some(1),
+    };
+    let all_sites = cx
+        .lab
+        .measure(Some(&FixSet::barriers(&all)), chosen, &budget, seed(1))?;
+    let result = |all_sites, atomic, count: Count, end| RoundResult {
+        runs_per_trial,
+        sites,
+        all_sites,
+        atomic,
+        trials: count.trials,
+        runs: count.runs,
+        end,
+    };
+    if let Some(stop) = all_sites.stopped.clone() {
+        let end = End::Over(Verdict::stopped(stop, "the trial of all sites"));
+        return Ok(result(all_sites, Vec::new(), Count::default(), end));
+    }
+    let trials_config = RunConfig {
+        master_seed: seed(2),
+        ..chosen.clone()
+    };
+    let mut count = Count::default();
+    let mut tried = Vec::new();
+    let step = if all_sites.failures == 0 {
+        let order = callees_first(&unfenced.sites);
+        let mut trials = Trials::new(&mut *cx.lab, None, &trials_config, &mut *cx.on_event);
+        let found = shrink(&order, failed, rate, &mut trials);
+        count.add(&trials);
+        Step::Passed {
+            fix: FixSet::barriers(&found.sites),
+            kind: Fix::Barriers,
+            stopped: trials.stopped,
+        }
+    } else {
+        (cx.on_event)(Event::MakeAtomic);
+        let unfixed = atomic::Unfixed {
+            unfenced: &unfenced,
+            all_sites: &all_sites,
+        };
+        atomic::search(cx, &trials_config, rate, &unfixed, &mut tried, &mut count)?
+    };
+    (cx.on_event)(Event::TrialsDone);
+    let end = match step {
+        Step::Over(verdict) => End::Over(verdict),
+        Step::Passed { fix, kind, stopped } => {
+            End::Found(Box::new(settle(cx, fix, kind, stopped, runs_per_trial)?))
+        }
+    };
+    Ok(result(all_sites, tried, count, end))
+}
+
+/// The fix that passed its trials: its kept sites, its patch, and its verification unless
+/// Ctrl-C or an error ended the trials.
+fn settle(
+    cx: &mut Context,
+    fix: FixSet,
+    kind: Fix,
+    stopped: Option<crate::run::stop::Stop>,
+    runs_per_trial: u64,
+) -> Result<Found> {
+    let patched = cx.shader.patch(&fix)?;
+    let kept = kept(&cx.shader.app, &patched.sites, &fix.sites);
+    let (verified, verdict) = match stopped {
+        Some(stop) => (Vec::new(), Verdict::stopped(stop, "the search")),
+        None => verify::verify(cx, &fix, runs_per_trial)?,
+    };
+    Ok(Found {
+        diff: patched.diff(),
+        patched: patched.wgsl,
+        fix,
+        kind,
+        kept,
+        verified,
+        verdict,
+    })
+}
+
+/// The kept sites of `found` (indices into `sites`), with their source lines.
+fn kept(app: &crate::app::spec::App, sites: &[FenceSite], found: &[usize]) -> Vec<Kept> {
+    let lines: Vec<&str> = app.source.lines().collect();
+    found
+        .iter()
+        .map(|&i| {
+            let site = &sites[i];
+            Kept {
+                site: site.id,
+                file: app.shader_path.clone(),
+                line: site.line,
+                column: site.column,
+                side: match site.side {
+                    Side::Before => "before",
+                    Side::After => "after",
+                },
+                function: site.function.clone(),
+                source: lines
+                    .get(site.line as usize - 1)
+                    .map_or("", |l| l.trim())
+                    .to_string(),
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,382 @@
+//! The whole search on a simulated GPU: real shaders (their candidate sites and make-atomic
+//! rewrites come from the instrumenter), runs drawn from a known failure model. Each bug
+//! fails a run at its rate under the strategies that expose it, until a fix covers it.
+
+use super::*;
+use crate::app::init::Init;
+use crate::app::spec::{App, Binding};
+use crate::fences::lab::{FixSet, Measured};
+use crate::fences::outcome::Fix;
+use crate::gpu::engine::Calibration;
+use crate::run::runner::{Budget, RunConfig};
+use crate::run::stop::Stop;
+use crate::stress::strategy::Settings;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::sync::atomic::Ordering;
+
+/// What covers a bug: barriers at all of `sites`, on `atomic` made atomic (or on the
+/// application as is).
+#[derive(Clone)]
+struct Cover {
+    atomic: Option<&'static str>,
+    sites: Vec<usize>,
+}
+
+#[derive(Clone)]
+struct Bug {
+    /// Failures per run under the strategies in `shown_by`.
+    rate: f64,
+    shown_by: Vec<Strategy>,
+    /// Any one of these fixes it.
+    covers: Vec<Cover>,
+}
+
+impl Bug {
+    fn barriers(rate: f64, sites: &[usize]) -> Bug {
+        Bug {
+            rate,
+            shown_by: Strategy::ALL.to_vec(),
+            covers: vec![Cover {
+                atomic: None,
+                sites: sites.to_vec(),
+            }],
+        }
+    }
+
+    fn covered(&self, fix: &FixSet) -> bool {
+        self.covers.iter().any(|c| {
+            c.atomic == fix.atomic.as_deref() && c.sites.iter().all(|s| fix.sites.contains(s))
+        })
+    }
+}
+
+/// A simulated GPU: `runs_per_second` runs a second, each failing when an uncovered bug
+/// fires; measurements are replayable from their seeds.
+struct Sim {
+    bugs: Vec<Bug>,
+    runs_per_second: f64,
+    /// Ctrl-C when this many measurements have run.
+    interrupt_after: Option<usize>,
+    stop: Arc<AtomicBool>,
+    measured: Vec<(Option<FixSet>, Strategy, Measured)>,
+}
+
+impl Sim {
+    fn new(bugs: Vec<Bug>) -> Sim {
+        Sim {
+            bugs,
+            runs_per_second: 1000.0,
+            interrupt_after: None,
+            stop: Arc::new(AtomicBool::new(false)),
+            measured: Vec::new(),
+        }
+    }
+
+    fn rate(&self, fix: Option<&FixSet>, strategy: Strategy) -> f64 {
+        let unfixed = FixSet::default();
+        let fix = fix.unwrap_or(&unfixed);
+        let pass: f64 = self
+            .bugs
+            .iter()
+            .filter(|b| b.shown_by.contains(&strategy) && !b.covered(fix))
+            .map(|b| 1.0 - b.rate)
+            .product();
+        1.0 - pass
+    }
+}
+
+impl Lab for Sim {
+    fn names(&self) -> (String, String) {
+        ("sim-app".into(), "simulated GPU".into())
+    }
+
+    fn settings(
+        &mut self,
+        strategy: Strategy,
+        _budget: &Budget,
+    ) -> Result<(Settings, Option<Calibration>)> {
+        Ok((settings(strategy), None))
+    }
+
+    fn measure(
+        &mut self,
+        fix: Option<&FixSet>,
+        config: &RunConfig,
+        budget: &Budget,
+        seed: u64,
+    ) -> Result<Measured> {
+        let strategy = config.settings.strategy;
+        if self.interrupt_after == Some(self.measured.len()) {
+            self.stop.store(true, Ordering::SeqCst);
+        }
+        let runs_allowed = match (budget.runs, budget.time) {
+            (Some(n), _) => n,
+            (None, Some(t)) => (t.as_secs_f64() * self.runs_per_second) as u64,
+            (None, None) => unreachable!("the search gives every measurement a budget"),
+        };
+        let p = self.rate(fix, strategy);
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let (mut runs, mut failures) = (0, 0);
+        while runs < runs_allowed
+            && !self.stop.load(Ordering::SeqCst)
+            && budget.failures.is_none_or(|n| failures < n)
+        {
+            runs += 1;
+            failures += u64::from(rng.random_bool(p));
+        }
+        let measured = Measured {
+            runs,
+            failures,
+            seconds: runs as f64 / self.runs_per_second,
+            stopped: Stop::of(None, &self.stop),
+        };
+        self.measured
+            .push((fix.cloned(), strategy, measured.clone()));
+        Ok(measured)
+    }
+}
+
+fn settings(strategy: Strategy) -> Settings {
+    Settings {
+        strategy,
+        shuffle: true,
+        shape: Default::default(),
+        iterations: 64,
+        cache_words: 1 << 16,
+        watchdog_limit: 4096,
+        stress_fraction: (0.15, 0.5),
+        placement: Default::default(),
+        buffer_shuffle: true,
+    }
+}
+
+/// Thread `lid` writes its data and raises its flag; others read both: storage accesses in
+/// four statements, so sites between each.
+const FLAGS: &str = "
+@group(0) @binding(0) var<storage, read_write> data: array<u32>;
+@group(0) @binding(1) var<storage, read_write> flag: array<u32>;
+@group(0) @binding(2) var<storage, read_write> seen: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) lid: u32) {
+    data[lid] = lid;
+    flag[lid] = 1u;
+    seen[lid] = flag[63u - lid];
+    data[lid] = data[63u - lid];
+}";
+
+/// A plain read-modify-write of a counter by every thread.
+const COUNTER: &str = "
+@group(0) @binding(0) var<storage, read_write> counter: u32;
+@compute @workgroup_size(64)
+fn main() {
+    let seen = counter;
+    counter = seen + 1u;
+}";
+
+fn shader(source: &str) -> Shader {
+    let bindings = (0..3)
+        .map(|b| Binding::storage(b, 64, Init::Zeros))
+        .collect();
+    Shader {
+        app: App::bare("sim-app", source, [1, 1, 1], bindings),
+    }
+}
+
+fn config(sim: &Sim, strategy: Option<Strategy>) -> SearchConfig {
+    SearchConfig {
+        strategy,
+        budget: Duration::from_secs(10),
+        verify: Duration::from_secs(10),
+        master_seed: 7,
+        adaptive: true,
+        stop: sim.stop.clone(),
+    }
+}
+
+/// Runs the search, counting the trials its events report.
+fn run(source: &str, sim: &mut Sim, strategy: Option<Strategy>) -> (Outcome, u64) {
+    let config = config(sim, strategy);
+    let mut trials = 0;
+    let outcome = search(&config, &shader(source), sim, &mut |e| {
+        if let Event::Trial { .. } = e {
+            trials += 1;
+        }
+    })
+    .unwrap();
+    (outcome, trials)
+}
+
+fn sites_of(source: &str) -> usize {
+    shader(source)
+        .patch(&FixSet::default())
+        .unwrap()
+        .sites
+        .len()
+}
+
+fn kept(outcome: &Outcome) -> Vec<u32> {
+    outcome.kept.iter().map(|k| k.site).collect()
+}
+
+#[test]
+fn the_needed_barrier_is_found_and_verified() {
+    assert!(sites_of(FLAGS) >= 4, "the shader has sites to choose from");
+    let mut sim = Sim::new(vec![Bug::barriers(0.3, &[2])]);
+    let (outcome, trials) = run(FLAGS, &mut sim, None);
+    assert_eq!(outcome.verdict, Verdict::Fixed, "{outcome:?}");
+    assert_eq!(kept(&outcome), [2]);
+    assert_eq!(outcome.fix, Some(Fix::Barriers));
+    // Systematic stress showed it: no other strategy was tried, and it verified the fix.
+    assert_eq!(outcome.before.len(), 1);
+    assert_eq!(outcome.strategy, Some(Strategy::Systematic));
+    assert_eq!(outcome.verified.len(), 1);
+    let verified = &outcome.verified[0].runs;
+    assert_eq!(verified.failures, 0);
+    assert!(verified.runs >= outcome.runs_per_trial.unwrap());
+    assert_eq!(outcome.trials, trials, "every trial was reported");
+    assert!(outcome.refined.is_empty());
+    assert!(outcome
+        .patched
+        .as_deref()
+        .unwrap()
+        .contains("storageBarrier()"));
+    assert!(outcome
+        .relies_on
+        .as_deref()
+        .unwrap()
+        .starts_with("platform:"));
+}
+
+#[test]
+fn without_a_failure_under_systematic_stress_the_others_are_tried() {
+    let only_cache = Bug {
+        shown_by: vec![Strategy::Cache],
+        ..Bug::barriers(0.4, &[1])
+    };
+    let mut sim = Sim::new(vec![only_cache]);
+    let (outcome, _) = run(FLAGS, &mut sim, None);
+    assert_eq!(outcome.verdict, Verdict::Fixed, "{outcome:?}");
+    let tried: Vec<Strategy> = outcome.before.iter().map(|b| b.strategy).collect();
+    assert_eq!(tried, [Strategy::Systematic, Strategy::Cache]);
+    assert_eq!(outcome.strategy, Some(Strategy::Cache));
+    // Verified under the strategy that showed it, not the one that did not.
+    let verified: Vec<Strategy> = outcome.verified.iter().map(|v| v.strategy).collect();
+    assert_eq!(verified, [Strategy::Cache]);
+    assert_eq!(kept(&outcome), [1]);
+}
+
+#[test]
+fn a_correct_application_does_not_fail_and_every_strategy_was_tried() {
+    let mut sim = Sim::new(Vec::new());
+    let (outcome, trials) = run(FLAGS, &mut sim, None);
+    assert_eq!(outcome.verdict, Verdict::DoesNotFail);
+    assert_eq!(outcome.before.len(), 4);
+    assert_eq!((outcome.trials, trials), (0, 0));
+    assert!(outcome.fix.is_none() && outcome.patched.is_none() && outcome.sites.is_none());
+}
+
+#[test]
+fn a_fix_that_fails_its_verification_starts_a_round_that_keeps_it() {
+    // A common bug the first round's small trials find, and a rare one only the
+    // verification's thousands of runs show.
+    let mut sim = Sim::new(vec![Bug::barriers(0.5, &[1]), Bug::barriers(0.002, &[3])]);
+    let (outcome, _) = run(FLAGS, &mut sim, Some(Strategy::Systematic));
+    assert_eq!(outcome.verdict, Verdict::Fixed, "{outcome:?}");
+    assert_eq!(kept(&outcome), [1, 3]);
+    assert_eq!(outcome.refined.len(), 1, "{:?}", outcome.refined);
+    let first = &outcome.refined[0];
+    assert_eq!(first.kept, [1]);
+    assert!(first.verified[0].runs.failures > 0);
+    // The second round's trials were sized for the lower rate the first fix left.
+    assert!(outcome.runs_per_trial.unwrap() > first.runs_per_trial * 4);
+    // Every set the second round tried held the first round's fix.
+    let second_round: Vec<&FixSet> = sim
+        .measured
+        .iter()
+        .filter_map(|(fix, _, m)| fix.as_ref().filter(|_| m.runs > first.runs_per_trial))
+        .collect();
+    assert!(
+        second_round.iter().all(|f| f.sites.contains(&1)),
+        "{second_round:?}"
+    );
+}
+
+#[test]
+fn lost_updates_are_fixed_by_make_atomic_when_every_barrier_still_fails() {
+    let atomic = Bug {
+        rate: 0.6,
+        shown_by: Strategy::ALL.to_vec(),
+        covers: vec![Cover {
+            atomic: Some("counter"),
+            sites: Vec::new(),
+        }],
+    };
+    let mut sim = Sim::new(vec![atomic]);
+    let (outcome, _) = run(COUNTER, &mut sim, None);
+    assert_eq!(outcome.verdict, Verdict::Fixed, "{outcome:?}");
+    assert!(outcome.all_sites.as_ref().unwrap().failures > 0);
+    assert!(
+        matches!(&outcome.fix, Some(Fix::MakeAtomic { variable, fused, .. })
+        if variable == "counter" && fused.len() == 1)
+    );
+    assert!(kept(&outcome).is_empty());
+    assert_eq!(outcome.atomic.len(), 1);
+    assert!(outcome.atomic[0].alone.unwrap().passed);
+    let patched = outcome.patched.as_deref().unwrap();
+    assert!(patched.contains("atomicAdd"), "{patched}");
+}
+
+#[test]
+fn nothing_fixes_a_bug_no_fix_covers_and_the_reasons_say_what_was_tried() {
+    let hopeless = Bug {
+        covers: Vec::new(),
+        ..Bug::barriers(0.5, &[])
+    };
+    let mut sim = Sim::new(vec![hopeless]);
+    let (outcome, _) = run(COUNTER, &mut sim, None);
+    let Verdict::NotFixed { reasons } = &outcome.verdict else {
+        panic!("{outcome:?}");
+    };
+    assert!(
+        reasons[0].starts_with("fences: with a storageBarrier() at all "),
+        "{reasons:?}"
+    );
+    assert!(reasons
+        .iter()
+        .any(|r| r.starts_with("make-atomic of `counter`")));
+    assert!(outcome.fix.is_none() && outcome.patched.is_none());
+}
+
+#[test]
+fn ctrl_c_in_the_verification_reports_the_fix_found_not_verified() {
+    let mut sim = Sim::new(vec![Bug::barriers(0.3, &[2])]);
+    // Confirm, the all-sites trial and the trials, then Ctrl-C as the verification starts.
+    let (whole, _) = run(FLAGS, &mut Sim::new(vec![Bug::barriers(0.3, &[2])]), None);
+    let before_verification = 2 + whole.trials as usize;
+    sim.interrupt_after = Some(before_verification);
+    let (outcome, _) = run(FLAGS, &mut sim, None);
+    assert_eq!(
+        outcome.verdict,
+        Verdict::Interrupted {
+            during: "the verification".into()
+        }
+    );
+    assert_eq!(kept(&outcome), [2]);
+    assert!(
+        outcome.patched.is_none(),
+        "an unverified fix is not written"
+    );
+}
+
+#[test]
+fn the_same_seed_replays_the_same_search() {
+    let bugs = vec![Bug::barriers(0.2, &[0, 3])];
+    let (a, _) = run(FLAGS, &mut Sim::new(bugs.clone()), None);
+    let (b, _) = run(FLAGS, &mut Sim::new(bugs), None);
+    assert_eq!(kept(&a), [0, 3]);
+    assert_eq!(
+        serde_json::to_value(&a).unwrap(),
+        serde_json::to_value(&b).unwrap()
+    );
+}

@@ -1,0 +1,107 @@
+//! Step (d): the fix runs for the verification's time, shared by the strategies that showed
+//! the failure, each stopping at its first failure; it is a fix only when no run failed and
+//! each strategy ran at least a trial's runs.
+
+use super::confirm::exposing;
+use super::Context;
+use crate::error::Result;
+use crate::fences::event::Event;
+use crate::fences::lab::{FixSet, Measured};
+use crate::fences::outcome::{StrategyRuns, Verdict};
+use crate::run::runner::Budget;
+use crate::run::stop::Stop;
+use crate::stress::strategy::{run_seed, Strategy};
+
+/// The verification's runs of `fix` under each exposing strategy, up to the first that does
+/// not verify it, and the verdict.
+pub fn verify(
+    cx: &mut Context,
+    fix: &FixSet,
+    runs_needed: u64,
+) -> Result<(Vec<StrategyRuns>, Verdict)> {
+    let exposing = exposing(cx.tried);
+    let share = cx.config.verify / exposing.len().max(1) as u32;
+    let mut verified = Vec::new();
+    for (i, c) in exposing.iter().enumerate() {
+        let strategy = c.config.settings.strategy;
+        (cx.on_event)(Event::Verifying {
+            sites: fix.sites.len(),
+            time: share,
+            strategy,
+        });
+        let budget = Budget {
+            runs: None,
+            time: Some(share),
+            failures: Some(1),
+        };
+        let seed = run_seed(c.config.master_seed, 3 + 16 * i as u64);
+        let runs = cx.lab.measure(Some(fix), &c.config, &budget, seed)?;
+        let verdict = verdict(&runs, runs_needed, strategy);
+        verified.push(StrategyRuns {
+            strategy,
+            iterations: c.config.settings.iterations,
+            runs,
+        });
+        if verdict != Verdict::Fixed {
+            return Ok((verified, verdict));
+        }
+    }
+    Ok((verified, Verdict::Fixed))
+}
+
+/// A fix only when the verification ran at least a trial's runs, all passing.
+fn verdict(verified: &Measured, runs_needed: u64, strategy: Strategy) -> Verdict {
+    match &verified.stopped {
+        Some(Stop::Interrupted) => Verdict::Interrupted {
+            during: "the verification".into(),
+        },
+        Some(Stop::Aborted(why)) => Verdict::Unverified { why: why.clone() },
+        None if verified.failures > 0 => Verdict::Unverified {
+            why: format!(
+                "{} of {} runs failed with the fix under {strategy} stress",
+                verified.failures, verified.runs
+            ),
+        },
+        None if verified.runs < runs_needed => Verdict::Unverified {
+            why: format!(
+                "only {} runs of {strategy} stress in the verification time; {runs_needed} show \
+                 the failure with 99% confidence",
+                verified.runs
+            ),
+        },
+        None => Verdict::Fixed,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn runs(runs: u64, failures: u64, stopped: Option<Stop>) -> Measured {
+        Measured {
+            runs,
+            failures,
+            seconds: 1.0,
+            stopped,
+        }
+    }
+
+    #[test]
+    fn only_enough_passing_runs_verify_a_fix() {
+        let s = Strategy::Systematic;
+        assert_eq!(verdict(&runs(50, 0, None), 44, s), Verdict::Fixed);
+        assert_eq!(verdict(&runs(44, 0, None), 44, s), Verdict::Fixed);
+        for unverified in [
+            verdict(&runs(50, 1, None), 44, s),
+            verdict(&runs(43, 0, None), 44, s),
+            verdict(&runs(50, 0, Some(Stop::Aborted("hang".into()))), 44, s),
+        ] {
+            assert!(
+                matches!(unverified, Verdict::Unverified { .. }),
+                "{unverified:?}"
+            );
+        }
+        let interrupted = verdict(&runs(50, 0, Some(Stop::Interrupted)), 44, s);
+        assert!(matches!(interrupted, Verdict::Interrupted { .. }));
+    }
+}

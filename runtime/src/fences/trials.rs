@@ -1,0 +1,83 @@
+//! ddmin's oracle on a lab: each trial runs the application with barriers at a set of
+//! sites (on the variable made atomic, if any) until its first failure or the runs a pass
+//! needs. Ctrl-C or an error ends the trials: every later trial fails at once without
+//! running, and `stopped` says why; a search that saw one has found nothing more.
+
+use crate::fences::event::Event;
+use crate::fences::lab::{FixSet, Lab};
+use crate::fences::trial::{Oracle, Trial};
+use crate::run::runner::{Budget, RunConfig};
+use crate::run::stop::Stop;
+use crate::stress::strategy::run_seed;
+
+pub struct Trials<'a> {
+    lab: &'a mut dyn Lab,
+    atomic: Option<String>,
+    /// Its master seed is the trials' stream: trial i draws its runs from seed i.
+    config: &'a RunConfig,
+    on_event: &'a mut dyn FnMut(Event),
+    /// Trials asked, and their runs.
+    pub trials: u64,
+    pub runs: u64,
+    pub stopped: Option<Stop>,
+}
+
+impl<'a> Trials<'a> {
+    pub fn new(
+        lab: &'a mut dyn Lab,
+        atomic: Option<String>,
+        config: &'a RunConfig,
+        on_event: &'a mut dyn FnMut(Event),
+    ) -> Trials<'a> {
+        Trials {
+            lab,
+            atomic,
+            config,
+            on_event,
+            trials: 0,
+            runs: 0,
+            stopped: None,
+        }
+    }
+
+    fn run(&mut self, sites: &[usize], runs_needed: u64) -> Trial {
+        let fix = FixSet {
+            atomic: self.atomic.clone(),
+            sites: sites.to_vec(),
+        };
+        let budget = Budget {
+            runs: Some(runs_needed),
+            time: None,
+            failures: Some(1),
+        };
+        let seed = run_seed(self.config.master_seed, self.trials);
+        match self.lab.measure(Some(&fix), self.config, &budget, seed) {
+            Ok(m) if m.stopped.is_some() => {
+                self.stopped = m.stopped;
+                Trial::Fail { runs: m.runs }
+            }
+            Ok(m) if m.failures > 0 => Trial::Fail { runs: m.runs },
+            Ok(m) => Trial::Pass { runs: m.runs },
+            Err(e) => {
+                self.stopped = Some(Stop::Aborted(e.to_string()));
+                Trial::Fail { runs: 0 }
+            }
+        }
+    }
+}
+
+impl Oracle for Trials<'_> {
+    fn trial(&mut self, sites: &[usize], runs_needed: u64) -> Trial {
+        if self.stopped.is_some() {
+            return Trial::Fail { runs: 0 };
+        }
+        self.trials += 1;
+        let trial = self.run(sites, runs_needed);
+        self.runs += trial.runs();
+        (self.on_event)(Event::Trial {
+            sites: sites.len(),
+            trial,
+        });
+        trial
+    }
+}
