@@ -257,27 +257,12 @@ impl Switch {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum StrategyArg {
-    /// No stress: the application alone
-    None,
-    /// A few patches of a scratchpad, with a tuned access sequence
-    Systematic,
-    /// A stream over an L2-sized scratchpad
-    Cache,
-    /// Loads and stores at pseudo-random scratchpad words
-    Random,
-}
-
-impl From<StrategyArg> for Strategy {
-    fn from(arg: StrategyArg) -> Strategy {
-        match arg {
-            StrategyArg::None => Strategy::None,
-            StrategyArg::Systematic => Strategy::Systematic,
-            StrategyArg::Cache => Strategy::Cache,
-            StrategyArg::Random => Strategy::Random,
-        }
-    }
+/// The strategies for clap, each with its name and help from its one description
+/// (wgstress_instrument::stress).
+pub fn strategies() -> impl clap::builder::TypedValueParser<Value = Strategy> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new(Strategy::ALL.map(|s| PossibleValue::new(s.name()).help(s.help())))
+        .map(|name| Strategy::named(&name).expect("clap offers only the strategies' names"))
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

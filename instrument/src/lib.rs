@@ -24,6 +24,7 @@ mod names;
 mod overrides;
 mod remap;
 mod sites;
+pub mod stress;
 mod walk;
 mod watchdog;
 
@@ -34,8 +35,7 @@ pub use overrides::constants_for;
 use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
 use naga::{Module, ShaderStage};
 
-/// The runtime library imported into every instrumented module.
-pub const LIBRARY_WGSL: &str = include_str!("library.wgsl");
+pub use stress::{library_source, Strategy};
 
 /// Bind groups a WebGPU device is guaranteed to offer (`maxBindGroups`).
 pub const MAX_BIND_GROUPS: u32 = 4;
@@ -182,7 +182,8 @@ fn instrument(
     }
 
     // The library goes first: user functions call it, and callees must precede callers.
-    let library = naga::front::wgsl::parse_str(LIBRARY_WGSL).expect("the wgstress library parses");
+    let library =
+        naga::front::wgsl::parse_str(&library_source()).expect("the wgstress library parses");
     let user = std::mem::take(&mut module);
     let imported = import::import_module(&mut module, &library);
     let user_map = import::import_module(&mut module, &user);

@@ -11,7 +11,7 @@ struct WgstressParams {
     app_groups: vec3<u32>,      // the application's own dispatch size
     app_total: u32,             // app_groups.x * app_groups.y * app_groups.z
     stress_groups: u32,         // extra workgroups that run stress
-    strategy: u32,              // 0 none, 1 systematic patches, 2 cache, 3 random
+    strategy: u32,              // Strategy::code (stress.rs), as the WGSTRESS_STRATEGY_ constants
     shuffle_mul: u32,           // workgroup shuffle: id -> (id * mul + add) % app_total
     shuffle_add: u32,           //   (mul = 1, add = 0 is the identity)
     iterations: u32,            // stress loop iterations per stressing thread
@@ -233,13 +233,13 @@ fn wgstress_stress(stress_group: u32, local_index: u32, group_size: u32) {
     }
     let thread = stress_group * group_size + local_index;
     switch wgstress_params.strategy {
-        case 1u: {
+        case WGSTRESS_STRATEGY_SYSTEMATIC: {
             wgstress_stress_patches(thread);
         }
-        case 2u: {
+        case WGSTRESS_STRATEGY_CACHE: {
             wgstress_stress_cache(thread, wgstress_params.stress_groups * group_size);
         }
-        case 3u: {
+        case WGSTRESS_STRATEGY_RANDOM: {
             wgstress_stress_random(thread);
         }
         default: {}

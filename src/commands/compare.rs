@@ -2,7 +2,7 @@
 //! rounds; a table and a bar chart.
 
 use crate::notes::{emit, Notes};
-use crate::options::{AppOptions, BudgetOptions, SessionOptions, StrategyArg, StressOptions};
+use crate::options::{AppOptions, BudgetOptions, SessionOptions, StressOptions};
 use crate::plan::{paths, SessionPlan};
 use crate::present::progress::Progress;
 use crate::status::Status;
@@ -33,11 +33,11 @@ pub struct Args {
     /// The strategies to compare, comma-separated
     #[arg(
         long,
-        value_enum,
+        value_parser = crate::options::strategies(),
         value_delimiter = ',',
         default_value = "none,systematic,cache,random"
     )]
-    strategies: Vec<StrategyArg>,
+    strategies: Vec<Strategy>,
     /// Workgroup shuffling: each strategy with and without it, or only on, or only off
     #[arg(long, value_enum, default_value_t = Shuffle::Both)]
     shuffle: Shuffle,
@@ -73,8 +73,8 @@ pub fn plan(args: &Args) -> Result<Plan> {
     paths::writable(&args.svg, "--svg")?;
     let mut strategies: Vec<Strategy> = Vec::new();
     for s in &args.strategies {
-        if !strategies.contains(&(*s).into()) {
-            strategies.push((*s).into());
+        if !strategies.contains(s) {
+            strategies.push(*s);
         }
     }
     Ok(Plan {

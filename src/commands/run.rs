@@ -1,7 +1,7 @@
 //! `wgstress run`: one configuration, many runs, a summary.
 
 use crate::notes::{emit, Notes};
-use crate::options::{AppOptions, BudgetOptions, SessionOptions, StrategyArg, StressOptions};
+use crate::options::{AppOptions, BudgetOptions, SessionOptions, StressOptions};
 use crate::plan::SessionPlan;
 use crate::present::progress::Progress;
 use crate::status::Status;
@@ -23,8 +23,8 @@ pub struct Args {
     #[command(flatten)]
     session: SessionOptions,
     /// Stress strategy
-    #[arg(long, value_enum, default_value_t = StrategyArg::Systematic)]
-    strategy: StrategyArg,
+    #[arg(long, value_parser = crate::options::strategies(), default_value = "systematic")]
+    strategy: Strategy,
     /// Keep the application's workgroup ids as dispatched
     #[arg(long)]
     no_shuffle: bool,
@@ -60,7 +60,7 @@ pub fn plan(args: &Args) -> Result<Plan> {
         strategy: if args.raw {
             Strategy::None
         } else {
-            args.strategy.into()
+            args.strategy
         },
         shuffle: !args.no_shuffle && !args.raw,
         replay: args.seed,

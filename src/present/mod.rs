@@ -8,4 +8,5 @@ pub mod litmus;
 pub mod mutants;
 pub mod profile;
 pub mod progress;
+pub mod replay;
 pub mod summary;

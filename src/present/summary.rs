@@ -92,7 +92,8 @@ pub fn table(s: &Summary) -> String {
                 "first failure",
                 format!("run {} after {:.3} s: {}", f.run, f.seconds, f.detail),
             );
-            row("replay", format!("--seed {} {}", f.seed, f.replay));
+            let options = super::replay::options(&f.replay);
+            row("replay", format!("--seed {} {options}", f.seed));
         }
         None => row("first failure", "none".into()),
     }

@@ -86,7 +86,7 @@ pub fn run(
             "app": engine.app().name,
             "adapter": engine.gpu().describe(),
             "rounds": plan.rounds,
-            "configurations": configs.iter().map(|c| c.settings.session_options()).collect::<Vec<_>>(),
+            "configurations": configs.iter().map(|c| c.settings.drawn()).collect::<Vec<_>>(),
             "master_seed": seed_text(plan.master_seed),
         }))?;
     }

@@ -9,7 +9,7 @@ use crate::run::record::Outcome;
 use crate::run::stop::Stop;
 use crate::run::tally::{seed_text, Failure, Stats, Tally};
 use crate::stress::shapes::{ShapeChooser, ShapeRecord};
-use crate::stress::strategy::{run_seed, RunParams, Settings, Strategy};
+use crate::stress::strategy::{run_seed, Replay, RunParams, Settings, Strategy};
 use serde::Serialize;
 use serde_json::json;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -214,7 +214,7 @@ pub fn run(
             "shape": config.settings.shape,
             "adaptive_shape": stream.shapes.is_adaptive(),
             "calibration": config.calibration,
-            "options": config.settings.session_options(),
+            "settings": config.settings.drawn(),
             "master_seed": seed_text(config.master_seed),
             "replay": config.replay.map(seed_text),
         }))?;
@@ -344,9 +344,8 @@ fn paced_batches(
             }
         }
         let replay = |run: &RunParams| match engine.mode() {
-            // A raw run's seed still picks its buffer layout.
-            Mode::Raw => "--raw".to_string(),
-            Mode::Instrumented => config.settings.replay_options(run),
+            Mode::Raw => Replay::Raw,
+            Mode::Instrumented => Replay::Stressed(config.settings.replay(run)),
         };
         let failures = stream
             .tally

@@ -3,7 +3,7 @@
 use crate::gpu::engine::RunResult;
 use crate::run::record::Outcome;
 use crate::run::stats::{reproducibility, wilson_95};
-use crate::stress::strategy::RunParams;
+use crate::stress::strategy::{Replay, RunParams};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -17,8 +17,8 @@ pub struct Failure {
     pub seed: String,
     pub outcome: Outcome,
     pub detail: String,
-    /// The `wgstress run` options that, with `--seed`, replay this run.
-    pub replay: String,
+    /// What, with its seed, replays this run.
+    pub replay: Replay,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -45,13 +45,13 @@ impl Tally {
     }
 
     /// Adds a batch that took `elapsed`; returns the batch's failures, described, each with
-    /// the options that `replay` gives for its parameters.
+    /// what `replay` says replays it.
     pub fn add(
         &mut self,
         results: &[RunResult],
         elapsed: Duration,
         manifests: &[&Manifest],
-        replay: &dyn Fn(&RunParams) -> String,
+        replay: &dyn Fn(&RunParams) -> Replay,
     ) -> Vec<Failure> {
         let mut failures = Vec::new();
         for (i, r) in results.iter().enumerate() {

@@ -4,55 +4,8 @@ use rand::seq::index::sample;
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Strategy {
-    /// No stress: the application alone.
-    None,
-    /// Patch-based stress: a few random patches of a scratchpad, with a tuned access sequence.
-    Systematic,
-    /// Stream over an L2-sized scratchpad, one load and one store per word.
-    Cache,
-    /// Loads and stores at pseudo-random scratchpad words.
-    Random,
-}
-
-impl Strategy {
-    pub const ALL: [Strategy; 4] = [
-        Strategy::None,
-        Strategy::Systematic,
-        Strategy::Cache,
-        Strategy::Random,
-    ];
-
-    /// What the fence search tries, in order, when systematic stress shows no failure.
-    pub const FALLBACKS: [Strategy; 3] = [Strategy::Cache, Strategy::Random, Strategy::None];
-
-    /// The value of `WgstressParams::strategy`.
-    pub fn code(self) -> u32 {
-        match self {
-            Strategy::None => 0,
-            Strategy::Systematic => 1,
-            Strategy::Cache => 2,
-            Strategy::Random => 3,
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Strategy::None => "none",
-            Strategy::Systematic => "systematic",
-            Strategy::Cache => "cache",
-            Strategy::Random => "random",
-        }
-    }
-}
-
-impl std::fmt::Display for Strategy {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
+/// Each strategy is described once, in the instrumenter, whose library switches on its code.
+pub use wgstress_instrument::Strategy;
 
 /// Where the stress workgroups sit among the dispatched ones.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -244,68 +197,66 @@ pub struct Settings {
     pub buffer_shuffle: bool,
 }
 
+/// What a run's parameters were drawn from, as it ran: with its seed, this replays it (the
+/// CLI renders it as `wgstress run` options). The adaptive shape and the learned loop limit
+/// change from run to run, so a run's replay names the ones it ran with.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "mode", rename_all = "snake_case")]
+pub enum Replay {
+    /// The user's shaders as given: the seed still picks the buffer layout.
+    Raw,
+    Stressed(Drawn),
+}
+
+/// The stress settings of a run or a session, structured.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Drawn {
+    pub strategy: Strategy,
+    pub iterations: u32,
+    pub stress_fraction: (f64, f64),
+    pub placement: Placement,
+    /// Systematic stress's shape.
+    pub sequence: Sequence,
+    pub spread: u32,
+    pub patch_words: u32,
+    /// Words the cache strategy streams over.
+    pub cache_words: u32,
+    pub shuffle: bool,
+    pub buffer_shuffle: bool,
+    pub watchdog_limit: u32,
+}
+
 impl Settings {
-    /// The `wgstress run` options that, with `--seed`, replay `run` (a run of these settings):
-    /// everything its parameters are drawn from, with the stress shape, iterations and loop
-    /// limit it actually ran with (the adaptive shape and the learned limit change per run).
-    pub fn replay_options(&self, run: &RunParams) -> String {
-        let sequence = Sequence::from_bits(run.sequence, run.sequence_len)
-            .map_or_else(|e| e, |s| s.to_string());
-        self.options(
-            &sequence,
-            run.patches.len(),
-            run.patch_words,
-            run.iterations,
-            run.watchdog_limit,
-        )
+    /// What `run` (a run of these settings) was drawn from, with the stress shape,
+    /// iterations and loop limit it actually ran with.
+    pub fn replay(&self, run: &RunParams) -> Drawn {
+        Drawn {
+            // A run's sequence came from a shape: it is always 1 to 5 accesses.
+            sequence: Sequence::from_bits(run.sequence, run.sequence_len)
+                .unwrap_or_else(|_| self.shape.sequence.clone()),
+            spread: run.patches.len() as u32,
+            patch_words: run.patch_words,
+            iterations: run.iterations,
+            watchdog_limit: run.watchdog_limit,
+            ..self.drawn()
+        }
     }
 
-    /// The options these settings stand for, as the session's log records them.
-    pub fn session_options(&self) -> String {
-        let shape = &self.shape;
-        self.options(
-            &shape.sequence.to_string(),
-            shape.spread as usize,
-            shape.patch_words,
-            self.iterations,
-            self.watchdog_limit,
-        )
-    }
-
-    fn options(
-        &self,
-        sequence: &str,
-        spread: usize,
-        patch_words: u32,
-        iterations: u32,
-        watchdog_limit: u32,
-    ) -> String {
-        let mut options = vec![format!("--strategy {}", self.strategy)];
-        if self.strategy != Strategy::None {
-            let (lo, hi) = self.stress_fraction;
-            options.push(format!("--iterations {iterations}"));
-            options.push(format!("--stress-fraction {lo}-{hi}"));
-            if self.placement != Placement::default() {
-                options.push(format!("--stress-placement {}", self.placement));
-            }
+    /// These settings, structured, as the session's log records them.
+    pub fn drawn(&self) -> Drawn {
+        Drawn {
+            strategy: self.strategy,
+            iterations: self.iterations,
+            stress_fraction: self.stress_fraction,
+            placement: self.placement,
+            sequence: self.shape.sequence.clone(),
+            spread: self.shape.spread,
+            patch_words: self.shape.patch_words,
+            cache_words: self.cache_words,
+            shuffle: self.shuffle,
+            buffer_shuffle: self.buffer_shuffle,
+            watchdog_limit: self.watchdog_limit,
         }
-        match self.strategy {
-            Strategy::Systematic => {
-                options.push(format!("--sequence '{sequence}'"));
-                options.push(format!("--spread {spread}"));
-                options.push(format!("--patch-words {patch_words}"));
-            }
-            Strategy::Cache => options.push(format!("--cache-mib {}", self.cache_words >> 18)),
-            Strategy::None | Strategy::Random => {}
-        }
-        if !self.shuffle {
-            options.push("--no-shuffle".into());
-        }
-        if !self.buffer_shuffle {
-            options.push("--buffer-shuffle off".into());
-        }
-        options.push(format!("--watchdog-limit {watchdog_limit}"));
-        options.join(" ")
     }
 
     /// These settings with systematic stress of `shape`.

@@ -2,7 +2,7 @@
 //! failures, runs it on the device (wgstress_runtime::fences::search) and shows its outcome.
 
 use crate::notes::Notes;
-use crate::options::{AppOptions, BudgetOptions, SessionOptions, StrategyArg, StressOptions};
+use crate::options::{AppOptions, BudgetOptions, SessionOptions, StressOptions};
 use crate::plan::{paths, SessionPlan};
 use crate::present::fences::Progress;
 use crate::status::Status;
@@ -27,8 +27,8 @@ pub struct SearchOptions {
     /// Stress strategy of every run of the search; when left out, systematic, and if it shows
     /// no failure in half the budget, cache, random and none share the other half and the
     /// one that fails most is used
-    #[arg(long, value_enum)]
-    strategy: Option<StrategyArg>,
+    #[arg(long, value_parser = crate::options::strategies())]
+    strategy: Option<Strategy>,
     /// Seconds to confirm the failure and measure its rate (calibration's share included)
     #[arg(long, default_value = "60", value_parser = crate::options::seconds, allow_negative_numbers = true)]
     budget: Duration,
@@ -81,7 +81,7 @@ pub fn plan(app: &AppOptions, args: &SearchOptions, output: Option<&Path>) -> Re
     }
     Ok(Plan {
         session,
-        strategy: args.strategy.map(Into::into),
+        strategy: args.strategy,
         verify: args.verify,
         output: output.map(Path::to_path_buf),
     })

@@ -1,23 +1,26 @@
 //! `wgstress mutants`: the MC Mutants suite in one environment (death rates, mutation score,
 //! reproducibility, conformance violations), or `--search` for the best environment.
 
-use crate::notes::{emit, Notes};
+use crate::notes::Notes;
 use crate::options::{LitmusEnvOptions, LogOptions};
 use crate::plan::paths;
-use crate::present::mutants as present;
 use crate::status::Status;
 use anyhow::Result;
 use clap::ValueEnum;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use wgstress_litmus::catalog;
 use wgstress_litmus::env::Env;
-use wgstress_litmus::env_file::EnvFile;
-use wgstress_litmus::mutants::{run_suite, summarise, Pool};
-use wgstress_litmus::search::{search, Candidate, SearchConfig, SearchResult, Space};
+use wgstress_litmus::search::{SearchConfig, Space};
 use wgstress_litmus::test::{Kind, Test};
-use wgstress_runtime::gpu::device::{describe, open, Gpu};
+use wgstress_runtime::gpu::device::open;
 use wgstress_runtime::run::log::JsonLog;
+
+mod search;
+mod suite;
+
+use search::run_search;
+use suite::{run, Suite};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -182,133 +185,5 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
         Mode::Search { config, write_env } => {
             run_search(&plan, config, write_env, &gpu, log.as_mut(), notes)
         }
-    }
-}
-
-/// The suite as it runs: the environment resolved on the adapter.
-struct Suite<'a> {
-    tests: &'a [Test],
-    env: Env,
-    time: Duration,
-}
-
-fn run(
-    plan: &Plan,
-    suite: &Suite,
-    gpu: &Gpu,
-    mut log: Option<&mut JsonLog>,
-    notes: Notes,
-) -> Result<Status> {
-    let (adapter, env) = (describe(&gpu.info), &suite.env);
-    let time = suite.time.as_secs_f64();
-    notes.note(&format!(
-        "{} tests for {time} s each on {adapter}",
-        suite.tests.len()
-    ));
-    if let Some(log) = log.as_mut() {
-        log.write(&serde_json::json!({
-            "type": "start", "command": "mutants", "adapter": adapter, "env": env,
-            "tests": suite.tests.len(), "time_per_test": time,
-            "reproducibility": plan.reproducibility, "budget": plan.budget,
-        }))?;
-    }
-    let start = Instant::now();
-    let results = run_suite(
-        gpu,
-        &mut Pool::default(),
-        suite.tests,
-        env,
-        suite.time,
-        &mut |r| notes.note(&present::line(r)),
-    )?;
-    let summary = summarise(&results, plan.reproducibility, plan.budget);
-    let report = serde_json::json!({
-        "adapter": adapter,
-        "env": env,
-        "time_per_test": time,
-        "summary": summary,
-        "results": results,
-        "seconds": start.elapsed().as_secs_f64(),
-    });
-    if let Some(log) = log.as_mut() {
-        log.summary(report.clone())?;
-    }
-    if plan.json {
-        emit(&format!("{}\n", serde_json::to_string_pretty(&report)?))?;
-    } else {
-        let seconds = start.elapsed().as_secs_f64();
-        emit(&present::suite(&results, &summary, env, time, seconds)?)?;
-    }
-    // A broken coherence promise is a bug by WGSL's own rules (or naga's).
-    Ok(Status::of(None, !summary.incoherent.is_empty()))
-}
-
-fn run_search(
-    plan: &Plan,
-    config: &SearchConfig,
-    write_env: &Path,
-    gpu: &Gpu,
-    mut log: Option<&mut JsonLog>,
-    notes: Notes,
-) -> Result<Status> {
-    let adapter = describe(&gpu.info);
-    notes.note(&format!(
-        "searching {} s on {adapter}, {} s per mutant per environment",
-        config.budget.as_secs_f64(),
-        config.per_test.as_secs_f64()
-    ));
-    if let Some(log) = log.as_mut() {
-        log.write(&serde_json::json!({
-            "type": "start", "command": "mutants", "search": true, "adapter": adapter,
-            "seconds": config.budget.as_secs_f64(), "search_time": config.per_test.as_secs_f64(),
-            "search_groups": config.space.testing_groups, "random_share": config.random_share,
-            "reproducibility": plan.reproducibility, "budget": plan.budget, "seed": config.seed,
-        }))?;
-    }
-    let mut tried = 0;
-    let result = search(
-        gpu,
-        &selected(Tests::Mutants),
-        config,
-        &mut |c: &Candidate, best: &Candidate| {
-            tried += 1;
-            notes.note(&present::candidate(tried, c, best));
-        },
-    )?;
-    if let Some(log) = log.as_mut() {
-        log.summary(serde_json::to_value(&result)?)?;
-    }
-    // The findings first, then the file: a failed write loses nothing that was found.
-    if plan.json {
-        emit(&format!("{}\n", serde_json::to_string_pretty(&result)?))?;
-    } else {
-        emit(&present::search(&result, write_env)?)?;
-    }
-    env_file(plan, gpu, &result).save(write_env)?;
-    Ok(Status::Passed)
-}
-
-/// The search's best environment and how it scored, for `--env`.
-fn env_file(plan: &Plan, gpu: &Gpu, result: &SearchResult) -> EnvFile {
-    let best = result.best();
-    EnvFile {
-        adapter: gpu.info.name.clone(),
-        driver: format!("{} {}", gpu.info.driver, gpu.info.driver_info),
-        backend: format!("{:?}", gpu.info.backend),
-        env: best.env.clone(),
-        reproducibility: plan.reproducibility,
-        budget: plan.budget,
-        above_ceiling: best.above_ceiling,
-        min_rate: best.min_rate.is_finite().then_some(best.min_rate),
-        mutants: result.mutants.len(),
-        killed: best.killed,
-        rates: result
-            .mutants
-            .iter()
-            .cloned()
-            .zip(best.rates.iter().copied())
-            .collect(),
-        environments_tried: result.candidates.len(),
-        search_seconds: result.seconds,
     }
 }

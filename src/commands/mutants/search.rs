@@ -1,0 +1,82 @@
+//! `wgstress mutants --search`: the environment search, its table, and the file it writes.
+
+use super::{selected, Plan, Tests};
+use crate::notes::{emit, Notes};
+use crate::present::mutants as present;
+use crate::status::Status;
+use anyhow::Result;
+use std::path::Path;
+use wgstress_litmus::env_file::EnvFile;
+use wgstress_litmus::search::{search, Candidate, SearchConfig, SearchResult};
+use wgstress_runtime::gpu::device::{describe, Gpu};
+use wgstress_runtime::run::log::JsonLog;
+
+pub fn run_search(
+    plan: &Plan,
+    config: &SearchConfig,
+    write_env: &Path,
+    gpu: &Gpu,
+    mut log: Option<&mut JsonLog>,
+    notes: Notes,
+) -> Result<Status> {
+    let adapter = describe(&gpu.info);
+    notes.note(&format!(
+        "searching {} s on {adapter}, {} s per mutant per environment",
+        config.budget.as_secs_f64(),
+        config.per_test.as_secs_f64()
+    ));
+    if let Some(log) = log.as_mut() {
+        log.write(&serde_json::json!({
+            "type": "start", "command": "mutants", "search": true, "adapter": adapter,
+            "seconds": config.budget.as_secs_f64(), "search_time": config.per_test.as_secs_f64(),
+            "search_groups": config.space.testing_groups, "random_share": config.random_share,
+            "reproducibility": plan.reproducibility, "budget": plan.budget, "seed": config.seed,
+        }))?;
+    }
+    let mut tried = 0;
+    let result = search(
+        gpu,
+        &selected(Tests::Mutants),
+        config,
+        &mut |c: &Candidate, best: &Candidate| {
+            tried += 1;
+            notes.note(&present::candidate(tried, c, best));
+        },
+    )?;
+    if let Some(log) = log.as_mut() {
+        log.summary(serde_json::to_value(&result)?)?;
+    }
+    // The findings first, then the file: a failed write loses nothing that was found.
+    if plan.json {
+        emit(&format!("{}\n", serde_json::to_string_pretty(&result)?))?;
+    } else {
+        emit(&present::search(&result, write_env)?)?;
+    }
+    env_file(plan, gpu, &result).save(write_env)?;
+    Ok(Status::Passed)
+}
+
+/// The search's best environment and how it scored, for `--env`.
+fn env_file(plan: &Plan, gpu: &Gpu, result: &SearchResult) -> EnvFile {
+    let best = result.best();
+    EnvFile {
+        adapter: gpu.info.name.clone(),
+        driver: format!("{} {}", gpu.info.driver, gpu.info.driver_info),
+        backend: format!("{:?}", gpu.info.backend),
+        env: best.env.clone(),
+        reproducibility: plan.reproducibility,
+        budget: plan.budget,
+        above_ceiling: best.above_ceiling,
+        min_rate: best.min_rate.is_finite().then_some(best.min_rate),
+        mutants: result.mutants.len(),
+        killed: best.killed,
+        rates: result
+            .mutants
+            .iter()
+            .cloned()
+            .zip(best.rates.iter().copied())
+            .collect(),
+        environments_tried: result.candidates.len(),
+        search_seconds: result.seconds,
+    }
+}
