@@ -1,0 +1,108 @@
+//! The chart of the HTML page: per item, a bar per adapter model for its failure rate,
+//! with the 95% interval as a whisker and the rate written beside it.
+
+use super::{label, rate};
+use crate::merge::report::Report;
+use std::fmt::Write;
+
+const LABEL: f64 = 360.0;
+const PLOT: f64 = 420.0;
+const BAR: f64 = 14.0;
+const GAP: f64 = 10.0;
+const COLOURS: [&str; 8] = [
+    "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
+];
+
+/// Escapes text for XML and HTML.
+pub fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// The rates per adapter model of every item, as one SVG.
+pub fn rates(r: &Report) -> String {
+    let mut labels: Vec<(String, Option<String>)> = Vec::new();
+    for p in &r.models {
+        let key = (p.item.clone(), p.config.clone());
+        if !labels.contains(&key) {
+            labels.push(key);
+        }
+    }
+    let models = &r.model_names;
+    let top = 20.0 + 18.0 * models.len() as f64;
+    let group = BAR * models.len() as f64 + GAP;
+    let height = top + group * labels.len() as f64 + 30.0;
+    let width = LABEL + PLOT + 140.0;
+    let max = r
+        .models
+        .iter()
+        .map(|p| p.counts.interval_95[1])
+        .fold(0.0, f64::max)
+        .max(1e-12);
+    let x = |p: f64| LABEL + PLOT * p / max;
+    let mut svg = format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" font-size="12">"#
+    );
+    for (i, model) in models.iter().enumerate() {
+        let y = 14.0 + 18.0 * i as f64;
+        let colour = COLOURS[i % COLOURS.len()];
+        let _ = write!(
+            svg,
+            r#"<rect x="{LABEL}" y="{}" width="12" height="12" fill="{colour}"/><text x="{}" y="{y}">{}</text>"#,
+            y - 10.0,
+            LABEL + 18.0,
+            escape(model)
+        );
+    }
+    for (g, (item, config)) in labels.iter().enumerate() {
+        let y0 = top + group * g as f64;
+        let _ = write!(
+            svg,
+            r#"<text x="{}" y="{}" text-anchor="end">{}</text>"#,
+            LABEL - 8.0,
+            y0 + group / 2.0,
+            escape(&label(item, config.as_ref()))
+        );
+        for (i, model) in models.iter().enumerate() {
+            let Some(p) = r
+                .models
+                .iter()
+                .find(|p| &p.item == item && &p.config == config && &p.model == model)
+            else {
+                continue;
+            };
+            let y = y0 + BAR * i as f64;
+            let colour = COLOURS[i % COLOURS.len()];
+            let [lo, hi] = p.counts.interval_95;
+            let _ = write!(
+                svg,
+                r#"<rect x="{LABEL}" y="{y}" width="{:.2}" height="{}" fill="{colour}"><title>{}: {} of {}</title></rect><line x1="{:.2}" x2="{:.2}" y1="{}" y2="{}" stroke="black"/><text x="{}" y="{}">{}</text>"#,
+                x(p.counts.rate) - LABEL,
+                BAR - 2.0,
+                escape(model),
+                p.counts.failures,
+                p.counts.runs,
+                x(lo),
+                x(hi),
+                y + BAR / 2.0 - 1.0,
+                y + BAR / 2.0 - 1.0,
+                x(hi) + 6.0,
+                y + BAR - 3.0,
+                rate(p.counts.rate)
+            );
+        }
+    }
+    let axis = top + group * labels.len() as f64 + 4.0;
+    let _ = write!(
+        svg,
+        r#"<line x1="{LABEL}" x2="{}" y1="{axis}" y2="{axis}" stroke="black"/><text x="{LABEL}" y="{}">0</text><text x="{}" y="{}" text-anchor="end">{}</text></svg>"#,
+        LABEL + PLOT,
+        axis + 16.0,
+        LABEL + PLOT,
+        axis + 16.0,
+        rate(max)
+    );
+    svg
+}
