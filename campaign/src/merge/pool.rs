@@ -9,7 +9,6 @@ use crate::baseline::Baseline;
 use crate::outcome::{Expected, Judgement, Outcome};
 use crate::plan::{quote, Command};
 use std::collections::{BTreeMap, BTreeSet};
-use wgstress_runtime::stats::wilson_95;
 
 /// One measure of one attempt, with where it ran.
 struct Sample<'a> {
@@ -123,25 +122,16 @@ fn config_outcome(command: Command, outcome: Outcome, measure: &Measure) -> Outc
 fn counts<'a>(measures: impl Iterator<Item = (&'a Measure, f64)>) -> Counts {
     let mut c = Counts::default();
     for (m, wall) in measures {
-        c.runs += m.runs;
-        c.failures += m.failures;
-        c.seconds += m.seconds;
-        c.wall_seconds += wall;
-        if let Some(f) = &m.first_failure {
-            let t = c
-                .time_to_first_failure
-                .map_or(f.after_seconds, |t| t.min(f.after_seconds));
-            c.time_to_first_failure = Some(t);
-        }
+        c.add(&Counts {
+            runs: m.runs,
+            failures: m.failures,
+            seconds: m.seconds,
+            wall_seconds: wall,
+            time_to_first_failure: m.first_failure.as_ref().map(|f| f.after_seconds),
+            ..Counts::default()
+        });
     }
-    c.rate = if c.runs == 0 {
-        0.0
-    } else {
-        c.failures as f64 / c.runs as f64
-    };
-    let (lo, hi) = wilson_95(c.failures, c.runs);
-    c.interval_95 = [lo, hi];
-    c
+    c.rated()
 }
 
 fn place(run: &ShardRun, attempt: &Attempt) -> Place {
@@ -222,23 +212,9 @@ fn pooled(rows: &[Row], expect: &dyn Fn(&str, &str) -> Expected) -> Vec<Pooled> 
         .map(|((item, config, model), rows)| {
             let mut counts = Counts::default();
             for r in &rows {
-                counts.runs += r.counts.runs;
-                counts.failures += r.counts.failures;
-                counts.seconds += r.counts.seconds;
-                counts.wall_seconds += r.counts.wall_seconds;
-                counts.time_to_first_failure =
-                    match (counts.time_to_first_failure, r.counts.time_to_first_failure) {
-                        (Some(a), Some(b)) => Some(a.min(b)),
-                        (a, b) => a.or(b),
-                    };
+                counts.add(&r.counts);
             }
-            counts.rate = if counts.runs == 0 {
-                0.0
-            } else {
-                counts.failures as f64 / counts.runs as f64
-            };
-            let (lo, hi) = wilson_95(counts.failures, counts.runs);
-            counts.interval_95 = [lo, hi];
+            let counts = counts.rated();
             let outcome = Outcome::pool(rows.iter().map(|r| r.outcome));
             let first_failure = rows
                 .iter()

@@ -63,6 +63,37 @@ pub struct Counts {
     pub time_to_first_failure: Option<f64>,
 }
 
+impl Counts {
+    /// Adds a measure's runs, failures and seconds (and the command's wall-clock seconds).
+    pub fn add(&mut self, other: &Counts) {
+        self.runs += other.runs;
+        self.failures += other.failures;
+        self.seconds += other.seconds;
+        self.wall_seconds += other.wall_seconds;
+        self.time_to_first_failure = match (self.time_to_first_failure, other.time_to_first_failure)
+        {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+    }
+
+    /// With the rate and its Wilson interval of the runs added.
+    pub fn rated(self) -> Counts {
+        let rate = match self.runs {
+            0 => 0.0,
+            n => self.failures as f64 / n as f64,
+        };
+        let (lo, hi) = wgstress_runtime::stats::wilson_95(self.failures, self.runs);
+        // No failure: the lower bound is 0, not the rounding error the formula leaves.
+        let lo = if self.failures == 0 { 0.0 } else { lo };
+        Counts {
+            rate,
+            interval_95: [lo, hi],
+            ..self
+        }
+    }
+}
+
 /// Where something ran.
 #[derive(Clone, Debug, Serialize)]
 pub struct Place {
