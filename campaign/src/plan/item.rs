@@ -155,8 +155,16 @@ pub fn build(
     let targets = targets(raw, command, source)?;
     let mut options: BTreeMap<String, &Entry> = BTreeMap::new();
     let own = defaults.get(command.name()).map_or(&[][..], |(_, d)| d);
+    const ITEM_KEYS: [&str; 4] = ["command", "name", "app", "test"];
+    if let Some(e) = own.iter().find(|e| ITEM_KEYS.contains(&e.key.as_str())) {
+        let message = format!(
+            "`{}` belongs in an [[item]], not in [defaults.{command}]",
+            e.key
+        );
+        return Err(source.error(e.at, message));
+    }
     for e in own.iter().chain(&raw.entries) {
-        if ["command", "name", "app", "test"].contains(&e.key.as_str()) {
+        if ITEM_KEYS.contains(&e.key.as_str()) {
             continue;
         }
         let flag = e.key.replace('_', "-");
