@@ -9,3 +9,6 @@ pub mod report;
 pub use pool::merge;
 pub use read::read;
 pub use report::Report;
+
+#[cfg(test)]
+mod tests;

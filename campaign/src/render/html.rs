@@ -50,7 +50,10 @@ pub fn html(r: &Report) -> String {
             escape(&s.cut_short.join("; "))
         );
     }
-    page.push_str("<h2>Failure rate per adapter (95% interval)</h2>\n");
+    page.push_str(&format!(
+        "<h2>Failure rate per {} (95% interval)</h2>\n",
+        super::series(r).of
+    ));
     page.push_str(&rates(r));
     page.push_str(&rows(r));
     page.push_str(&gpus(r));

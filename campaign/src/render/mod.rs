@@ -8,7 +8,63 @@ mod text;
 pub use html::html;
 pub use text::text;
 
-use crate::merge::report::{Counts, Row};
+use crate::merge::report::{Counts, Report, Row};
+use std::collections::BTreeMap;
+
+/// What the side-by-side table and the chart compare: the adapter models, or the GPUs when
+/// they are all of one model.
+pub struct Series {
+    /// "adapter model" or "GPU".
+    pub of: &'static str,
+    pub names: Vec<String>,
+    /// The items (with compare's configuration), in order.
+    pub labels: Vec<String>,
+    /// Per (label, name), by index.
+    pub cells: BTreeMap<(usize, usize), Counts>,
+}
+
+pub fn series(r: &Report) -> Series {
+    let by_gpu = r.model_names.len() < 2 && r.gpus.len() > 1;
+    let cells: Vec<(String, String, &Counts)> = match by_gpu {
+        false => r
+            .models
+            .iter()
+            .map(|p| {
+                (
+                    label(&p.item, p.config.as_ref()),
+                    p.model.clone(),
+                    &p.counts,
+                )
+            })
+            .collect(),
+        true => r
+            .rows
+            .iter()
+            .map(|row| {
+                let gpu = format!("{} #{}", row.host, row.adapter.index);
+                (label(&row.item, row.config.as_ref()), gpu, &row.counts)
+            })
+            .collect(),
+    };
+    let mut out = Series {
+        of: if by_gpu { "GPU" } else { "adapter model" },
+        names: Vec::new(),
+        labels: Vec::new(),
+        cells: BTreeMap::new(),
+    };
+    for (label, name, counts) in cells {
+        let at = |list: &mut Vec<String>, x: String| match list.iter().position(|y| *y == x) {
+            Some(i) => i,
+            None => {
+                list.push(x);
+                list.len() - 1
+            }
+        };
+        let key = (at(&mut out.labels, label), at(&mut out.names, name));
+        out.cells.insert(key, counts.clone());
+    }
+    out
+}
 
 /// A rate as a percentage, or in scientific notation below 0.1%.
 pub fn rate(p: f64) -> String {

@@ -1,7 +1,7 @@
 //! The chart of the HTML page: per item, a bar per adapter model for its failure rate,
 //! with the 95% interval as a whisker and the rate written beside it.
 
-use super::{label, rate};
+use super::rate;
 use crate::merge::report::Report;
 use std::fmt::Write;
 
@@ -21,31 +21,33 @@ pub fn escape(text: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// The rates per adapter model of every item, as one SVG.
-pub fn rates(r: &Report) -> String {
-    let mut labels: Vec<(String, Option<String>)> = Vec::new();
-    for p in &r.models {
-        let key = (p.item.clone(), p.config.clone());
-        if !labels.contains(&key) {
-            labels.push(key);
-        }
+/// At most 54 characters: the start of a long label, and an ellipsis.
+fn short(text: &str) -> String {
+    match text.char_indices().nth(53) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_string(),
     }
-    let models = &r.model_names;
-    let top = 20.0 + 18.0 * models.len() as f64;
-    let group = BAR * models.len() as f64 + GAP;
-    let height = top + group * labels.len() as f64 + 30.0;
+}
+
+/// The rates of every item per adapter model (or per GPU), as one SVG.
+pub fn rates(r: &Report) -> String {
+    let series = super::series(r);
+    let names = &series.names;
+    let top = 20.0 + 18.0 * names.len() as f64;
+    let group = BAR * names.len() as f64 + GAP;
+    let height = top + group * series.labels.len() as f64 + 30.0;
     let width = LABEL + PLOT + 140.0;
-    let max = r
-        .models
-        .iter()
-        .map(|p| p.counts.interval_95[1])
+    let max = series
+        .cells
+        .values()
+        .map(|c| c.interval_95[1])
         .fold(0.0, f64::max)
         .max(1e-12);
     let x = |p: f64| LABEL + PLOT * p / max;
     let mut svg = format!(
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" font-size="12">"#
     );
-    for (i, model) in models.iter().enumerate() {
+    for (i, name) in names.iter().enumerate() {
         let y = 14.0 + 18.0 * i as f64;
         let colour = COLOURS[i % COLOURS.len()];
         let _ = write!(
@@ -53,48 +55,45 @@ pub fn rates(r: &Report) -> String {
             r#"<rect x="{LABEL}" y="{}" width="12" height="12" fill="{colour}"/><text x="{}" y="{y}">{}</text>"#,
             y - 10.0,
             LABEL + 18.0,
-            escape(model)
+            escape(name)
         );
     }
-    for (g, (item, config)) in labels.iter().enumerate() {
+    for (g, item) in series.labels.iter().enumerate() {
         let y0 = top + group * g as f64;
         let _ = write!(
             svg,
-            r#"<text x="{}" y="{}" text-anchor="end">{}</text>"#,
+            r#"<text x="{}" y="{}" text-anchor="end"><title>{}</title>{}</text>"#,
             LABEL - 8.0,
             y0 + group / 2.0,
-            escape(&label(item, config.as_ref()))
+            escape(item),
+            escape(&short(item))
         );
-        for (i, model) in models.iter().enumerate() {
-            let Some(p) = r
-                .models
-                .iter()
-                .find(|p| &p.item == item && &p.config == config && &p.model == model)
-            else {
+        for (i, name) in names.iter().enumerate() {
+            let Some(c) = series.cells.get(&(g, i)) else {
                 continue;
             };
             let y = y0 + BAR * i as f64;
             let colour = COLOURS[i % COLOURS.len()];
-            let [lo, hi] = p.counts.interval_95;
+            let [lo, hi] = c.interval_95;
             let _ = write!(
                 svg,
                 r#"<rect x="{LABEL}" y="{y}" width="{:.2}" height="{}" fill="{colour}"><title>{}: {} of {}</title></rect><line x1="{:.2}" x2="{:.2}" y1="{}" y2="{}" stroke="black"/><text x="{}" y="{}">{}</text>"#,
-                x(p.counts.rate) - LABEL,
+                x(c.rate) - LABEL,
                 BAR - 2.0,
-                escape(model),
-                p.counts.failures,
-                p.counts.runs,
+                escape(name),
+                c.failures,
+                c.runs,
                 x(lo),
                 x(hi),
                 y + BAR / 2.0 - 1.0,
                 y + BAR / 2.0 - 1.0,
                 x(hi) + 6.0,
                 y + BAR - 3.0,
-                rate(p.counts.rate)
+                rate(c.rate)
             );
         }
     }
-    let axis = top + group * labels.len() as f64 + 4.0;
+    let axis = top + group * series.labels.len() as f64 + 4.0;
     let _ = write!(
         svg,
         r#"<line x1="{LABEL}" x2="{}" y1="{axis}" y2="{axis}" stroke="black"/><text x="{LABEL}" y="{}">0</text><text x="{}" y="{}" text-anchor="end">{}</text></svg>"#,

@@ -98,34 +98,25 @@ fn partial(s: &ShardRow) -> String {
 }
 
 fn side_by_side(r: &Report) -> String {
-    if r.model_names.len() < 2 {
+    let series = super::series(r);
+    if series.names.len() < 2 {
         return String::new();
     }
-    let mut labels: Vec<(String, Option<String>)> = Vec::new();
-    for p in &r.models {
-        let key = (p.item.clone(), p.config.clone());
-        if !labels.contains(&key) {
-            labels.push(key);
-        }
-    }
-    let rows: Vec<Vec<String>> = labels
-        .iter()
-        .map(|(item, config)| {
-            let mut row = vec![label(item, config.as_ref())];
-            for model in &r.model_names {
-                let cell = r
-                    .models
-                    .iter()
-                    .find(|p| &p.item == item && &p.config == config && &p.model == model);
-                row.push(cell.map_or("-".to_string(), |p| counts(&p.counts)));
+    let rows: Vec<Vec<String>> = (0..series.labels.len())
+        .map(|l| {
+            let mut row = vec![series.labels[l].clone()];
+            for n in 0..series.names.len() {
+                let cell = series.cells.get(&(l, n));
+                row.push(cell.map_or("-".to_string(), counts));
             }
             row
         })
         .collect();
     let mut header = vec!["item"];
-    header.extend(r.model_names.iter().map(String::as_str));
+    header.extend(series.names.iter().map(String::as_str));
     format!(
-        "\nadapters side by side (failures / total  rate [95%])\n{}",
+        "\nper {} side by side (failures / total  rate [95%])\n{}",
+        series.of,
         table(&header, &rows)
     )
 }
