@@ -391,7 +391,7 @@ fn adapter_all_runs_a_worker_per_adapter_lavapipe_offers() {
             "campaign",
             plan.to_str().unwrap(),
             "--adapter",
-            "all",
+            "all:LLVMpipe",
             "--host",
             "h",
             "--out",
@@ -499,6 +499,10 @@ fn bad_campaigns_and_merges_are_one_line_and_exit_2() {
             "no adapter matches `no-such-gpu`",
         ),
         (vec!["--adapter", "#9"], "no adapter matches `#9`"),
+        (
+            vec!["--adapter", "all:no-such-gpu"],
+            "no adapter matches `all:no-such-gpu`",
+        ),
     ] {
         let out = campaign(&plan, &out_dir, &args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");

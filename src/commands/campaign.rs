@@ -25,8 +25,9 @@ pub struct Args {
     /// SLURM_ARRAY_TASK_COUNT, or JOB_COMPLETION_INDEX and JOB_COMPLETIONS, else the whole plan]
     #[arg(long, value_name = "I/N", value_parser = shard)]
     shard: Option<Shard>,
-    /// The adapter whose name contains this, `#N` the N-th `wgstress adapters` lists, or
-    /// `all`: every adapter at once, a worker each [default: the best one]
+    /// The adapter whose name contains this, `#N` the N-th `wgstress adapters` lists; `all`:
+    /// every GPU at once, a worker each (a CPU driver only where there is no GPU); `all:TEXT`:
+    /// every adapter whose name contains TEXT [default: the best one]
     #[arg(long)]
     adapter: Option<String>,
     /// This machine's name in the output's paths and the report [default: the system's]

@@ -1,31 +1,61 @@
-//! The adapters a campaign's workers use: `--adapter all` every one wgpu lists, else the one
-//! `--adapter` names (or the best), by its place among them, which the workers pass on to
-//! their commands as `--adapter #N`.
+//! The adapters a campaign's workers use, each by its place among those wgpu lists, which
+//! the workers pass on to their commands as `--adapter #N`: `all` every GPU (CPU drivers
+//! such as lavapipe only where there is no GPU), `all:TEXT` every adapter whose name contains
+//! TEXT, else the one `--adapter` names (or the best).
 
-use anyhow::Result;
+use anyhow::{bail, Result};
 use wgstress_campaign::record::Adapter;
 
 pub fn for_campaign(wanted: Option<&str>) -> Result<Vec<Adapter>> {
-    let found: Vec<(usize, _)> = match wanted {
-        Some("all") => wgstress_runtime::device::adapters()
-            .into_iter()
-            .enumerate()
-            .collect(),
-        _ => vec![wgstress_runtime::device::find(wanted)?],
+    let Some(filter) = wanted.and_then(all) else {
+        let (index, info) = wgstress_runtime::device::find(wanted)?;
+        return Ok(vec![adapter(index, info)]);
     };
-    if found.is_empty() {
-        return Err(wgstress_runtime::Error::NoAdapter.into());
-    }
-    Ok(found
+    let listed: Vec<Adapter> = wgstress_runtime::device::adapters()
         .into_iter()
-        .map(|(index, info)| Adapter {
-            index,
-            driver: format!("{} {}", info.driver, info.driver_info)
-                .trim()
-                .to_string(),
-            backend: format!("{:?}", info.backend),
-            device_type: format!("{:?}", info.device_type),
-            name: info.name,
+        .enumerate()
+        .map(|(index, info)| adapter(index, info))
+        .collect();
+    let cpu = |a: &Adapter| a.device_type == "Cpu";
+    let gpus = listed.iter().any(|a| !cpu(a));
+    let kept: Vec<Adapter> = listed
+        .into_iter()
+        .filter(|a| match filter {
+            Filter::Gpus => !gpus || !cpu(a),
+            Filter::Named(text) => a.name.to_lowercase().contains(&text.to_lowercase()),
         })
-        .collect())
+        .collect();
+    if kept.is_empty() {
+        bail!(
+            "no adapter matches `{}` (see wgstress adapters)",
+            wanted.unwrap_or_default()
+        );
+    }
+    Ok(kept)
+}
+
+/// The adapter as the campaign records it. `info` is wgpu's `AdapterInfo`, which this crate
+/// names only through the runtime.
+fn adapter(index: usize, info: wgstress_runtime::device::Info) -> Adapter {
+    Adapter {
+        index,
+        driver: format!("{} {}", info.driver, info.driver_info)
+            .trim()
+            .to_string(),
+        backend: format!("{:?}", info.backend),
+        device_type: format!("{:?}", info.device_type),
+        name: info.name,
+    }
+}
+
+enum Filter<'a> {
+    Gpus,
+    Named(&'a str),
+}
+
+fn all(wanted: &str) -> Option<Filter<'_>> {
+    match wanted {
+        "all" => Some(Filter::Gpus),
+        w => w.strip_prefix("all:").map(Filter::Named),
+    }
 }
