@@ -3,7 +3,7 @@
 //! the missing and the cut short.
 
 use super::extract::{Measure, Unit};
-use super::read::{Attempt, ShardRun};
+use super::read::{Attempt, ShardRun, Shards};
 use super::report::*;
 use crate::baseline::Baseline;
 use crate::outcome::{Expected, Judgement, Outcome};
@@ -21,11 +21,13 @@ struct Sample<'a> {
 
 type RowKey = (String, Option<String>, String, usize, String, String);
 
+/// The report over `shards`, judged against `baseline` (read from `baseline_path`).
 pub fn merge(
-    runs: &[ShardRun],
+    shards: &Shards,
     baseline: Option<&Baseline>,
     baseline_path: Option<String>,
 ) -> Report {
+    let runs = &shards.runs;
     let samples = samples(runs);
     let mut by_row: BTreeMap<RowKey, Vec<&Sample>> = BTreeMap::new();
     for s in &samples {
@@ -60,6 +62,11 @@ pub fn merge(
         gpus,
         total,
         missing: missing(runs),
+        unreadable: shards
+            .unreadable
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect(),
         baseline: baseline_path,
     }
 }

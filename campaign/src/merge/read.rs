@@ -36,8 +36,16 @@ pub struct Attempt {
     pub error: Option<String>,
 }
 
+/// What the directories hold.
+#[derive(Clone, Debug)]
+pub struct Shards {
+    pub runs: Vec<ShardRun>,
+    /// Shard logs without a start line: killed before they wrote one.
+    pub unreadable: Vec<PathBuf>,
+}
+
 /// Every shard under `dirs`, in path order.
-pub fn read(dirs: &[PathBuf]) -> Result<Vec<ShardRun>> {
+pub fn read(dirs: &[PathBuf]) -> Result<Shards> {
     let mut logs = Vec::new();
     for dir in dirs {
         if !dir.is_dir() {
@@ -59,7 +67,17 @@ pub fn read(dirs: &[PathBuf]) -> Result<Vec<ShardRun>> {
                 .join(", ")
         )));
     }
-    logs.iter().filter_map(|l| shard(l).transpose()).collect()
+    let mut shards = Shards {
+        runs: Vec::new(),
+        unreadable: Vec::new(),
+    };
+    for log in logs {
+        match shard(&log)? {
+            Some(run) => shards.runs.push(run),
+            None => shards.unreadable.push(log),
+        }
+    }
+    Ok(shards)
 }
 
 fn find(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {

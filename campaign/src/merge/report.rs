@@ -24,6 +24,8 @@ pub struct Report {
     pub total: Total,
     /// Per campaign (plan and shard count): the shards no directory holds.
     pub missing: Vec<Missing>,
+    /// Shard logs without a start line (killed before they wrote one).
+    pub unreadable: Vec<String>,
     /// The baseline the rows were judged against, if any.
     pub baseline: Option<String>,
     /// Rows whose judgement is unexpected (a pass, a failure or an error).

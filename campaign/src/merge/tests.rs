@@ -103,8 +103,8 @@ fn a_failure_that_passes_its_rerun_is_a_flake_and_an_error_is_unexpected() {
             ("b", 0, Some(2), vec![start]),
         ],
     );
-    let runs = super::read(&[dir.path().to_path_buf()]).unwrap();
-    let report = super::merge(&runs, None, None);
+    let shards = super::read(&[dir.path().to_path_buf()]).unwrap();
+    let report = super::merge(&shards, None, None);
     let a = report.rows.iter().find(|r| r.item == "a").unwrap();
     assert_eq!((a.counts.runs, a.counts.failures), (20, 2));
     assert_eq!((a.outcome, a.judgement), (Outcome::Flaky, Judgement::Flake));
@@ -150,8 +150,11 @@ fn a_compare_cut_short_counts_each_configuration_to_its_last_batch() {
         vec![item("c", Command::Compare)],
         &[("c", 0, None, lines)],
     );
-    let runs = super::read(&[dir.path().to_path_buf()]).unwrap();
-    let report = super::merge(&runs, None, None);
+    // A shard killed before its first line: named, not counted.
+    std::fs::create_dir(dir.path().join("early")).unwrap();
+    std::fs::write(dir.path().join("early").join(SHARD_LOG), "").unwrap();
+    let shards = super::read(&[dir.path().to_path_buf()]).unwrap();
+    let report = super::merge(&shards, None, None);
     let counts: Vec<_> = report
         .rows
         .iter()
@@ -174,4 +177,6 @@ fn a_compare_cut_short_counts_each_configuration_to_its_last_batch() {
     assert_eq!(report.rows[0].outcome, Outcome::Incomplete);
     assert_eq!(report.rows[0].first_failures[0].failure.after_seconds, 0.25);
     assert_eq!(report.shards[0].cut_short, ["c"]);
+    assert_eq!(report.unreadable.len(), 1);
+    assert!(crate::render::text(&report).contains("unreadable: "));
 }

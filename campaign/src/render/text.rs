@@ -65,6 +65,11 @@ fn read(r: &Report) -> String {
             m.plan_items
         ));
     }
+    for path in &r.unreadable {
+        out.push_str(&format!(
+            "unreadable: {path} (no start line: killed as it began)\n"
+        ));
+    }
     for s in r
         .shards
         .iter()
