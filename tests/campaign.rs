@@ -259,6 +259,71 @@ fn a_killed_shard_leaves_logs_that_merge_counts_and_reports_as_cut_short() {
     assert!(text.contains("cut short: shard 0/1 on h #0"), "{text}");
 }
 
+#[test]
+fn ctrl_c_stops_the_shard_after_the_items_running_and_merge_says_interrupted() {
+    use std::os::unix::process::CommandExt;
+    let dir = tempfile::tempdir().unwrap();
+    let plan = plan(
+        dir.path(),
+        "[[item]]\ncommand = \"run\"\napp = \"{counter}\"\ntime = 120\niterations = 64\nbatch = 4\n\n\
+         [[item]]\ncommand = \"run\"\napp = \"{racy}\"\nruns = 10\niterations = 64\n",
+    );
+    let out = dir.path().join("out");
+    let shard = Command::new(env!("CARGO_BIN_EXE_wgstress"))
+        .args(["campaign", plan.to_str().unwrap(), "--out"])
+        .arg(&out)
+        .args(["--host", "h"])
+        .process_group(0)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    let batches = || {
+        item_logs(&out)
+            .iter()
+            .flat_map(|l| lines(l))
+            .filter(|l| l["type"] == "batch")
+            .count()
+    };
+    while batches() < 2 && start.elapsed() < Duration::from_secs(90) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // As a terminal's Ctrl-C: to the campaign and the command it runs.
+    let sent = Command::new("kill")
+        .args(["-INT", "--", &format!("-{}", shard.id())])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let ended = shard.wait_with_output().unwrap();
+    assert_eq!(ended.status.code(), Some(130));
+    assert!(
+        stdout(&ended).contains(": incomplete (incomplete; interrupted)"),
+        "{}",
+        stdout(&ended)
+    );
+    let (report, code) = merge(&[&out], &[]);
+    assert_eq!(code, Some(0));
+    let shard = &report["shards"][0];
+    assert_eq!(
+        (&shard["finished"], &shard["interrupted"]),
+        (&Value::Bool(true), &Value::Bool(true))
+    );
+    assert_eq!(
+        shard["not_run"].as_array().unwrap().len(),
+        1,
+        "the next item did not start"
+    );
+    let row = &report["rows"][0];
+    assert_eq!(
+        row["complete"], true,
+        "the command wrote its summary: {row}"
+    );
+    assert!(row["runs"].as_u64().unwrap() >= 8);
+    let text = stdout(&wgstress(&["merge", out.to_str().unwrap()], dir.path()));
+    assert!(text.contains("interrupted: shard 0/1 on h #0"), "{text}");
+}
+
 /// A baseline file of `[[expect]]` entries: (item pattern, outcome).
 fn baseline(dir: &Path, name: &str, entries: &[(&str, &str)]) -> PathBuf {
     let path = dir.join(name);
