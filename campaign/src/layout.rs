@@ -2,43 +2,12 @@
 //! (`shard.jsonl`) and per item and attempt the command's log, its JSON output, its notes
 //! and whatever else it writes.
 
+use crate::names::{safe_name, slug};
 use crate::record::Adapter;
 use std::path::{Path, PathBuf};
 
 /// The shard's own log's file name.
 pub const SHARD_LOG: &str = "shard.jsonl";
-
-/// A file or directory name made of `text`: letters, digits, `.`, `_` and `-`.
-pub fn safe_name(text: &str) -> String {
-    let name: String = text
-        .chars()
-        .map(|c| match c {
-            c if c.is_ascii_alphanumeric() || "._-".contains(c) => c,
-            _ => '-',
-        })
-        .collect();
-    match name.trim_matches(['-', '.']) {
-        "" => "unnamed".to_string(),
-        n => n.to_string(),
-    }
-}
-
-/// Lower-case letters, digits, dots and single dashes, at most 48 characters: readable
-/// file names for items and adapters.
-pub fn slug(text: &str) -> String {
-    let mut out = String::new();
-    for c in text.chars() {
-        if c.is_ascii_alphanumeric() || c == '.' {
-            out.push(c.to_ascii_lowercase());
-        } else if !out.ends_with('-') && !out.is_empty() {
-            out.push('-');
-        }
-        if out.len() >= 48 {
-            break;
-        }
-    }
-    out.trim_matches(['-', '.']).to_string()
-}
 
 /// `OUT/<host>/gpu<N>-<adapter>/shard-I`: the place number keeps identical GPUs apart.
 pub fn shard_dir(out: &Path, host: &str, adapter: &Adapter, shard: u32) -> PathBuf {
@@ -94,14 +63,4 @@ pub fn host_name() -> Option<String> {
         .or_else(command)
         .map(|name| name.trim().to_string())
         .filter(|name| !name.is_empty())
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn names_are_safe_for_every_file_system() {
-        assert_eq!(super::safe_name("node-1.cluster"), "node-1.cluster");
-        assert_eq!(super::safe_name("a/b c"), "a-b-c");
-        assert_eq!(super::safe_name(".."), "unnamed");
-    }
 }

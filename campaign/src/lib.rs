@@ -11,6 +11,7 @@ pub mod execute;
 pub mod hash;
 pub mod layout;
 pub mod merge;
+pub mod names;
 pub mod outcome;
 pub mod plan;
 pub mod record;

@@ -148,6 +148,7 @@ fn place(run: &ShardRun, attempt: &Attempt) -> Place {
         adapter: run.start.adapter.name.clone(),
         shard: run.start.shard,
         attempt: attempt.attempt,
+        master_seed: attempt.seed.clone(),
         dir: run.dir.display().to_string(),
     }
 }

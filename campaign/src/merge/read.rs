@@ -106,6 +106,15 @@ fn lines(path: &Path) -> Result<Vec<Value>> {
         .collect())
 }
 
+/// An attempt as the shard's log tells it, before its command's log is read.
+struct Begun {
+    item: ItemRef,
+    attempt: u32,
+    seed: Option<String>,
+    started: f64,
+    done: Option<ItemDone>,
+}
+
 /// A shard's log and its items' logs; None for a log without a start line (killed before it
 /// wrote one).
 fn shard(path: &Path) -> Result<Option<ShardRun>> {
@@ -117,59 +126,63 @@ fn shard(path: &Path) -> Result<Option<ShardRun>> {
     let Some(Line::Start(start)) = parsed.first().cloned() else {
         return Ok(None);
     };
-    let mut run = ShardRun {
-        dir: dir.clone(),
-        last: start.started,
-        start,
-        attempts: Vec::new(),
-        end: None,
-    };
+    let (mut begun, mut end, mut last) = (Vec::<Begun>::new(), None, start.started);
     for line in parsed.into_iter().skip(1) {
         match line {
-            Line::Item(begun) => {
-                let Some(item) = run.start.items.iter().find(|i| i.key == begun.key) else {
+            Line::Item(b) => {
+                let Some(item) = start.items.iter().find(|i| i.key == b.key) else {
                     continue;
                 };
-                run.last = run.last.max(begun.started);
-                run.attempts.push(Attempt {
+                last = last.max(b.started);
+                begun.push(Begun {
                     item: item.clone(),
-                    attempt: begun.attempt,
-                    seed: begun.seed,
-                    started: begun.started,
+                    attempt: b.attempt,
+                    seed: b.seed,
+                    started: b.started,
                     done: None,
-                    measures: Vec::new(),
-                    complete: false,
-                    error: None,
                 });
             }
             Line::Done(done) => {
-                let Some(a) = run
-                    .attempts
-                    .iter_mut()
-                    .rev()
-                    .find(|a| a.item.key == done.key && a.attempt == done.attempt)
-                else {
-                    continue;
-                };
-                let ended = a.started + done.seconds;
-                a.done = Some(done);
-                run.last = run.last.max(ended);
+                let same = |a: &&mut Begun| a.item.key == done.key && a.attempt == done.attempt;
+                if let Some(a) = begun.iter_mut().rev().find(same) {
+                    last = last.max(a.started + done.seconds);
+                    a.done = Some(done);
+                }
             }
-            Line::End(end) => {
-                run.last = run.last.max(end.ended);
-                run.end = Some(end);
+            Line::End(e) => {
+                last = last.max(e.ended);
+                end = Some(e);
             }
             Line::Start(_) => {}
         }
     }
-    for a in &mut run.attempts {
-        let files = ItemFiles::new(&dir, &a.item.key, a.attempt);
-        let (measures, complete) = measures(a.item.command, &lines(&files.log)?);
-        a.measures = measures;
-        a.complete = complete;
-        a.error = error_line(&files.stderr);
-    }
-    Ok(Some(run))
+    let attempts = begun
+        .into_iter()
+        .map(|b| attempt(&dir, b))
+        .collect::<Result<_>>()?;
+    Ok(Some(ShardRun {
+        dir,
+        start,
+        attempts,
+        end,
+        last,
+    }))
+}
+
+/// An attempt with what its command's log and notes say.
+fn attempt(dir: &Path, b: Begun) -> Result<Attempt> {
+    let files = ItemFiles::new(dir, &b.item.key, b.attempt);
+    let (measures, complete) = measures(b.item.command, &lines(&files.log)?);
+    Ok(Attempt {
+        error: error_line(&files.stderr),
+        measures,
+        complete,
+        item: b.item,
+        attempt: b.attempt,
+        seed: b.seed,
+        started: b.started,
+        done: b.done,
+    })
 }
 
 /// The command's `wgstress: error: ...` line, if it wrote one.

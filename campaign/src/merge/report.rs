@@ -104,6 +104,8 @@ pub struct Place {
     pub adapter: String,
     pub shard: Shard,
     pub attempt: u32,
+    /// The `--master-seed` the attempt ran with (run, compare and fences).
+    pub master_seed: Option<String>,
     pub dir: String,
 }
 

@@ -5,7 +5,7 @@
 use super::file::{Entry, RawItem};
 use crate::error::{Error, Location, Result};
 use crate::hash::fnv1a;
-use crate::layout::slug;
+use crate::names::slug;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;

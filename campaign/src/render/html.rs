@@ -1,8 +1,8 @@
 //! The report as one HTML page: the chart of rates per adapter, and the text report's
 //! tables.
 
+use super::cells::{counts, label, seconds, verdict};
 use super::svg::{escape, rates};
-use super::{counts, label, seconds, verdict};
 use crate::merge::report::Report;
 use std::fmt::Write;
 
@@ -52,7 +52,7 @@ pub fn html(r: &Report) -> String {
     }
     page.push_str(&format!(
         "<h2>Failure rate per {} (95% interval)</h2>\n",
-        super::series(r).of
+        super::cells::series(r).of
     ));
     page.push_str(&rates(r));
     page.push_str(&rows(r));

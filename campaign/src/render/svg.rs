@@ -1,7 +1,7 @@
 //! The chart of the HTML page: per item, a bar per adapter model for its failure rate,
 //! with the 95% interval as a whisker and the rate written beside it.
 
-use super::rate;
+use super::cells::rate;
 use crate::merge::report::Report;
 use std::fmt::Write;
 
@@ -31,7 +31,7 @@ fn short(text: &str) -> String {
 
 /// The rates of every item per adapter model (or per GPU), as one SVG.
 pub fn rates(r: &Report) -> String {
-    let series = super::series(r);
+    let series = super::cells::series(r);
     let names = &series.names;
     let top = 20.0 + 18.0 * names.len() as f64;
     let group = BAR * names.len() as f64 + GAP;

@@ -1,7 +1,7 @@
 //! The report as text: what was read and what is missing, a row per item and GPU, the
 //! adapter models side by side, the first failures with their replays, the throughput.
 
-use super::{counts, label, rate, seconds, table, verdict};
+use super::cells::{counts, label, rate, seconds, table, verdict};
 use crate::merge::report::{Report, ShardRow};
 
 pub fn text(r: &Report) -> String {
@@ -103,7 +103,7 @@ fn partial(s: &ShardRow) -> String {
 }
 
 fn side_by_side(r: &Report) -> String {
-    let series = super::series(r);
+    let series = super::cells::series(r);
     if series.names.len() < 2 {
         return String::new();
     }
