@@ -242,7 +242,7 @@ fn item(
         name: name.unwrap_or_else(|| description.clone()),
         command,
         target,
-        key: format!("{}-{:08x}", slug(&description), hash as u32),
+        key: format!("{}-{hash:016x}", slug(&description)),
         description,
         hash,
         args,
