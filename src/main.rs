@@ -51,6 +51,12 @@ enum Command {
     /// Find the storage barriers that stop an application's failures (delta debugging over
     /// its candidate fence sites), or list the sites, or write it with a barrier at every one
     Fences(commands::fences::Args),
+    /// Run a campaign's plan (its I-th of N shards; on one adapter or all), each item a
+    /// wgstress command of its own, logged for `merge`
+    Campaign(commands::campaign::Args),
+    /// Merge campaign logs of every shard, host and GPU into one report; judge it against a
+    /// baseline
+    Merge(commands::merge::Args),
     /// List the bundled applications
     Apps,
     /// List the GPU adapters wgpu finds
@@ -91,9 +97,31 @@ fn execute(cli: Cli) -> anyhow::Result<Status> {
         }
         Command::Tune(args) => commands::tune::execute(commands::tune::plan(&args)?, notes),
         Command::Fences(args) => commands::fences::execute(commands::fences::plan(&args)?, notes),
+        Command::Campaign(args) => {
+            commands::campaign::execute(commands::campaign::plan(&args, &check_item)?, notes)
+        }
+        Command::Merge(args) => commands::merge::execute(commands::merge::plan(&args)?, notes),
         Command::Apps => commands::apps::list(),
         Command::Adapters => commands::apps::adapters(),
     }
+}
+
+/// Checks a campaign item's arguments (after `wgstress`) as its command would: parsed, then
+/// planned, which reads its spec and checks its values and paths, with no device opened.
+fn check_item(args: &[String]) -> Result<(), String> {
+    let argv = std::iter::once("wgstress".to_string()).chain(args.iter().cloned());
+    let cli = Cli::try_parse_from(argv).map_err(|e| clap_message(&e))?;
+    let planned = match cli.command {
+        Command::Run(a) => commands::run::plan(&a).map(drop),
+        Command::Compare(a) => commands::compare::plan(&a).map(drop),
+        Command::Fences(a) => commands::fences::plan(&a).map(drop),
+        Command::Litmus(a) => commands::litmus::plan(&a).map(drop),
+        Command::Mutants(a) => commands::mutants::plan(&a).map(drop),
+        _ => Err(anyhow::anyhow!(
+            "a campaign runs run, compare, fences, litmus and mutants"
+        )),
+    };
+    planned.map_err(|e| one_line(&e))
 }
 
 fn fail(message: &str) -> ExitCode {

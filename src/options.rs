@@ -119,7 +119,7 @@ pub const MAX_CACHE_MIB: i64 = (1 << 14) - 1;
 /// The device, the seed and where results go, for `run` and `compare`.
 #[derive(clap::Args, Clone, Debug)]
 pub struct SessionOptions {
-    /// Pick the adapter whose name contains this (see `wgstress adapters`)
+    /// Pick the adapter whose name contains this, or `#N` the N-th `wgstress adapters` lists
     #[arg(long)]
     pub adapter: Option<String>,
     /// Seed from which every run's seed derives (random when left out)
@@ -208,7 +208,7 @@ pub struct LitmusEnvOptions {
     /// Stress iterations by testing threads before the test
     #[arg(long, default_value_t = 0)]
     pub pre_stress: u32,
-    /// Pick the adapter whose name contains this (see `wgstress adapters`)
+    /// Pick the adapter whose name contains this, or `#N` the N-th `wgstress adapters` lists
     #[arg(long)]
     pub adapter: Option<String>,
 }

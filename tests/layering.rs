@@ -24,6 +24,7 @@ fn the_libraries_print_nothing() {
         "litmus/src",
         "apps/src",
         "macros/src",
+        "campaign/src",
     ] {
         rust_files(&root.join(library), &mut files);
     }

@@ -18,9 +18,19 @@ pub fn adapters() -> Result<Status> {
     if found.is_empty() {
         return Err(wgstress_runtime::Error::NoAdapter.into());
     }
+    // `#N` picks the N-th with --adapter: identical GPUs of one host differ only there.
     let text: String = found
         .iter()
-        .map(|info| format!("{}\n", wgstress_runtime::gpu::device::describe(info)))
+        .enumerate()
+        .map(|(i, info)| {
+            let driver = format!("{} {}", info.driver, info.driver_info);
+            let driver = driver.trim();
+            let describe = wgstress_runtime::gpu::device::describe(info);
+            match driver.is_empty() {
+                true => format!("#{i} {describe}\n"),
+                false => format!("#{i} {describe}, driver {driver}\n"),
+            }
+        })
         .collect();
     emit(&text)?;
     Ok(Status::Passed)

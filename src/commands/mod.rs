@@ -1,10 +1,12 @@
 //! One module per command: its own options, its plan, and running the plan.
 
 pub mod apps;
+pub mod campaign;
 pub mod compare;
 pub mod fences;
 pub mod instrument;
 pub mod litmus;
+pub mod merge;
 pub mod mutants;
 pub mod run;
 pub mod tune;

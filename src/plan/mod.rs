@@ -3,6 +3,7 @@
 //! each other, the application spec, output paths); what needs the adapter's limits is
 //! checked right after it opens, before the first run.
 
+pub mod adapters;
 pub mod paths;
 
 use crate::options::{

@@ -1,5 +1,6 @@
 //! What the user sees: tables, charts, progress. The libraries compute; this module shows.
 
+pub mod campaign;
 pub mod chart;
 pub mod comparison;
 pub mod fences;

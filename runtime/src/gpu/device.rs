@@ -5,6 +5,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+/// What wgpu tells of an adapter: its name, type, driver and backend.
+pub type Info = wgpu::AdapterInfo;
+
 pub struct Gpu {
     pub device: wgpu::Device,
     pub queue: wgpu::Queue,
@@ -83,39 +86,61 @@ fn preference(kind: wgpu::DeviceType) -> u8 {
     }
 }
 
-/// Opens the adapter whose name contains `wanted` (case-insensitive), else the best one: a
-/// discrete GPU, else an integrated one, else a CPU implementation such as lavapipe.
+/// Opens the adapter `wanted` names (see `pick`), else the best one: a discrete GPU, else an
+/// integrated one, else a CPU implementation such as lavapipe.
 pub fn open(wanted: Option<&str>) -> Result<Gpu> {
     open_with(wanted, wgpu::Features::empty(), "wgstress")
+}
+
+/// The adapter `open` would open, and its place in `adapters()`, without opening it.
+pub fn find(wanted: Option<&str>) -> Result<(usize, wgpu::AdapterInfo)> {
+    let infos = adapters();
+    let index = pick(&infos, wanted)?;
+    Ok((index, infos[index].clone()))
+}
+
+/// Which of `infos` (in `adapters()`'s order) `wanted` names: `#N` the N-th, counted from 0
+/// (identical GPUs of one host differ only there); else the first whose name contains it
+/// (case-insensitive) in order of preference; none, the most preferred.
+fn pick(infos: &[wgpu::AdapterInfo], wanted: Option<&str>) -> Result<usize> {
+    if infos.is_empty() {
+        return Err(Error::NoAdapter);
+    }
+    let mut order: Vec<usize> = (0..infos.len()).collect();
+    order.sort_by_key(|&i| preference(infos[i].device_type));
+    let not_found = |wanted: &str| Error::AdapterNotFound {
+        wanted: wanted.to_string(),
+        found: infos
+            .iter()
+            .enumerate()
+            .map(|(i, info)| format!("#{i} {}", info.name))
+            .collect::<Vec<_>>()
+            .join(", "),
+    };
+    match wanted {
+        None => Ok(order[0]),
+        Some(w) => match w.strip_prefix('#').map(str::parse::<usize>) {
+            Some(Ok(n)) if n < infos.len() => Ok(n),
+            Some(_) => Err(not_found(w)),
+            None => {
+                let lower = w.to_lowercase();
+                order
+                    .into_iter()
+                    .find(|&i| infos[i].name.to_lowercase().contains(&lower))
+                    .ok_or_else(|| not_found(&lower))
+            }
+        },
+    }
 }
 
 /// `open`, with the device `features` that `needed_by` (an application's name) needs: an
 /// adapter without one of them is a one-line error naming it.
 pub fn open_with(wanted: Option<&str>, features: wgpu::Features, needed_by: &str) -> Result<Gpu> {
     let instance = instance();
-    let mut all = enumerate(&instance);
-    if all.is_empty() {
-        return Err(Error::NoAdapter);
-    }
-    all.sort_by_key(|a| preference(a.get_info().device_type));
-    let adapter = match wanted {
-        None => all.remove(0),
-        Some(w) => {
-            let w = w.to_lowercase();
-            let index = all
-                .iter()
-                .position(|a| a.get_info().name.to_lowercase().contains(&w))
-                .ok_or_else(|| Error::AdapterNotFound {
-                    wanted: w.clone(),
-                    found: all
-                        .iter()
-                        .map(|a| a.get_info().name)
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                })?;
-            all.remove(index)
-        }
-    };
+    let all = enumerate(&instance);
+    let infos: Vec<wgpu::AdapterInfo> = all.iter().map(|a| a.get_info()).collect();
+    let index = pick(&infos, wanted)?;
+    let adapter = all.into_iter().nth(index).expect("picked among them");
     let info = adapter.get_info();
     let limits = adapter.limits();
     crate::gpu::features::check(features, adapter.features(), &info.name, needed_by)?;
@@ -219,6 +244,28 @@ pub fn compute_pipeline(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn adapters_are_picked_by_place_then_by_name_in_order_of_preference() {
+        let info = |name: &str, device_type| wgpu::AdapterInfo {
+            name: name.to_string(),
+            device_type,
+            ..wgpu::AdapterInfo::new(wgpu::DeviceType::Other, wgpu::Backend::Vulkan)
+        };
+        let infos = [
+            info("llvmpipe", wgpu::DeviceType::Cpu),
+            info("GPU A", wgpu::DeviceType::DiscreteGpu),
+            info("GPU A", wgpu::DeviceType::DiscreteGpu),
+        ];
+        assert_eq!(super::pick(&infos, None).unwrap(), 1);
+        assert_eq!(super::pick(&infos, Some("gpu a")).unwrap(), 1);
+        assert_eq!(super::pick(&infos, Some("#2")).unwrap(), 2);
+        assert_eq!(super::pick(&infos, Some("LLVM")).unwrap(), 0);
+        for bad in ["#3", "#x", "nvidia"] {
+            let error = super::pick(&infos, Some(bad)).unwrap_err().to_string();
+            assert!(error.contains("#2 GPU A"), "{bad}: {error}");
+        }
+    }
+
     #[test]
     fn only_llvmpipe_has_a_caveat() {
         assert!(super::caveat("llvmpipe (LLVM 15.0.6, 256 bits)")

@@ -200,7 +200,7 @@ pub struct Settings {
 /// What a run's parameters were drawn from, as it ran: with its seed, this replays it (the
 /// CLI renders it as `wgstress run` options). The adaptive shape and the learned loop limit
 /// change from run to run, so a run's replay names the ones it ran with.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "mode", rename_all = "snake_case")]
 pub enum Replay {
     /// The user's shaders as given: the seed still picks the buffer layout.
@@ -209,7 +209,7 @@ pub enum Replay {
 }
 
 /// The stress settings of a run or a session, structured.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Drawn {
     pub strategy: Strategy,
     pub iterations: u32,

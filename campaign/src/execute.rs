@@ -1,0 +1,284 @@
+//! Running a shard: one worker thread per adapter, each running the shard's items in turn,
+//! each item a child process of the wgstress binary with the item's options and the
+//! campaign's (its seed, its log, `--json`, its adapter). A crashed item does not take the
+//! shard with it, and each child flushes its log line by line.
+
+use crate::baseline::Baseline;
+use crate::error::{Error, Result};
+use crate::hash::{attempt_seed, item_seed};
+use crate::layout::{ItemFiles, SHARD_LOG};
+use crate::outcome::{Expected, Outcome};
+use crate::plan::{Command, Item, Plan};
+use crate::record::{self, Adapter, Exit, ItemDone, ItemRef, ItemStart, Line, PlanRef, Writer};
+use crate::shard::Shard;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// One adapter's worker and the directory its shard writes to.
+#[derive(Clone, Debug)]
+pub struct Worker {
+    pub adapter: Adapter,
+    pub dir: PathBuf,
+}
+
+/// A shard to run, validated: its directories exist and hold no earlier shard.
+pub struct Campaign<'a> {
+    pub plan: &'a Plan,
+    pub shard: Shard,
+    pub host: String,
+    pub workers: Vec<Worker>,
+    /// The wgstress binary the items run (the campaign's own).
+    pub binary: PathBuf,
+    /// Re-runs of an unexpected failure, to tell a flake from a regression.
+    pub rerun_unexpected: u32,
+    pub baseline: Option<&'a Baseline>,
+    pub stop: Arc<AtomicBool>,
+}
+
+/// What a shard reports as it goes; the library prints nothing itself.
+pub enum Event<'a> {
+    Started {
+        adapter: &'a Adapter,
+        item: &'a Item,
+        attempt: u32,
+    },
+    Finished {
+        adapter: &'a Adapter,
+        item: &'a Item,
+        attempt: u32,
+        exit: Exit,
+        seconds: f64,
+    },
+}
+
+/// An item's attempts on one adapter.
+#[derive(Clone, Debug)]
+pub struct ItemOutcome {
+    pub item: String,
+    pub adapter: Adapter,
+    pub attempts: Vec<Exit>,
+    pub expected: Expected,
+    pub outcome: Outcome,
+}
+
+/// The directory of each adapter's shard, created; one that already holds a shard's log is
+/// refused, so that no result is written over.
+pub fn prepare(out: &Path, host: &str, adapters: &[Adapter], shard: Shard) -> Result<Vec<Worker>> {
+    adapters
+        .iter()
+        .map(|adapter| {
+            let dir = crate::layout::shard_dir(out, host, adapter, shard.index);
+            let log = dir.join(SHARD_LOG);
+            if log.exists() {
+                return Err(Error::Input(format!(
+                    "{}: shard {} already ran here; give another --out or remove it",
+                    log.display(),
+                    shard.index
+                )));
+            }
+            std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+            Ok(Worker {
+                adapter: adapter.clone(),
+                dir,
+            })
+        })
+        .collect()
+}
+
+/// Runs the shard on every worker at once; returns every item's outcome per adapter.
+pub fn run(campaign: &Campaign, on_event: &(dyn Fn(Event) + Sync)) -> Result<Vec<ItemOutcome>> {
+    let items: Vec<&Item> = campaign
+        .plan
+        .items
+        .iter()
+        .filter(|i| campaign.shard.owns(i))
+        .collect();
+    let results: Vec<Result<Vec<ItemOutcome>>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = campaign
+            .workers
+            .iter()
+            .map(|worker| scope.spawn(|| work(campaign, worker, &items, on_event)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a worker does not panic"))
+            .collect()
+    });
+    let mut all = Vec::new();
+    for result in results {
+        all.extend(result?);
+    }
+    Ok(all)
+}
+
+fn work(
+    campaign: &Campaign,
+    worker: &Worker,
+    items: &[&Item],
+    on_event: &(dyn Fn(Event) + Sync),
+) -> Result<Vec<ItemOutcome>> {
+    let started = Instant::now();
+    let mut log = Writer::create(&worker.dir.join(SHARD_LOG))?;
+    log.write(&Line::Start(start_line(campaign, worker, items)))?;
+    let mut outcomes = Vec::new();
+    for item in items {
+        if campaign.stop.load(Ordering::SeqCst) {
+            break;
+        }
+        let adapter = &worker.adapter;
+        let expected = campaign
+            .baseline
+            .map_or(Expected::Pass, |b| b.expect(&item.name, &adapter.model()));
+        let mut attempts = vec![attempt(campaign, worker, item, 0, &mut log, on_event)?];
+        // Only a failure nobody expected is re-run: a flake passes in one of them.
+        if attempts[0].failed() && expected == Expected::Pass {
+            for n in 1..=campaign.rerun_unexpected {
+                if campaign.stop.load(Ordering::SeqCst) {
+                    break;
+                }
+                let exit = attempt(campaign, worker, item, n, &mut log, on_event)?;
+                attempts.push(exit);
+                if exit.passed() {
+                    break;
+                }
+            }
+        }
+        let ended: Vec<Option<Exit>> = attempts.iter().copied().map(Some).collect();
+        outcomes.push(ItemOutcome {
+            item: item.name.clone(),
+            adapter: adapter.clone(),
+            outcome: Outcome::of(&ended),
+            attempts,
+            expected,
+        });
+    }
+    log.write(&Line::End(record::End {
+        seconds: started.elapsed().as_secs_f64(),
+        interrupted: campaign.stop.load(Ordering::SeqCst),
+        ended: record::now(),
+    }))?;
+    Ok(outcomes)
+}
+
+fn start_line(campaign: &Campaign, worker: &Worker, items: &[&Item]) -> record::Start {
+    let plan = campaign.plan;
+    record::Start {
+        version: record::VERSION,
+        host: campaign.host.clone(),
+        adapter: worker.adapter.clone(),
+        shard: campaign.shard,
+        plan: PlanRef {
+            name: plan.name.clone(),
+            path: plan.path.display().to_string(),
+            digest: plan.digest.clone(),
+            master_seed: format!("{:#x}", plan.master_seed),
+            items: plan.items.len(),
+        },
+        items: items
+            .iter()
+            .map(|i| ItemRef {
+                key: i.key.clone(),
+                name: i.name.clone(),
+                command: i.command,
+                description: i.description.clone(),
+                app_args: i.app_args.clone(),
+            })
+            .collect(),
+        started: record::now(),
+    }
+}
+
+/// One attempt of `item`: the child's command line, its run, its lines in the shard's log.
+fn attempt(
+    campaign: &Campaign,
+    worker: &Worker,
+    item: &Item,
+    n: u32,
+    log: &mut Writer,
+    on_event: &(dyn Fn(Event) + Sync),
+) -> Result<Exit> {
+    let files = ItemFiles::new(&worker.dir, &item.key, n);
+    let seed = item
+        .command
+        .seeded()
+        .then(|| attempt_seed(item_seed(campaign.plan.master_seed, item.hash), n));
+    let args = arguments(item, &files, &worker.adapter, seed);
+    log.write(&Line::Item(ItemStart {
+        key: item.key.clone(),
+        attempt: n,
+        seed: seed.map(|s| format!("{s:#018x}")),
+        args: args.clone(),
+        started: record::now(),
+    }))?;
+    let adapter = &worker.adapter;
+    on_event(Event::Started {
+        adapter,
+        item,
+        attempt: n,
+    });
+    let started = Instant::now();
+    let exit = spawn(&campaign.binary, &args, &files)?;
+    let seconds = started.elapsed().as_secs_f64();
+    log.write(&Line::Done(ItemDone {
+        key: item.key.clone(),
+        attempt: n,
+        exit,
+        seconds,
+    }))?;
+    on_event(Event::Finished {
+        adapter,
+        item,
+        attempt: n,
+        exit,
+        seconds,
+    });
+    Ok(exit)
+}
+
+/// The item's arguments and the campaign's: its adapter by place, its seed, its files.
+fn arguments(item: &Item, files: &ItemFiles, adapter: &Adapter, seed: Option<u64>) -> Vec<String> {
+    let mut args = item.args.clone();
+    let path = |p: &Path| p.display().to_string();
+    args.extend(["--adapter".into(), format!("#{}", adapter.index)]);
+    args.extend(["--log".into(), path(&files.log), "--json".into()]);
+    if let Some(seed) = seed {
+        args.extend(["--master-seed".into(), format!("{seed:#x}")]);
+    }
+    match item.command {
+        Command::Compare => args.extend(["--svg".into(), path(&files.svg)]),
+        Command::Fences => args.extend(["--output".into(), path(&files.fixed)]),
+        Command::Mutants => args.extend(["--write-env".into(), path(&files.env)]),
+        Command::Run | Command::Litmus => {}
+    }
+    args
+}
+
+fn spawn(binary: &Path, args: &[String], files: &ItemFiles) -> Result<Exit> {
+    let stdout = File::create(&files.json).map_err(|e| Error::io(&files.json, e))?;
+    let stderr = File::create(&files.stderr).map_err(|e| Error::io(&files.stderr, e))?;
+    let status = std::process::Command::new(binary)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(stdout)
+        .stderr(stderr)
+        .status()
+        .map_err(|e| Error::io(binary, e))?;
+    Ok(match status.code() {
+        Some(code) => Exit::Status(code),
+        None => signal(&status).map_or(Exit::NotStarted, Exit::Signal),
+    })
+}
+
+#[cfg(unix)]
+fn signal(status: &std::process::ExitStatus) -> Option<i32> {
+    std::os::unix::process::ExitStatusExt::signal(status)
+}
+
+#[cfg(not(unix))]
+fn signal(_: &std::process::ExitStatus) -> Option<i32> {
+    None
+}

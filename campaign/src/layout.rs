@@ -1,0 +1,66 @@
+//! Where a campaign writes: `OUT/<host>/<adapter>/shard-I/`, in it the shard's own log
+//! (`shard.jsonl`) and per item and attempt the command's log, its JSON output, its notes
+//! and whatever else it writes.
+
+use crate::names::{safe_name, slug};
+use crate::record::Adapter;
+use std::path::{Path, PathBuf};
+
+/// The shard's own log's file name.
+pub const SHARD_LOG: &str = "shard.jsonl";
+
+/// `OUT/<host>/gpu<N>-<adapter>/shard-I`: the place number keeps identical GPUs apart.
+pub fn shard_dir(out: &Path, host: &str, adapter: &Adapter, shard: u32) -> PathBuf {
+    let name = slug(&adapter.name);
+    out.join(safe_name(host))
+        .join(format!("gpu{}-{name}", adapter.index))
+        .join(format!("shard-{shard}"))
+}
+
+/// The files of one attempt of one item.
+#[derive(Clone, Debug)]
+pub struct ItemFiles {
+    pub log: PathBuf,
+    pub json: PathBuf,
+    pub stderr: PathBuf,
+    /// compare's chart, fences' patched shader, mutants --search's environment.
+    pub svg: PathBuf,
+    pub fixed: PathBuf,
+    pub env: PathBuf,
+}
+
+impl ItemFiles {
+    /// Attempt 0 is the item's run; later ones re-run an unexpected failure.
+    pub fn new(dir: &Path, key: &str, attempt: u32) -> ItemFiles {
+        let stem = match attempt {
+            0 => key.to_string(),
+            n => format!("{key}.rerun-{n}"),
+        };
+        let file = |suffix: &str| dir.join(format!("{stem}{suffix}"));
+        ItemFiles {
+            log: file(".jsonl"),
+            json: file(".json"),
+            stderr: file(".stderr.txt"),
+            svg: file(".svg"),
+            fixed: file(".fixed.wgsl"),
+            env: file(".env.json"),
+        }
+    }
+}
+
+/// This machine's name: the kernel's, else /etc/hostname's, else `hostname`'s.
+pub fn host_name() -> Option<String> {
+    let read = |path: &str| std::fs::read_to_string(path).ok();
+    let command = || {
+        std::process::Command::new("hostname")
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+    };
+    read("/proc/sys/kernel/hostname")
+        .or_else(|| read("/etc/hostname"))
+        .or_else(command)
+        .map(|name| name.trim().to_string())
+        .filter(|name| !name.is_empty())
+}

@@ -1,0 +1,97 @@
+//! A campaign plan (TOML): the master seed, defaults per command, and the items, each one
+//! wgstress command on one application or test with its options. Errors are at
+//! `file:line:column`; unknown keys are refused, and every item's arguments are checked by
+//! the caller (the CLI parses and plans them as the command itself would) before any work.
+
+mod file;
+mod item;
+
+pub use item::{quote, Command, Item};
+
+use crate::error::{Error, Result};
+use crate::hash::fnv1a;
+use std::path::{Path, PathBuf};
+
+/// A validated plan.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub path: PathBuf,
+    /// The plan's `name`, else its file's stem.
+    pub name: String,
+    pub master_seed: u64,
+    /// A hash of the master seed and every item's description: shards of one campaign share it.
+    pub digest: String,
+    pub items: Vec<Item>,
+}
+
+/// Checks one item's arguments (the command first) as the command would: `Err` holds the
+/// one-line reason.
+pub type Check<'a> = &'a dyn Fn(&[String]) -> std::result::Result<(), String>;
+
+/// The master seed when the plan gives none.
+pub const DEFAULT_MASTER_SEED: u64 = 1;
+
+impl Plan {
+    /// Reads and validates the plan at `path`; `check` validates each item's arguments.
+    pub fn load(path: &Path, check: Check) -> Result<Plan> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        Plan::parse(path, &text, check)
+    }
+
+    pub fn parse(path: &Path, text: &str, check: Check) -> Result<Plan> {
+        let parsed = file::parse(path, text)?;
+        let source = item::Source { path, text };
+        for (command, (offset, _)) in &parsed.defaults {
+            if Command::parse(command).is_none() {
+                let message = format!("[defaults.{command}]: no such command");
+                return Err(Error::at(path, text, *offset, message));
+            }
+        }
+        let base = path.parent().unwrap_or(Path::new(""));
+        let mut items: Vec<Item> = Vec::new();
+        for raw in &parsed.items {
+            for item in item::build(raw, &parsed.defaults, base, &source)? {
+                let clash = |message: String| Error::At {
+                    at: item.at.clone(),
+                    message,
+                };
+                if let Some(same) = items.iter().find(|i| i.description == item.description) {
+                    return Err(clash(format!(
+                        "the item `{}` appears twice (first at line {})",
+                        item.description, same.at.line
+                    )));
+                }
+                if items.iter().any(|i| i.name == item.name) {
+                    return Err(clash(format!("two items are named `{}`", item.name)));
+                }
+                let mut argv = item.args.clone();
+                argv.push("--no-log".to_string());
+                check(&argv)
+                    .map_err(|message| clash(format!("`{}`: {message}", item.description)))?;
+                items.push(item);
+            }
+        }
+        if items.is_empty() {
+            return Err(Error::at(path, text, 0, "the plan has no [[item]]"));
+        }
+        let master_seed = parsed.master_seed.unwrap_or(DEFAULT_MASTER_SEED);
+        let mut all = format!("{master_seed}\n");
+        for item in &items {
+            all.push_str(&item.description);
+            all.push('\n');
+        }
+        Ok(Plan {
+            path: path.to_path_buf(),
+            name: parsed.name.unwrap_or_else(|| {
+                path.file_stem()
+                    .map_or("plan".into(), |s| s.to_string_lossy().into_owned())
+            }),
+            master_seed,
+            digest: format!("{:016x}", fnv1a(all.as_bytes())),
+            items,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,186 @@
+//! The shard's own log, `shard.jsonl`: what ran where. A start line (host, adapter, shard,
+//! plan, the shard's items), a line as each attempt of an item starts and one as it ends,
+//! and an end line; each written and flushed at once, so a killed shard leaves what it did,
+//! and a missing end line says it was cut short.
+
+use crate::error::{Error, Result};
+use crate::plan::Command;
+use crate::shard::Shard;
+use serde::{Deserialize, Serialize};
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The version of this format, in every start line.
+pub const VERSION: u32 = 1;
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Line {
+    Start(Start),
+    Item(ItemStart),
+    Done(ItemDone),
+    End(End),
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Start {
+    pub version: u32,
+    pub host: String,
+    pub adapter: Adapter,
+    pub shard: Shard,
+    pub plan: PlanRef,
+    /// The items this shard runs, in order.
+    pub items: Vec<ItemRef>,
+    /// Seconds since the Unix epoch.
+    pub started: f64,
+}
+
+/// A GPU as wgpu describes it, and its place among the host's (`--adapter #N`).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Adapter {
+    pub index: usize,
+    pub name: String,
+    /// The driver's name and version, as the driver gives them.
+    pub driver: String,
+    pub backend: String,
+    pub device_type: String,
+}
+
+impl Adapter {
+    /// "NVIDIA H100 80GB HBM3, driver NVIDIA 550.54" (no driver part when it is unknown).
+    pub fn model(&self) -> String {
+        match self.driver.is_empty() {
+            true => self.name.clone(),
+            false => format!("{}, driver {}", self.name, self.driver),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct PlanRef {
+    pub name: String,
+    pub path: String,
+    pub digest: String,
+    pub master_seed: String,
+    /// Items in the whole plan.
+    pub items: usize,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ItemRef {
+    pub key: String,
+    pub name: String,
+    pub command: Command,
+    pub description: String,
+    /// The arguments that pick the application, for replays.
+    pub app_args: Vec<String>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ItemStart {
+    pub key: String,
+    pub attempt: u32,
+    /// The master seed the item's runs derive from (none for litmus and mutants).
+    pub seed: Option<String>,
+    /// The whole command line after `wgstress`.
+    pub args: Vec<String>,
+    pub started: f64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ItemDone {
+    pub key: String,
+    pub attempt: u32,
+    pub exit: Exit,
+    /// Wall-clock seconds of the whole command: start-up, calibration and runs.
+    pub seconds: f64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct End {
+    pub seconds: f64,
+    pub interrupted: bool,
+    pub ended: f64,
+}
+
+/// How a command ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Exit {
+    /// Its exit status: 0 passed, 1 failed, 2 an error, 130 interrupted.
+    Status(i32),
+    /// Killed by this signal.
+    Signal(i32),
+    /// It could not be started.
+    NotStarted,
+}
+
+impl Exit {
+    pub fn passed(self) -> bool {
+        self == Exit::Status(0)
+    }
+
+    pub fn failed(self) -> bool {
+        self == Exit::Status(1)
+    }
+
+    /// Stopped from outside: Ctrl-C, or killed by SIGINT, SIGKILL or SIGTERM (what Slurm
+    /// and Kubernetes send at a time limit), as opposed to a crash.
+    pub fn interrupted(self) -> bool {
+        matches!(
+            self,
+            Exit::Status(130) | Exit::Signal(2) | Exit::Signal(9) | Exit::Signal(15)
+        )
+    }
+}
+
+impl std::fmt::Display for Exit {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            Exit::Status(0) => f.write_str("passed"),
+            Exit::Status(1) => f.write_str("failed"),
+            Exit::Status(130) => f.write_str("interrupted"),
+            Exit::Status(n) => write!(f, "error (exit {n})"),
+            Exit::Signal(n) => write!(f, "killed by signal {n}"),
+            Exit::NotStarted => f.write_str("not started"),
+        }
+    }
+}
+
+/// Seconds since the Unix epoch, now.
+pub fn now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
+/// An append-only JSON-lines file, each line flushed as it is written.
+pub struct Writer {
+    file: File,
+    path: PathBuf,
+}
+
+impl Writer {
+    /// Creates `path`; an existing file is an error (a shard is not run twice into one place).
+    pub fn create(path: &Path) -> Result<Writer> {
+        let file = OpenOptions::new()
+            .create_new(true)
+            .append(true)
+            .open(path)
+            .map_err(|e| Error::io(path, e))?;
+        Ok(Writer {
+            file,
+            path: path.to_path_buf(),
+        })
+    }
+
+    pub fn write(&mut self, line: &Line) -> Result<()> {
+        let mut text = serde_json::to_string(line).expect("shard lines serialize");
+        text.push('\n');
+        self.file
+            .write_all(text.as_bytes())
+            .and_then(|_| self.file.flush())
+            .map_err(|e| Error::io(&self.path, e))
+    }
+}

@@ -1,0 +1,123 @@
+//! What the text, the page and the chart share: rates and counts as cells, tables, and the
+//! series the side-by-side table and the chart compare.
+
+use crate::merge::report::{Counts, Report, Row};
+use std::collections::BTreeMap;
+
+/// What the side-by-side table and the chart compare: the adapter models, or the GPUs when
+/// they are all of one model.
+pub struct Series {
+    /// "adapter model" or "GPU".
+    pub of: &'static str,
+    pub names: Vec<String>,
+    /// The items (with compare's configuration), in order.
+    pub labels: Vec<String>,
+    /// Per (label, name), by index.
+    pub cells: BTreeMap<(usize, usize), Counts>,
+}
+
+pub fn series(r: &Report) -> Series {
+    let by_gpu = r.model_names.len() < 2 && r.gpus.len() > 1;
+    let cells: Vec<(String, String, &Counts)> = match by_gpu {
+        false => r
+            .models
+            .iter()
+            .map(|p| {
+                (
+                    label(&p.item, p.config.as_ref()),
+                    p.model.clone(),
+                    &p.counts,
+                )
+            })
+            .collect(),
+        true => r
+            .rows
+            .iter()
+            .map(|row| {
+                let gpu = format!("{} #{}", row.host, row.adapter.index);
+                (label(&row.item, row.config.as_ref()), gpu, &row.counts)
+            })
+            .collect(),
+    };
+    let mut out = Series {
+        of: if by_gpu { "GPU" } else { "adapter model" },
+        names: Vec::new(),
+        labels: Vec::new(),
+        cells: BTreeMap::new(),
+    };
+    for (label, name, counts) in cells {
+        let at = |list: &mut Vec<String>, x: String| match list.iter().position(|y| *y == x) {
+            Some(i) => i,
+            None => {
+                list.push(x);
+                list.len() - 1
+            }
+        };
+        let key = (at(&mut out.labels, label), at(&mut out.names, name));
+        out.cells.insert(key, counts.clone());
+    }
+    out
+}
+
+/// A rate as a percentage, or in scientific notation below 0.1%.
+pub fn rate(p: f64) -> String {
+    if p == 0.0 {
+        "0".to_string()
+    } else if p >= 0.001 {
+        format!("{:.1}%", p * 100.0)
+    } else {
+        format!("{p:.1e}")
+    }
+}
+
+/// "12 / 3400  0.35% [0.07%, 1.0%]"
+pub fn counts(c: &Counts) -> String {
+    format!(
+        "{} / {}  {} [{}, {}]",
+        c.failures,
+        c.runs,
+        rate(c.rate),
+        rate(c.interval_95[0]),
+        rate(c.interval_95[1])
+    )
+}
+
+/// An item and its compare configuration, as one label.
+pub fn label(item: &str, config: Option<&String>) -> String {
+    match config {
+        Some(c) => format!("{item} [{c}]"),
+        None => item.to_string(),
+    }
+}
+
+pub fn seconds(s: Option<f64>) -> String {
+    s.map_or("-".to_string(), |s| format!("{s:.2} s"))
+}
+
+/// "fail (expected)", "pass (unexpected pass)".
+pub fn verdict(row: &Row) -> String {
+    format!("{} ({})", row.outcome.name(), row.judgement.name())
+}
+
+/// Columns padded to their widest cell, two spaces apart.
+pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for row in rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |cells: Vec<&str>| {
+        let padded: Vec<String> = cells
+            .iter()
+            .zip(&widths)
+            .map(|(c, w)| format!("{c:<w$}"))
+            .collect();
+        format!("{}\n", padded.join("  ").trim_end())
+    };
+    let mut out = line(header.to_vec());
+    for row in rows {
+        out.push_str(&line(row.iter().map(String::as_str).collect()));
+    }
+    out
+}

@@ -1,0 +1,61 @@
+//! The adapters a campaign's workers use, each by its place among those wgpu lists, which
+//! the workers pass on to their commands as `--adapter #N`: `all` every GPU (CPU drivers
+//! such as lavapipe only where there is no GPU), `all:TEXT` every adapter whose name contains
+//! TEXT, else the one `--adapter` names (or the best).
+
+use anyhow::{bail, Result};
+use wgstress_campaign::record::Adapter;
+
+pub fn for_campaign(wanted: Option<&str>) -> Result<Vec<Adapter>> {
+    let Some(filter) = wanted.and_then(all) else {
+        let (index, info) = wgstress_runtime::gpu::device::find(wanted)?;
+        return Ok(vec![adapter(index, info)]);
+    };
+    let listed: Vec<Adapter> = wgstress_runtime::gpu::device::adapters()
+        .into_iter()
+        .enumerate()
+        .map(|(index, info)| adapter(index, info))
+        .collect();
+    let cpu = |a: &Adapter| a.device_type == "Cpu";
+    let gpus = listed.iter().any(|a| !cpu(a));
+    let kept: Vec<Adapter> = listed
+        .into_iter()
+        .filter(|a| match filter {
+            Filter::Gpus => !gpus || !cpu(a),
+            Filter::Named(text) => a.name.to_lowercase().contains(&text.to_lowercase()),
+        })
+        .collect();
+    if kept.is_empty() {
+        bail!(
+            "no adapter matches `{}` (see wgstress adapters)",
+            wanted.unwrap_or_default()
+        );
+    }
+    Ok(kept)
+}
+
+/// The adapter as the campaign records it. `info` is wgpu's `AdapterInfo`, which this crate
+/// names only through the runtime.
+fn adapter(index: usize, info: wgstress_runtime::gpu::device::Info) -> Adapter {
+    Adapter {
+        index,
+        driver: format!("{} {}", info.driver, info.driver_info)
+            .trim()
+            .to_string(),
+        backend: format!("{:?}", info.backend),
+        device_type: format!("{:?}", info.device_type),
+        name: info.name,
+    }
+}
+
+enum Filter<'a> {
+    Gpus,
+    Named(&'a str),
+}
+
+fn all(wanted: &str) -> Option<Filter<'_>> {
+    match wanted {
+        "all" => Some(Filter::Gpus),
+        w => w.strip_prefix("all:").map(Filter::Named),
+    }
+}
