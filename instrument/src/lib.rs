@@ -13,6 +13,7 @@
 pub mod atomic;
 mod barriers;
 mod builder;
+mod directives;
 mod entry;
 mod error;
 pub mod fences;
@@ -22,8 +23,11 @@ mod locate;
 pub mod manifest;
 mod names;
 mod overrides;
+mod pointers;
 mod remap;
+mod reorder;
 mod sites;
+mod spell;
 mod walk;
 mod watchdog;
 
@@ -105,9 +109,24 @@ fn instrument_source(
     instrument(module, Some(source), &options, fence)
 }
 
-/// Parses WGSL; errors carry file:line:column and naga's rendering.
+/// `wgsl` as wgpu (which parses WGSL with naga 30) takes it: the directives naga refuses,
+/// such as `enable subgroups;`, blanked out; every other byte, and so every line and column,
+/// as it was. For any shader handed to wgpu, the user's or one wgstress wrote.
+pub fn for_wgpu(wgsl: &str) -> std::borrow::Cow<'_, str> {
+    directives::for_naga(wgsl)
+}
+
+/// Parses WGSL (directives naga refuses set aside, pointer parameters naga refuses
+/// rewritten); errors carry file:line:column and naga's rendering.
 fn parse(source: &str, path: &str) -> Result<Module> {
-    naga::front::wgsl::parse_str(source).map_err(|e| {
+    let mut module = parse_as_given(source, path)?;
+    pointers::specialize(&mut module);
+    Ok(module)
+}
+
+/// `parse` without the rewrite of pointer parameters.
+fn parse_as_given(source: &str, path: &str) -> Result<Module> {
+    naga::front::wgsl::parse_str(&directives::for_naga(source)).map_err(|e| {
         let location = e.location(source);
         shader_error(
             path,
@@ -116,6 +135,20 @@ fn parse(source: &str, path: &str) -> Result<Module> {
             e.emit_to_string_with_path(source, path),
         )
     })
+}
+
+/// The user's shader as wgpu compiles it in a raw run (no instrumentation): `for_wgpu` of the
+/// source as given, or, where the shader passes pointers naga refuses to functions, the
+/// rewritten module rendered (pointers.rs). Errors are those of `instrument_wgsl`.
+pub fn raw_wgsl<'s>(source: &'s str, path: &str) -> Result<std::borrow::Cow<'s, str>> {
+    let mut module = parse_as_given(source, path)?;
+    if !pointers::specialize(&mut module) {
+        validate_user(&module, Some(source), path)?;
+        return Ok(for_wgpu(source));
+    }
+    let info = validate_user(&module, Some(source), path)?;
+    let wgsl = render(&module, &info, Some(source))?;
+    Ok(std::borrow::Cow::Owned(for_wgpu(&wgsl).into_owned()))
 }
 
 /// Validates the user's module; errors carry file:line:column when the source is known.
@@ -130,7 +163,8 @@ fn validate_user(module: &Module, source: Option<&str>, path: &str) -> Result<Mo
 
 /// Instruments a module a Rust application built or parsed itself. Without source text the
 /// manifest's sites carry no line numbers.
-pub fn instrument_module(module: Module, options: &Options) -> Result<Instrumented> {
+pub fn instrument_module(mut module: Module, options: &Options) -> Result<Instrumented> {
+    pointers::specialize(&mut module);
     Ok(instrument(module, None, options, None)?.0)
 }
 
@@ -143,10 +177,22 @@ pub fn validate(
         .map_err(Box::new)
 }
 
-/// Renders a module as WGSL with naga's back end.
-pub fn render(module: &Module, info: &ModuleInfo) -> Result<String> {
-    naga::back::wgsl::write_string(module, info, naga::back::wgsl::WriterFlags::empty())
-        .map_err(|e| Error::Write(e.to_string()))
+/// Renders a module as WGSL with naga's back end, headed by the directives it needs: those
+/// of `source` (the user's shader it came from, if any), and those its contents need.
+/// Types WGSL cannot spell are given module structs first (spell.rs).
+pub fn render(module: &Module, info: &ModuleInfo, source: Option<&str>) -> Result<String> {
+    let write = |module: &Module, info: &ModuleInfo| {
+        naga::back::wgsl::write_string(module, info, naga::back::wgsl::WriterFlags::empty())
+            .map_err(|e| Error::Write(e.to_string()))
+    };
+    let wgsl = match spell::respelled(module, info) {
+        Some(spelled) => {
+            let info = validate(&spelled).map_err(|e| Error::Internal(format!("{e:?}")))?;
+            write(&spelled, &info)?
+        }
+        None => write(module, info)?,
+    };
+    Ok(directives::head(&wgsl, module, source))
 }
 
 /// Instruments `module`; with `fence` (the source), also guards every candidate fence site.
@@ -159,7 +205,7 @@ fn instrument(
     let path = options.file_name.as_deref().unwrap_or("shader.wgsl");
     let info = validate_user(&module, source, path)?;
     let (mut module, info) = overrides::resolve(module, info, &options.constants, path)?;
-    let original_wgsl = render(&module, &info)?;
+    let original_wgsl = render(&module, &info, source)?;
     let locator = locate::Locator::new(path, source);
     names::check_reserved(&module, &locator)?;
     let (entry, postcondition) = if options.postcondition_only {
@@ -186,6 +232,8 @@ fn instrument(
     let user = std::mem::take(&mut module);
     let imported = import::import_module(&mut module, &library);
     let user_map = import::import_module(&mut module, &user);
+    // The importer leaves diagnostic filters behind; the written shader must carry them.
+    module.diagnostic_filters = user.diagnostic_filters.clone();
     let assert_hook = assert_hook.map(|h| user_map.function_handle(h));
     let user_functions = user_map.imported_functions();
     for name in ["wgstress_params", "wgstress_results", "wgstress_scratch"] {
@@ -264,7 +312,7 @@ fn instrument(
     }
 
     let info = validate(&module).map_err(|e| Error::Internal(format!("{e:?}")))?;
-    let wgsl = render(&module, &info)?;
+    let wgsl = render(&module, &info, source)?;
     let describe = |index: usize| manifest::EntryPoint {
         name: module.entry_points[index].name.clone(),
         workgroup_size: module.entry_points[index].workgroup_size,
