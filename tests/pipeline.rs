@@ -102,6 +102,10 @@ fn subgroup_operations_stay_whole_under_stress() {
             "{summary}"
         );
     }
+    // The shader says `enable subgroups;`, which wgpu's naga refuses: a raw run too.
+    let (code, summary, err) = run(&[&pipeline("subgroups.toml"), "--raw"]);
+    assert_eq!(code, Some(0), "raw: {err}\n{summary}");
+    assert_eq!(summary["counts"]["pass"], 32, "{summary}");
 }
 
 #[test]

@@ -228,7 +228,7 @@ impl Session {
         });
 
         let ours = [&params, &results, &scratch];
-        let make = |unit: usize, dispatch: Option<&crate::spec::Dispatch>, shader: &str| {
+        let make = |unit: usize, dispatch: Option<&crate::spec::Dispatch>| {
             let uniforms = uniform_buffers(device, app, &buffers, dispatch)?;
             let (layouts, groups) = bind_groups(device, &buffers, &manifest, ours, unit, &uniforms);
             let layout_refs: Vec<Option<&wgpu::BindGroupLayout>> =
@@ -238,30 +238,30 @@ impl Session {
                 bind_group_layouts: &layout_refs,
                 immediate_size: 0,
             });
-            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some(&app.name),
-                source: wgpu::ShaderSource::Wgsl(shader.into()),
-            });
-            Ok::<_, Error>((pipeline_layout, module, groups))
+            Ok::<_, Error>((pipeline_layout, groups))
         };
         let mut stages = Vec::new();
         for (index, (unit, dispatch)) in program.units.iter().zip(&program.dispatches).enumerate() {
             let entry = &unit.inst.manifest.entry_point.name;
-            let (shader, constants) = if raw {
+            let (layout, groups) = make(index, Some(dispatch))?;
+            let (what, wgsl, constants) = if raw {
+                let wgsl = wgstress_instrument::raw_wgsl(&unit.source, &unit.path)?;
+                let constants = raw_constants(&wgsl, &app.constants);
                 (
-                    unit.source.as_str(),
-                    raw_constants(&unit.source, &app.constants),
+                    format!("shader {}", unit.path),
+                    wgsl.into_owned(),
+                    constants,
                 )
             } else {
-                (unit.inst.wgsl.as_str(), Vec::new())
+                let wgsl = wgstress_instrument::for_wgpu(&unit.inst.wgsl).into_owned();
+                (format!("instrumented {}", unit.path), wgsl, Vec::new())
             };
-            let (layout, module, groups) = make(index, Some(dispatch), shader)?;
             let constants: Vec<(&str, f64)> =
                 constants.iter().map(|(k, v)| (k.as_str(), *v)).collect();
             stages.push(Stage {
-                pipeline: crate::device::compute_pipeline(
-                    device, &layout, &module, entry, &constants,
-                ),
+                pipeline: crate::device::shader_pipeline(
+                    device, &layout, &what, &wgsl, entry, &constants,
+                )?,
                 workgroups: dispatch.workgroups,
                 stress: dispatch.stress && !raw,
                 raw,
@@ -279,9 +279,18 @@ impl Session {
                     .as_ref()
                     .expect("postcondition")
                     .name;
-                let (layout, module, groups) = make(block, None, &unit.inst.wgsl)?;
+                let (layout, groups) = make(block, None)?;
+                let wgsl = wgstress_instrument::for_wgpu(&unit.inst.wgsl);
+                let what = format!("instrumented {}", unit.path);
                 Some(Stage {
-                    pipeline: crate::device::compute_pipeline(device, &layout, &module, name, &[]),
+                    pipeline: crate::device::shader_pipeline(
+                        device,
+                        &layout,
+                        &what,
+                        &wgsl,
+                        name,
+                        &[],
+                    )?,
                     workgroups: app.postcondition_workgroups,
                     stress: false,
                     raw: false,
@@ -292,7 +301,7 @@ impl Session {
             }
             None => None,
         };
-        crate::device::end_scope(scope, || format!("instrumented {}", app.name))?;
+        crate::device::end_scope(scope, || format!("buffers and bind groups of {}", app.name))?;
         Ok(Session {
             own_group: manifest.bind_group,
             manifests,

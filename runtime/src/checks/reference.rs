@@ -76,6 +76,11 @@ fn run(gpu: &Gpu, app: &App, r: &Reference) -> Result<Written> {
         ),
         None => (app.shader_path.clone(), app.source.clone()),
     };
+    // As wgpu takes it: directives naga refuses set aside, pointer parameters rewritten. A
+    // shader that does not get that far is reported by `interface`, at its line and column.
+    let source = wgstress_instrument::raw_wgsl(&source, &path)
+        .map(std::borrow::Cow::into_owned)
+        .unwrap_or_else(|_| wgstress_instrument::for_wgpu(&source).into_owned());
     let (module, used) = interface(&source, &path, r)?;
     let ([x, y, z], max) = (
         r.workgroups,
@@ -100,13 +105,16 @@ fn run(gpu: &Gpu, app: &App, r: &Reference) -> Result<Written> {
         bind_group_layouts: &layout_refs,
         immediate_size: 0,
     });
-    let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some(&path),
-        source: wgpu::ShaderSource::Wgsl(source.as_str().into()),
-    });
     let constants = constants(app, &module);
-    let pipeline =
-        device::compute_pipeline(device, &pipeline_layout, &shader, &r.entry, &constants);
+    let what = format!("reference kernel {path}");
+    let pipeline = device::shader_pipeline(
+        device,
+        &pipeline_layout,
+        &what,
+        &source,
+        &r.entry,
+        &constants,
+    )?;
     let mut encoder = device.create_command_encoder(&Default::default());
     {
         let mut pass = encoder.begin_compute_pass(&Default::default());
@@ -123,8 +131,7 @@ fn run(gpu: &Gpu, app: &App, r: &Reference) -> Result<Written> {
     let words = device::submit_and_read(gpu, encoder, &sizes, TIMEOUT);
     device::end_scope(scope, || {
         format!("reference kernel `{}` of {path}", r.entry)
-    })
-    .map_err(one_line)?;
+    })?;
     Ok(reads.iter().map(|(k, _)| *k).zip(words?).collect())
 }
 
@@ -316,23 +323,6 @@ fn interface(source: &str, path: &str, r: &Reference) -> Result<(naga::Module, V
         });
     }
     Ok((module, used))
-}
-
-/// wgpu's validation report ("Validation Error", a blank line, "Caused by:" and indented
-/// causes) as one line, so that the cause reaches a user who sees only the first.
-fn one_line(error: Error) -> Error {
-    match error {
-        Error::Wgpu { what, message } => Error::Wgpu {
-            what,
-            message: message
-                .lines()
-                .map(str::trim)
-                .filter(|l| !l.is_empty() && *l != "Caused by:")
-                .collect::<Vec<_>>()
-                .join(": "),
-        },
-        other => other,
-    }
 }
 
 #[cfg(test)]
