@@ -25,6 +25,7 @@ mod names;
 mod overrides;
 mod pointers;
 mod remap;
+mod render;
 mod reorder;
 mod sites;
 mod spell;
@@ -34,6 +35,7 @@ mod watchdog;
 pub use error::{Error, Location, Result};
 pub use manifest::Manifest;
 pub use overrides::constants_for;
+pub use render::{raw_wgsl, render, Raw};
 
 use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
 use naga::{Module, ShaderStage};
@@ -137,20 +139,6 @@ fn parse_as_given(source: &str, path: &str) -> Result<Module> {
     })
 }
 
-/// The user's shader as wgpu compiles it in a raw run (no instrumentation): `for_wgpu` of the
-/// source as given, or, where the shader passes pointers naga refuses to functions, the
-/// rewritten module rendered (pointers.rs). Errors are those of `instrument_wgsl`.
-pub fn raw_wgsl<'s>(source: &'s str, path: &str) -> Result<std::borrow::Cow<'s, str>> {
-    let mut module = parse_as_given(source, path)?;
-    if !pointers::specialize(&mut module) {
-        validate_user(&module, Some(source), path)?;
-        return Ok(for_wgpu(source));
-    }
-    let info = validate_user(&module, Some(source), path)?;
-    let wgsl = render(&module, &info, Some(source))?;
-    Ok(std::borrow::Cow::Owned(for_wgpu(&wgsl).into_owned()))
-}
-
 /// Validates the user's module; errors carry file:line:column when the source is known.
 fn validate_user(module: &Module, source: Option<&str>, path: &str) -> Result<ModuleInfo> {
     validate(module).map_err(|e| {
@@ -175,24 +163,6 @@ pub fn validate(
     Validator::new(ValidationFlags::all(), Capabilities::all())
         .validate(module)
         .map_err(Box::new)
-}
-
-/// Renders a module as WGSL with naga's back end, headed by the directives it needs: those
-/// of `source` (the user's shader it came from, if any), and those its contents need.
-/// Types WGSL cannot spell are given module structs first (spell.rs).
-pub fn render(module: &Module, info: &ModuleInfo, source: Option<&str>) -> Result<String> {
-    let write = |module: &Module, info: &ModuleInfo| {
-        naga::back::wgsl::write_string(module, info, naga::back::wgsl::WriterFlags::empty())
-            .map_err(|e| Error::Write(e.to_string()))
-    };
-    let wgsl = match spell::respelled(module, info) {
-        Some(spelled) => {
-            let info = validate(&spelled).map_err(|e| Error::Internal(format!("{e:?}")))?;
-            write(&spelled, &info)?
-        }
-        None => write(module, info)?,
-    };
-    Ok(directives::head(&wgsl, module, source))
 }
 
 /// Instruments `module`; with `fence` (the source), also guards every candidate fence site.
@@ -312,9 +282,10 @@ fn instrument(
     }
 
     let info = validate(&module).map_err(|e| Error::Internal(format!("{e:?}")))?;
-    let wgsl = render(&module, &info, source)?;
+    let (wgsl, written_names) = render::render_named(&module, &info, source)?;
     let describe = |index: usize| manifest::EntryPoint {
         name: module.entry_points[index].name.clone(),
+        wgsl_name: written_names[index].clone(),
         workgroup_size: module.entry_points[index].workgroup_size,
     };
     let manifest = Manifest {

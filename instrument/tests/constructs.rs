@@ -161,7 +161,7 @@ fn every_path_writes_wgsl_that_naga_and_tint_accept() {
         }
         // What wgpu compiles in a raw run: naga must take it (Tint need not: the
         // directives naga refuses are blanked out of it).
-        naga_accepts(&format!("{name} (raw)"), &raw);
+        naga_accepts(&format!("{name} (raw)"), &raw.wgsl);
     }
     wgstress_tint::assert_valid(&tint);
 }
@@ -215,4 +215,26 @@ fn twice(p: ptr<function, u32>) { *p = *p * 2u; }
 fn main() { var x = buf[0]; twice(&x); buf[0] = x; }";
     let out = instrument_wgsl(source, &Options::default()).unwrap();
     assert!(out.wgsl.contains("p: ptr<function, u32>"), "{}", out.wgsl);
+}
+
+#[test]
+fn an_entry_point_named_like_a_builtin_is_asked_for_by_its_written_name() {
+    // `step` is a WGSL builtin function: naga's writer renames the entry point.
+    let source = "@group(0) @binding(0) var<storage, read_write> buf: array<u32>;
+@compute @workgroup_size(64)
+fn step(@builtin(global_invocation_id) id: vec3<u32>) { buf[id.x] += 1u; }";
+    let out = instrument_wgsl(source, &Options::default()).unwrap();
+    let entry = &out.manifest.entry_point;
+    assert_eq!(entry.name, "step");
+    let written = naga::front::wgsl::parse_str(&for_wgpu(&out.wgsl)).unwrap();
+    assert!(
+        written
+            .entry_points
+            .iter()
+            .any(|e| e.name == entry.wgsl_name),
+        "{} is not an entry point of\n{}",
+        entry.wgsl_name,
+        out.wgsl
+    );
+    assert_ne!(entry.wgsl_name, "step");
 }

@@ -78,10 +78,14 @@ fn run(gpu: &Gpu, app: &App, r: &Reference) -> Result<Written> {
     };
     // As wgpu takes it: directives naga refuses set aside, pointer parameters rewritten. A
     // shader that does not get that far is reported by `interface`, at its line and column.
-    let source = wgstress_instrument::raw_wgsl(&source, &path)
-        .map(std::borrow::Cow::into_owned)
-        .unwrap_or_else(|_| wgstress_instrument::for_wgpu(&source).into_owned());
-    let (module, used) = interface(&source, &path, r)?;
+    let (source, entry) = match wgstress_instrument::raw_wgsl(&source, &path) {
+        Ok(raw) => (raw.wgsl.to_string(), raw.entry_point(&r.entry).to_string()),
+        Err(_) => (
+            wgstress_instrument::for_wgpu(&source).into_owned(),
+            r.entry.clone(),
+        ),
+    };
+    let (module, used) = interface(&source, &path, &entry)?;
     let ([x, y, z], max) = (
         r.workgroups,
         gpu.limits.max_compute_workgroups_per_dimension,
@@ -107,14 +111,8 @@ fn run(gpu: &Gpu, app: &App, r: &Reference) -> Result<Written> {
     });
     let constants = constants(app, &module);
     let what = format!("reference kernel {path}");
-    let pipeline = device::shader_pipeline(
-        device,
-        &pipeline_layout,
-        &what,
-        &source,
-        &r.entry,
-        &constants,
-    )?;
+    let pipeline =
+        device::shader_pipeline(device, &pipeline_layout, &what, &source, &entry, &constants)?;
     let mut encoder = device.create_command_encoder(&Default::default());
     {
         let mut pass = encoder.begin_compute_pass(&Default::default());
@@ -270,7 +268,7 @@ fn copy_written(
 
 /// Parses and validates the reference kernel; returns its module and the bindings its entry
 /// point uses. Errors point at `path:line:column`.
-fn interface(source: &str, path: &str, r: &Reference) -> Result<(naga::Module, Vec<Used>)> {
+fn interface(source: &str, path: &str, entry: &str) -> Result<(naga::Module, Vec<Used>)> {
     let at = |location: Option<naga::SourceLocation>| match location {
         Some(l) => format!("{path}:{}:{}", l.line_number, l.line_position),
         None => path.to_string(),
@@ -282,7 +280,7 @@ fn interface(source: &str, path: &str, r: &Reference) -> Result<(naga::Module, V
     let index = module
         .entry_points
         .iter()
-        .position(|ep| ep.name == r.entry && ep.stage == naga::ShaderStage::Compute)
+        .position(|ep| ep.name == entry && ep.stage == naga::ShaderStage::Compute)
         .ok_or_else(|| {
             let names: Vec<&str> = module
                 .entry_points
@@ -292,7 +290,7 @@ fn interface(source: &str, path: &str, r: &Reference) -> Result<(naga::Module, V
                 .collect();
             Error::Input(format!(
                 "{path}: no @compute entry point named `{}` for the reference check (the shader has: {})",
-                r.entry,
+                entry,
                 names.join(", ")
             ))
         })?;
@@ -311,7 +309,7 @@ fn interface(source: &str, path: &str, r: &Reference) -> Result<(naga::Module, V
             other => {
                 return Err(Error::Input(format!(
                     "{path}: the reference kernel `{}` uses @group({}) @binding({}) in the {other:?} space; wgstress binds buffers only",
-                    r.entry, rb.group, rb.binding
+                    entry, rb.group, rb.binding
                 )))
             }
         };
