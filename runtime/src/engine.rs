@@ -102,6 +102,7 @@ impl Engine {
         let program = Program::build(&app)?;
         let gpu = device::open_with(adapter, program.features, &app.name)?;
         app.check_limits(&gpu.limits)?;
+        crate::limits::check(&app, &program, &gpu.limits)?;
         let checks = crate::checks::prepare(&app, &gpu)?;
         let gpu_name = gpu.info.name.clone();
         let session = Session::new(

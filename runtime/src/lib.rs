@@ -28,6 +28,7 @@ pub mod engine;
 pub mod features;
 pub mod interface;
 pub mod layout;
+pub mod limits;
 pub mod log;
 pub mod loop_limit;
 pub mod pace;
