@@ -8,7 +8,8 @@
 //!   (tuned stress shapes), `error`;
 //! - execution: `device` (adapters, error scopes, submit and read-back), `features` (the
 //!   device features shaders need), `program` (an application's shaders instrumented, one
-//!   unit per dispatch), `interface` (spec against shaders), `layout` and `params` (buffer layouts, parameter blocks), `session`
+//!   unit per dispatch), `interface` (spec against shaders), `limits` (the adapter's limits
+//!   the shaders must fit), `layout` and `params` (buffer layouts, parameter blocks), `session`
 //!   (pipelines, buffers, batches), `engine` (a session that survives device loss, calibration),
 //!   `runner` (the run loop), `log` (the JSON-lines log);
 //! - analysis: `record` (a run's results block and its outcome), `tally` and `stats` (counts,
