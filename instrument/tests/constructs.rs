@@ -238,3 +238,146 @@ fn step(@builtin(global_invocation_id) id: vec3<u32>) { buf[id.x] += 1u; }";
     );
     assert_ne!(entry.wgsl_name, "step");
 }
+
+/// WGSL cannot name a compare-exchange result's type, but a module built in Rust can use it
+/// anywhere: as a function's parameter and result, and as a struct member. Here a parsed
+/// module is given such uses in its IR, and what wgstress writes of it is valid for both.
+#[test]
+fn results_passed_returned_and_kept_in_struct_members_are_written_as_structs() {
+    use naga::{Expression, Statement, TypeInner};
+    // `early` comes first so that the result's type does, before `Holder` names it.
+    let source = "@group(0) @binding(0) var<storage, read_write> lock: atomic<u32>;
+@group(0) @binding(1) var<storage, read_write> out: array<u32>;
+fn early() { let e = atomicCompareExchangeWeak(&lock, 1u, 1u); }
+struct Holder { r: u32 }
+var<private> held: Holder;
+fn keep(r: u32) -> u32 { return r; }
+@compute @workgroup_size(1)
+fn main() {
+    let l = atomicCompareExchangeWeak(&lock, 0u, 1u);
+    let k = keep(l.old_value);
+    held.r = l.old_value;
+    out[0] = k;
+}";
+    let mut module = naga::front::wgsl::parse_str(source).unwrap();
+    let (_, &result) = module
+        .special_types
+        .predeclared_types
+        .iter()
+        .next()
+        .unwrap();
+    let early_handle = module
+        .functions
+        .iter()
+        .find(|(_, f)| f.name.as_deref() == Some("early"))
+        .unwrap()
+        .0;
+    // Holder { r: <the result> }, 8 bytes.
+    let holder = module
+        .types
+        .iter()
+        .find(|(_, t)| t.name.as_deref() == Some("Holder"))
+        .unwrap()
+        .0;
+    let mut ty = module.types[holder].clone();
+    if let TypeInner::Struct { members, span } = &mut ty.inner {
+        members[0].ty = result;
+        *span = 8;
+    }
+    module.types.replace(holder, ty);
+    // keep(r: <the result>) -> <the result>, called with the result itself.
+    let (keep, function) = module
+        .functions
+        .iter_mut()
+        .find(|(_, f)| f.name.as_deref() == Some("keep"))
+        .unwrap();
+    function.arguments[0].ty = result;
+    function.result.as_mut().unwrap().ty = result;
+    let held = module
+        .global_variables
+        .iter()
+        .find(|(_, g)| g.name.as_deref() == Some("held"))
+        .unwrap()
+        .0;
+    let main = &mut module.entry_points[0].function;
+    let mut first = naga::Block::new();
+    first.push(
+        Statement::Call {
+            function: early_handle,
+            arguments: Vec::new(),
+            result: None,
+        },
+        Default::default(),
+    );
+    first.extend_block(std::mem::take(&mut main.body));
+    main.body = first;
+    let atomic = main
+        .expressions
+        .iter()
+        .find(|(_, e)| matches!(e, Expression::AtomicResult { .. }))
+        .unwrap()
+        .0;
+    let mut body = std::mem::take(&mut main.body);
+    for statement in body.iter_mut() {
+        match statement {
+            Statement::Call {
+                function,
+                arguments,
+                ..
+            } if *function == keep => {
+                arguments[0] = atomic;
+            }
+            Statement::Store { pointer, value }
+                if matches!(main.expressions[*pointer], Expression::AccessIndex { base, .. }
+                    if main.expressions[base] == Expression::GlobalVariable(held)) =>
+            {
+                // `held.r = l`: the whole result into the member.
+                *value = atomic;
+            }
+            _ => {}
+        }
+    }
+    main.body = body;
+    // `out[0] = k` now stores a struct: store its old value instead.
+    let k = main
+        .expressions
+        .iter()
+        .find(|(_, e)| matches!(e, Expression::CallResult(_)))
+        .unwrap()
+        .0;
+    let old = main.expressions.append(
+        Expression::AccessIndex { base: k, index: 0 },
+        Default::default(),
+    );
+    let body = std::mem::take(&mut main.body);
+    let mut fixed = naga::Block::new();
+    for (mut statement, span) in body.span_into_iter() {
+        if let Statement::Store { value, .. } = &mut statement {
+            if *value == k {
+                fixed.push(
+                    Statement::Emit(naga::Range::new_from_bounds(old, old)),
+                    span,
+                );
+                *value = old;
+            }
+        }
+        fixed.push(statement, span);
+    }
+    main.body = fixed;
+    validate(&module).expect("the rewritten module is valid IR");
+    let out = wgstress_instrument::instrument_module(module, &Options::default()).unwrap();
+    naga_accepts("results in IR", &out.wgsl);
+    assert!(
+        out.wgsl.contains("r: AtomicCompareExchangeResult_u32_"),
+        "{}",
+        out.wgsl
+    );
+    assert!(
+        out.wgsl.contains(
+            "fn keep(r: AtomicCompareExchangeResult_u32_) -> AtomicCompareExchangeResult_u32_"
+        ),
+        "{}",
+        out.wgsl
+    );
+    wgstress_tint::assert_valid(&[wgstress_tint::Shader::new("results in IR", out.wgsl)]);
+}
