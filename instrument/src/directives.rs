@@ -6,8 +6,7 @@
 //! needs, and the diagnostic filters it carries.
 
 use naga::diagnostic_filter::Severity;
-use naga::valid::{Capabilities, ValidationFlags, Validator};
-use naga::Module;
+use naga::{Barrier, Binding, Block, BuiltIn, Module, Statement, TypeInner};
 use std::borrow::Cow;
 use std::ops::Range;
 
@@ -185,16 +184,54 @@ fn naga_enables(wgsl: &str) -> (Vec<String>, &str) {
     (names, rest)
 }
 
-/// Whether `module` validates only with naga's subgroup capabilities: WGSL then wants
-/// `enable subgroups;`.
+/// Whether `module` uses subgroups (a subgroup operation or barrier, a subgroup builtin of an
+/// entry point): WGSL then wants `enable subgroups;`.
 fn needs_subgroups(module: &Module) -> bool {
-    let subgroups = Capabilities::SUBGROUP | Capabilities::SUBGROUP_BARRIER;
-    Validator::new(ValidationFlags::all(), Capabilities::all() - subgroups)
-        .validate(module)
-        .is_err()
-        && Validator::new(ValidationFlags::all(), Capabilities::all())
-            .validate(module)
-            .is_ok()
+    let builtin = |binding: &Option<Binding>| {
+        matches!(
+            binding,
+            Some(Binding::BuiltIn(
+                BuiltIn::SubgroupSize
+                    | BuiltIn::SubgroupInvocationId
+                    | BuiltIn::NumSubgroups
+                    | BuiltIn::SubgroupId
+            ))
+        )
+    };
+    let inputs = module
+        .entry_points
+        .iter()
+        .flat_map(|e| &e.function.arguments);
+    let in_inputs = inputs.clone().any(|a| builtin(&a.binding))
+        || inputs
+            .filter_map(|a| match &module.types[a.ty].inner {
+                TypeInner::Struct { members, .. } => Some(members),
+                _ => None,
+            })
+            .flatten()
+            .any(|m| builtin(&m.binding));
+    let functions = module.functions.iter().map(|(_, f)| f);
+    in_inputs
+        || functions
+            .chain(module.entry_points.iter().map(|e| &e.function))
+            .any(|f| subgroup_statements(&f.body))
+}
+
+fn subgroup_statements(block: &Block) -> bool {
+    block.iter().any(|statement| {
+        let own = match statement {
+            Statement::SubgroupBallot { .. }
+            | Statement::SubgroupGather { .. }
+            | Statement::SubgroupCollectiveOperation { .. } => true,
+            Statement::ControlBarrier(barrier) | Statement::MemoryBarrier(barrier) => {
+                barrier.contains(Barrier::SUB_GROUP)
+            }
+            _ => false,
+        };
+        let mut nested = false;
+        crate::walk::nested_blocks_ref(statement, |inner| nested |= subgroup_statements(inner));
+        own || nested
+    })
 }
 
 /// Each rule the module's diagnostic filters name, with the most permissive severity any
