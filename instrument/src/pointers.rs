@@ -288,8 +288,10 @@ fn specialized(module: &mut Module, key: &Key, params: &[usize]) -> Function {
                 });
             }
         } else {
-            let new = kept.iter().position(|&k| k == old as usize).unwrap_or(0) as u32;
-            function.expressions[slot] = Expression::FunctionArgument(new);
+            // An argument past the list (an invalid module) stays, for the validator.
+            if let Some(new) = kept.iter().position(|&k| k == old as usize) {
+                function.expressions[slot] = Expression::FunctionArgument(new as u32);
+            }
         }
     }
     let new_of = reorder::place_before(&mut function, &moves);
