@@ -64,9 +64,10 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    let json = wants_json(std::env::args_os());
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        Err(e) if e.use_stderr() => return fail(&clap_message(&e)),
+        Err(e) if e.use_stderr() => return fail(&clap_message(&e), json),
         // --help and --version.
         Err(e) => {
             let _ = notes::emit(&e.render().to_string());
@@ -76,8 +77,17 @@ fn main() -> ExitCode {
     match execute(cli) {
         Ok(status) => status.code(),
         Err(error) if closed_pipe(&error) => ExitCode::SUCCESS,
-        Err(error) => fail(&one_line(&error)),
+        Err(error) => fail(&one_line(&error), json),
     }
+}
+
+/// Whether the command line asks for JSON on stdout (`--json`, before any `--`): a failing
+/// command then prints `{"error": ...}` there too, so that a script reading stdout sees it.
+/// Read from the arguments themselves, so that a command line clap refuses gets it as well.
+fn wants_json(args: impl Iterator<Item = std::ffi::OsString>) -> bool {
+    args.skip(1)
+        .take_while(|a| a != "--")
+        .any(|a| a == "--json")
 }
 
 /// Builds the command's plan, then runs it: every bad input fails in the first step.
@@ -124,8 +134,11 @@ fn check_item(args: &[String]) -> Result<(), String> {
     planned.map_err(|e| one_line(&e))
 }
 
-fn fail(message: &str) -> ExitCode {
+fn fail(message: &str, json: bool) -> ExitCode {
     eprintln!("wgstress: error: {message}");
+    if json {
+        println!("{}", serde_json::json!({ "error": message }));
+    }
     ExitCode::from(2)
 }
 

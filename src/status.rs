@@ -43,12 +43,22 @@ impl Status {
 
 /// Ends the process at once with `status`'s code, the results already printed and logged:
 /// after a hang the GPU may still be running the batch, and dropping the device would wait
-/// for it, so nothing is dropped.
+/// for it, so nothing is dropped. Nor does the C library's exit run: a GPU driver's exit
+/// handlers wait for the device too, forever for a raw kernel that never ends (no watchdog
+/// stops its loops), so the process ends through `_exit`.
 pub fn exit_now(status: Status) -> ! {
     use std::io::Write;
     let _ = std::io::stdout().flush();
     let _ = std::io::stderr().flush();
-    std::process::exit(i32::from(status.number()))
+    let code = i32::from(status.number());
+    #[cfg(unix)]
+    // SAFETY: `_exit` ends the process without running anything of it: output is flushed
+    // above, files written before are closed by the kernel.
+    unsafe {
+        libc::_exit(code)
+    }
+    #[cfg(not(unix))]
+    std::process::exit(code)
 }
 
 #[cfg(test)]

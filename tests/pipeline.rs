@@ -102,6 +102,10 @@ fn subgroup_operations_stay_whole_under_stress() {
             "{summary}"
         );
     }
+    // The shader says `enable subgroups;`, which wgpu's naga refuses: a raw run too.
+    let (code, summary, err) = run(&[&pipeline("subgroups.toml"), "--raw"]);
+    assert_eq!(code, Some(0), "raw: {err}\n{summary}");
+    assert_eq!(summary["counts"]["pass"], 32, "{summary}");
 }
 
 #[test]
@@ -214,4 +218,45 @@ fn shell_words(line: &str) -> Vec<String> {
         words.push(current);
     }
     words
+}
+
+#[test]
+fn a_binding_map_ping_pongs_one_entry_point_between_two_buffers() {
+    for mode in ["--raw", "--strategy=systematic"] {
+        let (code, summary, err) = run(&[&pipeline("pingpong.toml"), mode]);
+        assert_eq!(code, Some(0), "{mode}: {err}\n{summary}");
+        assert_eq!(summary["counts"]["pass"], 32, "{summary}");
+    }
+}
+
+#[test]
+fn binding_maps_are_checked_against_the_spec_and_the_shader() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(pipeline("pingpong.wgsl"), dir.path().join("pingpong.wgsl")).unwrap();
+    let spec = std::fs::read_to_string(pipeline("pingpong.toml")).unwrap();
+    let swap = "bind = [{ slot = 0, binding = 1 }, { slot = 1, binding = 0 }]";
+    for (edit, expected) in [
+        (
+            "bind = [{ slot = 0, binding = 1 }, { slot = 1, binding = 5 }]",
+            "pingpong.toml:10:1: [[dispatch]] 2: bind: slot 0:1 takes binding 0:5, which no [[binding]] declares",
+        ),
+        (
+            "bind = [{ slot = 0, binding = 1 }, { slot = 1, binding = 1 }]",
+            "pingpong.toml:10:1: [[dispatch]] 2: bind: binding 0:1 is bound at two slots",
+        ),
+        (
+            "bind = [{ slot = 0, binding = 1 }]",
+            "pingpong.wgsl: `step` uses @group(0) @binding(1) `dst` but its dispatch's `bind` puts that binding at another slot and nothing here",
+        ),
+    ] {
+        let path = dir.path().join("pingpong.toml");
+        std::fs::write(&path, spec.replace(swap, edit)).unwrap();
+        let out = wgstress(&["run", path.to_str().unwrap()], dir.path());
+        assert_eq!(out.status.code(), Some(2), "{edit}");
+        // The one line of wgstress's own (lavapipe may add its XDG_RUNTIME_DIR warnings).
+        let err = stderr(&out);
+        let own: Vec<&str> = err.lines().filter(|l| l.starts_with("wgstress:")).collect();
+        assert_eq!(own.len(), 1, "{err}");
+        assert!(own[0].contains(expected), "{edit}: {err}");
+    }
 }

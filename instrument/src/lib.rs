@@ -13,6 +13,7 @@
 pub mod atomic;
 mod barriers;
 mod builder;
+mod directives;
 mod entry;
 mod error;
 pub mod fences;
@@ -22,8 +23,12 @@ mod locate;
 pub mod manifest;
 mod names;
 mod overrides;
+mod pointers;
 mod remap;
+mod render;
+mod reorder;
 mod sites;
+mod spell;
 pub mod stress;
 mod walk;
 mod watchdog;
@@ -31,6 +36,7 @@ mod watchdog;
 pub use error::{Error, Location, Result};
 pub use manifest::Manifest;
 pub use overrides::constants_for;
+pub use render::{raw_wgsl, render, Raw};
 
 use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
 use naga::{Module, ShaderStage};
@@ -105,9 +111,24 @@ fn instrument_source(
     instrument(module, Some(source), &options, fence)
 }
 
-/// Parses WGSL; errors carry file:line:column and naga's rendering.
+/// `wgsl` as wgpu (which parses WGSL with naga 30) takes it: the directives naga refuses,
+/// such as `enable subgroups;`, blanked out; every other byte, and so every line and column,
+/// as it was. For any shader handed to wgpu, the user's or one wgstress wrote.
+pub fn for_wgpu(wgsl: &str) -> std::borrow::Cow<'_, str> {
+    directives::for_naga(wgsl)
+}
+
+/// Parses WGSL (directives naga refuses set aside, pointer parameters naga refuses
+/// rewritten); errors carry file:line:column and naga's rendering.
 fn parse(source: &str, path: &str) -> Result<Module> {
-    naga::front::wgsl::parse_str(source).map_err(|e| {
+    let mut module = parse_as_given(source, path)?;
+    pointers::specialize(&mut module);
+    Ok(module)
+}
+
+/// `parse` without the rewrite of pointer parameters.
+fn parse_as_given(source: &str, path: &str) -> Result<Module> {
+    naga::front::wgsl::parse_str(&directives::for_naga(source)).map_err(|e| {
         let location = e.location(source);
         shader_error(
             path,
@@ -130,7 +151,8 @@ fn validate_user(module: &Module, source: Option<&str>, path: &str) -> Result<Mo
 
 /// Instruments a module a Rust application built or parsed itself. Without source text the
 /// manifest's sites carry no line numbers.
-pub fn instrument_module(module: Module, options: &Options) -> Result<Instrumented> {
+pub fn instrument_module(mut module: Module, options: &Options) -> Result<Instrumented> {
+    pointers::specialize(&mut module);
     Ok(instrument(module, None, options, None)?.0)
 }
 
@@ -143,12 +165,6 @@ pub fn validate(
         .map_err(Box::new)
 }
 
-/// Renders a module as WGSL with naga's back end.
-pub fn render(module: &Module, info: &ModuleInfo) -> Result<String> {
-    naga::back::wgsl::write_string(module, info, naga::back::wgsl::WriterFlags::empty())
-        .map_err(|e| Error::Write(e.to_string()))
-}
-
 /// Instruments `module`; with `fence` (the source), also guards every candidate fence site.
 fn instrument(
     module: Module,
@@ -159,7 +175,7 @@ fn instrument(
     let path = options.file_name.as_deref().unwrap_or("shader.wgsl");
     let info = validate_user(&module, source, path)?;
     let (mut module, info) = overrides::resolve(module, info, &options.constants, path)?;
-    let original_wgsl = render(&module, &info)?;
+    let original_wgsl = render(&module, &info, source)?;
     let locator = locate::Locator::new(path, source);
     names::check_reserved(&module, &locator)?;
     let (entry, postcondition) = if options.postcondition_only {
@@ -187,6 +203,8 @@ fn instrument(
     let user = std::mem::take(&mut module);
     let imported = import::import_module(&mut module, &library);
     let user_map = import::import_module(&mut module, &user);
+    // The importer leaves diagnostic filters behind; the written shader must carry them.
+    module.diagnostic_filters = user.diagnostic_filters.clone();
     let assert_hook = assert_hook.map(|h| user_map.function_handle(h));
     let user_functions = user_map.imported_functions();
     for name in ["wgstress_params", "wgstress_results", "wgstress_scratch"] {
@@ -265,9 +283,10 @@ fn instrument(
     }
 
     let info = validate(&module).map_err(|e| Error::Internal(format!("{e:?}")))?;
-    let wgsl = render(&module, &info)?;
+    let (wgsl, written_names) = render::render_named(&module, &info, source)?;
     let describe = |index: usize| manifest::EntryPoint {
         name: module.entry_points[index].name.clone(),
+        wgsl_name: written_names[index].clone(),
         workgroup_size: module.entry_points[index].workgroup_size,
     };
     let manifest = Manifest {

@@ -32,6 +32,9 @@ pub struct Manifest {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct EntryPoint {
     pub name: String,
+    /// Its name in the instrumented WGSL: `name`, unless naga's writer renamed it (one that
+    /// WGSL predeclares, such as `step`, is written `step_`). A pipeline asks for this one.
+    pub wgsl_name: String,
     pub workgroup_size: [u32; 3],
 }
 

@@ -158,7 +158,7 @@ fn fix_length(module: &mut Module, ty: Handle<Type>, length: NonZeroU32) {
 fn describe(e: &PipelineConstantError) -> String {
     match e {
         PipelineConstantError::MissingValue(name) => format!(
-            "override `{name}` has no default and no value; give it one in the spec's [constants]"
+            "override `{name}` has no default and no value; give it one in the spec's [constants] (or `--constant {name}=VALUE` to `wgstress instrument`)"
         ),
         PipelineConstantError::NegativeWorkgroupSize => {
             "a workgroup size computed from overrides is not positive".into()

@@ -100,7 +100,7 @@ fn an_override_without_a_value_is_refused_by_name() {
     assert!(matches!(e, Error::Overrides { .. }), "{e}");
     assert_eq!(
         e.to_string(),
-        "app.wgsl: override `size` has no default and no value; give it one in the spec's [constants]"
+        "app.wgsl: override `size` has no default and no value; give it one in the spec's [constants] (or `--constant size=VALUE` to `wgstress instrument`)"
     );
 }
 

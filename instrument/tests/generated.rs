@@ -1,13 +1,25 @@
 //! Property tests: for many compute shaders that validate, the instrumented module validates
 //! too. Shaders come from a seeded generator (loops, branches, switches, atomics, barriers,
-//! helper calls, assertions, builtin structs, 1-D to 3-D workgroups); a failure names the seed
-//! that replays it: WGSTRESS_SEED=<seed> cargo test -p wgstress-instrument --test generated.
-//! WGSTRESS_CASES sets how many seeds run (default 400).
+//! helper calls, assertions, builtin structs, 1-D to 3-D workgroups; compare-exchange results
+//! in `var`s, `let`s, arrays and reassignments, `modf` and `frexp` results in `var`s, pointer
+//! parameters to storage and workgroup memory passed on between helpers, subgroup operations,
+//! f16, and the `enable`, `requires` and `diagnostic` directives they come with); a failure
+//! names the seed that replays it: WGSTRESS_SEED=<seed> cargo test -p wgstress-instrument
+//! --test generated. WGSTRESS_CASES sets how many seeds run (default 400).
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::fmt::Write;
-use wgstress_instrument::{instrument_module, instrument_wgsl, validate, Error, Options};
+use wgstress_instrument::{for_wgpu, instrument_module, instrument_wgsl, validate, Error, Options};
+
+/// What a generated shader may use besides plain u32 arithmetic, storage and atomics.
+#[derive(Clone, Copy)]
+struct Features {
+    subgroups: bool,
+    f16: bool,
+    /// Helpers that take pointers to storage and workgroup memory.
+    pointers: bool,
+}
 
 struct Gen {
     rng: ChaCha8Rng,
@@ -15,9 +27,12 @@ struct Gen {
     /// u32 values in scope.
     scope: Vec<Vec<String>>,
     vars: Vec<Vec<String>>,
+    /// `var`s holding compare-exchange results.
+    exchanged: Vec<Vec<String>>,
     next: u32,
     helpers: u32,
     loop_depth: u32,
+    features: Features,
 }
 
 impl Gen {
@@ -75,14 +90,101 @@ impl Gen {
     fn block(&mut self, indent: usize, depth: u32, entry: bool) {
         self.scope.push(Vec::new());
         self.vars.push(Vec::new());
+        self.exchanged.push(Vec::new());
         for _ in 0..self.rng.random_range(1..5) {
             self.statement(indent, depth, entry);
         }
         self.scope.pop();
         self.vars.pop();
+        self.exchanged.pop();
+    }
+
+    fn value(&mut self, name: String) {
+        self.scope.last_mut().unwrap().push(name);
+    }
+
+    fn exchange(&mut self) -> String {
+        let (i, e) = (self.expr(1), self.expr(1));
+        format!("atomicCompareExchangeWeak(&flags[{i} % 16u], {e}, {e} + 1u)")
+    }
+
+    /// Statements of the constructs WGSL has types for that no source may name, of pointer
+    /// parameters, of subgroups and of f16; `None` when the shader does not use the one drawn.
+    fn typed_statement(&mut self, indent: usize) -> Option<()> {
+        let name = self.fresh();
+        let line = match self.rng.random_range(0..11) {
+            0 => {
+                let cas = self.exchange();
+                self.exchanged.last_mut().unwrap().push(name.clone());
+                self.value(format!("{name}.old_value"));
+                format!("var {name} = {cas};")
+            }
+            1 => {
+                let vars: Vec<String> = self.exchanged.iter().flatten().cloned().collect();
+                let var = vars
+                    .get(self.rng.random_range(0..vars.len().max(1)))?
+                    .clone();
+                let cas = self.exchange();
+                format!("{var} = {cas};")
+            }
+            2 => {
+                let cas = self.exchange();
+                self.value(format!("select(0u, {name}.old_value, {name}.exchanged)"));
+                format!("let {name} = {cas};")
+            }
+            3 => {
+                let (a, b) = (self.exchange(), self.exchange());
+                self.value(format!("{name}[1].old_value"));
+                format!("var {name} = array({a}, {b});")
+            }
+            4 => {
+                let e = self.expr(1);
+                self.value(format!("u32({name}.fract * 8.0)"));
+                format!("var {name} = modf(f32({e}) * 0.25);")
+            }
+            5 => {
+                let e = self.expr(1);
+                self.value(format!("u32({name}.exp.x)"));
+                format!("var {name} = frexp(vec2<f32>(f32({e}), 1.5));")
+            }
+            6 if self.features.pointers => {
+                let (i, e) = (self.expr(1), self.expr(1));
+                let helper = ["bump", "bump_twice"][self.rng.random_range(0..2)];
+                self.value(name.clone());
+                format!("let {name} = {helper}(&flags[{i} % 16u], {e});")
+            }
+            7 if self.features.pointers => {
+                let (i, e) = (self.expr(1), self.expr(1));
+                format!("poke(&buf[{i} % arrayLength(&buf)], {e});")
+            }
+            8 if self.features.pointers => {
+                let e = self.expr(1);
+                self.value(name.clone());
+                format!("let {name} = slot(&tile, {e});")
+            }
+            9 if self.features.subgroups => {
+                let e = self.expr(1);
+                let op = ["subgroupAdd", "subgroupMax", "subgroupBroadcastFirst"]
+                    [self.rng.random_range(0..3)];
+                self.value(name.clone());
+                format!("let {name} = {op}({e});")
+            }
+            10 if self.features.f16 => {
+                let e = self.expr(1);
+                self.value(format!("u32({name})"));
+                format!("let {name} = f16({e} % 1000u) * 0.5h;")
+            }
+            _ => return None,
+        };
+        self.line(indent, &line);
+        Some(())
     }
 
     fn statement(&mut self, indent: usize, depth: u32, entry: bool) {
+        // One in four statements is of the typed kinds, where the shader has what they use.
+        if self.rng.random_bool(0.25) && self.typed_statement(indent).is_some() {
+            return;
+        }
         let choice = if depth == 0 {
             self.rng.random_range(0..5)
         } else {
@@ -192,21 +294,53 @@ impl Gen {
 }
 
 fn shader(seed: u64) -> String {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let features = Features {
+        subgroups: rng.random_bool(0.3),
+        f16: rng.random_bool(0.2),
+        pointers: rng.random_bool(0.4),
+    };
     let mut g = Gen {
-        rng: ChaCha8Rng::seed_from_u64(seed),
+        rng,
         out: String::new(),
         scope: Vec::new(),
         vars: Vec::new(),
+        exchanged: Vec::new(),
         next: 0,
         helpers: 0,
         loop_depth: 0,
+        features,
     };
+    if features.f16 {
+        g.out.push_str("enable f16;\n");
+    }
+    if features.subgroups {
+        // Subgroup operations go anywhere: Tint's subgroup uniformity is turned off.
+        g.out
+            .push_str("enable subgroups;\ndiagnostic(off, subgroup_uniformity);\n");
+    }
+    if features.pointers && g.rng.random_bool(0.5) {
+        g.out
+            .push_str("requires unrestricted_pointer_parameters, pointer_composite_access;\n");
+    }
+    if g.rng.random_bool(0.2) {
+        g.out
+            .push_str("diagnostic(warning, derivative_uniformity);\n");
+    }
     g.out.push_str(
         "@group(0) @binding(0) var<storage, read_write> buf: array<u32>;\n\
          @group(0) @binding(1) var<storage, read_write> flags: array<atomic<u32>, 16>;\n\
          var<workgroup> tile: array<u32, 64>;\n\
          fn wgstress_assert(cond: bool) {}\n",
     );
+    if features.pointers {
+        g.out.push_str(
+            "fn bump(p: ptr<storage, atomic<u32>, read_write>, v: u32) -> u32 { return atomicAdd(p, v); }\n\
+             fn bump_twice(p: ptr<storage, atomic<u32>, read_write>, v: u32) -> u32 { return bump(p, v) + bump(p, 1u); }\n\
+             fn poke(p: ptr<storage, u32, read_write>, v: u32) { *p = *p ^ v; }\n\
+             fn slot(t: ptr<workgroup, array<u32, 64>>, i: u32) -> u32 { return t[i % 64u]; }\n",
+        );
+    }
     let use_struct = g.rng.random_bool(0.5);
     if use_struct {
         g.out.push_str("struct Ids { @builtin(local_invocation_index) index: u32, @builtin(workgroup_id) group: vec3<u32> }\n");
@@ -235,7 +369,12 @@ fn shader(seed: u64) -> String {
     } else {
         "@builtin(local_invocation_index) index: u32"
     };
-    let _ = writeln!(g.out, "fn main(@builtin(global_invocation_id) gid: vec3<u32>, {ids}, @builtin(num_workgroups) n: vec3<u32>) {{");
+    let lanes = if features.subgroups {
+        ", @builtin(subgroup_size) lanes: u32"
+    } else {
+        ""
+    };
+    let _ = writeln!(g.out, "fn main(@builtin(global_invocation_id) gid: vec3<u32>, {ids}, @builtin(num_workgroups) n: vec3<u32>{lanes}) {{");
     let index = if use_struct { "ids.index" } else { "index" };
     g.scope = vec![vec![
         "gid.x".into(),
@@ -243,10 +382,29 @@ fn shader(seed: u64) -> String {
         "n.x".into(),
         index.into(),
     ]];
+    if features.subgroups {
+        g.scope[0].push("lanes".into());
+    }
     g.block(1, 3, true);
     g.out.push_str("}\n");
     g.out
 }
+
+/// What the generator must write often enough in shaders that Tint accepts.
+const CONSTRUCTS: [&str; 12] = [
+    "var v",
+    "= atomicCompareExchangeWeak",
+    "= array(atomicCompareExchangeWeak",
+    "= modf(",
+    "= frexp(",
+    "bump(&flags",
+    "slot(&tile",
+    "poke(&buf",
+    "enable subgroups;",
+    "enable f16;",
+    "requires ",
+    "diagnostic(warning",
+];
 
 fn cases() -> Vec<u64> {
     if let Ok(seed) = std::env::var("WGSTRESS_SEED") {
@@ -263,22 +421,27 @@ fn cases() -> Vec<u64> {
 fn generated_shaders_stay_valid_after_instrumentation() {
     for seed in cases() {
         let source = shader(seed);
-        let module = naga::front::wgsl::parse_str(&source).unwrap_or_else(|e| {
+        // naga reads the source once the directives it refuses are set aside; its validator
+        // refuses pointer parameters to storage and workgroup memory, which Tint accepts
+        // (the test below has Tint check every source).
+        let module = naga::front::wgsl::parse_str(&for_wgpu(&source)).unwrap_or_else(|e| {
             panic!(
                 "seed {seed}: the generator wrote bad WGSL: {}\n{source}",
                 e.emit_to_string(&source)
             )
         });
-        validate(&module).unwrap_or_else(|e| {
-            panic!("seed {seed}: the generator wrote an invalid shader: {e:?}\n{source}")
-        });
+        if !source.contains("ptr<") {
+            validate(&module).unwrap_or_else(|e| {
+                panic!("seed {seed}: the generator wrote an invalid shader: {e:?}\n{source}")
+            });
+        }
         let result = instrument_wgsl(&source, &Options::default());
         let out = result.unwrap_or_else(|e| {
             panic!("seed {seed} (replay: WGSTRESS_SEED={seed}): {e}\n{source}")
         });
         // The written WGSL parses and validates on its own, as wgpu will take it.
-        let reparsed = naga::front::wgsl::parse_str(&out.wgsl)
-            .unwrap_or_else(|e| panic!("seed {seed}: output does not parse: {e}"));
+        let reparsed = naga::front::wgsl::parse_str(&for_wgpu(&out.wgsl))
+            .unwrap_or_else(|e| panic!("seed {seed}: output does not parse: {e}\n{}", out.wgsl));
         validate(&reparsed)
             .unwrap_or_else(|e| panic!("seed {seed}: output does not validate: {e:?}"));
         let loops = source.matches("for (").count()
@@ -361,13 +524,26 @@ fn tint_accepts_instrumented_shaders_whose_source_it_accepts() {
         .iter()
         .filter(|s| !rejected.iter().any(|r| r.name == s.name))
         .collect();
-    // Enough accepted sources that the property says something.
+    // Enough accepted sources that the property says something, of every construct.
     assert!(
         accepted.len() * 4 >= seeds.len(),
         "Tint accepts only {} of {} generated shaders",
         accepted.len(),
         seeds.len()
     );
+    if std::env::var("WGSTRESS_SEED").is_err() {
+        for construct in CONSTRUCTS {
+            let with = accepted
+                .iter()
+                .filter(|s| s.code.contains(construct))
+                .count();
+            assert!(
+                with * 20 >= accepted.len(),
+                "only {with} of {} accepted shaders have `{construct}`",
+                accepted.len()
+            );
+        }
+    }
     let instrumented: Vec<wgstress_tint::Shader> = accepted
         .iter()
         .map(|s| {

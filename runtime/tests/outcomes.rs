@@ -34,6 +34,10 @@ fn counter_app(source: &str) -> wgstress_runtime::app::spec::App {
         group: 0,
         binding: 0,
         words: None,
+        start: None,
+        count: None,
+        stride: None,
+        last: false,
         rule: Rule::AllEqual { value: 32 * 64 },
     }];
     app

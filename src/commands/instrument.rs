@@ -26,6 +26,32 @@ pub struct Args {
     /// Print a unified diff between naga's rendering of the original and the instrumented shader
     #[arg(long)]
     diff: bool,
+    /// A value for an `override` (by name or numeric @id): NAME=VALUE, a number or
+    /// true/false; repeatable. Overrides are resolved before instrumenting
+    #[arg(long = "constant", value_name = "NAME=VALUE", value_parser = constant)]
+    constants: Vec<(String, f64)>,
+}
+
+/// `NAME=VALUE`: an override's name or @id and a number (true and false are 1 and 0, as for
+/// pipeline constants).
+fn constant(text: &str) -> Result<(String, f64), String> {
+    let (name, value) = text
+        .split_once('=')
+        .ok_or_else(|| format!("`{text}` is not NAME=VALUE"))?;
+    let name = name.trim();
+    if name.is_empty() {
+        return Err(format!("`{text}` names no override"));
+    }
+    let value = match value.trim() {
+        "true" => 1.0,
+        "false" => 0.0,
+        number => number
+            .parse::<f64>()
+            .ok()
+            .filter(|v| v.is_finite())
+            .ok_or_else(|| format!("`{number}` is not a number (nor true or false)"))?,
+    };
+    Ok((name.to_string(), value))
 }
 
 /// A validated `instrument`: the source read, both outputs writable and distinct from it
@@ -54,6 +80,7 @@ pub fn plan(args: &Args) -> Result<Plan> {
             entry: args.entry.clone(),
             postcondition: args.postcondition.clone(),
             file_name: Some(args.shader.display().to_string()),
+            constants: args.constants.clone(),
             ..Default::default()
         },
         output: args.output.clone(),

@@ -199,7 +199,7 @@ pub fn make_atomic_rmw_wgsl(source: &str, file: &str, name: &str) -> Result<Stri
     crate::validate_user(&module, Some(source), file)?;
     let (module, _) = make_atomic_rmw(module, name, file, Some(source))?;
     let info = crate::validate(&module).map_err(|e| crate::Error::Internal(e.to_string()))?;
-    Ok(crate::render(&module, &info)?)
+    Ok(crate::render(&module, &info, Some(source))?)
 }
 
 /// Parses WGSL, makes the variable `name` atomic, and renders the result as WGSL.
@@ -208,7 +208,7 @@ pub fn make_atomic_wgsl(source: &str, file: &str, name: &str) -> Result<String, 
     crate::validate_user(&module, Some(source), file)?;
     let module = make_atomic(module, name, file, Some(source))?;
     let info = crate::validate(&module).map_err(|e| crate::Error::Internal(e.to_string()))?;
-    Ok(crate::render(&module, &info)?)
+    Ok(crate::render(&module, &info, Some(source))?)
 }
 
 fn read_write_storage(var: &GlobalVariable) -> bool {

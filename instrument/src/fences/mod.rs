@@ -84,7 +84,7 @@ pub fn fences(source: &str, options: &Options) -> Result<Fences> {
     let info = validate(&module).map_err(|e| Error::Internal(format!("{e:?}")))?;
     Ok(Fences {
         sites,
-        all_fenced_wgsl: render(&module, &info)?,
+        all_fenced_wgsl: render(&module, &info, Some(source))?,
     })
 }
 

@@ -66,7 +66,7 @@ pub fn fenced_at_atomic(
     let path = options.file_name.as_deref().unwrap_or("shader.wgsl");
     let module = crate::parse(source, path)?;
     let info = crate::validate_user(&module, Some(source), path)?;
-    let original_wgsl = render(&module, &info)?;
+    let original_wgsl = render(&module, &info, Some(source))?;
     let (mut module, info, fused) = match atomic {
         None => (module, info, Vec::new()),
         Some(name) => {
@@ -101,7 +101,7 @@ pub fn fenced_at_atomic(
     Ok(Patched {
         sites,
         original_wgsl,
-        wgsl: render(&module, &info)?,
+        wgsl: render(&module, &info, Some(source))?,
         postcondition: options.postcondition,
         in_loops,
         fused,

@@ -26,6 +26,7 @@ fn main() {
         workgroups: [groups, 1, 1],
         stress: true,
         uniforms: Vec::new(),
+        bind: Vec::new(),
     };
     let app = TinyPipeline { out: vec![0; 4], passes: vec![pass(1), pass(2)] }.app();
     assert_eq!(app.dispatches().len(), 2);

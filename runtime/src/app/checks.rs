@@ -6,11 +6,13 @@
 mod kinds;
 mod mismatch;
 mod reference;
+mod slice;
 
 pub use kinds::{
     Compare, Equals, Expected, Of, Reference, Scan, ScanOp, SortedPermutation, Tolerance,
 };
 pub use mismatch::{Mismatches, FIRST_FEW};
+pub use slice::{Selection, Slice};
 
 use crate::app::init::ElementType;
 use crate::app::spec::{App, Outputs};
@@ -29,8 +31,18 @@ pub struct Check {
     #[serde(default)]
     pub group: u32,
     pub binding: u32,
-    /// Check only the first `words` words (all when absent).
+    /// Check only the first `words` words (all when absent): the older form of `count`,
+    /// cut to the binding's size.
     pub words: Option<u32>,
+    /// The first element checked (0 when absent).
+    pub start: Option<u32>,
+    /// How many elements are checked (as many as the binding holds when absent).
+    pub count: Option<u32>,
+    /// The distance between checked elements (1 when absent).
+    pub stride: Option<u32>,
+    /// Check the binding's last element only.
+    #[serde(default)]
+    pub last: bool,
     #[serde(flatten)]
     pub rule: Rule,
 }
@@ -146,23 +158,39 @@ impl Check {
         }
     }
 
-    /// Elements checked in a binding of `words` words.
-    fn len(&self, words: u32) -> u32 {
-        self.words.map_or(words, |w| w.min(words))
+    /// The elements checked in a binding of `words` words, or what is wrong with the
+    /// selection. A `sum` checks one element unless told otherwise.
+    pub fn slice(&self, words: u32) -> Result<Slice, String> {
+        if self.words.is_some() && self.count.is_some() {
+            return Err("give `count` or `words` (its older name), not both".into());
+        }
+        let selection = Selection {
+            start: self.start,
+            count: self.count,
+            stride: self.stride,
+            last: self.last,
+        };
+        let first = match self.rule {
+            Rule::Sum { .. } => Some(self.words.unwrap_or(1)),
+            _ => self.words,
+        };
+        selection.slice(words, first)
     }
 
     /// What is wrong with this check's sizes in `app`, whose bindings it reads (checked
-    /// before): a binding compared with that is shorter than the checked part, a list of
-    /// expected values of another length.
+    /// before): a selection past the binding, a binding compared with that is shorter than
+    /// the elements checked reach, a list of expected values of another length.
     pub fn validate(&self, app: &App) -> Result<(), String> {
         let words = |(g, b): Of| app.binding(g, b).map_or(0, |b| b.words);
-        let n = self.len(words((self.group, self.binding)));
+        let slice = self.slice(words((self.group, self.binding)))?;
         if let Some(of) = self.rule.of() {
-            let available = words(of);
-            if !matches!(self.rule, Rule::Sum { .. }) && available < n {
+            let available = words(of) as usize;
+            if !matches!(self.rule, Rule::Sum { .. }) && available < slice.end() {
                 return Err(format!(
-                    "binding {}:{} has {available} words, fewer than the {n} checked",
-                    of.0, of.1
+                    "binding {}:{} has {available} words, fewer than the {} the checked elements reach",
+                    of.0,
+                    of.1,
+                    slice.end()
                 ));
             }
         }
@@ -171,10 +199,11 @@ impl Check {
             ..
         }) = &self.rule
         {
-            if list.words.len() != n as usize {
+            if list.words.len() != slice.count as usize {
                 return Err(format!(
-                    "`values` has {} values for the {n} checked elements (set `words` to check fewer)",
-                    list.words.len()
+                    "`values` has {} values for the {} checked elements (set `count` to check fewer)",
+                    list.words.len(),
+                    slice.count
                 ));
             }
         }
@@ -189,25 +218,32 @@ pub fn prepare(app: &App, gpu: &Gpu) -> crate::Result<Vec<Prepared>> {
     app.checks
         .iter()
         .map(|check| {
+            let slice = check_slice(check, app)?;
             let expected = match &check.rule {
                 Rule::Reference(r) => {
-                    let n = check_len(check, app)?;
-                    let out = runs.output(gpu, app, r, (check.group, check.binding))?;
-                    out[..n.min(out.len())].to_vec()
+                    slice.take(runs.output(gpu, app, r, (check.group, check.binding))?)
                 }
-                _ => expected(check, app)?,
+                _ => expected(check, app, &slice)?,
             };
             Ok(Prepared {
                 check: check.clone(),
+                slice,
                 expected,
             })
         })
         .collect()
 }
 
-fn check_len(check: &Check, app: &App) -> crate::Result<usize> {
+fn check_slice(check: &Check, app: &App) -> crate::Result<Slice> {
     let b = binding(app, (check.group, check.binding))?;
-    Ok(check.len(b.words) as usize)
+    check.slice(b.words).map_err(|m| {
+        crate::Error::Input(format!(
+            "{}: binding {}:{}: {m}",
+            check.label(),
+            check.group,
+            check.binding
+        ))
+    })
 }
 
 fn binding(app: &App, (group, binding): Of) -> crate::Result<&crate::app::spec::Binding> {
@@ -218,48 +254,50 @@ fn binding(app: &App, (group, binding): Of) -> crate::Result<&crate::app::spec::
     })
 }
 
-/// The expected words of a check computed on the host; empty for `sorted`.
-fn expected(check: &Check, app: &App) -> crate::Result<Vec<u32>> {
-    let n = check_len(check, app)?;
+/// The expected words of a check's slice computed on the host; empty for `sorted`. Kinds
+/// that compare element by element expect at each checked index what they expect there of
+/// the whole binding (a scan's element i is over `of`'s elements up to i); `permutation` and
+/// `sorted-permutation` compare the slice with the same slice of `of`.
+fn expected(check: &Check, app: &App, slice: &Slice) -> crate::Result<Vec<u32>> {
+    let n = slice.count as usize;
     let initial = |of: Of| -> crate::Result<Vec<u32>> {
         let b = binding(app, of)?;
         let mut words = b.init.words(b.words)?;
-        words.truncate(n);
+        words.truncate(slice.end());
         Ok(words)
     };
     Ok(match &check.rule {
-        Rule::EqualsFile { path } => {
-            let mut words = crate::app::init::Init::File { path: path.clone() }
-                .words(binding(app, (check.group, check.binding))?.words)?;
-            words.truncate(n);
-            words
-        }
+        Rule::EqualsFile { path } => slice.take(
+            &crate::app::init::Init::File { path: path.clone() }
+                .words(binding(app, (check.group, check.binding))?.words)?,
+        ),
         Rule::Sorted { .. } => Vec::new(),
         Rule::Sum { of, of_group } => {
             let b = binding(app, (*of_group, *of))?;
-            vec![b
+            let sum = b
                 .init
                 .words(b.words)?
                 .iter()
-                .fold(0u32, |a, x| a.wrapping_add(*x))]
+                .fold(0u32, |a, x| a.wrapping_add(*x));
+            vec![sum; n]
         }
         Rule::AllEqual { value } => vec![*value; n],
         Rule::Permutation { of, of_group } => {
-            let mut v = initial((*of_group, *of))?;
+            let mut v = slice.take(&initial((*of_group, *of))?);
             v.sort_unstable();
             v
         }
         Rule::SortedPermutation(s) => {
-            let mut v = initial(s.of)?;
+            let mut v = slice.take(&initial(s.of)?);
             v.sort_by(|a, b| s.ty.order(*a, *b));
             v
         }
-        Rule::InclusiveScan(s) => scan(&initial(s.of)?, s, true),
-        Rule::ExclusiveScan(s) => scan(&initial(s.of)?, s, false),
+        Rule::InclusiveScan(s) => slice.take(&scan(&initial(s.of)?, s, true)),
+        Rule::ExclusiveScan(s) => slice.take(&scan(&initial(s.of)?, s, false)),
         Rule::Equals(e) => match &e.expected {
             Expected::Values(list) => list.words.clone(),
             Expected::Fill(fill) => vec![fill.word; n],
-            Expected::Of(of) => initial(*of)?,
+            Expected::Of(of) => slice.take(&initial(*of)?),
         },
         Rule::Reference(_) => unreachable!("reference checks are prepared on the device"),
     })
@@ -305,9 +343,11 @@ fn identity(ty: ElementType, op: ScanOp) -> u32 {
     }
 }
 
-/// A check with the expected values it compares with, computed once per session.
+/// A check with the elements it reads and the expected values it compares them with,
+/// computed once per session.
 pub struct Prepared {
     check: Check,
+    slice: Slice,
     expected: Vec<u32>,
 }
 
@@ -329,14 +369,15 @@ impl Prepared {
         let all = outputs
             .get(c.group, c.binding)
             .ok_or_else(|| format!("binding {}:{} was not read back", c.group, c.binding))?;
-        let got = &all[..c.len(all.len() as u32) as usize];
-        match self.wrong(got) {
+        let got = self.slice.take(all);
+        match self.wrong(&got) {
             None => Ok(()),
             Some(detail) => Err(format!(
-                "{}: binding {}:{}: {detail}",
+                "{}: binding {}:{}{}: {detail}",
                 c.label(),
                 c.group,
-                c.binding
+                c.binding,
+                self.slice.describe()
             )),
         }
     }
@@ -348,19 +389,21 @@ impl Prepared {
             ty,
             tolerance: None,
         };
+        // Reports name elements by their index in the binding.
+        let index = |k: usize| self.slice.index(k);
         let (compare, mismatches) = match &self.check.rule {
-            Rule::Sorted { ty } => return descents(got, *ty),
+            Rule::Sorted { ty } => return descents(got, *ty, &index),
             Rule::Permutation { of, of_group } => {
                 return permutation(got, expected, (*of_group, *of), ElementType::U32)
             }
             Rule::SortedPermutation(s) => {
                 let compare = exact(s.ty);
-                let m = Mismatches::find(got, expected, |g, e| compare.equal(g, e));
+                let m = Mismatches::find(got, expected, |g, e| compare.equal(g, e)).at(index);
                 if m.is_empty() {
                     return None;
                 }
                 let mut why = Vec::new();
-                if let Some(d) = descents(got, s.ty) {
+                if let Some(d) = descents(got, s.ty, &index) {
                     why.push(format!("not sorted ({d})"));
                 }
                 if let Some(p) = permutation(got, expected, s.of, s.ty) {
@@ -376,13 +419,14 @@ impl Prepared {
                 (exact(ElementType::U32), expected)
             }
         };
-        let m = Mismatches::find(got, mismatches, |g, e| compare.equal(g, e));
+        let m = Mismatches::find(got, mismatches, |g, e| compare.equal(g, e)).at(index);
         (!m.is_empty()).then(|| m.describe(compare.ty))
     }
 }
 
-/// Neighbours out of order as `ty`: "2 of 255 pairs out of order: [4] = 9 > [5] = 5, ...".
-fn descents(got: &[u32], ty: ElementType) -> Option<String> {
+/// Neighbours out of order as `ty`: "2 of 255 pairs out of order: [4] = 9 > [5] = 5, ...",
+/// element k of `got` named `[index(k)]`.
+fn descents(got: &[u32], ty: ElementType, index: &dyn Fn(usize) -> usize) -> Option<String> {
     let out: Vec<usize> = (1..got.len())
         .filter(|&i| !ty.in_order(got[i - 1], got[i]))
         .collect();
@@ -394,9 +438,10 @@ fn descents(got: &[u32], ty: ElementType) -> Option<String> {
         .take(FIRST_FEW)
         .map(|&i| {
             format!(
-                "[{}] = {} > [{i}] = {}",
-                i - 1,
+                "[{}] = {} > [{}] = {}",
+                index(i - 1),
                 ty.show(got[i - 1]),
+                index(i),
                 ty.show(got[i])
             )
         })

@@ -53,6 +53,18 @@ pub struct UniformWords {
     pub words: Vec<u32>,
 }
 
+/// A dispatch's shader slot that gets another of the spec's bindings than its own number: in
+/// bind group `group`, the shader's `@binding(slot)` is the spec's `[[binding]]` `binding`.
+/// Ping-pong passes bind their two buffers at each other's slots on every other dispatch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BindAt {
+    #[serde(default)]
+    pub group: u32,
+    pub slot: u32,
+    pub binding: u32,
+}
+
 /// One dispatch of a pipeline.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Dispatch {
@@ -65,6 +77,9 @@ pub struct Dispatch {
     /// Whether stress workgroups run beside this dispatch.
     pub stress: bool,
     pub uniforms: Vec<UniformWords>,
+    /// Slots bound to other bindings than their own numbers; every other slot `s` of the
+    /// shader gets binding `s`, unless that binding is bound at another slot.
+    pub bind: Vec<BindAt>,
 }
 
 /// A host-side check over read-back buffers, for applications written in Rust.
@@ -187,6 +202,7 @@ impl App {
             workgroups: self.workgroups,
             stress: true,
             uniforms: Vec::new(),
+            bind: Vec::new(),
         }]
     }
 
@@ -260,6 +276,7 @@ impl App {
                     Invalid::Dispatch(index, format!("workgroups: {message}"))
                 });
             }
+            bind_is_valid(self, &dispatch.bind).map_err(|m| Invalid::Dispatch(index, m))?;
             for set in &dispatch.uniforms {
                 let fits = self.binding(set.group, set.binding).is_some_and(|b| {
                     b.kind == BindingKind::Uniform && set.words.len() as u64 <= u64::from(b.words)
@@ -364,6 +381,36 @@ impl App {
     }
 }
 
+/// What is wrong with a dispatch's `bind` in `app`: a binding the spec does not declare, a
+/// slot bound twice, a binding bound at two slots.
+fn bind_is_valid(app: &App, bind: &[BindAt]) -> std::result::Result<(), String> {
+    for (index, b) in bind.iter().enumerate() {
+        if app.binding(b.group, b.binding).is_none() {
+            return Err(format!(
+                "bind: slot {}:{} takes binding {}:{}, which no [[binding]] declares",
+                b.group, b.slot, b.group, b.binding
+            ));
+        }
+        let earlier = &bind[..index];
+        if earlier
+            .iter()
+            .any(|o| (o.group, o.slot) == (b.group, b.slot))
+        {
+            return Err(format!("bind: slot {}:{} is bound twice", b.group, b.slot));
+        }
+        if earlier
+            .iter()
+            .any(|o| (o.group, o.binding) == (b.group, b.binding))
+        {
+            return Err(format!(
+                "bind: binding {}:{} is bound at two slots",
+                b.group, b.binding
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// What `App::validate` found wrong, and where.
 #[derive(Debug, PartialEq)]
 pub enum Invalid {
@@ -417,6 +464,8 @@ struct DispatchFile {
     stress: bool,
     #[serde(default, rename = "uniform")]
     uniforms: Vec<UniformWords>,
+    #[serde(default)]
+    bind: Vec<BindAt>,
 }
 
 fn yes() -> bool {
@@ -561,6 +610,7 @@ fn form(spec: &SpecFile, at: &dyn Fn(std::ops::Range<usize>) -> String) -> Resul
                 workgroups,
                 stress: file.stress,
                 uniforms: file.uniforms.clone(),
+                bind: file.bind.clone(),
             });
         }
         return Ok(Form::Pipeline(out));

@@ -165,15 +165,73 @@ pub fn open_with(wanted: Option<&str>, features: wgpu::Features, needed_by: &str
 }
 
 /// Ends a validation error scope (`Device::push_error_scope`): what wgpu rejected in it
-/// comes back as `Error::Wgpu` about `what`, instead of a panic in wgpu's default handler.
+/// comes back as `Error::Wgpu` about `what`, with wgpu's reason on one line, instead of a
+/// panic in wgpu's default handler.
 pub fn end_scope(scope: wgpu::ErrorScopeGuard, what: impl FnOnce() -> String) -> Result<()> {
     match pollster::block_on(scope.pop()) {
         Some(error) => Err(Error::Wgpu {
             what: what(),
-            message: error.to_string(),
+            message: reason(&error),
         }),
         None => Ok(()),
     }
+}
+
+/// wgpu's reason for `error` on one line: its chain of causes (wgpu's own description says
+/// "Validation Error" on its first line and the causes below), each cause's first line but
+/// the call it was in ("In Device::create_compute_pipeline, label = ..."), and the
+/// `line:column` of a shader diagnostic where it has one.
+pub fn reason(error: &wgpu::Error) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut cause = std::error::Error::source(error);
+    while let Some(e) = cause {
+        let text = e.to_string();
+        let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+        if let Some(first) = lines.next() {
+            // A shader diagnostic goes on with `┌─ wgsl:LINE:COLUMN` under its message.
+            let at = lines.find_map(|l| l.strip_prefix("┌─ ")).and_then(|place| {
+                let mut pieces = place.rsplitn(3, ':');
+                let column = pieces.next()?;
+                let line = pieces.next()?;
+                Some(format!(" (at {line}:{column})"))
+            });
+            let part = format!("{first}{}", at.unwrap_or_default());
+            if !first.starts_with("In ") && !parts.iter().any(|p| p.contains(first)) {
+                parts.push(part);
+            }
+        }
+        cause = e.source();
+    }
+    if parts.is_empty() {
+        return error
+            .to_string()
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .to_string();
+    }
+    parts.join(": ")
+}
+
+/// The compute pipeline of `entry` in `wgsl`, with values for its `override`s, made in an
+/// error scope of its own: what wgpu refuses names `shader` (which shader, as given or
+/// instrumented) and the entry point, with wgpu's reason.
+pub fn shader_pipeline(
+    device: &wgpu::Device,
+    layout: &wgpu::PipelineLayout,
+    shader: &str,
+    wgsl: &str,
+    entry: &str,
+    constants: &[(&str, f64)],
+) -> Result<wgpu::ComputePipeline> {
+    let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some(shader),
+        source: wgpu::ShaderSource::Wgsl(wgsl.into()),
+    });
+    let pipeline = compute_pipeline(device, layout, &module, entry, constants);
+    end_scope(scope, || format!("{shader} (entry point `{entry}`)"))?;
+    Ok(pipeline)
 }
 
 /// Submits `encoder`, waits for it, and reads back the first `bytes` of each of `reads`

@@ -133,6 +133,7 @@ impl Engine {
         let program = Program::build(&app)?;
         let gpu = device::open_with(config.adapter.as_deref(), program.features, &app.name)?;
         app.check_limits(&gpu.limits)?;
+        crate::gpu::limits::check(&app, &program, &gpu.limits)?;
         let checks = crate::app::checks::prepare(&app, &gpu)?;
         let session = Session::new(
             &gpu,

@@ -1,9 +1,10 @@
 //! Matching an app spec's bindings against the shaders' declarations, before anything runs.
 //! A pipeline's shaders share bindings by (group, binding): each binding the spec declares
 //! must be declared by at least one shader, with the same kind (storage or uniform) and a type
-//! its words fit wherever it is declared; each shader may read it or write it.
+//! its words fit wherever it is declared; each shader may read it or write it. A dispatch's
+//! `bind` puts a binding at another slot of its shader than its own number (`Binds`).
 
-use crate::app::spec::{App, BindingKind};
+use crate::app::spec::{App, BindAt, BindingKind};
 use crate::error::{Error, Result};
 use naga::{AddressSpace, ArraySize, StorageAccess, TypeInner};
 use wgstress_instrument::Instrumented;
@@ -13,35 +14,90 @@ pub struct Slot {
     pub group: u32,
     pub binding: u32,
     pub kind: BindingKind,
-    /// For each shader (unit) in order: whether it declares the binding read-only. A shader
-    /// that does not declare it binds it read-write.
-    pub read_only: Vec<bool>,
     pub words: u32,
     pub name: String,
+}
+
+/// One pipeline of a run as its bindings see it: a shader, the entry point it runs, and the
+/// dispatch's `bind` (none for the postcondition).
+pub struct Use<'a> {
+    pub inst: &'a Instrumented,
+    pub entry: &'a str,
+    pub bind: &'a [BindAt],
+}
+
+/// Which binding of the spec each slot of a shader gets: the one `bind` puts there, else the
+/// binding of the slot's own number, unless `bind` put that one at another slot.
+#[derive(Clone, Copy)]
+pub struct Binds<'a>(pub &'a [BindAt]);
+
+impl Binds<'_> {
+    /// The spec's binding at the shader's `@group(group) @binding(slot)`, if any.
+    pub fn spec_at(self, group: u32, slot: u32) -> Option<u32> {
+        if let Some(b) = self.0.iter().find(|b| (b.group, b.slot) == (group, slot)) {
+            return Some(b.binding);
+        }
+        let moved = self.0.iter().any(|b| (b.group, b.binding) == (group, slot));
+        (!moved).then_some(slot)
+    }
+
+    /// The shader slot the spec's `binding` is at, if any.
+    pub fn slot_of(self, group: u32, binding: u32) -> Option<u32> {
+        if let Some(b) = self
+            .0
+            .iter()
+            .find(|b| (b.group, b.binding) == (group, binding))
+        {
+            return Some(b.slot);
+        }
+        let taken = self.0.iter().any(|b| (b.group, b.slot) == (group, binding));
+        (!taken).then_some(binding)
+    }
+}
+
+/// Whether `inst` declares `@group(group) @binding(slot)` read-only (a shader that does not
+/// declare it binds it read-write).
+pub fn read_only(inst: &Instrumented, group: u32, slot: u32) -> bool {
+    inst.module.global_variables.iter().any(|(_, v)| {
+        v.binding
+            .as_ref()
+            .is_some_and(|r| (r.group, r.binding) == (group, slot))
+            && match v.space {
+                AddressSpace::Storage { access } => !access.contains(StorageAccess::STORE),
+                _ => true,
+            }
+    })
 }
 
 /// What one shader declares about one binding.
 struct Declared {
     kind: BindingKind,
-    read_only: bool,
     name: String,
 }
 
-/// Checks every binding the instrumented entry points use against the spec, and the spec's
-/// bindings against the shaders; returns the slots in spec order.
-pub fn match_bindings(app: &App, units: &[&Instrumented]) -> Result<Vec<Slot>> {
-    for inst in units {
-        used_are_declared(app, inst)?;
+/// Checks every binding the pipelines' entry points use against the spec, and the spec's
+/// bindings against the shaders (at the slots each pipeline binds them); returns the slots in
+/// spec order.
+pub fn match_bindings(app: &App, uses: &[Use]) -> Result<Vec<Slot>> {
+    for u in uses {
+        used_are_declared(app, u)?;
     }
     app.bindings
         .iter()
         .map(|b| {
-            let declared = units
+            let declared = uses
                 .iter()
-                .map(|inst| declared(inst, b))
+                .filter_map(|u| {
+                    let slot = Binds(u.bind).slot_of(b.group, b.binding)?;
+                    declared(u.inst, b, slot).transpose()
+                })
                 .collect::<Result<Vec<_>>>()?;
-            let Some(first) = declared.iter().flatten().next() else {
-                let files: Vec<&str> = units.iter().map(|u| u.manifest.source.as_str()).collect();
+            let Some(first) = declared.first() else {
+                let mut files: Vec<&str> = uses
+                    .iter()
+                    .map(|u| u.inst.manifest.source.as_str())
+                    .collect();
+                files.dedup();
                 return Err(Error::Input(format!(
                     "{}: the spec declares binding {}:{}, which {} does not declare",
                     app.name,
@@ -56,7 +112,7 @@ pub fn match_bindings(app: &App, units: &[&Instrumented]) -> Result<Vec<Slot>> {
                     b.group, b.binding, first.name, b.kind, first.kind
                 )));
             }
-            if let Some(other) = declared.iter().flatten().find(|d| d.kind != first.kind) {
+            if let Some(other) = declared.iter().find(|d| d.kind != first.kind) {
                 return Err(Error::Input(format!(
                     "binding {}:{}: one shader declares it {:?} (`{}`), another {:?} (`{}`)",
                     b.group, b.binding, first.kind, first.name, other.kind, other.name
@@ -66,10 +122,6 @@ pub fn match_bindings(app: &App, units: &[&Instrumented]) -> Result<Vec<Slot>> {
                 group: b.group,
                 binding: b.binding,
                 kind: first.kind,
-                read_only: declared
-                    .iter()
-                    .map(|d| d.as_ref().is_some_and(|d| d.read_only))
-                    .collect(),
                 words: b.words,
                 name: b.name.clone().unwrap_or_else(|| first.name.clone()),
             })
@@ -77,47 +129,49 @@ pub fn match_bindings(app: &App, units: &[&Instrumented]) -> Result<Vec<Slot>> {
         .collect()
 }
 
-/// Every binding the instrumented entry points of `inst` use has a spec binding.
-fn used_are_declared(app: &App, inst: &Instrumented) -> Result<()> {
+/// Every binding the entry point of `u` uses has a spec binding at its slot.
+fn used_are_declared(app: &App, u: &Use) -> Result<()> {
+    let inst = u.inst;
     let module = &inst.module;
     let own_group = inst.manifest.bind_group;
-    let used_by_entries = |handle: naga::Handle<naga::GlobalVariable>| {
-        module.entry_points.iter().enumerate().any(|(i, ep)| {
-            let wanted = ep.name == inst.manifest.entry_point.name
-                || inst
-                    .manifest
-                    .postcondition
-                    .as_ref()
-                    .is_some_and(|p| p.name == ep.name);
-            wanted && !inst.info.get_entry_point(i)[handle].is_empty()
-        })
+    let Some(index) = module.entry_points.iter().position(|e| e.name == u.entry) else {
+        return Ok(());
     };
+    let info = inst.info.get_entry_point(index);
     for (handle, var) in module.global_variables.iter() {
         let Some(rb) = &var.binding else { continue };
-        if rb.group == own_group || !used_by_entries(handle) {
+        if rb.group == own_group || info[handle].is_empty() {
             continue;
         }
-        if app.binding(rb.group, rb.binding).is_none() {
+        let bound = Binds(u.bind).spec_at(rb.group, rb.binding);
+        if bound.and_then(|b| app.binding(rb.group, b)).is_none() {
+            let name = var.name.as_deref().unwrap_or("?");
+            let why = if bound.is_some() {
+                "the spec declares no buffer for it"
+            } else {
+                "its dispatch's `bind` puts that binding at another slot and nothing here"
+            };
             return Err(Error::Input(format!(
-                "{}: the shader uses @group({}) @binding({}) `{}` but the spec declares no buffer for it",
-                inst.manifest.source,
-                rb.group,
-                rb.binding,
-                var.name.as_deref().unwrap_or("?")
+                "{}: `{}` uses @group({}) @binding({}) `{name}` but {why}",
+                inst.manifest.source, u.entry, rb.group, rb.binding
             )));
         }
     }
     Ok(())
 }
 
-/// What `inst` declares for spec binding `b`, if it declares it; `Err` if the declaration
-/// cannot hold `b`.
-fn declared(inst: &Instrumented, b: &crate::app::spec::Binding) -> Result<Option<Declared>> {
+/// What `inst` declares at `@binding(slot)` of `b`'s group, where spec binding `b` is bound,
+/// if it declares it; `Err` if the declaration cannot hold `b`.
+fn declared(
+    inst: &Instrumented,
+    b: &crate::app::spec::Binding,
+    slot: u32,
+) -> Result<Option<Declared>> {
     let module = &inst.module;
     let Some((_, var)) = module.global_variables.iter().find(|(_, v)| {
         v.binding
             .as_ref()
-            .is_some_and(|r| r.group == b.group && r.binding == b.binding)
+            .is_some_and(|r| r.group == b.group && r.binding == slot)
     }) else {
         return Ok(None);
     };
@@ -126,11 +180,9 @@ fn declared(inst: &Instrumented, b: &crate::app::spec::Binding) -> Result<Option
         .clone()
         .or_else(|| var.name.clone())
         .unwrap_or_default();
-    let (kind, read_only) = match var.space {
-        AddressSpace::Storage { access } => {
-            (BindingKind::Storage, !access.contains(StorageAccess::STORE))
-        }
-        AddressSpace::Uniform => (BindingKind::Uniform, true),
+    let kind = match var.space {
+        AddressSpace::Storage { .. } => BindingKind::Storage,
+        AddressSpace::Uniform => BindingKind::Uniform,
         other => {
             return Err(Error::Input(format!(
                 "binding {}:{} `{name}` is in the {other:?} space, which wgstress cannot fill",
@@ -166,11 +218,7 @@ fn declared(inst: &Instrumented, b: &crate::app::spec::Binding) -> Result<Option
             if matches!(ty, TypeInner::Array { size: ArraySize::Dynamic, .. }) { " per element" } else { "" }
         )));
     }
-    Ok(Some(Declared {
-        kind,
-        read_only,
-        name,
-    }))
+    Ok(Some(Declared { kind, name }))
 }
 
 fn is_runtime_sized(module: &naga::Module, members: &[naga::StructMember]) -> bool {

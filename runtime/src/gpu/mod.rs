@@ -9,6 +9,7 @@ pub mod engine;
 pub mod features;
 pub mod interface;
 pub mod layout;
+pub mod limits;
 pub mod params;
 pub mod program;
 pub mod session;

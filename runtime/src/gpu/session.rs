@@ -11,7 +11,7 @@
 use crate::app::spec::{App, BindingKind, Outputs};
 use crate::error::{Error, Result};
 use crate::gpu::device::Gpu;
-use crate::gpu::interface::{match_bindings, Slot};
+use crate::gpu::interface::{match_bindings, read_only, Binds, Slot, Use};
 use crate::gpu::layout::{self, LAYOUTS};
 use crate::gpu::params::encode;
 use crate::gpu::program::Program;
@@ -93,9 +93,29 @@ impl Session {
         batch: usize,
         scratch_words: u32,
     ) -> Result<Session> {
-        let all: Vec<_> = program.units.iter().chain(&program.check).collect();
-        let insts: Vec<_> = all.iter().map(|u| &u.inst).collect();
-        let slots = match_bindings(app, &insts)?;
+        let mut uses: Vec<Use> = program
+            .units
+            .iter()
+            .zip(&program.dispatches)
+            .map(|(unit, dispatch)| Use {
+                inst: &unit.inst,
+                entry: &unit.inst.manifest.entry_point.name,
+                bind: &dispatch.bind,
+            })
+            .collect();
+        // The postcondition binds every binding at its own number.
+        let post_use = program.postcondition().map(|(unit, _)| Use {
+            inst: &unit.inst,
+            entry: unit
+                .inst
+                .manifest
+                .postcondition
+                .as_ref()
+                .map_or("", |p| &p.name),
+            bind: &[],
+        });
+        uses.extend(post_use);
+        let slots = match_bindings(app, &uses)?;
         let device = &gpu.device;
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let manifests: Vec<Manifest> = program.manifests().into_iter().cloned().collect();
@@ -228,9 +248,10 @@ impl Session {
         });
 
         let ours = [&params, &results, &scratch];
-        let make = |unit: usize, dispatch: Option<&crate::app::spec::Dispatch>, shader: &str| {
+        let make = |pipeline: &Use, dispatch: Option<&crate::app::spec::Dispatch>| {
             let uniforms = uniform_buffers(device, app, &buffers, dispatch)?;
-            let (layouts, groups) = bind_groups(device, &buffers, &manifest, ours, unit, &uniforms);
+            let (layouts, groups) =
+                bind_groups(device, &buffers, &manifest, ours, pipeline, &uniforms);
             let layout_refs: Vec<Option<&wgpu::BindGroupLayout>> =
                 layouts.iter().map(Some).collect();
             let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -238,30 +259,29 @@ impl Session {
                 bind_group_layouts: &layout_refs,
                 immediate_size: 0,
             });
-            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some(&app.name),
-                source: wgpu::ShaderSource::Wgsl(shader.into()),
-            });
-            Ok::<_, Error>((pipeline_layout, module, groups))
+            Ok::<_, Error>((pipeline_layout, groups))
         };
         let mut stages = Vec::new();
         for (index, (unit, dispatch)) in program.units.iter().zip(&program.dispatches).enumerate() {
-            let entry = &unit.inst.manifest.entry_point.name;
-            let (shader, constants) = if raw {
-                (
-                    unit.source.as_str(),
-                    raw_constants(&unit.source, &app.constants),
-                )
+            let (layout, groups) = make(&uses[index], Some(dispatch))?;
+            let given = &unit.inst.manifest.entry_point;
+            let (what, wgsl, entry, constants) = if raw {
+                let shader = wgstress_instrument::raw_wgsl(&unit.source, &unit.path)?;
+                let constants = raw_constants(&shader.wgsl, &app.constants);
+                let entry = shader.entry_point(&given.name).to_string();
+                let what = format!("shader {}", unit.path);
+                (what, shader.wgsl.into_owned(), entry, constants)
             } else {
-                (unit.inst.wgsl.as_str(), Vec::new())
+                let wgsl = wgstress_instrument::for_wgpu(&unit.inst.wgsl).into_owned();
+                let what = format!("instrumented {}", unit.path);
+                (what, wgsl, given.wgsl_name.clone(), Vec::new())
             };
-            let (layout, module, groups) = make(index, Some(dispatch), shader)?;
             let constants: Vec<(&str, f64)> =
                 constants.iter().map(|(k, v)| (k.as_str(), *v)).collect();
             stages.push(Stage {
-                pipeline: crate::gpu::device::compute_pipeline(
-                    device, &layout, &module, entry, &constants,
-                ),
+                pipeline: crate::gpu::device::shader_pipeline(
+                    device, &layout, &what, &wgsl, &entry, &constants,
+                )?,
                 workgroups: dispatch.workgroups,
                 stress: dispatch.stress && !raw,
                 raw,
@@ -278,16 +298,19 @@ impl Session {
                     .postcondition
                     .as_ref()
                     .expect("postcondition")
-                    .name;
-                let (layout, module, groups) = make(block, None, &unit.inst.wgsl)?;
+                    .wgsl_name;
+                let (layout, groups) = make(uses.last().expect("the postcondition's"), None)?;
+                let wgsl = wgstress_instrument::for_wgpu(&unit.inst.wgsl);
+                let what = format!("instrumented {}", unit.path);
                 Some(Stage {
-                    pipeline: crate::gpu::device::compute_pipeline(
+                    pipeline: crate::gpu::device::shader_pipeline(
                         device,
                         &layout,
-                        &module,
+                        &what,
+                        &wgsl,
                         name,
                         &[],
-                    ),
+                    )?,
                     workgroups: app.postcondition_workgroups,
                     stress: false,
                     raw: false,
@@ -298,7 +321,9 @@ impl Session {
             }
             None => None,
         };
-        crate::gpu::device::end_scope(scope, || format!("instrumented {}", app.name))?;
+        crate::gpu::device::end_scope(scope, || {
+            format!("buffers and bind groups of {}", app.name)
+        })?;
         Ok(Session {
             own_group: manifest.bind_group,
             manifests,
@@ -564,7 +589,7 @@ fn bound_in_group<'a>(
     buffers: &'a [AppBuffer],
     manifest: &Manifest,
     ours: [&'a wgpu::Buffer; 3],
-    unit: usize,
+    pipeline: &Use,
     uniforms: &'a [((u32, u32), wgpu::Buffer)],
 ) -> Vec<Bound<'a>> {
     let mut bound = Vec::new();
@@ -599,16 +624,20 @@ fn bound_in_group<'a>(
         }
     }
     for buf in buffers.iter().filter(|b| b.slot.group == group) {
+        // The slot of this pipeline's shader the binding is at, if any.
+        let Some(at) = Binds(pipeline.bind).slot_of(group, buf.slot.binding) else {
+            continue;
+        };
         let ty = match buf.slot.kind {
             BindingKind::Storage => wgpu::BufferBindingType::Storage {
-                read_only: buf.slot.read_only[unit],
+                read_only: read_only(pipeline.inst, group, at),
             },
             BindingKind::Uniform => wgpu::BufferBindingType::Uniform,
         };
         let key = (buf.slot.group, buf.slot.binding);
         let own = uniforms.iter().find(|(k, _)| *k == key).map(|(_, b)| b);
         bound.push(Bound {
-            entry: layout_entry(buf.slot.binding, ty, false),
+            entry: layout_entry(at, ty, false),
             buffer: own.unwrap_or(&buf.buffer),
             offsets: buf.offsets,
             // Storage buffers carry padding for the shifts: bind exactly the declared words.
@@ -625,7 +654,7 @@ fn bind_groups(
     buffers: &[AppBuffer],
     manifest: &Manifest,
     ours: [&wgpu::Buffer; 3],
-    unit: usize,
+    pipeline: &Use,
     uniforms: &[((u32, u32), wgpu::Buffer)],
 ) -> (Vec<wgpu::BindGroupLayout>, Vec<Vec<(u32, wgpu::BindGroup)>>) {
     let max_group = buffers
@@ -637,7 +666,7 @@ fn bind_groups(
     let mut layouts = Vec::new();
     let mut groups: Vec<Vec<(u32, wgpu::BindGroup)>> = (0..LAYOUTS).map(|_| Vec::new()).collect();
     for group in 0..=max_group {
-        let bound = bound_in_group(group, buffers, manifest, ours, unit, uniforms);
+        let bound = bound_in_group(group, buffers, manifest, ours, pipeline, uniforms);
         let entries: Vec<_> = bound.iter().map(|b| b.entry).collect();
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: None,

@@ -33,6 +33,15 @@ impl Mismatches {
         m
     }
 
+    /// The same, the listed elements named `[index(k)]`: their place in the binding where
+    /// a check reads a slice of it.
+    pub fn at(mut self, index: impl Fn(usize) -> usize) -> Mismatches {
+        for (k, _, _) in &mut self.first {
+            *k = index(*k);
+        }
+        self
+    }
+
     pub fn is_empty(&self) -> bool {
         self.wrong == 0
     }

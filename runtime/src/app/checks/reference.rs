@@ -76,7 +76,16 @@ fn run(gpu: &Gpu, app: &App, r: &Reference) -> Result<Written> {
         ),
         None => (app.shader_path.clone(), app.source.clone()),
     };
-    let (module, used) = interface(&source, &path, r)?;
+    // As wgpu takes it: directives naga refuses set aside, pointer parameters rewritten. A
+    // shader that does not get that far is reported by `interface`, at its line and column.
+    let (source, entry) = match wgstress_instrument::raw_wgsl(&source, &path) {
+        Ok(raw) => (raw.wgsl.to_string(), raw.entry_point(&r.entry).to_string()),
+        Err(_) => (
+            wgstress_instrument::for_wgpu(&source).into_owned(),
+            r.entry.clone(),
+        ),
+    };
+    let (module, used) = interface(&source, &path, &entry)?;
     let ([x, y, z], max) = (
         r.workgroups,
         gpu.limits.max_compute_workgroups_per_dimension,
@@ -100,13 +109,10 @@ fn run(gpu: &Gpu, app: &App, r: &Reference) -> Result<Written> {
         bind_group_layouts: &layout_refs,
         immediate_size: 0,
     });
-    let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some(&path),
-        source: wgpu::ShaderSource::Wgsl(source.as_str().into()),
-    });
     let constants = constants(app, &module);
+    let what = format!("reference kernel {path}");
     let pipeline =
-        device::compute_pipeline(device, &pipeline_layout, &shader, &r.entry, &constants);
+        device::shader_pipeline(device, &pipeline_layout, &what, &source, &entry, &constants)?;
     let mut encoder = device.create_command_encoder(&Default::default());
     {
         let mut pass = encoder.begin_compute_pass(&Default::default());
@@ -123,8 +129,7 @@ fn run(gpu: &Gpu, app: &App, r: &Reference) -> Result<Written> {
     let words = device::submit_and_read(gpu, encoder, &sizes, TIMEOUT);
     device::end_scope(scope, || {
         format!("reference kernel `{}` of {path}", r.entry)
-    })
-    .map_err(one_line)?;
+    })?;
     Ok(reads.iter().map(|(k, _)| *k).zip(words?).collect())
 }
 
@@ -263,7 +268,7 @@ fn copy_written(
 
 /// Parses and validates the reference kernel; returns its module and the bindings its entry
 /// point uses. Errors point at `path:line:column`.
-fn interface(source: &str, path: &str, r: &Reference) -> Result<(naga::Module, Vec<Used>)> {
+fn interface(source: &str, path: &str, entry: &str) -> Result<(naga::Module, Vec<Used>)> {
     let at = |location: Option<naga::SourceLocation>| match location {
         Some(l) => format!("{path}:{}:{}", l.line_number, l.line_position),
         None => path.to_string(),
@@ -275,7 +280,7 @@ fn interface(source: &str, path: &str, r: &Reference) -> Result<(naga::Module, V
     let index = module
         .entry_points
         .iter()
-        .position(|ep| ep.name == r.entry && ep.stage == naga::ShaderStage::Compute)
+        .position(|ep| ep.name == entry && ep.stage == naga::ShaderStage::Compute)
         .ok_or_else(|| {
             let names: Vec<&str> = module
                 .entry_points
@@ -285,7 +290,7 @@ fn interface(source: &str, path: &str, r: &Reference) -> Result<(naga::Module, V
                 .collect();
             Error::Input(format!(
                 "{path}: no @compute entry point named `{}` for the reference check (the shader has: {})",
-                r.entry,
+                entry,
                 names.join(", ")
             ))
         })?;
@@ -304,7 +309,7 @@ fn interface(source: &str, path: &str, r: &Reference) -> Result<(naga::Module, V
             other => {
                 return Err(Error::Input(format!(
                     "{path}: the reference kernel `{}` uses @group({}) @binding({}) in the {other:?} space; wgstress binds buffers only",
-                    r.entry, rb.group, rb.binding
+                    entry, rb.group, rb.binding
                 )))
             }
         };
@@ -316,23 +321,6 @@ fn interface(source: &str, path: &str, r: &Reference) -> Result<(naga::Module, V
         });
     }
     Ok((module, used))
-}
-
-/// wgpu's validation report ("Validation Error", a blank line, "Caused by:" and indented
-/// causes) as one line, so that the cause reaches a user who sees only the first.
-fn one_line(error: Error) -> Error {
-    match error {
-        Error::Wgpu { what, message } => Error::Wgpu {
-            what,
-            message: message
-                .lines()
-                .map(str::trim)
-                .filter(|l| !l.is_empty() && *l != "Caused by:")
-                .collect::<Vec<_>>()
-                .join(": "),
-        },
-        other => other,
-    }
 }
 
 #[cfg(test)]

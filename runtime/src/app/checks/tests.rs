@@ -24,8 +24,10 @@ fn verify(text: &str, input: Init, got: &[u32]) -> Result<(), String> {
     let n = got.len() as u32;
     let app = app(vec![(0, n, input), (1, n, Init::Zeros)], vec![c.clone()]);
     app.validate().unwrap();
+    let slice = c.slice(n).unwrap();
     let prepared = Prepared {
-        expected: expected(&c, &app).unwrap(),
+        expected: expected(&c, &app, &slice).unwrap(),
+        slice,
         check: c,
     };
     prepared.verify(&Outputs::new(vec![((0, 1), got)]))
@@ -111,7 +113,7 @@ fn sizes_are_checked_against_the_bindings() {
     let a = app(vec![(0, 4, Init::Zeros), (1, 4, Init::Zeros)], vec![c]);
     assert_eq!(
         a.validate().unwrap_err().to_string(),
-        "[[check]] 1: `values` has 3 values for the 4 checked elements (set `words` to check fewer)"
+        "[[check]] 1: `values` has 3 values for the 4 checked elements (set `count` to check fewer)"
     );
     let c = check("binding = 1\nkind = \"equals\"\nwords = 3\nvalues = [1, 2, 3]").unwrap();
     assert!(app(vec![(0, 4, Init::Zeros), (1, 4, Init::Zeros)], vec![c])
@@ -121,8 +123,55 @@ fn sizes_are_checked_against_the_bindings() {
     let a = app(vec![(0, 2, Init::Zeros), (1, 4, Init::Zeros)], vec![c]);
     assert_eq!(
         a.validate().unwrap_err().to_string(),
-        "[[check]] 1: binding 0:0 has 2 words, fewer than the 4 checked"
+        "[[check]] 1: binding 0:0 has 2 words, fewer than the 4 the checked elements reach"
     );
+    let c = check("binding = 1\nkind = \"all-equal\"\nvalue = 0\nstart = 2\ncount = 2\nstride = 2")
+        .unwrap();
+    let a = app(vec![(1, 4, Init::Zeros)], vec![c]);
+    assert_eq!(
+        a.validate().unwrap_err().to_string(),
+        "[[check]] 1: 2 elements from 2 every 2 pass the binding's 4 words (at most 1)"
+    );
+    let c = check("binding = 1\nkind = \"all-equal\"\nvalue = 0\nwords = 2\ncount = 2").unwrap();
+    let a = app(vec![(1, 4, Init::Zeros)], vec![c]);
+    assert!(a.validate().unwrap_err().to_string().contains("not both"));
+}
+
+#[test]
+fn a_slice_compares_its_elements_with_the_whole_bindings_expected_values() {
+    let input = Init::Words {
+        words: vec![1, 2, 3, 4, 5, 6, 7, 8],
+    };
+    // Every other element of an inclusive scan: 3, 10, 21, 36 at indices 1, 3, 5, 7.
+    let scan = "binding = 1\nkind = \"inclusive-scan\"\nof = 0\nstart = 1\nstride = 2";
+    let mut got = vec![0, 3, 0, 10, 0, 21, 0, 36];
+    verify(scan, input.clone(), &got).unwrap();
+    got[5] = 20;
+    let wrong = verify(scan, input.clone(), &got).unwrap_err();
+    assert!(
+        wrong.contains("binding 0:1 [1..=7 step 2]: 1 of 4 elements wrong: [5] = 20 (expected 21)"),
+        "{wrong}"
+    );
+    // The last element holds the total.
+    let total = "binding = 1\nkind = \"sum\"\nof = 0\nlast = true";
+    verify(total, input.clone(), &[9, 9, 9, 9, 9, 9, 9, 36]).unwrap();
+    let wrong = verify(total, input.clone(), &[36, 0, 0, 0, 0, 0, 0, 35]).unwrap_err();
+    assert!(
+        wrong.contains("[7]: 1 of 1 elements wrong: [7] = 35 (expected 36)"),
+        "{wrong}"
+    );
+    // A sum without a slice checks the first element, as it always did.
+    verify(
+        "binding = 1\nkind = \"sum\"\nof = 0",
+        input.clone(),
+        &[36, 1, 2, 3, 4, 5, 6, 7],
+    )
+    .unwrap();
+    // A sorted middle: the pairs out of order are named by their index in the binding.
+    let sorted = "binding = 1\nkind = \"sorted\"\nstart = 2\ncount = 4";
+    verify(sorted, input.clone(), &[9, 9, 1, 2, 3, 4, 0, 0]).unwrap();
+    let wrong = verify(sorted, input, &[9, 9, 1, 3, 2, 4, 0, 0]).unwrap_err();
+    assert!(wrong.contains("[3] = 3 > [4] = 2"), "{wrong}");
 }
 
 #[test]

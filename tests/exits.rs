@@ -1,0 +1,186 @@
+//! Errors and exits (issue 23, item 5), through the CLI on lavapipe: with `--json` a failing
+//! command prints `{"error": ...}` on stdout as well as its line on stderr; a workgroup or
+//! workgroup memory past the adapter's limits is refused before the first run, naming the
+//! limit; a raw run that hangs exits like any other hang; `instrument --constant` resolves
+//! overrides.
+
+mod common;
+
+use common::{fixture, wgstress, wgstress_timed};
+use std::path::Path;
+use std::process::Output;
+use std::time::Duration;
+
+/// wgstress's own error line (lavapipe may add warnings of its own on stderr).
+fn error_line(out: &Output) -> String {
+    let err = String::from_utf8_lossy(&out.stderr);
+    let own: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("wgstress: error: "))
+        .collect();
+    assert_eq!(own.len(), 1, "{err}");
+    own[0].to_string()
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn with_json_a_failing_command_prints_its_error_on_stdout() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: [&[&str]; 4] = [
+        &["run", "no-such-spec.toml", "--json"],
+        // Refused by clap, before any command runs.
+        &["run", &fixture("counter.toml"), "--runs", "0", "--json"],
+        &["compare", "no-such-spec.toml", "--json", "--no-log"],
+        &["litmus", "no-such-test", "--json"],
+    ];
+    for args in cases {
+        let out = wgstress(args, dir.path());
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let line = error_line(&out);
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{args:?}: stdout is not JSON ({e}): {:?}", out.stdout));
+        let message = json["error"].as_str().unwrap_or_else(|| panic!("{json}"));
+        assert_eq!(line, format!("wgstress: error: {message}"), "{args:?}");
+    }
+    // Without --json, stdout stays empty.
+    let out = wgstress(&["run", "no-such-spec.toml"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn a_workgroup_past_the_adapters_limits_is_refused_naming_the_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = |shader: &str| {
+        format!(
+            "shader = \"{shader}\"\nworkgroups = [1]\n[[binding]]\nbinding = 0\nkind = \"storage\"\nwords = 4096\n"
+        )
+    };
+    let wide = "@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+@compute @workgroup_size(4096)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) { out[id.x] = 1u; }";
+    let hungry = "@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+var<workgroup> tile: array<u32, 1048576>;
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) i: u32) { tile[i] = i; workgroupBarrier(); out[i] = tile[63u - i]; }";
+    for (name, shader, limit) in [
+        ("wide", wide, "(max_compute_workgroup_size_x)"),
+        ("hungry", hungry, "(max_compute_workgroup_storage_size)"),
+    ] {
+        write(dir.path(), &format!("{name}.wgsl"), shader);
+        let path = write(
+            dir.path(),
+            &format!("{name}.toml"),
+            &spec(&format!("{name}.wgsl")),
+        );
+        for raw in [false, true] {
+            let mut args = vec!["run", path.as_str(), "--runs", "4", "--no-log"];
+            if raw {
+                args.push("--raw");
+            }
+            let out = wgstress(&args, dir.path());
+            assert_eq!(out.status.code(), Some(2), "{name} raw {raw}");
+            let line = error_line(&out);
+            assert!(
+                line.contains(&format!("{name}.wgsl: entry point `main`: "))
+                    && line.contains("beyond this adapter's limit of")
+                    && line.ends_with(limit),
+                "{line}"
+            );
+            assert!(out.stdout.is_empty(), "no run was made");
+        }
+    }
+}
+
+#[test]
+fn a_raw_run_that_hangs_exits_like_any_other_hang() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, took) = wgstress_timed(
+        &[
+            "run",
+            &fixture("slow.toml"),
+            "--raw",
+            "--runs",
+            "10",
+            "--timeout",
+            "2",
+            "--json",
+            "--no-log",
+        ],
+        dir.path(),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(took < Duration::from_secs(12), "took {took:?}");
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["strategy"], "raw", "{summary}");
+    assert!(
+        summary["aborted"]
+            .as_str()
+            .is_some_and(|a| a.contains("did not finish a batch")),
+        "{summary}"
+    );
+}
+
+#[test]
+fn instrument_resolves_overrides_given_with_constant() {
+    let dir = tempfile::tempdir().unwrap();
+    let shader = write(
+        dir.path(),
+        "sized.wgsl",
+        "override size: u32;
+@id(7) override cells: u32 = 4u;
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+var<workgroup> tile: array<u32, cells>;
+@compute @workgroup_size(size)
+fn main(@builtin(local_invocation_index) i: u32) { tile[i % cells] = i; out[i] = tile[0]; }",
+    );
+    let instrument = |extra: &[&str]| {
+        let mut args = vec![
+            "instrument",
+            shader.as_str(),
+            "-o",
+            "out.wgsl",
+            "--manifest",
+            "m.json",
+        ];
+        args.extend_from_slice(extra);
+        wgstress(&args, dir.path())
+    };
+    let out = instrument(&[]);
+    assert_eq!(out.status.code(), Some(2));
+    let line = error_line(&out);
+    assert!(line.contains("`--constant size=VALUE`"), "{line}");
+
+    let out = instrument(&["--constant", "size=32", "--constant", "7=16"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("m.json")).unwrap()).unwrap();
+    assert_eq!(
+        manifest["entry_point"]["workgroup_size"],
+        serde_json::json!([32, 1, 1])
+    );
+    let wgsl = std::fs::read_to_string(dir.path().join("out.wgsl")).unwrap();
+    assert!(wgsl.contains("array<u32, 16>"), "{wgsl}");
+    assert!(!wgsl.contains("override"), "{wgsl}");
+
+    for bad in ["size", "=3", "size=big"] {
+        let out = instrument(&["--constant", bad]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        assert!(error_line(&out).contains("--constant"), "{bad}");
+    }
+}
