@@ -5,7 +5,7 @@
 //! The modules by job (docs/architecture.md draws them):
 //! - the model a session is built from: `spec` (applications), `init` (initial contents),
 //!   `checks` (host checks), `strategy` (stress settings and per-run parameters), `profile`
-//!   (tuned stress shapes), `error`;
+//!   (tuned stress shapes), `error`, `read` (file reads bounded by what a file may hold);
 //! - execution: `device` (adapters, error scopes, submit and read-back), `features` (the
 //!   device features shaders need), `program` (an application's shaders instrumented, one
 //!   unit per dispatch), `interface` (spec against shaders), `layout` and `params` (buffer layouts, parameter blocks), `session`
@@ -20,6 +20,7 @@ pub mod checks;
 pub mod error;
 pub mod init;
 pub mod profile;
+pub mod read;
 pub mod spec;
 pub mod strategy;
 
