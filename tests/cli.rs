@@ -51,7 +51,7 @@ fn bad_input_is_one_line_and_exit_2() {
     );
     assert_bad_input(
         &["run", &fixture("size.toml")],
-        "binding 0:0 `counter`: 3 words (12 bytes) do not fit its type in the shader (4 bytes)",
+        "binding 0:0 `counter`: 3 words (12 bytes) are more than its type in the shader holds (4 bytes): give words = 1",
     );
     assert_bad_input(
         &["run", &fixture("counter.toml"), "--runs", "0"],

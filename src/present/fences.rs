@@ -189,8 +189,11 @@ fn rate(m: &Measured) -> String {
         m.failures as f64 / m.runs as f64
     };
     format!(
-        "{} of {} runs failed (rate {p:.4}), {:.1} s",
-        m.failures, m.runs, m.seconds
+        "{} of {} runs failed (rate {}), {:.1} s",
+        m.failures,
+        m.runs,
+        super::numbers::rate(p),
+        m.seconds
     )
 }
 

@@ -6,9 +6,7 @@ use wgstress_runtime::runner::Summary;
 /// Shapes listed in the summary (the most failing first).
 const SHAPES_SHOWN: usize = 5;
 
-fn percent(x: f64) -> String {
-    format!("{:.3}%", x * 100.0)
-}
+use super::numbers::percent;
 
 pub fn table(s: &Summary) -> String {
     let st = &s.stats;

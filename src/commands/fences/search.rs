@@ -245,9 +245,9 @@ fn search(
         };
         notes.note(&format!(
             "the fix kept {} sites and failed its verification: searching again with trials \
-             sized for a failure rate of {:.5}",
+             sized for a failure rate of {}",
             report.kept.len(),
-            lower.get()
+            crate::present::numbers::rate(lower.get())
         ));
         super::refine::start_round(report);
         rate = lower;
@@ -278,8 +278,8 @@ fn search_round(
     report.sites = unfenced.sites.len();
     let all: Vec<usize> = (0..report.sites).collect();
     notes.note(&format!(
-        "failure rate {:.4} ({} stress): {runs_needed} runs per trial; {} candidate sites",
-        rate.get(),
+        "failure rate {} ({} stress): {runs_needed} runs per trial; {} candidate sites",
+        crate::present::numbers::rate(rate.get()),
         config.settings.strategy,
         report.sites
     ));
