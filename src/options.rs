@@ -140,7 +140,7 @@ pub struct LogOptions {
     #[arg(long, default_value = "wgstress-runs.jsonl")]
     pub log: PathBuf,
     /// Write no log
-    #[arg(long)]
+    #[arg(long, conflicts_with = "log")]
     pub no_log: bool,
 }
 

@@ -1,6 +1,7 @@
-//! Messages that say what is wrong and what to do (issue 24, items 8 and 12): a value that
-//! is not one of the choices lists them, a number past its bound is called a number, every
-//! error about a file names it, and a shader given where an application goes is called one.
+//! Messages that say what is wrong and what to do (issue 24, items 8, 9 and 12): a value
+//! that is not one of the choices lists them, a number past its bound is called a number,
+//! every error about a file names it, conflicting options are refused, and a shader given
+//! where an application goes is called one.
 
 mod common;
 mod support;
@@ -79,6 +80,31 @@ fn a_failed_write_to_stdout_says_stdout() {
         "cannot write the results to stdout: No space left on device",
         "apps > /dev/full",
     );
+}
+
+#[test]
+fn conflicting_options_are_refused() {
+    refused(
+        &[
+            "run",
+            &fixture("counter.toml"),
+            "--log",
+            "runs.jsonl",
+            "--no-log",
+        ],
+        "cannot be used with",
+    );
+    let counter = fixture("counter.toml");
+    for stress in [
+        &["--sequence", "ld;st"][..],
+        &["--iterations", "8"],
+        &["--watchdog-limit", "100"],
+        &["--spread", "4"],
+    ] {
+        let mut args = vec!["run", counter.as_str(), "--raw"];
+        args.extend(stress);
+        refused(&args, "cannot be used with");
+    }
 }
 
 #[test]
