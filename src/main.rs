@@ -11,6 +11,7 @@ mod notes;
 mod options;
 mod plan;
 mod present;
+mod runtime_dir;
 mod status;
 
 use clap::{Parser, Subcommand};
@@ -58,6 +59,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    runtime_dir::ensure();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) if e.use_stderr() => return fail(&clap_message(&e)),
