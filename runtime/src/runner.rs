@@ -144,6 +144,9 @@ pub struct Summary {
     pub loop_limit: u32,
     pub loop_limit_learned: bool,
     pub longest_passing_loop: Option<u32>,
+    /// Set when passing runs came within 2x of a limit that cannot follow them: legitimate
+    /// waits may be counted as watchdog failures.
+    pub loop_limit_warning: Option<String>,
     /// The largest batch the session's buffers hold.
     pub batch: usize,
     pub master_seed: String,
@@ -227,6 +230,7 @@ pub fn summarize(
         loop_limit: engine.loop_limit.limit(),
         loop_limit_learned: engine.loop_limit.is_learned(),
         longest_passing_loop: engine.loop_limit.seen,
+        loop_limit_warning: engine.loop_limit.warning(),
         batch: engine.batch_size(),
         master_seed: seed_text(config.master_seed),
         replay: config.replay.map(seed_text),

@@ -51,6 +51,9 @@ pub fn table(s: &Summary) -> String {
             }
         ),
     );
+    if let Some(warning) = &s.loop_limit_warning {
+        row("warning", warning.clone());
+    }
     row(
         "runs",
         format!(

@@ -88,6 +88,8 @@ impl Fencing {
 pub struct Measured {
     pub runs: u64,
     pub failures: u64,
+    /// Failing runs the watchdog stopped (a loop that reached its limit).
+    pub watchdog: u64,
     pub seconds: f64,
     /// Why the runs ended early, if an error (a hang, a lost device) ended them.
     pub aborted: Option<String>,
@@ -124,6 +126,12 @@ pub fn measure_paced(
     let measured = Measured {
         runs: stream.tally.runs,
         failures: stream.tally.failures(),
+        watchdog: stream
+            .tally
+            .counts
+            .get(&crate::record::Outcome::Watchdog)
+            .copied()
+            .unwrap_or(0),
         seconds: stream.wall.as_secs_f64(),
         aborted,
     };

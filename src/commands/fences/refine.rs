@@ -73,6 +73,7 @@ mod tests {
                         failures,
                         seconds: 1.0,
                         aborted: aborted.map(str::to_string),
+                        ..Measured::default()
                     },
                 })
                 .collect(),
