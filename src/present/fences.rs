@@ -141,6 +141,7 @@ fn headline(report: &Report) -> String {
             report.before.iter().map(|b| b.runs.runs).sum::<u64>(),
             tried.join(", ")
         ),
+        Verdict::WatchdogStops { why } => format!("not searched: {why}"),
         Verdict::NotFixed { .. } => {
             "not fixed: neither barriers nor make-atomic stopped the failures".into()
         }

@@ -19,6 +19,7 @@ use wgstress_runtime::fences::gpu::{measure, measure_paced, Fencing, Measured, R
 use wgstress_runtime::fences::shrink::{callees_first, shrink};
 use wgstress_runtime::fences::{FailureRate, Oracle, Trial};
 use wgstress_runtime::log::JsonLog;
+use wgstress_runtime::loop_limit::LoopLimit;
 use wgstress_runtime::pace::Pace;
 use wgstress_runtime::runner::{Budget, RunConfig};
 use wgstress_runtime::strategy::{run_seed, Strategy};
@@ -230,6 +231,10 @@ fn search(
         report.verdict = ended.verdict("confirming the failure");
         return Ok(None);
     }
+    if let Some(why) = watchdog_stops(tried, fencing.learned.as_ref()) {
+        report.verdict = Verdict::WatchdogStops { why };
+        return Ok(None);
+    }
     let Some(chosen) = confirm::chosen(tried) else {
         return Ok(None);
     };
@@ -253,6 +258,29 @@ fn search(
         rate = lower;
         round += 1;
     }
+}
+
+/// Why there is nothing to search for, when every failure was a watchdog stop and passing
+/// runs looped within 2x of the limit: long but legitimate waits cut by the watchdog (on a
+/// busy CPU, llvmpipe's spin-waits passed at 27,590 polls against its fixed 30,000). A lost
+/// wake-up also ends at the watchdog, but its passing runs wait far below a learned limit.
+fn watchdog_stops(tried: &[Confirmed], limit: Option<&LoopLimit>) -> Option<String> {
+    let (runs, failures, stops) = tried.iter().fold((0, 0, 0), |(r, f, w), c| {
+        let m = &c.measured;
+        (r + m.runs, f + m.failures, w + m.watchdog)
+    });
+    let limit = limit.filter(|l| l.near_limit())?;
+    if failures == 0 || stops < failures {
+        return None;
+    }
+    Some(format!(
+        "{failures} of {runs} runs failed, every one a watchdog stop, while passing runs looped \
+         up to {} times against the limit of {}: the waits look legitimate but longer than the \
+         limit allows, which no barrier or atomic shortens; run again with a higher \
+         --watchdog-limit",
+        limit.seen.unwrap_or_default(),
+        limit.limit()
+    ))
 }
 
 /// Rounds of the search: a fix that fails its verification lowered the failure rate below
@@ -534,6 +562,28 @@ mod tests {
             aborted: aborted.map(str::to_string),
             ..Measured::default()
         }
+    }
+
+    #[test]
+    fn watchdog_stops_near_the_limit_are_not_searched() {
+        let confirmed = |failures, watchdog| Confirmed {
+            config: config(false),
+            measured: Measured {
+                watchdog,
+                ..runs(100, failures, None)
+            },
+        };
+        let mut near = LoopLimit::fixed(1000);
+        near.observe_pass(600);
+        let why = watchdog_stops(&[confirmed(5, 5)], Some(&near)).unwrap();
+        assert!(why.contains("--watchdog-limit"), "{why}");
+        // A lost wake-up: passing runs wait far below the limit; search it.
+        let mut far = LoopLimit::fixed(1000);
+        far.observe_pass(20);
+        assert!(watchdog_stops(&[confirmed(5, 5)], Some(&far)).is_none());
+        // Some failure that is not a watchdog stop; no failure at all.
+        assert!(watchdog_stops(&[confirmed(5, 4)], Some(&near)).is_none());
+        assert!(watchdog_stops(&[confirmed(0, 0)], Some(&near)).is_none());
     }
 
     #[test]
