@@ -22,7 +22,13 @@ pub fn text(report: &Report) -> String {
         }
     }
     if !report.kept.is_empty() {
-        let _ = writeln!(out, "\nkept sites:");
+        let numbered = match &report.fix {
+            Some(Fix::MakeAtomic { sites, .. }) => {
+                format!(" (numbered among the rewritten shader's {sites})")
+            }
+            _ => String::new(),
+        };
+        let _ = writeln!(out, "\nkept sites{numbered}:");
         for k in &report.kept {
             let _ = writeln!(
                 out,
@@ -162,21 +168,23 @@ fn headline(report: &Report) -> String {
     }
 }
 
-/// The fix in a few words: the barriers kept, and the variable made atomic.
+/// The fix in a few words: the barriers kept, and the variable made atomic. The sites of a
+/// rewritten shader are not those `--sites` lists (a fused read-modify-write is one access
+/// where the shader as written has two): the text gives both counts.
 fn fix_summary(report: &Report) -> String {
     let barriers = format!("{} of {} sites", report.kept.len(), report.sites);
     match &report.fix {
-        Some(Fix::MakeAtomic {
-            variable, sites, ..
-        }) if report.kept.is_empty() => {
-            format!("make-atomic of `{variable}`, no barriers (of {sites} sites)")
+        Some(Fix::MakeAtomic { variable, .. }) if report.kept.is_empty() => {
+            format!("make-atomic of `{variable}`, no barriers")
         }
         Some(Fix::MakeAtomic {
             variable, sites, ..
         }) => format!(
-            "make-atomic of `{variable}` plus barriers at {} of the {sites} sites of the \
-             rewritten shader",
-            report.kept.len()
+            "make-atomic of `{variable}` plus barriers at {} of the rewritten shader's {sites} \
+             sites (the shader as written has {}, as `--sites` lists them: a fused \
+             read-modify-write is one access)",
+            report.kept.len(),
+            report.sites
         ),
         Some(Fix::Barriers) => barriers,
         None => "none".into(),
@@ -268,6 +276,69 @@ impl SearchBar {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::commands::fences::Kept;
+
+    /// A make-atomic fix of `count` keeping site 2 of the rewritten shader's 5, where the
+    /// shader as written has 6.
+    fn make_atomic_fix() -> Report {
+        Report {
+            app: "tally".into(),
+            adapter: "llvmpipe".into(),
+            strategy: "systematic".into(),
+            iterations: 8,
+            master_seed: "0x1".into(),
+            verdict: Verdict::Fixed,
+            before: Vec::new(),
+            sites: 6,
+            all_sites: None,
+            atomic: Vec::new(),
+            trials: 0,
+            search_runs: 0,
+            runs_per_trial: None,
+            fix: Some(Fix::MakeAtomic {
+                variable: "count".into(),
+                fused: vec!["tally.wgsl:11:5".into()],
+                sites: 5,
+            }),
+            kept: vec![Kept {
+                site: 2,
+                file: "tally.wgsl".into(),
+                line: 14,
+                column: 5,
+                side: "before",
+                function: "main".into(),
+                source: "seen[lid] = flag[0];".into(),
+            }],
+            verified: Vec::new(),
+            refined: Vec::new(),
+            relies_on: None,
+            diff: None,
+            output: None,
+        }
+    }
+
+    #[test]
+    fn a_make_atomic_fix_gives_both_site_counts() {
+        let text = text(&make_atomic_fix());
+        assert!(
+            text.contains("barriers at 1 of the rewritten shader's 5 sites (the shader as written has 6, as `--sites` lists them"),
+            "{text}"
+        );
+        assert!(
+            text.contains("kept sites (numbered among the rewritten shader's 5):"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_rate_of_one_in_many_runs_is_not_zero() {
+        let m = Measured {
+            runs: 27_767,
+            failures: 1,
+            ..Measured::default()
+        };
+        assert!(rate(&m).contains("(rate 0.000036)"), "{}", rate(&m));
+    }
 
     #[test]
     fn the_bar_shows_the_set_size_and_the_smallest_passing_set() {

@@ -8,6 +8,8 @@ mod refine;
 mod report;
 mod search;
 
+#[cfg(test)]
+pub use report::Kept;
 pub use report::{Fix, Report, StrategyRuns, Verdict};
 
 use crate::notes::{emit, Notes};
