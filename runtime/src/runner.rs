@@ -268,6 +268,10 @@ fn paced_batches(
     on_event: &mut dyn FnMut(Event),
     started: Instant,
 ) -> Result<Option<String>> {
+    // A hang in calibration ends the runs it was for before they start.
+    if let Some(why) = config.calibration.as_ref().and_then(|c| c.aborted.clone()) {
+        return Ok(Some(why));
+    }
     let groups = engine.session.app_groups();
     let from = stream.tally.runs;
     while !config.stop.load(Ordering::SeqCst)

@@ -30,6 +30,13 @@ fn note_measured(
     session: &SessionPlan,
     notes: Notes,
 ) {
+    if let Some(why) = &calibration.aborted {
+        notes.note(&format!(
+            "calibration stopped after {:.2} s: {why}",
+            calibration.seconds
+        ));
+        return;
+    }
     if let crate::plan::Iterations::Measured { ratio } = session.stress.iterations {
         notes.note(&format!(
             "{} stress: {} iterations per thread, calibrated in {:.2} s to last {ratio}x the application{}",
