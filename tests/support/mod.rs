@@ -62,6 +62,37 @@ pub fn within(mut command: Command, limit: Duration) -> Ended {
     }
 }
 
+/// Runs `command` for at most `limit`, then sends it SIGINT, as Ctrl-C does, and gives it
+/// `grace` more to exit. Its output and whether it was interrupted; None when it outlived
+/// the grace too (it is then killed).
+pub fn interrupting(
+    mut command: Command,
+    limit: Duration,
+    grace: Duration,
+) -> Option<(Output, bool)> {
+    let start = Instant::now();
+    let mut child = command.spawn().expect("wgstress starts");
+    let (out, err) = drain(&mut child);
+    let mut interrupted = false;
+    loop {
+        if child.try_wait().expect("wait").is_some() {
+            return Some((collect(child, out, err), interrupted));
+        }
+        let elapsed = start.elapsed();
+        if !interrupted && elapsed > limit {
+            let _ = Command::new("kill")
+                .args(["-INT", &child.id().to_string()])
+                .status();
+            interrupted = true;
+        } else if interrupted && elapsed > limit + grace {
+            let _ = child.kill();
+            let _ = collect(child, out, err);
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 type Reader = std::thread::JoinHandle<Vec<u8>>;
 
 /// Threads that read the child's pipes as it writes, so that a full pipe never stalls it.
