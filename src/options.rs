@@ -334,7 +334,6 @@ pub fn seconds(text: &str) -> Result<Duration, String> {
         Ok(x) if x > MAX_SECONDS => Err(format!(
             "{text} seconds is more than the most a budget or timeout may be, 1e9 (about 31 years)"
         )),
-        Ok(x) if x <= 0.0 => Err(format!("{text} seconds: give more than 0")),
         _ => Err(format!(
             "`{text}` is not a number of seconds: give more than 0 and at most 1e9"
         )),
