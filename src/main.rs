@@ -11,6 +11,7 @@ mod notes;
 mod options;
 mod plan;
 mod present;
+mod runtime_dir;
 mod status;
 
 use clap::{Parser, Subcommand};
@@ -64,6 +65,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    runtime_dir::ensure();
     let json = wants_json(std::env::args_os());
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -143,16 +145,38 @@ fn fail(message: &str, json: bool) -> ExitCode {
 }
 
 /// clap's message without its "error: " prefix, usage and hints: the first line, and the
-/// next one when the first ends in a colon (the missing arguments).
+/// next one when the first ends in a colon (the missing arguments); then the choices of a
+/// value that is not one of them, or the name clap suggests for a mistyped one.
 fn clap_message(error: &clap::Error) -> String {
+    use clap::error::{ContextKind, ContextValue};
     let text = error.render().to_string();
     let mut lines = text.lines();
     let first = lines.next().unwrap_or_default();
     let first = first.strip_prefix("error: ").unwrap_or(first);
-    match lines.next().filter(|_| first.ends_with(':')) {
-        Some(next) => format!("{first} {} (see --help)", next.trim()),
-        None => format!("{first} (see --help)"),
+    let mut message = match lines.next().filter(|_| first.ends_with(':')) {
+        Some(next) => format!("{first} {}", next.trim()),
+        None => first.to_string(),
+    };
+    let strings = |kind| match error.get(kind) {
+        Some(ContextValue::Strings(values)) => values.clone(),
+        Some(ContextValue::String(value)) => vec![value.clone()],
+        _ => Vec::new(),
+    };
+    let choices = strings(ContextKind::ValidValue);
+    if !choices.is_empty() {
+        message.push_str(&format!(": give one of {}", choices.join(", ")));
     }
+    for kind in [
+        ContextKind::SuggestedArg,
+        ContextKind::SuggestedSubcommand,
+        ContextKind::SuggestedValue,
+    ] {
+        let suggested = strings(kind);
+        if !suggested.is_empty() {
+            message.push_str(&format!("; did you mean {}?", suggested.join(" or ")));
+        }
+    }
+    format!("{message} (see --help)")
 }
 
 /// The error and its causes on one line. The runtime's and the instrumenter's messages are

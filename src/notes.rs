@@ -1,6 +1,6 @@
 //! Everything the CLI writes: results on stdout, notes on stderr behind one switch (--quiet).
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use std::io::Write;
 
 /// Notes on stderr ("wgstress: ..."): what runs where, measured settings, caveats.
@@ -21,7 +21,7 @@ impl Notes {
 /// main turns into a quiet exit, not a panic.
 pub fn emit(text: &str) -> Result<()> {
     let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes())?;
-    out.flush()?;
-    Ok(())
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .context("cannot write the results to stdout")
 }

@@ -140,7 +140,7 @@ pub struct LogOptions {
     #[arg(long, default_value = "wgstress-runs.jsonl")]
     pub log: PathBuf,
     /// Write no log
-    #[arg(long)]
+    #[arg(long, conflicts_with = "log")]
     pub no_log: bool,
 }
 
@@ -316,6 +316,9 @@ pub const MAX_SECONDS: f64 = 1e9;
 pub fn seconds(text: &str) -> Result<Duration, String> {
     match text.parse::<f64>() {
         Ok(x) if x > 0.0 && x <= MAX_SECONDS => Ok(Duration::from_secs_f64(x)),
+        Ok(x) if x > MAX_SECONDS => Err(format!(
+            "{text} seconds is more than the most a budget or timeout may be, 1e9 (about 31 years)"
+        )),
         _ => Err(format!(
             "`{text}` is not a number of seconds: give more than 0 and at most 1e9"
         )),
@@ -388,5 +391,12 @@ mod tests {
         for bad in ["0", "-3", "inf", "NaN", "x", "1e300"] {
             assert!(super::seconds(bad).is_err(), "{bad}");
         }
+        // A number past the bound is a number: the message says what is wrong with it.
+        let error = super::seconds("1e12").unwrap_err();
+        assert!(
+            error.starts_with("1e12 seconds is more than the most"),
+            "{error}"
+        );
+        assert!(!error.contains("not a number"), "{error}");
     }
 }

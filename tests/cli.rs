@@ -51,7 +51,7 @@ fn bad_input_is_one_line_and_exit_2() {
     );
     assert_bad_input(
         &["run", &fixture("size.toml")],
-        "binding 0:0 `counter`: 3 words (12 bytes) do not fit its type in the shader (4 bytes)",
+        "binding 0:0 `counter`: 3 words (12 bytes) are more than its type in the shader holds (4 bytes): give words = 1",
     );
     assert_bad_input(
         &["run", &fixture("counter.toml"), "--runs", "0"],
@@ -358,63 +358,47 @@ fn litmus_counts_add_up() {
 }
 
 #[test]
-fn tune_writes_profile_heat_map_and_log() {
+fn tune_without_weak_behaviour_writes_no_profile_and_logs_what_it_saw() {
+    // Two workgroups of eight threads on lavapipe show no weak behaviour: no choice rests on
+    // any, so no profile (which `run` would pick up) and no heat map are written.
     let dir = tempfile::tempdir().unwrap();
-    let tune = || {
-        wgstress(
-            &[
-                "tune",
-                "--testing-groups",
-                "2",
-                "--workgroup-size",
-                "8",
-                "--distances",
-                "1",
-                "--locations",
-                "4",
-                "--max-sequence",
-                "1",
-                "--max-spread",
-                "1",
-                "--iterations-per-cell",
-                "1",
-                "--quiet",
-            ],
-            dir.path(),
-        )
-    };
-    let out = tune();
-    assert!(out.status.success(), "{}", stderr(&out));
+    let out = wgstress(
+        &[
+            "tune",
+            "--testing-groups",
+            "2",
+            "--workgroup-size",
+            "8",
+            "--distances",
+            "1",
+            "--locations",
+            "4",
+            "--max-sequence",
+            "1",
+            "--max-spread",
+            "1",
+            "--iterations-per-cell",
+            "1",
+            "--quiet",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(own_lines(&out).is_empty(), "--quiet: {}", stderr(&out));
     let report = String::from_utf8(out.stdout).unwrap();
     assert!(
-        report.contains("profile          wgstress-profile.json"),
+        report.contains("profile          none written: no setting showed 10 or more"),
         "{report}"
     );
-    assert!(!report.contains("changes"), "nothing replaced: {report}");
-    let profile: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(dir.path().join("wgstress-profile.json")).unwrap(),
-    )
-    .unwrap();
-    assert_eq!(profile["patch_grid"]["mp"][0].as_array().unwrap().len(), 4);
-    let svg = std::fs::read_to_string(dir.path().join("wgstress-heatmap.svg")).unwrap();
-    assert!(
-        svg.contains("<svg") && svg.contains("MP weak behaviours"),
-        "the heat map has a panel per test"
-    );
+    assert!(!dir.path().join("wgstress-profile.json").exists());
+    assert!(!dir.path().join("wgstress-heatmap.svg").exists());
     let lines = log_lines(&dir.path().join("wgstress-runs.jsonl"));
     assert_eq!(lines[0]["command"], "tune");
-    assert_eq!(lines.last().unwrap()["type"], "summary");
-    // Tuned again, the report says how the profile changed from the one it replaced.
-    let again = String::from_utf8(tune().stdout).unwrap();
-    assert!(
-        again.contains("changes          ") && again.contains("(from the profile it replaced)"),
-        "{again}"
-    );
-    let last = log_lines(&dir.path().join("wgstress-runs.jsonl"))
-        .pop()
-        .unwrap();
-    assert!(last["changes"].is_array(), "{last}");
+    let last = lines.last().unwrap();
+    assert_eq!(last["type"], "summary");
+    assert_eq!(last["written"], false);
+    assert_eq!(last["patch_grid"]["mp"][0].as_array().unwrap().len(), 4);
+    assert!(last["evidence"]["cells"].as_u64().unwrap() > 0, "{last}");
 }
 
 #[test]

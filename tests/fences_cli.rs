@@ -316,3 +316,38 @@ fn the_search_logs_a_start_and_a_summary_line() {
     assert_eq!(lines.first().unwrap()["command"], "fences");
     assert_eq!(lines.last().unwrap()["verdict"], "fixed", "{log}");
 }
+
+#[test]
+fn failures_that_are_only_watchdog_stops_near_the_limit_are_not_searched() {
+    // longwait's waits are legitimate: 150 to 1,200 trips, a quarter of its runs past the
+    // limit of 1,000 given here, while passing runs loop up to 900 times.
+    let dir = tempfile::tempdir().unwrap();
+    let out = wgstress(
+        &[
+            "fences",
+            &fixture("longwait.toml"),
+            "--watchdog-limit",
+            "1000",
+            "--strategy",
+            "none",
+            "--budget",
+            "3",
+            "--no-log",
+        ],
+        dir.path(),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("every one a watchdog stop") && stdout.contains("--watchdog-limit"),
+        "{stdout}"
+    );
+    for advice in [
+        "barriers nor make-atomic",
+        "candidate sites",
+        "make-atomic `",
+    ] {
+        assert!(!stdout.contains(advice), "memory-model advice: {stdout}");
+    }
+}

@@ -33,14 +33,20 @@ pub enum Error {
         line: Option<u32>,
         column: Option<u32>,
     },
-    #[error("the shader has no @compute entry point")]
-    NoComputeEntry,
-    #[error("the shader has several @compute entry points ({0}); pick one with --entry")]
-    AmbiguousEntry(String),
-    #[error("no @compute entry point named `{name}` (the shader has: {available})")]
-    UnknownEntry { name: String, available: String },
-    #[error("the postcondition `{0}` is the application entry point itself; name another @compute entry point")]
-    PostconditionIsEntry(String),
+    #[error("{file}: the shader has no @compute entry point")]
+    NoComputeEntry { file: String },
+    #[error(
+        "{file}: the shader has several @compute entry points ({names}); pick one with --entry"
+    )]
+    AmbiguousEntry { file: String, names: String },
+    #[error("{file}: no @compute entry point named `{name}` (the shader has: {available})")]
+    UnknownEntry {
+        file: String,
+        name: String,
+        available: String,
+    },
+    #[error("{file}: the postcondition `{name}` is the application entry point itself; name another @compute entry point")]
+    PostconditionIsEntry { file: String, name: String },
     #[error(
         "{at}: `{name}` uses the prefix `wgstress_`, which is reserved for the instrumenter; rename it"
     )]
@@ -94,10 +100,10 @@ impl Error {
             | Error::UnsupportedInput { at, .. }
             | Error::Unsupported { at, .. } => at.position,
             Error::Shader { .. }
-            | Error::NoComputeEntry
-            | Error::AmbiguousEntry(_)
+            | Error::NoComputeEntry { .. }
+            | Error::AmbiguousEntry { .. }
             | Error::UnknownEntry { .. }
-            | Error::PostconditionIsEntry(_)
+            | Error::PostconditionIsEntry { .. }
             | Error::NoFreeBindGroup(_)
             | Error::BindGroupTaken(_)
             | Error::Overrides { .. }

@@ -77,11 +77,34 @@ fn compute_entries(module: &Module) -> impl Iterator<Item = (usize, &str)> {
         .map(|(i, e)| (i, e.name.as_str()))
 }
 
-fn find_entry(module: &Module, name: &str) -> Result<usize> {
+/// The shader's file, for the entry point errors.
+fn file(options: &Options) -> String {
+    options
+        .file_name
+        .clone()
+        .unwrap_or_else(|| "shader.wgsl".into())
+}
+
+/// The one compute entry point among `candidates`.
+fn only(candidates: &[(usize, &str)], options: &Options) -> Result<usize> {
+    match candidates {
+        [] => Err(Error::NoComputeEntry {
+            file: file(options),
+        }),
+        [(index, _)] => Ok(*index),
+        many => Err(Error::AmbiguousEntry {
+            file: file(options),
+            names: many.iter().map(|(_, n)| *n).collect::<Vec<_>>().join(", "),
+        }),
+    }
+}
+
+fn find_entry(module: &Module, name: &str, options: &Options) -> Result<usize> {
     compute_entries(module)
         .find(|(_, n)| *n == name)
         .map(|(i, _)| i)
         .ok_or_else(|| Error::UnknownEntry {
+            file: file(options),
             name: name.to_string(),
             available: compute_entries(module)
                 .map(|(_, n)| n)
@@ -94,18 +117,12 @@ fn find_entry(module: &Module, name: &str) -> Result<usize> {
 /// the postcondition.
 pub fn application_entry(module: &Module, options: &Options) -> Result<usize> {
     if let Some(name) = &options.entry {
-        return find_entry(module, name);
+        return find_entry(module, name, options);
     }
     let candidates: Vec<_> = compute_entries(module)
         .filter(|(_, n)| Some(*n) != options.postcondition.as_deref())
         .collect();
-    match candidates.as_slice() {
-        [] => Err(Error::NoComputeEntry),
-        [(index, _)] => Ok(*index),
-        many => Err(Error::AmbiguousEntry(
-            many.iter().map(|(_, n)| *n).collect::<Vec<_>>().join(", "),
-        )),
-    }
+    only(&candidates, options)
 }
 
 pub fn postcondition_entry(
@@ -116,9 +133,12 @@ pub fn postcondition_entry(
     let Some(name) = &options.postcondition else {
         return Ok(None);
     };
-    let index = find_entry(module, name)?;
+    let index = find_entry(module, name, options)?;
     if index == entry {
-        return Err(Error::PostconditionIsEntry(name.clone()));
+        return Err(Error::PostconditionIsEntry {
+            file: file(options),
+            name: name.clone(),
+        });
     }
     Ok(Some(index))
 }
@@ -126,17 +146,8 @@ pub fn postcondition_entry(
 /// The postcondition of a file that holds it alone (`Options::postcondition_only`).
 pub fn postcondition_only(module: &Module, options: &Options) -> Result<usize> {
     match &options.postcondition {
-        Some(name) => find_entry(module, name),
-        None => {
-            let all: Vec<_> = compute_entries(module).collect();
-            match all.as_slice() {
-                [] => Err(Error::NoComputeEntry),
-                [(index, _)] => Ok(*index),
-                many => Err(Error::AmbiguousEntry(
-                    many.iter().map(|(_, n)| *n).collect::<Vec<_>>().join(", "),
-                )),
-            }
-        }
+        Some(name) => find_entry(module, name, options),
+        None => only(&compute_entries(module).collect::<Vec<_>>(), options),
     }
 }
 

@@ -33,11 +33,15 @@ fn validation_error_has_location() {
 
 #[test]
 fn entry_point_problems() {
-    assert!(matches!(error("fn f() {}"), Error::NoComputeEntry));
+    // Every entry point error names the file, as the shader's other errors do.
+    assert_eq!(
+        error("fn f() {}").to_string(),
+        "app.wgsl: the shader has no @compute entry point"
+    );
     let two = "@compute @workgroup_size(1) fn a() {} @compute @workgroup_size(1) fn b() {}";
     assert_eq!(
         error(two).to_string(),
-        "the shader has several @compute entry points (a, b); pick one with --entry"
+        "app.wgsl: the shader has several @compute entry points (a, b); pick one with --entry"
     );
     let e = instrument_wgsl(
         two,
@@ -50,7 +54,7 @@ fn entry_point_problems() {
     .unwrap();
     assert_eq!(
         e.to_string(),
-        "no @compute entry point named `c` (the shader has: a, b)"
+        "shader.wgsl: no @compute entry point named `c` (the shader has: a, b)"
     );
     let e = instrument_wgsl(
         two,
@@ -62,7 +66,7 @@ fn entry_point_problems() {
     )
     .err()
     .unwrap();
-    assert!(matches!(e, Error::PostconditionIsEntry(_)));
+    assert!(matches!(e, Error::PostconditionIsEntry { .. }));
 }
 
 #[test]

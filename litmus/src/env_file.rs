@@ -29,7 +29,11 @@ pub struct EnvFile {
 
 impl EnvFile {
     pub fn load(path: &Path) -> Result<EnvFile> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = wgstress_runtime::read::text(
+            path,
+            wgstress_runtime::read::ENV_BYTES,
+            "an environment file may hold",
+        )?;
         serde_json::from_str(&text).map_err(|e| Error::json(path, e))
     }
 

@@ -195,12 +195,34 @@ fn tune_writes_a_profile_for_this_adapter() {
         env: small(),
     };
     let mut cells = 0;
-    let profile = wgstress_litmus::tune::tune(&gpu, &config, &mut || cells += 1).unwrap();
+    let tuned = wgstress_litmus::tune::tune(&gpu, &config, None, &mut || cells += 1).unwrap();
+    let profile = tuned.profile;
     assert_eq!(profile.adapter, gpu.info.name);
     assert_eq!(profile.patch_grid["mp"].len(), 1);
     assert_eq!(profile.patch_grid["sb"][0].len(), 8);
     assert_eq!(profile.sequence_scores.len(), 2);
     assert_eq!(cells, config.cells());
+    // Cells at x's and y's own locations are not run: 2 of 8 in each test's row.
+    assert_eq!(tuned.evidence.cells, config.cells() - 6);
+}
+
+#[test]
+fn a_tune_past_its_deadline_runs_the_least_of_each_step() {
+    let gpu = open(None).unwrap();
+    let config = wgstress_litmus::tune::TuneConfig {
+        distances: 4,
+        locations: 8,
+        max_sequence: 3,
+        max_spread: 8,
+        iterations_per_cell: 1,
+        env: small(),
+    };
+    let deadline = std::time::Instant::now();
+    let tuned = wgstress_litmus::tune::tune(&gpu, &config, Some(deadline), &mut || {}).unwrap();
+    // One distance row of patch finding; sequences of one access (ld, st); one patch.
+    assert_eq!(tuned.profile.patch_grid["mp"].len(), 1);
+    assert_eq!(tuned.profile.sequence_scores.len(), 2);
+    assert_eq!(tuned.profile.spread_scores.len(), 1);
 }
 
 #[test]

@@ -247,14 +247,18 @@ pub fn expand(input: DeriveInput) -> Result<TokenStream> {
         }
     };
     let postcondition_shader = match &attrs.postcondition_shader {
-        Some(path) => quote! {
-            ::std::option::Option::Some(::wgstress_runtime::app::spec::Shader {
-                path: #path.to_string(),
-                source: include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/", #path)).to_string(),
-            })
-        },
+        Some(path) => {
+            let path = shader_path(path)?;
+            quote! {
+                ::std::option::Option::Some(::wgstress_runtime::app::spec::Shader {
+                    path: #path.to_string(),
+                    source: include_str!(#path).to_string(),
+                })
+            }
+        }
         None => quote!(::std::option::Option::None),
     };
+    let shader = shader_path(&shader)?;
     let post_dispatch = post_dispatch.map_or(quote!([1, 1, 1]), |f| quote!(self.#f));
     let option = |lit: &Option<LitStr>| match lit {
         Some(l) => quote!(::std::option::Option::Some(#l.to_string())),
@@ -275,7 +279,7 @@ pub fn expand(input: DeriveInput) -> Result<TokenStream> {
                 ::wgstress_runtime::app::spec::App {
                     name: #name.to_string(),
                     shader_path: #shader.to_string(),
-                    source: include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/", #shader)).to_string(),
+                    source: include_str!(#shader).to_string(),
                     entry: #entry,
                     postcondition: #postcondition,
                     workgroups: #workgroups,
@@ -293,4 +297,25 @@ pub fn expand(input: DeriveInput) -> Result<TokenStream> {
             }
         }
     })
+}
+
+/// The full path of a shader file, as an expression `include_str!` takes: `$NAME/rest` from
+/// the build-time environment variable NAME (`$OUT_DIR/` for a shader a build script
+/// writes), an absolute path as it is, any other from the crate's root.
+fn shader_path(path: &LitStr) -> Result<TokenStream> {
+    let text = path.value();
+    if let Some(rest) = text.strip_prefix('$') {
+        let Some((name, rest)) = rest.split_once('/') else {
+            return Err(Error::new(
+                path.span(),
+                "a path from an environment variable is `$NAME/file.wgsl`",
+            ));
+        };
+        let rest = format!("/{rest}");
+        return Ok(quote!(concat!(env!(#name), #rest)));
+    }
+    if std::path::Path::new(&text).is_absolute() {
+        return Ok(quote!(#path));
+    }
+    Ok(quote!(concat!(env!("CARGO_MANIFEST_DIR"), "/", #path)))
 }

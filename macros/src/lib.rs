@@ -29,7 +29,9 @@ use proc_macro::TokenStream;
 /// run, in order), the
 /// postcondition kernel's dispatch (`#[post_dispatch]`) and pipeline-override constants
 /// (`#[constant(name = "NAME")]`). The struct attribute `#[wgstress(...)]` takes `name`,
-/// `shader` (a path from the crate's root), and optionally `entry`, `postcondition`
+/// `shader` (a path from the crate's root, an absolute path, or `$NAME/...` from the build-time
+/// environment variable NAME, such as `$OUT_DIR/gen.wgsl` for a shader a build script
+/// writes), and optionally `entry`, `postcondition`
 /// (a GPU-side postcondition entry point) and `postcondition_shader` (the file it lives in,
 /// when not `shader`). The struct must be `Clone + Send + Sync + 'static`
 /// and have a `#[postconditions]` impl block.

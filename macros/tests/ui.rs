@@ -2,6 +2,13 @@
 
 #[test]
 fn misuse_is_a_compile_error() {
+    // trybuild compiles the cases as a crate of its own under the build directory, wherever
+    // CARGO_TARGET_DIR puts it: they name their WGSL as `$WGSTRESS_MACROS_TESTS/wgsl/...`,
+    // from this variable, which the compiler inherits.
+    std::env::set_var(
+        "WGSTRESS_MACROS_TESTS",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/tests"),
+    );
     let t = trybuild::TestCases::new();
     t.pass("tests/ui/ok.rs");
     t.pass("tests/ui/pipeline.rs");

@@ -50,7 +50,7 @@ pub enum Error {
     Device(String),
     #[error("wgpu rejected the {what}: {message}")]
     Wgpu { what: String, message: String },
-    #[error("the GPU did not finish a batch within {0:?}: a kernel hangs (a barrier that not every thread reaches, or a loop the watchdog cannot see)")]
+    #[error("the GPU did not finish a batch within {0:?}, the hang timeout (--timeout): a kernel hangs (a barrier that not every thread reaches, or a loop the watchdog cannot see), or its runs are that slow (then give a longer --timeout)")]
     Hang(std::time::Duration),
     #[error("the device was lost: {0}")]
     DeviceLost(String),

@@ -9,12 +9,14 @@
 //! - `gpu`: the application on a device (pipelines, buffers, batches, the engine);
 //! - `run`: sessions of runs (the run loop, pacing, the watchdog limit, log, tallies,
 //!   statistics, comparisons);
-//! - `fences`: the search for the fences an application needs.
+//! - `fences`: the search for the fences an application needs;
+//! - `read`: file reads bounded by what a file may hold.
 
 pub mod app;
 pub mod error;
 pub mod fences;
 pub mod gpu;
+pub mod read;
 pub mod run;
 pub mod stress;
 

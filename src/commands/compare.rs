@@ -108,12 +108,17 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
         if let Some(c) = &calibration {
             super::note_measured(&settings, c, session, notes);
         }
+        let aborted = calibration.as_ref().is_some_and(|c| c.aborted.is_some());
         for &shuffle in &plan.shuffles {
             let settings = wgstress_runtime::stress::strategy::Settings {
                 shuffle,
                 ..settings.clone()
             };
             configs.push((settings, calibration.clone()));
+        }
+        // A hang in calibration ends the comparison there; the device may be busy still.
+        if aborted {
+            break;
         }
     }
     let n = configs.len() as u32;

@@ -65,8 +65,7 @@ pub struct Plan {
 }
 
 pub fn plan(args: &Args) -> Result<Plan> {
-    let source = std::fs::read_to_string(&args.shader)
-        .with_context(|| format!("{}", args.shader.display()))?;
+    let source = wgstress_runtime::read::source(&args.shader)?;
     paths::distinct(&[
         ("SHADER", &args.shader),
         ("--output", &args.output),

@@ -35,9 +35,26 @@ pub struct Args {
     /// Run the application's shaders exactly as given: no instrumentation, no stress, no
     /// watchdog; the same batches, postcondition and host checks. A failure here is the
     /// application's own, not the tool's
-    #[arg(long, conflicts_with_all = ["strategy", "no_shuffle"])]
+    #[arg(long, conflicts_with_all = RAW_CONFLICTS)]
     raw: bool,
 }
+
+/// What a raw run has none of: stress, its shape and iterations, the workgroup shuffle, the
+/// watchdog. Given with --raw, each would be ignored, so clap refuses it.
+const RAW_CONFLICTS: [&str; 12] = [
+    "strategy",
+    "no_shuffle",
+    "iterations",
+    "stress_ratio",
+    "watchdog_limit",
+    "stress_fraction",
+    "stress_placement",
+    "cache_mib",
+    "profile",
+    "sequence",
+    "spread",
+    "patch_words",
+];
 
 /// A validated `run`.
 pub struct Plan {

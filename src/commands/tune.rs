@@ -6,11 +6,11 @@ use crate::options::{LitmusEnvOptions, LogOptions};
 use crate::plan::paths;
 use crate::present::progress::Progress;
 use crate::status::Status;
-use anyhow::{Context, Result};
+use anyhow::{bail, Result};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
-use wgstress_litmus::tune::{tune, TuneConfig};
-use wgstress_litmus::{catalog, env::Env, runner::Litmus};
+use wgstress_litmus::env::Env;
+use wgstress_litmus::tune::{cell_cost, tune, TuneConfig, Tuned};
 use wgstress_runtime::run::log::JsonLog;
 use wgstress_runtime::stress::profile::Profile;
 
@@ -33,7 +33,8 @@ pub struct Args {
     /// Litmus iterations per grid cell
     #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     iterations_per_cell: u32,
-    /// Seconds the whole tune may take: grids and iterations are scaled down to fit
+    /// Seconds the whole tune may take, from the device's opening: grids and iterations are
+    /// sized to fit from what a cell costs, and sized again as the tune goes
     #[arg(long, value_parser = crate::options::seconds, allow_negative_numbers = true)]
     budget: Option<Duration>,
     /// Where to write the device profile
@@ -98,6 +99,7 @@ fn with_stress(mut env: Env) -> Env {
 }
 
 pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
+    let start = Instant::now();
     let mut config = plan.config;
     let gpu = wgstress_runtime::gpu::device::open(plan.adapter.as_deref())?;
     let env = super::resolve_env(config.env, plan.env_file.as_deref(), &gpu.info.name, notes)?;
@@ -107,12 +109,7 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
         wgstress_runtime::gpu::device::describe(&gpu.info)
     ));
     if let Some(budget) = plan.budget {
-        let mp = catalog::find("mp").context("the mp litmus test is built in")?;
-        let mut probe = Litmus::new(&gpu, mp, config.env.clone(), 0, 0)?;
-        probe.run(&gpu, 1)?;
-        let start = Instant::now();
-        probe.run(&gpu, config.iterations_per_cell)?;
-        config.fit(budget.as_secs_f64(), start.elapsed().as_secs_f64());
+        fit(&mut config, &gpu, budget, start)?;
         notes.note(&format!(
             "fitted to {} s: {} distances x {} locations, sequences up to {}, spread up to {}, {} iterations per cell",
             budget.as_secs_f64(), config.distances, config.locations, config.max_sequence, config.max_spread, config.iterations_per_cell
@@ -133,8 +130,20 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
         }))?;
     }
     let mut progress = Progress::cells(config.cells(), notes.on);
-    let profile = tune(&gpu, &config, &mut || progress.cell())?;
+    let deadline = plan.budget.map(|budget| start + budget);
+    let Tuned { profile, evidence } = tune(&gpu, &config, deadline, &mut || progress.cell())?;
     progress.finish();
+    if !evidence.any() {
+        // Nothing measured is lost: the log keeps the grids; the profile is not written.
+        emit(&crate::present::profile::no_signal(&profile, &evidence))?;
+        if let Some(log) = log.as_mut() {
+            let mut line = serde_json::to_value(&profile)?;
+            line["evidence"] = serde_json::to_value(&evidence)?;
+            line["written"] = serde_json::json!(false);
+            log.summary(line)?;
+        }
+        return Ok(Status::Failed);
+    }
     // The profile this one replaces, to say how tuning (in another environment) changed it.
     let changes = Profile::load(&plan.profile)
         .ok()
@@ -143,6 +152,7 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
     // The findings first, then the files: a failed write loses nothing that was measured.
     emit(&crate::present::profile::report(
         &profile,
+        &evidence,
         changes.as_deref(),
         &plan.profile,
         &plan.heat_map,
@@ -150,9 +160,36 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
     if let Some(log) = log.as_mut() {
         let mut line = serde_json::to_value(&profile)?;
         line["changes"] = serde_json::json!(changes);
+        line["evidence"] = serde_json::to_value(&evidence)?;
+        line["written"] = serde_json::json!(true);
         log.summary(line)?;
     }
     profile.save(&plan.profile)?;
     crate::present::heat_map::heat_map(&profile, &plan.heat_map)?;
     Ok(Status::Passed)
+}
+
+/// Sizes `config` to end within `budget` of `start`, from what a cell costs on `gpu`; the
+/// tune itself keeps to its deadline as it goes. A budget too short for the smallest tune is
+/// refused.
+fn fit(
+    config: &mut TuneConfig,
+    gpu: &wgstress_runtime::gpu::device::Gpu,
+    budget: Duration,
+    start: Instant,
+) -> Result<()> {
+    let cost = cell_cost(gpu, config)?;
+    // A tenth is kept for what the cells do not count: compiling the three tests, the
+    // estimate's error.
+    let left = budget.saturating_sub(start.elapsed()).as_secs_f64() * 0.9;
+    if !config.fit(left, cost) {
+        let smallest = config.estimate(cost) / 0.9 + start.elapsed().as_secs_f64();
+        bail!(
+            "--budget {} s holds no tune on this adapter: the smallest ({} cells of one iteration) needs about {:.1} s",
+            budget.as_secs_f64(),
+            config.cells(),
+            smallest
+        );
+    }
+    Ok(())
 }

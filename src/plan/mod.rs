@@ -150,6 +150,17 @@ pub fn log_path(options: &LogOptions) -> Result<Option<PathBuf>> {
 /// was read from.
 pub fn load_app(options: &AppOptions) -> Result<(App, Vec<(&'static str, PathBuf)>)> {
     let path = Path::new(&options.app);
+    if path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("wgsl"))
+    {
+        bail!(
+            "{}: a WGSL shader; APP is a bundled application (see `wgstress apps`) or an app \
+             spec (.toml): write a spec that names the shader, its workgroups and its bindings \
+             (docs/specs.md)",
+            options.app
+        );
+    }
     let mut inputs = Vec::new();
     let mut app = if options.app.ends_with(".toml") || path.exists() {
         if options.variant.is_some() || options.size.is_some() {

@@ -28,11 +28,11 @@ pub fn table(c: &Comparison) -> String {
             .map_or("-".into(), |t| format!("{t:.2} s"));
         let _ = writeln!(
             out,
-            "{:<20} {:>9} {:>9} {:>9.4}% {:>10.1} {:>8} {:>11} {:>15.3}%  {}",
+            "{:<20} {:>9} {:>9} {:>10} {:>10.1} {:>8} {:>11} {:>15.3}%  {}",
             label(row),
             s.failures,
             s.runs,
-            s.failure_rate * 100.0,
+            super::numbers::percent(s.failure_rate),
             s.runs_per_second,
             row.iterations,
             first,

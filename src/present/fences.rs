@@ -31,7 +31,13 @@ pub fn text(report: &Report, output: Option<&str>) -> String {
         }
     }
     if !report.kept.is_empty() {
-        let _ = writeln!(out, "\nkept sites:");
+        let numbered = match &report.fix {
+            Some(Fix::MakeAtomic { sites, .. }) => {
+                format!(" (numbered among the rewritten shader's {sites})")
+            }
+            _ => String::new(),
+        };
+        let _ = writeln!(out, "\nkept sites{numbered}:");
         for k in &report.kept {
             let _ = writeln!(
                 out,
@@ -155,6 +161,7 @@ fn headline(report: &Report) -> String {
             report.before.iter().map(|b| b.runs.runs).sum::<u64>(),
             tried.join(", ")
         ),
+        Verdict::WatchdogStops { why } => format!("not searched: {why}"),
         Verdict::NotFixed { .. } => {
             "not fixed: neither barriers nor make-atomic stopped the failures".into()
         }
@@ -175,21 +182,22 @@ fn headline(report: &Report) -> String {
     }
 }
 
-/// The fix in a few words: the barriers kept, and the variable made atomic.
+/// The fix in a few words: the barriers kept, and the variable made atomic. The sites of a
+/// rewritten shader are not those `--sites` lists (a fused read-modify-write is one access
+/// where the shader as written has two): the text gives both counts.
 fn fix_summary(report: &Report) -> String {
-    let sites = report.sites.unwrap_or_default();
-    let barriers = format!("{} of {sites} sites", report.kept.len());
+    let written = report.sites.unwrap_or_default();
+    let barriers = format!("{} of {written} sites", report.kept.len());
     match &report.fix {
-        Some(Fix::MakeAtomic {
-            variable, sites, ..
-        }) if report.kept.is_empty() => {
-            format!("make-atomic of `{variable}`, no barriers (of {sites} sites)")
+        Some(Fix::MakeAtomic { variable, .. }) if report.kept.is_empty() => {
+            format!("make-atomic of `{variable}`, no barriers")
         }
         Some(Fix::MakeAtomic {
             variable, sites, ..
         }) => format!(
-            "make-atomic of `{variable}` plus barriers at {} of the {sites} sites of the \
-             rewritten shader",
+            "make-atomic of `{variable}` plus barriers at {} of the rewritten shader's {sites} \
+             sites (the shader as written has {written}, as `--sites` lists them: a fused \
+             read-modify-write is one access)",
             report.kept.len()
         ),
         Some(Fix::Barriers) => barriers,
@@ -199,10 +207,10 @@ fn fix_summary(report: &Report) -> String {
 
 fn rate(m: &Measured) -> String {
     format!(
-        "{} of {} runs failed (rate {:.4}), {:.1} s",
+        "{} of {} runs failed (rate {}), {:.1} s",
         m.failures,
         m.runs,
-        m.rate(),
+        super::numbers::rate(m.rate()),
         m.seconds
     )
 }
@@ -252,8 +260,9 @@ impl Progress {
                 sites,
             } => {
                 notes.note(&format!(
-                    "failure rate {rate:.4} ({strategy} stress): {runs_per_trial} runs per \
-                     trial; {sites} candidate sites"
+                    "failure rate {} ({strategy} stress): {runs_per_trial} runs per trial; \
+                     {sites} candidate sites",
+                    super::numbers::rate(rate)
                 ));
                 self.bar = Some(SearchBar::new(sites, notes.on));
             }
@@ -276,7 +285,8 @@ impl Progress {
             )),
             Event::Refining { kept, rate } => notes.note(&format!(
                 "the fix kept {kept} sites and failed its verification: searching again with \
-                 trials sized for a failure rate of {rate:.5}"
+                 trials sized for a failure rate of {}",
+                super::numbers::rate(rate)
             )),
         }
     }
@@ -350,6 +360,70 @@ impl SearchBar {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use wgstress_runtime::fences::outcome::Kept;
+    use wgstress_runtime::Strategy;
+
+    /// A make-atomic fix of `count` keeping site 2 of the rewritten shader's 5, where the
+    /// shader as written has 6.
+    fn make_atomic_fix() -> Report {
+        Report {
+            app: "tally".into(),
+            adapter: "llvmpipe".into(),
+            strategy: Some(Strategy::Systematic),
+            iterations: Some(8),
+            master_seed: "0x1".into(),
+            verdict: Verdict::Fixed,
+            before: Vec::new(),
+            sites: Some(6),
+            all_sites: None,
+            atomic: Vec::new(),
+            trials: 0,
+            search_runs: 0,
+            runs_per_trial: None,
+            fix: Some(Fix::MakeAtomic {
+                variable: "count".into(),
+                fused: vec!["tally.wgsl:11:5".into()],
+                sites: 5,
+            }),
+            kept: vec![Kept {
+                site: 2,
+                file: "tally.wgsl".into(),
+                line: 14,
+                column: 5,
+                side: "before",
+                function: "main".into(),
+                source: "seen[lid] = flag[0];".into(),
+            }],
+            verified: Vec::new(),
+            refined: Vec::new(),
+            relies_on: None,
+            diff: None,
+            patched: None,
+        }
+    }
+
+    #[test]
+    fn a_make_atomic_fix_gives_both_site_counts() {
+        let text = text(&make_atomic_fix(), None);
+        assert!(
+            text.contains("barriers at 1 of the rewritten shader's 5 sites (the shader as written has 6, as `--sites` lists them"),
+            "{text}"
+        );
+        assert!(
+            text.contains("kept sites (numbered among the rewritten shader's 5):"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_rate_of_one_in_many_runs_is_not_zero() {
+        let m = Measured {
+            runs: 27_767,
+            failures: 1,
+            ..Measured::default()
+        };
+        assert!(rate(&m).contains("(rate 0.000036)"), "{}", rate(&m));
+    }
 
     #[test]
     fn the_bar_shows_the_set_size_and_the_smallest_passing_set() {

@@ -47,3 +47,37 @@ pub fn heat_map(profile: &Profile, path: &Path) -> Result<()> {
     root.present().map_err(|e| to_error(&e))?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_heat_map_has_a_panel_per_test() {
+        let row: Vec<u64> = (0..8).map(|l| l % 4).collect();
+        let profile = Profile {
+            adapter: "GPU".into(),
+            driver: "driver".into(),
+            backend: "Vulkan".into(),
+            patch_words: 4,
+            sequence: Default::default(),
+            spread: 2,
+            patch_note: "note".into(),
+            patch_grid: ["lb", "mp", "sb"]
+                .iter()
+                .map(|t| (t.to_string(), vec![row.clone(), row.clone()]))
+                .collect(),
+            sequence_scores: Vec::new(),
+            spread_scores: Vec::new(),
+            iterations_per_cell: 1,
+            seconds: 1.0,
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("heat.svg");
+        heat_map(&profile, &path).unwrap();
+        let svg = std::fs::read_to_string(&path).unwrap();
+        for test in ["LB", "MP", "SB"] {
+            assert!(svg.contains(&format!("{test} weak behaviours")), "{test}");
+        }
+    }
+}

@@ -7,6 +7,7 @@ pub mod fences;
 pub mod heat_map;
 pub mod litmus;
 pub mod mutants;
+pub mod numbers;
 pub mod profile;
 pub mod progress;
 pub mod replay;

@@ -151,8 +151,12 @@ pub fn search(result: &SearchResult, path: &Path) -> Result<String> {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "tried            {} environments in {:.1} s",
-        result.candidates.len(),
+        "tried            {} in {:.1} s",
+        super::numbers::count(
+            result.candidates.len() as u64,
+            "environment",
+            "environments"
+        ),
         result.seconds
     );
     let _ = writeln!(

@@ -2,11 +2,13 @@
 
 use std::fmt::Write;
 use std::path::Path;
+use wgstress_litmus::tune::{Evidence, MIN_WEAK};
 use wgstress_runtime::stress::profile::Profile;
 
 /// `changes`: how the profile differs from the one of the same adapter it replaced, if any.
 pub fn report(
     profile: &Profile,
+    evidence: &Evidence,
     changes: Option<&[String]>,
     path: &Path,
     heat_map: &Path,
@@ -16,6 +18,7 @@ pub fn report(
         let _ = writeln!(out, "{key:<16} {value}");
     };
     row("adapter", profile.adapter.clone());
+    row("weak behaviour", seen(evidence, profile));
     row(
         "patch size",
         format!("{} words ({})", profile.patch_words, profile.patch_note),
@@ -39,5 +42,45 @@ pub fn report(
         row("changes", format!("{text} (from the profile it replaced)"));
     }
     row("heat map", heat_map.display().to_string());
+    out
+}
+
+/// What a tune saw.
+fn seen(evidence: &Evidence, profile: &Profile) -> String {
+    let choice = |name: &str, weak: u64| {
+        if weak >= MIN_WEAK {
+            format!("{name} from {weak}")
+        } else {
+            format!("{name} the default")
+        }
+    };
+    format!(
+        "{} in {} cells of {} iterations; {}, {}, {}",
+        evidence.weak,
+        evidence.cells,
+        profile.iterations_per_cell,
+        choice("patch size", evidence.patch),
+        choice("sequence", evidence.sequence),
+        choice("spread", evidence.spread)
+    )
+}
+
+/// What a tune saw when no choice rested on weak behaviour: no profile is written.
+pub fn no_signal(profile: &Profile, evidence: &Evidence) -> String {
+    let mut out = String::new();
+    let mut row = |key: &str, value: String| {
+        let _ = writeln!(out, "{key:<16} {value}");
+    };
+    row("adapter", profile.adapter.clone());
+    row("weak behaviour", seen(evidence, profile));
+    row(
+        "profile",
+        format!(
+            "none written: no setting showed {MIN_WEAK} or more weak behaviours, so systematic \
+             stress keeps its defaults (a longer --budget, more --iterations-per-cell or \
+             another environment may show some)"
+        ),
+    );
+    row("took", format!("{:.1} s", profile.seconds));
     out
 }

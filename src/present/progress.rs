@@ -13,6 +13,12 @@ pub fn calibrated(
     calibration: &Calibration,
     iterations: Iterations,
 ) -> Option<String> {
+    if let Some(why) = &calibration.aborted {
+        return Some(format!(
+            "calibration stopped after {:.2} s: {why}",
+            calibration.seconds
+        ));
+    }
     let Iterations::Measured { ratio } = iterations else {
         return None;
     };

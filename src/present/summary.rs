@@ -7,9 +7,7 @@ use wgstress_runtime::run::stop::Stop;
 /// Shapes listed in the summary (the most failing first).
 const SHAPES_SHOWN: usize = 5;
 
-fn percent(x: f64) -> String {
-    format!("{:.3}%", x * 100.0)
-}
+use super::numbers::percent;
 
 pub fn table(s: &Summary) -> String {
     let st = &s.stats;
@@ -54,6 +52,9 @@ pub fn table(s: &Summary) -> String {
             }
         ),
     );
+    if let Some(warning) = &s.loop_limit_warning {
+        row("warning", warning.clone());
+    }
     row(
         "runs",
         format!(

@@ -1,7 +1,7 @@
 use wgstress_macros::{postconditions, Application};
 
 #[derive(Clone, Application)]
-#[wgstress(name = "dup", shader = "../../../../macros/tests/wgsl/tiny.wgsl")]
+#[wgstress(name = "dup", shader = "$WGSTRESS_MACROS_TESTS/wgsl/tiny.wgsl")]
 struct Dup {
     #[storage(binding = 0)]
     a: Vec<u32>,

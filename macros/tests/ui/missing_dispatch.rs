@@ -1,7 +1,7 @@
 use wgstress_macros::{postconditions, Application};
 
 #[derive(Clone, Application)]
-#[wgstress(name = "nodispatch", shader = "../../../../macros/tests/wgsl/tiny.wgsl")]
+#[wgstress(name = "nodispatch", shader = "$WGSTRESS_MACROS_TESTS/wgsl/tiny.wgsl")]
 struct NoDispatch {
     #[storage(binding = 0)]
     out: Vec<u32>,

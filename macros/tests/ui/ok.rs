@@ -1,9 +1,9 @@
-// trybuild builds this in target/tests/trybuild/wgstress-macros: the shader path climbs back to the workspace.
+// Built by trybuild in a crate of its own under the build directory: the shader path comes from WGSTRESS_MACROS_TESTS (tests/ui.rs sets it).
 use wgstress_macros::{postconditions, Application};
 use wgstress_runtime::app::spec::{Application as _, Outputs};
 
 #[derive(Clone, Application)]
-#[wgstress(name = "tiny", shader = "../../../../macros/tests/wgsl/tiny.wgsl")]
+#[wgstress(name = "tiny", shader = "$WGSTRESS_MACROS_TESTS/wgsl/tiny.wgsl")]
 struct Tiny {
     #[storage(binding = 0)]
     out: Vec<u32>,
@@ -21,6 +21,7 @@ impl Tiny {
 
 fn main() {
     let app = Tiny { out: vec![0; 4], groups: [1, 1, 1] }.app();
+    assert!(app.shader_path.ends_with("/tests/wgsl/tiny.wgsl"), "{}", app.shader_path);
     assert_eq!(app.bindings.len(), 1);
     assert_eq!(app.host_reads, vec![(0, 0)]);
     let check = app.host_check.unwrap();

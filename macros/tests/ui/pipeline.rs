@@ -5,9 +5,9 @@ use wgstress_runtime::app::spec::{Application as _, Dispatch, Outputs};
 #[derive(Clone, Application)]
 #[wgstress(
     name = "tiny-pipeline",
-    shader = "../../../../macros/tests/wgsl/tiny.wgsl",
+    shader = "$WGSTRESS_MACROS_TESTS/wgsl/tiny.wgsl",
     postcondition = "check",
-    postcondition_shader = "../../../../macros/tests/wgsl/tiny_check.wgsl"
+    postcondition_shader = "$WGSTRESS_MACROS_TESTS/wgsl/tiny_check.wgsl"
 )]
 struct TinyPipeline {
     #[storage(binding = 0)]

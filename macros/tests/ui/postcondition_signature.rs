@@ -1,7 +1,7 @@
 use wgstress_macros::{postconditions, Application};
 
 #[derive(Clone, Application)]
-#[wgstress(name = "sig", shader = "../../../../macros/tests/wgsl/tiny.wgsl")]
+#[wgstress(name = "sig", shader = "$WGSTRESS_MACROS_TESTS/wgsl/tiny.wgsl")]
 struct Sig {
     #[storage(binding = 0)]
     out: Vec<u32>,

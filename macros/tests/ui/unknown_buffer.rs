@@ -1,7 +1,7 @@
 use wgstress_macros::{postconditions, Application};
 
 #[derive(Clone, Application)]
-#[wgstress(name = "unknown", shader = "../../../../macros/tests/wgsl/tiny.wgsl")]
+#[wgstress(name = "unknown", shader = "$WGSTRESS_MACROS_TESTS/wgsl/tiny.wgsl")]
 struct Unknown {
     #[storage(binding = 0)]
     out: Vec<u32>,

@@ -1,7 +1,7 @@
 use wgstress_macros::{postconditions, Application};
 
 #[derive(Clone, Application)]
-#[wgstress(name = "typed", shader = "../../../../macros/tests/wgsl/tiny.wgsl")]
+#[wgstress(name = "typed", shader = "$WGSTRESS_MACROS_TESTS/wgsl/tiny.wgsl")]
 struct Typed {
     #[storage(binding = 0)]
     out: String,

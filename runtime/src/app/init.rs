@@ -82,6 +82,15 @@ impl Init {
         }
     }
 
+    /// Whether a file's contents can be read into a binding of `words` words: a regular file
+    /// that fits, found without reading it (a spec is checked before the device opens).
+    pub fn check_file(&self, words: u32) -> Result<()> {
+        if let Init::File { path } = self {
+            crate::read::check(path, u64::from(words) * 4, &holds(words))?;
+        }
+        Ok(())
+    }
+
     /// The first `words` words of these contents.
     pub fn words(&self, words: u32) -> Result<Vec<u32>> {
         self.check(words).map_err(Error::Input)?;
@@ -112,17 +121,14 @@ impl Init {
     }
 }
 
+fn holds(words: u32) -> String {
+    format!("a binding of {words} words holds")
+}
+
 /// Little-endian words from `path`, zero past its end.
 fn file_words(path: &Path, words: u32) -> Result<Vec<u32>> {
     let n = words as usize;
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    if bytes.len() > n * 4 {
-        return Err(Error::Input(format!(
-            "{}: {} bytes do not fit a binding of {words} words",
-            path.display(),
-            bytes.len()
-        )));
-    }
+    let bytes = crate::read::bytes(path, u64::from(words) * 4, &holds(words))?;
     let mut out = vec![0; n];
     for (word, chunk) in out.iter_mut().zip(bytes.chunks(4)) {
         let mut b = [0u8; 4];

@@ -474,13 +474,13 @@ fn yes() -> bool {
 
 /// Reads an app spec (TOML). Paths inside it are relative to the spec file.
 pub fn load(path: &Path) -> Result<App> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let text = crate::read::source(path)?;
     parse(&text, path)
 }
 
 /// Reads a shader file a spec names.
 fn read_shader(path: &Path) -> Result<Shader> {
-    let source = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let source = crate::read::source(path)?;
     Ok(Shader {
         path: path.display().to_string(),
         source,
@@ -561,7 +561,16 @@ pub fn parse(text: &str, path: &Path) -> Result<App> {
         }
     })?;
     // Read last: a spec's own mistakes are reported before a missing shader.
-    let source = std::fs::read_to_string(&shader_path).map_err(|e| Error::io(&shader_path, e))?;
+    for (i, binding) in app.bindings.iter().enumerate() {
+        binding
+            .init
+            .check_file(binding.words)
+            .map_err(|e| Error::Spec {
+                at: at(binding_spans[i].clone()),
+                message: format!("[[binding]] {}: init: {e}", i + 1),
+            })?;
+    }
+    let source = crate::read::source(&shader_path)?;
     let mut pipeline = app.pipeline.clone();
     for (dispatch, file) in pipeline.iter_mut().zip(&spec.dispatches) {
         if let Some(own) = &file.get_ref().shader {

@@ -12,7 +12,9 @@ use super::lab::{FixSet, Lab, Measured};
 use super::source::Shader;
 use crate::error::Result;
 use crate::gpu::engine::{Calibration, Engine, EngineConfig, LoopStart};
+use crate::run::loop_limit::LoopLimit;
 use crate::run::pace::Pace;
+use crate::run::record::Outcome;
 use crate::run::runner::{run_into, Budget, RunConfig, Stream};
 use crate::stress::plan::StressPlan;
 use crate::stress::strategy::{Settings, Strategy, StressShape};
@@ -102,6 +104,10 @@ impl Lab for GpuLab {
         )
     }
 
+    fn loop_limit(&self) -> Option<&LoopLimit> {
+        self.engine.as_ref().map(Engine::loop_limit)
+    }
+
     fn settings(
         &mut self,
         strategy: Strategy,
@@ -149,6 +155,7 @@ impl Lab for GpuLab {
         Ok(Measured {
             runs: stream.tally.runs,
             failures: stream.tally.failures(),
+            watchdog: stream.tally.count(&Outcome::Watchdog),
             seconds: stream.wall.as_secs_f64(),
             stopped,
         })

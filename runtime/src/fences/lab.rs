@@ -4,6 +4,7 @@
 
 use crate::error::Result;
 use crate::gpu::engine::Calibration;
+use crate::run::loop_limit::LoopLimit;
 use crate::run::runner::{Budget, RunConfig};
 use crate::run::stop::Stop;
 use crate::stress::strategy::{Settings, Strategy};
@@ -33,6 +34,8 @@ impl FixSet {
 pub struct Measured {
     pub runs: u64,
     pub failures: u64,
+    /// Failing runs the watchdog stopped (a loop that reached its limit).
+    pub watchdog: u64,
     pub seconds: f64,
     /// Why the runs ended early, if Ctrl-C or an error (a hang, a lost device) ended them.
     #[serde(flatten, serialize_with = "crate::run::stop::aborted")]
@@ -57,6 +60,10 @@ pub struct Confirmed {
 pub trait Lab {
     /// The application's name and the adapter it runs on.
     fn names(&self) -> (String, String);
+
+    /// The watchdog's loop limit of the application as is, and what its passing runs taught
+    /// it; none where the lab has no watchdog.
+    fn loop_limit(&self) -> Option<&LoopLimit>;
 
     /// The stress settings of `strategy` on this device, their iterations calibrated within a
     /// share of `budget` (none for no stress), and what calibration measured.

@@ -13,6 +13,9 @@ use serde::Serialize;
 pub enum Verdict {
     /// No run failed under the stress tried: nothing to fix.
     DoesNotFail,
+    /// Every failure was a watchdog stop while passing runs looped near the limit: waits
+    /// that look legitimate but longer than the limit allows, which no fence shortens.
+    WatchdogStops { why: String },
     /// Neither barriers nor make-atomic stopped the failures (fix kind 5c): why, as far as
     /// it is known, with the measured rates in the evidence.
     NotFixed { reasons: Vec<String> },

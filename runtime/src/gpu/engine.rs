@@ -105,6 +105,9 @@ pub struct Calibration {
     /// Seconds per passing run of the application alone, if any ran in time.
     pub app_seconds: Option<f64>,
     pub seconds: f64,
+    /// Why calibration ended early, if an error (a hang, a lost device) ended it: the runs
+    /// it was for do not start, and their summary says why.
+    pub aborted: Option<String>,
 }
 
 /// Stress iterations when calibration saw no passing run of the application: on the H100, 512
@@ -275,6 +278,11 @@ impl Engine {
     /// (1, 2, 4, then 8 runs, after a warm-up run), measured before `until`. Batches with a
     /// failing run do not count: a run that spins to the watchdog limit says nothing about the
     /// application's time. Passing runs of the application teach the loop limit.
+    ///
+    /// Each batch after the first measured one holds only the runs that, at the time a run
+    /// took so far, end before `until` and within a quarter of the hang timeout: a slow but
+    /// correct kernel (0.6 s a run on lavapipe) outlasted a 3 s timeout in a batch of 8.
+    /// When the warm-up alone leaves no time for a measured run, its time is the measure.
     fn passing_run_time(
         &mut self,
         make: &dyn Fn(u64) -> RunParams,
@@ -282,11 +290,25 @@ impl Engine {
     ) -> Result<Option<f64>> {
         let mut best: Option<f64> = None;
         let mut seed = 1;
+        let mut slowest = 0.0f64;
+        let mut warm_up: Option<f64> = None;
         for (round, n) in [1u64, 1, 2, 4, 8].into_iter().enumerate() {
-            // The warm-up and one measured batch always run: without them nothing is known.
-            if round > 1 && Instant::now() >= until {
-                break;
-            }
+            let left = until
+                .saturating_duration_since(Instant::now())
+                .as_secs_f64();
+            let room = left.min(self.config.timeout.as_secs_f64() / 4.0);
+            let fits = (room / slowest.max(1e-9)).floor() as u64;
+            let n = match round {
+                0 => n,
+                // The warm-up's time, when a measured run would end past `until`.
+                1 if slowest > left => {
+                    best = warm_up;
+                    break;
+                }
+                1 => n,
+                _ if fits == 0 => break,
+                _ => n.min(fits),
+            };
             let runs: Vec<RunParams> = (seed..seed + n)
                 .map(|s| RunParams {
                     watchdog_limit: self.loop_limit.limit(),
@@ -297,6 +319,7 @@ impl Engine {
             let start = Instant::now();
             let results = self.run(&runs)?;
             let per_run = start.elapsed().as_secs_f64() / n as f64;
+            slowest = slowest.max(per_run);
             for r in results.iter().filter(|r| r.params.app_enabled) {
                 if r.outcome == Outcome::Pass {
                     self.loop_limit.observe_pass(r.record.max_trips);
@@ -304,7 +327,12 @@ impl Engine {
             }
             // Runs without the application check nothing of it: only their time counts.
             let passed = |r: &RunResult| !r.params.app_enabled || r.outcome == Outcome::Pass;
-            if round > 0 && results.iter().all(passed) {
+            if !results.iter().all(passed) {
+                continue;
+            }
+            if round == 0 {
+                warm_up = Some(per_run);
+            } else {
                 best = Some(best.map_or(per_run, |b: f64| b.min(per_run)));
             }
         }
@@ -314,12 +342,39 @@ impl Engine {
     /// Stress iterations per thread that make stress last `ratio` times as long as the
     /// application kernel, measured on this device within `share`: time an empty dispatch
     /// (the fixed cost of a run), the application alone and stress alone at a probe count.
+    /// An error of the runs (a hang, a lost device) ends calibration with the default count
+    /// and says why, as the run loop does: the caller's summary reports it.
     pub fn calibrate(
         &mut self,
         settings: &Settings,
         ratio: f64,
         share: Duration,
     ) -> Result<Calibration> {
+        let start = Instant::now();
+        match self.measure_iterations(settings, ratio, share) {
+            Ok((iterations, app_seconds)) => Ok(Calibration {
+                iterations,
+                app_seconds,
+                seconds: start.elapsed().as_secs_f64(),
+                aborted: None,
+            }),
+            Err(e @ (Error::Hang(_) | Error::DeviceLost(_))) => Ok(Calibration {
+                iterations: FALLBACK_ITERATIONS,
+                app_seconds: None,
+                seconds: start.elapsed().as_secs_f64(),
+                aborted: Some(e.to_string()),
+            }),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Calibration's measurements: the iterations, and the application's time alone.
+    fn measure_iterations(
+        &mut self,
+        settings: &Settings,
+        ratio: f64,
+        share: Duration,
+    ) -> Result<(u32, Option<f64>)> {
         let start = Instant::now();
         let until = start + share;
         let groups = self.session.app_groups();
@@ -354,10 +409,6 @@ impl Engine {
             }
             _ => FALLBACK_ITERATIONS,
         };
-        Ok(Calibration {
-            iterations,
-            app_seconds: t_app,
-            seconds: start.elapsed().as_secs_f64(),
-        })
+        Ok((iterations, t_app))
     }
 }

@@ -190,35 +190,64 @@ fn declared(
             )))
         }
     };
-    let bytes = u64::from(b.words) * 4;
-    let ty = &module.types[var.ty].inner;
-    let size_ok = match ty {
+    if let Some(wrong) = size_mismatch(module, &module.types[var.ty].inner, b.words) {
+        return Err(Error::Input(format!(
+            "binding {}:{} `{name}`: {} words ({} bytes) {wrong}",
+            b.group,
+            b.binding,
+            b.words,
+            u64::from(b.words) * 4
+        )));
+    }
+    Ok(Some(Declared { kind, name }))
+}
+
+/// What is wrong with `words` words for a binding of type `ty`, if anything: more or fewer
+/// than a fixed-size type holds, fewer than one element of a runtime-sized array, or (for a
+/// bare runtime-sized array) not a whole number of its elements.
+fn size_mismatch(module: &naga::Module, ty: &TypeInner, words: u32) -> Option<String> {
+    let bytes = u64::from(words) * 4;
+    let (fixed, stride) = match ty {
         TypeInner::Array {
             size: ArraySize::Dynamic,
             stride,
             ..
-        } => bytes >= u64::from(*stride) && bytes % u64::from(*stride) == 0,
+        } => (0, u64::from(*stride)),
         TypeInner::Struct { members, .. } if is_runtime_sized(module, members) => {
             let last = members.last().expect("member");
             let stride = match module.types[last.ty].inner {
                 TypeInner::Array { stride, .. } => u64::from(stride),
                 _ => 4,
             };
-            bytes >= u64::from(last.offset) + stride
+            (u64::from(last.offset), stride)
         }
-        _ => bytes == u64::from(ty.size(module.to_ctx())),
+        _ => {
+            let size = u64::from(ty.size(module.to_ctx()));
+            let give = format!("give words = {}", size.div_ceil(4));
+            return match bytes.cmp(&size) {
+                std::cmp::Ordering::Greater => Some(format!(
+                    "are more than its type in the shader holds ({size} bytes): {give}"
+                )),
+                std::cmp::Ordering::Less => Some(format!(
+                    "are fewer than its type in the shader needs ({size} bytes): {give}"
+                )),
+                std::cmp::Ordering::Equal => None,
+            };
+        }
     };
-    if !size_ok || b.words == 0 {
-        return Err(Error::Input(format!(
-            "binding {}:{} `{name}`: {} words ({bytes} bytes) do not fit its type in the shader ({} bytes{})",
-            b.group,
-            b.binding,
-            b.words,
-            ty.size(module.to_ctx()),
-            if matches!(ty, TypeInner::Array { size: ArraySize::Dynamic, .. }) { " per element" } else { "" }
-        )));
+    if bytes < fixed + stride {
+        Some(format!(
+            "are fewer than its type in the shader needs: at least {} bytes, one element of its \
+             runtime-sized array",
+            fixed + stride
+        ))
+    } else if matches!(ty, TypeInner::Array { .. }) && bytes % stride != 0 {
+        Some(format!(
+            "are not a whole number of its elements ({stride} bytes each)"
+        ))
+    } else {
+        None
     }
-    Ok(Some(Declared { kind, name }))
 }
 
 fn is_runtime_sized(module: &naga::Module, members: &[naga::StructMember]) -> bool {

@@ -48,6 +48,11 @@ pub const GPU_CEILING: u32 = 1 << 18;
 /// 65,535 iterations in all, silently: below it, an endless loop is reported at its line.
 pub const LLVMPIPE_CEILING: u32 = 30_000;
 
+/// A passing run whose longest loop came within this factor of the limit draws a warning:
+/// on a busy CPU, legitimate spin-waits on llvmpipe reached 27,590 polls against its fixed
+/// 30,000, and a slightly slower run is then cut and counted as a watchdog failure.
+pub const NEAR: u32 = 2;
+
 impl LoopLimit {
     /// A limit learned below `ceiling`.
     pub fn learned(ceiling: u32) -> LoopLimit {
@@ -85,6 +90,38 @@ impl LoopLimit {
     /// Whether the limit now follows what passing runs showed.
     pub fn is_learned(&self) -> bool {
         self.learning && self.seen.is_some() && self.passing >= MIN_PASSING
+    }
+
+    /// Whether a passing run looped within `NEAR` times of the limit. A learned limit keeps
+    /// `MARGIN` times the longest wait; this happens only where the limit cannot follow (the
+    /// ceiling, or the limit the user gave).
+    pub fn near_limit(&self) -> bool {
+        self.seen
+            .is_some_and(|seen| u64::from(seen) * u64::from(NEAR) >= u64::from(self.limit()))
+    }
+
+    /// What to say when passing runs came near the limit, if they did.
+    pub fn warning(&self) -> Option<String> {
+        if !self.near_limit() {
+            return None;
+        }
+        let whose = if self.learning {
+            "the ceiling on this adapter"
+        } else {
+            "as given"
+        };
+        let llvmpipe = if self.ceiling == LLVMPIPE_CEILING && self.learning {
+            " (below 65,535 on llvmpipe, which ends every loop there)"
+        } else {
+            ""
+        };
+        Some(format!(
+            "passing runs looped up to {} times, within {NEAR}x of the watchdog's limit of {} \
+             ({whose}): a legitimate wait a little longer is cut there and counted as a watchdog \
+             failure; if these waits are legitimate, give a higher --watchdog-limit{llvmpipe}",
+            self.seen.unwrap_or_default(),
+            self.limit()
+        ))
     }
 
     /// The limit for the next runs.
@@ -132,6 +169,28 @@ mod tests {
             limit.observe_pass(5);
         }
         assert_eq!(limit.limit(), 123);
+    }
+
+    #[test]
+    fn passing_runs_near_a_limit_that_cannot_follow_draw_a_warning() {
+        let mut fixed = LoopLimit::fixed(1000);
+        fixed.observe_pass(499);
+        assert!(fixed.warning().is_none());
+        fixed.observe_pass(500);
+        let warning = fixed.warning().unwrap();
+        assert!(warning.contains("up to 500 times"), "{warning}");
+        assert!(warning.contains("--watchdog-limit"), "{warning}");
+        let mut ceiling = LoopLimit::learned(LLVMPIPE_CEILING);
+        for _ in 0..MIN_PASSING {
+            ceiling.observe_pass(27_590);
+        }
+        assert!(ceiling.warning().unwrap().contains("llvmpipe"));
+        // A learned limit keeps eight times the longest wait.
+        let mut learned = LoopLimit::learned(GPU_CEILING);
+        for _ in 0..MIN_PASSING {
+            learned.observe_pass(20_000);
+        }
+        assert!(!learned.near_limit());
     }
 
     #[test]

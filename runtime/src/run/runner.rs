@@ -180,6 +180,9 @@ pub struct Summary {
     pub loop_limit: u32,
     pub loop_limit_learned: bool,
     pub longest_passing_loop: Option<u32>,
+    /// Set when passing runs came within 2x of a limit that cannot follow them: legitimate
+    /// waits may be counted as watchdog failures.
+    pub loop_limit_warning: Option<String>,
     /// The largest batch the session's buffers hold.
     pub batch: usize,
     pub master_seed: String,
@@ -262,6 +265,7 @@ pub fn summarize(
         loop_limit: engine.loop_limit.limit(),
         loop_limit_learned: engine.loop_limit.is_learned(),
         longest_passing_loop: engine.loop_limit.seen,
+        loop_limit_warning: engine.loop_limit.warning(),
         batch: engine.batch_size(),
         master_seed: seed_text(config.master_seed),
         replay: config.replay.map(seed_text),
@@ -298,6 +302,10 @@ fn paced_batches(
     on_event: &mut dyn FnMut(Event),
     started: Instant,
 ) -> Result<Option<String>> {
+    // A hang in calibration ends the runs it was for before they start.
+    if let Some(why) = config.calibration.as_ref().and_then(|c| c.aborted.clone()) {
+        return Ok(Some(why));
+    }
     let groups = engine.session.app_groups();
     let from = stream.tally.runs;
     while !config.stop.load(Ordering::SeqCst)

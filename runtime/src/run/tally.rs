@@ -36,6 +36,11 @@ pub fn seed_text(seed: u64) -> String {
 }
 
 impl Tally {
+    /// Runs whose outcome was `outcome`.
+    pub fn count(&self, outcome: &Outcome) -> u64 {
+        self.counts.get(outcome).copied().unwrap_or(0)
+    }
+
     pub fn failures(&self) -> u64 {
         self.counts
             .iter()

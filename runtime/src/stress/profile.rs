@@ -66,7 +66,7 @@ impl Profile {
     }
 
     pub fn load(path: &Path) -> Result<Profile> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = crate::read::text(path, crate::read::PROFILE_BYTES, "a profile may hold")?;
         serde_json::from_str(&text).map_err(|e| Error::json(path, e))
     }
 

@@ -162,7 +162,9 @@ fn show(plan: &Plan, outcome: &Outcome, log: Option<&mut JsonLog>) -> Result<Sta
 pub fn status(verdict: &Verdict) -> Status {
     match verdict {
         Verdict::DoesNotFail | Verdict::Fixed => Status::Passed,
-        Verdict::NotFixed { .. } | Verdict::Unverified { .. } => Status::Failed,
+        Verdict::NotFixed { .. } | Verdict::Unverified { .. } | Verdict::WatchdogStops { .. } => {
+            Status::Failed
+        }
         Verdict::Interrupted { .. } => Status::Interrupted,
         Verdict::Aborted { .. } => Status::Aborted,
     }

@@ -8,6 +8,7 @@ use super::SearchConfig;
 use crate::error::Result;
 use crate::fences::event::Event;
 use crate::fences::lab::{Confirmed, Lab, Measured};
+use crate::run::loop_limit::LoopLimit;
 use crate::run::runner::{Budget, RunConfig};
 use crate::stress::strategy::{run_seed, Strategy};
 use std::sync::atomic::Ordering;
@@ -101,6 +102,29 @@ fn most_failing(measured: &[&Measured]) -> Option<usize> {
         })
 }
 
+/// Why there is nothing to search for, when every failure was a watchdog stop and passing
+/// runs looped within 2x of the limit: long but legitimate waits cut by the watchdog (on a
+/// busy CPU, llvmpipe's spin-waits passed at 27,590 polls against its fixed 30,000). A lost
+/// wake-up also ends at the watchdog, but its passing runs wait far below a learned limit.
+pub fn watchdog_stops(tried: &[Confirmed], limit: Option<&LoopLimit>) -> Option<String> {
+    let (runs, failures, stops) = tried.iter().fold((0, 0, 0), |(r, f, w), c| {
+        let m = &c.measured;
+        (r + m.runs, f + m.failures, w + m.watchdog)
+    });
+    let limit = limit.filter(|l| l.near_limit())?;
+    if failures == 0 || stops < failures {
+        return None;
+    }
+    Some(format!(
+        "{failures} of {runs} runs failed, every one a watchdog stop, while passing runs looped \
+         up to {} times against the limit of {}: the waits look legitimate but longer than the \
+         limit allows, which no barrier or atomic shortens; run again with a higher \
+         --watchdog-limit",
+        limit.seen.unwrap_or_default(),
+        limit.limit()
+    ))
+}
+
 /// The strategies whose runs failed: the verification runs under each.
 pub fn exposing(tried: &[Confirmed]) -> Vec<&Confirmed> {
     tried.iter().filter(|c| c.measured.failures > 0).collect()
@@ -132,6 +156,31 @@ mod tests {
         assert_eq!(order[1].1, Duration::from_secs(10));
         let total: Duration = order.iter().map(|(_, t)| *t).sum();
         assert!(total <= minute);
+    }
+
+    #[test]
+    fn watchdog_stops_near_the_limit_are_not_searched() {
+        let confirmed = |failures, watchdog| Confirmed {
+            config: crate::fences::search::tests::run_config(),
+            measured: Measured {
+                runs: 100,
+                failures,
+                watchdog,
+                ..Measured::default()
+            },
+        };
+        let mut near = LoopLimit::fixed(1000);
+        near.observe_pass(600);
+        let why = watchdog_stops(&[confirmed(5, 5)], Some(&near)).unwrap();
+        assert!(why.contains("--watchdog-limit"), "{why}");
+        // A lost wake-up: passing runs wait far below the limit; search it.
+        let mut far = LoopLimit::fixed(1000);
+        far.observe_pass(20);
+        assert!(watchdog_stops(&[confirmed(5, 5)], Some(&far)).is_none());
+        // Some failure that is not a watchdog stop; no failure at all; no watchdog.
+        assert!(watchdog_stops(&[confirmed(5, 4)], Some(&near)).is_none());
+        assert!(watchdog_stops(&[confirmed(0, 0)], Some(&near)).is_none());
+        assert!(watchdog_stops(&[confirmed(5, 5)], None).is_none());
     }
 
     #[test]

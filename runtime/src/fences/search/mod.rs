@@ -13,7 +13,7 @@ mod rounds;
 mod verify;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 use super::event::Event;
 use super::lab::{Confirmed, Lab};
@@ -65,10 +65,12 @@ pub fn search(
     let shown = confirm::chosen(&tried).or(tried.first());
     let before: Vec<StrategyRuns> = tried.iter().map(strategy_runs).collect();
     let stopped = tried.last().and_then(|c| c.measured.stopped.clone());
-    let (rounds, verdict) = match (stopped, confirm::chosen(&tried)) {
-        (Some(stop), _) => (Vec::new(), Verdict::stopped(stop, "confirming the failure")),
-        (None, None) => (Vec::new(), Verdict::DoesNotFail),
-        (None, Some(chosen)) => {
+    let watchdog = confirm::watchdog_stops(&tried, lab.loop_limit());
+    let (rounds, verdict) = match (stopped, watchdog, confirm::chosen(&tried)) {
+        (Some(stop), _, _) => (Vec::new(), Verdict::stopped(stop, "confirming the failure")),
+        (None, Some(why), _) => (Vec::new(), Verdict::WatchdogStops { why }),
+        (None, None, None) => (Vec::new(), Verdict::DoesNotFail),
+        (None, None, Some(chosen)) => {
             let chosen = chosen.clone();
             let mut cx = Context {
                 config,

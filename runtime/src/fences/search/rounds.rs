@@ -93,6 +93,7 @@ mod tests {
                     runs: Measured {
                         runs: *runs,
                         failures: *failures,
+                        watchdog: 0,
                         seconds: 1.0,
                         stopped: stopped.clone(),
                     },

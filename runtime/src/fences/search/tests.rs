@@ -91,6 +91,10 @@ impl Lab for Sim {
         ("sim-app".into(), "simulated GPU".into())
     }
 
+    fn loop_limit(&self) -> Option<&crate::run::loop_limit::LoopLimit> {
+        None
+    }
+
     fn settings(
         &mut self,
         strategy: Strategy,
@@ -128,12 +132,30 @@ impl Lab for Sim {
         let measured = Measured {
             runs,
             failures,
+            watchdog: 0,
             seconds: runs as f64 / self.runs_per_second,
             stopped: Stop::of(None, &self.stop),
         };
         self.measured
             .push((fix.cloned(), strategy, measured.clone()));
         Ok(measured)
+    }
+}
+
+/// A run configuration of the simulated GPU's systematic stress.
+pub fn run_config() -> RunConfig {
+    RunConfig {
+        settings: settings(Strategy::Systematic),
+        budget: Budget {
+            runs: None,
+            time: None,
+            failures: None,
+        },
+        master_seed: 1,
+        replay: None,
+        adaptive: true,
+        calibration: None,
+        stop: Arc::new(AtomicBool::new(false)),
     }
 }
 

@@ -81,6 +81,7 @@ mod tests {
         Measured {
             runs,
             failures,
+            watchdog: 0,
             seconds: 1.0,
             stopped,
         }

@@ -1,0 +1,52 @@
+//! Numbers as people read them: rates that keep their significant digits however small
+//! (one failure in 27,767 runs is 0.000036, not "0.0000"), and counts with their noun.
+
+/// `x` with at least `decimals` decimals and enough more to show two significant digits.
+fn significant(x: f64, decimals: usize) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return format!("{x:.decimals$}");
+    }
+    // Digits after the point before the first significant one, plus two.
+    let leading = (-x.abs().log10().floor()).max(0.0) as usize;
+    let decimals = decimals.max(leading + 1).min(12);
+    format!("{x:.decimals$}")
+}
+
+/// A rate between 0 and 1: four decimals, more when it is smaller than 0.001.
+pub fn rate(x: f64) -> String {
+    significant(x, 4)
+}
+
+/// A share as a percentage: three decimals, more when it is smaller than 0.001%.
+pub fn percent(x: f64) -> String {
+    format!("{}%", significant(x * 100.0, 3))
+}
+
+/// "1 environment", "2 environments".
+pub fn count(n: impl Into<u64>, singular: &str, plural: &str) -> String {
+    let n = n.into();
+    format!("{n} {}", if n == 1 { singular } else { plural })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_rates_keep_two_significant_digits() {
+        assert_eq!(rate(1.0 / 27_767.0), "0.000036");
+        assert_eq!(rate(0.25), "0.2500");
+        assert_eq!(rate(0.0), "0.0000");
+        assert_eq!(rate(1.0), "1.0000");
+        assert_eq!(percent(1.0 / 27_767.0), "0.0036%");
+        assert_eq!(percent(0.5), "50.000%");
+        assert_eq!(percent(0.0), "0.000%");
+    }
+
+    #[test]
+    fn counts_agree_with_their_noun() {
+        assert_eq!(count(1u32, "environment", "environments"), "1 environment");
+        assert_eq!(count(0u32, "environment", "environments"), "0 environments");
+        assert_eq!(count(7u64, "site", "sites"), "7 sites");
+    }
+}

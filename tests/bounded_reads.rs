@@ -1,0 +1,123 @@
+//! Every file wgstress reads is bounded by what it may hold (issue 24, item 1): a device, a
+//! FIFO or a file past its bound is refused with one line and exit 2 within seconds, where
+//! `/dev/zero` as a spec's `init` file grew memory without bound and never answered.
+
+mod common;
+mod support;
+
+use common::fixture;
+use std::path::Path;
+use std::time::Duration;
+use support::{assert_refused, command, within};
+
+/// Long enough for a debug build to open lavapipe; far shorter than reading /dev/zero took.
+const DEADLINE: Duration = Duration::from_secs(60);
+
+fn refused(args: &[&str], dir: &Path, expected: &str) {
+    let what = format!("{args:?}");
+    let out = within(command(args, dir), DEADLINE).exited(&what);
+    assert_refused(&out, expected, &what);
+}
+
+/// A spec of the counter fixture whose one-word binding starts from the file `init`.
+fn spec_with_init(dir: &Path, init: &str) -> String {
+    let path = dir.join("spec.toml");
+    std::fs::write(
+        &path,
+        format!(
+            "shader = {:?}\nworkgroups = [16]\n\n[[binding]]\nbinding = 0\nkind = \"storage\"\nwords = 1\ninit = {{ kind = \"file\", path = {init:?} }}\n",
+            fixture("counter.wgsl")
+        ),
+    )
+    .unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn a_device_as_an_init_file_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = spec_with_init(dir.path(), "/dev/zero");
+    refused(
+        &["run", &spec, "--runs", "1", "--no-log"],
+        dir.path(),
+        "/dev/zero: not a regular file",
+    );
+}
+
+#[test]
+fn an_init_file_larger_than_its_binding_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("big.bin"), vec![7u8; 4096]).unwrap();
+    let spec = spec_with_init(dir.path(), "big.bin");
+    refused(
+        &["run", &spec, "--runs", "1", "--no-log"],
+        dir.path(),
+        "big.bin: 4096 bytes, more than a binding of 1 words holds (4 bytes)",
+    );
+}
+
+#[test]
+fn a_device_as_an_environment_or_profile_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    for args in [
+        &["mutants", "--env", "/dev/zero", "--no-log"][..],
+        &["litmus", "mp", "--env", "/dev/zero", "--no-log"],
+        &["tune", "--env", "/dev/zero", "--no-log"],
+        &["run", &fixture("counter.toml"), "--profile", "/dev/zero"],
+    ] {
+        refused(args, dir.path(), "/dev/zero: not a regular file");
+    }
+}
+
+#[test]
+fn a_device_as_a_shader_or_spec_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    refused(
+        &[
+            "instrument",
+            "/dev/zero",
+            "-o",
+            "o.wgsl",
+            "--manifest",
+            "m.json",
+        ],
+        dir.path(),
+        "/dev/zero: not a regular file",
+    );
+    let spec = dir.path().join("zero.toml");
+    std::fs::write(&spec, "shader = \"/dev/zero\"\nworkgroups = [1]\n").unwrap();
+    refused(
+        &["run", spec.to_str().unwrap(), "--no-log"],
+        dir.path(),
+        "/dev/zero: not a regular file",
+    );
+}
+
+#[test]
+fn a_fifo_with_no_writer_is_refused_not_waited_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let mkfifo = |name: &str| {
+        let made = std::process::Command::new("mkfifo")
+            .arg(dir.path().join(name))
+            .status()
+            .expect("mkfifo runs");
+        assert!(made.success());
+    };
+    mkfifo("shader.wgsl");
+    mkfifo("piped.toml");
+    std::fs::write(
+        dir.path().join("fifo.toml"),
+        "shader = \"shader.wgsl\"\nworkgroups = [1]\n",
+    )
+    .unwrap();
+    refused(
+        &["run", "fifo.toml", "--no-log"],
+        dir.path(),
+        "shader.wgsl: not a regular file",
+    );
+    refused(
+        &["fences", "--sites", "piped.toml"],
+        dir.path(),
+        "piped.toml: not a regular file",
+    );
+}

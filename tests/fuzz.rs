@@ -1,0 +1,475 @@
+//! Seeded fuzzing of the command line (issue 24): random argument lists, drawn from every
+//! command's options with values in and out of their ranges, and random mutations of a valid
+//! app spec, run against the binary on lavapipe. Whatever the input, wgstress does not panic,
+//! does not hang (a case that outlives its time gets Ctrl-C and must then exit within a
+//! grace period), and exits 0, 1, 2 or 130 only.
+//!
+//! Each case draws everything from its own seed. A failure prints the seed and the command
+//! line; `WGSTRESS_SEED=0x... cargo test --test fuzz` replays that case alone. Without it the
+//! cases' seeds derive from a master seed taken from the clock, printed at the start
+//! (`--nocapture` shows it), so each run of the suite tries new cases. The count of cases is
+//! fixed, and most are cheap, so the test stays well under a minute.
+
+mod common;
+mod support;
+
+use common::fixture;
+use std::process::Output;
+use std::time::Duration;
+
+/// Cases per run of the suite.
+const CASES: u64 = 32;
+/// How long a case may run before it gets Ctrl-C; then how long it has to exit.
+const RUN_FOR: Duration = Duration::from_secs(20);
+const GRACE: Duration = Duration::from_secs(15);
+
+/// SplitMix64: small, seedable, and enough to draw test cases.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+
+    fn pick<'a, T: ?Sized>(&mut self, items: &[&'a T]) -> &'a T {
+        items[self.below(items.len())]
+    }
+
+    fn chance(&mut self, percent: u64) -> bool {
+        self.next() % 100 < percent
+    }
+}
+
+/// Options of every command, each with values in and out of its range ("" for a flag).
+const OPTIONS: &[(&str, &[&str])] = &[
+    ("--runs", &["1", "2", "0", "-1", "x"]),
+    ("--time", &["0.3", "0.5", "0", "-2", "1e12", "NaN"]),
+    ("--batch", &["1", "4", "0", "70000"]),
+    ("--timeout", &["3", "0", "x", "1e300"]),
+    ("--iterations", &["8", "64", "0", "4294967296"]),
+    ("--stress-ratio", &["0.5", "0", "-1", "inf"]),
+    ("--watchdog-limit", &["100", "5000", "0"]),
+    ("--stress-fraction", &["0.1-0.2", "0.5-0.2", "2-3", "x"]),
+    ("--stress-placement", &["after", "before", "x"]),
+    ("--buffer-shuffle", &["on", "off", "true"]),
+    ("--cache-mib", &["1", "0", "20000"]),
+    (
+        "--sequence",
+        &["ld;st", "st", "ld;st;ld;st;ld;st", "", "x;y"],
+    ),
+    ("--spread", &["1", "64", "0", "65"]),
+    ("--patch-words", &["1", "64", "0"]),
+    ("--master-seed", &["1", "0x10", "x"]),
+    ("--seed", &["0x1", "x"]),
+    (
+        "--strategy",
+        &["none", "systematic", "cache", "random", "x"],
+    ),
+    ("--strategies", &["none,cache", "none", "x", ""]),
+    ("--rounds", &["1", "2", "0"]),
+    ("--shuffle", &["both", "off", "x"]),
+    ("--variant", &["buggy", "fixed", "nofence", "x"]),
+    ("--size", &["small", "large", "x"]),
+    ("--until-failures", &["1", "0"]),
+    ("--raw", &[""]),
+    ("--no-shuffle", &[""]),
+    ("--json", &[""]),
+    ("--no-log", &[""]),
+    ("--log", &["log.jsonl", "/dev/full", "missing/x.jsonl", ""]),
+    ("--profile", &["/dev/zero", "p.json", "missing/p.json"]),
+    ("--entry", &["main", "nope"]),
+    ("--postcondition", &["nope"]),
+    ("--quiet", &[""]),
+    ("--budget", &["1", "0", "1e12"]),
+    ("--verify", &["1", "0"]),
+    ("--sites", &[""]),
+    ("--all", &[""]),
+    ("-o", &["out.wgsl", "/dev/full", ""]),
+    ("--testing-groups", &["1", "2", "0", "4294967296"]),
+    ("--workgroup-size", &["8", "0", "1024"]),
+    ("--stride", &["1", "4", "0"]),
+    ("--distance", &["1", "2", "0"]),
+    ("--y-gap", &["0", "16"]),
+    ("--placement", &["direct", "permuted", "x"]),
+    ("--stress-groups", &["0", "1", "2"]),
+    ("--env", &["/dev/zero", "env.json", "missing.json"]),
+    ("--fence", &[""]),
+    ("--list", &[""]),
+    ("--tests", &["all", "mutants", "conformance", "x"]),
+    ("--search", &["0.5", "0"]),
+    ("--reproducibility", &["0.5", "2"]),
+    ("--manifest", &["m.json", ""]),
+    ("--diff", &[""]),
+    ("--distances", &["1", "0", "5000"]),
+    ("--locations", &["2", "1"]),
+    ("--max-sequence", &["1", "6"]),
+    ("--max-spread", &["1", "0"]),
+    ("--iterations-per-cell", &["1", "0"]),
+    ("--heat-map", &["h.svg", ""]),
+    ("--no-such-option", &["", "1"]),
+];
+
+/// Options that keep a command that runs short, unless the case drew the option itself.
+fn bounds(command: &str) -> &'static [(&'static str, &'static str)] {
+    match command {
+        "run" => &[("--runs", "2")],
+        "compare" => &[
+            ("--runs", "2"),
+            ("--strategies", "none"),
+            ("--shuffle", "off"),
+        ],
+        "fences" => &[("--budget", "1"), ("--verify", "1")],
+        "litmus" => &[
+            ("--testing-groups", "2"),
+            ("--workgroup-size", "8"),
+            ("--iterations", "2"),
+        ],
+        "mutants" => &[
+            ("--testing-groups", "2"),
+            ("--workgroup-size", "8"),
+            ("--time", "0.05"),
+            ("--tests", "conformance"),
+        ],
+        "tune" => &[
+            ("--testing-groups", "2"),
+            ("--workgroup-size", "8"),
+            ("--budget", "4"),
+        ],
+        _ => &[],
+    }
+}
+
+/// A valid spec: the counter fixture, with its shader's path made absolute.
+fn base_spec() -> String {
+    std::fs::read_to_string(fixture("counter.toml"))
+        .unwrap()
+        .replace(
+            "shader = \"counter.wgsl\"",
+            &format!("shader = {:?}", fixture("counter.wgsl")),
+        )
+}
+
+/// Lines a mutation may insert into a spec.
+const SPEC_LINES: &[&str] = &[
+    "init = { kind = \"file\", path = \"/dev/zero\" }",
+    "init = { kind = \"file\", path = \"missing.bin\" }",
+    "init = { kind = \"iota\" }",
+    "init = { kind = \"values\", type = \"f32\", values = [1.5, -2] }",
+    "[[check]]",
+    "kind = \"sorted\"",
+    "binding = 1",
+    "[constants]",
+    "X = 1",
+    "[[dispatch]]",
+    "workgroups = [1, 1, 1, 1]",
+    "workgroups = [4294967295, 2]",
+    "colour = 3",
+    "entry = \"nope\"",
+    "words = 0",
+    "words = 1073741825",
+    "kind = \"uniform\"",
+    "shader = \"/dev/zero\"",
+    "[[binding]]",
+    "= = =",
+];
+
+/// `spec` with one to three random mutations.
+fn mutate(spec: &str, rng: &mut Rng) -> String {
+    let mut lines: Vec<String> = spec.lines().map(str::to_string).collect();
+    for _ in 0..1 + rng.below(3) {
+        let at = rng.below(lines.len() + 1);
+        match rng.below(6) {
+            0 if !lines.is_empty() => {
+                lines.remove(at.min(lines.len() - 1));
+            }
+            1 if !lines.is_empty() => {
+                let line = lines[at.min(lines.len() - 1)].clone();
+                lines.insert(at, line);
+            }
+            2 => lines.insert(at, rng.pick(SPEC_LINES).to_string()),
+            3 => {
+                let value = rng.pick(&["0", "-1", "4294967296", "3.5", "99999999999999999999"]);
+                if let Some(line) = lines.iter_mut().find(|l| l.ends_with(char::is_numeric)) {
+                    let key = line.split('=').next().unwrap_or_default().to_string();
+                    *line = format!("{key}= {value}");
+                }
+            }
+            4 => {
+                let value = rng.pick(&["\"\"", "\"nosuch\"", "\"storage\"", "\"zeros\""]);
+                let index = rng.below(lines.len());
+                if let Some(line) = lines.get_mut(index).filter(|l| l.contains('"')) {
+                    let key = line.split('=').next().unwrap_or_default().to_string();
+                    *line = format!("{key}= {value}");
+                }
+            }
+            _ => {
+                let text = lines.join("\n");
+                let cut = rng.below(text.len());
+                let cut = (0..=cut)
+                    .rev()
+                    .find(|&i| text.is_char_boundary(i))
+                    .unwrap_or(0);
+                lines = text[..cut].lines().map(str::to_string).collect();
+            }
+        }
+    }
+    lines.join("\n") + "\n"
+}
+
+/// The options each command takes, from its --help, so that most cases draw options their
+/// command takes and get past clap.
+struct Helps(std::collections::HashMap<&'static str, String>);
+
+impl Helps {
+    fn load() -> Helps {
+        let dir = tempfile::tempdir().unwrap();
+        let commands = [
+            "run",
+            "compare",
+            "fences",
+            "litmus",
+            "mutants",
+            "tune",
+            "instrument",
+        ];
+        Helps(
+            commands
+                .into_iter()
+                .map(|c| {
+                    let out = common::wgstress(&[c, "--help"], dir.path());
+                    (c, String::from_utf8_lossy(&out.stdout).into_owned())
+                })
+                .collect(),
+        )
+    }
+
+    /// Indices into OPTIONS of the options `command` takes.
+    fn taken(&self, command: &str) -> Vec<usize> {
+        let help = self.0.get(command).map_or("", String::as_str);
+        (0..OPTIONS.len())
+            .filter(|&i| {
+                help.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+                    .any(|word| word == OPTIONS[i].0)
+            })
+            .collect()
+    }
+}
+
+/// One case: the arguments, and the spec file's text when the case uses one (`spec.toml`).
+fn case(seed: u64, helps: &Helps) -> (Vec<String>, Option<String>) {
+    let mut rng = Rng(seed);
+    let command = rng.pick(&[
+        "run",
+        "run",
+        "run",
+        "compare",
+        "fences",
+        "fences",
+        "litmus",
+        "litmus",
+        "mutants",
+        "tune",
+        "instrument",
+        "instrument",
+        "apps",
+        "adapters",
+        "nosuch",
+    ]);
+    let mut args = vec![command.to_string()];
+    let mut spec = None;
+    let counter = fixture("counter.toml");
+    let racy = fixture("racy.toml");
+    let shader = fixture("counter.wgsl");
+    match command {
+        "run" | "compare" | "fences" => {
+            let app = rng.pick(&[
+                "spec.toml",
+                "spec.toml",
+                counter.as_str(),
+                racy.as_str(),
+                shader.as_str(),
+                "sdk-red",
+                "cbe-dot",
+                "nosuch-app",
+                "/dev/zero",
+            ]);
+            if app == "spec.toml" {
+                let base = base_spec();
+                spec = Some(if rng.chance(25) {
+                    base
+                } else {
+                    mutate(&base, &mut rng)
+                });
+            }
+            args.push(app.to_string());
+        }
+        "litmus" => args.push(
+            rng.pick(&["mp", "sb", "lb", "corr", "2+2w", "nosuch", ""])
+                .into(),
+        ),
+        "instrument" => args.extend(
+            [
+                rng.pick(&[
+                    shader.as_str(),
+                    shader.as_str(),
+                    "/dev/zero",
+                    "missing.wgsl",
+                ]),
+                "-o",
+                "o.wgsl",
+                "--manifest",
+                "m.json",
+            ]
+            .map(str::to_string),
+        ),
+        _ => {}
+    }
+    let taken = helps.taken(command);
+    // apps and adapters take no option: one is rarely drawn for them.
+    let options = if taken.is_empty() && rng.chance(80) {
+        0
+    } else {
+        rng.below(4)
+    };
+    for _ in 0..options {
+        // Mostly an option the command takes; sometimes any.
+        let index = if !taken.is_empty() && rng.chance(80) {
+            taken[rng.below(taken.len())]
+        } else {
+            rng.below(OPTIONS.len())
+        };
+        let (flag, values) = OPTIONS[index];
+        let value = rng.pick(values);
+        if value.is_empty() && rng.chance(80) {
+            args.push(flag.to_string());
+        } else if rng.chance(50) {
+            args.push(format!("{flag}={value}"));
+        } else {
+            args.extend([flag.to_string(), value.to_string()]);
+        }
+    }
+    for (flag, value) in bounds(command) {
+        let drawn = args
+            .iter()
+            .any(|a| a == flag || a.starts_with(&format!("{flag}=")));
+        if !drawn {
+            args.extend([flag.to_string(), value.to_string()]);
+        }
+    }
+    if matches!(
+        command,
+        "run" | "compare" | "fences" | "litmus" | "mutants" | "tune"
+    ) && !args
+        .iter()
+        .any(|a| a.starts_with("--log") || a == "--no-log")
+    {
+        args.push("--no-log".into());
+    }
+    (args, spec)
+}
+
+/// What is wrong with how a case ended, if anything.
+fn verdict(output: &Output, interrupted: bool) -> Option<String> {
+    use std::os::unix::process::ExitStatusExt;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if stderr.contains("panicked") {
+        return Some(format!("panicked: {stderr}"));
+    }
+    // Ctrl-C before wgstress listens for it ends the process by the signal, which a shell
+    // reports as 130 too.
+    let code = output
+        .status
+        .code()
+        .or_else(|| (output.status.signal() == Some(2)).then_some(130));
+    match code {
+        Some(0..=2) => None,
+        Some(130) if interrupted => None,
+        other => Some(format!("exit status {other:?}: {stderr}")),
+    }
+}
+
+/// Runs case `seed`; panics with the seed that replays it when it goes wrong.
+fn run_case(seed: u64, helps: &Helps) {
+    let (args, spec) = case(seed, helps);
+    let dir = tempfile::tempdir().unwrap();
+    if let Some(text) = &spec {
+        std::fs::write(dir.path().join("spec.toml"), text).unwrap();
+    }
+    let replay = format!("replay with WGSTRESS_SEED={seed:#x} cargo test --test fuzz");
+    let ran = support::interrupting(support::command(&args, dir.path()), RUN_FOR, GRACE);
+    let Some((output, interrupted)) = ran else {
+        panic!(
+            "case {seed:#x} hung: no exit {GRACE:?} after Ctrl-C\n  args: {args:?}\n  spec: {spec:?}\n  {replay}"
+        );
+    };
+    if let Some(wrong) = verdict(&output, interrupted) {
+        panic!("case {seed:#x}: {wrong}\n  args: {args:?}\n  spec: {spec:?}\n  {replay}");
+    }
+    println!("case {seed:#x}: {:?} {args:?}", output.status.code());
+}
+
+/// The seed of `WGSTRESS_SEED`, decimal or 0x-hex.
+fn seed_from_env() -> Option<u64> {
+    let text = std::env::var("WGSTRESS_SEED").ok()?;
+    let parsed = match text.strip_prefix("0x") {
+        Some(hex) => u64::from_str_radix(hex, 16),
+        None => text.parse(),
+    };
+    Some(parsed.unwrap_or_else(|_| panic!("WGSTRESS_SEED={text} is not a seed")))
+}
+
+#[test]
+fn random_command_lines_and_specs_never_panic_hang_or_exit_oddly() {
+    let helps = Helps::load();
+    if let Some(seed) = seed_from_env() {
+        println!("replaying case {seed:#x}: {:?}", case(seed, &helps));
+        run_case(seed, &helps);
+        return;
+    }
+    let mut master = Rng(std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64));
+    let first = master.next();
+    println!("fuzz: {CASES} cases from master seed {first:#x}");
+    let mut seeds = Rng(first);
+    for _ in 0..CASES {
+        run_case(seeds.next(), &helps);
+    }
+}
+
+#[test]
+fn cases_are_replayed_exactly_from_their_seed() {
+    let helps = Helps::load();
+    for seed in [1, 0xdead_beef, u64::MAX] {
+        assert_eq!(case(seed, &helps), case(seed, &helps));
+    }
+    let differ = (0..16)
+        .filter(|&s| case(s, &helps) != case(s + 1, &helps))
+        .count();
+    assert!(differ > 8, "seeds draw different cases");
+}
+
+#[test]
+fn a_run_past_its_time_takes_ctrl_c_and_exits_130() {
+    // The harness's own path for a case that runs long: Ctrl-C, then the summary and 130.
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["run", &fixture("counter.toml"), "--time", "120", "--no-log"];
+    let (output, interrupted) = support::interrupting(
+        support::command(&args, dir.path()),
+        Duration::from_secs(4),
+        GRACE,
+    )
+    .expect("exits after Ctrl-C");
+    assert!(interrupted);
+    assert_eq!(verdict(&output, interrupted), None);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("interrupted"), "{stdout}");
+}

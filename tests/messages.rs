@@ -1,0 +1,118 @@
+//! Messages that say what is wrong and what to do (issue 24, items 8, 9 and 12): a value
+//! that is not one of the choices lists them, a number past its bound is called a number,
+//! every error about a file names it, conflicting options are refused, and a shader given
+//! where an application goes is called one.
+
+mod common;
+mod support;
+
+use common::fixture;
+use std::time::Duration;
+use support::{assert_refused, command, within};
+
+const DEADLINE: Duration = Duration::from_secs(60);
+
+fn refused(args: &[&str], expected: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let what = format!("{args:?}");
+    let out = within(command(args, dir.path()), DEADLINE).exited(&what);
+    assert_refused(&out, expected, &what);
+}
+
+#[test]
+fn a_value_that_is_not_a_choice_lists_the_choices() {
+    refused(
+        &[
+            "compare",
+            &fixture("counter.toml"),
+            "--strategies",
+            "nosuch",
+        ],
+        "give one of none, systematic, cache, random",
+    );
+    refused(
+        &["run", &fixture("counter.toml"), "--strategy", "sys"],
+        "give one of none, systematic, cache, random",
+    );
+}
+
+#[test]
+fn a_number_past_its_bound_is_called_a_number() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = common::wgstress(
+        &["run", &fixture("counter.toml"), "--time", "1e12"],
+        dir.path(),
+    );
+    assert_refused(&out, "1e12 seconds is more than the most", "--time 1e12");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("not a number"));
+}
+
+#[test]
+fn a_shader_without_a_compute_entry_point_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let shader = dir.path().join("helpers.wgsl");
+    std::fs::write(&shader, "fn f() {}\n").unwrap();
+    refused(
+        &[
+            "instrument",
+            shader.to_str().unwrap(),
+            "-o",
+            dir.path().join("o.wgsl").to_str().unwrap(),
+            "--manifest",
+            dir.path().join("m.json").to_str().unwrap(),
+        ],
+        "helpers.wgsl: the shader has no @compute entry point",
+    );
+}
+
+#[test]
+fn a_failed_write_to_stdout_says_stdout() {
+    let dir = tempfile::tempdir().unwrap();
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("/dev/full opens");
+    let mut apps = command(&["apps"], dir.path());
+    apps.stdout(full);
+    let out = apps.output().expect("wgstress runs");
+    assert_refused(
+        &out,
+        "cannot write the results to stdout: No space left on device",
+        "apps > /dev/full",
+    );
+}
+
+#[test]
+fn conflicting_options_are_refused() {
+    refused(
+        &[
+            "run",
+            &fixture("counter.toml"),
+            "--log",
+            "runs.jsonl",
+            "--no-log",
+        ],
+        "cannot be used with",
+    );
+    let counter = fixture("counter.toml");
+    for stress in [
+        &["--sequence", "ld;st"][..],
+        &["--iterations", "8"],
+        &["--watchdog-limit", "100"],
+        &["--spread", "4"],
+    ] {
+        let mut args = vec!["run", counter.as_str(), "--raw"];
+        args.extend(stress);
+        refused(&args, "cannot be used with");
+    }
+}
+
+#[test]
+fn a_shader_given_as_the_application_is_called_a_shader() {
+    for command in ["run", "compare", "fences"] {
+        refused(
+            &[command, &fixture("counter.wgsl")],
+            "counter.wgsl: a WGSL shader; APP is a bundled application (see `wgstress apps`) or an app spec (.toml)",
+        );
+    }
+}

@@ -1,0 +1,73 @@
+//! The README and the command line agree (issue 24, item 10): every option a row of the
+//! README's command table names is an option of that row's command. The README once listed
+//! `apps --variant`, which `apps` refused.
+
+mod common;
+
+use common::wgstress;
+use std::path::Path;
+
+/// The `--options` in `text`'s code spans.
+fn options(text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for (i, span) in text.split('`').enumerate() {
+        // Odd pieces are inside backticks.
+        if i % 2 == 0 {
+            continue;
+        }
+        for word in span.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-')) {
+            let name = word.trim_end_matches('-');
+            if name.len() > 2 && name.starts_with("--") && !found.iter().any(|f| f == name) {
+                found.push(name.to_string());
+            }
+        }
+    }
+    found
+}
+
+/// The README's command table: (command, the options its row names).
+fn rows(readme: &str) -> Vec<(String, Vec<String>)> {
+    readme
+        .lines()
+        .filter_map(|line| {
+            let rest = line.strip_prefix("| `wgstress ")?;
+            let command = rest.split([' ', '`']).next()?.to_string();
+            Some((command, options(line)))
+        })
+        .collect()
+}
+
+#[test]
+fn every_option_in_the_command_table_is_one_of_its_command() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let rows = rows(&readme);
+    assert!(rows.len() >= 9, "the table has a row per command: {rows:?}");
+    let dir = tempfile::tempdir().unwrap();
+    let mut missing = Vec::new();
+    for (command, named) in &rows {
+        let help = wgstress(&[command.as_str(), "--help"], dir.path());
+        assert_eq!(help.status.code(), Some(0), "{command} --help");
+        let help = String::from_utf8_lossy(&help.stdout);
+        for option in named {
+            let listed = help
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+                .any(|word| word == option);
+            if !listed {
+                missing.push(format!("{command} {option}"));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "the README names options its commands do not take: {missing:?}"
+    );
+}
+
+#[test]
+fn options_are_found_in_code_spans_only() {
+    assert_eq!(
+        options("`wgstress run APP` takes --not-this, `--runs`, `--seed 0x… …` and `-o`"),
+        ["--runs", "--seed"]
+    );
+}

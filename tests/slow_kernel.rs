@@ -1,0 +1,77 @@
+//! Slow kernels and hangs (issue 24, item 4): batches respect the measured time of a run, so
+//! a slow but correct kernel is not a hang, and a hang, even during calibration, prints and
+//! logs the summary with a message that names `--timeout`.
+
+mod common;
+mod support;
+
+use common::fixture;
+use serde_json::Value;
+use std::time::Duration;
+use support::{command, within};
+
+fn summary(out: &std::process::Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: stdout {} stderr {}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+#[test]
+fn a_slow_kernel_is_not_a_hang() {
+    // slowrun: about 0.6 s an instrumented run on lavapipe, so calibration's rounds of 2, 4
+    // and 8 runs outlasted the 3 s hang timeout before they were sized from a run's time.
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "run",
+        &fixture("slowrun.toml"),
+        "--runs",
+        "3",
+        "--timeout",
+        "3",
+        "--stress-ratio",
+        "0.25",
+        "--json",
+        "--no-log",
+    ];
+    let out = within(command(&args, dir.path()), Duration::from_secs(120)).exited("slowrun");
+    let s = summary(&out);
+    assert_eq!(out.status.code(), Some(0), "{s}");
+    assert!(s["aborted"].is_null(), "{s}");
+    assert_eq!(s["runs"], 3, "{s}");
+}
+
+#[test]
+fn a_hang_during_calibration_prints_the_summary_and_names_the_timeout() {
+    // slow: minutes a run on lavapipe. Systematic stress calibrates first, on runs of the
+    // application: the hang comes there.
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("hang.jsonl");
+    let args = [
+        "run",
+        &fixture("slow.toml"),
+        "--runs",
+        "10",
+        "--timeout",
+        "2",
+        "--json",
+        "--log",
+        log.to_str().unwrap(),
+    ];
+    let out = within(command(&args, dir.path()), Duration::from_secs(60)).exited("slow");
+    let s = summary(&out);
+    assert_eq!(out.status.code(), Some(2), "{s}");
+    let aborted = s["aborted"].as_str().unwrap_or_else(|| panic!("{s}"));
+    assert!(
+        aborted.contains("did not finish a batch") && aborted.contains("--timeout"),
+        "{aborted}"
+    );
+    assert_eq!(s["runs"], 0, "{s}");
+    let text = std::fs::read_to_string(&log).unwrap();
+    let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    assert_eq!(last["type"], "summary");
+    assert_eq!(last["aborted"], s["aborted"]);
+}
