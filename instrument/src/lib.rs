@@ -86,23 +86,13 @@ impl Instrumented {
 
 /// Parses, validates and instruments WGSL source.
 pub fn instrument_wgsl(source: &str, options: &Options) -> Result<Instrumented> {
-    Ok(instrument_source(source, options, false)?.0)
-}
-
-/// `instrument_wgsl`, with a guarded fence at every candidate fence site when `fence`.
-fn instrument_source(
-    source: &str,
-    options: &Options,
-    fence: bool,
-) -> Result<(Instrumented, Vec<fences::FenceSite>)> {
     let path = options.file_name.as_deref().unwrap_or("shader.wgsl");
     let module = parse(source, path)?;
     let mut options = options.clone();
     if options.postcondition.is_none() {
         options.postcondition = postcondition_directive(source);
     }
-    let fence = fence.then_some(source);
-    instrument(module, Some(source), &options, fence)
+    instrument(module, Some(source), &options)
 }
 
 /// Parses WGSL; errors carry file:line:column and naga's rendering.
@@ -131,7 +121,7 @@ fn validate_user(module: &Module, source: Option<&str>, path: &str) -> Result<Mo
 /// Instruments a module a Rust application built or parsed itself. Without source text the
 /// manifest's sites carry no line numbers.
 pub fn instrument_module(module: Module, options: &Options) -> Result<Instrumented> {
-    Ok(instrument(module, None, options, None)?.0)
+    instrument(module, None, options)
 }
 
 /// Validates `module` as wgpu would.
@@ -149,13 +139,8 @@ pub fn render(module: &Module, info: &ModuleInfo) -> Result<String> {
         .map_err(|e| Error::Write(e.to_string()))
 }
 
-/// Instruments `module`; with `fence` (the source), also guards every candidate fence site.
-fn instrument(
-    module: Module,
-    source: Option<&str>,
-    options: &Options,
-    fence: Option<&str>,
-) -> Result<(Instrumented, Vec<fences::FenceSite>)> {
+/// Instruments `module`, parsed from `source` when there is one.
+fn instrument(module: Module, source: Option<&str>, options: &Options) -> Result<Instrumented> {
     let path = options.file_name.as_deref().unwrap_or("shader.wgsl");
     let info = validate_user(&module, source, path)?;
     let (mut module, info) = overrides::resolve(module, info, &options.constants, path)?;
@@ -201,15 +186,6 @@ fn instrument(
         },
         naga::Span::UNDEFINED,
     );
-
-    // Before hooks and watchdog: the sites are those of the user's own entry point.
-    let fence_sites = match fence {
-        Some(source) => {
-            let guard = imported.function("wgstress_fence");
-            fences::guard_sites(&mut module, entry, source, guard)?
-        }
-        None => Vec::new(),
-    };
 
     let mut hooks = sites::Sites::new(source);
     let mut loops = sites::Sites::new(source);
@@ -290,14 +266,13 @@ fn instrument(
         hooks: hooks.into_vec(),
         loops: loops.into_vec(),
     };
-    let instrumented = Instrumented {
+    Ok(Instrumented {
         module,
         info,
         wgsl,
         manifest,
         original_wgsl,
-    };
-    Ok((instrumented, fence_sites))
+    })
 }
 
 fn shader_error(

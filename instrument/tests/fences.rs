@@ -1,7 +1,7 @@
 //! Candidate fence sites: where they go in small shaders, and that a barrier at every site of
 //! every bundled application is valid for naga and for Tint.
 
-use wgstress_instrument::fences::{fenced_at, fences, instrument_fenced, Side};
+use wgstress_instrument::fences::{fenced_at, fences, Side};
 use wgstress_instrument::Options;
 use Side::{After, Before};
 
@@ -183,8 +183,6 @@ fn main(@builtin(local_invocation_index) lid: u32) {
             ("inner", After, 2, 20),
         ]
     );
-    let guarded = instrument_fenced(source, &Options::default()).unwrap();
-    assert_eq!(guarded.sites, found.sites);
     // A function the postcondition calls too gets no sites of its own.
     let shared = format!(
         "{source}// wgstress: postcondition check\n@compute @workgroup_size(1)\nfn check() {{ outer(0u); }}\n"
@@ -192,10 +190,7 @@ fn main(@builtin(local_invocation_index) lid: u32) {
     let shared_sites = fences(&shared, &Options::default()).unwrap().sites;
     let functions: Vec<&str> = shared_sites.iter().map(|s| s.function.as_str()).collect();
     assert_eq!(functions, ["main", "main", "main"]);
-    wgstress_tint::assert_valid(&[
-        wgstress_tint::Shader::new("callees", found.all_fenced_wgsl),
-        wgstress_tint::Shader::new("callees guarded", guarded.instrumented.wgsl),
-    ]);
+    wgstress_tint::assert_valid(&[wgstress_tint::Shader::new("callees", found.all_fenced_wgsl)]);
 }
 
 const CROSSING: &str = "@group(0) @binding(0) var<storage, read_write> buf: array<u32>;
@@ -302,24 +297,6 @@ fn every_bundled_app_with_every_site_fenced_is_valid_for_naga_and_tint() {
         };
         let found = fences(&source, &options).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(!found.sites.is_empty(), "{name}: no candidate site");
-        let guarded =
-            instrument_fenced(&source, &options).unwrap_or_else(|e| panic!("{name}: {e}"));
-        assert_eq!(
-            guarded.sites, found.sites,
-            "{name}: the mask bits are the listed sites"
-        );
-        for site in &found.sites {
-            let call = format!("wgstress_fence({}u)", site.id);
-            assert_eq!(
-                guarded.instrumented.wgsl.matches(&call).count(),
-                1,
-                "{name}: {call}"
-            );
-        }
-        shaders.push(wgstress_tint::Shader::new(
-            format!("{name} guarded"),
-            guarded.instrumented.wgsl,
-        ));
         // A search's patch: barriers at some sites only (naga validates it in fenced_at).
         let some: Vec<u32> = found.sites.iter().map(|s| s.id).step_by(2).collect();
         let patched = fenced_at(&source, &options, &some).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -347,27 +324,8 @@ fn every_bundled_app_with_every_site_fenced_is_valid_for_naga_and_tint() {
             instrumented.wgsl,
         ));
     }
-    assert!(shaders.len() >= 32, "{} shaders", shaders.len());
+    assert!(shaders.len() >= 24, "{} shaders", shaders.len());
     wgstress_tint::assert_valid(&shaders);
-}
-
-#[test]
-fn more_sites_than_the_mask_holds_is_an_error() {
-    let stores: String = (0..520)
-        .map(|i| format!("    buf[{i}] = {i}u;\n"))
-        .collect();
-    let source = shader(&stores);
-    assert_eq!(
-        fences(&source, &Options::default()).unwrap().sites.len(),
-        521
-    );
-    let e = instrument_fenced(&source, &Options::default())
-        .err()
-        .unwrap();
-    assert_eq!(
-        e.to_string(),
-        "the entry point has 521 candidate fence sites; the fence mask holds at most 512"
-    );
 }
 
 #[test]

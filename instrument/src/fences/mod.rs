@@ -11,10 +11,6 @@
 //! A non-uniform branch with an empty other side is split around the sites between its
 //! accesses (split.rs).
 //!
-//! For a search over fences, `instrument_fenced` instruments the application with a guarded
-//! barrier at every site (`wgstress_fence(k)`: a storage barrier when bit k of the params'
-//! `fence_mask` is set), so one compiled pipeline runs any set of fences.
-//!
 //! Sites go into the functions the entry point calls too, where every call of the function
 //! is in uniform control flow (a barrier there is then in uniform flow; its arguments count
 //! as non-uniform).
@@ -36,9 +32,6 @@ pub use place::Side;
 use place::Walker;
 use std::collections::{HashMap, HashSet};
 use uniformity::Uniformity;
-
-/// The most sites `fence_mask` in the params block can select.
-pub const MAX_SITES: usize = 512;
 
 /// One candidate site.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -88,39 +81,6 @@ pub fn fences(source: &str, options: &Options) -> Result<Fences> {
     })
 }
 
-/// An application instrumented with a guarded barrier at every candidate fence site.
-pub struct Fenced {
-    pub instrumented: crate::Instrumented,
-    /// The sites, numbered as the bits of `fence_mask` and as `fences` numbers them.
-    pub sites: Vec<FenceSite>,
-}
-
-/// Instruments `source` as `instrument_wgsl` does, plus a call of `wgstress_fence(k)` at
-/// every candidate fence site k: each run's `fence_mask` picks the sites that fence.
-pub fn instrument_fenced(source: &str, options: &Options) -> Result<Fenced> {
-    let (instrumented, sites) = crate::instrument_source(source, options, true)?;
-    Ok(Fenced {
-        instrumented,
-        sites,
-    })
-}
-
-/// Puts a call of `guard` at every site of entry point `entry` of `module` (the user's
-/// module with the library imported, before any other rewriting).
-pub(crate) fn guard_sites(
-    module: &mut Module,
-    entry: usize,
-    source: &str,
-    guard: Handle<Function>,
-) -> Result<Vec<FenceSite>> {
-    let info = validate(module).map_err(|e| Error::Internal(format!("{e:?}")))?;
-    let (sites, _) = place(module, &info, entry, source, Some(guard));
-    if sites.len() > MAX_SITES {
-        return Err(Error::TooManyFenceSites(sites.len()));
-    }
-    Ok(sites)
-}
-
 /// A function whose sites are placed.
 #[derive(Clone, Copy)]
 enum Target {
@@ -137,7 +97,7 @@ fn place(
     info: &ModuleInfo,
     entry: usize,
     source: &str,
-    guard: Option<Handle<Function>>,
+    marker: Option<Handle<Function>>,
 ) -> (Vec<FenceSite>, Vec<InLoop>) {
     let storage = storage_functions(module);
     let results = results::results(module);
@@ -151,7 +111,7 @@ fn place(
         info.get_entry_point(entry),
         &storage,
         &results,
-        guard,
+        marker,
     );
     note(&walked.calls, &mut uniform_calls);
     // A function another entry point (the postcondition) calls gets no sites: its calls
@@ -184,7 +144,7 @@ fn place(
                     &info[handle],
                     &storage,
                     &results,
-                    guard,
+                    marker,
                 );
                 note(&walked.calls, &mut uniform_calls);
                 types = std::mem::take(&mut walked.types);
@@ -280,7 +240,7 @@ fn fixed_point(
     info: &naga::valid::FunctionInfo,
     storage_functions: &HashSet<Handle<Function>>,
     results: &results::Results,
-    guard: Option<Handle<Function>>,
+    marker: Option<Handle<Function>>,
 ) -> Walked {
     let mut body = function.body.clone();
     if function.result.is_none() {
@@ -305,7 +265,7 @@ fn fixed_point(
             expressions: function.expressions.clone(),
             locals: function.local_variables.clone(),
             types: types.clone(),
-            guard,
+            marker,
             calls: Vec::new(),
             in_loops: Vec::new(),
         };

@@ -31,7 +31,7 @@ pub enum Side {
 pub struct Placed {
     pub access: Span,
     pub side: Side,
-    /// The site-number argument of a guarded barrier, numbered once all sites are known.
+    /// The site-number argument of a marker call, numbered once all sites are known.
     pub number: Option<Handle<Expression>>,
 }
 
@@ -75,9 +75,9 @@ pub struct Walker<'a> {
     pub expressions: Arena<Expression>,
     pub locals: Arena<LocalVariable>,
     pub types: UniqueArena<Type>,
-    /// What goes at a site: `storageBarrier()`, or a call of the library's
-    /// `wgstress_fence(site)`, which fences when the params' mask selects the site.
-    pub guard: Option<Handle<Function>>,
+    /// What goes at a site: `storageBarrier()`, or a call of patch.rs's marker function
+    /// with the site's number, which becomes a barrier or nothing once the set is chosen.
+    pub marker: Option<Handle<Function>>,
     /// Every call the walk saw, and whether it was in uniform control flow.
     pub calls: Vec<(Handle<Function>, bool)>,
     /// The first storage access of each loop that is not uniform inside: no barrier may go
@@ -192,7 +192,7 @@ impl Walker<'_> {
     /// A barrier at the end of `out`, numbered `index` among the sites (the sites of the
     /// statement after it were found first).
     pub(super) fn barrier(&mut self, out: &mut Block, mut site: Placed, index: usize) {
-        let statement = match self.guard {
+        let statement = match self.marker {
             None => Statement::ControlBarrier(Barrier::STORAGE),
             Some(function) => {
                 let literal = Expression::Literal(naga::Literal::U32(0));

@@ -1,8 +1,8 @@
 //! Trials on a device: each set of fences runs as the application recompiled with a plain
 //! `storageBarrier()` at the set's sites, through the runner's batches and pacing.
 //!
-//! One pipeline with a guarded barrier at every site (`instrument_fenced`, each run's
-//! `fence_mask` picking the set) would save the compiles, but on lavapipe a barrier under a
+//! One pipeline with a guarded barrier at every site (an earlier design, each run's uniform
+//! mask picking the set) would save the compiles, but on lavapipe a barrier under a
 //! uniform branch that is not taken still suspends the workgroup's threads there, so every
 //! guard orders memory whatever the mask: an application that fails without barriers
 //! passed with the guards all off. A compiled set fences only where it says.
