@@ -18,50 +18,33 @@ mod error;
 pub mod fences;
 mod hooks;
 mod import;
+mod import_map;
 mod locate;
 pub mod manifest;
 mod names;
+mod options;
 mod overrides;
 mod remap;
+mod shader;
 mod sites;
 mod walk;
 mod watchdog;
 
 pub use error::{Error, Location, Result};
 pub use manifest::Manifest;
+pub use options::Options;
 pub use overrides::constants_for;
+pub use shader::{render, validate};
 
-use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
-use naga::{Module, ShaderStage};
+use naga::valid::ModuleInfo;
+use naga::Module;
+use shader::{parse, postcondition_directive, validate_user};
 
 /// The runtime library imported into every instrumented module.
 pub const LIBRARY_WGSL: &str = include_str!("library.wgsl");
 
 /// Bind groups a WebGPU device is guaranteed to offer (`maxBindGroups`).
 pub const MAX_BIND_GROUPS: u32 = 4;
-
-#[derive(Clone, Debug, Default)]
-pub struct Options {
-    /// The application entry point; may be left out when the shader has one compute entry
-    /// point besides the postcondition.
-    pub entry: Option<String>,
-    /// The postcondition entry point; when left out, a `// wgstress: postcondition NAME`
-    /// comment in the source names it, if there is one.
-    pub postcondition: Option<String>,
-    /// Name of the source file, for diagnostics and the manifest.
-    pub file_name: Option<String>,
-    /// Values for the shader's `override` declarations, by name or `@id`; values for
-    /// overrides the shader does not declare are ignored. Every override is resolved before
-    /// instrumenting, so the instrumented module has none.
-    pub constants: Vec<(String, f64)>,
-    /// The bind group for wgstress's own bindings; by default the lowest the shader leaves
-    /// free. A pipeline of several shaders gives all of them the same.
-    pub bind_group: Option<u32>,
-    /// Instrument only the postcondition (`postcondition` names it): a postcondition in a
-    /// file of its own, without the application's entry point. The manifest's `entry_point`
-    /// is then the postcondition too.
-    pub postcondition_only: bool,
-}
 
 /// An instrumented application.
 pub struct Instrumented {
@@ -95,48 +78,10 @@ pub fn instrument_wgsl(source: &str, options: &Options) -> Result<Instrumented> 
     instrument(module, Some(source), &options)
 }
 
-/// Parses WGSL; errors carry file:line:column and naga's rendering.
-fn parse(source: &str, path: &str) -> Result<Module> {
-    naga::front::wgsl::parse_str(source).map_err(|e| {
-        let location = e.location(source);
-        shader_error(
-            path,
-            e.message(),
-            location,
-            e.emit_to_string_with_path(source, path),
-        )
-    })
-}
-
-/// Validates the user's module; errors carry file:line:column when the source is known.
-fn validate_user(module: &Module, source: Option<&str>, path: &str) -> Result<ModuleInfo> {
-    validate(module).map_err(|e| {
-        let location = source.and_then(|s| e.location(s));
-        let rendered =
-            source.map_or_else(|| e.to_string(), |s| e.emit_to_string_with_path(s, path));
-        shader_error(path, e.as_inner().to_string(), location, rendered)
-    })
-}
-
 /// Instruments a module a Rust application built or parsed itself. Without source text the
 /// manifest's sites carry no line numbers.
 pub fn instrument_module(module: Module, options: &Options) -> Result<Instrumented> {
     instrument(module, None, options)
-}
-
-/// Validates `module` as wgpu would.
-pub fn validate(
-    module: &Module,
-) -> std::result::Result<ModuleInfo, Box<naga::WithSpan<naga::valid::ValidationError>>> {
-    Validator::new(ValidationFlags::all(), Capabilities::all())
-        .validate(module)
-        .map_err(Box::new)
-}
-
-/// Renders a module as WGSL with naga's back end.
-pub fn render(module: &Module, info: &ModuleInfo) -> Result<String> {
-    naga::back::wgsl::write_string(module, info, naga::back::wgsl::WriterFlags::empty())
-        .map_err(|e| Error::Write(e.to_string()))
 }
 
 /// Instruments `module`, parsed from `source` when there is one.
@@ -275,34 +220,6 @@ fn instrument(module: Module, source: Option<&str>, options: &Options) -> Result
     })
 }
 
-fn shader_error(
-    path: &str,
-    message: impl std::fmt::Display,
-    location: Option<naga::SourceLocation>,
-    rendered: String,
-) -> Error {
-    let summary = match location {
-        Some(l) => format!("{path}:{}:{}: {message}", l.line_number, l.line_position),
-        None => format!("{path}: {message}"),
-    };
-    Error::Shader {
-        summary,
-        rendered,
-        line: location.map(|l| l.line_number),
-        column: location.map(|l| l.line_position),
-    }
-}
-
-/// `// wgstress: postcondition NAME` anywhere in the source.
-fn postcondition_directive(source: &str) -> Option<String> {
-    source.lines().find_map(|line| {
-        let comment = line.trim_start().strip_prefix("//")?.trim_start();
-        let rest = comment.strip_prefix("wgstress:")?.trim_start();
-        let name = rest.strip_prefix("postcondition")?.trim();
-        (!name.is_empty()).then(|| name.to_string())
-    })
-}
-
 /// The lowest bind group the shader does not use.
 fn free_bind_group(module: &Module) -> Result<u32> {
     let used: Vec<u32> = module
@@ -364,9 +281,4 @@ fn layout_of(module: &Module, name: &str) -> manifest::Layout {
         size: *span,
         fields,
     }
-}
-
-/// Whether `stage` is the compute stage.
-pub(crate) fn is_compute(stage: ShaderStage) -> bool {
-    stage == ShaderStage::Compute
 }

@@ -2,7 +2,8 @@
 
 use crate::error::{Error, Location, Result};
 use crate::locate::Locator;
-use crate::{is_compute, Options};
+use crate::options::Options;
+use crate::shader::is_compute;
 use naga::{Function, Handle, Module, TypeInner};
 
 const PREFIX: &str = "wgstress_";

@@ -11,6 +11,7 @@
 //! leave by `break` or `continue`), so no site follows one. Calls count as accesses when the callee (or one of its
 //! callees) names a storage variable; the walk does not enter callees.
 
+use super::site::Side;
 use super::uniformity::{Root, Uniformity};
 use naga::valid::FunctionInfo;
 use naga::{
@@ -18,13 +19,6 @@ use naga::{
     Statement, Type, UniqueArena,
 };
 use std::collections::HashSet;
-
-/// Which side of the access a site is on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Side {
-    Before,
-    After,
-}
 
 /// A site: a barrier goes here, on `side` of the access at `access`.
 #[derive(Clone, Copy, Debug)]
@@ -454,15 +448,14 @@ impl Walker<'_> {
             }
             // Storage textures are storage memory too.
             Statement::ImageStore { .. } | Statement::ImageAtomic { .. } => Some(span),
-            Statement::Block(block) => first(&[block]),
-            Statement::If { accept, reject, .. } => first(&[accept, reject]),
-            Statement::Switch { cases, .. } => {
-                let bodies: Vec<&Block> = cases.iter().map(|c| &c.body).collect();
-                first(&bodies)
+            Statement::Block(_)
+            | Statement::If { .. }
+            | Statement::Switch { .. }
+            | Statement::Loop { .. } => {
+                let mut blocks = Vec::new();
+                crate::walk::nested_blocks_ref(statement, |block| blocks.push(block));
+                first(&blocks)
             }
-            Statement::Loop {
-                body, continuing, ..
-            } => first(&[body, continuing]),
             Statement::Break
             | Statement::Continue
             | Statement::Return { .. }
@@ -482,12 +475,17 @@ impl Walker<'_> {
 
 /// Whether `statement` holds a `break`, `continue`, `return` or discard anywhere inside.
 fn leaves(statement: &Statement) -> bool {
-    let mut found = matches!(
-        statement,
-        Statement::Break | Statement::Continue | Statement::Return { .. } | Statement::Kill
-    );
-    crate::walk::nested_blocks_ref(statement, |block| {
-        found |= block.iter().any(leaves);
-    });
-    found
+    let exit = |s: &Statement| {
+        matches!(
+            s,
+            Statement::Break | Statement::Continue | Statement::Return { .. } | Statement::Kill
+        )
+    };
+    exit(statement) || {
+        let mut found = false;
+        crate::walk::nested_blocks_ref(statement, |block| {
+            found = found || crate::walk::any_statement(block, &exit)
+        });
+        found
+    }
 }

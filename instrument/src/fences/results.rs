@@ -8,41 +8,11 @@
 //! Conservative: a function qualifies only when every `return` sits outside branches and
 //! loops (every invocation returns at the same point), and its locals count as non-uniform.
 
+pub use super::calls::Results;
 use super::uniformity::Uniformity;
-use naga::{Block, Expression, Function, Handle, Module, Statement};
+use naga::{Block, Expression, Handle, Module, Statement};
+#[cfg(test)]
 use std::collections::HashMap;
-
-/// Functions whose result is uniform when the arguments at these indices are.
-pub type Results = HashMap<Handle<Function>, Vec<usize>>;
-
-/// The arguments of each call whose result a function uses, by the call's result.
-pub struct Calls(HashMap<Handle<Expression>, Vec<Handle<Expression>>>);
-
-impl Calls {
-    pub fn of(function: &Function) -> Calls {
-        let mut calls = HashMap::new();
-        collect_calls(&function.body, &mut calls);
-        Calls(calls)
-    }
-
-    pub fn arguments(&self, result: Handle<Expression>) -> Option<&[Handle<Expression>]> {
-        self.0.get(&result).map(Vec::as_slice)
-    }
-}
-
-fn collect_calls(block: &Block, calls: &mut HashMap<Handle<Expression>, Vec<Handle<Expression>>>) {
-    for statement in block.iter() {
-        if let Statement::Call {
-            arguments,
-            result: Some(result),
-            ..
-        } = statement
-        {
-            calls.insert(*result, arguments.clone());
-        }
-        crate::walk::nested_blocks_ref(statement, |inner| collect_calls(inner, calls));
-    }
-}
 
 /// The summary of every function of `module` that qualifies. Callees come before their
 /// callers in naga's arena, so a caller's summary sees its callees'.
@@ -100,10 +70,8 @@ fn top_level_returns(body: &Block) -> Option<Vec<Handle<Expression>>> {
 }
 
 fn has_return(block: &Block) -> bool {
-    block.iter().any(|statement| {
-        let mut nested = false;
-        crate::walk::nested_blocks_ref(statement, |inner| nested |= has_return(inner));
-        nested || matches!(statement, Statement::Return { .. } | Statement::Kill)
+    crate::walk::any_statement(block, &|statement| {
+        matches!(statement, Statement::Return { .. } | Statement::Kill)
     })
 }
 

@@ -15,7 +15,8 @@
 //! the branch keeps its sites around it.
 
 use super::operands;
-use super::place::{Placed, Side, Walker};
+use super::place::{Placed, Walker};
+use super::site::Side;
 use naga::{Block, Expression, Handle, LocalVariable, Range, Span, Statement, Type, TypeInner};
 use std::collections::{HashMap, HashSet};
 
@@ -287,31 +288,23 @@ impl Walker<'_> {
 /// `break` or `continue` that is not inside a loop nested in it (a `switch`'s `break` counts,
 /// conservatively).
 fn leaves_early(block: &Block, in_loop: bool) -> bool {
-    block.iter().any(|statement| match statement {
-        Statement::Return { .. } | Statement::Kill => true,
-        Statement::Break | Statement::Continue => !in_loop,
-        Statement::Block(inner) => leaves_early(inner, in_loop),
-        Statement::If { accept, reject, .. } => {
-            leaves_early(accept, in_loop) || leaves_early(reject, in_loop)
-        }
-        Statement::Switch { cases, .. } => cases.iter().any(|c| leaves_early(&c.body, false)),
-        Statement::Loop {
-            body, continuing, ..
-        } => leaves_early(body, true) || leaves_early(continuing, true),
-        Statement::Emit(_)
-        | Statement::ControlBarrier(_)
-        | Statement::MemoryBarrier(_)
-        | Statement::Store { .. }
-        | Statement::ImageStore { .. }
-        | Statement::Atomic { .. }
-        | Statement::ImageAtomic { .. }
-        | Statement::WorkGroupUniformLoad { .. }
-        | Statement::Call { .. }
-        | Statement::RayQuery { .. }
-        | Statement::RayPipelineFunction(_)
-        | Statement::SubgroupBallot { .. }
-        | Statement::SubgroupGather { .. }
-        | Statement::SubgroupCollectiveOperation { .. }
-        | Statement::CooperativeStore { .. } => false,
+    block.iter().any(|statement| {
+        let leaves = match statement {
+            Statement::Return { .. } | Statement::Kill => true,
+            Statement::Break | Statement::Continue => !in_loop,
+            _ => false,
+        };
+        // Inside a nested loop, its own `break` and `continue` stay inside; inside a
+        // `switch`, a `break` leaves the switch only, but counts, as said.
+        let nested_in_loop = match statement {
+            Statement::Loop { .. } => true,
+            Statement::Switch { .. } => false,
+            _ => in_loop,
+        };
+        let mut nested = false;
+        crate::walk::nested_blocks_ref(statement, |inner| {
+            nested = nested || leaves_early(inner, nested_in_loop)
+        });
+        leaves || nested
     })
 }

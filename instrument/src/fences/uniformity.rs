@@ -11,7 +11,7 @@
 //! The set of uniform locals here is the greatest fixed point of "every store into it is a
 //! uniform value in uniform control flow", which Tint's flow-sensitive analysis accepts too.
 
-use super::results::{Calls, Results};
+use super::calls::{Calls, Results};
 use naga::{AddressSpace, Binding, BuiltIn, Expression, Function, Handle, LocalVariable, Module};
 use std::collections::HashSet;
 
