@@ -19,6 +19,7 @@ pub mod fences;
 mod hooks;
 mod import;
 mod import_map;
+mod lines;
 mod locate;
 pub mod manifest;
 mod names;
@@ -132,8 +133,8 @@ fn instrument(module: Module, source: Option<&str>, options: &Options) -> Result
         naga::Span::UNDEFINED,
     );
 
-    let mut hooks = sites::Sites::new(source);
-    let mut loops = sites::Sites::new(source);
+    let mut hooks = sites::Sites::new(&locator);
+    let mut loops = sites::Sites::new(&locator);
     let hook = assert_hook.map(|hook| hooks::AssertHook {
         hook,
         recorder: imported.function("wgstress_assert_at"),

@@ -6,6 +6,7 @@ use super::results;
 use super::returns;
 use super::site::{FenceSite, InLoop};
 use super::uniformity::Uniformity;
+use crate::lines::LineIndex;
 use naga::valid::ModuleInfo;
 use naga::{AddressSpace, Expression, Function, Handle, Module};
 use std::collections::{HashMap, HashSet};
@@ -82,6 +83,7 @@ pub fn place(
         }
     }
     module.types = types;
+    let lines = LineIndex::new(source);
     let mut sites = Vec::new();
     let mut in_loops = Vec::new();
     for (target, walked) in placed {
@@ -89,7 +91,7 @@ pub fn place(
             Target::Entry(index) => &mut module.entry_points[index].function,
             Target::Function(handle) => &mut module.functions[handle],
         };
-        walked.apply(function, source, &mut sites, &mut in_loops);
+        walked.apply(function, &lines, &mut sites, &mut in_loops);
     }
     (sites, in_loops)
 }
@@ -126,17 +128,17 @@ impl Walked {
     fn apply(
         mut self,
         function: &mut Function,
-        source: &str,
+        lines: &LineIndex,
         sites: &mut Vec<FenceSite>,
         in_loops: &mut Vec<InLoop>,
     ) {
         let name = function.name.clone().unwrap_or_default();
         for span in &self.in_loops {
-            let location = span.location(source);
+            let (line, column) = lines.position(*span);
             in_loops.push(InLoop {
                 function: name.clone(),
-                line: location.line_number,
-                column: location.line_position,
+                line,
+                column,
             });
         }
         for p in &self.sites {
@@ -144,13 +146,13 @@ impl Walked {
             if let Some(number) = p.number {
                 self.expressions[number] = Expression::Literal(naga::Literal::U32(id));
             }
-            let location = p.access.location(source);
+            let (line, column) = lines.position(p.access);
             sites.push(FenceSite {
                 id,
                 side: p.side,
                 function: name.clone(),
-                line: location.line_number,
-                column: location.line_position,
+                line,
+                column,
             });
         }
         function.body = self.body;
