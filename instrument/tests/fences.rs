@@ -62,7 +62,13 @@ fn branches_on_the_workgroup_id_and_uniform_loops_get_sites_inside() {
     );
     assert_eq!(
         sites(&source),
-        [(Before, 6, 9), (After, 6, 9), (Before, 9, 9), (After, 9, 9)]
+        [
+            (Before, 6, 9), // inside the branch, before its store
+            (After, 6, 9),  // at the branch's end
+            (Before, 9, 9), // after the branch, before the loop: it runs whether or not the branch did
+            (Before, 9, 9), // inside the loop, before its store
+            (After, 9, 9)   // at the loop body's end, past the workgroupBarrier()
+        ]
     );
 }
 
@@ -183,13 +189,27 @@ fn main(@builtin(local_invocation_index) lid: u32) {
             ("inner", After, 2, 20),
         ]
     );
-    // A function the postcondition calls too gets no sites of its own.
-    let shared = format!(
-        "{source}// wgstress: postcondition check\n@compute @workgroup_size(1)\nfn check() {{ outer(0u); }}\n"
+    // Every call of a function in the module counts, the postcondition's too: Tint checks a
+    // barrier in a function against each of them. A uniform call keeps the sites, one in
+    // non-uniform flow removes them (and its callee's).
+    let functions = |check: &str| {
+        let shared = format!(
+            "{source}// wgstress: postcondition check\n@compute @workgroup_size(64)\nfn check(@builtin(local_invocation_index) lid: u32) {{ {check} }}\n"
+        );
+        let shared_sites = fences(&shared, &Options::default()).unwrap().sites;
+        shared_sites
+            .iter()
+            .map(|s| s.function.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        functions("outer(0u);"),
+        ["main", "main", "main", "outer", "outer", "inner", "inner"]
     );
-    let shared_sites = fences(&shared, &Options::default()).unwrap().sites;
-    let functions: Vec<&str> = shared_sites.iter().map(|s| s.function.as_str()).collect();
-    assert_eq!(functions, ["main", "main", "main"]);
+    assert_eq!(
+        functions("if lid == 0u { outer(0u); }"),
+        ["main", "main", "main"]
+    );
     wgstress_tint::assert_valid(&[wgstress_tint::Shader::new("callees", found.all_fenced_wgsl)]);
 }
 
@@ -261,6 +281,9 @@ fn tint_accepts_every_fenced_test_shader() {
         "    buf[0] = 1u;\n    for (var i = lid; i < 64u; i += 8u) { if buf[i] == 7u { return; } }\n    buf[1] = 3u;\n",
         // A split whose later part holds an atomic with a result (ct-octree's pop).
         "    if lid == 0u { let v = buf[2]; buf[0] = 1u; let old = atomicAdd(&flag, v); buf[old] = 2u; }\n",
+        // A split whose later part holds a loop with a `break if` (generated seed 396: the
+        // condition was evaluated anew in the continuing block but the loop kept the old one).
+        "    if lid == 0u { let v = buf[5]; buf[0] = v; loop { buf[1] = v; continuing { break if buf[2] > v; } } }\n",
     ];
     let mut shaders: Vec<wgstress_tint::Shader> = bodies
         .iter()

@@ -1,27 +1,27 @@
-//! Candidate fence sites: where a `storageBarrier()` could go in the application's entry
-//! point, so a search can learn which fences an application needs.
+//! Candidate fence sites: where a `storageBarrier()` could go in the application, so a
+//! search can learn which fences it needs.
 //!
-//! A site sits before and after every statement of the entry point that touches storage
-//! memory (a load, a store, an atomic, a call of a function that names a storage variable),
-//! at a point in uniform control flow, so that the barrier is valid for Tint as well as for
-//! naga (see place.rs for the rules, uniformity.rs for what counts as uniform). Accesses in
-//! non-uniform control flow get their sites at the nearest enclosing uniform point, around
-//! the whole branch or loop.
+//! A site is a point of the application's entry point, or of a function it calls, where the
+//! barrier is valid WGSL for Tint as well as naga and orders storage accesses (place.rs has
+//! the rule): control flow there is uniform as WGSL's uniformity analysis defines it
+//! (uniformity/: read-only storage and uniform buffers are uniform, locals are followed
+//! store by store, a function's barrier is checked against every call of it), and storage
+//! the dispatch writes (memory.rs) is accessed on both sides. Points with nothing between
+//! them that touches storage are one site. tests/sites_tint.rs checks with Tint that every
+//! point where Tint accepts a barrier is served by a site, in the bundled applications and
+//! in generated shaders, and that Tint accepts a barrier at every site.
 //!
 //! A non-uniform branch with an empty other side is split around the sites between its
-//! accesses (split.rs).
-//!
-//! Sites go into the functions the entry point calls too, where every call of the function
-//! is in uniform control flow (a barrier there is then in uniform flow; its arguments count
-//! as non-uniform).
+//! accesses (split.rs). module.rs places a module's sites, all.rs writes the shader with a
+//! barrier at every site, patch.rs the one with barriers at a chosen set.
 
+mod access;
 mod all;
-mod calls;
+mod memory;
 mod module;
 pub(crate) mod operands;
 mod patch;
 mod place;
-mod results;
 mod returns;
 mod site;
 mod split;
@@ -29,4 +29,4 @@ mod uniformity;
 
 pub use all::{fences, Fences};
 pub use patch::{fenced_at, fenced_at_atomic, Patched};
-pub use site::{FenceSite, InLoop, Side};
+pub use site::{FenceSite, InLoop, Point, Side};

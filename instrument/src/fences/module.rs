@@ -1,27 +1,22 @@
-//! Placing the sites of a module: which functions get sites, each walked until its
-//! uniformity settles, then numbered and written back.
+//! Placing the sites of a module: the whole module analyzed for uniformity, then the
+//! application's entry point and every function it calls (directly or not) walked for
+//! sites, and the sites numbered and written back.
 
-use super::place::{self, Walker};
-use super::results;
+use super::memory::writable_storage;
+use super::place::{Placed, Walker};
 use super::returns;
 use super::site::{FenceSite, InLoop};
-use super::uniformity::Uniformity;
+use super::uniformity::{ModuleUniformity, Target};
 use crate::lines::LineIndex;
 use naga::valid::ModuleInfo;
-use naga::{AddressSpace, Expression, Function, Handle, Module};
+use naga::{Block, Expression, Function, Handle, Module};
 use std::collections::{HashMap, HashSet};
 
-/// A function whose sites are placed.
-#[derive(Clone, Copy)]
-enum Target {
-    Entry(usize),
-    Function(Handle<Function>),
-}
-
-/// Places the sites of entry point `entry` and of every function it calls, directly or not,
-/// that is only ever called in uniform control flow (its arguments taken as non-uniform),
-/// and rewrites them in `module`. Sites are numbered in the entry point first, then callers
-/// before callees. Also returns the storage accesses in loops where no site can go.
+/// Places the sites of entry point `entry` and of the functions it calls, and rewrites them
+/// in `module` with a barrier at every site (a call of `marker` numbered as the site, with
+/// one). Sites are numbered in the entry point first, then in callers before callees, each
+/// function's in the order of its code. Also returns the storage accesses in loops where no
+/// site can go.
 pub fn place(
     module: &mut Module,
     info: &ModuleInfo,
@@ -29,64 +24,65 @@ pub fn place(
     source: &str,
     marker: Option<Handle<Function>>,
 ) -> (Vec<FenceSite>, Vec<InLoop>) {
+    let bodies = bodies(module);
+    let uniformity = ModuleUniformity::new(module, |target| &bodies[&target]);
     let storage = storage_functions(module);
-    let results = results::results(module);
-    let mut types = module.types.clone();
-    let mut uniform_calls: HashMap<Handle<Function>, bool> = HashMap::new();
-    let entry_function = &module.entry_points[entry].function;
-    let mut walked = fixed_point(
-        module,
-        &types,
-        entry_function,
-        info.get_entry_point(entry),
-        &storage,
-        &results,
-        marker,
+    let mut targets = vec![Target::Entry(entry)];
+    let called = called_from(&uniformity, entry);
+    // Callers come after their callees in the arena: in reverse, callers first.
+    targets.extend(
+        module
+            .functions
+            .iter()
+            .rev()
+            .filter(|(handle, _)| called.contains(handle))
+            .map(|(handle, _)| Target::Function(handle)),
     );
-    note(&walked.calls, &mut uniform_calls);
-    // A function another entry point (the postcondition) calls gets no sites: its calls
-    // there were never checked for uniformity.
-    for (index, other) in module.entry_points.iter().enumerate() {
-        if index != entry {
-            let mut calls = Vec::new();
-            calls_in(&other.function.body, &mut calls);
-            note(&calls, &mut uniform_calls);
-        }
-    }
-    // Each walk may add types (for split variables); the next starts from them.
-    types = std::mem::take(&mut walked.types);
-    let mut placed = vec![(Target::Entry(entry), walked)];
-    // Callers come after their callees in the arena: in reverse, every call of a function is
-    // known before the function is looked at.
-    for (handle, function) in module.functions.iter().rev() {
-        match uniform_calls.get(&handle) {
-            None => {}
-            Some(false) => {
-                let mut calls = Vec::new();
-                calls_in(&function.body, &mut calls);
-                note(&calls, &mut uniform_calls);
-            }
-            Some(true) => {
-                let mut walked = fixed_point(
-                    module,
-                    &types,
-                    function,
-                    &info[handle],
-                    &storage,
-                    &results,
-                    marker,
-                );
-                note(&walked.calls, &mut uniform_calls);
-                types = std::mem::take(&mut walked.types);
-                placed.push((Target::Function(handle), walked));
-            }
-        }
+    let mut types = module.types.clone();
+    let mut walked = Vec::new();
+    for target in targets {
+        let (function, function_info) = match target {
+            Target::Entry(index) => (
+                &module.entry_points[index].function,
+                info.get_entry_point(index),
+            ),
+            Target::Function(handle) => (&module.functions[handle], &info[handle]),
+        };
+        let mut walker = Walker {
+            module,
+            function,
+            info: function_info,
+            context: uniformity.context(target),
+            storage_functions: &storage,
+            sites: Vec::new(),
+            expressions: function.expressions.clone(),
+            locals: function.local_variables.clone(),
+            types,
+            marker,
+            in_loops: Vec::new(),
+            path: Vec::new(),
+            last_access: None,
+            loop_accesses: Vec::new(),
+        };
+        let positions = &uniformity.analysis(target).body;
+        let body = walker.body(&bodies[&target], positions);
+        types = std::mem::take(&mut walker.types);
+        walked.push((
+            target,
+            Walked {
+                body,
+                sites: walker.sites,
+                expressions: walker.expressions,
+                locals: walker.locals,
+                in_loops: walker.in_loops,
+            },
+        ));
     }
     module.types = types;
     let lines = LineIndex::new(source);
     let mut sites = Vec::new();
     let mut in_loops = Vec::new();
-    for (target, walked) in placed {
+    for (target, walked) in walked {
         let function = match target {
             Target::Entry(index) => &mut module.entry_points[index].function,
             Target::Function(handle) => &mut module.functions[handle],
@@ -96,30 +92,48 @@ pub fn place(
     (sites, in_loops)
 }
 
-/// Notes the calls a walk saw: a function stays uniformly called while every call is.
-fn note(calls: &[(Handle<Function>, bool)], map: &mut HashMap<Handle<Function>, bool>) {
-    for (function, uniform) in calls {
-        *map.entry(*function).or_insert(true) &= *uniform;
-    }
+/// Every function's body as the analysis and the walk see it: a function that returns
+/// nothing with its branches' trailing returns moved after them (returns.rs).
+fn bodies(module: &Module) -> HashMap<Target, Block> {
+    let prepared = |function: &Function| {
+        let mut body = function.body.clone();
+        if function.result.is_none() {
+            returns::hoist(&mut body);
+        }
+        body
+    };
+    let functions = module
+        .functions
+        .iter()
+        .map(|(handle, function)| (Target::Function(handle), prepared(function)));
+    let entries = module
+        .entry_points
+        .iter()
+        .enumerate()
+        .map(|(index, entry)| (Target::Entry(index), prepared(&entry.function)));
+    functions.chain(entries).collect()
 }
 
-/// Every call in `block`, as made in non-uniform control flow.
-fn calls_in(block: &naga::Block, calls: &mut Vec<(Handle<Function>, bool)>) {
-    crate::walk::each_statement(block, &mut |statement| {
-        if let naga::Statement::Call { function, .. } = statement {
-            calls.push((*function, false));
+/// The functions entry point `entry` calls, directly or not, from code it can reach.
+fn called_from(uniformity: &ModuleUniformity, entry: usize) -> HashSet<Handle<Function>> {
+    let mut called = HashSet::new();
+    let mut pending = vec![Target::Entry(entry)];
+    while let Some(target) = pending.pop() {
+        for call in &uniformity.analysis(target).calls {
+            if called.insert(call.callee) {
+                pending.push(Target::Function(call.callee));
+            }
         }
-    });
+    }
+    called
 }
 
 /// A function rewritten with a barrier at every site, and the sites.
 struct Walked {
-    body: naga::Block,
-    sites: Vec<place::Placed>,
+    body: Block,
+    sites: Vec<Placed>,
     expressions: naga::Arena<Expression>,
     locals: naga::Arena<naga::LocalVariable>,
-    types: naga::UniqueArena<naga::Type>,
-    calls: Vec<(Handle<Function>, bool)>,
     in_loops: Vec<naga::Span>,
 }
 
@@ -141,7 +155,7 @@ impl Walked {
                 column,
             });
         }
-        for p in &self.sites {
+        for p in self.sites {
             let id = sites.len() as u32;
             if let Some(number) = p.number {
                 self.expressions[number] = Expression::Literal(naga::Literal::U32(id));
@@ -153,6 +167,7 @@ impl Walked {
                 function: name.clone(),
                 line,
                 column,
+                point: p.point,
             });
         }
         function.body = self.body;
@@ -161,83 +176,27 @@ impl Walked {
     }
 }
 
-/// Walks the entry point until its set of non-uniform locals stops growing: a local written
-/// in non-uniform flow makes more values and branches non-uniform, which may taint more.
-fn fixed_point(
-    module: &Module,
-    types: &naga::UniqueArena<naga::Type>,
-    function: &Function,
-    info: &naga::valid::FunctionInfo,
-    storage_functions: &HashSet<Handle<Function>>,
-    results: &results::Results,
-    marker: Option<Handle<Function>>,
-) -> Walked {
-    let mut body = function.body.clone();
-    if function.result.is_none() {
-        returns::hoist(&mut body);
-    }
-    let mut non_uniform = HashSet::new();
-    let mut uniformity = Uniformity::new(module, function, results);
-    loop {
-        uniformity.non_uniform_locals = non_uniform.clone();
-        for (handle, local) in function.local_variables.iter() {
-            if local.init.is_some_and(|init| !uniformity.is_uniform(init)) {
-                non_uniform.insert(handle);
-            }
-        }
-        let mut walker = Walker {
-            uniformity: &uniformity,
-            function,
-            info,
-            storage_functions,
-            sites: Vec::new(),
-            tainted: HashSet::new(),
-            expressions: function.expressions.clone(),
-            locals: function.local_variables.clone(),
-            types: types.clone(),
-            marker,
-            calls: Vec::new(),
-            in_loops: Vec::new(),
-        };
-        let (body, _) = walker.block(&body, true);
-        non_uniform.extend(walker.tainted.iter().copied());
-        if uniformity.non_uniform_locals == non_uniform {
-            return Walked {
-                body,
-                sites: walker.sites,
-                expressions: walker.expressions,
-                locals: walker.locals,
-                types: walker.types,
-                calls: walker.calls,
-                in_loops: walker.in_loops,
-            };
-        }
-    }
-}
-
-/// Functions that name a storage variable, themselves or through a callee. Callees come
-/// before their callers in naga's arena, so one pass in order sees every callee first.
+/// Functions that touch storage the dispatch can write, themselves (a variable, or a
+/// pointer parameter into such storage) or through a callee. Callees come before their
+/// callers in naga's arena, so one pass in order sees every callee first.
 fn storage_functions(module: &Module) -> HashSet<Handle<Function>> {
     let mut found = HashSet::new();
     for (handle, function) in module.functions.iter() {
-        let touches = function.expressions.iter().any(|(_, e)| match e {
-            Expression::GlobalVariable(g) => matches!(
-                module.global_variables[*g].space,
-                AddressSpace::Storage { .. }
-            ),
+        let named = function.expressions.iter().any(|(_, e)| match e {
+            Expression::GlobalVariable(g) => writable_storage(module.global_variables[*g].space),
             Expression::CallResult(f) => found.contains(f),
             _ => false,
-        }) || calls_any(&function.body, &found);
-        if touches {
+        });
+        let pointer = (0..function.arguments.len() as u32).any(|index| {
+            super::memory::argument_space(module, function, index).is_some_and(writable_storage)
+        });
+        let calls = crate::walk::any_statement(
+            &function.body,
+            &|statement| matches!(statement, naga::Statement::Call { function, .. } if found.contains(function)),
+        );
+        if named || pointer || calls {
             found.insert(handle);
         }
     }
     found
-}
-
-fn calls_any(block: &naga::Block, set: &HashSet<Handle<Function>>) -> bool {
-    crate::walk::any_statement(
-        block,
-        &|statement| matches!(statement, naga::Statement::Call { function, .. } if set.contains(function)),
-    )
 }
