@@ -82,7 +82,7 @@ var<private> mine: u32;
 ";
 
 /// Shapes of WGSL's uniformity analysis, each a shader whose sites the oracle checks.
-const SHAPES: [(&str, &str); 16] = [
+const SHAPES: [(&str, &str); 20] = [
     ("read-only storage bounds a loop", "for (var i = 0u; i < count; i++) { buf[i] = 1u; buf[i + 1u] = 2u; }"),
     ("a uniform buffer guards a branch", "if limits.x == 1u { buf[0] = 1u; buf[1] = 2u; }"),
     ("a workgroup uniform load guards a branch", "if lid == 0u { shared_n = buf[9]; }\n    let n = workgroupUniformLoad(&shared_n);\n    if n > 2u { buf[0] = n; buf[1] = n; }"),
@@ -99,6 +99,10 @@ const SHAPES: [(&str, &str); 16] = [
     ("a helper's branch on a non-uniform argument", "both(lid);\n    buf[7] = 1u;"),
     ("a uniform result of a helper with an early return", "for (var i = 0u; i < per_group(wid.x); i++) { buf[i] = 1u; buf[i + 1u] = 2u; }"),
     ("an atomic result is not uniform", "if atomicLoad(&flag) == 0u { buf[0] = 1u; buf[1] = 2u; }\n    let old = atomicAdd(&flag, 1u);\n    for (var i = 0u; i < old; i++) { buf[i] = 3u; }"),
+    ("a local bumped through a pointer stays uniform", "var k = wid.x;\n    bump(&k);\n    if k == 3u { buf[0] = 1u; buf[1] = 2u; }"),
+    ("a local set through a pointer to a non-uniform value", "var k = 0u;\n    set_to(&k, lid);\n    if k == 3u { buf[0] = 1u; buf[1] = 2u; }"),
+    ("a helper's branch on a uniform pointee", "var k = wid.x;\n    guarded(&k);\n    buf[5] = k;"),
+    ("a helper's result read through a pointer", "var k = count;\n    for (var i = 0u; i < peek(&k); i++) { buf[i] = 1u; buf[i + 1u] = 2u; }"),
 ];
 
 const HELPERS: &str = "fn both(x: u32) {
@@ -106,6 +110,21 @@ const HELPERS: &str = "fn both(x: u32) {
         buf[x] = 1u;
         buf[x + 1u] = 2u;
     }
+}
+fn bump(p: ptr<function, u32>) {
+    *p = *p + 1u;
+}
+fn set_to(p: ptr<function, u32>, v: u32) {
+    *p = v;
+}
+fn guarded(p: ptr<function, u32>) {
+    if *p == 0u {
+        buf[0] = 1u;
+        buf[1] = 2u;
+    }
+}
+fn peek(p: ptr<function, u32>) -> u32 {
+    return *p;
 }
 fn per_group(g: u32) -> u32 {
     if g == 0u {
@@ -148,6 +167,8 @@ fn uniformity_as_wgsl_defines_it() {
         "a local made uniform again",
         "nested uniform loops",
         "a uniform result of a helper with an early return",
+        "a local bumped through a pointer stays uniform",
+        "a helper's result read through a pointer",
     ] {
         assert!(inside(uniform), "{uniform}: {:?}", sites(uniform));
     }
@@ -155,6 +176,7 @@ fn uniformity_as_wgsl_defines_it() {
         "a local made non-uniform in a branch",
         "private and read_write values are not uniform",
         "an atomic result is not uniform",
+        "a local set through a pointer to a non-uniform value",
     ] {
         // Only a split branch's sites are inside it.
         let listed = sites(non_uniform);
@@ -172,4 +194,8 @@ fn uniformity_as_wgsl_defines_it() {
     };
     assert!(in_helper("a helper's branch on a uniform argument"));
     assert!(!in_helper("a helper's branch on a non-uniform argument"));
+    let in_guarded = sites("a helper's branch on a uniform pointee")
+        .iter()
+        .any(|s| s.function == "guarded" && s.point.path.len() == 1 && s.side == Before);
+    assert!(in_guarded);
 }

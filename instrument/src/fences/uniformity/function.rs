@@ -18,16 +18,21 @@
 //!   loop and at the end of each iteration (a non-uniform `break` makes the whole loop
 //!   non-uniform); after a loop it is as before, unless the loop may return. Code after a
 //!   statement that cannot fall through is unreachable and not analyzed.
+//! - Pointers: a `ptr<function, T>` parameter's pointee is followed like a local (what the
+//!   call passes, what the function stores through it, what it leaves there for the
+//!   caller); loads through pointers to private, workgroup or read_write storage memory are
+//!   non-uniform.
 //!
-//! Deliberately more conservative than Tint: a local passed by pointer to a function is
-//! non-uniform after the call, loads through a pointer parameter to function or private
-//! memory are non-uniform, and texture loads and queries are judged only by their operands.
+//! More conservative than Tint in two corners: texture loads are non-uniform (Tint judges
+//! those of read-only textures by their operands), and the locals a `continue` leaves with
+//! reach the `continuing` block (Tint lets them reach only the next iteration).
+//!
 //! The flow at every point of the body comes out as a tree of `Positions`, which the walker
 //! (place.rs) follows.
 
 use super::behaviors::{self, Behaviors};
-use super::dep::{join_into, Dep};
-use super::values::{Locals, Values};
+use super::dep::{join_into, Dep, Key};
+use super::values::{initial, slot, Locals, Values};
 use crate::fences::memory::{root, Root};
 use naga::{Block, Expression, Function, Handle, Module, Statement};
 use std::collections::HashMap;
@@ -60,19 +65,43 @@ impl Positions {
     }
 }
 
-/// A call the function makes: the flow it is made in and what each argument depends on.
+/// A call the function makes: the flow it is made in, what each argument depends on, and
+/// what each argument that points to a local (or to the pointee of a pointer parameter)
+/// points to.
 #[derive(Clone, Debug)]
 pub struct CallSite {
     pub callee: Handle<Function>,
     pub flow: Dep,
     pub arguments: Vec<Dep>,
+    pub pointees: Vec<Option<Dep>>,
+}
+
+impl CallSite {
+    /// What `key` of the callee is at this call.
+    pub fn given(&self, key: Key) -> Dep {
+        match key {
+            Key::Value(index) => self.arguments[index as usize].clone(),
+            Key::Contents(index) => self.pointees[index as usize]
+                .clone()
+                .unwrap_or(Dep::NonUniform),
+        }
+    }
+}
+
+/// What a caller needs to know of a function.
+#[derive(Clone, Debug)]
+pub struct Summary {
+    /// What its returned values depend on (`None` when it returns nothing).
+    pub result: Option<Dep>,
+    /// What each `ptr<function, T>` parameter points to when it returns (`None` for other
+    /// parameters).
+    pub pointees: Vec<Option<Dep>>,
 }
 
 /// What the analysis of a function found.
 pub struct Analysis {
     pub body: Positions,
-    /// What its returned values depend on (`None` when it returns nothing).
-    pub result: Option<Dep>,
+    pub summary: Summary,
     pub calls: Vec<CallSite>,
 }
 
@@ -88,40 +117,62 @@ enum Target {
 }
 
 /// Analyzes `body` (the function's, possibly rewritten as returns.rs does) of `function`;
-/// `results` tells what each callee's result depends on, `entry` whether the arguments are
-/// an entry point's builtins.
+/// `callees` summarizes the functions it calls, `entry` says whether the arguments are an
+/// entry point's builtins.
 pub fn analyze(
     module: &Module,
     function: &Function,
     body: &Block,
     entry: bool,
-    results: &HashMap<Handle<Function>, Option<Dep>>,
+    callees: &HashMap<Handle<Function>, Summary>,
 ) -> Analysis {
     let mut analyzer = Analyzer {
+        module,
         function,
-        results,
+        callees,
         values: Values::new(module, function, entry),
         result: function.result.as_ref().map(|_| None),
+        pointees: vec![None; function.arguments.len()],
         calls: Vec::new(),
         call_index: HashMap::new(),
         targets: Vec::new(),
     };
-    let mut locals = vec![Dep::uniform(); function.local_variables.len()];
+    let mut locals = initial(function);
     let (positions, _) = analyzer.block(body, Dep::uniform(), &mut locals);
+    if behaviors::of_block(body).has(Behaviors::NEXT) {
+        analyzer.leave(&locals);
+    }
+    let pointees = (0..function.arguments.len())
+        .map(|index| {
+            let slot = slot(module, function, Root::Argument(index as u32));
+            // A pointee the function never reaches the end of keeps what the call passed.
+            slot.map(|_| {
+                analyzer.pointees[index]
+                    .clone()
+                    .unwrap_or(Dep::contents(index as u32))
+            })
+        })
+        .collect();
     Analysis {
         body: positions,
-        // A function none of whose returns is reached returns nothing uniform or not.
-        result: analyzer.result.map(|r| r.unwrap_or_else(Dep::uniform)),
+        summary: Summary {
+            // A function none of whose returns is reached returns nothing uniform or not.
+            result: analyzer.result.map(|r| r.unwrap_or_else(Dep::uniform)),
+            pointees,
+        },
         calls: analyzer.calls,
     }
 }
 
 struct Analyzer<'a> {
+    module: &'a Module,
     function: &'a Function,
-    results: &'a HashMap<Handle<Function>, Option<Dep>>,
+    callees: &'a HashMap<Handle<Function>, Summary>,
     values: Values<'a>,
     /// What the returned values depend on so far (`None` inside: no return reached yet).
     result: Option<Option<Dep>>,
+    /// What each pointer parameter's pointee holds where the function returns, so far.
+    pointees: Vec<Option<Dep>>,
     calls: Vec<CallSite>,
     /// Each call statement's entry in `calls`: a loop walked again updates its calls.
     call_index: HashMap<*const Statement, usize>,
@@ -129,6 +180,22 @@ struct Analyzer<'a> {
 }
 
 impl Analyzer<'_> {
+    /// Notes what the pointer parameters' pointees hold where the function returns.
+    fn leave(&mut self, locals: &Locals) {
+        let count = self.function.arguments.len();
+        for (index, pointee) in self.pointees.iter_mut().enumerate().take(count) {
+            let argument = Root::Argument(index as u32);
+            if let Some(slot) = slot(self.module, self.function, argument) {
+                match pointee {
+                    Some(so_far) => {
+                        join_into(so_far, &locals[slot]);
+                    }
+                    None => *pointee = Some(locals[slot].clone()),
+                }
+            }
+        }
+    }
+
     /// The positions of `block` entered with flow `flow`, and the flow after its last
     /// statement that is reached (where the statement's own flow ends, for one that
     /// leaves).
@@ -180,18 +247,19 @@ impl Analyzer<'_> {
                 (Vec::new(), flow)
             }
             Statement::Store { pointer, value } => {
-                if let Root::Local(local) = root(self.function, *pointer) {
+                if let Some(slot) = slot(self.module, self.function, root(self.function, *pointer))
+                {
                     let mut stored = flow
                         .join(&self.values.get(*value))
                         .join(&self.values.get(*pointer));
-                    // A store into part of the local leaves the rest as it was.
+                    // A store into part of the variable leaves the rest as it was.
                     if !matches!(
                         self.function.expressions[*pointer],
-                        Expression::LocalVariable(_)
+                        Expression::LocalVariable(_) | Expression::FunctionArgument(_)
                     ) {
-                        stored = stored.join(&locals[local.index()]);
+                        stored = stored.join(&locals[slot]);
                     }
-                    locals[local.index()] = stored;
+                    locals[slot] = stored;
                 }
                 (Vec::new(), flow)
             }
@@ -204,26 +272,37 @@ impl Analyzer<'_> {
                     .iter()
                     .map(|a| flow.join(&self.values.get(*a)))
                     .collect();
-                if let Some(result) = result {
-                    let value = match self.results.get(function) {
-                        Some(Some(Dep::On(parameters))) => parameters
-                            .iter()
-                            .fold(flow.clone(), |d, p| d.join(&passed[*p as usize])),
-                        _ => Dep::NonUniform,
-                    };
-                    self.values.set(*result, value);
-                }
-                // The callee may store anything through a pointer to a local.
-                for argument in arguments {
-                    if let Root::Local(local) = root(self.function, *argument) {
-                        locals[local.index()] = Dep::NonUniform;
-                    }
-                }
+                let slots: Vec<Option<usize>> = arguments
+                    .iter()
+                    .map(|a| slot(self.module, self.function, root(self.function, *a)))
+                    .collect();
                 let site = CallSite {
                     callee: *function,
                     flow: flow.clone(),
+                    pointees: slots
+                        .iter()
+                        .zip(&passed)
+                        .map(|(slot, pointer)| slot.map(|s| locals[s].join(pointer)))
+                        .collect(),
                     arguments: passed,
                 };
+                let summary = self.callees.get(function);
+                if let Some(result) = result {
+                    let value = match summary.and_then(|s| s.result.as_ref()) {
+                        Some(returned) => flow.join(&returned.at_call(|key| site.given(key))),
+                        None => Dep::NonUniform,
+                    };
+                    self.values.set(*result, value);
+                }
+                // What the callee leaves in each local it got a pointer to.
+                for (index, slot) in slots.iter().enumerate() {
+                    let Some(slot) = slot else { continue };
+                    let left = summary.and_then(|s| s.pointees.get(index)?.as_ref());
+                    locals[*slot] = match left {
+                        Some(left) => flow.join(&left.at_call(|key| site.given(key))),
+                        None => Dep::NonUniform,
+                    };
+                }
                 let key = statement as *const Statement;
                 match self.call_index.get(&key) {
                     Some(&index) => self.calls[index] = site,
@@ -261,6 +340,7 @@ impl Analyzer<'_> {
                     Some(value) => flow.join(&self.values.get(*value)),
                     None => flow.clone(),
                 };
+                self.leave(locals);
                 if let Some(result) = &mut self.result {
                     match result {
                         Some(so_far) => {

@@ -6,7 +6,7 @@
 //! function against every call of it, so a barrier inside a function is valid where the
 //! flow there depends only on parameters that every call passes uniformly.
 
-use super::dep::{Dep, Parameters};
+use super::dep::{Dep, Key, Parameters};
 use super::function::{analyze, Analysis, CallSite};
 use naga::{Block, Function, Handle, Module};
 use std::collections::{BTreeSet, HashMap};
@@ -43,17 +43,17 @@ impl ModuleUniformity {
     /// Analyzes `module` with each function's body as `body` gives it (naga's, or rewritten
     /// to the same effect).
     pub fn new<'b>(module: &Module, body: impl Fn(Target) -> &'b Block) -> ModuleUniformity {
-        let mut results = HashMap::new();
+        let mut summaries = HashMap::new();
         let mut analyses: HashMap<Target, Analysis> = HashMap::new();
         for (handle, function) in module.functions.iter() {
             let target = Target::Function(handle);
-            let analysis = analyze(module, function, body(target), false, &results);
-            results.insert(handle, analysis.result.clone());
+            let analysis = analyze(module, function, body(target), false, &summaries);
+            summaries.insert(handle, analysis.summary.clone());
             analyses.insert(target, analysis);
         }
         for (index, entry) in module.entry_points.iter().enumerate() {
             let target = Target::Entry(index);
-            let analysis = analyze(module, &entry.function, body(target), true, &results);
+            let analysis = analyze(module, &entry.function, body(target), true, &summaries);
             analyses.insert(target, analysis);
         }
         let contexts = contexts(module, &analyses);
@@ -95,14 +95,15 @@ fn contexts(module: &Module, analyses: &HashMap<Target, Analysis>) -> HashMap<Ta
     }
     for (handle, function) in module.functions.iter().rev() {
         let mut called_uniformly = true;
-        let mut uniform: Option<BTreeSet<u32>> = None;
+        let mut uniform: Option<BTreeSet<Key>> = None;
         for (caller, call) in calls.get(&handle).into_iter().flatten() {
             // Callers come after their callees: the caller's context is known.
             let context = &contexts[caller];
             called_uniformly &= context.called_uniformly && call.flow.holds(&context.parameters);
             let these = (0..function.arguments.len() as u32)
-                .filter(|i| call.arguments[*i as usize].holds(&context.parameters))
-                .collect::<BTreeSet<u32>>();
+                .flat_map(|i| [Key::Value(i), Key::Contents(i)])
+                .filter(|key| call.given(*key).holds(&context.parameters))
+                .collect::<BTreeSet<Key>>();
             uniform = Some(match uniform {
                 Some(so_far) => so_far.intersection(&these).copied().collect(),
                 None => these,

@@ -6,8 +6,29 @@ use super::dep::Dep;
 use crate::fences::memory::{argument_space, root, Root};
 use naga::{AddressSpace, Binding, BuiltIn, Expression, Function, Handle, Module, TypeInner};
 
-/// What each local holds, by its handle's index.
+/// What each local holds, by its handle's index, then what each `ptr<function, T>` parameter
+/// points to, after the locals (the function may store through it; a load reads it).
 pub type Locals = Vec<Dep>;
+
+/// The locals as the function starts: its variables with their (constant) initial values,
+/// its pointer parameters' pointees as the call passes them.
+pub fn initial(function: &Function) -> Locals {
+    let locals = (0..function.local_variables.len()).map(|_| Dep::uniform());
+    let pointees = (0..function.arguments.len() as u32).map(Dep::contents);
+    locals.chain(pointees).collect()
+}
+
+/// Where the memory `root` names is followed in `Locals`: a local, or what a
+/// `ptr<function, T>` parameter points to.
+pub fn slot(module: &Module, function: &Function, root: Root) -> Option<usize> {
+    match root {
+        Root::Local(local) => Some(local.index()),
+        Root::Argument(index) => (argument_space(module, function, index)
+            == Some(AddressSpace::Function))
+        .then(|| function.local_variables.len() + index as usize),
+        Root::Global(_) | Root::Other => None,
+    }
+}
 
 pub struct Values<'a> {
     module: &'a Module,
@@ -120,23 +141,28 @@ impl<'a> Values<'a> {
     }
 
     /// A load through `pointer`: uniform memory (uniform buffers, read-only storage, textures'
-    /// handles, a local holding a uniform value) read at a uniform place is uniform.
+    /// handles, a local or a pointee holding a uniform value) read at a uniform place is
+    /// uniform.
     fn load(&self, pointer: Handle<Expression>, locals: &Locals) -> Dep {
         let place = self.get(pointer);
-        let contents = match root(self.function, pointer) {
-            Root::Local(local) => locals[local.index()].clone(),
-            Root::Global(global) => {
+        let at = root(self.function, pointer);
+        let contents = match (slot(self.module, self.function, at), at) {
+            (Some(slot), _) => locals[slot].clone(),
+            (None, Root::Global(global)) => {
                 if immutable(self.module.global_variables[global].space) {
                     Dep::uniform()
                 } else {
                     Dep::NonUniform
                 }
             }
-            Root::Argument(index) => match argument_space(self.module, self.function, index) {
-                Some(space) if immutable(space) => Dep::uniform(),
-                _ => Dep::NonUniform,
-            },
-            Root::Other => Dep::NonUniform,
+            // Private and workgroup memory is written by any invocation.
+            (None, Root::Argument(index)) => {
+                match argument_space(self.module, self.function, index) {
+                    Some(space) if immutable(space) => Dep::uniform(),
+                    _ => Dep::NonUniform,
+                }
+            }
+            (None, Root::Local(_) | Root::Other) => Dep::NonUniform,
         };
         place.join(&contents)
     }
