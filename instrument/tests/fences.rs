@@ -363,6 +363,19 @@ fn accesses_in_a_non_uniform_loop_are_named_and_a_made_atomic_rmw_is_one_access(
     let plain = fenced_at(&source, &Options::default(), &[]).unwrap();
     let in_loop: Vec<(u32, u32)> = plain.in_loops.iter().map(|l| (l.line, l.column)).collect();
     assert_eq!(in_loop, vec![(7, 20)], "{:?}", plain.in_loops);
+    // A spin-wait inside a non-uniform branch (a lock taken by one invocation) is named too.
+    let nested = shader(
+        "    if lid == 0u {
+        while atomicLoad(&flag) == 0u {
+            buf[2] = 1u;
+        }
+    }
+    buf[3] = 1u;
+",
+    );
+    let nested = fenced_at(&nested, &Options::default(), &[]).unwrap();
+    let in_loop: Vec<(u32, u32)> = nested.in_loops.iter().map(|l| (l.line, l.column)).collect();
+    assert_eq!(in_loop, vec![(6, 15)], "{:?}", nested.in_loops);
     let atomic_at = |chosen: &[u32]| {
         wgstress_instrument::fences::fenced_at_atomic(
             &source,

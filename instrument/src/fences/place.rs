@@ -392,6 +392,7 @@ impl Walker<'_> {
     /// A statement that is one access to the rule: a leaf, or a branch or loop that is not
     /// uniform inside (split when it can be, noted when it is a loop).
     fn unit(&mut self, statement: &Statement, index: usize, uniform_before: bool) -> Statement {
+        self.note_loops(statement);
         match statement {
             Statement::If {
                 condition,
@@ -408,21 +409,31 @@ impl Walker<'_> {
                 self.path.pop();
                 split.unwrap_or_else(|| statement.clone())
             }
-            Statement::Loop {
-                body, continuing, ..
-            } => {
-                let blocks = Statement::Block(Block::from_vec(vec![
-                    Statement::Block(body.clone()),
-                    Statement::Block(continuing.clone()),
-                ]));
-                if let Some(access) = self.access(&blocks, Span::UNDEFINED) {
-                    if !self.in_loops.contains(&access) {
-                        self.in_loops.push(access);
-                    }
-                }
-                statement.clone()
-            }
             other => other.clone(),
+        }
+    }
+
+    /// Notes every loop with an access in `statement`, which is not uniform inside, inner
+    /// loops first: no barrier may go between its accesses.
+    fn note_loops(&mut self, statement: &Statement) {
+        crate::walk::nested_blocks_ref(statement, |block| {
+            for inner in block.iter() {
+                self.note_loops(inner);
+            }
+        });
+        if let Statement::Loop {
+            body, continuing, ..
+        } = statement
+        {
+            let blocks = Statement::Block(Block::from_vec(vec![
+                Statement::Block(body.clone()),
+                Statement::Block(continuing.clone()),
+            ]));
+            if let Some(access) = self.access(&blocks, Span::UNDEFINED) {
+                if !self.in_loops.contains(&access) {
+                    self.in_loops.push(access);
+                }
+            }
         }
     }
 }
