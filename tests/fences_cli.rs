@@ -54,6 +54,57 @@ fn fences_lists_sites_and_writes_the_all_fenced_shader() {
     );
 }
 
+/// A lock taken in a loop bounded by a `var<storage, read>` count (issue 23): the loop is
+/// uniform, so `--sites` lists sites inside it, after taking the lock and before releasing
+/// it, and Tint accepts the shader with a barrier at every listed site.
+#[test]
+fn a_lock_loop_bounded_by_read_only_storage_lists_sites_inside_the_loop() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = wgstress(
+        &[
+            "fences",
+            &fixture("lock-loop.toml"),
+            "--sites",
+            "--all",
+            "-o",
+            "all.wgsl",
+        ],
+        dir.path(),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let source = std::fs::read_to_string(fixture("lock-loop.wgsl")).unwrap();
+    let line_of = |text: &str| source.lines().position(|l| l.trim() == text).unwrap() + 1;
+    // The loop ends on the line before the entry point's closing brace, the file's last.
+    let (start, end) = (
+        line_of("for (var i = 0u; i < count; i++) {"),
+        source.lines().count() - 1,
+    );
+    let listed: Vec<usize> = stdout
+        .lines()
+        .map(|l| l.split(':').nth(1).unwrap().parse().unwrap())
+        .collect();
+    let lock = line_of("lock();");
+    let unlock = line_of("unlock();");
+    assert!(
+        listed.contains(&lock) && listed.contains(&unlock),
+        "{stdout}"
+    );
+    assert!(listed.iter().all(|l| (start..end).contains(l)), "{stdout}");
+    let all = std::fs::read_to_string(dir.path().join("all.wgsl")).unwrap();
+    assert_eq!(
+        all.matches("storageBarrier()").count(),
+        listed.len(),
+        "{all}"
+    );
+    wgstress_tint::assert_valid(&[wgstress_tint::Shader::new("lock-loop all sites", all)]);
+}
+
 /// `storageBarrier()` calls outside comments.
 fn code_lines(source: &str) -> usize {
     source

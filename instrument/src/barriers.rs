@@ -44,7 +44,15 @@ impl FunctionNeeds {
             .unwrap_or_default()
     }
 
+    /// What `statement` needs, with the statements nested in it.
     fn of_statement(&self, statement: &Statement) -> Needs {
+        let mut needs = self.of_itself(statement);
+        crate::walk::nested_blocks_ref(statement, |inner| needs = needs.max(self.of_block(inner)));
+        needs
+    }
+
+    /// What `statement` needs itself, apart from the blocks nested in it.
+    fn of_itself(&self, statement: &Statement) -> Needs {
         match statement {
             Statement::ControlBarrier(_) | Statement::WorkGroupUniformLoad { .. } => {
                 Needs::Workgroup
@@ -53,19 +61,11 @@ impl FunctionNeeds {
             | Statement::SubgroupGather { .. }
             | Statement::SubgroupCollectiveOperation { .. } => Needs::Subgroup,
             Statement::Call { function, .. } => self.of_function(*function),
-            Statement::Block(block) => self.of_block(block),
-            Statement::If { accept, reject, .. } => {
-                self.of_block(accept).max(self.of_block(reject))
-            }
-            Statement::Switch { cases, .. } => cases
-                .iter()
-                .map(|c| self.of_block(&c.body))
-                .max()
-                .unwrap_or_default(),
-            Statement::Loop {
-                body, continuing, ..
-            } => self.of_block(body).max(self.of_block(continuing)),
-            Statement::Emit(_)
+            Statement::Block(_)
+            | Statement::If { .. }
+            | Statement::Switch { .. }
+            | Statement::Loop { .. }
+            | Statement::Emit(_)
             | Statement::Break
             | Statement::Continue
             | Statement::Return { .. }

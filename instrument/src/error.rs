@@ -73,8 +73,6 @@ pub enum Error {
     },
     #[error("{at}: the shader uses {what}, which wgstress cannot instrument yet")]
     Unsupported { what: &'static str, at: Location },
-    #[error("the entry point has {0} candidate fence sites; the fence mask holds at most {max}", max = crate::fences::MAX_SITES)]
-    TooManyFenceSites(usize),
     #[error("fence site {site} does not exist: the entry point has {sites} candidate fence sites")]
     NoSuchFenceSite { site: u32, sites: usize },
     #[error("internal error: the instrumented module does not validate (please report this with the shader): {0}")]
@@ -107,7 +105,6 @@ impl Error {
             | Error::NoFreeBindGroup(_)
             | Error::BindGroupTaken(_)
             | Error::Overrides { .. }
-            | Error::TooManyFenceSites(_)
             | Error::NoSuchFenceSite { .. }
             | Error::Internal(_)
             | Error::Write(_) => None,

@@ -7,72 +7,12 @@
 //! function's expression arena is copied whole and in order; only handles into module-level
 //! arenas need remapping.
 
+use crate::import_map::ImportMap;
 use crate::remap::{self, Exprs, Remap};
 use naga::{
     ArraySize, Constant, EntryPoint, Expression, Function, GlobalVariable, Handle, Module,
     Override, Span, Type, TypeInner,
 };
-use std::collections::HashMap;
-
-/// Where the imported items landed in the target module.
-#[derive(Default)]
-pub struct ImportMap {
-    types: HashMap<Handle<Type>, Handle<Type>>,
-    constants: HashMap<Handle<Constant>, Handle<Constant>>,
-    overrides: HashMap<Handle<Override>, Handle<Override>>,
-    global_expressions: HashMap<Handle<Expression>, Handle<Expression>>,
-    globals: HashMap<Handle<GlobalVariable>, Handle<GlobalVariable>>,
-    functions: HashMap<Handle<Function>, Handle<Function>>,
-    global_names: HashMap<String, Handle<GlobalVariable>>,
-    function_names: HashMap<String, Handle<Function>>,
-}
-
-impl ImportMap {
-    /// The imported global named `name`. Used for the library, which is ours: a missing
-    /// name is a bug.
-    pub fn global(&self, name: &str) -> Handle<GlobalVariable> {
-        *self
-            .global_names
-            .get(name)
-            .unwrap_or_else(|| panic!("library has no global {name}"))
-    }
-
-    /// The imported function named `name` (library functions).
-    pub fn function(&self, name: &str) -> Handle<Function> {
-        *self
-            .function_names
-            .get(name)
-            .unwrap_or_else(|| panic!("library has no function {name}"))
-    }
-
-    /// Where the source module's function `handle` went.
-    pub fn function_handle(&self, handle: Handle<Function>) -> Handle<Function> {
-        self.functions[&handle]
-    }
-
-    pub fn ty(&self, handle: Handle<Type>) -> Handle<Type> {
-        self.types[&handle]
-    }
-
-    pub fn constant(&self, handle: Handle<Constant>) -> Handle<Constant> {
-        self.constants[&handle]
-    }
-
-    pub fn override_(&self, handle: Handle<Override>) -> Handle<Override> {
-        self.overrides[&handle]
-    }
-
-    pub fn global_handle(&self, handle: Handle<GlobalVariable>) -> Handle<GlobalVariable> {
-        self.globals[&handle]
-    }
-
-    /// The imported functions, in their new arena order.
-    pub fn imported_functions(&self) -> Vec<Handle<Function>> {
-        let mut all: Vec<_> = self.functions.values().copied().collect();
-        all.sort_by_key(|h| h.index());
-        all
-    }
-}
 
 /// Whether `module` uses something the importer cannot carry over, and where.
 pub fn unsupported(module: &Module) -> Option<(&'static str, Span)> {

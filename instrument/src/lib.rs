@@ -19,14 +19,18 @@ mod error;
 pub mod fences;
 mod hooks;
 mod import;
+mod import_map;
+mod lines;
 mod locate;
 pub mod manifest;
 mod names;
+mod options;
 mod overrides;
 mod pointers;
 mod remap;
 mod render;
 mod reorder;
+mod shader;
 mod sites;
 mod spell;
 pub mod stress;
@@ -35,39 +39,18 @@ mod watchdog;
 
 pub use error::{Error, Location, Result};
 pub use manifest::Manifest;
+pub use options::Options;
 pub use overrides::constants_for;
 pub use render::{raw_wgsl, render, Raw};
-
-use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
-use naga::{Module, ShaderStage};
-
+pub use shader::validate;
 pub use stress::{library_source, Strategy};
+
+use naga::valid::ModuleInfo;
+use naga::Module;
+use shader::{parse, postcondition_directive, validate_user};
 
 /// Bind groups a WebGPU device is guaranteed to offer (`maxBindGroups`).
 pub const MAX_BIND_GROUPS: u32 = 4;
-
-#[derive(Clone, Debug, Default)]
-pub struct Options {
-    /// The application entry point; may be left out when the shader has one compute entry
-    /// point besides the postcondition.
-    pub entry: Option<String>,
-    /// The postcondition entry point; when left out, a `// wgstress: postcondition NAME`
-    /// comment in the source names it, if there is one.
-    pub postcondition: Option<String>,
-    /// Name of the source file, for diagnostics and the manifest.
-    pub file_name: Option<String>,
-    /// Values for the shader's `override` declarations, by name or `@id`; values for
-    /// overrides the shader does not declare are ignored. Every override is resolved before
-    /// instrumenting, so the instrumented module has none.
-    pub constants: Vec<(String, f64)>,
-    /// The bind group for wgstress's own bindings; by default the lowest the shader leaves
-    /// free. A pipeline of several shaders gives all of them the same.
-    pub bind_group: Option<u32>,
-    /// Instrument only the postcondition (`postcondition` names it): a postcondition in a
-    /// file of its own, without the application's entry point. The manifest's `entry_point`
-    /// is then the postcondition too.
-    pub postcondition_only: bool,
-}
 
 /// An instrumented application.
 pub struct Instrumented {
@@ -92,23 +75,13 @@ impl Instrumented {
 
 /// Parses, validates and instruments WGSL source.
 pub fn instrument_wgsl(source: &str, options: &Options) -> Result<Instrumented> {
-    Ok(instrument_source(source, options, false)?.0)
-}
-
-/// `instrument_wgsl`, with a guarded fence at every candidate fence site when `fence`.
-fn instrument_source(
-    source: &str,
-    options: &Options,
-    fence: bool,
-) -> Result<(Instrumented, Vec<fences::FenceSite>)> {
     let path = options.file_name.as_deref().unwrap_or("shader.wgsl");
     let module = parse(source, path)?;
     let mut options = options.clone();
     if options.postcondition.is_none() {
         options.postcondition = postcondition_directive(source);
     }
-    let fence = fence.then_some(source);
-    instrument(module, Some(source), &options, fence)
+    instrument(module, Some(source), &options)
 }
 
 /// `wgsl` as wgpu (which parses WGSL with naga 30) takes it: the directives naga refuses,
@@ -118,60 +91,15 @@ pub fn for_wgpu(wgsl: &str) -> std::borrow::Cow<'_, str> {
     directives::for_naga(wgsl)
 }
 
-/// Parses WGSL (directives naga refuses set aside, pointer parameters naga refuses
-/// rewritten); errors carry file:line:column and naga's rendering.
-fn parse(source: &str, path: &str) -> Result<Module> {
-    let mut module = parse_as_given(source, path)?;
-    pointers::specialize(&mut module);
-    Ok(module)
-}
-
-/// `parse` without the rewrite of pointer parameters.
-fn parse_as_given(source: &str, path: &str) -> Result<Module> {
-    naga::front::wgsl::parse_str(&directives::for_naga(source)).map_err(|e| {
-        let location = e.location(source);
-        shader_error(
-            path,
-            e.message(),
-            location,
-            e.emit_to_string_with_path(source, path),
-        )
-    })
-}
-
-/// Validates the user's module; errors carry file:line:column when the source is known.
-fn validate_user(module: &Module, source: Option<&str>, path: &str) -> Result<ModuleInfo> {
-    validate(module).map_err(|e| {
-        let location = source.and_then(|s| e.location(s));
-        let rendered =
-            source.map_or_else(|| e.to_string(), |s| e.emit_to_string_with_path(s, path));
-        shader_error(path, e.as_inner().to_string(), location, rendered)
-    })
-}
-
 /// Instruments a module a Rust application built or parsed itself. Without source text the
 /// manifest's sites carry no line numbers.
 pub fn instrument_module(mut module: Module, options: &Options) -> Result<Instrumented> {
     pointers::specialize(&mut module);
-    Ok(instrument(module, None, options, None)?.0)
+    instrument(module, None, options)
 }
 
-/// Validates `module` as wgpu would.
-pub fn validate(
-    module: &Module,
-) -> std::result::Result<ModuleInfo, Box<naga::WithSpan<naga::valid::ValidationError>>> {
-    Validator::new(ValidationFlags::all(), Capabilities::all())
-        .validate(module)
-        .map_err(Box::new)
-}
-
-/// Instruments `module`; with `fence` (the source), also guards every candidate fence site.
-fn instrument(
-    module: Module,
-    source: Option<&str>,
-    options: &Options,
-    fence: Option<&str>,
-) -> Result<(Instrumented, Vec<fences::FenceSite>)> {
+/// Instruments `module`, parsed from `source` when there is one.
+fn instrument(module: Module, source: Option<&str>, options: &Options) -> Result<Instrumented> {
     let path = options.file_name.as_deref().unwrap_or("shader.wgsl");
     let info = validate_user(&module, source, path)?;
     let (mut module, info) = overrides::resolve(module, info, &options.constants, path)?;
@@ -221,17 +149,8 @@ fn instrument(
         naga::Span::UNDEFINED,
     );
 
-    // Before hooks and watchdog: the sites are those of the user's own entry point.
-    let fence_sites = match fence {
-        Some(source) => {
-            let guard = imported.function("wgstress_fence");
-            fences::guard_sites(&mut module, entry, source, guard)?
-        }
-        None => Vec::new(),
-    };
-
-    let mut hooks = sites::Sites::new(source);
-    let mut loops = sites::Sites::new(source);
+    let mut hooks = sites::Sites::new(&locator);
+    let mut loops = sites::Sites::new(&locator);
     let hook = assert_hook.map(|hook| hooks::AssertHook {
         hook,
         recorder: imported.function("wgstress_assert_at"),
@@ -310,41 +229,12 @@ fn instrument(
         hooks: hooks.into_vec(),
         loops: loops.into_vec(),
     };
-    let instrumented = Instrumented {
+    Ok(Instrumented {
         module,
         info,
         wgsl,
         manifest,
         original_wgsl,
-    };
-    Ok((instrumented, fence_sites))
-}
-
-fn shader_error(
-    path: &str,
-    message: impl std::fmt::Display,
-    location: Option<naga::SourceLocation>,
-    rendered: String,
-) -> Error {
-    let summary = match location {
-        Some(l) => format!("{path}:{}:{}: {message}", l.line_number, l.line_position),
-        None => format!("{path}: {message}"),
-    };
-    Error::Shader {
-        summary,
-        rendered,
-        line: location.map(|l| l.line_number),
-        column: location.map(|l| l.line_position),
-    }
-}
-
-/// `// wgstress: postcondition NAME` anywhere in the source.
-fn postcondition_directive(source: &str) -> Option<String> {
-    source.lines().find_map(|line| {
-        let comment = line.trim_start().strip_prefix("//")?.trim_start();
-        let rest = comment.strip_prefix("wgstress:")?.trim_start();
-        let name = rest.strip_prefix("postcondition")?.trim();
-        (!name.is_empty()).then(|| name.to_string())
     })
 }
 
@@ -409,9 +299,4 @@ fn layout_of(module: &Module, name: &str) -> manifest::Layout {
         size: *span,
         fields,
     }
-}
-
-/// Whether `stage` is the compute stage.
-pub(crate) fn is_compute(stage: ShaderStage) -> bool {
-    stage == ShaderStage::Compute
 }

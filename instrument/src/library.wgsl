@@ -27,9 +27,6 @@ struct WgstressParams {
     placement: u32,             // where stress workgroups sit: 0 among, 1 after, 2 before the app's
     pad: u32,
     patches: array<vec4<u32>, 16>, // the K stressed patch indices, 4 per vector
-    // Which candidate fence sites get a storage barrier (site k: bit k % 32 of word k / 32),
-    // when the application was instrumented with its fence sites guarded (fences/mod.rs).
-    fence_mask: array<vec4<u32>, 4>,
 }
 
 // One kind of event (assertion, postcondition, watchdog): how often, and who was first.
@@ -117,16 +114,6 @@ fn wgstress_stopped_uniform() -> bool {
         wgstress_stop = atomicLoad(&wgstress_results.events[2].count);
     }
     return workgroupUniformLoad(&wgstress_stop) > 0u;
-}
-
-// A guarded candidate fence site: a storage barrier if the mask selects it. `site` is a
-// constant at every call and the mask is uniform, so the barrier is in uniform control flow
-// wherever the call is.
-fn wgstress_fence(site: u32) {
-    let word = wgstress_params.fence_mask[site / 128u][(site / 32u) % 4u];
-    if ((word >> (site % 32u)) & 1u) == 1u {
-        storageBarrier();
-    }
 }
 
 // The high 32 bits of a * b.

@@ -1,28 +1,43 @@
-//! Turning naga spans into `file:line:column` locations for errors about the user's shader.
+//! Turning naga spans into `file:line:column` locations for errors about the user's shader,
+//! and into the line and column of instrumented places.
 
 use crate::error::Location;
+use crate::lines::LineIndex;
 use naga::{Function, Span};
+use std::cell::OnceCell;
 
 pub struct Locator<'s> {
     file: &'s str,
     source: Option<&'s str>,
+    /// Built the first time a position is asked for: a shader that instruments without an
+    /// error or a numbered place never needs it.
+    lines: OnceCell<LineIndex>,
 }
 
 impl<'s> Locator<'s> {
     pub fn new(file: &'s str, source: Option<&'s str>) -> Self {
-        Locator { file, source }
+        Locator {
+            file,
+            source,
+            lines: OnceCell::new(),
+        }
     }
 
     pub fn at(&self, span: Span) -> Location {
-        let position = self
-            .source
-            .filter(|_| span.is_defined())
-            .map(|source| span.location(source))
-            .map(|l| (l.line_number, l.line_position));
         Location {
             file: self.file.to_string(),
-            position,
+            position: self.position(span),
         }
+    }
+
+    /// The 1-based line and column of `span`, when there is source text and a span.
+    pub fn position(&self, span: Span) -> Option<(u32, u32)> {
+        let source = self.source.filter(|_| span.is_defined())?;
+        Some(
+            self.lines
+                .get_or_init(|| LineIndex::new(source))
+                .position(span),
+        )
     }
 
     /// An entry point has no span of its own: its first argument's, else its first

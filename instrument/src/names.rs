@@ -2,70 +2,114 @@
 
 use crate::error::{Error, Location, Result};
 use crate::locate::Locator;
-use crate::{is_compute, Options};
+use crate::options::Options;
+use crate::shader::is_compute;
 use naga::{Function, Handle, Module, TypeInner};
 
 const PREFIX: &str = "wgstress_";
 const HOOK: &str = "wgstress_assert";
 
-/// The user may name nothing with the instrumenter's prefix, except the hook itself.
+/// The user may name nothing with the instrumenter's prefix, except the hook itself. Names
+/// are checked first and only a clash is located: locating every name made loading a large
+/// shader quadratic.
 pub fn check_reserved(module: &Module, at: &Locator) -> Result<()> {
-    let mut names: Vec<(&str, Location)> = Vec::new();
-    for (h, t) in module.types.iter() {
-        names.extend(
-            t.name
-                .as_deref()
-                .map(|n| (n, at.at(module.types.get_span(h)))),
-        );
-    }
-    for (h, c) in module.constants.iter() {
-        names.extend(
-            c.name
-                .as_deref()
-                .map(|n| (n, at.at(module.constants.get_span(h)))),
-        );
-    }
-    for (h, o) in module.overrides.iter() {
-        names.extend(
-            o.name
-                .as_deref()
-                .map(|n| (n, at.at(module.overrides.get_span(h)))),
-        );
-    }
-    for (h, g) in module.global_variables.iter() {
-        let span = module.global_variables.get_span(h);
-        names.extend(g.name.as_deref().map(|n| (n, at.at(span))));
-    }
-    for entry in &module.entry_points {
-        names.push((entry.name.as_str(), at.entry(&entry.function)));
-    }
-    for (h, function) in module.functions.iter() {
-        let span = module.functions.get_span(h);
-        names.extend(
-            function
-                .name
-                .as_deref()
-                .filter(|n| *n != HOOK)
-                .map(|n| (n, at.at(span))),
-        );
-    }
-    let bodies = module.functions.iter().map(|(_, f)| f);
-    for function in bodies.chain(module.entry_points.iter().map(|e| &e.function)) {
-        for (h, l) in function.local_variables.iter() {
-            let span = function.local_variables.get_span(h);
-            names.extend(l.name.as_deref().map(|n| (n, at.at(span))));
-        }
-    }
-    match names
-        .into_iter()
-        .find(|(n, _)| n.to_ascii_lowercase().starts_with(PREFIX))
-    {
-        Some((name, at)) => Err(Error::NameClash {
-            name: name.to_string(),
-            at,
+    match first_clash(module) {
+        Some((name, place)) => Err(Error::NameClash {
+            at: place.locate(module, at),
+            name,
         }),
         None => Ok(()),
     }
+}
+
+fn reserved(name: &str) -> bool {
+    name.to_ascii_lowercase().starts_with(PREFIX)
+}
+
+/// A named item of the module, to locate once it is known to clash.
+enum Named {
+    Type(Handle<naga::Type>),
+    Constant(Handle<naga::Constant>),
+    Override(Handle<naga::Override>),
+    Global(Handle<naga::GlobalVariable>),
+    Entry(usize),
+    Function(Handle<Function>),
+    Local(Option<Handle<Function>>, usize, Handle<naga::LocalVariable>),
+}
+
+impl Named {
+    fn locate(&self, module: &Module, at: &Locator) -> Location {
+        match *self {
+            Named::Type(h) => at.at(module.types.get_span(h)),
+            Named::Constant(h) => at.at(module.constants.get_span(h)),
+            Named::Override(h) => at.at(module.overrides.get_span(h)),
+            Named::Global(h) => at.at(module.global_variables.get_span(h)),
+            Named::Entry(index) => at.entry(&module.entry_points[index].function),
+            Named::Function(h) => at.at(module.functions.get_span(h)),
+            Named::Local(function, entry, h) => {
+                let function = match function {
+                    Some(f) => &module.functions[f],
+                    None => &module.entry_points[entry].function,
+                };
+                at.at(function.local_variables.get_span(h))
+            }
+        }
+    }
+}
+
+/// The first reserved name, in declaration order: types, constants, overrides, globals,
+/// entry points, functions (but the hook), then every function's locals.
+fn first_clash(module: &Module) -> Option<(String, Named)> {
+    let types = module
+        .types
+        .iter()
+        .map(|(h, t)| (t.name.as_deref(), Named::Type(h)));
+    let constants = module
+        .constants
+        .iter()
+        .map(|(h, c)| (c.name.as_deref(), Named::Constant(h)));
+    let overrides = module
+        .overrides
+        .iter()
+        .map(|(h, o)| (o.name.as_deref(), Named::Override(h)));
+    let globals = module
+        .global_variables
+        .iter()
+        .map(|(h, g)| (g.name.as_deref(), Named::Global(h)));
+    let entries = module
+        .entry_points
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (Some(e.name.as_str()), Named::Entry(i)));
+    let functions = module
+        .functions
+        .iter()
+        .filter(|(_, f)| f.name.as_deref() != Some(HOOK))
+        .map(|(h, f)| (f.name.as_deref(), Named::Function(h)));
+    let bodies = module.functions.iter().map(|(h, f)| (Some(h), 0, f)).chain(
+        module
+            .entry_points
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (None, i, &e.function)),
+    );
+    let locals = bodies.flat_map(|(handle, entry, function)| {
+        function
+            .local_variables
+            .iter()
+            .map(move |(h, l)| (l.name.as_deref(), Named::Local(handle, entry, h)))
+    });
+    types
+        .chain(constants)
+        .chain(overrides)
+        .chain(globals)
+        .chain(entries)
+        .chain(functions)
+        .chain(locals)
+        .find_map(|(name, named)| {
+            name.filter(|n| reserved(n))
+                .map(|name| (name.to_string(), named))
+        })
 }
 
 fn compute_entries(module: &Module) -> impl Iterator<Item = (usize, &str)> {

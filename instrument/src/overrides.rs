@@ -98,7 +98,7 @@ fn without_overrides(
 }
 
 fn info_of(module: &Module, file: &str) -> Result<ModuleInfo> {
-    crate::validate(module).map_err(|e| Error::Overrides {
+    crate::shader::validate(module).map_err(|e| Error::Overrides {
         file: file.to_string(),
         message: e.as_inner().to_string(),
     })

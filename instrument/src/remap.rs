@@ -4,7 +4,8 @@
 //! `SampleLevel` and `ImageQuery` with no catch-all arm: a naga upgrade that adds a variant
 //! fails to compile here rather than carrying a handle of the source module over unmapped.
 
-use crate::import::ImportMap;
+use crate::import_map::ImportMap;
+use crate::walk;
 use naga::{
     Block, Expression, Handle, ImageQuery, SampleLevel, Statement, StructMember, TypeInner,
 };
@@ -277,46 +278,41 @@ pub fn type_inner(inner: &TypeInner, map: &ImportMap) -> TypeInner {
     }
 }
 
-/// Rewrites the module-level handles in a function body. Statements hold expression handles
-/// (which stay, see `Exprs::Same`) and nested blocks; only a call names a module-level item.
+/// Rewrites the module-level handles in a function body, at any depth.
 pub fn block(block: &mut Block, map: &ImportMap) {
     for statement in block.iter_mut() {
-        match statement {
-            Statement::Call { function, .. } => *function = map.function_handle(*function),
-            Statement::Block(inner) => self::block(inner, map),
-            Statement::If { accept, reject, .. } => {
-                self::block(accept, map);
-                self::block(reject, map);
-            }
-            Statement::Switch { cases, .. } => {
-                for case in cases {
-                    self::block(&mut case.body, map);
-                }
-            }
-            Statement::Loop {
-                body, continuing, ..
-            } => {
-                self::block(body, map);
-                self::block(continuing, map);
-            }
-            Statement::Emit(_)
-            | Statement::Break
-            | Statement::Continue
-            | Statement::Return { .. }
-            | Statement::Kill
-            | Statement::ControlBarrier(_)
-            | Statement::MemoryBarrier(_)
-            | Statement::Store { .. }
-            | Statement::ImageStore { .. }
-            | Statement::Atomic { .. }
-            | Statement::ImageAtomic { .. }
-            | Statement::WorkGroupUniformLoad { .. }
-            | Statement::RayQuery { .. }
-            | Statement::RayPipelineFunction(_)
-            | Statement::SubgroupBallot { .. }
-            | Statement::SubgroupGather { .. }
-            | Statement::SubgroupCollectiveOperation { .. }
-            | Statement::CooperativeStore { .. } => {}
-        }
+        statement_handles(statement, map);
+        walk::nested_blocks(statement, |inner| self::block(inner, map));
+    }
+}
+
+/// Rewrites the module-level handles `statement` itself holds. Statements hold expression
+/// handles (which stay, see `Exprs::Same`) and nested blocks; only a call names a
+/// module-level item.
+fn statement_handles(statement: &mut Statement, map: &ImportMap) {
+    match statement {
+        Statement::Call { function, .. } => *function = map.function_handle(*function),
+        Statement::Block(_)
+        | Statement::If { .. }
+        | Statement::Switch { .. }
+        | Statement::Loop { .. }
+        | Statement::Emit(_)
+        | Statement::Break
+        | Statement::Continue
+        | Statement::Return { .. }
+        | Statement::Kill
+        | Statement::ControlBarrier(_)
+        | Statement::MemoryBarrier(_)
+        | Statement::Store { .. }
+        | Statement::ImageStore { .. }
+        | Statement::Atomic { .. }
+        | Statement::ImageAtomic { .. }
+        | Statement::WorkGroupUniformLoad { .. }
+        | Statement::RayQuery { .. }
+        | Statement::RayPipelineFunction(_)
+        | Statement::SubgroupBallot { .. }
+        | Statement::SubgroupGather { .. }
+        | Statement::SubgroupCollectiveOperation { .. }
+        | Statement::CooperativeStore { .. } => {}
     }
 }

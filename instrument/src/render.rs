@@ -4,7 +4,8 @@
 //! `step_`, and a pipeline must ask for the name written).
 
 use crate::error::{Error, Result};
-use crate::{directives, parse_as_given, pointers, spell, validate, validate_user};
+use crate::shader::{parse_as_given, validate, validate_user};
+use crate::{directives, pointers, spell};
 use naga::back::wgsl::{write_string, WriterFlags};
 use naga::proc::{CaseInsensitiveKeywordSet, NameKey, Namer};
 use naga::valid::ModuleInfo;

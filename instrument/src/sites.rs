@@ -1,17 +1,18 @@
 //! Numbering of instrumented places (assertion calls, loops) with their source positions.
 
+use crate::locate::Locator;
 use crate::manifest::Site;
 use naga::Span;
 
-pub struct Sites<'s> {
-    source: Option<&'s str>,
+pub struct Sites<'l, 's> {
+    locator: &'l Locator<'s>,
     list: Vec<Site>,
 }
 
-impl<'s> Sites<'s> {
-    pub fn new(source: Option<&'s str>) -> Self {
+impl<'l, 's> Sites<'l, 's> {
+    pub fn new(locator: &'l Locator<'s>) -> Self {
         Sites {
-            source,
+            locator,
             list: Vec::new(),
         }
     }
@@ -19,15 +20,12 @@ impl<'s> Sites<'s> {
     /// Registers a place in `function` at `span` and returns its id.
     pub fn add(&mut self, function: &str, span: Span) -> u32 {
         let id = self.list.len() as u32;
-        let position = self
-            .source
-            .filter(|_| span.is_defined())
-            .map(|source| span.location(source));
+        let position = self.locator.position(span);
         self.list.push(Site {
             id,
             function: function.to_string(),
-            line: position.map(|p| p.line_number),
-            column: position.map(|p| p.line_position),
+            line: position.map(|p| p.0),
+            column: position.map(|p| p.1),
         });
         id
     }

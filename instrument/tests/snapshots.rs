@@ -134,8 +134,7 @@ fn manifest_layout_matches_library() {
     assert_eq!(m.params.offset("app_groups"), Some(0));
     assert_eq!(m.params.offset("app_total"), Some(12));
     assert_eq!(m.params.offset("patches"), Some(80));
-    assert_eq!(m.params.offset("fence_mask"), Some(336));
-    assert_eq!(m.params.size, 400);
+    assert_eq!(m.params.size, 336);
     assert_eq!(m.event.size, 32);
     assert_eq!(m.results.offset("stress_groups_ran"), Some(96));
     assert_eq!(m.results.offset("sink"), Some(100));

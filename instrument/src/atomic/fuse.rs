@@ -37,11 +37,10 @@ fn use_counts(function: &Function) -> Vec<u32> {
     uses
 }
 
-fn count_block(block: &Block, uses: &mut Vec<u32>) {
-    for statement in block.iter() {
-        operands::of_statement(&mut statement.clone(), &mut |h| uses[h.index()] += 1);
-        crate::walk::nested_blocks_ref(statement, |inner| count_block(inner, uses));
-    }
+fn count_block(block: &Block, uses: &mut [u32]) {
+    crate::walk::each_statement(block, &mut |statement| {
+        operands::of_statement(&mut statement.clone(), &mut |h| uses[h.index()] += 1)
+    });
 }
 
 /// A fused read-modify-write: its load, its operation, and the store's span.

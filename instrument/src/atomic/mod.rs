@@ -56,7 +56,7 @@ pub enum AtomicError {
     },
     /// The source does not parse or validate, or the result does not render.
     #[error(transparent)]
-    Shader(#[from] crate::Error),
+    Shader(#[from] crate::error::Error),
 }
 
 impl AtomicError {
@@ -112,8 +112,8 @@ pub fn candidates(
 
 /// `candidates` of WGSL source.
 pub fn candidates_wgsl(source: &str, file: &str) -> Result<Vec<Candidate>, AtomicError> {
-    let module = crate::parse(source, file)?;
-    let info = crate::validate_user(&module, Some(source), file)?;
+    let module = crate::shader::parse(source, file)?;
+    let info = crate::shader::validate_user(&module, Some(source), file)?;
     Ok(candidates(&module, &info, file, Some(source)))
 }
 
@@ -147,8 +147,8 @@ pub fn make_atomic(
         at: locator.at(refused.span),
     })?;
     module.global_variables[handle].ty = shape::atomic_type(&mut module, ty);
-    crate::validate(&module).map_err(|e| {
-        crate::Error::Internal(format!("make-atomic of `{name}`: {}", e.as_inner()))
+    crate::shader::validate(&module).map_err(|e| {
+        crate::error::Error::Internal(format!("make-atomic of `{name}`: {}", e.as_inner()))
     })?;
     Ok(module)
 }
@@ -184,8 +184,8 @@ pub fn make_atomic_rmw(
     for entry in module.entry_points.iter_mut() {
         fused.extend(fuse::fuse(&mut entry.function, handle));
     }
-    crate::validate(&module).map_err(|e| {
-        crate::Error::Internal(format!(
+    crate::shader::validate(&module).map_err(|e| {
+        crate::error::Error::Internal(format!(
             "make-atomic of `{name}` with its read-modify-writes fused: {}",
             e.as_inner()
         ))
@@ -195,19 +195,21 @@ pub fn make_atomic_rmw(
 
 /// `make_atomic_rmw` of WGSL source, rendered as WGSL.
 pub fn make_atomic_rmw_wgsl(source: &str, file: &str, name: &str) -> Result<String, AtomicError> {
-    let module = crate::parse(source, file)?;
-    crate::validate_user(&module, Some(source), file)?;
+    let module = crate::shader::parse(source, file)?;
+    crate::shader::validate_user(&module, Some(source), file)?;
     let (module, _) = make_atomic_rmw(module, name, file, Some(source))?;
-    let info = crate::validate(&module).map_err(|e| crate::Error::Internal(e.to_string()))?;
+    let info = crate::shader::validate(&module)
+        .map_err(|e| crate::error::Error::Internal(e.to_string()))?;
     Ok(crate::render(&module, &info, Some(source))?)
 }
 
 /// Parses WGSL, makes the variable `name` atomic, and renders the result as WGSL.
 pub fn make_atomic_wgsl(source: &str, file: &str, name: &str) -> Result<String, AtomicError> {
-    let module = crate::parse(source, file)?;
-    crate::validate_user(&module, Some(source), file)?;
+    let module = crate::shader::parse(source, file)?;
+    crate::shader::validate_user(&module, Some(source), file)?;
     let module = make_atomic(module, name, file, Some(source))?;
-    let info = crate::validate(&module).map_err(|e| crate::Error::Internal(e.to_string()))?;
+    let info = crate::shader::validate(&module)
+        .map_err(|e| crate::error::Error::Internal(e.to_string()))?;
     Ok(crate::render(&module, &info, Some(source))?)
 }
 

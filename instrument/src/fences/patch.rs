@@ -5,11 +5,15 @@
 //! each (numbered as `fences` numbers the sites); each call then becomes a plain
 //! `storageBarrier()` when its site is chosen and goes otherwise, and the marker goes too.
 
-use super::{place, FenceSite, InLoop};
+use super::module::place;
+use super::site::{FenceSite, InLoop};
 use crate::atomic::{make_atomic_rmw, AtomicError};
 use crate::error::Location;
 use crate::error::{Error, Result};
-use crate::{names, render, validate, Options};
+use crate::names;
+use crate::options::Options;
+use crate::render::render;
+use crate::shader::validate;
 use naga::{
     Arena, Barrier, Block, Expression, Function, FunctionArgument, Handle, Literal, Module, Span,
     Statement, Type, TypeInner,
@@ -64,8 +68,8 @@ pub fn fenced_at_atomic(
     chosen: &[u32],
 ) -> std::result::Result<Patched, AtomicError> {
     let path = options.file_name.as_deref().unwrap_or("shader.wgsl");
-    let module = crate::parse(source, path)?;
-    let info = crate::validate_user(&module, Some(source), path)?;
+    let module = crate::shader::parse(source, path)?;
+    let info = crate::shader::validate_user(&module, Some(source), path)?;
     let original_wgsl = render(&module, &info, Some(source))?;
     let (mut module, info, fused) = match atomic {
         None => (module, info, Vec::new()),
@@ -77,7 +81,7 @@ pub fn fenced_at_atomic(
     };
     let mut options = options.clone();
     if options.postcondition.is_none() {
-        options.postcondition = crate::postcondition_directive(source);
+        options.postcondition = crate::shader::postcondition_directive(source);
     }
     let entry = names::application_entry(&module, &options)?;
     let marker = add_marker(&mut module);
@@ -202,7 +206,7 @@ fn main(@builtin(local_invocation_index) lid: u32) {
         assert!(none.sites.len() >= 3, "{:?}", none.sites);
         let all: Vec<u32> = (0..none.sites.len() as u32).collect();
         let every = patched(&all);
-        let found = super::super::fences(SOURCE, &Options::default()).unwrap();
+        let found = crate::fences::fences(SOURCE, &Options::default()).unwrap();
         assert_eq!(every.wgsl, found.all_fenced_wgsl);
         let one = patched(&[1]);
         assert_eq!(

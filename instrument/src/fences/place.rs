@@ -1,372 +1,430 @@
-//! Placing candidate fence sites in the entry point's body: before and after every statement
-//! that touches storage memory, at points in uniform control flow only, so that a
-//! `storageBarrier()` there is valid WGSL for Tint as well as naga.
+//! Placing candidate fence sites in a function's body, at points where a `storageBarrier()`
+//! is valid WGSL for Tint as well as naga (the uniformity analysis says where) and where it
+//! orders storage accesses.
 //!
-//! A statement reached in uniform control flow that touches storage gets a site before and
-//! after it. A branch or loop that is not uniform inside is one statement to the walk: its
-//! accesses get their sites before and after the whole branch or loop (the nearest enclosing
-//! uniform points). As in Tint's analysis, control flow reconverges after a loop that some
-//! invocations leave early by a non-uniform `break` or `continue`, but stays non-uniform
-//! after a non-uniform `return` (and after a branch inside a loop that some invocations
-//! leave by `break` or `continue`), so no site follows one. Calls count as accesses when the callee (or one of its
-//! callees) names a storage variable; the walk does not enter callees.
+//! The rule, point by point: a point is a candidate when control flow there is uniform
+//! (uniformity/) and it separates storage accesses (memory.rs says which memory counts):
+//! some access of the function can run before it and another after it (an access earlier
+//! or later in the block or in the blocks around it, or anywhere in a loop around it). Points
+//! with nothing between them but statements that touch no storage and fall through (an
+//! evaluation, a store into a local, a barrier, a call of a function that touches no
+//! storage, a branch or loop without an access and without a `break`, `continue` or `return`
+//! that leaves it) order the same accesses: such a run is one site, its barrier at the run's
+//! end. A run also gets a site when it borders an access (before the first access of a
+//! block, after the last), as sites always have. Not points: those inside a statement that
+//! touches no storage (a barrier there runs on some paths only, where the site around the
+//! statement would order the same accesses), the points of a `for` or `while` loop's
+//! condition, and those of a `continuing` block that touches no storage (a `for` loop's
+//! update): they have no place in the source.
+//!
+//! A branch or loop that is not uniform inside is one access to the rule: its sites are
+//! around it. A non-uniform branch with an empty other side entered in uniform flow is split
+//! around the sites between its accesses (split.rs). A loop that is not uniform inside is
+//! noted (`in_loops`): no barrier can go between its accesses.
 
-use super::uniformity::{Root, Uniformity};
+use super::site::{Point, Side};
+use super::uniformity::{behaviors_of, Context, Positions};
 use naga::valid::FunctionInfo;
 use naga::{
-    AddressSpace, Arena, Barrier, Block, Expression, Function, Handle, LocalVariable, Span,
-    Statement, Type, UniqueArena,
+    Arena, Barrier, Block, Expression, Function, Handle, LocalVariable, Module, Span, Statement,
+    Type, UniqueArena,
 };
 use std::collections::HashSet;
 
-/// Which side of the access a site is on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Side {
-    Before,
-    After,
-}
-
-/// A site: a barrier goes here, on `side` of the access at `access`.
-#[derive(Clone, Copy, Debug)]
+/// A site: a barrier goes at `point`, on `side` of the access at `access`.
+#[derive(Clone, Debug)]
 pub struct Placed {
     pub access: Span,
     pub side: Side,
-    /// The site-number argument of a guarded barrier, numbered once all sites are known.
+    pub point: Point,
+    /// The site-number argument of a marker call, numbered once all sites are known.
     pub number: Option<Handle<Expression>>,
 }
 
-/// How control flow leaves a statement or block.
-#[derive(Clone, Copy)]
-struct Flow {
-    /// Control flow after it is uniform.
-    uniform: bool,
-    /// Some invocations left the enclosing loop (`break`, `continue`) in non-uniform flow.
-    loop_exit: bool,
-    /// Some invocations left the function in non-uniform flow.
-    fn_exit: bool,
+/// Which access a site is named after.
+#[derive(Clone, Copy, Debug)]
+pub struct Label {
+    pub access: Span,
+    pub side: Side,
 }
 
-impl Flow {
-    fn exits(&self) -> bool {
-        self.loop_exit || self.fn_exit
-    }
+/// What ends a run of points.
+#[derive(Clone, Copy)]
+enum Next {
+    /// A statement that is one access to the rule (its first access).
+    Access(Span),
+    /// A branch or loop with accesses and sites inside (its first access).
+    Inside(Span),
+    /// A statement without access that leaves, or the end of a block.
+    Nothing,
+}
 
-    /// Flow after this, then a statement that left with `after`.
-    fn then(self, after: Flow) -> Flow {
-        Flow {
-            uniform: after.uniform,
-            loop_exit: self.loop_exit || after.loop_exit,
-            fn_exit: self.fn_exit || after.fn_exit,
-        }
-    }
+/// Whether accesses of the function can run before a block and after it.
+#[derive(Clone, Copy)]
+struct Around {
+    before: bool,
+    after: bool,
+}
+
+/// A run of points with nothing between them that touches storage.
+#[derive(Default)]
+struct Run {
+    /// Named when the run begins right after an access.
+    label: Option<Label>,
+    /// Some point of the run separates accesses.
+    separating: bool,
+    /// A site before it serves it: only statements that touch no storage lie between, one
+    /// of which may leave (a barrier after it would run on fewer paths and order no more).
+    covered: bool,
 }
 
 pub struct Walker<'a> {
-    pub uniformity: &'a Uniformity<'a>,
+    pub module: &'a Module,
     pub function: &'a Function,
     pub info: &'a FunctionInfo,
-    /// Functions that name a storage variable, themselves or through their callees.
+    /// How every call of the function is made: where a barrier is valid.
+    pub context: &'a Context,
+    /// Functions that touch storage, themselves or through their callees.
     pub storage_functions: &'a HashSet<Handle<Function>>,
     pub sites: Vec<Placed>,
-    /// Locals this walk saw written with a non-uniform value or in non-uniform flow.
-    pub tainted: HashSet<Handle<LocalVariable>>,
     /// The function's expressions, locals and the module's types, grown by splits
     /// (split.rs); the walk itself reads the original function.
     pub expressions: Arena<Expression>,
     pub locals: Arena<LocalVariable>,
     pub types: UniqueArena<Type>,
-    /// What goes at a site: `storageBarrier()`, or a call of the library's
-    /// `wgstress_fence(site)`, which fences when the params' mask selects the site.
-    pub guard: Option<Handle<Function>>,
-    /// Every call the walk saw, and whether it was in uniform control flow.
-    pub calls: Vec<(Handle<Function>, bool)>,
+    /// What goes at a site: `storageBarrier()`, or a call of patch.rs's marker function
+    /// with the site's number, which becomes a barrier or nothing once the set is chosen.
+    pub marker: Option<Handle<Function>>,
     /// The first storage access of each loop that is not uniform inside: no barrier may go
     /// between its accesses.
     pub in_loops: Vec<Span>,
+    /// The block being walked, as a `Point`'s path.
+    pub path: Vec<(usize, usize)>,
+    /// The last access walked past, to name a site that borders none.
+    pub last_access: Option<Span>,
+    /// The first access of each loop the walk is in, likewise.
+    pub loop_accesses: Vec<Span>,
 }
 
 impl Walker<'_> {
-    /// The block with a storage barrier at every site, and how control flow leaves it.
-    pub fn block(&mut self, block: &Block, uniform: bool) -> (Block, bool) {
-        let (out, flow) = self.walk_block(block, uniform);
-        (out, flow.uniform)
+    /// The function's body with a barrier (or a marker) at every site.
+    pub fn body(&mut self, body: &Block, positions: &Positions) -> Block {
+        let around = Around {
+            before: false,
+            after: false,
+        };
+        let (mut out, run) = self.block(body, positions, around, None, 0);
+        self.close(&mut out, run, body.len(), Next::Nothing);
+        out
     }
 
-    fn walk_block(&mut self, block: &Block, uniform: bool) -> (Block, Flow) {
-        let (mut out, flow, pending) = self.walk_block_from(block, uniform, None);
-        if let Some(site) = pending {
-            let end = self.sites.len();
-            self.barrier(&mut out, site, end);
-        }
-        (out, flow)
-    }
-
-    /// Walks `block` with `pending`, a site after the statement before it, still to place;
-    /// returns the site pending after its last statement, for whatever follows the block.
-    /// A nested block walked in uniform flow takes the pending site in and hands its own
-    /// out, so a block (a `for` and its `var`) does not put a second barrier beside the one
-    /// after the statement before it.
-    fn walk_block_from(
+    /// Walks `block` (its points before `skip` are none), continuing `run` from the point
+    /// before it; returns the rewritten block and the run still open at its end.
+    fn block(
         &mut self,
         block: &Block,
-        uniform: bool,
-        mut pending: Option<Placed>,
-    ) -> (Block, Flow, Option<Placed>) {
+        positions: &Positions,
+        around: Around,
+        mut run: Option<Run>,
+        skip: usize,
+    ) -> (Block, Option<Run>) {
+        let statements: Vec<(&Statement, &Span)> = block.span_iter().collect();
+        let accesses: Vec<Option<Span>> = statements
+            .iter()
+            .map(|(s, span)| self.access(s, **span))
+            .collect();
+        let before = |i: usize| around.before || accesses[..i].iter().any(Option::is_some);
+        let after = |i: usize| around.after || accesses[i..].iter().any(Option::is_some);
         let mut out = Block::with_capacity(block.len());
-        let mut flow = Flow {
-            uniform,
-            loop_exit: false,
-            fn_exit: false,
-        };
-        for (statement, span) in block.span_iter() {
-            let before = flow.uniform;
-            if let (Statement::Block(inner), true) = (statement, before) {
-                let (inner, after, left) = self.walk_block_from(inner, true, pending.take());
+        for (i, &(statement, span)) in statements.iter().enumerate() {
+            self.enter_point(&mut run, positions, i, skip, before(i) && after(i));
+            let nested = &positions.nested[i];
+            let inside = Around {
+                before: before(i),
+                after: after(i + 1),
+            };
+            if let Statement::Block(inner) = statement {
+                // A block of its own (a `for` and its `var`) is no boundary: the run goes on.
+                self.path.push((i, 0));
+                let (inner, left) = self.block(inner, &nested[0], inside, run.take(), 0);
+                self.path.pop();
                 out.push(Statement::Block(inner), *span);
-                pending = left;
-                flow = flow.then(after);
+                run = left;
                 continue;
             }
-            // Sites inside come after a site pending before this statement.
-            let mark = self.sites.len();
-            let (new, after, placed_inside) = self.statement(statement, before);
-            let access = self.access(statement, *span);
-            match access.filter(|_| before && !placed_inside) {
-                Some(access) => {
-                    let last = self.last_access(statement, *span).unwrap_or(access);
-                    let site = pending.take().unwrap_or(Placed {
-                        access,
-                        side: Side::Before,
-                        number: None,
+            let Some(access) = accesses[i] else {
+                if behaviors_of(statement).only_next() {
+                    out.push(statement.clone(), *span);
+                    continue;
+                }
+                // It leaves: the run ends; nothing to place inside a statement without access.
+                // A site of the run before it serves the points after it.
+                let sites = self.sites.len();
+                let covered = run.as_ref().is_some_and(|r| r.covered);
+                self.close(&mut out, run.take(), i, Next::Nothing);
+                out.push(statement.clone(), *span);
+                if covered || self.sites.len() > sites {
+                    run = Some(Run {
+                        covered: true,
+                        ..Run::default()
                     });
-                    self.barrier(&mut out, site, mark);
-                    out.push(new, *span);
-                    if after.uniform {
-                        pending = Some(Placed {
-                            access: last,
-                            side: Side::After,
-                            number: None,
-                        });
-                    }
                 }
-                // A statement that touches no storage neither moves nor blocks a site: a
-                // barrier before it orders what one after it would.
-                None if access.is_none() && after.uniform && self.touches_no_storage(statement) => {
-                    out.push(new, *span)
-                }
-                None => {
-                    if let Some(site) = pending.take() {
-                        self.barrier(&mut out, site, mark);
-                    }
-                    out.push(new, *span);
-                }
+                continue;
+            };
+            let walk_inside = self.uniform_inside(statement, nested);
+            let leaf = !walk_inside;
+            let next = if leaf {
+                Next::Access(access)
+            } else {
+                Next::Inside(access)
+            };
+            self.close(&mut out, run.take(), i, next);
+            let before_statement = self.last_access;
+            let new = if walk_inside {
+                self.compound(statement, i, nested, inside)
+            } else {
+                let uniform_before = self.context.allows_barrier(&positions.at[i]);
+                self.unit(statement, i, uniform_before)
+            };
+            out.push(new, *span);
+            self.last_access = self.last_access_of(statement, *span).or(before_statement);
+            if leaf {
+                // The run that begins right after an access is named after it.
+                run = Some(Run {
+                    label: self.last_access.map(|access| Label {
+                        access,
+                        side: Side::After,
+                    }),
+                    ..Run::default()
+                });
             }
-            flow = flow.then(after);
         }
-        (out, flow, pending)
+        self.enter_point(
+            &mut run,
+            positions,
+            block.len(),
+            skip,
+            before(block.len()) && after(block.len()),
+        );
+        (out, run)
     }
 
-    /// An `Emit`, a store into a function-local variable, a barrier, a workgroup uniform
-    /// load, or a call of a function that names no storage variable. Letting a site pass a
-    /// barrier keeps one candidate where a hand-written fix had a `workgroupBarrier()`
-    /// (ct-octree's `fence()`): before, the points just before and just after it were two
-    /// sites that order the same accesses, and the search on the H100 kept both.
-    fn touches_no_storage(&self, statement: &Statement) -> bool {
-        match statement {
-            Statement::Emit(_)
-            | Statement::ControlBarrier(_)
-            | Statement::MemoryBarrier(_)
-            | Statement::WorkGroupUniformLoad { .. } => true,
-            Statement::Call { function, .. } => !self.storage_functions.contains(function),
-            // A branch on workgroup values (`lid == 0u && shared_a < shared_b` is one), as
-            // long as no invocation leaves through it: a barrier after a `break` or a
-            // `return` is not one before it.
-            Statement::If { .. } | Statement::Switch { .. } => !leaves(statement),
-            Statement::Store { pointer, .. } => {
-                matches!(self.uniformity.root(*pointer), Root::Local(_))
-            }
-            _ => false,
+    /// At point `i` of a block: a run goes on through it, begins at it, or has no place
+    /// there (where a barrier is not valid, or the point is none).
+    fn enter_point(
+        &self,
+        run: &mut Option<Run>,
+        positions: &Positions,
+        i: usize,
+        skip: usize,
+        separating: bool,
+    ) {
+        if i < skip || !self.context.allows_barrier(&positions.at[i]) {
+            *run = None;
+            return;
+        }
+        run.get_or_insert_with(Run::default).separating |= separating;
+    }
+
+    /// Ends `run` at point `index` of the block being walked (`out` so far), before `next`:
+    /// a site goes there if the run separates accesses or borders one.
+    fn close(&mut self, out: &mut Block, run: Option<Run>, index: usize, next: Next) {
+        let Some(run) = run else { return };
+        let before = |access| Label {
+            access,
+            side: Side::Before,
+        };
+        let label = match (run.label, next) {
+            (Some(label), _) => Some(label),
+            (None, Next::Access(access)) => Some(before(access)),
+            (None, _) if run.covered || !run.separating => None,
+            (None, Next::Inside(access)) => Some(before(access)),
+            (None, Next::Nothing) => self.name_unbordered(),
+        };
+        if let Some(label) = label {
+            let point = Point {
+                path: self.path.clone(),
+                index,
+            };
+            self.barrier(out, label, point);
         }
     }
 
-    /// A barrier at the end of `out`, numbered `index` among the sites (the sites of the
-    /// statement after it were found first).
-    pub(super) fn barrier(&mut self, out: &mut Block, mut site: Placed, index: usize) {
-        let statement = match self.guard {
+    /// A name for a site that borders no access: after the last access walked past in its
+    /// loop's body (or, outside loops, in the function), or else before the first access of
+    /// the loop it is in (one of them runs before it).
+    fn name_unbordered(&self) -> Option<Label> {
+        match (self.last_access, self.loop_accesses.last()) {
+            (Some(access), _) => Some(Label {
+                access,
+                side: Side::After,
+            }),
+            (None, Some(access)) => Some(Label {
+                access: *access,
+                side: Side::Before,
+            }),
+            (None, None) => None,
+        }
+    }
+
+    /// A barrier at the end of `out`, at `point`.
+    pub(super) fn barrier(&mut self, out: &mut Block, label: Label, point: Point) {
+        let mut number = None;
+        let statement = match self.marker {
             None => Statement::ControlBarrier(Barrier::STORAGE),
             Some(function) => {
                 let literal = Expression::Literal(naga::Literal::U32(0));
-                let number = self.expressions.append(literal, site.access);
-                site.number = Some(number);
+                let argument = self.expressions.append(literal, label.access);
+                number = Some(argument);
                 Statement::Call {
                     function,
-                    arguments: vec![number],
+                    arguments: vec![argument],
                     result: None,
                 }
             }
         };
-        self.sites.insert(index, site);
-        out.push(statement, site.access);
+        self.sites.push(Placed {
+            access: label.access,
+            side: label.side,
+            point,
+            number,
+        });
+        out.push(statement, label.access);
     }
 
-    /// The statement rewritten, how control flow leaves it, and whether its accesses got
-    /// their sites inside it (a branch or loop walked in uniform flow).
-    fn statement(&mut self, statement: &Statement, uniform: bool) -> (Statement, Flow, bool) {
-        let leaf = |uniform_after: bool| Flow {
-            uniform: uniform_after,
-            loop_exit: false,
-            fn_exit: false,
+    /// Whether barriers are valid inside `statement`, a branch or loop (its blocks are
+    /// entered with the same flow: an `if`'s both sides, a loop's body).
+    fn uniform_inside(&self, statement: &Statement, nested: &[Positions]) -> bool {
+        match statement {
+            Statement::If { .. } | Statement::Switch { .. } | Statement::Loop { .. } => nested
+                .first()
+                .is_some_and(|first| self.context.allows_barrier(&first.at[0])),
+            _ => false,
+        }
+    }
+
+    /// A branch or loop uniform inside, with sites inside.
+    fn compound(
+        &mut self,
+        statement: &Statement,
+        index: usize,
+        nested: &[Positions],
+        around: Around,
+    ) -> Statement {
+        let before = self.last_access;
+        // A block starts from the last access before the statement; a loop's body from none,
+        // so that a site at its start is named after the loop's first access, not after an
+        // access outside the loop.
+        let walk = |walker: &mut Self, k: usize, block: &Block, around: Around, skip: usize| {
+            walker.path.push((index, k));
+            walker.last_access = match statement {
+                Statement::Loop { .. } => None,
+                _ => before,
+            };
+            let (mut out, run) = walker.block(block, &nested[k], around, None, skip);
+            walker.close(&mut out, run, block.len(), Next::Nothing);
+            walker.path.pop();
+            out
         };
         match statement {
-            Statement::Block(block) => {
-                let (block, flow) = self.walk_block(block, uniform);
-                (Statement::Block(block), flow, uniform)
-            }
             Statement::If {
                 condition,
                 accept,
                 reject,
-            } => {
-                let inside = uniform && self.uniformity.is_uniform(*condition);
-                let (accept, a) = self.walk_block(accept, inside);
-                let (reject, r) = self.walk_block(reject, inside);
-                let flow = Self::branches(uniform, inside, &[a, r]);
-                if uniform && !inside && accept.is_empty() != reject.is_empty() {
-                    let (branch, is_accept) = if reject.is_empty() {
-                        (accept.clone(), true)
-                    } else {
-                        (reject.clone(), false)
-                    };
-                    if let Some(split) = self.split(*condition, branch, is_accept) {
-                        return (split, flow, false);
-                    }
-                }
-                let new = Statement::If {
-                    condition: *condition,
-                    accept,
-                    reject,
-                };
-                (new, flow, inside)
-            }
-            Statement::Switch { selector, cases } => {
-                let inside = uniform && self.uniformity.is_uniform(*selector);
-                let mut flows = Vec::new();
-                let cases = cases
+            } => Statement::If {
+                condition: *condition,
+                accept: walk(self, 0, accept, around, 0),
+                reject: walk(self, 1, reject, around, 0),
+            },
+            Statement::Switch { selector, cases } => Statement::Switch {
+                selector: *selector,
+                cases: cases
                     .iter()
-                    .map(|case| {
-                        let (body, flow) = self.walk_block(&case.body, inside);
-                        flows.push(flow);
+                    .enumerate()
+                    .map(|(k, case)| {
+                        // `case 1u, 2u:` is an empty case falling through to the next: its
+                        // point is none (WGSL has no place for it).
+                        let skip = if case.fall_through {
+                            case.body.len() + 1
+                        } else {
+                            0
+                        };
                         naga::SwitchCase {
-                            body,
+                            body: walk(self, k, &case.body, around, skip),
                             ..case.clone()
                         }
                     })
-                    .collect();
-                let flow = Self::branches(uniform, inside, &flows);
-                let new = Statement::Switch {
-                    selector: *selector,
-                    cases,
-                };
-                (new, flow, inside)
-            }
+                    .collect(),
+            },
             Statement::Loop {
                 body,
                 continuing,
                 break_if,
-            } => self.loop_(body, continuing, *break_if, uniform),
-            Statement::Break | Statement::Continue => {
-                let flow = Flow {
-                    uniform,
-                    loop_exit: !uniform,
-                    fn_exit: false,
-                };
-                (statement.clone(), flow, false)
-            }
-            Statement::Return { .. } | Statement::Kill => {
-                let flow = Flow {
-                    uniform,
-                    loop_exit: false,
-                    fn_exit: !uniform,
-                };
-                (statement.clone(), flow, false)
-            }
-            Statement::Store { pointer, value } => {
-                if let Root::Local(local) = self.uniformity.root(*pointer) {
-                    let known = uniform
-                        && self.uniformity.is_uniform(*value)
-                        && self.uniformity.is_uniform(*pointer);
-                    if !known {
-                        self.tainted.insert(local);
-                    }
-                }
-                (statement.clone(), leaf(uniform), false)
-            }
-            Statement::Call {
-                function,
-                arguments,
-                ..
             } => {
-                self.calls.push((*function, uniform));
-                // A callee may write through a pointer to a local.
-                for argument in arguments {
-                    if let Root::Local(local) = self.uniformity.root(*argument) {
-                        self.tainted.insert(local);
-                    }
+                // Every access of the loop runs before and after every point in it.
+                let around = Around {
+                    before: true,
+                    after: true,
+                };
+                let first = self.access(statement, Span::UNDEFINED);
+                self.loop_accesses.extend(first);
+                let condition = condition_length(body);
+                let body = walk(self, 0, body, around, condition);
+                let update =
+                    match self.access(&Statement::Block(continuing.clone()), Span::UNDEFINED) {
+                        Some(_) => 0,
+                        None => continuing.len() + 1,
+                    };
+                let continuing = walk(self, 1, continuing, around, update);
+                if first.is_some() {
+                    self.loop_accesses.pop();
                 }
-                (statement.clone(), leaf(uniform), false)
+                Statement::Loop {
+                    body,
+                    continuing,
+                    break_if: *break_if,
+                }
             }
-            Statement::Emit(_)
-            | Statement::ControlBarrier(_)
-            | Statement::MemoryBarrier(_)
-            | Statement::ImageStore { .. }
-            | Statement::Atomic { .. }
-            | Statement::ImageAtomic { .. }
-            | Statement::WorkGroupUniformLoad { .. }
-            | Statement::RayQuery { .. }
-            | Statement::RayPipelineFunction(_)
-            | Statement::SubgroupBallot { .. }
-            | Statement::SubgroupGather { .. }
-            | Statement::SubgroupCollectiveOperation { .. }
-            | Statement::CooperativeStore { .. } => (statement.clone(), leaf(uniform), false),
+            other => other.clone(),
         }
     }
 
-    /// How control flow leaves a branch statement: it reconverges after the branches unless
-    /// some invocations left early in non-uniform flow, or (conservatively) a branch taken
-    /// in uniform flow ended in non-uniform flow.
-    fn branches(uniform: bool, inside: bool, flows: &[Flow]) -> Flow {
-        let exits = flows.iter().any(Flow::exits);
-        let ends_uniform = flows.iter().all(|f| f.uniform);
-        Flow {
-            uniform: uniform && !exits && (!inside || ends_uniform),
-            loop_exit: flows.iter().any(|f| f.loop_exit),
-            fn_exit: flows.iter().any(|f| f.fn_exit),
+    /// A statement that is one access to the rule: a leaf, or a branch or loop that is not
+    /// uniform inside (split when it can be, noted when it is a loop).
+    fn unit(&mut self, statement: &Statement, index: usize, uniform_before: bool) -> Statement {
+        self.note_loops(statement);
+        match statement {
+            Statement::If {
+                condition,
+                accept,
+                reject,
+            } if uniform_before && accept.is_empty() != reject.is_empty() => {
+                let (branch, k) = if reject.is_empty() {
+                    (accept, 0)
+                } else {
+                    (reject, 1)
+                };
+                self.path.push((index, k));
+                let split = self.split(*condition, branch.clone(), k == 0);
+                self.path.pop();
+                split.unwrap_or_else(|| statement.clone())
+            }
+            other => other.clone(),
         }
     }
 
-    /// A loop is uniform inside when it is entered in uniform flow, every iteration ends in
-    /// uniform flow, no invocation leaves it (or the function) early in non-uniform flow and
-    /// its `break if` is uniform. Control flow after it is uniform when it was before and no
-    /// invocation returned from inside it: the others reconverge where the loop ends, as in
-    /// the WGSL uniformity analysis (a `for` over `local_invocation_index` is followed by a
-    /// barrier in most reductions).
-    fn loop_(
-        &mut self,
-        body: &Block,
-        continuing: &Block,
-        break_if: Option<Handle<Expression>>,
-        uniform: bool,
-    ) -> (Statement, Flow, bool) {
-        let (sites, calls) = (self.sites.len(), self.calls.len());
-        let (b, bf) = self.walk_block(body, uniform);
-        let (c, cf) = self.walk_block(continuing, bf.uniform);
-        let inside = uniform
-            && bf.uniform
-            && cf.uniform
-            && !bf.exits()
-            && !cf.exits()
-            && break_if.is_none_or(|e| self.uniformity.is_uniform(e));
-        if !inside {
+    /// Notes every loop with an access in `statement`, which is not uniform inside, inner
+    /// loops first: no barrier may go between its accesses.
+    fn note_loops(&mut self, statement: &Statement) {
+        crate::walk::nested_blocks_ref(statement, |block| {
+            for inner in block.iter() {
+                self.note_loops(inner);
+            }
+        });
+        if let Statement::Loop {
+            body, continuing, ..
+        } = statement
+        {
             let blocks = Statement::Block(Block::from_vec(vec![
                 Statement::Block(body.clone()),
                 Statement::Block(continuing.clone()),
@@ -377,117 +435,25 @@ impl Walker<'_> {
                 }
             }
         }
-        let (body, continuing, fn_exit) = if inside || !uniform {
-            (b, c, bf.fn_exit || cf.fn_exit)
-        } else {
-            // Walked as uniform, it is not: no sites inside after all, nor uniform calls.
-            self.sites.truncate(sites);
-            self.calls.truncate(calls);
-            let (b, bf) = self.walk_block(body, false);
-            let (c, cf) = self.walk_block(continuing, false);
-            (b, c, bf.fn_exit || cf.fn_exit)
-        };
-        // Invocations that left by a non-uniform `break` or `continue` wait for the others
-        // after the loop (Tint accepts a barrier there); one that returned does not.
-        let flow = Flow {
-            uniform: uniform && !fn_exit,
-            loop_exit: false,
-            fn_exit,
-        };
-        let new = Statement::Loop {
-            body,
-            continuing,
-            break_if,
-        };
-        (new, flow, inside)
-    }
-
-    /// Where `statement` first touches storage memory, if it does.
-    pub(super) fn access(&self, statement: &Statement, span: Span) -> Option<Span> {
-        self.access_at(statement, span, false)
-    }
-
-    /// Where `statement` last touches storage memory, if it does.
-    fn last_access(&self, statement: &Statement, span: Span) -> Option<Span> {
-        self.access_at(statement, span, true)
-    }
-
-    fn access_at(&self, statement: &Statement, span: Span, last: bool) -> Option<Span> {
-        let storage = |pointer: Handle<Expression>| {
-            matches!(
-                self.uniformity.root(pointer),
-                Root::Global(AddressSpace::Storage { .. })
-            )
-        };
-        let first = |blocks: &[&Block]| {
-            let in_block = |block: &&Block| {
-                let mut statements: Vec<_> = block.span_iter().collect();
-                if last {
-                    statements.reverse();
-                }
-                statements
-                    .into_iter()
-                    .find_map(|(s, span)| self.access_at(s, *span, last))
-            };
-            if last {
-                blocks.iter().rev().find_map(in_block)
-            } else {
-                blocks.iter().find_map(in_block)
-            }
-        };
-        match statement {
-            Statement::Emit(range) => {
-                range
-                    .clone()
-                    .find_map(|expr| match self.function.expressions[expr] {
-                        Expression::Load { pointer } if storage(pointer) => {
-                            Some(self.function.expressions.get_span(expr))
-                        }
-                        _ => None,
-                    })
-            }
-            Statement::Store { pointer, .. } | Statement::Atomic { pointer, .. } => {
-                storage(*pointer).then_some(span)
-            }
-            Statement::Call { function, .. } => {
-                self.storage_functions.contains(function).then_some(span)
-            }
-            // Storage textures are storage memory too.
-            Statement::ImageStore { .. } | Statement::ImageAtomic { .. } => Some(span),
-            Statement::Block(block) => first(&[block]),
-            Statement::If { accept, reject, .. } => first(&[accept, reject]),
-            Statement::Switch { cases, .. } => {
-                let bodies: Vec<&Block> = cases.iter().map(|c| &c.body).collect();
-                first(&bodies)
-            }
-            Statement::Loop {
-                body, continuing, ..
-            } => first(&[body, continuing]),
-            Statement::Break
-            | Statement::Continue
-            | Statement::Return { .. }
-            | Statement::Kill
-            | Statement::ControlBarrier(_)
-            | Statement::MemoryBarrier(_)
-            | Statement::WorkGroupUniformLoad { .. }
-            | Statement::RayQuery { .. }
-            | Statement::RayPipelineFunction(_)
-            | Statement::SubgroupBallot { .. }
-            | Statement::SubgroupGather { .. }
-            | Statement::SubgroupCollectiveOperation { .. }
-            | Statement::CooperativeStore { .. } => None,
-        }
     }
 }
 
-/// Whether `statement` holds a `break`, `continue`, `return` or discard anywhere inside.
-fn leaves(statement: &Statement) -> bool {
-    let mut found = matches!(
-        statement,
-        Statement::Break | Statement::Continue | Statement::Return { .. } | Statement::Kill
-    );
-    crate::walk::nested_blocks_ref(statement, |block| {
-        found |= block.iter().any(leaves);
-    });
-    found
+/// How many points at the start of a loop's body are its condition's: naga gives a `for` or
+/// `while` loop the body `{ evaluations; if condition {} else { break; } ...body }`, and the
+/// points up to the condition's `if` have no place in the source.
+pub fn condition_length(body: &Block) -> usize {
+    for (index, statement) in body.iter().enumerate() {
+        match statement {
+            Statement::Emit(_) => continue,
+            Statement::If { accept, reject, .. }
+                if accept.is_empty()
+                    && reject.len() == 1
+                    && matches!(reject.first(), Some(Statement::Break)) =>
+            {
+                return index + 1;
+            }
+            _ => return 0,
+        }
+    }
+    0
 }

@@ -15,7 +15,8 @@
 //! the branch keeps its sites around it.
 
 use super::operands;
-use super::place::{Placed, Side, Walker};
+use super::place::{Label, Walker};
+use super::site::{Point, Side};
 use naga::{Block, Expression, Handle, LocalVariable, Range, Span, Statement, Type, TypeInner};
 use std::collections::{HashMap, HashSet};
 
@@ -50,8 +51,12 @@ impl Walker<'_> {
         let mut out = Block::new();
         for (i, segment) in segments.into_iter().enumerate() {
             if i > 0 {
-                let end = self.sites.len();
-                self.barrier(&mut out, gaps[i - 1].1, end);
+                let (index, label) = gaps[i - 1];
+                let point = Point {
+                    path: self.path.clone(),
+                    index,
+                };
+                self.barrier(&mut out, label, point);
             }
             let (body, span): (Block, Span) = {
                 let span = segment.first().map_or(Span::UNDEFINED, |(_, s)| *s);
@@ -81,7 +86,7 @@ impl Walker<'_> {
     /// Gaps (statement index, site) before every top-level storage access that follows
     /// another, and before the `Emit`s that evaluate its operands (a pointer cannot cross in
     /// a variable): the site is after the earlier access.
-    fn gaps(&self, statements: &Segment) -> Vec<(usize, Placed)> {
+    fn gaps(&self, statements: &Segment) -> Vec<(usize, Label)> {
         let mut gaps = Vec::new();
         let mut previous: Option<(usize, Span)> = None;
         for (index, (statement, span)) in statements.iter().enumerate() {
@@ -94,10 +99,9 @@ impl Walker<'_> {
                 {
                     gap -= 1;
                 }
-                let site = Placed {
+                let site = Label {
                     access: earlier,
                     side: Side::After,
-                    number: None,
                 };
                 gaps.push((gap, site));
             }
@@ -258,15 +262,17 @@ impl Walker<'_> {
                 *range = Range::new_from_bounds(*first, *last);
             }
         }
-        // A call's or an atomic's result stays as it is: it has no operands, and naga wants
-        // every such result filled by exactly one statement (a copy would leave the original
-        // unfilled, which naga refuses as an unvisited expression).
-        operands::of_statement(statement, &mut |h| swap(map, h));
+        // The nested blocks first: a loop's `break if` condition is evaluated in its
+        // continuing block, and must read the copy evaluated there.
         crate::walk::nested_blocks(statement, |block| {
             for s in block.iter_mut() {
                 self.evaluate_anew(s, map);
             }
         });
+        // A call's or an atomic's result stays as it is: it has no operands, and naga wants
+        // every such result filled by exactly one statement (a copy would leave the original
+        // unfilled, which naga refuses as an unvisited expression).
+        operands::of_statement(statement, &mut |h| swap(map, h));
     }
 
     fn type_of(&mut self, expr: Handle<Expression>) -> Handle<Type> {
@@ -287,31 +293,23 @@ impl Walker<'_> {
 /// `break` or `continue` that is not inside a loop nested in it (a `switch`'s `break` counts,
 /// conservatively).
 fn leaves_early(block: &Block, in_loop: bool) -> bool {
-    block.iter().any(|statement| match statement {
-        Statement::Return { .. } | Statement::Kill => true,
-        Statement::Break | Statement::Continue => !in_loop,
-        Statement::Block(inner) => leaves_early(inner, in_loop),
-        Statement::If { accept, reject, .. } => {
-            leaves_early(accept, in_loop) || leaves_early(reject, in_loop)
-        }
-        Statement::Switch { cases, .. } => cases.iter().any(|c| leaves_early(&c.body, false)),
-        Statement::Loop {
-            body, continuing, ..
-        } => leaves_early(body, true) || leaves_early(continuing, true),
-        Statement::Emit(_)
-        | Statement::ControlBarrier(_)
-        | Statement::MemoryBarrier(_)
-        | Statement::Store { .. }
-        | Statement::ImageStore { .. }
-        | Statement::Atomic { .. }
-        | Statement::ImageAtomic { .. }
-        | Statement::WorkGroupUniformLoad { .. }
-        | Statement::Call { .. }
-        | Statement::RayQuery { .. }
-        | Statement::RayPipelineFunction(_)
-        | Statement::SubgroupBallot { .. }
-        | Statement::SubgroupGather { .. }
-        | Statement::SubgroupCollectiveOperation { .. }
-        | Statement::CooperativeStore { .. } => false,
+    block.iter().any(|statement| {
+        let leaves = match statement {
+            Statement::Return { .. } | Statement::Kill => true,
+            Statement::Break | Statement::Continue => !in_loop,
+            _ => false,
+        };
+        // Inside a nested loop, its own `break` and `continue` stay inside; inside a
+        // `switch`, a `break` leaves the switch only, but counts, as said.
+        let nested_in_loop = match statement {
+            Statement::Loop { .. } => true,
+            Statement::Switch { .. } => false,
+            _ => in_loop,
+        };
+        let mut nested = false;
+        crate::walk::nested_blocks_ref(statement, |inner| {
+            nested = nested || leaves_early(inner, nested_in_loop)
+        });
+        leaves || nested
     })
 }

@@ -1,6 +1,9 @@
 //! Helpers shared by the instrumenter's tests.
 #![allow(dead_code)]
 
+pub mod completeness;
+pub mod points;
+
 use wgstress_instrument::{instrument_wgsl, Instrumented, Options};
 
 pub fn instrument(source: &str) -> Instrumented {

@@ -2,11 +2,11 @@
 //! `storageBarrier()` at its sites (after its variable was made atomic), through the runner's
 //! batches and pacing.
 //!
-//! One pipeline with a guarded barrier at every site, each run's mask picking the set, would
-//! save the compiles, but on lavapipe a barrier under a uniform branch that is not taken
-//! still suspends the workgroup's threads there, so every guard orders memory whatever the
-//! mask: an application that fails without barriers passed with the guards all off. A
-//! compiled set fences only where it says.
+//! One pipeline with a guarded barrier at every site (an earlier design, each run's uniform
+//! mask picking the set) would save the compiles, but on lavapipe a barrier under a
+//! uniform branch that is not taken still suspends the workgroup's threads there, so every
+//! guard orders memory whatever the mask: an application that fails without barriers
+//! passed with the guards all off. A compiled set fences only where it says.
 
 use super::lab::{FixSet, Lab, Measured};
 use super::source::Shader;

@@ -167,6 +167,7 @@ mod tests {
             function: function.into(),
             line: 1,
             column: 1,
+            point: Default::default(),
         }
     }
 

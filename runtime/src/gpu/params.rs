@@ -34,7 +34,4 @@ pub fn encode(run: &RunParams, workgroups: [u32; 3], layout: &Layout, out: &mut 
     for (i, patch) in run.patches.iter().enumerate() {
         put("patches", i as u32, *patch);
     }
-    for (i, word) in run.fence_mask.iter().enumerate() {
-        put("fence_mask", i as u32, *word);
-    }
 }

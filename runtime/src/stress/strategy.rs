@@ -291,15 +291,6 @@ pub struct RunParams {
     /// Which buffer layout the run binds (0: the buffers as allocated).
     #[serde(default)]
     pub layout: u32,
-    /// Which candidate fence sites fence (bit k % 32 of word k / 32 for site k), for an
-    /// application instrumented with guarded fences (`fences::instrument_fenced`); no
-    /// effect on others.
-    #[serde(default, skip_serializing_if = "no_fences")]
-    pub fence_mask: [u32; 16],
-}
-
-fn no_fences(mask: &[u32; 16]) -> bool {
-    mask.iter().all(|w| *w == 0)
 }
 
 impl RunParams {
@@ -359,7 +350,6 @@ impl RunParams {
             app_enabled: true,
             placement: settings.placement,
             layout,
-            fence_mask: [0; 16],
         }
     }
 }

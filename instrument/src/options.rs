@@ -1,0 +1,24 @@
+//! What the caller asks of the instrumenter.
+
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// The application entry point; may be left out when the shader has one compute entry
+    /// point besides the postcondition.
+    pub entry: Option<String>,
+    /// The postcondition entry point; when left out, a `// wgstress: postcondition NAME`
+    /// comment in the source names it, if there is one.
+    pub postcondition: Option<String>,
+    /// Name of the source file, for diagnostics and the manifest.
+    pub file_name: Option<String>,
+    /// Values for the shader's `override` declarations, by name or `@id`; values for
+    /// overrides the shader does not declare are ignored. Every override is resolved before
+    /// instrumenting, so the instrumented module has none.
+    pub constants: Vec<(String, f64)>,
+    /// The bind group for wgstress's own bindings; by default the lowest the shader leaves
+    /// free. A pipeline of several shaders gives all of them the same.
+    pub bind_group: Option<u32>,
+    /// Instrument only the postcondition (`postcondition` names it): a postcondition in a
+    /// file of its own, without the application's entry point. The manifest's `entry_point`
+    /// is then the postcondition too.
+    pub postcondition_only: bool,
+}
