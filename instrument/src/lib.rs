@@ -42,7 +42,7 @@ pub use manifest::Manifest;
 pub use options::Options;
 pub use overrides::constants_for;
 pub use render::{raw_wgsl, render, Raw};
-pub use shader::validate;
+pub use shader::{read_module, validate};
 pub use stress::{library_source, Strategy};
 
 use naga::valid::ModuleInfo;

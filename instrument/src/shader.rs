@@ -13,6 +13,12 @@ pub(crate) fn parse(source: &str, path: &str) -> Result<Module> {
     Ok(module)
 }
 
+/// The module wgstress reads from `source`, as every pass sees it: directives naga refuses
+/// set aside, pointer parameters specialised away. Errors carry `path`:line:column.
+pub fn read_module(source: &str, path: &str) -> Result<Module> {
+    parse(source, path)
+}
+
 /// `parse` without the rewrite of pointer parameters.
 pub(crate) fn parse_as_given(source: &str, path: &str) -> Result<Module> {
     naga::front::wgsl::parse_str(&crate::directives::for_naga(source)).map_err(|e| {

@@ -59,7 +59,7 @@ pub fn check(cases: &[(String, String)]) -> Report {
             format!("{name} all sites"),
             found.all_fenced_wgsl,
         ));
-        let module = naga::front::wgsl::parse_str(source).unwrap();
+        let module = wgstress_instrument::read_module(source, "shader.wgsl").unwrap();
         let storage = points::Storage::new(&module);
         for which in points::reachable(&module, application_entry(&module, source)) {
             let function = points::function(&module, which);
