@@ -22,6 +22,7 @@ mod import;
 mod locate;
 pub mod manifest;
 mod names;
+mod outline;
 mod overrides;
 mod pointers;
 mod remap;

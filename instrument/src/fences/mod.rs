@@ -19,21 +19,25 @@
 //! is in uniform control flow (a barrier there is then in uniform flow; its arguments count
 //! as non-uniform).
 
+mod analysis;
 pub(crate) mod operands;
 mod patch;
 mod place;
 mod results;
-mod returns;
+pub(crate) mod returns;
+pub mod source;
 mod split;
 mod uniformity;
 
 use crate::error::{Error, Result};
 use crate::{names, render, validate, Options};
+pub use analysis::{analyse, Analysis};
 use naga::valid::ModuleInfo;
 use naga::{AddressSpace, Expression, Function, Handle, Module};
 pub use patch::{fenced_at, fenced_at_atomic, Patched};
 pub use place::Side;
 use place::Walker;
+pub use source::{SourceAnchor, SourcePatch, SplitAnchor, Unexpressible, Why};
 use std::collections::{HashMap, HashSet};
 use uniformity::Uniformity;
 
@@ -327,7 +331,7 @@ fn fixed_point(
 
 /// Functions that name a storage variable, themselves or through a callee. Callees come
 /// before their callers in naga's arena, so one pass in order sees every callee first.
-fn storage_functions(module: &Module) -> HashSet<Handle<Function>> {
+pub(crate) fn storage_functions(module: &Module) -> HashSet<Handle<Function>> {
     let mut found = HashSet::new();
     for (handle, function) in module.functions.iter() {
         let touches = function.expressions.iter().any(|(_, e)| match e {
