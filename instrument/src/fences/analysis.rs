@@ -20,6 +20,7 @@
 //! ```
 
 use super::patch::{marked, Marked};
+use super::roles::{Portable, Roles, SiteRole};
 use super::source::{self, SourceAnchor, SourcePatch, Unexpressible};
 use super::FenceSite;
 use crate::atomic::AtomicError;
@@ -33,6 +34,9 @@ pub struct Analysis {
     pub sites: Vec<FenceSite>,
     /// Where each site's barrier goes in the text, or why the text cannot take it there.
     pub anchors: Vec<std::result::Result<SourceAnchor, Unexpressible>>,
+    /// Each site's role as a release or an acquire, and its counterparts.
+    pub roles: Vec<SiteRole>,
+    pairing: Roles,
     marked: Marked,
     source: String,
     file: String,
@@ -48,9 +52,18 @@ pub fn analyse(
 ) -> std::result::Result<Analysis, AtomicError> {
     let marked = marked(source, options, atomic)?;
     let file = options.file_name.as_deref().unwrap_or("shader.wgsl");
+    let anchors = source::anchors(&marked, source, file);
+    // The marked module itself does not validate (its marker comes after its callers); the
+    // module with a barrier at every site has the same functions and expressions.
+    let all: Vec<u32> = (0..marked.sites.len() as u32).collect();
+    let info = validate(&marked.resolved(&all)?).map_err(|e| Error::Internal(format!("{e:?}")))?;
+    let expressible = anchors.iter().map(|a| a.is_ok()).collect();
+    let pairing = Roles::new(&marked.module, &info, &marked, source, file, expressible);
     Ok(Analysis {
         sites: marked.sites.clone(),
-        anchors: source::anchors(&marked, source, file),
+        anchors,
+        roles: pairing.sites.clone(),
+        pairing,
         marked,
         source: source.to_string(),
         file: file.to_string(),
@@ -70,6 +83,13 @@ impl Analysis {
             self.atomic.as_deref(),
             chosen,
         )
+    }
+
+    /// `kept` (the adapter-minimal set a search kept) completed into the portable set: every
+    /// pair of release and acquire it touches gets a barrier on both sides where WGSL allows
+    /// one, and says where it does not.
+    pub fn portable(&self, kept: &[u32]) -> Portable {
+        self.pairing.portable(kept)
     }
 
     /// The same fix as naga's rendering of the whole module: what `fenced_at_atomic` gives,

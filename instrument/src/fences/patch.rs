@@ -82,6 +82,8 @@ pub fn fenced_at_atomic(
 pub(crate) struct Marked {
     pub module: Module,
     pub marker: Handle<Function>,
+    /// The application entry point's index.
+    pub entry: usize,
     pub sites: Vec<FenceSite>,
     pub in_loops: Vec<InLoop>,
     pub fused: Vec<Location>,
@@ -123,6 +125,7 @@ pub(crate) fn marked(
     Ok(Marked {
         module,
         marker,
+        entry,
         sites,
         in_loops,
         fused,

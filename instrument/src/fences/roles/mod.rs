@@ -1,0 +1,414 @@
+//! Release and acquire: what each site's barrier orders, and the sites on the other side of
+//! the same flag, lock or counter.
+//!
+//! Message passing between workgroups needs a barrier on each side: the writer's between
+//! its data writes and its store (or read-modify-write) of the flag (a *release*), the
+//! reader's between its read of the flag and its data reads (an *acquire*). Over the trace
+//! of the entry point (trace.rs), a site is
+//! - a release when it follows storage writes and its next atomic write (the flag) is read
+//!   somewhere in the shader, by an atomic read that some read of the data it follows
+//!   comes after: the reading side of the pair;
+//! - an acquire when it follows an atomic read (the flag) and precedes storage reads, and
+//!   the flag is written somewhere (a store or read-modify-write, a compare-exchange being
+//!   the taking of a lock rather than a publication) after a write of that data: the
+//!   writing side;
+//! - both, or none.
+//!
+//! The other side of a pair is a window of the trace, from the flag's read to the first
+//! data read after it (or from the last data write to the flag's write); any site inside it
+//! serves, and the one chosen is the latest (nearest the data read, or the flag's write),
+//! preferring sites the text can take and sites in the function that reads or writes the
+//! flag (a barrier in a lock's function serves every call of it). A window with a barrier in
+//! it already (the source's own, or a site of the set) needs none; one with no site at all
+//! is a pair whose other side has no legal place for a barrier.
+
+mod trace;
+
+use crate::error::Location;
+use std::collections::BTreeSet;
+pub use trace::Kind;
+use trace::{Access, Event, Trace};
+
+/// What a site's barrier orders.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    None,
+    Release,
+    Acquire,
+    Both,
+}
+
+/// An access as the user wrote it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Place {
+    /// The place accessed, as written (`flags[part]`).
+    pub text: String,
+    pub at: Location,
+}
+
+/// A release: the write it publishes, and the flag write it publishes it through.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Release {
+    pub publishes: Place,
+    pub flag: Place,
+}
+
+/// An acquire: the flag read it follows, and the read it guards.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Acquire {
+    pub flag: Place,
+    pub guards: Place,
+}
+
+/// A site's role, what it orders, and the sites on the other side of its pairs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SiteRole {
+    pub role: Role,
+    pub release: Option<Release>,
+    pub acquire: Option<Acquire>,
+    /// For a release, the acquire sites of its pairs; for an acquire, the release sites.
+    pub counterparts: Vec<u32>,
+}
+
+/// A site the portable set adds: the other side of a pair of `completes`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Added {
+    pub site: u32,
+    /// `Acquire` or `Release`: the side it takes.
+    pub side: Role,
+    pub completes: u32,
+}
+
+/// A pair whose other side has no site: `site`'s partner would go between `after` and
+/// `before`, where WGSL allows no barrier (a non-uniform loop or branch, a callee called in
+/// non-uniform control flow).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Missing {
+    pub site: u32,
+    /// The side that has no site: `Acquire` or `Release`.
+    pub side: Role,
+    pub after: Place,
+    pub before: Place,
+}
+
+/// The adapter-minimal set completed: every pair with a barrier on each side where one can go.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Portable {
+    /// The portable set, in site order.
+    pub sites: Vec<u32>,
+    /// The adapter-minimal set it started from: what this adapter needed.
+    pub needed: Vec<u32>,
+    pub added: Vec<Added>,
+    pub missing: Vec<Missing>,
+}
+
+/// The roles of an entry point's sites.
+pub struct Roles {
+    trace: Trace,
+    /// Each site's positions in the trace.
+    instances: Vec<Vec<usize>>,
+    /// Each site's function, and whether the text can take it.
+    functions: Vec<String>,
+    expressible: Vec<bool>,
+    pub sites: Vec<SiteRole>,
+}
+
+/// A window of the trace where one barrier serves: strictly between two events.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Window {
+    from: usize,
+    to: usize,
+    /// The access whose function a site is preferred in (the flag's).
+    prefer: usize,
+}
+
+impl Roles {
+    pub(crate) fn new(
+        module: &naga::Module,
+        info: &naga::valid::ModuleInfo,
+        marked: &super::patch::Marked,
+        source: &str,
+        file: &str,
+        expressible: Vec<bool>,
+    ) -> Roles {
+        let trace = trace::trace(module, info, marked.entry, marked.marker, source, file);
+        let count = marked.sites.len();
+        let mut instances = vec![Vec::new(); count];
+        for (position, event) in trace.events.iter().enumerate() {
+            if let Event::Site(id) = event {
+                if let Some(list) = instances.get_mut(*id as usize) {
+                    list.push(position);
+                }
+            }
+        }
+        let functions = marked.sites.iter().map(|s| s.function.clone()).collect();
+        let mut roles = Roles {
+            trace,
+            instances,
+            functions,
+            expressible,
+            sites: Vec::new(),
+        };
+        roles.sites = (0..count as u32).map(|id| roles.role_of(id)).collect();
+        roles
+    }
+
+    fn place(&self, access: usize) -> Place {
+        let a = &self.trace.accesses[access];
+        Place {
+            text: a.text.clone(),
+            at: a.at.clone(),
+        }
+    }
+
+    fn access(&self, position: usize) -> Option<&Access> {
+        match self.trace.events[position] {
+            Event::Access(a) => Some(&self.trace.accesses[a]),
+            _ => None,
+        }
+    }
+
+    fn access_id(&self, position: usize) -> Option<usize> {
+        match self.trace.events[position] {
+            Event::Access(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// Whether event `i` and site position `p` can both happen in one run.
+    fn together(&self, i: usize, p: usize) -> bool {
+        !self.trace.exclusive(i, p)
+    }
+
+    /// At site position `p`: the flag write after it, the data writes before it (last first),
+    /// and the reading side's windows. Data are plain loads and stores (atomic or not): a
+    /// read-modify-write or a compare-exchange is the use of a counter or a lock.
+    fn release_at(&self, p: usize) -> Option<(usize, Vec<usize>, Vec<Window>)> {
+        let flag = (p + 1..self.trace.events.len()).find(|&i| {
+            self.together(i, p) && self.access(i).is_some_and(|a| a.atomic && a.writes())
+        })?;
+        let flag_access = self.access(flag)?;
+        let data: Vec<usize> = (0..p)
+            .rev()
+            .filter(|&i| {
+                self.together(i, p)
+                    && self
+                        .access(i)
+                        .is_some_and(|a| a.kind == Kind::Write && !self.trace.same_place(i, flag))
+            })
+            .collect();
+        let windows = self.reading_windows(flag_access, &data);
+        (!data.is_empty() && !windows.is_empty()).then_some((flag, data, windows))
+    }
+
+    /// At site position `p`: the flag read before it, the data reads after it (first first),
+    /// and the writing side's windows.
+    fn acquire_at(&self, p: usize) -> Option<(usize, Vec<usize>, Vec<Window>)> {
+        let flag = (0..p).rev().find(|&i| {
+            self.together(i, p) && self.access(i).is_some_and(|a| a.atomic && a.reads())
+        })?;
+        let flag_access = self.access(flag)?;
+        let data: Vec<usize> = (p + 1..self.trace.events.len())
+            .filter(|&i| {
+                self.together(i, p)
+                    && self
+                        .access(i)
+                        .is_some_and(|a| a.kind == Kind::Read && !self.trace.same_place(flag, i))
+            })
+            .collect();
+        let windows = self.writing_windows(flag_access, &data);
+        (!data.is_empty() && !windows.is_empty()).then_some((flag, data, windows))
+    }
+
+    /// Each atomic read of `flag`'s location, to the first read after it of what `data`
+    /// (positions of writes) wrote.
+    fn reading_windows(&self, flag: &Access, data: &[usize]) -> Vec<Window> {
+        let data: Vec<&Access> = data.iter().filter_map(|&i| self.access(i)).collect();
+        let events = self.trace.events.len();
+        (0..events)
+            .filter(|&i| {
+                self.access(i)
+                    .is_some_and(|a| a.atomic && a.reads() && a.may_alias(flag))
+            })
+            .filter_map(|i| {
+                let to = (i + 1..events).find(|&j| {
+                    self.together(j, i)
+                        && !self.trace.same_place(i, j)
+                        && self.access(j).is_some_and(|b| {
+                            b.kind == Kind::Read && data.iter().any(|d| d.may_alias(b))
+                        })
+                })?;
+                Some(Window {
+                    from: i,
+                    to,
+                    prefer: self.access_id(i)?,
+                })
+            })
+            .collect()
+    }
+
+    /// Each store or read-modify-write of `flag`'s location, from the last write before it
+    /// of what `data` (positions of reads) reads.
+    fn writing_windows(&self, flag: &Access, data: &[usize]) -> Vec<Window> {
+        let data: Vec<&Access> = data.iter().filter_map(|&i| self.access(i)).collect();
+        (0..self.trace.events.len())
+            .filter(|&i| {
+                self.access(i).is_some_and(|a| {
+                    a.atomic && matches!(a.kind, Kind::Write | Kind::Update) && a.may_alias(flag)
+                })
+            })
+            .filter_map(|i| {
+                let from = (0..i).rev().find(|&k| {
+                    self.together(k, i)
+                        && !self.trace.same_place(k, i)
+                        && self.access(k).is_some_and(|b| {
+                            b.kind == Kind::Write && data.iter().any(|d| d.may_alias(b))
+                        })
+                })?;
+                Some(Window {
+                    from,
+                    to: i,
+                    prefer: self.access_id(i)?,
+                })
+            })
+            .collect()
+    }
+
+    /// The positions strictly inside `window` on a run through both its ends.
+    fn inside(&self, window: Window) -> impl DoubleEndedIterator<Item = usize> + '_ {
+        (window.from + 1..window.to)
+            .filter(move |&i| self.together(i, window.from) && self.together(i, window.to))
+    }
+
+    /// The site to put in `window`: the latest, preferring those the text can take, then
+    /// those in the flag's function.
+    fn choose(&self, window: Window) -> Option<u32> {
+        let function = &self.trace.accesses[window.prefer].function;
+        let sites: Vec<u32> = self
+            .inside(window)
+            .rev()
+            .filter_map(|i| match self.trace.events[i] {
+                Event::Site(id) => Some(id),
+                _ => None,
+            })
+            .collect();
+        let score = |id: &u32| {
+            let i = *id as usize;
+            (
+                self.expressible.get(i).copied().unwrap_or(false),
+                self.functions.get(i) == Some(function),
+            )
+        };
+        let best = sites.iter().map(score).max()?;
+        sites.into_iter().find(|id| score(id) == best)
+    }
+
+    /// Whether a barrier of the source, or a site of `set`, lies inside `window`.
+    fn covered(&self, window: Window, set: &BTreeSet<u32>) -> bool {
+        self.inside(window).any(|i| match self.trace.events[i] {
+            Event::Barrier => true,
+            Event::Site(id) => set.contains(&id),
+            Event::Access(_) | Event::Set(_) => false,
+        })
+    }
+
+    fn role_of(&self, id: u32) -> SiteRole {
+        let positions = &self.instances[id as usize];
+        let release = positions.iter().find_map(|&p| self.release_at(p));
+        let acquire = positions.iter().find_map(|&p| self.acquire_at(p));
+        let mut counterparts = BTreeSet::new();
+        for (_, _, windows) in release.iter().chain(acquire.iter()) {
+            counterparts.extend(windows.iter().filter_map(|w| self.choose(*w)));
+        }
+        counterparts.remove(&id);
+        let role = match (release.is_some(), acquire.is_some()) {
+            (true, true) => Role::Both,
+            (true, false) => Role::Release,
+            (false, true) => Role::Acquire,
+            (false, false) => Role::None,
+        };
+        let access = |p: usize| self.access_id(p).map(|a| self.place(a));
+        SiteRole {
+            role,
+            release: release.and_then(|(flag, data, _)| {
+                Some(Release {
+                    publishes: access(*data.first()?)?,
+                    flag: access(flag)?,
+                })
+            }),
+            acquire: acquire.and_then(|(flag, data, _)| {
+                Some(Acquire {
+                    flag: access(flag)?,
+                    guards: access(*data.first()?)?,
+                })
+            }),
+            counterparts: counterparts.into_iter().collect(),
+        }
+    }
+
+    /// `kept` completed: each pair a site of the set belongs to gets a barrier on its other
+    /// side, where one can go. The sites added are not completed in turn: their other pairs
+    /// are ones this adapter needed no barrier for at all.
+    pub fn portable(&self, kept: &[u32]) -> Portable {
+        let mut set: BTreeSet<u32> = kept.iter().copied().collect();
+        let mut work: Vec<u32> = set.iter().rev().copied().collect();
+        let (mut added, mut missing) = (Vec::new(), Vec::new());
+        while let Some(site) = work.pop() {
+            let Some(positions) = self.instances.get(site as usize) else {
+                continue;
+            };
+            for &p in positions {
+                let sides = [
+                    (self.release_at(p), Role::Acquire),
+                    (self.acquire_at(p), Role::Release),
+                ];
+                for (found, side) in sides {
+                    let Some((_, _, windows)) = found else {
+                        continue;
+                    };
+                    for window in windows {
+                        if self.covered(window, &set) {
+                            continue;
+                        }
+                        match self.choose(window) {
+                            Some(other) => {
+                                set.insert(other);
+                                added.push(Added {
+                                    site: other,
+                                    side,
+                                    completes: site,
+                                });
+                            }
+                            None => {
+                                let (after, before) = (
+                                    self.access_id(window.from).map(|a| self.place(a)),
+                                    self.access_id(window.to).map(|a| self.place(a)),
+                                );
+                                if let (Some(after), Some(before)) = (after, before) {
+                                    let entry = Missing {
+                                        site,
+                                        side,
+                                        after,
+                                        before,
+                                    };
+                                    if !missing.contains(&entry) {
+                                        missing.push(entry);
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let mut needed: Vec<u32> = kept.to_vec();
+        needed.sort_unstable();
+        needed.dedup();
+        Portable {
+            sites: set.into_iter().collect(),
+            needed,
+            added,
+            missing,
+        }
+    }
+}
