@@ -311,3 +311,45 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: v
     );
     assert_valid(&[Shader::new("return, loop, callee", fixed.text)]);
 }
+
+#[test]
+fn a_variable_made_atomic_and_a_barrier_patch_together() {
+    // tests/fixtures/tally.wgsl: a plain count and a flag read with no barrier.
+    let source = "// Two bugs: a plain count, and a flag read with no barrier.
+@group(0) @binding(0) var<storage, read_write> count: u32;
+@group(0) @binding(1) var<storage, read_write> flag: array<u32>;
+@group(0) @binding(2) var<storage, read_write> seen: array<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) lid: u32) {
+    count += 1u;
+    if lid == 63u {
+        flag[0] = 1u;
+    }
+    seen[lid] = flag[0];
+}
+";
+    let a = analysis(source, Some("count"));
+    let after_flag = site(&a, Side::After, 10, 9);
+    let fixed = patch(&a, &[after_flag]);
+    let (removed, added) = changed(source, &fixed.text);
+    assert_eq!(
+        removed,
+        [
+            "@group(0) @binding(0) var<storage, read_write> count: u32;",
+            "    count += 1u;"
+        ]
+    );
+    assert_eq!(
+        added,
+        [
+            "@group(0) @binding(0) var<storage, read_write> count: atomic<u32>;",
+            "    atomicAdd(&count, 1u);",
+            "    storageBarrier();"
+        ]
+    );
+    assert!(fixed
+        .text
+        .contains("    }\n    storageBarrier();\n    seen[lid] = flag[0];"));
+    assert_valid(&[Shader::new("tally, source patch", fixed.text)]);
+}

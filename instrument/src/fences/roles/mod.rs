@@ -22,11 +22,13 @@
 //! it already (the source's own, or a site of the set) needs none; one with no site at all
 //! is a pair whose other side has no legal place for a barrier.
 
+mod access;
+mod portable;
 mod trace;
+mod windows;
 
 use crate::error::Location;
 use std::collections::BTreeSet;
-pub use trace::Kind;
 use trace::{Access, Event, Trace};
 
 /// What a site's barrier orders.
@@ -113,15 +115,6 @@ pub struct Roles {
     pub sites: Vec<SiteRole>,
 }
 
-/// A window of the trace where one barrier serves: strictly between two events.
-#[derive(Clone, Copy, PartialEq, Eq)]
-struct Window {
-    from: usize,
-    to: usize,
-    /// The access whose function a site is preferred in (the flag's).
-    prefer: usize,
-}
-
 impl Roles {
     pub(crate) fn new(
         module: &naga::Module,
@@ -175,143 +168,6 @@ impl Roles {
         }
     }
 
-    /// Whether event `i` and site position `p` can both happen in one run.
-    fn together(&self, i: usize, p: usize) -> bool {
-        !self.trace.exclusive(i, p)
-    }
-
-    /// At site position `p`: the flag write after it, the data writes before it (last first),
-    /// and the reading side's windows. Data are plain loads and stores (atomic or not): a
-    /// read-modify-write or a compare-exchange is the use of a counter or a lock.
-    fn release_at(&self, p: usize) -> Option<(usize, Vec<usize>, Vec<Window>)> {
-        let flag = (p + 1..self.trace.events.len()).find(|&i| {
-            self.together(i, p) && self.access(i).is_some_and(|a| a.atomic && a.writes())
-        })?;
-        let flag_access = self.access(flag)?;
-        let data: Vec<usize> = (0..p)
-            .rev()
-            .filter(|&i| {
-                self.together(i, p)
-                    && self
-                        .access(i)
-                        .is_some_and(|a| a.kind == Kind::Write && !self.trace.same_place(i, flag))
-            })
-            .collect();
-        let windows = self.reading_windows(flag_access, &data);
-        (!data.is_empty() && !windows.is_empty()).then_some((flag, data, windows))
-    }
-
-    /// At site position `p`: the flag read before it, the data reads after it (first first),
-    /// and the writing side's windows.
-    fn acquire_at(&self, p: usize) -> Option<(usize, Vec<usize>, Vec<Window>)> {
-        let flag = (0..p).rev().find(|&i| {
-            self.together(i, p) && self.access(i).is_some_and(|a| a.atomic && a.reads())
-        })?;
-        let flag_access = self.access(flag)?;
-        let data: Vec<usize> = (p + 1..self.trace.events.len())
-            .filter(|&i| {
-                self.together(i, p)
-                    && self
-                        .access(i)
-                        .is_some_and(|a| a.kind == Kind::Read && !self.trace.same_place(flag, i))
-            })
-            .collect();
-        let windows = self.writing_windows(flag_access, &data);
-        (!data.is_empty() && !windows.is_empty()).then_some((flag, data, windows))
-    }
-
-    /// Each atomic read of `flag`'s location, to the first read after it of what `data`
-    /// (positions of writes) wrote.
-    fn reading_windows(&self, flag: &Access, data: &[usize]) -> Vec<Window> {
-        let data: Vec<&Access> = data.iter().filter_map(|&i| self.access(i)).collect();
-        let events = self.trace.events.len();
-        (0..events)
-            .filter(|&i| {
-                self.access(i)
-                    .is_some_and(|a| a.atomic && a.reads() && a.may_alias(flag))
-            })
-            .filter_map(|i| {
-                let to = (i + 1..events).find(|&j| {
-                    self.together(j, i)
-                        && !self.trace.same_place(i, j)
-                        && self.access(j).is_some_and(|b| {
-                            b.kind == Kind::Read && data.iter().any(|d| d.may_alias(b))
-                        })
-                })?;
-                Some(Window {
-                    from: i,
-                    to,
-                    prefer: self.access_id(i)?,
-                })
-            })
-            .collect()
-    }
-
-    /// Each store or read-modify-write of `flag`'s location, from the last write before it
-    /// of what `data` (positions of reads) reads.
-    fn writing_windows(&self, flag: &Access, data: &[usize]) -> Vec<Window> {
-        let data: Vec<&Access> = data.iter().filter_map(|&i| self.access(i)).collect();
-        (0..self.trace.events.len())
-            .filter(|&i| {
-                self.access(i).is_some_and(|a| {
-                    a.atomic && matches!(a.kind, Kind::Write | Kind::Update) && a.may_alias(flag)
-                })
-            })
-            .filter_map(|i| {
-                let from = (0..i).rev().find(|&k| {
-                    self.together(k, i)
-                        && !self.trace.same_place(k, i)
-                        && self.access(k).is_some_and(|b| {
-                            b.kind == Kind::Write && data.iter().any(|d| d.may_alias(b))
-                        })
-                })?;
-                Some(Window {
-                    from,
-                    to: i,
-                    prefer: self.access_id(i)?,
-                })
-            })
-            .collect()
-    }
-
-    /// The positions strictly inside `window` on a run through both its ends.
-    fn inside(&self, window: Window) -> impl DoubleEndedIterator<Item = usize> + '_ {
-        (window.from + 1..window.to)
-            .filter(move |&i| self.together(i, window.from) && self.together(i, window.to))
-    }
-
-    /// The site to put in `window`: the latest, preferring those the text can take, then
-    /// those in the flag's function.
-    fn choose(&self, window: Window) -> Option<u32> {
-        let function = &self.trace.accesses[window.prefer].function;
-        let sites: Vec<u32> = self
-            .inside(window)
-            .rev()
-            .filter_map(|i| match self.trace.events[i] {
-                Event::Site(id) => Some(id),
-                _ => None,
-            })
-            .collect();
-        let score = |id: &u32| {
-            let i = *id as usize;
-            (
-                self.expressible.get(i).copied().unwrap_or(false),
-                self.functions.get(i) == Some(function),
-            )
-        };
-        let best = sites.iter().map(score).max()?;
-        sites.into_iter().find(|id| score(id) == best)
-    }
-
-    /// Whether a barrier of the source, or a site of `set`, lies inside `window`.
-    fn covered(&self, window: Window, set: &BTreeSet<u32>) -> bool {
-        self.inside(window).any(|i| match self.trace.events[i] {
-            Event::Barrier => true,
-            Event::Site(id) => set.contains(&id),
-            Event::Access(_) | Event::Set(_) => false,
-        })
-    }
-
     fn role_of(&self, id: u32) -> SiteRole {
         let positions = &self.instances[id as usize];
         let release = positions.iter().find_map(|&p| self.release_at(p));
@@ -343,72 +199,6 @@ impl Roles {
                 })
             }),
             counterparts: counterparts.into_iter().collect(),
-        }
-    }
-
-    /// `kept` completed: each pair a site of the set belongs to gets a barrier on its other
-    /// side, where one can go. The sites added are not completed in turn: their other pairs
-    /// are ones this adapter needed no barrier for at all.
-    pub fn portable(&self, kept: &[u32]) -> Portable {
-        let mut set: BTreeSet<u32> = kept.iter().copied().collect();
-        let mut work: Vec<u32> = set.iter().rev().copied().collect();
-        let (mut added, mut missing) = (Vec::new(), Vec::new());
-        while let Some(site) = work.pop() {
-            let Some(positions) = self.instances.get(site as usize) else {
-                continue;
-            };
-            for &p in positions {
-                let sides = [
-                    (self.release_at(p), Role::Acquire),
-                    (self.acquire_at(p), Role::Release),
-                ];
-                for (found, side) in sides {
-                    let Some((_, _, windows)) = found else {
-                        continue;
-                    };
-                    for window in windows {
-                        if self.covered(window, &set) {
-                            continue;
-                        }
-                        match self.choose(window) {
-                            Some(other) => {
-                                set.insert(other);
-                                added.push(Added {
-                                    site: other,
-                                    side,
-                                    completes: site,
-                                });
-                            }
-                            None => {
-                                let (after, before) = (
-                                    self.access_id(window.from).map(|a| self.place(a)),
-                                    self.access_id(window.to).map(|a| self.place(a)),
-                                );
-                                if let (Some(after), Some(before)) = (after, before) {
-                                    let entry = Missing {
-                                        site,
-                                        side,
-                                        after,
-                                        before,
-                                    };
-                                    if !missing.contains(&entry) {
-                                        missing.push(entry);
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        let mut needed: Vec<u32> = kept.to_vec();
-        needed.sort_unstable();
-        needed.dedup();
-        Portable {
-            sites: set.into_iter().collect(),
-            needed,
-            added,
-            missing,
         }
     }
 }
