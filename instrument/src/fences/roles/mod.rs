@@ -143,7 +143,65 @@ impl Roles {
             sites: Vec::new(),
         };
         roles.sites = (0..count as u32).map(|id| roles.role_of(id)).collect();
+        roles.other_sides();
         roles
+    }
+
+    /// Gives each site chosen for the other side of a pair that side's role, and makes
+    /// counterparts mutual: a site a release's pair needs is an acquire for that pair even
+    /// where its own accesses say otherwise (steal's barrier after reading the top of a
+    /// deque that only compare-exchanges write).
+    fn other_sides(&mut self) {
+        let mut found = Vec::new();
+        for (id, role) in self.sites.iter().enumerate() {
+            for &p in &self.instances[id] {
+                let sides = [
+                    (
+                        self.release_at(p).filter(|_| role.release.is_some()),
+                        Role::Acquire,
+                    ),
+                    (
+                        self.acquire_at(p).filter(|_| role.acquire.is_some()),
+                        Role::Release,
+                    ),
+                ];
+                for (windows, side) in sides {
+                    for window in windows.map_or(Vec::new(), |(_, _, w)| w) {
+                        if let Some(other) = self.choose(window).filter(|o| *o as usize != id) {
+                            found.push((id as u32, other, side, window));
+                        }
+                    }
+                }
+            }
+        }
+        for (id, other, side, window) in found {
+            let (from, to) = (self.access_id(window.from), self.access_id(window.to));
+            let (Some(from), Some(to)) = (from, to) else {
+                continue;
+            };
+            let (from, to) = (self.place(from), self.place(to));
+            let entry = &mut self.sites[other as usize];
+            match side {
+                Role::Acquire if entry.acquire.is_none() => {
+                    entry.acquire = Some(Acquire {
+                        flag: from,
+                        guards: to,
+                    })
+                }
+                Role::Release if entry.release.is_none() => {
+                    entry.release = Some(Release {
+                        publishes: from,
+                        flag: to,
+                    })
+                }
+                _ => {}
+            }
+            entry.role = role_of(entry.release.is_some(), entry.acquire.is_some());
+            if !entry.counterparts.contains(&id) {
+                entry.counterparts.push(id);
+                entry.counterparts.sort_unstable();
+            }
+        }
     }
 
     fn place(&self, access: usize) -> Place {
@@ -177,12 +235,7 @@ impl Roles {
             counterparts.extend(windows.iter().filter_map(|w| self.choose(*w)));
         }
         counterparts.remove(&id);
-        let role = match (release.is_some(), acquire.is_some()) {
-            (true, true) => Role::Both,
-            (true, false) => Role::Release,
-            (false, true) => Role::Acquire,
-            (false, false) => Role::None,
-        };
+        let role = role_of(release.is_some(), acquire.is_some());
         let access = |p: usize| self.access_id(p).map(|a| self.place(a));
         SiteRole {
             role,
@@ -200,5 +253,14 @@ impl Roles {
             }),
             counterparts: counterparts.into_iter().collect(),
         }
+    }
+}
+
+fn role_of(release: bool, acquire: bool) -> Role {
+    match (release, acquire) {
+        (true, true) => Role::Both,
+        (true, false) => Role::Release,
+        (false, true) => Role::Acquire,
+        (false, false) => Role::None,
     }
 }
