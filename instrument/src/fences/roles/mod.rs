@@ -31,6 +31,10 @@ use crate::error::Location;
 use std::collections::BTreeSet;
 use trace::{Access, Event, Trace};
 
+/// The instances of one site the pairing looks at (a site in nested loops or in a function
+/// called from several places appears once per unrolled round and call).
+const SITE_INSTANCES: usize = 4;
+
 /// What a site's barrier orders.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {
@@ -112,6 +116,8 @@ pub struct Roles {
     /// Each site's function, and whether the text can take it.
     functions: Vec<String>,
     expressible: Vec<bool>,
+    /// For each site, each instance's release and acquire sides, if it has them.
+    sides: Vec<Vec<(Option<windows::Sides>, Option<windows::Sides>)>>,
     pub sites: Vec<SiteRole>,
 }
 
@@ -130,7 +136,9 @@ impl Roles {
         for (position, event) in trace.events.iter().enumerate() {
             if let Event::Site(id) = event {
                 if let Some(list) = instances.get_mut(*id as usize) {
-                    list.push(position);
+                    if list.len() < SITE_INSTANCES {
+                        list.push(position);
+                    }
                 }
             }
         }
@@ -140,8 +148,19 @@ impl Roles {
             instances,
             functions,
             expressible,
+            sides: Vec::new(),
             sites: Vec::new(),
         };
+        roles.sides = roles
+            .instances
+            .iter()
+            .map(|positions| {
+                let sides = positions
+                    .iter()
+                    .map(|&p| (roles.release_at(p), roles.acquire_at(p)));
+                sides.collect()
+            })
+            .collect();
         roles.sites = (0..count as u32).map(|id| roles.role_of(id)).collect();
         roles.other_sides();
         roles
@@ -227,9 +246,9 @@ impl Roles {
     }
 
     fn role_of(&self, id: u32) -> SiteRole {
-        let positions = &self.instances[id as usize];
-        let release = positions.iter().find_map(|&p| self.release_at(p));
-        let acquire = positions.iter().find_map(|&p| self.acquire_at(p));
+        let sides = &self.sides[id as usize];
+        let release = sides.iter().find_map(|(r, _)| r.clone());
+        let acquire = sides.iter().find_map(|(_, a)| a.clone());
         let mut counterparts = BTreeSet::new();
         for (_, _, windows) in release.iter().chain(acquire.iter()) {
             counterparts.extend(windows.iter().filter_map(|w| self.choose(*w)));

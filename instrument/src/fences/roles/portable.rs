@@ -12,19 +12,15 @@ impl Roles {
         let mut work: Vec<u32> = set.iter().rev().copied().collect();
         let (mut added, mut missing) = (Vec::new(), Vec::new());
         while let Some(site) = work.pop() {
-            let Some(positions) = self.instances.get(site as usize) else {
+            let Some(instances) = self.sides.get(site as usize) else {
                 continue;
             };
-            for &p in positions {
-                let sides = [
-                    (self.release_at(p), Role::Acquire),
-                    (self.acquire_at(p), Role::Release),
-                ];
-                for (found, side) in sides {
+            for (release, acquire) in instances {
+                for (found, side) in [(release, Role::Acquire), (acquire, Role::Release)] {
                     let Some((_, _, windows)) = found else {
                         continue;
                     };
-                    for window in windows {
+                    for &window in windows {
                         if self.covered(window, &set) {
                             continue;
                         }

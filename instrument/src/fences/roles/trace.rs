@@ -30,7 +30,15 @@ pub struct Trace {
     pub events: Vec<Event>,
     /// For each event, the branches it is inside: (the branch's walk, which arm or case).
     pub arms: Vec<Vec<(u32, u32)>>,
+    /// The positions of each local's stores, in order.
+    sets: HashMap<u32, Vec<usize>>,
 }
+
+/// Events past which loops are walked once, not twice, and past which the trace stops: a
+/// deep nest of loops and calls would otherwise double at every level. What the trace leaves
+/// out, the pairing does not see.
+const UNROLL_UNTIL: usize = 8_000;
+const MAX_EVENTS: usize = 20_000;
 
 impl Trace {
     /// Whether the accesses at positions `i` and `j` touch the same place, as far as one
@@ -46,17 +54,24 @@ impl Trace {
         }
         let (a, b) = (&self.accesses[a], &self.accesses[b]);
         let (from, to) = (i.min(j), i.max(j));
-        a.same_text(b)
-            && !self.events[from..to].iter().any(
-                |e| matches!(e, Event::Set(l) if a.depends.contains(l) || b.depends.contains(l)),
-            )
+        let stored_between = |local: &u32| {
+            self.sets.get(local).is_some_and(|positions| {
+                let first = positions.partition_point(|&p| p < from);
+                positions.get(first).is_some_and(|&p| p < to)
+            })
+        };
+        a.same_text(b) && !a.depends.iter().chain(&b.depends).any(stored_between)
     }
 
     /// Whether events `i` and `j` lie in different arms of one branch: no run meets both.
     pub fn exclusive(&self, i: usize, j: usize) -> bool {
-        self.arms[i]
-            .iter()
-            .any(|(b, arm)| self.arms[j].iter().any(|(c, other)| b == c && arm != other))
+        // The arms are the stack of branches around an event, and every walk of a branch has
+        // its own number: below the first place where the stacks differ they share none.
+        let (a, b) = (&self.arms[i], &self.arms[j]);
+        match a.iter().zip(b).find(|(x, y)| x != y) {
+            Some(((branch, _), (other, _))) => branch == other,
+            None => false,
+        }
     }
 }
 
@@ -85,6 +100,7 @@ pub fn trace(
             accesses: Vec::new(),
             events: Vec::new(),
             arms: Vec::new(),
+            sets: HashMap::new(),
         },
         locals: HashMap::new(),
         branches: 0,
@@ -127,6 +143,13 @@ struct Context<'a> {
 
 impl Builder<'_> {
     fn push(&mut self, event: Event) {
+        if self.trace.events.len() >= MAX_EVENTS {
+            return;
+        }
+        if let Event::Set(local) = event {
+            let position = self.trace.events.len();
+            self.trace.sets.entry(local).or_default().push(position);
+        }
         self.trace.events.push(event);
         self.trace.arms.push(self.arms.clone());
     }
@@ -212,7 +235,12 @@ impl Builder<'_> {
             Statement::Loop {
                 body, continuing, ..
             } => {
-                for _ in 0..2 {
+                let rounds = if self.trace.events.len() < UNROLL_UNTIL {
+                    2
+                } else {
+                    1
+                };
+                for _ in 0..rounds {
                     self.block(context, body, depth);
                     self.block(context, continuing, depth);
                 }

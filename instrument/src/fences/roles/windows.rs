@@ -18,6 +18,10 @@ pub(super) struct Window {
 /// the other side.
 pub(super) type Sides = (usize, Vec<usize>, Vec<Window>);
 
+/// The windows of at most this many instances of one flag access (a flag read in nested
+/// loops appears in the trace once per unrolled round).
+const FLAG_INSTANCES: usize = 2;
+
 impl Roles {
     /// Whether event `i` and site position `p` can both happen in one run.
     pub(super) fn together(&self, i: usize, p: usize) -> bool {
@@ -67,12 +71,14 @@ impl Roles {
     /// Each atomic read of `flag`'s location, to the first read after it of what `data`
     /// (positions of writes) wrote.
     pub(super) fn reading_windows(&self, flag: &Access, data: &[usize]) -> Vec<Window> {
-        let data: Vec<&Access> = data.iter().filter_map(|&i| self.access(i)).collect();
+        let data = self.distinct(data);
         let events = self.trace.events.len();
+        let mut seen = std::collections::HashMap::new();
         (0..events)
             .filter(|&i| {
                 self.access(i)
                     .is_some_and(|a| a.atomic && a.reads() && a.may_alias(flag))
+                    && self.first_instances(&mut seen, i)
             })
             .filter_map(|i| {
                 let to = (i + 1..events).find(|&j| {
@@ -94,12 +100,13 @@ impl Roles {
     /// Each store or read-modify-write of `flag`'s location, from the last write before it
     /// of what `data` (positions of reads) reads.
     pub(super) fn writing_windows(&self, flag: &Access, data: &[usize]) -> Vec<Window> {
-        let data: Vec<&Access> = data.iter().filter_map(|&i| self.access(i)).collect();
+        let data = self.distinct(data);
+        let mut seen = std::collections::HashMap::new();
         (0..self.trace.events.len())
             .filter(|&i| {
                 self.access(i).is_some_and(|a| {
                     a.atomic && matches!(a.kind, Kind::Write | Kind::Update) && a.may_alias(flag)
-                })
+                }) && self.first_instances(&mut seen, i)
             })
             .filter_map(|i| {
                 let from = (0..i).rev().find(|&k| {
@@ -116,6 +123,31 @@ impl Roles {
                 })
             })
             .collect()
+    }
+
+    /// The accesses at `positions`, each once.
+    fn distinct(&self, positions: &[usize]) -> Vec<&Access> {
+        let mut ids: Vec<usize> = positions
+            .iter()
+            .filter_map(|&p| self.access_id(p))
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids.into_iter().map(|id| &self.trace.accesses[id]).collect()
+    }
+
+    /// Whether the access at `position` is among the first instances of its access.
+    fn first_instances(
+        &self,
+        seen: &mut std::collections::HashMap<usize, usize>,
+        position: usize,
+    ) -> bool {
+        let Some(id) = self.access_id(position) else {
+            return false;
+        };
+        let count = seen.entry(id).or_insert(0);
+        *count += 1;
+        *count <= FLAG_INSTANCES
     }
 
     /// The positions strictly inside `window` on a run through both its ends.

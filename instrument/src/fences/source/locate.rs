@@ -62,7 +62,8 @@ pub fn locate(
     if let Owner::Split { branch, accept, .. } = anchor.owner {
         return split(source, body, branch, accept, anchor);
     }
-    let (block, prev, next) = match owner_block(body, &anchor.owner)? {
+    let inside = anchor.prev.or(anchor.next).map(start);
+    let (block, prev, next) = match owner_block(body, &anchor.owner, inside)? {
         Found::Block(block) => (block, anchor.prev, anchor.next),
         // A site inside naga's block around a `for` and its initializer: at the `for`.
         Found::Around(block, statement) => {
@@ -110,7 +111,13 @@ enum Found<'o> {
 }
 
 /// The source block that holds what the IR block owned by `owner` holds.
-fn owner_block<'o>(body: &'o Block, owner: &Owner) -> Result<Found<'o>, Refusal> {
+/// `inside`: an offset in the block, where the marker has a neighbour (which `switch`
+/// clause holds it; naga's cases are not the text's clauses one for one).
+fn owner_block<'o>(
+    body: &'o Block,
+    owner: &Owner,
+    inside: Option<usize>,
+) -> Result<Found<'o>, Refusal> {
     let unplaced = |span: Span| Refusal::at(start(span), Why::Unplaced);
     match *owner {
         Owner::Body => Ok(Found::Block(body)),
@@ -169,7 +176,21 @@ fn owner_block<'o>(body: &'o Block, owner: &Owner) -> Result<Found<'o>, Refusal>
                 _ => Err(unplaced(span)),
             }
         }
-        Owner::Switch { span } => Err(Refusal::at(start(span), Why::Unplaced)),
+        Owner::Switch { span } => {
+            let Some(Stmt {
+                kind: StmtKind::Switch(clauses),
+                ..
+            }) = statement_at(body, start(span))
+            else {
+                return Err(unplaced(span));
+            };
+            let at = inside.ok_or(unplaced(span))?;
+            clauses
+                .iter()
+                .find(|c| c.open < at && at < c.close)
+                .map(Found::Block)
+                .ok_or(unplaced(span))
+        }
         Owner::Split { branch, .. } => Err(unplaced(branch)),
     }
 }
