@@ -52,7 +52,30 @@ fn main() {
 
 #[test]
 fn a_racy_counter_made_atomic_changes_only_its_declaration_and_accesses() {
-    let fixed = patch(&analysis(RACY, Some("counter")), &[]);
+    let a = analysis(RACY, Some("counter"));
+    let fixed = patch(&a, &[]);
+    let edits: Vec<(String, String, String)> = a
+        .atomic_edits()
+        .unwrap()
+        .into_iter()
+        .map(|e| (e.at.to_string(), e.was, e.becomes))
+        .collect();
+    assert_eq!(
+        edits,
+        [
+            ("test.wgsl:2:57".into(), "u32".into(), "atomic<u32>".into()),
+            (
+                "test.wgsl:6:5".into(),
+                "let seen = counter;".into(),
+                String::new()
+            ),
+            (
+                "test.wgsl:7:5".into(),
+                "counter = seen + 1u;".into(),
+                "atomicAdd(&counter, 1u);".into()
+            ),
+        ]
+    );
     let (removed, added) = changed(RACY, &fixed.text);
     assert_eq!(
         removed,
@@ -352,4 +375,67 @@ fn main(@builtin(local_invocation_index) lid: u32) {
         .text
         .contains("    }\n    storageBarrier();\n    seen[lid] = flag[0];"));
     assert_valid(&[Shader::new("tally, source patch", fixed.text)]);
+}
+
+#[test]
+fn edits_sharing_a_line_a_site_before_a_break_and_a_branch_inside_a_split_branch() {
+    let source = "@group(0) @binding(0) var<storage, read_write> buf: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
+    if wid.x == 0u { buf[0] = 1u; buf[1] = 2u; }
+    loop {
+        buf[2] = 3u;
+        if wid.x == 1u { break; }
+    }
+    if lid == 0u {
+        buf[3] = 4u;
+        if lid == 0u { buf[4] = 5u; buf[5] = 6u; }
+        buf[6] = 7u;
+    }
+}
+";
+    let a = analysis(source, None);
+    // Two sites on one line, in a branch the whole line holds.
+    let (first, second) = (site(&a, Side::After, 4, 22), site(&a, Side::After, 4, 35));
+    let one_line = patch(&a, &[first, second]);
+    assert!(
+        one_line.text.contains(
+            "    if wid.x == 0u { buf[0] = 1u; storageBarrier(); buf[1] = 2u; storageBarrier(); }"
+        ),
+        "{}",
+        one_line.text
+    );
+    // Before a branch that leaves the loop.
+    let before_break = site(&a, Side::After, 6, 9);
+    let breaks = patch(&a, &[before_break]);
+    assert!(
+        breaks.text.contains(
+            "        buf[2] = 3u;\n        storageBarrier();\n        if wid.x == 1u { break; }"
+        ),
+        "{}",
+        breaks.text
+    );
+    // The parts of a split branch are not uniform: the branch inside one is not split, its
+    // sites are around it (no split inside a split).
+    let around = site(&a, Side::After, 10, 9);
+    let after = site(&a, Side::After, 11, 24);
+    let nested = patch(&a, &[around, after]);
+    assert_eq!(
+        nested.text.matches("if lid == 0u {").count(),
+        4,
+        "{}",
+        nested.text
+    );
+    assert!(
+        nested.text.contains(
+            "        if lid == 0u { buf[4] = 5u; buf[5] = 6u; }\n    }\n    storageBarrier();"
+        ),
+        "{}",
+        nested.text
+    );
+    assert_valid(&[
+        Shader::new("one line", one_line.text),
+        Shader::new("before a break", breaks.text),
+        Shader::new("around a branch in a split", nested.text),
+    ]);
 }

@@ -61,6 +61,14 @@ fn message_passing_pairs_the_writers_release_with_the_readers_acquire() {
     assert_eq!(guarded.flag.at.to_string(), "roles.wgsl:11:29");
     assert_eq!(guarded.guards.text, "data[0]");
     assert_eq!(reader.counterparts, [release]);
+    assert_eq!(
+        a.reason(release).unwrap(),
+        "release: publishes the write of `data[0]` at roles.wgsl:8:9 through `flag` at roles.wgsl:9:18"
+    );
+    assert_eq!(
+        a.reason(acquire).unwrap(),
+        "acquire: after the read of `flag` at roles.wgsl:11:29, guards the read of `data[0]` at roles.wgsl:12:23"
+    );
     // The adapter needed only the release: the portable set adds the acquire.
     let portable = a.portable(&[release]);
     assert_eq!(portable.sites, {
@@ -84,6 +92,7 @@ fn message_passing_pairs_the_writers_release_with_the_readers_acquire() {
     // Sites that order no such pair have no role.
     let before_all = site(&a, Side::Before, 8, 9);
     assert_eq!(a.roles[before_all as usize].role, Role::None);
+    assert_eq!(a.reason(before_all), None);
 }
 
 const LOCK: &str = "@group(0) @binding(0) var<storage, read_write> total: u32;

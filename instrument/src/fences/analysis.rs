@@ -21,7 +21,7 @@
 
 use super::patch::{marked, Marked};
 use super::roles::{Portable, Roles, SiteRole};
-use super::source::{self, SourceAnchor, SourcePatch, Unexpressible};
+use super::source::{self, AtomicEdit, SourceAnchor, SourcePatch, Unexpressible};
 use super::FenceSite;
 use crate::atomic::AtomicError;
 use crate::error::{Error, Result};
@@ -83,6 +83,36 @@ impl Analysis {
             self.atomic.as_deref(),
             chosen,
         )
+    }
+
+    /// The text the analysis was made from: `--fix` compares the file with it before it
+    /// writes the patch over it.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// With a variable made atomic: each edit of its declaration and accesses in the text
+    /// (what the source patch makes of them), in source order; none without one.
+    pub fn atomic_edits(&self) -> std::result::Result<Vec<AtomicEdit>, Unexpressible> {
+        match &self.atomic {
+            Some(name) => source::atomic_edits(&self.marked, &self.source, &self.file, name),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// Why a barrier at `site` is there, in words for a report: what it publishes and
+    /// through which flag, or which read it guards after which flag read, each at
+    /// file:line:column; `None` for a site that orders no pair the analysis can see.
+    pub fn reason(&self, site: u32) -> Option<String> {
+        let role = self.roles.get(site as usize)?;
+        let parts: Vec<String> = [
+            role.release.as_ref().map(ToString::to_string),
+            role.acquire.as_ref().map(ToString::to_string),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        (!parts.is_empty()).then(|| parts.join("; "))
     }
 
     /// `kept` (the adapter-minimal set a search kept) completed into the portable set: every

@@ -39,7 +39,7 @@ pub use patch::{fenced_at, fenced_at_atomic, Patched};
 pub use place::Side;
 use place::Walker;
 pub use roles::{Acquire, Added, Missing, Place, Portable, Release, Role, SiteRole};
-pub use source::{SourceAnchor, SourcePatch, SplitAnchor, Unexpressible, Why};
+pub use source::{AtomicEdit, SourceAnchor, SourcePatch, SplitAnchor, Unexpressible, Why};
 use std::collections::{HashMap, HashSet};
 use uniformity::Uniformity;
 

@@ -66,6 +66,32 @@ pub struct Acquire {
     pub guards: Place,
 }
 
+impl std::fmt::Display for Place {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "`{}` at {}", self.text, self.at)
+    }
+}
+
+impl std::fmt::Display for Release {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "release: publishes the write of {} through {}",
+            self.publishes, self.flag
+        )
+    }
+}
+
+impl std::fmt::Display for Acquire {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "acquire: after the read of {}, guards the read of {}",
+            self.flag, self.guards
+        )
+    }
+}
+
 /// A site's role, what it orders, and the sites on the other side of its pairs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SiteRole {

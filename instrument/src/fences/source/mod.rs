@@ -147,6 +147,44 @@ pub(crate) fn patch(
     Ok(diff(file, source, text))
 }
 
+/// One access of the variable made atomic, as the text writes it and as the patch does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AtomicEdit {
+    pub at: Location,
+    /// The text replaced (the declared type, a load, a statement), and what replaces it
+    /// (empty for a fused read-modify-write's `let`, which is deleted).
+    pub was: String,
+    pub becomes: String,
+}
+
+/// The edits that make `name` atomic in `source`, in source order.
+pub(crate) fn atomic_edits(
+    marked: &Marked,
+    source: &str,
+    file: &str,
+    name: &str,
+) -> Result<Vec<AtomicEdit>, Unexpressible> {
+    let locator = Locator::new(file, Some(source));
+    let outline = Outline::of(source);
+    let mut edits = atomic::edits(
+        source,
+        &outline,
+        &marked.original,
+        name,
+        &marked.fused_spans,
+    )
+    .map_err(|r| r.located(&locator))?;
+    edits.sort_by_key(|e| e.range.start);
+    Ok(edits
+        .into_iter()
+        .map(|e| AtomicEdit {
+            at: locator.at(naga::Span::new(e.range.start as u32, e.range.end as u32)),
+            was: source[e.range.clone()].trim_end().to_string(),
+            becomes: e.text,
+        })
+        .collect())
+}
+
 /// A chosen site that splits a branch, with the branch's condition in the IR.
 type SplitSite = (SplitAnchor, naga::Handle<naga::Expression>);
 
@@ -172,7 +210,7 @@ fn patched_text(
                     .or_default()
                     .push((split.clone(), *condition));
             }
-            _ => edits.push(barrier(&anchor)),
+            _ => edits.push(barrier(source, &anchor)),
         }
     }
     let info = crate::validate(&marked.original).map_err(|e| {
@@ -218,12 +256,14 @@ fn patched_text(
     text::apply(source, edits)
 }
 
-/// The barrier's edit at a plain (not split) anchor.
-fn barrier(anchor: &SourceAnchor) -> Edit {
-    let text = if anchor.own_line {
-        format!("{}storageBarrier();\n", anchor.indent)
-    } else {
-        " storageBarrier(); ".to_string()
+/// The barrier's edit at a plain (not split) anchor: a line of its own, or, between
+/// statements sharing a line, one space from its neighbours.
+fn barrier(source: &str, anchor: &SourceAnchor) -> Edit {
+    let spaced = source[..anchor.offset].ends_with(char::is_whitespace);
+    let text = match (anchor.own_line, spaced) {
+        (true, _) => format!("{}storageBarrier();\n", anchor.indent),
+        (false, true) => "storageBarrier(); ".to_string(),
+        (false, false) => " storageBarrier();".to_string(),
     };
     Edit::insert(anchor.offset, text, 0)
 }
