@@ -63,7 +63,7 @@ fn message_passing_pairs_the_writers_release_with_the_readers_acquire() {
     assert_eq!(reader.counterparts, [release]);
     assert_eq!(
         a.reason(release).unwrap(),
-        "release: publishes the write of `data[0]` at roles.wgsl:8:9 through `flag` at roles.wgsl:9:18"
+        "release: publishes the write of `data[0]` at roles.wgsl:8:9 through `flag` at roles.wgsl:9:22"
     );
     assert_eq!(
         a.reason(acquire).unwrap(),
