@@ -595,7 +595,10 @@ fn source_patches_of_generated_shaders_rebuild_the_fix_or_are_refused_for_the_te
                 Err(refused) => assert!(
                     matches!(
                         refused.why,
-                        Why::InsideStatement | Why::SplitChain | Why::NameTaken { .. }
+                        Why::InsideStatement
+                            | Why::SplitChain
+                            | Why::NameTaken { .. }
+                            | Why::Specialized { .. }
                     ),
                     "seed {seed} (WGSTRESS_SEED={seed}) {set:?}: {refused}\n{source}"
                 ),

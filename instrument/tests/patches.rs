@@ -439,3 +439,39 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: v
         Shader::new("around a branch in a split", nested.text),
     ]);
 }
+
+#[test]
+fn a_site_in_a_function_with_a_storage_pointer_parameter_is_refused() {
+    let source = "@group(0) @binding(0) var<storage, read_write> buf: array<u32>;
+fn poke(p: ptr<storage, u32, read_write>, v: u32) {
+    *p = v;
+    *p = v + 1u;
+}
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) lid: u32) {
+    poke(&buf[lid], 1u);
+    buf[0] = 2u;
+}
+";
+    let a = analysis(source, None);
+    let in_poke: Vec<u32> = a
+        .sites
+        .iter()
+        .filter(|s| s.function == "poke")
+        .map(|s| s.id)
+        .collect();
+    assert!(!in_poke.is_empty(), "{:?}", a.sites);
+    for id in in_poke {
+        let refused = a.source_patch(&[id]).unwrap_err();
+        assert_eq!(
+            refused.why,
+            Why::Specialized {
+                function: "poke".into()
+            }
+        );
+    }
+    let in_main = site(&a, Side::After, 8, 5);
+    assert!(patch(&a, &[in_main])
+        .text
+        .contains("    poke(&buf[lid], 1u);\n    storageBarrier();\n"));
+}

@@ -23,6 +23,8 @@ pub struct Outline {
 pub struct FnOutline {
     pub name: String,
     pub parameters: Vec<String>,
+    /// The parameter list's text, between its parentheses.
+    pub signature: Range<usize>,
     pub body: Block,
 }
 

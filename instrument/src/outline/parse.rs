@@ -33,6 +33,7 @@ pub fn functions(source: &str, tokens: &[Token]) -> Vec<FnOutline> {
             out.push(FnOutline {
                 name,
                 parameters,
+                signature: p.end(open)..p.start(close),
                 body: block,
             });
             i = next;

@@ -43,6 +43,8 @@ pub enum Why {
     NameTaken { name: String },
     #[error("splitting the branch moves `{name}` before the `if`, and its type has no WGSL spelling here")]
     NoType { name: String },
+    #[error("the site is in `{function}`, whose pointer parameter reading the shader specialises away (a copy per memory its callers pass): the text has one function for all copies")]
+    Specialized { function: String },
     #[error("make-atomic: {what}")]
     MakeAtomic { what: String },
     #[error("two edits overlap")]
@@ -129,6 +131,18 @@ fn locate_one(
     let function = outline
         .function(&ir.function)
         .ok_or(Refusal::nowhere(Why::Unplaced))?;
+    // Reading the shader specialises a function with a pointer parameter to storage, uniform
+    // or workgroup memory for each memory its callers pass (pointers.rs): the IR's copies
+    // have spans of the one function's text, some of its parameter list.
+    let signature = &source[function.signature.clone()];
+    if ["ptr<storage", "ptr<uniform", "ptr<workgroup"]
+        .iter()
+        .any(|p| signature.contains(p))
+    {
+        return Err(Refusal::nowhere(Why::Specialized {
+            function: ir.function.clone(),
+        }));
+    }
     locate::locate(source, function, ir)
 }
 
@@ -287,8 +301,10 @@ fn function_of<'m>(
 
 /// Refuses a patched text that does not validate or differs from the IR-level fix.
 fn check(marked: &Marked, text: &str, chosen: &[u32]) -> Result<(), Why> {
-    let module = naga::front::wgsl::parse_str(text).map_err(|e| Why::Invalid {
-        message: e.message().to_string(),
+    // Read as every input is (directives naga refuses set aside, pointer parameters
+    // specialised), so that it is compared with a fix read the same way.
+    let module = crate::parse(text, "patched").map_err(|e| Why::Invalid {
+        message: e.to_string().lines().next().unwrap_or("").to_string(),
     })?;
     crate::validate(&module).map_err(|e| Why::Invalid {
         message: e.as_inner().to_string(),
