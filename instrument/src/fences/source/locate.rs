@@ -266,7 +266,7 @@ fn split(
         let at = start(anchor.prev.unwrap_or_default());
         return Err(Refusal::at(at, Why::InsideStatement));
     }
-    let crossing = super::split::crossing(source, inner, before, after);
+    let crossing = super::crossing::crossing(source, inner, before, after);
     let first = inner.statements[after].range.start;
     let (offset, own_line) = if starts_line(source, first) && starts_line(source, at) {
         (line_start(source, first), true)

@@ -13,6 +13,7 @@
 
 mod anchor;
 mod atomic;
+mod crossing;
 mod locate;
 mod skeleton;
 mod split;

@@ -5,6 +5,7 @@
 //! condition that could change between the parts (it reads memory or calls a function) is
 //! evaluated once, into a `let` before the `if`, as the IR evaluates it once.
 
+use super::crossing::crossing_decls;
 use super::locate::SplitAnchor;
 use super::text::{indentation, line_start, starts_line, whole_lines, Edit};
 use super::types::{wgsl_inner, wgsl_type};
@@ -16,37 +17,6 @@ use std::ops::Range;
 
 /// Edits order: barriers first, then what goes before the `if`.
 const PRELUDE: u8 = 1;
-
-/// The declarations among `inner`'s statements up to `before` whose names a statement from
-/// `after` on uses.
-pub fn crossing(source: &str, inner: &Block, before: usize, after: usize) -> Vec<String> {
-    crossing_decls(source, inner, before, after)
-        .into_iter()
-        .map(|(_, d)| d.name.clone())
-        .collect()
-}
-
-fn crossing_decls<'b>(
-    source: &str,
-    inner: &'b Block,
-    before: usize,
-    after: usize,
-) -> Vec<(usize, &'b Decl)> {
-    let later = &inner.statements[after..];
-    inner.statements[..=before]
-        .iter()
-        .enumerate()
-        .filter_map(|(i, s)| match &s.kind {
-            StmtKind::Decl(d) => Some((i, d)),
-            _ => None,
-        })
-        .filter(|(_, d)| {
-            later
-                .iter()
-                .any(|s| mentions(&source[s.range.clone()], &d.name))
-        })
-        .collect()
-}
 
 /// What the split of one `if` needs to know of the module.
 pub struct Context<'a> {
