@@ -7,8 +7,11 @@
 //! touch no storage may lie between).
 
 use std::collections::BTreeSet;
-use wgstress_apps::{find, Size, Variant};
-use wgstress_instrument::fences::{analyse, Analysis, Side};
+use wgstress_apps::{all, find, Size, Variant};
+use wgstress_instrument::atomic::candidates_wgsl;
+use wgstress_instrument::fences::{
+    analyse, fenced_at, fenced_at_atomic, fences, Analysis, Side, Why,
+};
 use wgstress_instrument::Options;
 use wgstress_tint::{assert_valid, Shader};
 
@@ -49,15 +52,19 @@ const GAPS: [(&str, u32, &str); 2] = [
     ),
 ];
 
-fn analysis(name: &str) -> (String, Analysis) {
-    let app = find(name).unwrap().build(Variant::NoFence, Size::Small);
-    let options = Options {
+fn options(app: &wgstress_runtime::app::spec::App) -> Options {
+    Options {
         entry: app.entry.clone(),
         postcondition: app.postcondition.clone(),
         file_name: Some(app.shader_path.clone()),
         ..Default::default()
-    };
-    let analysis = analyse(&app.source, &options, None).unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+}
+
+fn analysis(name: &str) -> (String, Analysis) {
+    let app = find(name).unwrap().build(Variant::NoFence, Size::Small);
+    let analysis =
+        analyse(&app.source, &options(&app), None).unwrap_or_else(|e| panic!("{name}: {e}"));
     (app.source, analysis)
 }
 
@@ -213,4 +220,74 @@ fn kept_lines(name: &str, original: &str, patched: &str) {
             );
         }
     }
+}
+
+/// The sites of the nofence variants the text cannot take alone, with why: the app, the
+/// site's name (the access's line:column and side) and the reason.
+const REFUSED: [(&str, (u32, u32, Side), &str); 7] = [
+    ("cbe-dot", (47, 29, Side::After), "InsideStatement"),
+    ("ct-octree", (119, 13, Side::Before), "ForHeader"),
+    ("ct-octree", (124, 20, Side::After), "Unplaced"),
+    ("ct-octree", (98, 47, Side::After), "InsideStatement"),
+    ("ct-octree", (53, 17, Side::After), "NameTaken"),
+    ("tpo-tm", (60, 23, Side::After), "InsideStatement"),
+    ("tpo-tm", (68, 16, Side::After), "InsideStatement"),
+];
+
+/// Every site of every bundled app's nofence variant has one id in `fences`, `fenced_at`,
+/// `fenced_at_atomic` and `analyse` (with each variable make-atomic takes, too), and its
+/// barrier alone is patched into the text or refused for a reason of the text: never for a
+/// patch that does not rebuild the IR-level fix. (ct-octree's 119:13 is inside the `&&`
+/// condition of a `for`, its 124:20 between an `else` and its `if`.)
+#[test]
+fn every_site_of_every_bundled_app_has_one_id_and_patches_alone_or_is_refused_for_the_text() {
+    let (mut refused, mut sites, mut made_atomic) = (Vec::new(), 0, 0);
+    for bundled in all() {
+        let app = bundled.build(Variant::NoFence, Size::Small);
+        let name = app.name.trim_end_matches("-nofence");
+        let options = options(&app);
+        let source = &app.source;
+        let found = fences(source, &options).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let analysis = analyse(source, &options, None).unwrap();
+        assert_eq!(analysis.sites, found.sites, "{name}");
+        assert_eq!(fenced_at(source, &options, &[]).unwrap().sites, found.sites);
+        for candidate in candidates_wgsl(source, &app.shader_path).unwrap() {
+            let atomic = Some(candidate.name.as_str());
+            let Ok(patched) = fenced_at_atomic(source, &options, atomic, &[]) else {
+                continue;
+            };
+            let made = analyse(source, &options, atomic).unwrap();
+            assert_eq!(made.sites, patched.sites, "{name} {}", candidate.name);
+            made_atomic += 1;
+        }
+        for site in &analysis.sites {
+            sites += 1;
+            let Err(e) = analysis.source_patch(&[site.id]) else {
+                continue;
+            };
+            let why = format!("{:?}", e.why);
+            let why = why.split([' ', '{']).next().unwrap().to_string();
+            assert!(
+                matches!(
+                    e.why,
+                    Why::InsideStatement | Why::ForHeader | Why::Unplaced | Why::NameTaken { .. }
+                ),
+                "{name} site {}: {e}",
+                site.id
+            );
+            refused.push((name.to_string(), (site.line, site.column, site.side), why));
+        }
+    }
+    let expected: Vec<(String, (u32, u32, Side), String)> = REFUSED
+        .iter()
+        .map(|(app, site, why)| (app.to_string(), *site, why.to_string()))
+        .collect();
+    assert_eq!(refused, expected);
+    assert_eq!(sites, 130);
+    // cub-scan's `output`: the apps' other plain read_write variable is ls-bh's `moved`,
+    // of vectors of f32, which make-atomic does not take.
+    assert!(
+        made_atomic > 0,
+        "no variable of the apps could be made atomic"
+    );
 }

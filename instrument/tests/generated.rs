@@ -603,17 +603,14 @@ fn tint_accepts_a_barrier_only_where_a_site_serves_and_at_every_site() {
 fn source_patches_of_generated_shaders_rebuild_the_fix_or_are_refused_for_the_text() {
     use wgstress_instrument::fences::{analyse, fences, Why};
     let seeds: Vec<u64> = cases().into_iter().step_by(4).collect();
-    let (mut patches, mut unplaced) = (Vec::new(), Vec::new());
+    let mut patches = Vec::new();
     for &seed in &seeds {
         let source = shader(seed);
-        // The site walk itself fails on a few generated shaders (its split leaves an
-        // expression out of scope): there is no IR-level fix to patch.
-        if fences(&source, &Options::default()).is_err() {
-            unplaced.push(seed);
-            continue;
-        }
         let analysis = analyse(&source, &Options::default(), None)
             .unwrap_or_else(|e| panic!("seed {seed} (WGSTRESS_SEED={seed}): {e}\n{source}"));
+        // One numbering of the sites: the search's (`fences`, `fenced_at`) and the report's.
+        let found = fences(&source, &Options::default()).unwrap();
+        assert_eq!(analysis.sites, found.sites, "seed {seed}");
         let ids: Vec<u32> = analysis.sites.iter().map(|s| s.id).collect();
         let expressible: Vec<u32> = ids
             .iter()
@@ -650,10 +647,6 @@ fn source_patches_of_generated_shaders_rebuild_the_fix_or_are_refused_for_the_te
             "seed {seed}"
         );
     }
-    assert!(
-        unplaced.len() * 20 <= seeds.len(),
-        "the site walk fails on seeds {unplaced:?}"
-    );
     assert!(
         patches.len() * 2 >= seeds.len(),
         "{} patched",

@@ -234,3 +234,34 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: v
         )]
     );
 }
+
+/// A read-only buffer is the same for the whole dispatch: its reads are no data of a
+/// message, so the acquire guards the read of what the writer published.
+#[test]
+fn a_read_only_buffers_reads_are_not_the_data_an_acquire_guards() {
+    let source = "@group(0) @binding(0) var<storage, read_write> data: array<u32>;
+@group(0) @binding(1) var<storage, read_write> flag: atomic<u32>;
+@group(0) @binding(2) var<storage, read_write> seen: array<u32>;
+@group(0) @binding(3) var<storage, read> scale: array<u32>;
+
+@compute @workgroup_size(1)
+fn main(@builtin(workgroup_id) wid: vec3<u32>) {
+    if wid.x == 0u {
+        data[0] = 42u;
+        atomicStore(&flag, 1u);
+    } else {
+        let f = atomicLoad(&flag);
+        let s = scale[wid.x];
+        seen[wid.x] = data[0] * s + f;
+    }
+}
+";
+    let a = analysis(source);
+    let release = site(&a, Side::After, 9, 9);
+    let acquire = site(&a, Side::After, 12, 17);
+    assert_eq!(a.roles[release as usize].counterparts, [acquire]);
+    assert_eq!(
+        a.reason(acquire).unwrap(),
+        "acquire: after the read of `flag` at roles.wgsl:12:29, guards the read of `data[0]` at roles.wgsl:14:23"
+    );
+}

@@ -3,11 +3,12 @@
 //! and every loop's body twice, so that what one iteration does before a site is seen after
 //! it too (the next iteration's reads follow a barrier at the end of this one).
 
+use crate::fences::memory::writable_storage;
 use crate::locate::Locator;
 use naga::valid::{FunctionInfo, ModuleInfo};
 use naga::{
-    AddressSpace, AtomicFunction, Barrier, Block, Expression, Function, Handle, Literal, Module,
-    Span, Statement, TypeInner,
+    AtomicFunction, Barrier, Block, Expression, Function, Handle, Literal, Module, Span, Statement,
+    TypeInner,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -336,7 +337,9 @@ impl Builder<'_> {
             }
         };
         let variable = &self.module.global_variables[global];
-        if !matches!(variable.space, AddressSpace::Storage { .. }) {
+        // Only storage the dispatch writes: a read-only buffer's loads order nothing and
+        // publish nothing (memory.rs).
+        if !writable_storage(variable.space) {
             return;
         }
         path.reverse();

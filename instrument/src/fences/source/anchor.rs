@@ -2,6 +2,7 @@
 //! every site (patch.rs), as the statements around the marker in its block and the statement
 //! that owns the block. The source side (locate.rs) turns this into a place in the text.
 
+use crate::fences::memory::into_writable_storage;
 use crate::fences::patch::Marked;
 use naga::{Block, Expression, Function, Handle, Literal, Span, Statement};
 use std::collections::{HashMap, HashSet};
@@ -30,6 +31,9 @@ pub enum Owner {
         span: Span,
         continuing: bool,
     },
+    /// A loop's body before the `if c {} else { break; }` naga makes of a `for` or `while`
+    /// condition: in the condition, where it is evaluated in steps (`a && b`, `a || b`).
+    LoopHeader(Span),
     /// A `{ }` block, or naga's block around a `for` and its initializer.
     Block(Span),
     Switch {
@@ -51,7 +55,7 @@ pub fn anchors(marked: &Marked) -> Vec<Option<IrAnchor>> {
         let branches = original.map(branch_spans).unwrap_or_default();
         let walker = Walker {
             function,
-            globals: &marked.module.global_variables,
+            module: &marked.module,
             storage: &storage,
             name,
             marker: marked.marker,
@@ -92,7 +96,7 @@ fn branch_spans(function: &Function) -> HashMap<(u32, u32), Handle<Expression>> 
 
 struct Walker<'a> {
     function: &'a Function,
-    globals: &'a naga::Arena<naga::GlobalVariable>,
+    module: &'a naga::Module,
     /// Functions that touch storage, themselves or through callees.
     storage: &'a HashSet<Handle<Function>>,
     name: &'a str,
@@ -117,10 +121,20 @@ impl Walker<'_> {
 
     fn block(&self, block: &Block, owner: Owner, found: &mut [Option<IrAnchor>]) {
         let statements: Vec<(&Statement, &Span)> = block.span_iter().collect();
+        let header = match owner {
+            Owner::Loop {
+                continuing: false, ..
+            } => condition_end(block),
+            _ => 0,
+        };
         for (index, (statement, span)) in statements.iter().enumerate() {
             let Some(id) = self.site(statement) else {
                 self.nested(statement, **span, found);
                 continue;
+            };
+            let owner = match owner {
+                Owner::Loop { span, .. } if index < header => Owner::LoopHeader(span),
+                ref other => other.clone(),
             };
             // A barrier moves freely across statements that touch no storage (as a site
             // does, place.rs): its neighbours are the nearest ones that do.
@@ -173,20 +187,10 @@ impl Walker<'_> {
     /// across it (as a site does, place.rs).
     fn passable(&self, statement: &Statement) -> bool {
         let expressions = &self.function.expressions;
-        // Whether a pointer points outside storage (a local, workgroup or private variable):
-        // a storage barrier does not order those accesses.
-        let local = |mut pointer: Handle<Expression>| loop {
-            match expressions[pointer] {
-                Expression::Access { base, .. } | Expression::AccessIndex { base, .. } => {
-                    pointer = base
-                }
-                Expression::LocalVariable(_) => return true,
-                Expression::GlobalVariable(g) => {
-                    return !matches!(self.globals[g].space, naga::AddressSpace::Storage { .. })
-                }
-                _ => return false,
-            }
-        };
+        // Whether a pointer points outside the storage the dispatch writes (a local,
+        // workgroup, private or uniform variable, a read-only buffer): a storage barrier does
+        // not change what those accesses see, and the site rule passes them (memory.rs).
+        let local = |pointer| !into_writable_storage(self.module, self.function, pointer);
         match statement {
             Statement::Emit(range) => range.clone().all(|h| match expressions[h] {
                 Expression::Load { pointer } => local(pointer),
@@ -248,6 +252,23 @@ impl Walker<'_> {
             _ => {}
         }
     }
+}
+
+/// Where the condition of a `for` or `while` loop ends in naga's body of it: past its
+/// `if c {} else { break; }` (the text's body follows as a block of its own, so the first
+/// such `if` at the top level is the condition's), or 0 when the body has none. A `loop`
+/// whose text begins with that `if` has no header: locate.rs tells them apart by the text.
+fn condition_end(body: &Block) -> usize {
+    body.iter()
+        .position(|statement| match statement {
+            Statement::If { accept, reject, .. } => {
+                accept.is_empty()
+                    && matches!(reject.first(), Some(Statement::Break))
+                    && reject.len() == 1
+            }
+            _ => false,
+        })
+        .map_or(0, |index| index + 1)
 }
 
 /// The block of one part of a split branch.

@@ -21,6 +21,10 @@ pub struct SourceAnchor {
     pub own_line: bool,
     /// For a site inside a non-uniform branch, the split of the branch it needs.
     pub split: Option<SplitAnchor>,
+    /// The barrier goes in an `else` the `if` does not have in the text (naga's IR has an
+    /// empty one, a point where control flow is uniform): the insertion at `offset`, just
+    /// past the `if`'s last `}`, adds the `else` around it.
+    pub opens_else: bool,
 }
 
 /// A split of `if condition { ... }` at a statement boundary of its body.
@@ -63,8 +67,12 @@ pub fn locate(
         return split(source, body, branch, accept, anchor);
     }
     let inside = anchor.prev.or(anchor.next).map(start);
-    let (block, prev, next) = match owner_block(body, &anchor.owner, inside)? {
+    let (block, prev, next) = match owner_block(source, body, &anchor.owner, inside)? {
         Found::Block(block) => (block, anchor.prev, anchor.next),
+        Found::NoElse(_) if anchor.prev.or(anchor.next).is_some() => {
+            return Err(Refusal::at(inside.unwrap_or_default(), Why::Unplaced))
+        }
+        Found::NoElse(last) => return Ok(opening_else(source, last)),
         // A site inside naga's block around a `for` and its initializer: at the `for`.
         Found::Around(block, statement) => {
             let span = Span::new(statement.start as u32, statement.end as u32);
@@ -106,6 +114,8 @@ enum Place {
 
 enum Found<'o> {
     Block(&'o Block),
+    /// The reject side of an `if` whose text has no `else`: its last arm's body.
+    NoElse(&'o Block),
     /// The block holding a `for` statement (its range), for a site in naga's block around it.
     Around(&'o Block, Range<usize>),
 }
@@ -114,6 +124,7 @@ enum Found<'o> {
 /// `inside`: an offset in the block, where the marker has a neighbour (which `switch`
 /// clause holds it; naga's cases are not the text's clauses one for one).
 fn owner_block<'o>(
+    source: &str,
     body: &'o Block,
     owner: &Owner,
     inside: Option<usize>,
@@ -133,11 +144,18 @@ fn owner_block<'o>(
                 .iter()
                 .position(|a| a.body.open > start(span))
                 .ok_or(unplaced(span))?;
-            let arm = if accept { Some(first) } else { Some(first + 1) };
-            arm.and_then(|i| arms.get(i))
-                .filter(|a| accept || a.condition.is_none())
-                .map(|a| Found::Block(&a.body))
-                .ok_or(unplaced(span))
+            if accept {
+                return Ok(Found::Block(&arms[first].body));
+            }
+            // The `else` of the arm (an `else if` arm is a branch of its own in the IR: a
+            // point between it and the `else` has no place in the text), or none at all.
+            match arms.get(first + 1) {
+                Some(arm) => match &arm.condition {
+                    None => Ok(Found::Block(&arm.body)),
+                    Some(condition) => Err(Refusal::at(condition.start, Why::Unplaced)),
+                },
+                None => Ok(Found::NoElse(&arms[first].body)),
+            }
         }
         Owner::Loop { span, continuing } => {
             let Some(Stmt {
@@ -174,6 +192,26 @@ fn owner_block<'o>(
                     },
                 ) => Ok(Found::Around(holder, s.range.clone())),
                 _ => Err(unplaced(span)),
+            }
+        }
+        Owner::LoopHeader(span) => {
+            let Some(
+                statement @ Stmt {
+                    kind:
+                        StmtKind::Loop {
+                            body: loop_body, ..
+                        },
+                    ..
+                },
+            ) = statement_at(body, start(span))
+            else {
+                return Err(unplaced(span));
+            };
+            // A `loop` has no header: naga's `if c {} else { break; }` is the user's own.
+            if source[statement.range.clone()].starts_with("loop") {
+                Ok(Found::Block(loop_body))
+            } else {
+                Err(Refusal::at(statement.range.start, Why::ForHeader))
             }
         }
         Owner::Switch { span } => {
@@ -221,7 +259,7 @@ fn at(source: &str, block: &Block, place: Place) -> SourceAnchor {
         }
         Place::Start | Place::End => {
             if starts_line(source, block.close) {
-                let indent = format!("{}    ", indentation(source, block.close));
+                let indent = inner_indentation(&indentation(source, block.close));
                 (line_start(source, block.close), indent, true)
             } else {
                 (block.close, String::new(), false)
@@ -233,7 +271,33 @@ fn at(source: &str, block: &Block, place: Place) -> SourceAnchor {
         indent,
         own_line,
         split: None,
+        opens_else: false,
     }
+}
+
+/// The anchor of a barrier in an `else` the text lacks: after `last`, the body of the `if`'s
+/// last arm.
+fn opening_else(source: &str, last: &Block) -> SourceAnchor {
+    let own_line = starts_line(source, last.close);
+    let indent = if own_line {
+        inner_indentation(&indentation(source, last.close))
+    } else {
+        String::new()
+    };
+    SourceAnchor {
+        offset: last.close + 1,
+        indent,
+        own_line,
+        split: None,
+        opens_else: true,
+    }
+}
+
+/// The indentation of a statement inside a block whose `}` is indented by `outer`: one step
+/// more, a tab where the file indents with tabs.
+fn inner_indentation(outer: &str) -> String {
+    let step = if outer.contains('\t') { "\t" } else { "    " };
+    format!("{outer}{step}")
 }
 
 /// The anchor of a site between two parts of a split `if`.
@@ -284,5 +348,6 @@ fn split(
             after,
             crossing,
         }),
+        opens_else: false,
     })
 }

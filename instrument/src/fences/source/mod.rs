@@ -36,7 +36,9 @@ pub enum Why {
     InsideStatement,
     #[error("naga's IR puts the barrier where the text has no statement boundary")]
     Unplaced,
-    #[error("the barrier falls inside a `for` loop's header")]
+    #[error(
+        "the barrier falls inside a loop's header (a `for` or `while` condition, a `for` update)"
+    )]
     ForHeader,
     #[error("the site needs a split of an `if` with an `else` branch")]
     SplitChain,
@@ -272,8 +274,19 @@ fn patched_text(
 }
 
 /// The barrier's edit at a plain (not split) anchor: a line of its own, or, between
-/// statements sharing a line, one space from its neighbours.
+/// statements sharing a line, one space from its neighbours; in an `else` the text lacks,
+/// that `else` around it.
 fn barrier(source: &str, anchor: &SourceAnchor) -> Edit {
+    if anchor.opens_else {
+        let text = match anchor.own_line {
+            true => {
+                let outer = text::indentation(source, anchor.offset - 1);
+                format!(" else {{\n{}storageBarrier();\n{outer}}}", anchor.indent)
+            }
+            false => " else { storageBarrier(); }".to_string(),
+        };
+        return Edit::insert(anchor.offset, text, 0);
+    }
     let spaced = source[..anchor.offset].ends_with(char::is_whitespace);
     let text = match (anchor.own_line, spaced) {
         (true, _) => format!("{}storageBarrier();\n", anchor.indent),

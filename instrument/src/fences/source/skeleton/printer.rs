@@ -2,6 +2,7 @@
 
 use super::uses::{count_statement_uses, transparent_locals};
 use super::Node;
+use crate::fences::memory::writable_storage;
 use naga::{
     Block, Expression, Function, Handle, LocalVariable, Module, Statement, Type, TypeInner,
 };
@@ -185,9 +186,9 @@ impl<'m> Printer<'m> {
         }
     }
 
-    /// `kind` for an access of storage memory (or through a pointer argument), `kind` with
-    /// the prefix `private ` for one of local, workgroup or private memory, which a storage
-    /// barrier does not order.
+    /// `kind` for an access of storage the dispatch writes (or through a pointer argument),
+    /// `kind` with the prefix `private ` for one of local, workgroup, private or uniform
+    /// memory or a read-only buffer, which a storage barrier does not order (memory.rs).
     fn memory(&self, pointer: Handle<Expression>, kind: &str) -> String {
         let mut p = pointer;
         loop {
@@ -197,7 +198,7 @@ impl<'m> Printer<'m> {
                 Expression::GlobalVariable(g) => {
                     let space = self.module.global_variables[g].space;
                     return match space {
-                        naga::AddressSpace::Storage { .. } => kind.to_string(),
+                        space if writable_storage(space) => kind.to_string(),
                         _ => format!("private {kind}"),
                     };
                 }

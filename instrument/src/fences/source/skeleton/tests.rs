@@ -53,3 +53,19 @@ fn a_branch_split_in_two_is_the_branch_and_a_carried_value_is_its_value() {
         "if lid == 0u { buf[1] = 1u; } storageBarrier(); if lid == 0u { buf[2] = 2u; }"
     ));
 }
+
+#[test]
+fn a_barrier_moved_across_a_read_only_load_does_not_count() {
+    let header = "@group(0) @binding(1) var<storage, read> input: array<u32>;\n";
+    let module = |body: &str| {
+        let source = format!("{header}{HEADER}{body}}}\n");
+        naga::front::wgsl::parse_str(&source).unwrap_or_else(|e| panic!("{e}\n{source}"))
+    };
+    // A read-only buffer is the same for the whole dispatch: no barrier orders its loads.
+    let ir = module("let x = input[lid]; storageBarrier(); buf[lid] = x;");
+    let text = module("storageBarrier(); buf[lid] = input[lid];");
+    assert_eq!(difference(&ir, &text), None);
+    let across_storage = module("let x = buf[lid + 1u]; storageBarrier(); buf[lid] = x;");
+    let moved = module("storageBarrier(); buf[lid] = buf[lid + 1u];");
+    assert!(difference(&across_storage, &moved).is_some());
+}
