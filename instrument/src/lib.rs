@@ -25,6 +25,7 @@ mod locate;
 pub mod manifest;
 mod names;
 mod options;
+mod outline;
 mod overrides;
 mod pointers;
 mod remap;

@@ -593,3 +593,85 @@ fn tint_accepts_a_barrier_only_where_a_site_serves_and_at_every_site() {
         report.points
     );
 }
+
+/// Source patches of generated shaders (every fourth seed): a few sites alone, and every
+/// site the text can take at once, are patched or refused for a reason of the text, never
+/// for an edit that does not rebuild the IR-level fix (the check `source_patch` makes), and
+/// the portable completion of some sites runs; Tint accepts the source patch wherever it
+/// accepts the IR-level fix it rebuilds.
+#[test]
+fn source_patches_of_generated_shaders_rebuild_the_fix_or_are_refused_for_the_text() {
+    use wgstress_instrument::fences::{analyse, fences, Why};
+    let seeds: Vec<u64> = cases().into_iter().step_by(4).collect();
+    let mut patches = Vec::new();
+    for &seed in &seeds {
+        let source = shader(seed);
+        let analysis = analyse(&source, &Options::default(), None)
+            .unwrap_or_else(|e| panic!("seed {seed} (WGSTRESS_SEED={seed}): {e}\n{source}"));
+        // One numbering of the sites: the search's (`fences`, `fenced_at`) and the report's.
+        let found = fences(&source, &Options::default()).unwrap();
+        assert_eq!(analysis.sites, found.sites, "seed {seed}");
+        let ids: Vec<u32> = analysis.sites.iter().map(|s| s.id).collect();
+        let expressible: Vec<u32> = ids
+            .iter()
+            .copied()
+            .filter(|id| analysis.anchors[*id as usize].is_ok())
+            .collect();
+        let mut sets: Vec<Vec<u32>> = ids.iter().step_by(5).map(|id| vec![*id]).collect();
+        sets.push(expressible.clone());
+        for set in sets {
+            match analysis.source_patch(&set) {
+                Ok(patch) if set == expressible => {
+                    let ir = analysis
+                        .ir_patch(&set)
+                        .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+                    patches.push((seed, patch.text, ir));
+                }
+                Ok(_) => {}
+                Err(refused) => assert!(
+                    matches!(
+                        refused.why,
+                        Why::InsideStatement
+                            | Why::SplitChain
+                            | Why::NameTaken { .. }
+                            | Why::Specialized { .. }
+                    ),
+                    "seed {seed} (WGSTRESS_SEED={seed}) {set:?}: {refused}\n{source}"
+                ),
+            }
+        }
+        let half: Vec<u32> = ids.iter().copied().step_by(2).collect();
+        let portable = analysis.portable(&half);
+        assert!(
+            half.iter().all(|s| portable.sites.contains(s)),
+            "seed {seed}"
+        );
+    }
+    assert!(
+        patches.len() * 2 >= seeds.len(),
+        "{} patched",
+        patches.len()
+    );
+    let checked = patches.len();
+    let shaders: Vec<wgstress_tint::Shader> = patches
+        .into_iter()
+        .flat_map(|(seed, text, ir)| {
+            [
+                wgstress_tint::Shader::new(format!("seed {seed} source"), text),
+                wgstress_tint::Shader::new(format!("seed {seed} ir"), ir),
+            ]
+        })
+        .collect();
+    let rejected: Vec<String> = wgstress_tint::validate(&shaders)
+        .into_iter()
+        .map(|r| r.name)
+        .collect();
+    for name in rejected.iter().filter(|n| n.ends_with(" source")) {
+        let ir = name.replace(" source", " ir");
+        assert!(
+            rejected.contains(&ir),
+            "Tint rejects the source patch of {name} but not the IR-level fix"
+        );
+    }
+    assert!(rejected.len() < checked, "Tint rejects every patch");
+}

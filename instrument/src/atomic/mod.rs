@@ -174,8 +174,20 @@ pub fn make_atomic_rmw(
     file: &str,
     source: Option<&str>,
 ) -> Result<(Module, Vec<Location>), AtomicError> {
-    let mut module = make_atomic(module, name, file, source)?;
     let locator = Locator::new(file, source);
+    let (module, fused) = make_atomic_rmw_spans(module, name, file, source)?;
+    Ok((module, fused.into_iter().map(|s| locator.at(s)).collect()))
+}
+
+/// `make_atomic_rmw`, with the spans of the fused stores: the source patch rewrites the text
+/// there.
+pub(crate) fn make_atomic_rmw_spans(
+    module: Module,
+    name: &str,
+    file: &str,
+    source: Option<&str>,
+) -> Result<(Module, Vec<naga::Span>), AtomicError> {
+    let mut module = make_atomic(module, name, file, source)?;
     let handle = global(&module, name)?;
     let mut fused = Vec::new();
     for (_, function) in module.functions.iter_mut() {
@@ -190,7 +202,7 @@ pub fn make_atomic_rmw(
             e.as_inner()
         ))
     })?;
-    Ok((module, fused.into_iter().map(|s| locator.at(s)).collect()))
+    Ok((module, fused))
 }
 
 /// `make_atomic_rmw` of WGSL source, rendered as WGSL.

@@ -17,16 +17,22 @@
 
 mod access;
 mod all;
+mod analysis;
 mod memory;
 mod module;
 pub(crate) mod operands;
 mod patch;
 mod place;
-mod returns;
+pub(crate) mod returns;
+mod roles;
 mod site;
+pub mod source;
 mod split;
 mod uniformity;
 
 pub use all::{fences, Fences};
+pub use analysis::{analyse, Analysis};
 pub use patch::{fenced_at, fenced_at_atomic, Patched};
+pub use roles::{Acquire, Added, Missing, Place, Portable, Release, Role, SiteRole};
 pub use site::{FenceSite, InLoop, Point, Side};
+pub use source::{AtomicEdit, SourceAnchor, SourcePatch, SplitAnchor, Unexpressible, Why};

@@ -179,7 +179,7 @@ impl Walked {
 /// Functions that touch storage the dispatch can write, themselves (a variable, or a
 /// pointer parameter into such storage) or through a callee. Callees come before their
 /// callers in naga's arena, so one pass in order sees every callee first.
-fn storage_functions(module: &Module) -> HashSet<Handle<Function>> {
+pub(crate) fn storage_functions(module: &Module) -> HashSet<Handle<Function>> {
     let mut found = HashSet::new();
     for (handle, function) in module.functions.iter() {
         let named = function.expressions.iter().any(|(_, e)| match e {

@@ -7,7 +7,7 @@
 
 use super::module::place;
 use super::site::{FenceSite, InLoop};
-use crate::atomic::{make_atomic_rmw, AtomicError};
+use crate::atomic::{make_atomic_rmw_spans, AtomicError};
 use crate::error::Location;
 use crate::error::{Error, Result};
 use crate::names;
@@ -67,18 +67,58 @@ pub fn fenced_at_atomic(
     atomic: Option<&str>,
     chosen: &[u32],
 ) -> std::result::Result<Patched, AtomicError> {
+    let marked = marked(source, options, atomic)?;
+    let module = marked.resolved(chosen)?;
+    let info = validate(&module).map_err(|e| Error::Internal(format!("{e:?}")))?;
+    Ok(Patched {
+        wgsl: render(&module, &info, Some(source))?,
+        sites: marked.sites,
+        original_wgsl: marked.original_wgsl,
+        postcondition: marked.postcondition,
+        in_loops: marked.in_loops,
+        fused: marked.fused,
+    })
+}
+
+/// The application's module (with the variable made atomic, if any) with a call of the
+/// marker function `wgstress_site(k)` at every site k: what `fenced_at_atomic` resolves into
+/// barriers, and what the source patch and the pairing of sites read positions from.
+pub(crate) struct Marked {
+    pub module: Module,
+    pub marker: Handle<Function>,
+    /// The application entry point's index.
+    pub entry: usize,
+    pub sites: Vec<FenceSite>,
+    pub in_loops: Vec<InLoop>,
+    pub fused: Vec<Location>,
+    /// The fused read-modify-writes' store spans, in the user's source.
+    pub fused_spans: Vec<Span>,
+    /// The user's module as parsed, and naga's rendering of it.
+    pub original: Module,
+    pub original_wgsl: String,
+    pub postcondition: Option<String>,
+}
+
+pub(crate) fn marked(
+    source: &str,
+    options: &Options,
+    atomic: Option<&str>,
+) -> std::result::Result<Marked, AtomicError> {
     let path = options.file_name.as_deref().unwrap_or("shader.wgsl");
-    let module = crate::shader::parse(source, path)?;
-    let info = crate::shader::validate_user(&module, Some(source), path)?;
-    let original_wgsl = render(&module, &info, Some(source))?;
-    let (mut module, info, fused) = match atomic {
-        None => (module, info, Vec::new()),
+    let original = crate::shader::parse(source, path)?;
+    let info = crate::shader::validate_user(&original, Some(source), path)?;
+    let original_wgsl = render(&original, &info, Some(source))?;
+    let (mut module, info, fused_spans) = match atomic {
+        None => (original.clone(), info, Vec::new()),
         Some(name) => {
-            let (module, fused) = make_atomic_rmw(module, name, path, Some(source))?;
+            let (module, fused) =
+                make_atomic_rmw_spans(original.clone(), name, path, Some(source))?;
             let info = validate(&module).map_err(|e| Error::Internal(format!("{e:?}")))?;
             (module, info, fused)
         }
     };
+    let locator = crate::locate::Locator::new(path, Some(source));
+    let fused = fused_spans.iter().map(|s| locator.at(*s)).collect();
     let mut options = options.clone();
     if options.postcondition.is_none() {
         options.postcondition = crate::shader::postcondition_directive(source);
@@ -86,30 +126,40 @@ pub fn fenced_at_atomic(
     let entry = names::application_entry(&module, &options)?;
     let marker = add_marker(&mut module);
     let (sites, in_loops) = place(&mut module, &info, entry, source, Some(marker));
-    if let Some(past) = chosen.iter().find(|id| **id as usize >= sites.len()) {
-        return Err(Error::NoSuchFenceSite {
-            site: *past,
-            sites: sites.len(),
-        }
-        .into());
-    }
-    let chosen: BTreeSet<u32> = chosen.iter().copied().collect();
-    for entry_point in module.entry_points.iter_mut() {
-        resolve(&mut entry_point.function, marker, &chosen);
-    }
-    for (_, function) in module.functions.iter_mut() {
-        resolve(function, marker, &chosen);
-    }
-    drop_last_function(&mut module, marker);
-    let info = validate(&module).map_err(|e| Error::Internal(format!("{e:?}")))?;
-    Ok(Patched {
+    Ok(Marked {
+        module,
+        marker,
+        entry,
         sites,
-        original_wgsl,
-        wgsl: render(&module, &info, Some(source))?,
-        postcondition: options.postcondition,
         in_loops,
         fused,
+        fused_spans,
+        original,
+        original_wgsl,
+        postcondition: options.postcondition,
     })
+}
+
+impl Marked {
+    /// The module with a barrier at each of `chosen` and the markers gone.
+    pub fn resolved(&self, chosen: &[u32]) -> Result<Module> {
+        if let Some(past) = chosen.iter().find(|id| **id as usize >= self.sites.len()) {
+            return Err(Error::NoSuchFenceSite {
+                site: *past,
+                sites: self.sites.len(),
+            });
+        }
+        let chosen: BTreeSet<u32> = chosen.iter().copied().collect();
+        let mut module = self.module.clone();
+        for entry_point in module.entry_points.iter_mut() {
+            resolve(&mut entry_point.function, self.marker, &chosen);
+        }
+        for (_, function) in module.functions.iter_mut() {
+            resolve(function, self.marker, &chosen);
+        }
+        drop_last_function(&mut module, self.marker);
+        Ok(module)
+    }
 }
 
 /// Appends `fn wgstress_site(site: u32) {}`, the last function of the arena.

@@ -1,0 +1,267 @@
+//! Release and acquire roles of sites, their counterparts through a flag, a lock or a
+//! look-back's flags, and the portable completion of a kept set, on small shaders.
+
+use wgstress_instrument::fences::{analyse, Analysis, Role, Side};
+use wgstress_instrument::Options;
+
+fn analysis(source: &str) -> Analysis {
+    let options = Options {
+        file_name: Some("roles.wgsl".into()),
+        ..Default::default()
+    };
+    analyse(source, &options, None).unwrap_or_else(|e| panic!("{e}\n{source}"))
+}
+
+fn site(analysis: &Analysis, side: Side, line: u32, column: u32) -> u32 {
+    let found = analysis
+        .sites
+        .iter()
+        .find(|s| s.side == side && s.line == line && s.column == column);
+    found
+        .unwrap_or_else(|| panic!("no site {side:?} {line}:{column}: {:?}", analysis.sites))
+        .id
+}
+
+const MESSAGE: &str = "@group(0) @binding(0) var<storage, read_write> data: array<u32>;
+@group(0) @binding(1) var<storage, read_write> flag: atomic<u32>;
+@group(0) @binding(2) var<storage, read_write> seen: array<u32>;
+
+@compute @workgroup_size(1)
+fn main(@builtin(workgroup_id) wid: vec3<u32>) {
+    if wid.x == 0u {
+        data[0] = 42u;
+        atomicStore(&flag, 1u);
+    } else {
+        let f = atomicLoad(&flag);
+        seen[wid.x] = data[0] + f;
+    }
+}
+";
+
+#[test]
+fn message_passing_pairs_the_writers_release_with_the_readers_acquire() {
+    let a = analysis(MESSAGE);
+    let release = site(&a, Side::After, 8, 9);
+    let acquire = site(&a, Side::After, 11, 17);
+    let role = &a.roles[release as usize];
+    assert_eq!(role.role, Role::Release);
+    let published = role.release.as_ref().unwrap();
+    assert_eq!(
+        (
+            published.publishes.text.as_str(),
+            published.publishes.at.to_string()
+        ),
+        ("data[0]", "roles.wgsl:8:9".to_string())
+    );
+    assert_eq!(published.flag.text, "flag");
+    assert_eq!(role.counterparts, [acquire]);
+    let reader = &a.roles[acquire as usize];
+    assert_eq!(reader.role, Role::Acquire);
+    let guarded = reader.acquire.as_ref().unwrap();
+    assert_eq!(guarded.flag.at.to_string(), "roles.wgsl:11:29");
+    assert_eq!(guarded.guards.text, "data[0]");
+    assert_eq!(reader.counterparts, [release]);
+    assert_eq!(
+        a.reason(release).unwrap(),
+        "release: publishes the write of `data[0]` at roles.wgsl:8:9 through `flag` at roles.wgsl:9:22"
+    );
+    assert_eq!(
+        a.reason(acquire).unwrap(),
+        "acquire: after the read of `flag` at roles.wgsl:11:29, guards the read of `data[0]` at roles.wgsl:12:23"
+    );
+    // The adapter needed only the release: the portable set adds the acquire.
+    let portable = a.portable(&[release]);
+    assert_eq!(portable.sites, {
+        let mut s = vec![release, acquire];
+        s.sort_unstable();
+        s
+    });
+    assert_eq!(portable.needed, [release]);
+    assert_eq!(portable.added.len(), 1);
+    assert_eq!(
+        (
+            portable.added[0].site,
+            portable.added[0].side,
+            portable.added[0].completes
+        ),
+        (acquire, Role::Acquire, release)
+    );
+    assert!(portable.missing.is_empty());
+    // And the other way round.
+    assert_eq!(a.portable(&[acquire]).sites, portable.sites);
+    // Sites that order no such pair have no role.
+    let before_all = site(&a, Side::Before, 8, 9);
+    assert_eq!(a.roles[before_all as usize].role, Role::None);
+    assert_eq!(a.reason(before_all), None);
+}
+
+const LOCK: &str = "@group(0) @binding(0) var<storage, read_write> total: u32;
+@group(0) @binding(1) var<storage, read_write> mutex: atomic<u32>;
+
+fn lock(lid: u32) {
+    if lid == 0u {
+        while !atomicCompareExchangeWeak(&mutex, 0u, 1u).exchanged {
+        }
+    }
+}
+
+fn unlock(lid: u32) {
+    if lid == 0u {
+        atomicStore(&mutex, 0u);
+    }
+}
+
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) lid: u32) {
+    lock(lid);
+    if lid == 0u {
+        total = total + 1u;
+    }
+    unlock(lid);
+}
+";
+
+#[test]
+fn a_lock_pairs_the_barrier_before_its_release_with_the_one_after_taking_it() {
+    let a = analysis(LOCK);
+    let release = site(&a, Side::Before, 13, 9);
+    let acquire = site(&a, Side::After, 6, 16);
+    assert_eq!(a.roles[release as usize].role, Role::Release);
+    assert_eq!(a.roles[acquire as usize].role, Role::Acquire);
+    let publishes = &a.roles[release as usize]
+        .release
+        .as_ref()
+        .unwrap()
+        .publishes;
+    assert_eq!(
+        (publishes.text.as_str(), publishes.at.to_string()),
+        ("total", "roles.wgsl:21:9".to_string())
+    );
+    // The counterparts are in other functions: the ones the lock's accesses are in.
+    assert_eq!(a.sites[acquire as usize].function, "lock");
+    assert_eq!(a.sites[release as usize].function, "unlock");
+    assert!(a.roles[release as usize].counterparts.contains(&acquire));
+    let portable = a.portable(&[release]);
+    assert!(portable.sites.contains(&acquire), "{portable:?}");
+    // One barrier in `lock` serves its call; main's site after the call is not added too.
+    let after_call = site(&a, Side::After, 19, 5);
+    assert!(!portable.sites.contains(&after_call), "{portable:?}");
+}
+
+const LOOK_BACK: &str = "@group(0) @binding(0) var<storage, read_write> values: array<atomic<u32>>;
+@group(0) @binding(1) var<storage, read_write> flags: array<atomic<u32>>;
+@group(0) @binding(2) var<storage, read_write> out: array<u32>;
+var<workgroup> shared_flag: u32;
+
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
+    if lid == 0u {
+        atomicStore(&values[wid.x], wid.x + 1u);
+    }
+    if lid == 0u {
+        atomicStore(&flags[wid.x], 1u);
+    }
+    if wid.x > 0u {
+        loop {
+            if lid == 0u {
+                shared_flag = atomicLoad(&flags[wid.x - 1u]);
+            }
+            if workgroupUniformLoad(&shared_flag) != 0u {
+                break;
+            }
+        }
+        if lid == 0u {
+            out[wid.x] = atomicLoad(&values[wid.x - 1u]);
+        }
+    }
+}
+";
+
+#[test]
+fn a_look_back_gets_its_acquire_after_the_spin_loop_not_inside_it() {
+    let a = analysis(LOOK_BACK);
+    let release = site(&a, Side::After, 9, 9);
+    assert_eq!(a.roles[release as usize].role, Role::Release);
+    let portable = a.portable(&[release]);
+    let after_loop = site(&a, Side::Before, 24, 26);
+    let in_loop = site(&a, Side::After, 17, 31);
+    assert_eq!(a.roles[in_loop as usize].role, Role::Acquire);
+    assert_eq!(portable.added.len(), 1, "{portable:?}");
+    assert_eq!(portable.added[0].site, after_loop);
+    // The data values and the flags are different places: data are not flags.
+    let flag = &a.roles[release as usize].release.as_ref().unwrap().flag;
+    assert_eq!(flag.text, "flags[wid.x]");
+}
+
+#[test]
+fn a_pair_whose_acquire_side_has_no_legal_site_is_named() {
+    // The reader reads the flag and the data inside a loop whose trip count differs per
+    // invocation: WGSL allows no barrier there.
+    let source = "@group(0) @binding(0) var<storage, read_write> data: array<u32>;
+@group(0) @binding(1) var<storage, read_write> flag: atomic<u32>;
+@group(0) @binding(2) var<storage, read_write> seen: array<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
+    if wid.x == 0u {
+        data[0] = 42u;
+        atomicStore(&flag, 1u);
+    }
+    for (var i = 0u; i < lid % 4u; i++) {
+        if atomicLoad(&flag) == 1u {
+            seen[lid] = data[0];
+        }
+    }
+}
+";
+    let a = analysis(source);
+    let release = site(&a, Side::After, 8, 9);
+    assert_eq!(a.roles[release as usize].role, Role::Release);
+    assert!(a.roles[release as usize].counterparts.is_empty());
+    let portable = a.portable(&[release]);
+    assert_eq!(portable.sites, [release]);
+    let missing: Vec<(Role, String, String)> = portable
+        .missing
+        .iter()
+        .map(|m| (m.side, m.after.at.to_string(), m.before.at.to_string()))
+        .collect();
+    assert_eq!(
+        missing,
+        [(
+            Role::Acquire,
+            "roles.wgsl:12:24".to_string(),
+            "roles.wgsl:13:25".to_string()
+        )]
+    );
+}
+
+/// A read-only buffer is the same for the whole dispatch: its reads are no data of a
+/// message, so the acquire guards the read of what the writer published.
+#[test]
+fn a_read_only_buffers_reads_are_not_the_data_an_acquire_guards() {
+    let source = "@group(0) @binding(0) var<storage, read_write> data: array<u32>;
+@group(0) @binding(1) var<storage, read_write> flag: atomic<u32>;
+@group(0) @binding(2) var<storage, read_write> seen: array<u32>;
+@group(0) @binding(3) var<storage, read> scale: array<u32>;
+
+@compute @workgroup_size(1)
+fn main(@builtin(workgroup_id) wid: vec3<u32>) {
+    if wid.x == 0u {
+        data[0] = 42u;
+        atomicStore(&flag, 1u);
+    } else {
+        let f = atomicLoad(&flag);
+        let s = scale[wid.x];
+        seen[wid.x] = data[0] * s + f;
+    }
+}
+";
+    let a = analysis(source);
+    let release = site(&a, Side::After, 9, 9);
+    let acquire = site(&a, Side::After, 12, 17);
+    assert_eq!(a.roles[release as usize].counterparts, [acquire]);
+    assert_eq!(
+        a.reason(acquire).unwrap(),
+        "acquire: after the read of `flag` at roles.wgsl:12:29, guards the read of `data[0]` at roles.wgsl:14:23"
+    );
+}
