@@ -5,7 +5,7 @@ use super::lab::FixSet;
 use crate::app::spec::App;
 use crate::error::Result;
 use wgstress_instrument::atomic::candidates_wgsl;
-use wgstress_instrument::fences::{fenced_at_atomic, Patched};
+use wgstress_instrument::fences::{analyse, fenced_at_atomic, Analysis, Patched};
 
 /// A single-kernel application whose shader the search patches.
 #[derive(Clone)]
@@ -42,6 +42,12 @@ impl Shader {
             postcondition: patched.postcondition,
             ..self.app.clone()
         })
+    }
+
+    /// What a fix means in the user's text: the candidate sites (with `atomic` made atomic
+    /// first, if given), their roles and counterparts, and source patches.
+    pub fn analyse(&self, atomic: Option<&str>) -> Result<Analysis> {
+        Ok(analyse(&self.app.source, &self.options(), atomic)?)
     }
 
     /// The variables make-atomic may rewrite, in declaration order (the plain read_write

@@ -2,6 +2,7 @@
 //! failures (search.rs); or its candidate fence sites (where a storage barrier can go in
 //! uniform control flow), or its shader with a barrier at every one.
 
+mod output;
 mod search;
 
 use crate::notes::{emit, Notes};
