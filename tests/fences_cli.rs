@@ -166,7 +166,7 @@ fn lost_updates_are_fixed_by_make_atomic_not_by_fences_and_the_json_says_so() {
     // the comment and the names survive.
     let patched = std::fs::read_to_string(dir.path().join("patched.wgsl")).unwrap();
     let original = std::fs::read_to_string(fixture("racy.wgsl")).unwrap();
-    assert_eq!(report["patch"]["kind"], "source", "{report}");
+    assert_eq!(report["patches"][0]["kind"], "source", "{report}");
     let changed = changed_lines(&original, &patched);
     assert_eq!(
         changed,
@@ -216,7 +216,7 @@ fn fix_edits_the_shader_in_place_once_the_fix_is_verified() {
     assert_eq!(out.status.code(), Some(0), "{stdout}");
     let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(report["verdict"], "fixed", "{report}");
-    assert_eq!(report["fixed_in_place"], shader.display().to_string());
+    assert_eq!(report["fixed_in_place"][0], shader.display().to_string());
     let after = std::fs::read_to_string(&shader).unwrap();
     assert_eq!(changed_lines(&before, &after).len(), 3, "{after}");
     assert!(after.contains("atomicAdd(&counter, 1u);"), "{after}");
@@ -270,7 +270,7 @@ fn fix_is_refused_for_a_bundled_application() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(
-        stderr.contains("--fix edits the shader file of a spec"),
+        stderr.contains("--fix edits the shader files of a spec"),
         "{stderr}"
     );
 }
@@ -457,4 +457,48 @@ fn failures_that_are_only_watchdog_stops_near_the_limit_are_not_searched() {
     ] {
         assert!(!stdout.contains(advice), "memory-model advice: {stdout}");
     }
+}
+
+#[test]
+fn a_pipeline_is_searched_over_every_pass_and_patched_in_the_file_that_needs_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = fixture("pipeline/flags.toml");
+    let sites = wgstress(&["fences", &spec, "--sites"], dir.path());
+    let listed = String::from_utf8_lossy(&sites.stdout);
+    assert_eq!(sites.status.code(), Some(0), "{listed}");
+    // The sites of both passes, numbered one after the other, each at its own file.
+    assert!(
+        listed.lines().next().unwrap().contains("clear.wgsl:"),
+        "{listed}"
+    );
+    assert!(
+        listed.lines().last().unwrap().contains("raise.wgsl:"),
+        "{listed}"
+    );
+    for (id, line) in listed.lines().enumerate() {
+        assert!(line.contains(&format!(": site {id} ")), "{line}");
+    }
+    let out = wgstress(
+        &search(&spec, &["--json", "--cost", "1", "-o", "fixed"]),
+        dir.path(),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(report["verdict"], "fixed", "{report}");
+    let kept = report["kept"].as_array().unwrap();
+    assert!(
+        kept.iter()
+            .all(|k| k["file"].as_str().unwrap().ends_with("raise.wgsl")),
+        "{report}"
+    );
+    // One patch, of the file that needs it, written into the directory under its name.
+    let patches = report["patches"].as_array().unwrap();
+    assert_eq!(patches.len(), 1, "{report}");
+    assert!(patches[0]["file"].as_str().unwrap().ends_with("raise.wgsl"));
+    let written = std::fs::read_to_string(dir.path().join("fixed/raise.wgsl")).unwrap();
+    let original = std::fs::read_to_string(fixture("pipeline/raise.wgsl")).unwrap();
+    assert_eq!(written.matches("storageBarrier();").count(), 1, "{written}");
+    assert!(changed_lines(&original, &written).is_empty(), "{written}");
+    assert!(!dir.path().join("fixed/clear.wgsl").exists());
 }

@@ -96,7 +96,7 @@ fn the_fixture_fails_without_a_barrier_and_passes_with_one() {
 }
 
 fn lab(app: App) -> (Shader, GpuLab) {
-    let shader = Shader { app };
+    let shader = Shader::new(app);
     let stress = StressPlan {
         iterations: Iterations::Given(64),
         cache_words: 1 << 12,
@@ -145,7 +145,7 @@ fn the_search_finds_the_one_barrier_between_the_write_and_the_read() {
     assert_eq!(found.sites.len(), 1, "{found:?}");
     let site = &sites[found.sites[0]];
     // Between the write's branch (lines 6 to 8) and the read (line 9).
-    assert!((7..=9).contains(&site.line), "{site:?} of {sites:?}");
+    assert!((7..=9).contains(&site.site.line), "{site:?} of {sites:?}");
     assert_eq!(found.trials as usize, tried.len());
 
     let fix = FixSet::barriers(&found.sites);

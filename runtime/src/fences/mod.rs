@@ -14,6 +14,7 @@ pub mod ddmin;
 pub mod event;
 pub mod gpu;
 pub mod lab;
+mod merge;
 pub mod outcome;
 pub mod search;
 pub mod shrink;

@@ -4,7 +4,7 @@
 
 use super::cost::Cost;
 use super::lab::Measured;
-use super::suggest::{Choice, Patch};
+use super::suggest::{Choice, FilePatch};
 use crate::run::stop::Stop;
 use crate::stress::strategy::Strategy;
 use serde::Serialize;
@@ -198,8 +198,10 @@ pub struct Outcome {
     pub minimal: Vec<u32>,
     /// Pairs a kept barrier belongs to whose other side has no legal site.
     pub missing: Vec<String>,
-    /// The suggested fix as an edit of the user's file (or naga's rendering, and why).
-    pub patch: Option<Patch>,
+    /// The suggested fix as an edit of each file it changes (or naga's rendering, and why).
+    pub patches: Vec<FilePatch>,
+    /// Files whose patch cannot be had, and why (the fix still ran, as naga writes it).
+    pub unexpressed: Vec<String>,
     /// The time per run of the application alone, as is and with each fix (a verified fix
     /// only), or why it could not be measured.
     pub cost: Vec<Cost>,
@@ -209,11 +211,11 @@ pub struct Outcome {
 }
 
 impl Outcome {
-    /// The patched shader, for `-o` and `--fix`: a verified fix only.
-    pub fn patched(&self) -> Option<&str> {
+    /// The patched files, for `-o` and `--fix`: a verified fix only.
+    pub fn patched(&self) -> &[FilePatch] {
         match self.verdict {
-            Verdict::Fixed => self.patch.as_ref().map(Patch::text),
-            _ => None,
+            Verdict::Fixed => &self.patches,
+            _ => &[],
         }
     }
 }

@@ -24,7 +24,7 @@ pub enum Choice {
     Minimal,
 }
 
-/// The fix as the user gets it.
+/// A file's fix as the user gets it.
 #[derive(Clone, Debug, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Patch {
@@ -58,11 +58,23 @@ impl Patch {
     }
 }
 
+/// The patch of one file the fix changes.
+#[derive(Clone, Debug, Serialize)]
+pub struct FilePatch {
+    pub file: String,
+    #[serde(flatten)]
+    pub patch: Patch,
+}
+
 /// A fix of the application, as the user gets it and as it runs.
 pub struct Patched {
     pub fix: FixSet,
-    pub patch: Patch,
-    /// The application with the fix: its shader the patch's text, read like any input.
+    /// A patch per file the fix changes; none where a file's patch cannot be had (the
+    /// reasons are in `unexpressed`).
+    pub files: Vec<FilePatch>,
+    pub unexpressed: Vec<String>,
+    /// The application with the fix: each file the patched text, read like any input (naga's
+    /// rendering of each part where a file has no patch).
     pub app: App,
 }
 
@@ -83,72 +95,194 @@ pub struct Suggestion {
 
 /// The suggestion grown from `minimal` (the kept set, on its variable made atomic if any).
 pub fn suggest(shader: &Shader, minimal: &FixSet, choice: Choice) -> Result<Suggestion> {
-    let analysis = shader.analyse(minimal.atomic.as_deref())?;
-    let needed: Vec<u32> = minimal.sites.iter().map(|&s| s as u32).collect();
-    let portable = analysis.portable(&needed);
-    let (chosen, other) = match choice {
-        Choice::Portable => (&portable.sites, &portable.needed),
-        Choice::Minimal => (&portable.needed, &portable.sites),
-    };
-    let fix_of = |sites: &[u32]| FixSet {
+    let analyses = shader.analyse(minimal.atomic.as_deref())?;
+    let offsets: Vec<usize> = analyses
+        .iter()
+        .scan(0, |at, a| {
+            let offset = *at;
+            *at += a.sites.len();
+            Some(offset)
+        })
+        .collect();
+    let mut chosen = Vec::new();
+    let mut other = Vec::new();
+    let mut kept = Vec::new();
+    let mut missing = Vec::new();
+    for (p, analysis) in analyses.iter().enumerate() {
+        let offset = offsets[p];
+        let needed: Vec<u32> = local(&minimal.sites, offset, analysis.sites.len());
+        let portable = analysis.portable(&needed);
+        let (mine, theirs) = match choice {
+            Choice::Portable => (&portable.sites, &portable.needed),
+            Choice::Minimal => (&portable.needed, &portable.sites),
+        };
+        let path = &shader.parts[p].path;
+        kept.extend(
+            mine.iter()
+                .map(|&s| site(shader, p, analysis, s, offset, needed.contains(&s))),
+        );
+        missing.extend(portable.missing.iter().map(|m| describe(m, path, offset)));
+        chosen.extend(mine.iter().map(|&s| s as usize + offset));
+        other.extend(theirs.iter().map(|&s| s as usize + offset));
+    }
+    let fix_of = |sites: Vec<usize>| FixSet {
         atomic: minimal.atomic.clone(),
-        sites: sites.iter().map(|&s| s as usize).collect(),
+        sites,
     };
-    let suggested = patched(shader, &analysis, fix_of(chosen))?;
+    let suggested = patched(shader, &analyses, &offsets, fix_of(chosen.clone()))?;
     let other = match other == chosen {
         true => None,
-        false => Some(patched(shader, &analysis, fix_of(other))?),
+        false => Some(patched(shader, &analyses, &offsets, fix_of(other))?),
     };
-    let file = &shader.app.shader_path;
     Ok(Suggestion {
         choice,
-        kept: chosen
-            .iter()
-            .map(|&s| kept(shader, &analysis, s, needed.contains(&s)))
-            .collect(),
-        missing: portable.missing.iter().map(|m| missing(m, file)).collect(),
-        minimal: needed,
+        kept,
+        missing,
+        minimal: minimal.sites.iter().map(|&s| s as u32).collect(),
         suggested,
         other,
     })
 }
 
-/// `fix` as an edit of the user's text, else as naga's rendering, and the application it makes.
-fn patched(shader: &Shader, analysis: &Analysis, fix: FixSet) -> Result<Patched> {
-    let chosen: Vec<u32> = fix.sites.iter().map(|&s| s as u32).collect();
-    let (patch, app) = match analysis.source_patch(&chosen) {
-        Ok(source) => {
-            let patch = Patch::Source {
-                changed_lines: source.changed_lines(),
-                diff: source.diff,
-                text: source.text,
-            };
-            let app = App {
-                source: patch.text().to_string(),
-                ..shader.app.clone()
-            };
-            (patch, app)
-        }
-        Err(why) => {
-            let rendered = shader.patch(&fix)?;
-            let patch = Patch::Rendered {
-                diff: rendered.diff(),
-                text: rendered.wgsl,
-                why: why.to_string(),
-            };
-            (patch, shader.app_with(&fix)?)
-        }
-    };
-    Ok(Patched { fix, patch, app })
+/// The sites of `sites` in the part numbered from `offset` with `len` sites, numbered within it.
+fn local(sites: &[usize], offset: usize, len: usize) -> Vec<u32> {
+    sites
+        .iter()
+        .filter(|&&s| s >= offset && s - offset < len)
+        .map(|&s| (s - offset) as u32)
+        .collect()
 }
 
-/// Site `id` as the report shows it: where, its role and why it is there.
-fn kept(shader: &Shader, analysis: &Analysis, id: u32, needed: bool) -> Kept {
+/// `fix` as an edit of each file it changes, else as naga's rendering, and the application
+/// it makes.
+fn patched(
+    shader: &Shader,
+    analyses: &[Analysis],
+    offsets: &[usize],
+    fix: FixSet,
+) -> Result<Patched> {
+    let mut edited: Vec<(String, Vec<std::result::Result<String, String>>)> = Vec::new();
+    for (p, analysis) in analyses.iter().enumerate() {
+        let chosen = local(&fix.sites, offsets[p], analysis.sites.len());
+        let text = analysis
+            .source_patch(&chosen)
+            .map(|s| s.text)
+            .map_err(|why| why.to_string());
+        let path = &shader.parts[p].path;
+        match edited.iter_mut().find(|(file, _)| file == path) {
+            Some((_, texts)) => texts.push(text),
+            None => edited.push((path.clone(), vec![text])),
+        }
+    }
+    let mut files = Vec::new();
+    let mut unexpressed = Vec::new();
+    let mut texts: Vec<(usize, String, Option<String>)> = Vec::new();
+    for (file, parts) in edited {
+        let original = &shader
+            .parts
+            .iter()
+            .find(|p| p.path == file)
+            .expect("a part's file")
+            .source;
+        match merged(original, &parts) {
+            Ok(text) if text == *original => {}
+            Ok(text) => {
+                for (p, part) in shader
+                    .parts
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, q)| q.path == file)
+                {
+                    texts.push((p, text.clone(), part.postcondition.clone()));
+                }
+                files.push(FilePatch {
+                    patch: source_patch(&file, original, text),
+                    file,
+                });
+            }
+            Err(why) => unexpressed.push(format!("{file}: {why}")),
+        }
+    }
+    let app = if unexpressed.is_empty() {
+        shader.with_parts(&texts)
+    } else {
+        shader.app_with(&fix)?
+    };
+    // A single file the text cannot express is still given whole, as naga writes it.
+    if let ([why], false, [part]) = (
+        unexpressed.as_slice(),
+        shader.is_pipeline(),
+        shader.parts.as_slice(),
+    ) {
+        let rendered = shader.patch(&fix)?;
+        files.push(FilePatch {
+            file: part.path.clone(),
+            patch: Patch::Rendered {
+                diff: rendered.diff(),
+                text: rendered.parts[0].wgsl.clone(),
+                why: why
+                    .strip_prefix(&format!("{}: ", part.path))
+                    .unwrap_or(why)
+                    .to_string(),
+            },
+        });
+        unexpressed.clear();
+    }
+    Ok(Patched {
+        fix,
+        files,
+        unexpressed,
+        app,
+    })
+}
+
+/// One text from the patches of a file's parts: each is the original with its own edits;
+/// they combine where their edits touch different lines or are the same edit.
+fn merged(
+    original: &str,
+    parts: &[std::result::Result<String, String>],
+) -> std::result::Result<String, String> {
+    let texts: Vec<&str> = parts
+        .iter()
+        .map(|p| p.as_deref().map_err(Clone::clone))
+        .collect::<std::result::Result<_, _>>()?;
+    super::merge::merge(original, &texts)
+        .ok_or_else(|| "the fixes of its entry points edit the same lines differently".to_string())
+}
+
+/// The edit of `file` from `original` to `text`, as a unified diff.
+fn source_patch(file: &str, original: &str, text: String) -> Patch {
+    let diff = similar::TextDiff::from_lines(original, text.as_str());
+    let changed_lines = diff
+        .iter_all_changes()
+        .filter(|c| c.tag() != similar::ChangeTag::Equal)
+        .count();
+    Patch::Source {
+        diff: diff
+            .unified_diff()
+            .context_radius(3)
+            .header(file, file)
+            .to_string(),
+        changed_lines,
+        text,
+    }
+}
+
+/// Site `id` of part `p` as the report shows it: where, its role and why it is there.
+fn site(
+    shader: &Shader,
+    p: usize,
+    analysis: &Analysis,
+    id: u32,
+    offset: usize,
+    needed: bool,
+) -> Kept {
     let site: &FenceSite = &analysis.sites[id as usize];
     let role = analysis.roles.get(id as usize).map(|r| r.role);
+    let part = &shader.parts[p];
     Kept {
-        site: id,
-        file: shader.app.shader_path.clone(),
+        site: id + offset as u32,
+        file: part.path.clone(),
         line: site.line,
         column: site.column,
         side: match site.side {
@@ -156,8 +290,7 @@ fn kept(shader: &Shader, analysis: &Analysis, id: u32, needed: bool) -> Kept {
             Side::After => "after",
         },
         function: site.function.clone(),
-        source: shader
-            .app
+        source: part
             .source
             .lines()
             .nth(site.line as usize - 1)
@@ -175,7 +308,7 @@ fn kept(shader: &Shader, analysis: &Analysis, id: u32, needed: bool) -> Kept {
 }
 
 /// What a pair without a legal site for its other side lacks, in words.
-fn missing(m: &Missing, file: &str) -> String {
+fn describe(m: &Missing, file: &str, offset: usize) -> String {
     let side = match m.side {
         Role::Release => "release",
         _ => "acquire",
@@ -184,6 +317,8 @@ fn missing(m: &Missing, file: &str) -> String {
         "{file}: the {side} side of site {}'s pair has no site: it would go between {} and {}, \
          where WGSL allows no barrier (a loop or branch that invocations leave at different \
          times, or a function called there)",
-        m.site, m.after, m.before
+        m.site as usize + offset,
+        m.after,
+        m.before
     )
 }

@@ -1,23 +1,29 @@
 //! What `wgstress fences` does with the outcome: shows it (text or JSON), logs it, writes the
-//! verified fix to `-o`, and edits the spec's shader in place with `--fix` unless the file
-//! changed since the search began. Results are shown before any file is written, so a failed
-//! write loses nothing that was measured.
+//! verified fix to `-o` (a pipeline's patched files into that directory), and edits the spec's
+//! shader files in place with `--fix` unless a file changed since the search began. Results
+//! are shown before any file is written, so a failed write loses nothing that was measured.
 
 use super::search::Plan;
 use crate::status::Status;
 use anyhow::{bail, Context, Result};
 use serde_json::json;
+use std::path::{Path, PathBuf};
 use wgstress_runtime::fences::outcome::{Outcome, Verdict};
+use wgstress_runtime::fences::source::Shader;
+use wgstress_runtime::fences::suggest::FilePatch;
 use wgstress_runtime::run::log::JsonLog;
 
 /// Prints and logs the outcome, then writes the verified fix where the plan says.
 pub fn show(plan: &Plan, outcome: &Outcome, log: Option<&mut JsonLog>) -> Result<Status> {
     let patched = outcome.patched();
-    let output = plan.output.as_ref().filter(|_| patched.is_some());
-    let fix = plan.fix.as_ref().filter(|_| patched.is_some());
+    let written = written(plan, patched);
+    let edited: Vec<String> = match plan.fix {
+        true => patched.iter().map(|f| f.file.clone()).collect(),
+        false => Vec::new(),
+    };
     let shown = json!({
-        "output": output.map(|p| p.display().to_string()),
-        "fixed_in_place": fix.map(|p| p.display().to_string()),
+        "output": written.iter().map(|(p, _)| p.display().to_string()).collect::<Vec<_>>(),
+        "fixed_in_place": edited,
     });
     let mut value = serde_json::to_value(outcome)?;
     value
@@ -30,36 +36,68 @@ pub fn show(plan: &Plan, outcome: &Outcome, log: Option<&mut JsonLog>) -> Result
     if plan.session.json {
         crate::notes::emit(&format!("{}\n", serde_json::to_string_pretty(&value)?))?;
     } else {
-        let written = output.map(|p| p.display().to_string());
-        let edited = fix.map(|p| p.display().to_string());
-        let text = crate::present::fences::text(outcome, written.as_deref(), edited.as_deref());
+        let paths: Vec<String> = written
+            .iter()
+            .map(|(p, _)| p.display().to_string())
+            .collect();
+        let text = crate::present::fences::text(outcome, &paths, &edited);
         crate::notes::emit(&text)?;
     }
-    if let (Some(out), Some(patched)) = (output, patched) {
-        std::fs::write(out, patched).with_context(|| format!("{}", out.display()))?;
+    for (path, patch) in &written {
+        std::fs::write(path, patch.patch.text()).with_context(|| format!("{}", path.display()))?;
     }
-    if let (Some(path), Some(patched)) = (fix, patched) {
-        edit_in_place(path, &plan.session.app.source, patched)?;
+    if plan.fix {
+        edit_in_place(&Shader::new(plan.session.app.clone()), patched)?;
     }
     Ok(status(&outcome.verdict))
 }
 
-/// Writes `patched` over `path` when the file still holds `original`, the text the search
-/// started from.
-fn edit_in_place(path: &std::path::Path, original: &str, patched: &str) -> Result<()> {
-    let now = wgstress_runtime::read::text(
-        path,
-        wgstress_runtime::read::SOURCE_BYTES,
-        "a shader may hold",
-    )?;
-    if now != original {
-        bail!(
-            "{}: the file changed since the search began: not edited (the fix is in the report \
-             above; run the search again on the file as it is now)",
-            path.display()
-        );
+/// Where `-o` puts each patched file: the file named, or for a pipeline each file under its
+/// own name in the directory named.
+fn written<'a>(plan: &Plan, patched: &'a [FilePatch]) -> Vec<(PathBuf, &'a FilePatch)> {
+    let Some(out) = &plan.output else {
+        return Vec::new();
+    };
+    match (plan.session.app.pipeline.is_empty(), patched) {
+        (true, [patch]) => vec![(out.clone(), patch)],
+        _ => patched
+            .iter()
+            .map(|p| {
+                let name = Path::new(&p.file).file_name().unwrap_or_default();
+                (out.join(name), p)
+            })
+            .collect(),
     }
-    std::fs::write(path, patched).with_context(|| format!("{}", path.display()))
+}
+
+/// Writes each patched file over the user's, when every one still holds the text the search
+/// started from (checked for all before any is written).
+fn edit_in_place(shader: &Shader, patched: &[FilePatch]) -> Result<()> {
+    for patch in patched {
+        let path = Path::new(&patch.file);
+        let original = shader
+            .parts
+            .iter()
+            .find(|p| p.path == patch.file)
+            .map(|p| p.source.as_str())
+            .unwrap_or_default();
+        let now = wgstress_runtime::read::text(
+            path,
+            wgstress_runtime::read::SOURCE_BYTES,
+            "a shader may hold",
+        )?;
+        if now != original {
+            bail!(
+                "{}: the file changed since the search began: not edited (the fix is in the \
+                 report above; run the search again on the file as it is now)",
+                path.display()
+            );
+        }
+    }
+    for patch in patched {
+        std::fs::write(&patch.file, patch.patch.text()).with_context(|| patch.file.clone())?;
+    }
+    Ok(())
 }
 
 /// 0 for a fix or no failure, 1 for no fix, 2 for an error, 130 for Ctrl-C.

@@ -6,7 +6,7 @@ use crate::options::{AppOptions, BudgetOptions, SessionOptions, StressOptions};
 use crate::plan::{fixed_variant, paths, SessionPlan};
 use crate::present::fences::Progress;
 use crate::status::Status;
-use anyhow::Result;
+use anyhow::{Context, Result};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -70,10 +70,11 @@ pub struct Plan {
     cost: Duration,
     /// A bundled application's fixed variant, whose cost the report compares.
     reference: Option<App>,
-    /// Where the patched shader goes, checked writable and distinct from the inputs.
+    /// Where the patched shader goes (a pipeline's patched files: a directory), checked
+    /// writable and distinct from the inputs.
     pub output: Option<PathBuf>,
-    /// The spec's shader file, to edit in place (`--fix`), checked writable.
-    pub fix: Option<PathBuf>,
+    /// Edit the spec's shader files in place (`--fix`), each checked writable.
+    pub fix: bool,
 }
 
 pub fn plan(app: &AppOptions, args: &SearchOptions, output: Option<&Path>) -> Result<Plan> {
@@ -85,9 +86,19 @@ pub fn plan(app: &AppOptions, args: &SearchOptions, output: Option<&Path>) -> Re
         until_failures: None,
     };
     let session = SessionPlan::new(app, &budget, &args.stress, &args.session)?;
-    super::single_kernel(&session.app)?;
+    super::stressed(&session.app)?;
     if let Some(out) = output {
-        paths::writable(out, "--output")?;
+        if session.app.pipeline.is_empty() {
+            paths::writable(out, "--output")?;
+        } else {
+            // A pipeline's fix may change several files: they go into a directory.
+            std::fs::create_dir_all(out).with_context(|| {
+                format!(
+                    "--output {}: a directory for the patched files",
+                    out.display()
+                )
+            })?;
+        }
         let mut all: Vec<(&str, &Path)> = session
             .inputs
             .iter()
@@ -99,19 +110,18 @@ pub fn plan(app: &AppOptions, args: &SearchOptions, output: Option<&Path>) -> Re
         all.push(("--output", out));
         paths::distinct(&all)?;
     }
-    let fix = match (args.fix, session.inputs.is_empty()) {
-        (false, _) => None,
-        (true, true) => anyhow::bail!(
-            "{}: --fix edits the shader file of a spec; a bundled application has none of yours \
+    if args.fix && session.inputs.is_empty() {
+        anyhow::bail!(
+            "{}: --fix edits the shader files of a spec; a bundled application has none of yours \
              (use -o FILE)",
             session.app.name
-        ),
-        (true, false) => {
-            let path = PathBuf::from(&session.app.shader_path);
-            paths::writable(&path, "--fix")?;
-            Some(path)
+        );
+    }
+    if args.fix {
+        for part in Shader::new(session.app.clone()).parts {
+            paths::writable(Path::new(&part.path), "--fix")?;
         }
-    };
+    }
     Ok(Plan {
         strategy: args.strategy,
         verify: args.verify,
@@ -123,16 +133,14 @@ pub fn plan(app: &AppOptions, args: &SearchOptions, output: Option<&Path>) -> Re
         cost: args.cost,
         reference: fixed_variant(app),
         output: output.map(Path::to_path_buf),
-        fix,
+        fix: args.fix,
         session,
     })
 }
 
 pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
     let session = &plan.session;
-    let shader = Shader {
-        app: session.app.clone(),
-    };
+    let shader = Shader::new(session.app.clone());
     let engine = session.engine()?;
     super::super::announce(&engine, notes);
     let (shape, source) = session.stress.shape(&engine)?;

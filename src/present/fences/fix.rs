@@ -97,22 +97,36 @@ pub fn cost(out: &mut String, report: &Report) {
     }
 }
 
-/// The patch of a verified fix: an edit of the user's file, or naga's rendering and why.
+/// The patches of a verified fix: an edit of each file it changes, or naga's rendering and
+/// why.
 pub fn patch(out: &mut String, report: &Report) {
-    let (Verdict::Fixed, Some(patch)) = (&report.verdict, &report.patch) else {
+    if report.verdict != Verdict::Fixed {
         return;
-    };
-    match patch {
-        Patch::Source { changed_lines, .. } => {
-            let _ = writeln!(out, "\npatch ({changed_lines} lines changed):");
-        }
-        Patch::Rendered { why, .. } => {
-            let _ = writeln!(
-                out,
-                "\npatch: naga's rendering of the whole shader, as an edit of the file cannot \
-                 express the fix: {why}"
-            );
-        }
     }
-    let _ = writeln!(out, "{}", patch.diff());
+    for file in &report.patches {
+        match &file.patch {
+            Patch::Source { changed_lines, .. } => {
+                let _ = writeln!(
+                    out,
+                    "\npatch of {} ({changed_lines} lines changed):",
+                    file.file
+                );
+            }
+            Patch::Rendered { why, .. } => {
+                let _ = writeln!(
+                    out,
+                    "\npatch of {}: naga's rendering of the whole shader, as an edit of the \
+                     file cannot express the fix: {why}",
+                    file.file
+                );
+            }
+        }
+        let _ = writeln!(out, "{}", file.patch.diff());
+    }
+    for why in &report.unexpressed {
+        let _ = writeln!(
+            out,
+            "\nno patch of {why} (the fix ran as naga writes each pass)"
+        );
+    }
 }

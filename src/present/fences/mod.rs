@@ -11,9 +11,9 @@ use std::fmt::Write;
 use wgstress_runtime::fences::outcome::{Fix, Outcome as Report, StrategyRuns, Verdict};
 use wgstress_runtime::fences::Measured;
 
-/// The report; `output`: where the patched shader was written; `edited`: the file `--fix`
+/// The report; `written`: where the patched files were written; `edited`: the files `--fix`
 /// edited in place.
-pub fn text(report: &Report, output: Option<&str>, edited: Option<&str>) -> String {
+pub fn text(report: &Report, written: &[String], edited: &[String]) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -50,10 +50,10 @@ pub fn text(report: &Report, output: Option<&str>, edited: Option<&str>) -> Stri
     evidence(&mut out, report);
     fix::cost(&mut out, report);
     fix::patch(&mut out, report);
-    if let Some(path) = output {
+    for path in written {
         let _ = writeln!(out, "patched shader written to {path}");
     }
-    if let Some(path) = edited {
+    for path in edited {
         let _ = writeln!(out, "{path} edited in place");
     }
     out
@@ -259,7 +259,8 @@ mod tests {
             choice: None,
             minimal: Vec::new(),
             missing: Vec::new(),
-            patch: None,
+            patches: Vec::new(),
+            unexpressed: Vec::new(),
             cost: Vec::new(),
             cost_error: None,
             bound: None,
@@ -268,7 +269,7 @@ mod tests {
 
     #[test]
     fn a_make_atomic_fix_gives_both_site_counts() {
-        let text = text(&make_atomic_fix(), None, None);
+        let text = text(&make_atomic_fix(), &[], &[]);
         assert!(
             text.contains("barriers at 1 of the rewritten shader's 5 sites (the shader as written has 6, as `--sites` lists them"),
             "{text}"

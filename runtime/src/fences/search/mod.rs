@@ -247,7 +247,12 @@ fn assemble(
         missing: found
             .as_ref()
             .map_or(Vec::new(), |f| f.suggestion.missing.clone()),
-        patch: found.as_ref().map(|f| f.suggestion.suggested.patch.clone()),
+        patches: found
+            .as_ref()
+            .map_or(Vec::new(), |f| f.suggestion.suggested.files.clone()),
+        unexpressed: found
+            .as_ref()
+            .map_or(Vec::new(), |f| f.suggestion.suggested.unexpressed.clone()),
         kept: found
             .as_ref()
             .map_or(Vec::new(), |f| f.suggestion.kept.clone()),

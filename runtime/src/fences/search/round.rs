@@ -8,7 +8,7 @@ use crate::error::Result;
 use crate::fences::event::Event;
 use crate::fences::lab::{FixSet, Measured, Subject};
 use crate::fences::outcome::{AtomicTrial, Fix, StrategyRuns, Verdict};
-use crate::fences::shrink::{callees_first, shrink};
+use crate::fences::shrink::shrink;
 use crate::fences::suggest::{suggest, Suggestion};
 use crate::fences::trial::FailureRate;
 use crate::fences::trials::Trials;
@@ -123,7 +123,7 @@ pub fn round(
     let mut count = Count::default();
     let mut tried = Vec::new();
     let step = if all_sites.failures == 0 {
-        let order = callees_first(&unfenced.sites);
+        let order = unfenced.order();
         let mut trials = Trials::new(&mut *cx.lab, None, &trials_config, &mut *cx.on_event);
         let found = shrink(&order, failed, rate, &mut trials);
         count.add(&trials);

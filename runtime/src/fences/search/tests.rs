@@ -7,7 +7,7 @@ use crate::app::init::Init;
 use crate::app::spec::{App, Binding};
 use crate::fences::lab::{FixSet, Measured, Subject};
 use crate::fences::outcome::Fix;
-use crate::fences::suggest::{Choice, Patch};
+use crate::fences::suggest::{Choice, FilePatch, Patch};
 use crate::gpu::engine::Calibration;
 use crate::run::runner::{Budget, RunConfig};
 use crate::run::stop::Stop;
@@ -234,9 +234,7 @@ fn shader(source: &str) -> Shader {
     let bindings = (0..3)
         .map(|b| Binding::storage(b, 64, Init::Zeros))
         .collect();
-    Shader {
-        app: App::bare("sim-app", source, [1, 1, 1], bindings),
-    }
+    Shader::new(App::bare("sim-app", source, [1, 1, 1], bindings))
 }
 
 fn config(sim: &Sim, strategy: Option<Strategy>) -> SearchConfig {
@@ -295,7 +293,10 @@ fn the_needed_barrier_is_found_and_verified() {
     assert!(verified.runs >= outcome.runs_per_trial.unwrap());
     assert_eq!(outcome.trials, trials, "every trial was reported");
     assert!(outcome.refined.is_empty());
-    assert!(outcome.patched().unwrap().contains("storageBarrier()"));
+    assert!(outcome.patched()[0]
+        .patch
+        .text()
+        .contains("storageBarrier()"));
     assert!(outcome
         .relies_on
         .as_deref()
@@ -328,7 +329,7 @@ fn a_correct_application_does_not_fail_and_every_strategy_was_tried() {
     assert_eq!(outcome.verdict, Verdict::DoesNotFail);
     assert_eq!(outcome.before.len(), 4);
     assert_eq!((outcome.trials, trials), (0, 0));
-    assert!(outcome.fix.is_none() && outcome.patched().is_none() && outcome.sites.is_none());
+    assert!(outcome.fix.is_none() && outcome.patched().is_empty() && outcome.sites.is_none());
 }
 
 #[test]
@@ -378,7 +379,7 @@ fn lost_updates_are_fixed_by_make_atomic_when_every_barrier_still_fails() {
     assert!(kept(&outcome).is_empty());
     assert_eq!(outcome.atomic.len(), 1);
     assert!(outcome.atomic[0].alone.unwrap().passed);
-    let patched = outcome.patched().unwrap();
+    let patched = outcome.patched()[0].patch.text();
     assert!(patched.contains("atomicAdd"), "{patched}");
 }
 
@@ -400,7 +401,7 @@ fn nothing_fixes_a_bug_no_fix_covers_and_the_reasons_say_what_was_tried() {
     assert!(reasons
         .iter()
         .any(|r| r.starts_with("make-atomic of `counter`")));
-    assert!(outcome.fix.is_none() && outcome.patched().is_none());
+    assert!(outcome.fix.is_none() && outcome.patched().is_empty());
 }
 
 #[test]
@@ -419,7 +420,7 @@ fn ctrl_c_in_the_verification_reports_the_fix_found_not_verified() {
     );
     assert_eq!(kept(&outcome), [2]);
     assert!(
-        outcome.patched().is_none(),
+        outcome.patched().is_empty(),
         "an unverified fix is not written"
     );
 }
@@ -455,7 +456,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>) {
 
 /// The id of the site on `side` of the access at `line:column` of MESSAGE.
 fn message_site(side: wgstress_instrument::fences::Side, line: u32, column: u32) -> usize {
-    let analysis = shader(MESSAGE).analyse(None).unwrap();
+    let analysis = shader(MESSAGE).analyse(None).unwrap().remove(0);
     let site = analysis
         .sites
         .iter()
@@ -505,11 +506,15 @@ fn the_portable_fix_adds_the_acquire_side_this_adapter_did_not_need_and_is_verif
         verified.iter().all(|f| f.sites == [release, acquire]),
         "{verified:?}"
     );
-    let Some(Patch::Source { changed_lines, .. }) = &outcome.patch else {
-        panic!("{:?}", outcome.patch);
+    let [FilePatch {
+        patch: Patch::Source { changed_lines, .. },
+        ..
+    }] = outcome.patches.as_slice()
+    else {
+        panic!("{:?}", outcome.patches);
     };
     assert_eq!(*changed_lines, 2);
-    let patched = outcome.patched().unwrap();
+    let patched = outcome.patched()[0].patch.text();
     assert!(
         patched.contains("        data[0] = 42u; // the message\n        storageBarrier();\n"),
         "{patched}"
@@ -547,9 +552,9 @@ fn the_minimal_choice_keeps_what_this_adapter_needed() {
     assert_eq!(kept(&outcome), [release as u32]);
     assert!(outcome.kept[0].needed);
     assert_eq!(
-        outcome
-            .patched()
-            .unwrap()
+        outcome.patched()[0]
+            .patch
+            .text()
             .matches("storageBarrier();")
             .count(),
         1
@@ -559,4 +564,77 @@ fn the_minimal_choice_keeps_what_this_adapter_needed() {
         of,
         ["original", "minimal fix", "portable fix", "every site"]
     );
+}
+
+/// Two passes of one file: `produce` writes data and raises flags, `consume` reads them.
+const PASSES: &str = "@group(0) @binding(0) var<storage, read_write> data: array<u32>;
+@group(0) @binding(1) var<storage, read_write> flag: array<u32>;
+@group(0) @binding(2) var<storage, read_write> seen: array<u32>;
+
+@compute @workgroup_size(64)
+fn produce(@builtin(local_invocation_index) lid: u32) {
+    data[lid] = lid;
+    flag[lid] = 1u;
+}
+
+@compute @workgroup_size(64)
+fn consume(@builtin(local_invocation_index) lid: u32) {
+    seen[lid] = flag[63u - lid];
+    data[lid] = data[63u - lid] + 1u;
+}
+";
+
+fn pipeline(source: &str) -> Shader {
+    use crate::app::spec::Dispatch;
+    let mut app = shader(source).app;
+    app.pipeline = ["produce", "consume"]
+        .map(|entry| Dispatch {
+            shader: None,
+            entry: Some(entry.into()),
+            workgroups: [1, 1, 1],
+            stress: true,
+            uniforms: Vec::new(),
+            bind: Vec::new(),
+        })
+        .to_vec();
+    Shader::new(app)
+}
+
+#[test]
+fn a_pipeline_is_searched_over_the_sites_of_every_stressed_pass_and_patched_once_per_file() {
+    let shader = pipeline(PASSES);
+    assert_eq!(shader.parts.len(), 2);
+    let patched = shader.patch(&FixSet::default()).unwrap();
+    let produce = patched.sites.iter().filter(|s| s.part == 0).count();
+    assert!(
+        produce >= 1 && patched.sites.len() > produce,
+        "{:?}",
+        patched.sites
+    );
+    // One barrier needed in each pass.
+    let (a, b) = (0, patched.sites.len() - 1);
+    let mut sim = Sim::new(vec![Bug::barriers(0.4, &[a, b])]);
+    let config = config(&sim, None);
+    let outcome = search(&config, &shader, &mut sim, &mut |_| {}).unwrap();
+    assert_eq!(outcome.verdict, Verdict::Fixed, "{outcome:?}");
+    assert_eq!(kept(&outcome), [a as u32, b as u32]);
+    let functions: Vec<&str> = outcome.kept.iter().map(|k| k.function.as_str()).collect();
+    assert_eq!(functions, ["produce", "consume"]);
+    // One patch of the one file, with both passes' barriers.
+    assert_eq!(
+        outcome.patches.len(),
+        1,
+        "{:?} {:?}",
+        outcome.patches,
+        outcome.unexpressed
+    );
+    let text = outcome.patches[0].patch.text();
+    assert_eq!(text.matches("storageBarrier();").count(), 2, "{text}");
+    assert_eq!(outcome.patches[0].file, "sim-app.wgsl");
+    // The fix runs as the patched file in every pass.
+    let fixed = shader.app_with(&FixSet::barriers(&[a, b])).unwrap();
+    for dispatch in &fixed.pipeline {
+        let source = &dispatch.shader.as_ref().unwrap().source;
+        assert_eq!(source.matches("storageBarrier()").count(), 1, "{source}");
+    }
 }
