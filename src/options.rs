@@ -28,7 +28,7 @@ pub struct AppOptions {
     pub postcondition: Option<String>,
 }
 
-#[derive(Clone, Copy, Debug, ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum VariantArg {
     /// Fences removed, as the seed study's "-nf" variants
     Buggy,

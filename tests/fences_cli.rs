@@ -213,10 +213,117 @@ fn lost_updates_are_fixed_by_make_atomic_not_by_fences_and_the_json_says_so() {
     let verified = &report["verified"][0];
     assert_eq!(verified["failures"], 0, "{report}");
     assert!(verified["runs"].as_u64().unwrap() >= report["runs_per_trial"].as_u64().unwrap());
+    // The patch is an edit of the user's file: the declaration and the access lines change,
+    // the comment and the names survive.
     let patched = std::fs::read_to_string(dir.path().join("patched.wgsl")).unwrap();
-    assert!(patched.contains("counter: atomic<u32>"), "{patched}");
-    assert!(patched.contains("atomicAdd((&counter), 1u);"), "{patched}");
+    let original = std::fs::read_to_string(fixture("racy.wgsl")).unwrap();
+    assert_eq!(report["patches"][0]["kind"], "source", "{report}");
+    let changed = changed_lines(&original, &patched);
+    assert_eq!(
+        changed,
+        [
+            "@group(0) @binding(0) var<storage, read_write> counter: u32;",
+            "    let seen = counter;",
+            "    counter = seen + 1u;",
+        ],
+        "{patched}"
+    );
+    assert!(patched.starts_with("// Every thread adds one to a shared counter"));
+    assert!(
+        patched.contains("var<storage, read_write> counter: atomic<u32>;"),
+        "{patched}"
+    );
+    assert!(
+        patched.contains("    atomicAdd(&counter, 1u);"),
+        "{patched}"
+    );
     wgstress_tint::assert_valid(&[wgstress_tint::Shader::new("racy patched", patched)]);
+}
+
+/// The lines of `original` that `patched` no longer has.
+fn changed_lines<'a>(original: &'a str, patched: &str) -> Vec<&'a str> {
+    let kept: std::collections::HashSet<&str> = patched.lines().collect();
+    original.lines().filter(|l| !kept.contains(l)).collect()
+}
+
+/// The racy counter's spec and shader, copied into `dir` for `--fix` to edit.
+fn racy_copy(dir: &std::path::Path) -> (String, std::path::PathBuf) {
+    for file in ["racy.toml", "racy.wgsl"] {
+        std::fs::copy(fixture(file), dir.join(file)).unwrap();
+    }
+    (
+        dir.join("racy.toml").display().to_string(),
+        dir.join("racy.wgsl"),
+    )
+}
+
+#[test]
+fn fix_edits_the_shader_in_place_once_the_fix_is_verified() {
+    let dir = tempfile::tempdir().unwrap();
+    let (spec, shader) = racy_copy(dir.path());
+    let before = std::fs::read_to_string(&shader).unwrap();
+    let out = wgstress(&search(&spec, &["--fix", "--json"]), dir.path());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(report["verdict"], "fixed", "{report}");
+    assert_eq!(report["fixed_in_place"][0], shader.display().to_string());
+    let after = std::fs::read_to_string(&shader).unwrap();
+    assert_eq!(changed_lines(&before, &after).len(), 3, "{after}");
+    assert!(after.contains("atomicAdd(&counter, 1u);"), "{after}");
+}
+
+#[test]
+fn fix_refuses_a_file_that_changed_since_the_search_began() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let (spec, shader) = racy_copy(dir.path());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wgstress"))
+        .args(search(&spec, &["--fix"]))
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Edit the file while the fix found is being verified.
+    let stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut seen = Vec::new();
+    for line in stderr.lines() {
+        let line = line.unwrap();
+        if line.contains("verifying the fix") {
+            let edited = std::fs::read_to_string(&shader).unwrap() + "// edited meanwhile\n";
+            std::fs::write(&shader, edited).unwrap();
+        }
+        seen.push(line);
+    }
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = seen.join("\n");
+    assert!(stderr.contains("verifying the fix"), "{stderr}");
+    assert_eq!(out.status.code(), Some(2), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("racy.wgsl: the file changed since the search began: not edited"),
+        "{stderr}"
+    );
+    // The report came first; the file keeps the user's edit and gets no patch.
+    assert!(stdout.contains("fixed: "), "{stdout}");
+    let now = std::fs::read_to_string(&shader).unwrap();
+    assert!(
+        now.ends_with("// edited meanwhile\n") && !now.contains("atomicAdd"),
+        "{now}"
+    );
+}
+
+#[test]
+fn fix_is_refused_for_a_bundled_application() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = wgstress(&search("sdk-red", &["--fix"]), dir.path());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--fix edits the shader files of a spec"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -246,7 +353,7 @@ fn make_atomic_then_the_barriers_it_still_needs() {
         "{relies_on}"
     );
     let patched = std::fs::read_to_string(dir.path().join("patched.wgsl")).unwrap();
-    assert!(patched.contains("atomicAdd((&count), 1u);"), "{patched}");
+    assert!(patched.contains("atomicAdd(&count, 1u);"), "{patched}");
     assert_eq!(patched.matches("storageBarrier()").count(), 1, "{patched}");
     wgstress_tint::assert_valid(&[wgstress_tint::Shader::new("tally patched", patched)]);
 }
@@ -401,4 +508,48 @@ fn failures_that_are_only_watchdog_stops_near_the_limit_are_not_searched() {
     ] {
         assert!(!stdout.contains(advice), "memory-model advice: {stdout}");
     }
+}
+
+#[test]
+fn a_pipeline_is_searched_over_every_pass_and_patched_in_the_file_that_needs_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = fixture("pipeline/flags.toml");
+    let sites = wgstress(&["fences", &spec, "--sites"], dir.path());
+    let listed = String::from_utf8_lossy(&sites.stdout);
+    assert_eq!(sites.status.code(), Some(0), "{listed}");
+    // The sites of both passes, numbered one after the other, each at its own file.
+    assert!(
+        listed.lines().next().unwrap().contains("clear.wgsl:"),
+        "{listed}"
+    );
+    assert!(
+        listed.lines().last().unwrap().contains("raise.wgsl:"),
+        "{listed}"
+    );
+    for (id, line) in listed.lines().enumerate() {
+        assert!(line.contains(&format!(": site {id} ")), "{line}");
+    }
+    let out = wgstress(
+        &search(&spec, &["--json", "--cost", "1", "-o", "fixed"]),
+        dir.path(),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(report["verdict"], "fixed", "{report}");
+    let kept = report["kept"].as_array().unwrap();
+    assert!(
+        kept.iter()
+            .all(|k| k["file"].as_str().unwrap().ends_with("raise.wgsl")),
+        "{report}"
+    );
+    // One patch, of the file that needs it, written into the directory under its name.
+    let patches = report["patches"].as_array().unwrap();
+    assert_eq!(patches.len(), 1, "{report}");
+    assert!(patches[0]["file"].as_str().unwrap().ends_with("raise.wgsl"));
+    let written = std::fs::read_to_string(dir.path().join("fixed/raise.wgsl")).unwrap();
+    let original = std::fs::read_to_string(fixture("pipeline/raise.wgsl")).unwrap();
+    assert_eq!(written.matches("storageBarrier();").count(), 1, "{written}");
+    assert!(changed_lines(&original, &written).is_empty(), "{written}");
+    assert!(!dir.path().join("fixed/clear.wgsl").exists());
 }

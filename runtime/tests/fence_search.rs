@@ -8,6 +8,7 @@ use std::sync::Arc;
 use wgstress_runtime::app::init::Init;
 use wgstress_runtime::app::spec::App;
 use wgstress_runtime::fences::gpu::GpuLab;
+use wgstress_runtime::fences::lab::Subject;
 use wgstress_runtime::fences::source::Shader;
 use wgstress_runtime::fences::trials::Trials;
 use wgstress_runtime::fences::{ddmin, FailureRate, FixSet, Lab};
@@ -95,7 +96,7 @@ fn the_fixture_fails_without_a_barrier_and_passes_with_one() {
 }
 
 fn lab(app: App) -> (Shader, GpuLab) {
-    let shader = Shader { app };
+    let shader = Shader::new(app);
     let stress = StressPlan {
         iterations: Iterations::Given(64),
         cache_words: 1 << 12,
@@ -121,10 +122,14 @@ fn the_search_finds_the_one_barrier_between_the_write_and_the_read() {
     let all: Vec<usize> = (0..sites.len()).collect();
     let config = config();
     let none = FixSet::default();
-    let before = lab.measure(Some(&none), &config, &runs(16), 1).unwrap();
+    let before = lab
+        .measure(Subject::Fix(&none), &config, &runs(16), 1)
+        .unwrap();
     assert_eq!((before.runs, before.failures), (16, 16), "{before:?}");
     let every = FixSet::barriers(&all);
-    let fenced = lab.measure(Some(&every), &config, &runs(16), 2).unwrap();
+    let fenced = lab
+        .measure(Subject::Fix(&every), &config, &runs(16), 2)
+        .unwrap();
     assert_eq!((fenced.runs, fenced.failures), (16, 0), "{fenced:?}");
 
     let rate = FailureRate::measured(before.failures, before.runs).unwrap();
@@ -140,18 +145,20 @@ fn the_search_finds_the_one_barrier_between_the_write_and_the_read() {
     assert_eq!(found.sites.len(), 1, "{found:?}");
     let site = &sites[found.sites[0]];
     // Between the write's branch (lines 6 to 8) and the read (line 9).
-    assert!((7..=9).contains(&site.line), "{site:?} of {sites:?}");
+    assert!((7..=9).contains(&site.site.line), "{site:?} of {sites:?}");
     assert_eq!(found.trials as usize, tried.len());
 
     let fix = FixSet::barriers(&found.sites);
-    let after = lab.measure(Some(&fix), &config, &runs(32), 3).unwrap();
+    let after = lab
+        .measure(Subject::Fix(&fix), &config, &runs(32), 3)
+        .unwrap();
     assert_eq!((after.runs, after.failures), (32, 0), "{after:?}");
 }
 
 #[test]
 fn a_correct_application_does_not_fail_without_added_fences() {
     let (_, mut lab) = lab(flag_app("fixed", &fixed()));
-    let measured = lab.measure(None, &config(), &runs(32), 1).unwrap();
+    let measured = lab.measure(Subject::AsIs, &config(), &runs(32), 1).unwrap();
     assert_eq!((measured.runs, measured.failures), (32, 0), "{measured:?}");
     assert_eq!(
         FailureRate::measured(measured.failures, measured.runs),

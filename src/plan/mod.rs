@@ -146,6 +146,21 @@ pub fn log_path(options: &LogOptions) -> Result<Option<PathBuf>> {
     Ok(Some(options.log.clone()))
 }
 
+/// A bundled application's hand-written fixed variant, at the size `options` ask for; none for
+/// a spec, or when the fixed variant is the one asked for.
+pub fn fixed_variant(options: &AppOptions) -> Option<App> {
+    let bundled =
+        wgstress_apps::find(&options.app).filter(|_| !Path::new(&options.app).exists())?;
+    if options.variant.is_none_or(|v| v == VariantArg::Fixed) {
+        return None;
+    }
+    let size = match options.size.unwrap_or(SizeArg::Small) {
+        SizeArg::Small => Size::Small,
+        SizeArg::Large => Size::Large,
+    };
+    Some(bundled.build(Variant::Fixed, size))
+}
+
 /// The application `options` name, a spec file or a bundled application, and the files it
 /// was read from.
 pub fn load_app(options: &AppOptions) -> Result<(App, Vec<(&'static str, PathBuf)>)> {

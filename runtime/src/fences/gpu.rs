@@ -8,16 +8,27 @@
 //! guard orders memory whatever the mask: an application that fails without barriers
 //! passed with the guards all off. A compiled set fences only where it says.
 
-use super::lab::{FixSet, Lab, Measured};
+use super::lab::{FixSet, Lab, Measured, Subject};
 use super::source::Shader;
+use crate::app::spec::App;
 use crate::error::Result;
-use crate::gpu::engine::{Calibration, Engine, EngineConfig, LoopStart};
+use crate::gpu::engine::{Calibration, Engine, EngineConfig, LoopStart, Mode};
 use crate::run::loop_limit::LoopLimit;
 use crate::run::pace::Pace;
 use crate::run::record::Outcome;
 use crate::run::runner::{run_into, Budget, RunConfig, Stream};
 use crate::stress::plan::StressPlan;
-use crate::stress::strategy::{Settings, Strategy, StressShape};
+use crate::stress::strategy::{RunParams, Settings, Strategy, StressShape};
+use std::time::{Duration, Instant};
+
+/// What a fixed engine was built from.
+#[derive(Clone, Debug, PartialEq)]
+enum Built {
+    /// A fix the instrumenter placed.
+    Fix(FixSet),
+    /// A shader text of its own (a source patch).
+    Text(String),
+}
 
 /// The application on a device, as is and with fixes.
 pub struct GpuLab {
@@ -29,7 +40,7 @@ pub struct GpuLab {
     /// learned loop limit carried over.
     engine: Option<Engine>,
     /// The last fix's engine: a pass is confirmed by a second trial of the same set.
-    last: Option<(FixSet, Engine)>,
+    last: Option<(Built, Engine)>,
     /// Batch sizes learned over the runs of fixes: each trial is short, and one that started
     /// over at a batch of one run would grow eightfold before it saw a stalled run; the
     /// verification starts from what the trials learned (starting over, tpo-tm's verification
@@ -78,17 +89,31 @@ impl GpuLab {
     /// watchdog starts from what the application's runs taught (a fresh engine would start
     /// at the ceiling: on the H100, tpo-tm's stalled runs there outlasted the hang timeout in
     /// the search's first trials).
-    fn fixed(&mut self, fix: &FixSet) -> Result<&mut Engine> {
-        if self.last.as_ref().is_none_or(|(set, _)| set != fix) {
+    fn fixed(&mut self, subject: Subject) -> Result<&mut Engine> {
+        let built = match subject {
+            Subject::Fix(fix) => Built::Fix(fix.clone()),
+            Subject::Patched(_, app) | Subject::Reference(app) => Built::Text(app.source.clone()),
+            Subject::AsIs => unreachable!("the application as is has its own engine"),
+        };
+        if self.last.as_ref().is_none_or(|(b, _)| *b != built) {
             if let (LoopStart::Learn, Some(engine)) = (&self.config.loop_limit, &self.engine) {
                 self.config.loop_limit = LoopStart::From(engine.loop_limit().clone());
             }
             self.engine = None;
             self.last = None;
-            let app = self.shader.app_with(fix)?;
-            self.last = Some((fix.clone(), Engine::new(app, &self.config)?));
+            let app = self.app_of(subject)?;
+            self.last = Some((built, Engine::new(app, &self.config)?));
         }
         Ok(&mut self.last.as_mut().expect("just built").1)
+    }
+
+    /// The application `subject` runs.
+    fn app_of(&self, subject: Subject) -> Result<App> {
+        match subject {
+            Subject::AsIs => Ok(self.shader.app.clone()),
+            Subject::Fix(fix) => self.shader.app_with(fix),
+            Subject::Patched(_, app) | Subject::Reference(app) => Ok(app.clone()),
+        }
     }
 }
 
@@ -123,7 +148,7 @@ impl Lab for GpuLab {
 
     fn measure(
         &mut self,
-        fix: Option<&FixSet>,
+        subject: Subject,
         config: &RunConfig,
         budget: &Budget,
         seed: u64,
@@ -132,16 +157,17 @@ impl Lab for GpuLab {
             master_seed: seed,
             ..config.clone()
         };
-        let (engine, pace) = match fix {
-            None => (
+        let fixed = !matches!(subject, Subject::AsIs);
+        let (engine, pace) = match subject {
+            Subject::AsIs => (
                 self.engine
                     .as_mut()
                     .expect("the application as is runs before any fix"),
                 None,
             ),
-            Some(fix) => {
+            _ => {
                 let pace = self.pace.take();
-                (self.fixed(fix)?, pace)
+                (self.fixed(subject)?, pace)
             }
         };
         let mut stream = Stream::new(&config, engine.batch_size());
@@ -149,7 +175,7 @@ impl Lab for GpuLab {
             stream.pace = pace;
         }
         let stopped = run_into(engine, &config, budget, &mut stream, None, &mut |_| {})?;
-        if fix.is_some() {
+        if fixed {
             self.pace = Some(stream.pace);
         }
         Ok(Measured {
@@ -159,5 +185,40 @@ impl Lab for GpuLab {
             seconds: stream.wall.as_secs_f64(),
             stopped,
         })
+    }
+
+    fn time_runs(&mut self, subjects: &[Subject], time: Duration) -> Result<Vec<Vec<f64>>> {
+        // The user's shaders as given, without stress: what the application itself costs.
+        let config = EngineConfig {
+            mode: Mode::Raw,
+            ..self.config.clone()
+        };
+        self.engine = None;
+        self.last = None;
+        let mut engines = subjects
+            .iter()
+            .map(|s| Engine::new(self.app_of(*s)?, &config))
+            .collect::<Result<Vec<Engine>>>()?;
+        let settings = self.stress.unstressed();
+        let mut times = vec![Vec::new(); engines.len()];
+        let until = Instant::now() + time;
+        // A first batch of each warms its pipelines up and is not counted.
+        for round in 0.. {
+            if round > 3 && Instant::now() >= until {
+                break;
+            }
+            for (engine, times) in engines.iter_mut().zip(&mut times) {
+                let batch = engine.batch_size();
+                let runs: Vec<RunParams> = (0..batch as u64)
+                    .map(|seed| RunParams::draw(seed, &settings, engine.app_groups()))
+                    .collect();
+                let start = Instant::now();
+                engine.run(&runs)?;
+                if round > 0 {
+                    times.push(start.elapsed().as_secs_f64() / batch as f64);
+                }
+            }
+        }
+        Ok(times)
     }
 }

@@ -2,6 +2,7 @@
 //! (search/) is written against it alone, so the same search runs on a GPU (`gpu::GpuLab`)
 //! and on a simulated one in the tests.
 
+use crate::app::spec::App;
 use crate::error::Result;
 use crate::gpu::engine::Calibration;
 use crate::run::loop_limit::LoopLimit;
@@ -9,6 +10,7 @@ use crate::run::runner::{Budget, RunConfig};
 use crate::run::stop::Stop;
 use crate::stress::strategy::{Settings, Strategy};
 use serde::Serialize;
+use std::time::Duration;
 
 /// A fix to try: a storage barrier at each of `sites`, after `atomic` (if any) was made
 /// atomic; the sites are then those of the rewritten module.
@@ -27,6 +29,21 @@ impl FixSet {
             sites: sites.to_vec(),
         }
     }
+}
+
+/// What a measurement runs.
+#[derive(Clone, Copy)]
+pub enum Subject<'a> {
+    /// The application as given.
+    AsIs,
+    /// The application with a fix placed by the instrumenter (naga's rendering).
+    Fix(&'a FixSet),
+    /// The application whose shader is `app`'s: the user's text with `fix` made in it, read
+    /// like any input.
+    Patched(&'a FixSet, &'a App),
+    /// Another build of the application, for comparing costs (a bundled app's hand-written
+    /// fixed variant).
+    Reference(&'a App),
 }
 
 /// What runs of the application (as is, or with a fix) saw.
@@ -73,14 +90,17 @@ pub trait Lab {
         budget: &Budget,
     ) -> Result<(Settings, Option<Calibration>)>;
 
-    /// Runs the application, as is (`fix` none) or with `fix`, under `config` from seed
-    /// stream `seed` until `budget` is spent (a trial stops at its first failure:
-    /// `budget.failures`).
+    /// Runs `subject` under `config` from seed stream `seed` until `budget` is spent (a trial
+    /// stops at its first failure: `budget.failures`).
     fn measure(
         &mut self,
-        fix: Option<&FixSet>,
+        subject: Subject,
         config: &RunConfig,
         budget: &Budget,
         seed: u64,
     ) -> Result<Measured>;
+
+    /// Times runs of each subject alone, without stress or instrumentation, in interleaved
+    /// batches for about `time`: the seconds per run of each batch, by subject.
+    fn time_runs(&mut self, subjects: &[Subject], time: Duration) -> Result<Vec<Vec<f64>>>;
 }

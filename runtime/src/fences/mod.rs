@@ -9,14 +9,17 @@
 //! simulated one. `source` is what the search derives from the shader without a device, and
 //! `outcome` what it found.
 
+pub mod cost;
 pub mod ddmin;
 pub mod event;
 pub mod gpu;
 pub mod lab;
+mod merge;
 pub mod outcome;
 pub mod search;
 pub mod shrink;
 pub mod source;
+pub mod suggest;
 pub mod trial;
 pub mod trials;
 

@@ -2,7 +2,9 @@
 //! kept sites, and the evidence (for the report, the JSON and the log's summary line). An
 //! `Outcome` is built once, when the search ends.
 
+use super::cost::Cost;
 use super::lab::Measured;
+use super::suggest::{Choice, FilePatch};
 use crate::run::stop::Stop;
 use crate::stress::strategy::Strategy;
 use serde::Serialize;
@@ -103,6 +105,14 @@ pub struct Kept {
     pub function: String,
     /// The access's source line, trimmed.
     pub source: String,
+    /// Whether its barrier releases (publishes data through a flag), acquires (guards data
+    /// read after a flag), or both; none where it orders no pair the analysis can see.
+    pub role: Option<&'static str>,
+    /// What it publishes or guards, at file:line:column.
+    pub reason: Option<String>,
+    /// Whether this adapter needed it (the search's trials kept it); a portable fix adds the
+    /// other side of each pair for GPUs that cache or reorder loads.
+    pub needed: bool,
 }
 
 /// One strategy's runs: of the application as is (confirming the failure), or of the fix
@@ -182,9 +192,69 @@ pub struct Outcome {
     pub refined: Vec<Round>,
     /// What the fix relies on.
     pub relies_on: Option<String>,
-    /// A unified diff from naga's rendering of the original to the patched shader.
-    pub diff: Option<String>,
-    /// The patched shader, for `-o` (a verified fix only).
-    #[serde(skip)]
-    pub patched: Option<String>,
+    /// Which fix `kept` is: the portable one (by default) or the adapter-minimal one.
+    pub choice: Option<Choice>,
+    /// The adapter-minimal set: what the trials kept on this adapter.
+    pub minimal: Vec<u32>,
+    /// Pairs a kept barrier belongs to whose other side has no legal site.
+    pub missing: Vec<String>,
+    /// The suggested fix as an edit of each file it changes (or naga's rendering, and why).
+    pub patches: Vec<FilePatch>,
+    /// Files whose patch cannot be had, and why (the fix still ran, as naga writes it).
+    pub unexpressed: Vec<String>,
+    /// The time per run of the application alone, as is and with each fix (a verified fix
+    /// only), or why it could not be measured.
+    pub cost: Vec<Cost>,
+    pub cost_error: Option<String>,
+    /// What a verification without a failure bounds: the failure rate left, 95% confidence.
+    pub bound: Option<Bound>,
+}
+
+impl Outcome {
+    /// The patched files, for `-o` and `--fix`: a verified fix only.
+    pub fn patched(&self) -> &[FilePatch] {
+        match self.verdict {
+            Verdict::Fixed => &self.patches,
+            _ => &[],
+        }
+    }
+}
+
+/// The failure rate a clean verification bounds: with no failure in `runs` runs, the rate is
+/// below `upper` with 95% confidence (the least p with (1 - p)^runs <= 0.05).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Bound {
+    pub runs: u64,
+    pub upper: f64,
+}
+
+impl Bound {
+    /// The bound of `runs` runs without a failure; none without runs.
+    pub fn of(runs: u64) -> Option<Bound> {
+        (runs > 0).then(|| Bound {
+            runs,
+            upper: 1.0 - 0.05f64.powf(1.0 / runs as f64),
+        })
+    }
+
+    /// "fewer than 1 run in 44,000 fails": one in this many runs, rounded down.
+    pub fn one_in(&self) -> u64 {
+        (1.0 / self.upper).floor() as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Bound;
+
+    #[test]
+    fn a_clean_verification_bounds_the_rate_by_the_rule_of_three() {
+        let b = Bound::of(44_000).unwrap();
+        // 1 - 0.05^(1/n) is close to 3/n.
+        assert!((b.upper * 44_000.0 - 3.0).abs() < 0.01, "{}", b.upper);
+        assert_eq!(b.one_in(), 14_688);
+        assert!(((1.0 - b.upper).powi(44_000) - 0.05).abs() < 1e-9);
+        assert_eq!(Bound::of(0), None);
+        assert_eq!(Bound::of(1).unwrap().one_in(), 1);
+    }
 }

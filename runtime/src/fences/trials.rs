@@ -4,7 +4,7 @@
 //! running, and `stopped` says why; a search that saw one has found nothing more.
 
 use crate::fences::event::Event;
-use crate::fences::lab::{FixSet, Lab};
+use crate::fences::lab::{FixSet, Lab, Subject};
 use crate::fences::trial::{Oracle, Trial};
 use crate::run::runner::{Budget, RunConfig};
 use crate::run::stop::Stop;
@@ -51,7 +51,10 @@ impl<'a> Trials<'a> {
             failures: Some(1),
         };
         let seed = run_seed(self.config.master_seed, self.trials);
-        match self.lab.measure(Some(&fix), self.config, &budget, seed) {
+        match self
+            .lab
+            .measure(Subject::Fix(&fix), self.config, &budget, seed)
+        {
             Ok(m) if m.stopped.is_some() => {
                 self.stopped = m.stopped;
                 Trial::Fail { runs: m.runs }

@@ -94,6 +94,22 @@ impl StressPlan {
         }
     }
 
+    /// Settings without stress or shuffles, for timing the application alone (the watchdog
+    /// limit is the loop limit's floor, unused by a raw run).
+    pub fn unstressed(&self) -> Settings {
+        Settings {
+            strategy: Strategy::None,
+            shuffle: false,
+            shape: StressShape::default(),
+            iterations: 0,
+            cache_words: self.cache_words,
+            watchdog_limit: crate::run::loop_limit::FLOOR,
+            stress_fraction: self.stress_fraction,
+            placement: self.placement,
+            buffer_shuffle: false,
+        }
+    }
+
     /// The settings of one configuration on `engine`: stress iterations given or calibrated
     /// there within a share of `budget` (a tenth of its time, at most 10 s; none without
     /// stress), checked against the device's limits, with what calibration measured.

@@ -2,15 +2,16 @@
 //! failures (search.rs); or its candidate fence sites (where a storage barrier can go in
 //! uniform control flow), or its shader with a barrier at every one.
 
+mod output;
 mod search;
+mod sites;
 
-use crate::notes::{emit, Notes};
+use crate::notes::Notes;
 use crate::options::AppOptions;
 use crate::plan::{load_app, paths};
 use crate::status::Status;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use std::path::{Path, PathBuf};
-use wgstress_instrument::fences::{fences, Side};
 use wgstress_runtime::app::spec::App;
 
 #[derive(clap::Args)]
@@ -50,9 +51,15 @@ pub fn plan(args: &Args) -> Result<Plan> {
         return Ok(Plan::Search(Box::new(plan)));
     }
     let (app, inputs) = load_app(&args.app)?;
-    single_kernel(&app)?;
+    stressed(&app)?;
     let output = if args.all { args.output.clone() } else { None };
     if let Some(out) = &output {
+        if !app.pipeline.is_empty() {
+            anyhow::bail!(
+                "{}: --all writes one shader with a barrier at every site; this spec is a pipeline (--sites lists the sites of every pass)",
+                app.name
+            );
+        }
         paths::writable(out, "--output")?;
         let mut all: Vec<(&str, &Path)> = inputs.iter().map(|(f, p)| (*f, p.as_path())).collect();
         all.push(("--output", out));
@@ -65,59 +72,21 @@ pub fn plan(args: &Args) -> Result<Plan> {
     })))
 }
 
-/// The fence search places fences in one kernel; a pipeline is refused rather than searched
-/// in its first shader only.
-fn single_kernel(app: &wgstress_runtime::app::spec::App) -> Result<()> {
-    if app.pipeline.is_empty() && app.postcondition_shader.is_none() {
+/// The search places fences in the shaders of the stressed dispatches: an application
+/// needs one.
+fn stressed(app: &App) -> Result<()> {
+    if app.dispatches().iter().any(|d| d.stress) {
         return Ok(());
     }
     anyhow::bail!(
-        "{}: fences works on a single kernel in one file; this spec is a pipeline of {} dispatches or has a postcondition_shader",
-        app.name,
-        app.dispatches().len()
+        "{}: no dispatch runs under stress (stress = false in every [[dispatch]]): fences has nothing to search",
+        app.name
     )
 }
 
 pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
     match plan {
         Plan::Search(plan) => search::execute(*plan, notes),
-        Plan::Sites(plan) => sites(*plan),
+        Plan::Sites(plan) => sites::sites(plan.app, plan.sites, plan.output.as_deref()),
     }
-}
-
-/// How a site's side reads.
-fn side_name(side: Side) -> &'static str {
-    match side {
-        Side::Before => "before",
-        Side::After => "after",
-    }
-}
-
-fn sites(plan: SitesPlan) -> Result<Status> {
-    let app = &plan.app;
-    let options = wgstress_instrument::Options {
-        entry: app.entry.clone(),
-        postcondition: app.postcondition.clone(),
-        file_name: Some(app.shader_path.clone()),
-        ..Default::default()
-    };
-    let found = fences(&app.source, &options)?;
-    if plan.sites {
-        let lines: Vec<&str> = app.source.lines().collect();
-        let mut text = String::new();
-        for site in &found.sites {
-            let side = side_name(site.side);
-            let source = lines.get(site.line as usize - 1).map_or("", |l| l.trim());
-            text.push_str(&format!(
-                "{}:{}:{}: site {} {side} (in {}): {source}\n",
-                app.shader_path, site.line, site.column, site.id, site.function
-            ));
-        }
-        emit(&text)?;
-    }
-    if let Some(output) = &plan.output {
-        std::fs::write(output, &found.all_fenced_wgsl)
-            .with_context(|| format!("{}", output.display()))?;
-    }
-    Ok(Status::Passed)
 }

@@ -3,7 +3,7 @@
 
 use crate::notes::Notes;
 use crate::options::{AppOptions, BudgetOptions, SessionOptions, StressOptions};
-use crate::plan::{paths, SessionPlan};
+use crate::plan::{fixed_variant, paths, SessionPlan};
 use crate::present::fences::Progress;
 use crate::status::Status;
 use anyhow::{Context, Result};
@@ -11,11 +11,12 @@ use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use wgstress_runtime::fences::gpu::GpuLab;
-use wgstress_runtime::fences::outcome::{Outcome, Verdict};
 use wgstress_runtime::fences::source::Shader;
+use wgstress_runtime::fences::suggest::Choice;
 use wgstress_runtime::fences::{search, SearchConfig};
 use wgstress_runtime::run::log::JsonLog;
 use wgstress_runtime::run::tally::seed_text;
+use wgstress_runtime::App;
 use wgstress_runtime::Strategy;
 
 #[derive(clap::Args)]
@@ -44,16 +45,36 @@ pub struct SearchOptions {
     /// run before its batches can be sized for it
     #[arg(long, default_value = "60", value_parser = crate::options::seconds, allow_negative_numbers = true)]
     timeout: Duration,
+    /// Suggest what this adapter needed instead of the portable fix (which gives every
+    /// release and acquire the kept barriers belong to its other side, for GPUs that cache or
+    /// reorder loads)
+    #[arg(long)]
+    minimal: bool,
+    /// Edit the spec's shader file in place once the fix is verified (refused when the file
+    /// changed since the search began)
+    #[arg(long)]
+    fix: bool,
+    /// Seconds to time the application alone, as is and with each fix, once the fix is
+    /// verified
+    #[arg(long, default_value = "10", value_parser = crate::options::seconds, allow_negative_numbers = true)]
+    cost: Duration,
 }
 
 /// A validated search.
 pub struct Plan {
-    session: SessionPlan,
+    pub session: SessionPlan,
     /// The user's strategy; none: systematic, then a short compare if it shows nothing.
     strategy: Option<Strategy>,
     verify: Duration,
-    /// Where the patched shader goes, checked writable and distinct from the inputs.
-    output: Option<PathBuf>,
+    choice: Choice,
+    cost: Duration,
+    /// A bundled application's fixed variant, whose cost the report compares.
+    reference: Option<App>,
+    /// Where the patched shader goes (a pipeline's patched files: a directory), checked
+    /// writable and distinct from the inputs.
+    pub output: Option<PathBuf>,
+    /// Edit the spec's shader files in place (`--fix`), each checked writable.
+    pub fix: bool,
 }
 
 pub fn plan(app: &AppOptions, args: &SearchOptions, output: Option<&Path>) -> Result<Plan> {
@@ -65,9 +86,19 @@ pub fn plan(app: &AppOptions, args: &SearchOptions, output: Option<&Path>) -> Re
         until_failures: None,
     };
     let session = SessionPlan::new(app, &budget, &args.stress, &args.session)?;
-    super::single_kernel(&session.app)?;
+    super::stressed(&session.app)?;
     if let Some(out) = output {
-        paths::writable(out, "--output")?;
+        if session.app.pipeline.is_empty() {
+            paths::writable(out, "--output")?;
+        } else {
+            // A pipeline's fix may change several files: they go into a directory.
+            std::fs::create_dir_all(out).with_context(|| {
+                format!(
+                    "--output {}: a directory for the patched files",
+                    out.display()
+                )
+            })?;
+        }
         let mut all: Vec<(&str, &Path)> = session
             .inputs
             .iter()
@@ -79,19 +110,37 @@ pub fn plan(app: &AppOptions, args: &SearchOptions, output: Option<&Path>) -> Re
         all.push(("--output", out));
         paths::distinct(&all)?;
     }
+    if args.fix && session.inputs.is_empty() {
+        anyhow::bail!(
+            "{}: --fix edits the shader files of a spec; a bundled application has none of yours \
+             (use -o FILE)",
+            session.app.name
+        );
+    }
+    if args.fix {
+        for part in Shader::new(session.app.clone()).parts {
+            paths::writable(Path::new(&part.path), "--fix")?;
+        }
+    }
     Ok(Plan {
-        session,
         strategy: args.strategy,
         verify: args.verify,
+        choice: if args.minimal {
+            Choice::Minimal
+        } else {
+            Choice::Portable
+        },
+        cost: args.cost,
+        reference: fixed_variant(app),
         output: output.map(Path::to_path_buf),
+        fix: args.fix,
+        session,
     })
 }
 
 pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
     let session = &plan.session;
-    let shader = Shader {
-        app: session.app.clone(),
-    };
+    let shader = Shader::new(session.app.clone());
     let engine = session.engine()?;
     super::super::announce(&engine, notes);
     let (shape, source) = session.stress.shape(&engine)?;
@@ -105,6 +154,9 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
         master_seed: session.master_seed,
         adaptive: session.stress.adaptive(),
         stop: crate::interrupt::stop_flag(notes.on),
+        choice: plan.choice,
+        cost: plan.cost,
+        reference: plan.reference.clone(),
     };
     let mut log = session.log.as_deref().map(JsonLog::append_to).transpose()?;
     if let Some(log) = log.as_mut() {
@@ -129,62 +181,5 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
     let mut progress = Progress::new(session, notes);
     let outcome = search(&config, &shader, &mut lab, &mut |e| progress.on_event(e))?;
     progress.finish();
-    show(&plan, &outcome, log.as_mut())
-}
-
-/// Writes the verified fix to `-o`, logs the outcome and prints it.
-fn show(plan: &Plan, outcome: &Outcome, log: Option<&mut JsonLog>) -> Result<Status> {
-    let output = match (&plan.output, &outcome.patched) {
-        (Some(out), Some(patched)) => {
-            std::fs::write(out, patched).with_context(|| format!("{}", out.display()))?;
-            Some(out.display().to_string())
-        }
-        _ => None,
-    };
-    let shown = json!({ "output": output });
-    let mut value = serde_json::to_value(outcome)?;
-    value
-        .as_object_mut()
-        .expect("an outcome is an object")
-        .extend(shown.as_object().expect("an object").clone());
-    if let Some(log) = log {
-        log.summary(value.clone())?;
-    }
-    if plan.session.json {
-        crate::notes::emit(&format!("{}\n", serde_json::to_string_pretty(&value)?))?;
-    } else {
-        crate::notes::emit(&crate::present::fences::text(outcome, output.as_deref()))?;
-    }
-    Ok(status(&outcome.verdict))
-}
-
-/// 0 for a fix or no failure, 1 for no fix, 2 for an error, 130 for Ctrl-C.
-pub fn status(verdict: &Verdict) -> Status {
-    match verdict {
-        Verdict::DoesNotFail | Verdict::Fixed => Status::Passed,
-        Verdict::NotFixed { .. } | Verdict::Unverified { .. } | Verdict::WatchdogStops { .. } => {
-            Status::Failed
-        }
-        Verdict::Interrupted { .. } => Status::Interrupted,
-        Verdict::Aborted { .. } => Status::Aborted,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_fix_or_no_failure_exits_0_no_fix_1_an_error_2_an_interruption_130() {
-        assert_eq!(status(&Verdict::Fixed).number(), 0);
-        assert_eq!(status(&Verdict::DoesNotFail).number(), 0);
-        let reasons = Vec::new();
-        assert_eq!(status(&Verdict::NotFixed { reasons }).number(), 1);
-        let why = String::from("w");
-        assert_eq!(status(&Verdict::Unverified { why }).number(), 1);
-        let why = String::from("lost");
-        assert_eq!(status(&Verdict::Aborted { why }).number(), 2);
-        let during = String::from("the search");
-        assert_eq!(status(&Verdict::Interrupted { during }).number(), 130);
-    }
+    super::output::show(&plan, &outcome, log.as_mut())
 }

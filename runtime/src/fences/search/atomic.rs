@@ -9,12 +9,12 @@ use super::Context;
 use crate::error::{Error, Result};
 use crate::fences::lab::{FixSet, Measured};
 use crate::fences::outcome::{AtomicTrial, Fix, TrialRuns, Verdict};
-use crate::fences::shrink::{callees_first, shrink};
+use crate::fences::shrink::shrink;
+use crate::fences::source::{Patched, Shader};
 use crate::fences::trial::{passes, FailureRate};
 use crate::fences::trials::Trials;
 use crate::run::runner::RunConfig;
 use wgstress_instrument::atomic::AtomicError;
-use wgstress_instrument::fences::Patched;
 
 /// What barriers alone could not fix: the application as is and its all-sites runs.
 pub struct Unfixed<'a> {
@@ -55,9 +55,8 @@ pub fn search(
             return Ok(step);
         }
     }
-    let file = &cx.shader.app.shader_path;
     Ok(Step::Over(Verdict::NotFixed {
-        reasons: reasons(unfixed, tried, file),
+        reasons: reasons(unfixed, tried, cx.shader),
     }))
 }
 
@@ -84,7 +83,7 @@ fn try_variable(
     let mut trial = AtomicTrial {
         variable: variable.to_string(),
         refused: None,
-        fused: patched.fused.len(),
+        fused: patched.fused().len(),
         all_sites: Some(TrialRuns {
             runs: with_all.runs,
             passed: with_all.passed,
@@ -111,7 +110,7 @@ fn try_variable(
     let sites = if alone.passed {
         Vec::new()
     } else {
-        shrink(&callees_first(&patched.sites), &[], rate, &mut trials).sites
+        shrink(&patched.order(), &[], rate, &mut trials).sites
     };
     count.add(&trials);
     Some(Step::Passed {
@@ -121,7 +120,7 @@ fn try_variable(
         },
         kind: Fix::MakeAtomic {
             variable: variable.to_string(),
-            fused: patched.fused.iter().map(ToString::to_string).collect(),
+            fused: patched.fused().iter().map(ToString::to_string).collect(),
             sites: patched.sites.len(),
         },
         stopped: trials.stopped,
@@ -130,7 +129,7 @@ fn try_variable(
 
 /// Why nothing fixed it: what each attempt measured, and the cause when the site analysis
 /// knows it (storage accesses in loops where no barrier may go).
-fn reasons(unfixed: &Unfixed, tried: &[AtomicTrial], file: &str) -> Vec<String> {
+fn reasons(unfixed: &Unfixed, tried: &[AtomicTrial], shader: &Shader) -> Vec<String> {
     let all = unfixed.all_sites;
     let mut reasons = vec![format!(
         "fences: with a storageBarrier() at all {} candidate sites, {} of {} runs failed",
@@ -156,7 +155,8 @@ fn reasons(unfixed: &Unfixed, tried: &[AtomicTrial], file: &str) -> Vec<String> 
             (None, None) => format!("make-atomic of `{}`: not run", trial.variable),
         });
     }
-    for access in &unfixed.unfenced.in_loops {
+    let in_loops = unfixed.unfenced.in_loops(shader);
+    for (file, access) in &in_loops {
         reasons.push(format!(
             "{file}:{}:{} (in {}): storage accesses inside a loop that invocations leave at \
              different times (per-invocation control flow), where WGSL allows no barrier: no \
@@ -166,7 +166,7 @@ fn reasons(unfixed: &Unfixed, tried: &[AtomicTrial], file: &str) -> Vec<String> 
             access.line, access.column, access.function
         ));
     }
-    if unfixed.unfenced.in_loops.is_empty() {
+    if in_loops.is_empty() {
         reasons.push(
             "cause not known: no storage access lies where a barrier may not go; the race \
              may need an atomic operation make-atomic does not derive (a compare-exchange \

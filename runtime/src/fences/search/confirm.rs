@@ -7,7 +7,7 @@
 use super::SearchConfig;
 use crate::error::Result;
 use crate::fences::event::Event;
-use crate::fences::lab::{Confirmed, Lab, Measured};
+use crate::fences::lab::{Confirmed, Lab, Measured, Subject};
 use crate::run::loop_limit::LoopLimit;
 use crate::run::runner::{Budget, RunConfig};
 use crate::stress::strategy::{run_seed, Strategy};
@@ -77,7 +77,7 @@ pub fn confirm(
             time: run.budget.time.unwrap_or_default(),
         });
         let seed = run_seed(config.master_seed, 16 * i as u64);
-        let measured = lab.measure(None, &run, &run.budget, seed)?;
+        let measured = lab.measure(Subject::AsIs, &run, &run.budget, seed)?;
         tried.push(Confirmed {
             config: run,
             measured,

@@ -15,20 +15,24 @@ mod verify;
 #[cfg(test)]
 pub(crate) mod tests;
 
+use super::cost::{self, Cost};
 use super::event::Event;
 use super::lab::{Confirmed, Lab};
-use super::outcome::{Outcome, Round, StrategyRuns, Verdict};
+use super::lab::{FixSet, Subject};
+use super::outcome::{Bound, Outcome, Round, StrategyRuns, Verdict};
 use super::source::Shader;
+use super::suggest::Choice;
+use crate::app::spec::App;
 use crate::error::Result;
 use crate::run::tally::seed_text;
 use crate::stress::strategy::Strategy;
-use round::{End, RoundResult};
+use round::{End, Found, RoundResult};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
 /// What the search is asked to do.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct SearchConfig {
     /// The user's strategy; none: systematic, then a short compare if it shows nothing.
     pub strategy: Option<Strategy>,
@@ -41,6 +45,13 @@ pub struct SearchConfig {
     pub adaptive: bool,
     /// Ctrl-C.
     pub stop: Arc<AtomicBool>,
+    /// The fix suggested: portable (both sides of every pair) or what this adapter needed.
+    pub choice: Choice,
+    /// Time to measure what the verified fix costs.
+    pub cost: Duration,
+    /// Another build of the application whose cost is worth comparing (a bundled
+    /// application's hand-written fixed variant).
+    pub reference: Option<App>,
 }
 
 /// What every step of the search works with.
@@ -87,6 +98,12 @@ pub fn search(
             (rounds, verdict)
         }
     };
+    let costs = match rounds.last().map(|r| &r.end) {
+        Some(End::Found(found)) if verdict == Verdict::Fixed => {
+            Some(cost(config, shader, lab, found))
+        }
+        _ => None,
+    };
     Ok(assemble(
         Head {
             app,
@@ -98,7 +115,48 @@ pub fn search(
         },
         verdict,
         rounds,
+        costs,
     ))
+}
+
+/// What the verified fix costs against the application as is, the other choice's fix, a
+/// barrier at every site and the reference build, if any.
+fn cost(
+    config: &SearchConfig,
+    shader: &Shader,
+    lab: &mut dyn Lab,
+    found: &Found,
+) -> std::result::Result<Vec<Cost>, String> {
+    let label = |choice| match choice {
+        Choice::Portable => "portable fix",
+        Choice::Minimal => "minimal fix",
+    };
+    let suggested = &found.suggestion.suggested;
+    let mut variants = vec![
+        ("original", Subject::AsIs),
+        (
+            label(config.choice),
+            Subject::Patched(&suggested.fix, &suggested.app),
+        ),
+    ];
+    if let Some(other) = &found.suggestion.other {
+        let choice = match config.choice {
+            Choice::Portable => Choice::Minimal,
+            Choice::Minimal => Choice::Portable,
+        };
+        variants.push((label(choice), Subject::Patched(&other.fix, &other.app)));
+    }
+    let sites = shader
+        .patch(&FixSet::default())
+        .map_err(|e| e.to_string())?
+        .sites
+        .len();
+    let every = FixSet::barriers(&(0..sites).collect::<Vec<_>>());
+    variants.push(("every site", Subject::Fix(&every)));
+    if let Some(reference) = &config.reference {
+        variants.push(("fixed variant", Subject::Reference(reference)));
+    }
+    cost::measure(lab, &variants, config.cost).map_err(|e| e.to_string())
 }
 
 /// What the outcome says before any round: where it ran, and the confirming runs.
@@ -121,7 +179,12 @@ fn strategy_runs(c: &Confirmed) -> StrategyRuns {
 
 /// The outcome: the confirming runs, the last round's fix and evidence, the earlier rounds'
 /// fixes that failed their verification, and the trials of all.
-fn assemble(head: Head, verdict: Verdict, mut rounds: Vec<RoundResult>) -> Outcome {
+fn assemble(
+    head: Head,
+    verdict: Verdict,
+    mut rounds: Vec<RoundResult>,
+    costs: Option<std::result::Result<Vec<Cost>, String>>,
+) -> Outcome {
     let trials = rounds.iter().map(|r| r.trials).sum();
     let search_runs = rounds.iter().map(|r| r.runs).sum();
     let atomic = rounds.iter_mut().flat_map(|r| r.atomic.drain(..)).collect();
@@ -132,7 +195,7 @@ fn assemble(head: Head, verdict: Verdict, mut rounds: Vec<RoundResult>) -> Outco
         .filter_map(|round| match round.end {
             End::Found(found) => Some(Round {
                 runs_per_trial: round.runs_per_trial,
-                kept: found.kept.iter().map(|k| k.site).collect(),
+                kept: found.suggestion.kept.iter().map(|k| k.site).collect(),
                 verified: found.verified,
             }),
             End::Over(_) => None,
@@ -151,6 +214,14 @@ fn assemble(head: Head, verdict: Verdict, mut rounds: Vec<RoundResult>) -> Outco
         None => (None, None, None, None),
     };
     let fixed = verdict == Verdict::Fixed;
+    let verified_runs = found
+        .as_ref()
+        .map_or(0, |f| f.verified.iter().map(|v| v.runs.runs).sum());
+    let (cost, cost_error) = match costs {
+        Some(Ok(cost)) => (cost, None),
+        Some(Err(why)) => (Vec::new(), Some(why)),
+        None => (Vec::new(), None),
+    };
     Outcome {
         app: head.app,
         adapter: head.adapter,
@@ -169,10 +240,26 @@ fn assemble(head: Head, verdict: Verdict, mut rounds: Vec<RoundResult>) -> Outco
             .as_ref()
             .map(|f| f.kind.relies_on(!f.fix.sites.is_empty())),
         fix: found.as_ref().map(|f| f.kind.clone()),
-        diff: found.as_ref().map(|f| f.diff.clone()),
-        patched: found.as_ref().filter(|_| fixed).map(|f| f.patched.clone()),
-        kept: found.as_ref().map_or(Vec::new(), |f| f.kept.clone()),
+        choice: found.as_ref().map(|f| f.suggestion.choice),
+        minimal: found
+            .as_ref()
+            .map_or(Vec::new(), |f| f.suggestion.minimal.clone()),
+        missing: found
+            .as_ref()
+            .map_or(Vec::new(), |f| f.suggestion.missing.clone()),
+        patches: found
+            .as_ref()
+            .map_or(Vec::new(), |f| f.suggestion.suggested.files.clone()),
+        unexpressed: found
+            .as_ref()
+            .map_or(Vec::new(), |f| f.suggestion.suggested.unexpressed.clone()),
+        kept: found
+            .as_ref()
+            .map_or(Vec::new(), |f| f.suggestion.kept.clone()),
         verified: found.map_or(Vec::new(), |f| f.verified),
         refined,
+        cost,
+        cost_error,
+        bound: fixed.then(|| Bound::of(verified_runs)).flatten(),
     }
 }

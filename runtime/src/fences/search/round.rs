@@ -6,14 +6,14 @@
 use super::{atomic, verify, Context};
 use crate::error::Result;
 use crate::fences::event::Event;
-use crate::fences::lab::{FixSet, Measured};
-use crate::fences::outcome::{AtomicTrial, Fix, Kept, StrategyRuns, Verdict};
-use crate::fences::shrink::{callees_first, shrink};
+use crate::fences::lab::{FixSet, Measured, Subject};
+use crate::fences::outcome::{AtomicTrial, Fix, StrategyRuns, Verdict};
+use crate::fences::shrink::shrink;
+use crate::fences::suggest::{suggest, Suggestion};
 use crate::fences::trial::FailureRate;
 use crate::fences::trials::Trials;
 use crate::run::runner::{Budget, RunConfig};
 use crate::stress::strategy::run_seed;
-use wgstress_instrument::fences::{FenceSite, Side};
 
 /// What one round found and measured.
 pub struct RoundResult {
@@ -36,14 +36,13 @@ pub enum End {
     Found(Box<Found>),
 }
 
-/// A fix that passed its trials, and its verification.
+/// A fix that passed its trials, the fix suggested from it, and the suggestion's
+/// verification.
 pub struct Found {
+    /// The set the trials kept: what this adapter needed.
     pub fix: FixSet,
     pub kind: Fix,
-    pub kept: Vec<Kept>,
-    /// naga's rendering of the original and of the patched shader, as a unified diff.
-    pub diff: String,
-    pub patched: String,
+    pub suggestion: Suggestion,
     pub verified: Vec<StrategyRuns>,
     pub verdict: Verdict,
 }
@@ -98,9 +97,12 @@ pub fn round(
         time: None,
         failures: Some(1),
     };
-    let all_sites = cx
-        .lab
-        .measure(Some(&FixSet::barriers(&all)), chosen, &budget, seed(1))?;
+    let all_sites = cx.lab.measure(
+        Subject::Fix(&FixSet::barriers(&all)),
+        chosen,
+        &budget,
+        seed(1),
+    )?;
     let result = |all_sites, atomic, count: Count, end| RoundResult {
         runs_per_trial,
         sites,
@@ -121,7 +123,7 @@ pub fn round(
     let mut count = Count::default();
     let mut tried = Vec::new();
     let step = if all_sites.failures == 0 {
-        let order = callees_first(&unfenced.sites);
+        let order = unfenced.order();
         let mut trials = Trials::new(&mut *cx.lab, None, &trials_config, &mut *cx.on_event);
         let found = shrink(&order, failed, rate, &mut trials);
         count.add(&trials);
@@ -148,8 +150,8 @@ pub fn round(
     Ok(result(all_sites, tried, count, end))
 }
 
-/// The fix that passed its trials: its kept sites, its patch, and its verification unless
-/// Ctrl-C or an error ended the trials.
+/// The fix that passed its trials, the suggestion grown from it, and the suggestion's
+/// verification (of the patched text itself) unless Ctrl-C or an error ended the trials.
 fn settle(
     cx: &mut Context,
     fix: FixSet,
@@ -157,45 +159,20 @@ fn settle(
     stopped: Option<crate::run::stop::Stop>,
     runs_per_trial: u64,
 ) -> Result<Found> {
-    let patched = cx.shader.patch(&fix)?;
-    let kept = kept(&cx.shader.app, &patched.sites, &fix.sites);
+    let suggestion = suggest(cx.shader, &fix, cx.config.choice)?;
     let (verified, verdict) = match stopped {
         Some(stop) => (Vec::new(), Verdict::stopped(stop, "the search")),
-        None => verify::verify(cx, &fix, runs_per_trial)?,
+        None => {
+            let patched = &suggestion.suggested;
+            let subject = Subject::Patched(&patched.fix, &patched.app);
+            verify::verify(cx, subject, patched.fix.sites.len(), runs_per_trial)?
+        }
     };
     Ok(Found {
-        diff: patched.diff(),
-        patched: patched.wgsl,
         fix,
         kind,
-        kept,
+        suggestion,
         verified,
         verdict,
     })
-}
-
-/// The kept sites of `found` (indices into `sites`), with their source lines.
-fn kept(app: &crate::app::spec::App, sites: &[FenceSite], found: &[usize]) -> Vec<Kept> {
-    let lines: Vec<&str> = app.source.lines().collect();
-    found
-        .iter()
-        .map(|&i| {
-            let site = &sites[i];
-            Kept {
-                site: site.id,
-                file: app.shader_path.clone(),
-                line: site.line,
-                column: site.column,
-                side: match site.side {
-                    Side::Before => "before",
-                    Side::After => "after",
-                },
-                function: site.function.clone(),
-                source: lines
-                    .get(site.line as usize - 1)
-                    .map_or("", |l| l.trim())
-                    .to_string(),
-            }
-        })
-        .collect()
 }

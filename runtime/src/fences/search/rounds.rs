@@ -5,12 +5,12 @@
 //! starts another round with trials sized for the rate the fix left (a quarter of the old rate
 //! at most), keeping that fix while it looks for what the fix lacks (shrink.rs).
 
-use super::round::{round, End, Found, RoundResult};
+use super::round::{round, End, RoundResult};
 use super::Context;
 use crate::error::Result;
 use crate::fences::event::Event;
 use crate::fences::lab::Confirmed;
-use crate::fences::outcome::{Fix, Verdict};
+use crate::fences::outcome::{Fix, StrategyRuns, Verdict};
 use crate::fences::trial::FailureRate;
 
 /// Rounds at most: each later round's trials are sized for at least four times lower a rate
@@ -31,14 +31,14 @@ pub fn run(cx: &mut Context, chosen: &Confirmed) -> Result<Vec<RoundResult>> {
         };
         let done = round(cx, &chosen.config, rate, &failed, rounds.len() as u64)?;
         let lower = match &done.end {
-            End::Found(found) => lower_rate(found, rate),
+            End::Found(found) => lower_rate(&found.kind, &found.verified, &found.verdict, rate),
             End::Over(_) => None,
         };
         rounds.push(done);
         match lower.filter(|_| rounds.len() < ROUNDS as usize) {
             Some(lower) => {
                 let kept = rounds.last().map_or(0, |r| match &r.end {
-                    End::Found(found) => found.kept.len(),
+                    End::Found(found) => found.fix.sites.len(),
                     End::Over(_) => 0,
                 });
                 (cx.on_event)(Event::Refining {
@@ -54,16 +54,20 @@ pub fn run(cx: &mut Context, chosen: &Confirmed) -> Result<Vec<RoundResult>> {
 
 /// The failure rate the next round's trials are sized for, when the fix found is barriers
 /// whose verification ran to a failure (not an error, an interruption or too few runs).
-pub fn lower_rate(found: &Found, rate: FailureRate) -> Option<FailureRate> {
-    let failed_verification = matches!(found.verdict, Verdict::Unverified { .. })
-        && found.kind == Fix::Barriers
-        && found.verified.iter().all(|v| v.runs.stopped.is_none())
-        && found.verified.iter().any(|v| v.runs.failures > 0);
+pub fn lower_rate(
+    kind: &Fix,
+    verified: &[StrategyRuns],
+    verdict: &Verdict,
+    rate: FailureRate,
+) -> Option<FailureRate> {
+    let failed_verification = matches!(verdict, Verdict::Unverified { .. })
+        && *kind == Fix::Barriers
+        && verified.iter().all(|v| v.runs.stopped.is_none())
+        && verified.iter().any(|v| v.runs.failures > 0);
     if !failed_verification {
         return None;
     }
-    let (failures, runs) = found
-        .verified
+    let (failures, runs) = verified
         .iter()
         .fold((0, 0), |(f, r), v| (f + v.runs.failures, r + v.runs.runs));
     let left = FailureRate::measured(failures, runs)?.get();
@@ -73,34 +77,33 @@ pub fn lower_rate(found: &Found, rate: FailureRate) -> Option<FailureRate> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fences::lab::{FixSet, Measured};
+    use crate::fences::lab::Measured;
     use crate::fences::outcome::StrategyRuns;
     use crate::run::stop::Stop;
     use crate::stress::strategy::Strategy;
 
-    fn found(kind: Fix, verified: &[(u64, u64, Option<Stop>)]) -> Found {
-        Found {
-            fix: FixSet::barriers(&[1]),
-            kind,
-            kept: Vec::new(),
-            diff: String::new(),
-            patched: String::new(),
-            verified: verified
-                .iter()
-                .map(|(runs, failures, stopped)| StrategyRuns {
-                    strategy: Strategy::Systematic,
-                    iterations: 8,
-                    runs: Measured {
-                        runs: *runs,
-                        failures: *failures,
-                        watchdog: 0,
-                        seconds: 1.0,
-                        stopped: stopped.clone(),
-                    },
-                })
-                .collect(),
-            verdict: Verdict::Unverified { why: "w".into() },
-        }
+    /// A fix of `kind` whose verification ran `verified` (runs, failures, stop), unverified.
+    fn lower(
+        kind: Fix,
+        verified: &[(u64, u64, Option<Stop>)],
+        rate: FailureRate,
+    ) -> Option<FailureRate> {
+        let verified: Vec<StrategyRuns> = verified
+            .iter()
+            .map(|(runs, failures, stopped)| StrategyRuns {
+                strategy: Strategy::Systematic,
+                iterations: 8,
+                runs: Measured {
+                    runs: *runs,
+                    failures: *failures,
+                    watchdog: 0,
+                    seconds: 1.0,
+                    stopped: stopped.clone(),
+                },
+            })
+            .collect();
+        let verdict = Verdict::Unverified { why: "w".into() };
+        lower_rate(&kind, &verified, &verdict, rate)
     }
 
     fn rate(p: f64) -> FailureRate {
@@ -110,11 +113,11 @@ mod tests {
     #[test]
     fn a_failed_verification_sizes_the_next_trials_for_the_rate_left() {
         // sdk-red on the H100: 2.9%, then 1 failure in 201 runs with the fix.
-        let lower = lower_rate(&found(Fix::Barriers, &[(201, 1, None)]), rate(0.029));
-        assert_eq!(lower.map(FailureRate::get), Some(1.0 / 201.0));
-        assert!(lower.unwrap().runs_needed() > rate(0.029).runs_needed() * 5);
+        let left = lower(Fix::Barriers, &[(201, 1, None)], rate(0.029));
+        assert_eq!(left.map(FailureRate::get), Some(1.0 / 201.0));
+        assert!(left.unwrap().runs_needed() > rate(0.029).runs_needed() * 5);
         // A fix that failed often still takes trials four times the size.
-        let often = lower_rate(&found(Fix::Barriers, &[(4, 2, None)]), rate(0.8));
+        let often = lower(Fix::Barriers, &[(4, 2, None)], rate(0.8));
         assert_eq!(often.map(FailureRate::get), Some(0.2));
     }
 
@@ -126,13 +129,13 @@ mod tests {
             sites: 2,
         };
         let hang = Some(Stop::Aborted("hang".into()));
-        for f in [
-            found(Fix::Barriers, &[(500, 0, None)]),
-            found(Fix::Barriers, &[(10, 1, hang)]),
-            found(atomic, &[(201, 1, None)]),
-            found(Fix::Barriers, &[]),
+        for (kind, verified) in [
+            (Fix::Barriers, vec![(500, 0, None)]),
+            (Fix::Barriers, vec![(10, 1, hang)]),
+            (atomic, vec![(201, 1, None)]),
+            (Fix::Barriers, vec![]),
         ] {
-            assert!(lower_rate(&f, rate(0.03)).is_none(), "{:?}", f.verified);
+            assert!(lower(kind, &verified, rate(0.03)).is_none(), "{verified:?}");
         }
     }
 }

@@ -5,8 +5,9 @@
 use super::*;
 use crate::app::init::Init;
 use crate::app::spec::{App, Binding};
-use crate::fences::lab::{FixSet, Measured};
+use crate::fences::lab::{FixSet, Measured, Subject};
 use crate::fences::outcome::Fix;
+use crate::fences::suggest::{Choice, FilePatch, Patch};
 use crate::gpu::engine::Calibration;
 use crate::run::runner::{Budget, RunConfig};
 use crate::run::stop::Stop;
@@ -73,9 +74,13 @@ impl Sim {
         }
     }
 
-    fn rate(&self, fix: Option<&FixSet>, strategy: Strategy) -> f64 {
+    fn rate(&self, subject: Subject, strategy: Strategy) -> f64 {
         let unfixed = FixSet::default();
-        let fix = fix.unwrap_or(&unfixed);
+        let fix = match subject {
+            Subject::AsIs => &unfixed,
+            Subject::Fix(fix) | Subject::Patched(fix, _) => fix,
+            Subject::Reference(_) => return 0.0,
+        };
         let pass: f64 = self
             .bugs
             .iter()
@@ -103,9 +108,23 @@ impl Lab for Sim {
         Ok((settings(strategy), None))
     }
 
+    fn time_runs(&mut self, subjects: &[Subject], time: Duration) -> Result<Vec<Vec<f64>>> {
+        let batches = (time.as_secs_f64() * 10.0) as usize;
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        Ok(subjects
+            .iter()
+            .map(|s| {
+                let t = self.seconds_per_run(*s);
+                (0..batches)
+                    .map(|_| t * rng.random_range(0.99..1.01))
+                    .collect()
+            })
+            .collect())
+    }
+
     fn measure(
         &mut self,
-        fix: Option<&FixSet>,
+        subject: Subject,
         config: &RunConfig,
         budget: &Budget,
         seed: u64,
@@ -119,7 +138,7 @@ impl Lab for Sim {
             (None, Some(t)) => (t.as_secs_f64() * self.runs_per_second) as u64,
             (None, None) => unreachable!("the search gives every measurement a budget"),
         };
-        let p = self.rate(fix, strategy);
+        let p = self.rate(subject, strategy);
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let (mut runs, mut failures) = (0, 0);
         while runs < runs_allowed
@@ -136,8 +155,11 @@ impl Lab for Sim {
             seconds: runs as f64 / self.runs_per_second,
             stopped: Stop::of(None, &self.stop),
         };
-        self.measured
-            .push((fix.cloned(), strategy, measured.clone()));
+        let fix = match subject {
+            Subject::Fix(fix) | Subject::Patched(fix, _) => Some(fix.clone()),
+            Subject::AsIs | Subject::Reference(_) => None,
+        };
+        self.measured.push((fix, strategy, measured.clone()));
         Ok(measured)
     }
 }
@@ -156,6 +178,18 @@ pub fn run_config() -> RunConfig {
         adaptive: true,
         calibration: None,
         stop: Arc::new(AtomicBool::new(false)),
+    }
+}
+
+impl Sim {
+    /// A run of `subject` takes 1 ms and 10 us per barrier it runs.
+    fn seconds_per_run(&self, subject: Subject) -> f64 {
+        let barriers = match subject {
+            Subject::AsIs => 0,
+            Subject::Fix(fix) | Subject::Patched(fix, _) => fix.sites.len(),
+            Subject::Reference(app) => app.source.matches("storageBarrier").count(),
+        };
+        1e-3 + 1e-5 * barriers as f64
     }
 }
 
@@ -200,9 +234,7 @@ fn shader(source: &str) -> Shader {
     let bindings = (0..3)
         .map(|b| Binding::storage(b, 64, Init::Zeros))
         .collect();
-    Shader {
-        app: App::bare("sim-app", source, [1, 1, 1], bindings),
-    }
+    Shader::new(App::bare("sim-app", source, [1, 1, 1], bindings))
 }
 
 fn config(sim: &Sim, strategy: Option<Strategy>) -> SearchConfig {
@@ -213,6 +245,9 @@ fn config(sim: &Sim, strategy: Option<Strategy>) -> SearchConfig {
         master_seed: 7,
         adaptive: true,
         stop: sim.stop.clone(),
+        choice: Choice::Portable,
+        cost: Duration::from_secs(2),
+        reference: None,
     }
 }
 
@@ -258,10 +293,9 @@ fn the_needed_barrier_is_found_and_verified() {
     assert!(verified.runs >= outcome.runs_per_trial.unwrap());
     assert_eq!(outcome.trials, trials, "every trial was reported");
     assert!(outcome.refined.is_empty());
-    assert!(outcome
-        .patched
-        .as_deref()
-        .unwrap()
+    assert!(outcome.patched()[0]
+        .patch
+        .text()
         .contains("storageBarrier()"));
     assert!(outcome
         .relies_on
@@ -295,7 +329,7 @@ fn a_correct_application_does_not_fail_and_every_strategy_was_tried() {
     assert_eq!(outcome.verdict, Verdict::DoesNotFail);
     assert_eq!(outcome.before.len(), 4);
     assert_eq!((outcome.trials, trials), (0, 0));
-    assert!(outcome.fix.is_none() && outcome.patched.is_none() && outcome.sites.is_none());
+    assert!(outcome.fix.is_none() && outcome.patched().is_empty() && outcome.sites.is_none());
 }
 
 #[test]
@@ -345,7 +379,7 @@ fn lost_updates_are_fixed_by_make_atomic_when_every_barrier_still_fails() {
     assert!(kept(&outcome).is_empty());
     assert_eq!(outcome.atomic.len(), 1);
     assert!(outcome.atomic[0].alone.unwrap().passed);
-    let patched = outcome.patched.as_deref().unwrap();
+    let patched = outcome.patched()[0].patch.text();
     assert!(patched.contains("atomicAdd"), "{patched}");
 }
 
@@ -367,7 +401,7 @@ fn nothing_fixes_a_bug_no_fix_covers_and_the_reasons_say_what_was_tried() {
     assert!(reasons
         .iter()
         .any(|r| r.starts_with("make-atomic of `counter`")));
-    assert!(outcome.fix.is_none() && outcome.patched.is_none());
+    assert!(outcome.fix.is_none() && outcome.patched().is_empty());
 }
 
 #[test]
@@ -386,7 +420,7 @@ fn ctrl_c_in_the_verification_reports_the_fix_found_not_verified() {
     );
     assert_eq!(kept(&outcome), [2]);
     assert!(
-        outcome.patched.is_none(),
+        outcome.patched().is_empty(),
         "an unverified fix is not written"
     );
 }
@@ -401,4 +435,206 @@ fn the_same_seed_replays_the_same_search() {
         serde_json::to_value(&a).unwrap(),
         serde_json::to_value(&b).unwrap()
     );
+}
+
+/// Workgroup 0 publishes `data[0]` through `flag`; the others read the flag, then the data.
+const MESSAGE: &str = "@group(0) @binding(0) var<storage, read_write> data: array<u32>;
+@group(0) @binding(1) var<storage, read_write> flag: atomic<u32>;
+@group(0) @binding(2) var<storage, read_write> seen: array<u32>;
+
+@compute @workgroup_size(1)
+fn main(@builtin(workgroup_id) wid: vec3<u32>) {
+    if wid.x == 0u {
+        data[0] = 42u; // the message
+        atomicStore(&flag, 1u);
+    } else {
+        let f = atomicLoad(&flag);
+        seen[wid.x] = data[0] + f;
+    }
+}
+";
+
+/// The id of the site on `side` of the access at `line:column` of MESSAGE.
+fn message_site(side: wgstress_instrument::fences::Side, line: u32, column: u32) -> usize {
+    let analysis = shader(MESSAGE).analyse(None).unwrap().remove(0);
+    let site = analysis
+        .sites
+        .iter()
+        .find(|s| s.side == side && (s.line, s.column) == (line, column));
+    site.unwrap_or_else(|| panic!("no site at {line}:{column}: {:?}", analysis.sites))
+        .id as usize
+}
+
+#[test]
+fn the_portable_fix_adds_the_acquire_side_this_adapter_did_not_need_and_is_verified_as_text() {
+    use wgstress_instrument::fences::Side;
+    let release = message_site(Side::After, 8, 9);
+    let acquire = message_site(Side::After, 11, 17);
+    // This adapter needs only the writer's barrier.
+    let mut sim = Sim::new(vec![Bug::barriers(0.3, &[release])]);
+    let (outcome, _) = run(MESSAGE, &mut sim, None);
+    assert_eq!(outcome.verdict, Verdict::Fixed, "{outcome:?}");
+    assert_eq!(outcome.choice, Some(Choice::Portable));
+    assert_eq!(outcome.minimal, [release as u32]);
+    let kept: Vec<(u32, Option<&str>, bool)> = outcome
+        .kept
+        .iter()
+        .map(|k| (k.site, k.role, k.needed))
+        .collect();
+    assert_eq!(
+        kept,
+        [
+            (release as u32, Some("release"), true),
+            (acquire as u32, Some("acquire"), false)
+        ]
+    );
+    assert!(outcome.kept[0]
+        .reason
+        .as_deref()
+        .unwrap()
+        .contains("data[0]"));
+    // The verification ran the user's text with both barriers in it.
+    let verified: Vec<&FixSet> = sim
+        .measured
+        .iter()
+        .filter_map(|(fix, _, m)| {
+            fix.as_ref()
+                .filter(|_| m.runs > outcome.runs_per_trial.unwrap())
+        })
+        .collect();
+    assert!(
+        verified.iter().all(|f| f.sites == [release, acquire]),
+        "{verified:?}"
+    );
+    let [FilePatch {
+        patch: Patch::Source { changed_lines, .. },
+        ..
+    }] = outcome.patches.as_slice()
+    else {
+        panic!("{:?}", outcome.patches);
+    };
+    assert_eq!(*changed_lines, 2);
+    let patched = outcome.patched()[0].patch.text();
+    assert!(
+        patched.contains("        data[0] = 42u; // the message\n        storageBarrier();\n"),
+        "{patched}"
+    );
+    assert_eq!(patched.matches("storageBarrier();").count(), 2);
+    // A clean verification bounds what is left.
+    let runs: u64 = outcome.verified.iter().map(|v| v.runs.runs).sum();
+    assert_eq!(outcome.bound.unwrap().runs, runs);
+    // The cost of each fix against the original: more barriers cost more.
+    let of: Vec<&str> = outcome.cost.iter().map(|c| c.of.as_str()).collect();
+    assert_eq!(
+        of,
+        ["original", "portable fix", "minimal fix", "every site"]
+    );
+    assert_eq!(outcome.cost[0].percent, 0.0);
+    let percent = |i: usize| outcome.cost[i].percent;
+    assert!(
+        percent(2) < percent(1) && percent(1) < percent(3),
+        "{:?}",
+        outcome.cost
+    );
+}
+
+#[test]
+fn the_minimal_choice_keeps_what_this_adapter_needed() {
+    use wgstress_instrument::fences::Side;
+    let release = message_site(Side::After, 8, 9);
+    let mut sim = Sim::new(vec![Bug::barriers(0.3, &[release])]);
+    let config = SearchConfig {
+        choice: Choice::Minimal,
+        ..config(&sim, None)
+    };
+    let outcome = search(&config, &shader(MESSAGE), &mut sim, &mut |_| {}).unwrap();
+    assert_eq!(outcome.verdict, Verdict::Fixed, "{outcome:?}");
+    assert_eq!(kept(&outcome), [release as u32]);
+    assert!(outcome.kept[0].needed);
+    assert_eq!(
+        outcome.patched()[0]
+            .patch
+            .text()
+            .matches("storageBarrier();")
+            .count(),
+        1
+    );
+    let of: Vec<&str> = outcome.cost.iter().map(|c| c.of.as_str()).collect();
+    assert_eq!(
+        of,
+        ["original", "minimal fix", "portable fix", "every site"]
+    );
+}
+
+/// Two passes of one file: `produce` writes data and raises flags, `consume` reads them.
+const PASSES: &str = "@group(0) @binding(0) var<storage, read_write> data: array<u32>;
+@group(0) @binding(1) var<storage, read_write> flag: array<u32>;
+@group(0) @binding(2) var<storage, read_write> seen: array<u32>;
+
+@compute @workgroup_size(64)
+fn produce(@builtin(local_invocation_index) lid: u32) {
+    data[lid] = lid;
+    flag[lid] = 1u;
+}
+
+@compute @workgroup_size(64)
+fn consume(@builtin(local_invocation_index) lid: u32) {
+    seen[lid] = flag[63u - lid];
+    data[lid] = data[63u - lid] + 1u;
+}
+";
+
+fn pipeline(source: &str) -> Shader {
+    use crate::app::spec::Dispatch;
+    let mut app = shader(source).app;
+    app.pipeline = ["produce", "consume"]
+        .map(|entry| Dispatch {
+            shader: None,
+            entry: Some(entry.into()),
+            workgroups: [1, 1, 1],
+            stress: true,
+            uniforms: Vec::new(),
+            bind: Vec::new(),
+        })
+        .to_vec();
+    Shader::new(app)
+}
+
+#[test]
+fn a_pipeline_is_searched_over_the_sites_of_every_stressed_pass_and_patched_once_per_file() {
+    let shader = pipeline(PASSES);
+    assert_eq!(shader.parts.len(), 2);
+    let patched = shader.patch(&FixSet::default()).unwrap();
+    let produce = patched.sites.iter().filter(|s| s.part == 0).count();
+    assert!(
+        produce >= 1 && patched.sites.len() > produce,
+        "{:?}",
+        patched.sites
+    );
+    // One barrier needed in each pass.
+    let (a, b) = (0, patched.sites.len() - 1);
+    let mut sim = Sim::new(vec![Bug::barriers(0.4, &[a, b])]);
+    let config = config(&sim, None);
+    let outcome = search(&config, &shader, &mut sim, &mut |_| {}).unwrap();
+    assert_eq!(outcome.verdict, Verdict::Fixed, "{outcome:?}");
+    assert_eq!(kept(&outcome), [a as u32, b as u32]);
+    let functions: Vec<&str> = outcome.kept.iter().map(|k| k.function.as_str()).collect();
+    assert_eq!(functions, ["produce", "consume"]);
+    // One patch of the one file, with both passes' barriers.
+    assert_eq!(
+        outcome.patches.len(),
+        1,
+        "{:?} {:?}",
+        outcome.patches,
+        outcome.unexpressed
+    );
+    let text = outcome.patches[0].patch.text();
+    assert_eq!(text.matches("storageBarrier();").count(), 2, "{text}");
+    assert_eq!(outcome.patches[0].file, "sim-app.wgsl");
+    // The fix runs as the patched file in every pass.
+    let fixed = shader.app_with(&FixSet::barriers(&[a, b])).unwrap();
+    for dispatch in &fixed.pipeline {
+        let source = &dispatch.shader.as_ref().unwrap().source;
+        assert_eq!(source.matches("storageBarrier()").count(), 1, "{source}");
+    }
 }

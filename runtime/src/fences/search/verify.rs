@@ -6,7 +6,7 @@ use super::confirm::exposing;
 use super::Context;
 use crate::error::Result;
 use crate::fences::event::Event;
-use crate::fences::lab::{FixSet, Measured};
+use crate::fences::lab::{Measured, Subject};
 use crate::fences::outcome::{StrategyRuns, Verdict};
 use crate::run::runner::Budget;
 use crate::run::stop::Stop;
@@ -16,7 +16,8 @@ use crate::stress::strategy::{run_seed, Strategy};
 /// not verify it, and the verdict.
 pub fn verify(
     cx: &mut Context,
-    fix: &FixSet,
+    subject: Subject,
+    sites: usize,
     runs_needed: u64,
 ) -> Result<(Vec<StrategyRuns>, Verdict)> {
     let exposing = exposing(cx.tried);
@@ -25,7 +26,7 @@ pub fn verify(
     for (i, c) in exposing.iter().enumerate() {
         let strategy = c.config.settings.strategy;
         (cx.on_event)(Event::Verifying {
-            sites: fix.sites.len(),
+            sites,
             time: share,
             strategy,
         });
@@ -35,7 +36,7 @@ pub fn verify(
             failures: Some(1),
         };
         let seed = run_seed(c.config.master_seed, 3 + 16 * i as u64);
-        let runs = cx.lab.measure(Some(fix), &c.config, &budget, seed)?;
+        let runs = cx.lab.measure(subject, &c.config, &budget, seed)?;
         let verdict = verdict(&runs, runs_needed, strategy);
         verified.push(StrategyRuns {
             strategy,

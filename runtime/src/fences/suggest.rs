@@ -1,0 +1,324 @@
+//! The fix the search suggests, from the adapter-minimal set its trials kept. By default the
+//! portable set: each release or acquire the search kept gets the other side of its pair where
+//! WGSL allows a barrier, since GPUs whose loads can be served from a non-coherent cache or
+//! reordered need it and the specification promises neither (`--minimal` keeps what this
+//! adapter needed). The fix reaches the user as an edit of their own file, or, where the text
+//! cannot express it, as naga's rendering of the whole shader, saying why.
+
+use super::lab::FixSet;
+use super::outcome::Kept;
+use super::source::Shader;
+use crate::app::spec::App;
+use crate::error::Result;
+use serde::Serialize;
+use wgstress_instrument::fences::{Analysis, FenceSite, Missing, Role, Side};
+
+/// Which fix is suggested.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Choice {
+    /// Both sides of every pair the kept barriers belong to.
+    #[default]
+    Portable,
+    /// What this adapter needed.
+    Minimal,
+}
+
+/// A file's fix as the user gets it.
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Patch {
+    /// The user's file with the fix made in it: what `-o` writes and `--fix` puts in place.
+    Source {
+        #[serde(skip)]
+        text: String,
+        diff: String,
+        changed_lines: usize,
+    },
+    /// naga's rendering of the whole shader with the fix, where the text cannot express it.
+    Rendered {
+        #[serde(skip)]
+        text: String,
+        diff: String,
+        why: String,
+    },
+}
+
+impl Patch {
+    pub fn text(&self) -> &str {
+        match self {
+            Patch::Source { text, .. } | Patch::Rendered { text, .. } => text,
+        }
+    }
+
+    pub fn diff(&self) -> &str {
+        match self {
+            Patch::Source { diff, .. } | Patch::Rendered { diff, .. } => diff,
+        }
+    }
+}
+
+/// The patch of one file the fix changes.
+#[derive(Clone, Debug, Serialize)]
+pub struct FilePatch {
+    pub file: String,
+    #[serde(flatten)]
+    pub patch: Patch,
+}
+
+/// A fix of the application, as the user gets it and as it runs.
+pub struct Patched {
+    pub fix: FixSet,
+    /// A patch per file the fix changes; none where a file's patch cannot be had (the
+    /// reasons are in `unexpressed`).
+    pub files: Vec<FilePatch>,
+    pub unexpressed: Vec<String>,
+    /// The application with the fix: each file the patched text, read like any input (naga's
+    /// rendering of each part where a file has no patch).
+    pub app: App,
+}
+
+/// The suggested fix, with the minimal one it grew from.
+pub struct Suggestion {
+    pub choice: Choice,
+    /// What this adapter needed: the set the trials kept.
+    pub minimal: Vec<u32>,
+    /// The suggested barriers, each with its role and whether this adapter needed it.
+    pub kept: Vec<Kept>,
+    /// Pairs a kept barrier belongs to whose other side has no legal site.
+    pub missing: Vec<String>,
+    pub suggested: Patched,
+    /// The other choice's fix (the minimal one when the portable one is suggested), when it
+    /// differs: the cost step times it too.
+    pub other: Option<Patched>,
+}
+
+/// The suggestion grown from `minimal` (the kept set, on its variable made atomic if any).
+pub fn suggest(shader: &Shader, minimal: &FixSet, choice: Choice) -> Result<Suggestion> {
+    let analyses = shader.analyse(minimal.atomic.as_deref())?;
+    let offsets: Vec<usize> = analyses
+        .iter()
+        .scan(0, |at, a| {
+            let offset = *at;
+            *at += a.sites.len();
+            Some(offset)
+        })
+        .collect();
+    let mut chosen = Vec::new();
+    let mut other = Vec::new();
+    let mut kept = Vec::new();
+    let mut missing = Vec::new();
+    for (p, analysis) in analyses.iter().enumerate() {
+        let offset = offsets[p];
+        let needed: Vec<u32> = local(&minimal.sites, offset, analysis.sites.len());
+        let portable = analysis.portable(&needed);
+        let (mine, theirs) = match choice {
+            Choice::Portable => (&portable.sites, &portable.needed),
+            Choice::Minimal => (&portable.needed, &portable.sites),
+        };
+        let path = &shader.parts[p].path;
+        kept.extend(
+            mine.iter()
+                .map(|&s| site(shader, p, analysis, s, offset, needed.contains(&s))),
+        );
+        missing.extend(portable.missing.iter().map(|m| describe(m, path, offset)));
+        chosen.extend(mine.iter().map(|&s| s as usize + offset));
+        other.extend(theirs.iter().map(|&s| s as usize + offset));
+    }
+    let fix_of = |sites: Vec<usize>| FixSet {
+        atomic: minimal.atomic.clone(),
+        sites,
+    };
+    let suggested = patched(shader, &analyses, &offsets, fix_of(chosen.clone()))?;
+    let other = match other == chosen {
+        true => None,
+        false => Some(patched(shader, &analyses, &offsets, fix_of(other))?),
+    };
+    Ok(Suggestion {
+        choice,
+        kept,
+        missing,
+        minimal: minimal.sites.iter().map(|&s| s as u32).collect(),
+        suggested,
+        other,
+    })
+}
+
+/// The sites of `sites` in the part numbered from `offset` with `len` sites, numbered within it.
+fn local(sites: &[usize], offset: usize, len: usize) -> Vec<u32> {
+    sites
+        .iter()
+        .filter(|&&s| s >= offset && s - offset < len)
+        .map(|&s| (s - offset) as u32)
+        .collect()
+}
+
+/// `fix` as an edit of each file it changes, else as naga's rendering, and the application
+/// it makes.
+fn patched(
+    shader: &Shader,
+    analyses: &[Analysis],
+    offsets: &[usize],
+    fix: FixSet,
+) -> Result<Patched> {
+    let mut edited: Vec<(String, Vec<std::result::Result<String, String>>)> = Vec::new();
+    for (p, analysis) in analyses.iter().enumerate() {
+        let chosen = local(&fix.sites, offsets[p], analysis.sites.len());
+        let text = analysis
+            .source_patch(&chosen)
+            .map(|s| s.text)
+            .map_err(|why| why.to_string());
+        let path = &shader.parts[p].path;
+        match edited.iter_mut().find(|(file, _)| file == path) {
+            Some((_, texts)) => texts.push(text),
+            None => edited.push((path.clone(), vec![text])),
+        }
+    }
+    let mut files = Vec::new();
+    let mut unexpressed = Vec::new();
+    let mut texts: Vec<(usize, String, Option<String>)> = Vec::new();
+    for (file, parts) in edited {
+        let original = &shader
+            .parts
+            .iter()
+            .find(|p| p.path == file)
+            .expect("a part's file")
+            .source;
+        match merged(original, &parts) {
+            Ok(text) if text == *original => {}
+            Ok(text) => {
+                for (p, part) in shader
+                    .parts
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, q)| q.path == file)
+                {
+                    texts.push((p, text.clone(), part.postcondition.clone()));
+                }
+                files.push(FilePatch {
+                    patch: source_patch(&file, original, text),
+                    file,
+                });
+            }
+            Err(why) => unexpressed.push(format!("{file}: {why}")),
+        }
+    }
+    let app = if unexpressed.is_empty() {
+        shader.with_parts(&texts)
+    } else {
+        shader.app_with(&fix)?
+    };
+    // A single file the text cannot express is still given whole, as naga writes it.
+    if let ([why], false, [part]) = (
+        unexpressed.as_slice(),
+        shader.is_pipeline(),
+        shader.parts.as_slice(),
+    ) {
+        let rendered = shader.patch(&fix)?;
+        files.push(FilePatch {
+            file: part.path.clone(),
+            patch: Patch::Rendered {
+                diff: rendered.diff(),
+                text: rendered.parts[0].wgsl.clone(),
+                why: why
+                    .strip_prefix(&format!("{}: ", part.path))
+                    .unwrap_or(why)
+                    .to_string(),
+            },
+        });
+        unexpressed.clear();
+    }
+    Ok(Patched {
+        fix,
+        files,
+        unexpressed,
+        app,
+    })
+}
+
+/// One text from the patches of a file's parts: each is the original with its own edits;
+/// they combine where their edits touch different lines or are the same edit.
+fn merged(
+    original: &str,
+    parts: &[std::result::Result<String, String>],
+) -> std::result::Result<String, String> {
+    let texts: Vec<&str> = parts
+        .iter()
+        .map(|p| p.as_deref().map_err(Clone::clone))
+        .collect::<std::result::Result<_, _>>()?;
+    super::merge::merge(original, &texts)
+        .ok_or_else(|| "the fixes of its entry points edit the same lines differently".to_string())
+}
+
+/// The edit of `file` from `original` to `text`, as a unified diff.
+fn source_patch(file: &str, original: &str, text: String) -> Patch {
+    let diff = similar::TextDiff::from_lines(original, text.as_str());
+    let changed_lines = diff
+        .iter_all_changes()
+        .filter(|c| c.tag() != similar::ChangeTag::Equal)
+        .count();
+    Patch::Source {
+        diff: diff
+            .unified_diff()
+            .context_radius(3)
+            .header(file, file)
+            .to_string(),
+        changed_lines,
+        text,
+    }
+}
+
+/// Site `id` of part `p` as the report shows it: where, its role and why it is there.
+fn site(
+    shader: &Shader,
+    p: usize,
+    analysis: &Analysis,
+    id: u32,
+    offset: usize,
+    needed: bool,
+) -> Kept {
+    let site: &FenceSite = &analysis.sites[id as usize];
+    let role = analysis.roles.get(id as usize).map(|r| r.role);
+    let part = &shader.parts[p];
+    Kept {
+        site: id + offset as u32,
+        file: part.path.clone(),
+        line: site.line,
+        column: site.column,
+        side: match site.side {
+            Side::Before => "before",
+            Side::After => "after",
+        },
+        function: site.function.clone(),
+        source: part
+            .source
+            .lines()
+            .nth(site.line as usize - 1)
+            .map_or("", str::trim)
+            .to_string(),
+        role: match role {
+            Some(Role::Release) => Some("release"),
+            Some(Role::Acquire) => Some("acquire"),
+            Some(Role::Both) => Some("release and acquire"),
+            Some(Role::None) | None => None,
+        },
+        reason: analysis.reason(id),
+        needed,
+    }
+}
+
+/// What a pair without a legal site for its other side lacks, in words.
+fn describe(m: &Missing, file: &str, offset: usize) -> String {
+    let side = match m.side {
+        Role::Release => "release",
+        _ => "acquire",
+    };
+    format!(
+        "{file}: the {side} side of site {}'s pair has no site: it would go between {} and {}, \
+         where WGSL allows no barrier (a loop or branch that invocations leave at different \
+         times, or a function called there)",
+        m.site as usize + offset,
+        m.after,
+        m.before
+    )
+}

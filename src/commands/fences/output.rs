@@ -1,0 +1,132 @@
+//! What `wgstress fences` does with the outcome: shows it (text or JSON), logs it, writes the
+//! verified fix to `-o` (a pipeline's patched files into that directory), and edits the spec's
+//! shader files in place with `--fix` unless a file changed since the search began. Results
+//! are shown before any file is written, so a failed write loses nothing that was measured.
+
+use super::search::Plan;
+use crate::status::Status;
+use anyhow::{bail, Context, Result};
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use wgstress_runtime::fences::outcome::{Outcome, Verdict};
+use wgstress_runtime::fences::source::Shader;
+use wgstress_runtime::fences::suggest::FilePatch;
+use wgstress_runtime::run::log::JsonLog;
+
+/// Prints and logs the outcome, then writes the verified fix where the plan says.
+pub fn show(plan: &Plan, outcome: &Outcome, log: Option<&mut JsonLog>) -> Result<Status> {
+    let patched = outcome.patched();
+    let written = written(plan, patched);
+    let edited: Vec<String> = match plan.fix {
+        true => patched.iter().map(|f| f.file.clone()).collect(),
+        false => Vec::new(),
+    };
+    let shown = json!({
+        "output": written.iter().map(|(p, _)| p.display().to_string()).collect::<Vec<_>>(),
+        "fixed_in_place": edited,
+    });
+    let mut value = serde_json::to_value(outcome)?;
+    value
+        .as_object_mut()
+        .expect("an outcome is an object")
+        .extend(shown.as_object().expect("an object").clone());
+    if let Some(log) = log {
+        log.summary(value.clone())?;
+    }
+    if plan.session.json {
+        crate::notes::emit(&format!("{}\n", serde_json::to_string_pretty(&value)?))?;
+    } else {
+        let paths: Vec<String> = written
+            .iter()
+            .map(|(p, _)| p.display().to_string())
+            .collect();
+        let text = crate::present::fences::text(outcome, &paths, &edited);
+        crate::notes::emit(&text)?;
+    }
+    for (path, patch) in &written {
+        std::fs::write(path, patch.patch.text()).with_context(|| format!("{}", path.display()))?;
+    }
+    if plan.fix {
+        edit_in_place(&Shader::new(plan.session.app.clone()), patched)?;
+    }
+    Ok(status(&outcome.verdict))
+}
+
+/// Where `-o` puts each patched file: the file named, or for a pipeline each file under its
+/// own name in the directory named.
+fn written<'a>(plan: &Plan, patched: &'a [FilePatch]) -> Vec<(PathBuf, &'a FilePatch)> {
+    let Some(out) = &plan.output else {
+        return Vec::new();
+    };
+    match (plan.session.app.pipeline.is_empty(), patched) {
+        (true, [patch]) => vec![(out.clone(), patch)],
+        _ => patched
+            .iter()
+            .map(|p| {
+                let name = Path::new(&p.file).file_name().unwrap_or_default();
+                (out.join(name), p)
+            })
+            .collect(),
+    }
+}
+
+/// Writes each patched file over the user's, when every one still holds the text the search
+/// started from (checked for all before any is written).
+fn edit_in_place(shader: &Shader, patched: &[FilePatch]) -> Result<()> {
+    for patch in patched {
+        let path = Path::new(&patch.file);
+        let original = shader
+            .parts
+            .iter()
+            .find(|p| p.path == patch.file)
+            .map(|p| p.source.as_str())
+            .unwrap_or_default();
+        let now = wgstress_runtime::read::text(
+            path,
+            wgstress_runtime::read::SOURCE_BYTES,
+            "a shader may hold",
+        )?;
+        if now != original {
+            bail!(
+                "{}: the file changed since the search began: not edited (the fix is in the \
+                 report above; run the search again on the file as it is now)",
+                path.display()
+            );
+        }
+    }
+    for patch in patched {
+        std::fs::write(&patch.file, patch.patch.text()).with_context(|| patch.file.clone())?;
+    }
+    Ok(())
+}
+
+/// 0 for a fix or no failure, 1 for no fix, 2 for an error, 130 for Ctrl-C.
+pub fn status(verdict: &Verdict) -> Status {
+    match verdict {
+        Verdict::DoesNotFail | Verdict::Fixed => Status::Passed,
+        Verdict::NotFixed { .. } | Verdict::Unverified { .. } | Verdict::WatchdogStops { .. } => {
+            Status::Failed
+        }
+        Verdict::Interrupted { .. } => Status::Interrupted,
+        Verdict::Aborted { .. } => Status::Aborted,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fix_or_no_failure_exits_0_no_fix_1_an_error_2_an_interruption_130() {
+        assert_eq!(status(&Verdict::Fixed).number(), 0);
+        assert_eq!(status(&Verdict::DoesNotFail).number(), 0);
+        let reasons = Vec::new();
+        assert_eq!(status(&Verdict::NotFixed { reasons }).number(), 1);
+        let why = String::from("w");
+        assert_eq!(status(&Verdict::Unverified { why }).number(), 1);
+        let why = String::from("lost");
+        assert_eq!(status(&Verdict::Aborted { why }).number(), 2);
+        let during = String::from("the search");
+        assert_eq!(status(&Verdict::Interrupted { during }).number(), 130);
+    }
+}

@@ -1,0 +1,44 @@
+//! `wgstress fences --sites`: the candidate sites of every stressed pass, numbered as the
+//! search numbers them; `--all -o FILE`: a single kernel's shader with a barrier at every one.
+
+use crate::notes::emit;
+use crate::status::Status;
+use anyhow::{Context, Result};
+use std::path::Path;
+use wgstress_instrument::fences::Side;
+use wgstress_runtime::fences::source::Shader;
+use wgstress_runtime::fences::FixSet;
+use wgstress_runtime::App;
+
+pub fn sites(app: App, list: bool, output: Option<&Path>) -> Result<Status> {
+    let shader = Shader::new(app);
+    let unfenced = shader.patch(&FixSet::default())?;
+    if list {
+        let mut text = String::new();
+        for (id, site) in unfenced.sites.iter().enumerate() {
+            let part = &shader.parts[site.part];
+            let s = &site.site;
+            let side = match s.side {
+                Side::Before => "before",
+                Side::After => "after",
+            };
+            let source = part
+                .source
+                .lines()
+                .nth(s.line as usize - 1)
+                .map_or("", str::trim);
+            text.push_str(&format!(
+                "{}:{}:{}: site {id} {side} (in {}): {source}\n",
+                part.path, s.line, s.column, s.function
+            ));
+        }
+        emit(&text)?;
+    }
+    if let Some(output) = output {
+        let all: Vec<usize> = (0..unfenced.sites.len()).collect();
+        let fenced = shader.patch(&FixSet::barriers(&all))?;
+        std::fs::write(output, &fenced.parts[0].wgsl)
+            .with_context(|| format!("{}", output.display()))?;
+    }
+    Ok(Status::Passed)
+}

@@ -1,0 +1,132 @@
+//! The parts of the report about the fix itself: each barrier with its role and whether this
+//! adapter needed it, the pairs without a legal site, what a clean verification bounds, the
+//! cost of each fix, and the patch.
+
+use std::fmt::Write;
+use wgstress_runtime::fences::outcome::{Outcome as Report, Verdict};
+use wgstress_runtime::fences::suggest::{Choice, Patch};
+
+/// The kept barriers, each with its role and reason, then what the portable fix adds and why.
+pub fn kept(out: &mut String, report: &Report) {
+    for k in &report.kept {
+        let _ = writeln!(
+            out,
+            "  {}:{}:{}  site {} {} (in {})  {}",
+            k.file, k.line, k.column, k.site, k.side, k.function, k.source
+        );
+        let mut why = Vec::new();
+        if let Some(reason) = &k.reason {
+            why.push(reason.clone());
+        }
+        if report.choice == Some(Choice::Portable) {
+            why.push(if k.needed {
+                "this adapter needed it".to_string()
+            } else {
+                "not needed on this adapter; for GPUs that cache or reorder loads".to_string()
+            });
+        }
+        if !why.is_empty() {
+            let _ = writeln!(out, "      {}", why.join("; "));
+        }
+    }
+    let added = report.kept.iter().filter(|k| !k.needed).count();
+    if report.choice == Some(Choice::Portable) && added > 0 {
+        let _ = writeln!(
+            out,
+            "  this adapter needed only {} of these {}; the other side of each pair is for GPUs \
+             whose loads can be served from a non-coherent cache or reordered: the WGSL \
+             specification promises neither (`--minimal` keeps what this adapter needed)",
+            report.kept.len() - added,
+            report.kept.len()
+        );
+    }
+    for missing in &report.missing {
+        let _ = writeln!(out, "  no legal site: {missing}");
+    }
+}
+
+/// What a clean verification bounds, next to the rate before.
+pub fn bound(out: &mut String, report: &Report) {
+    let Some(bound) = report.bound else {
+        return;
+    };
+    let before: (u64, u64) = report
+        .before
+        .iter()
+        .fold((0, 0), |(f, r), b| (f + b.runs.failures, r + b.runs.runs));
+    let rate_before = match before {
+        (0, _) => String::new(),
+        (failures, runs) => format!(
+            "; before the fix, 1 run in {:.0} failed",
+            runs as f64 / failures as f64
+        ),
+    };
+    let _ = writeln!(
+        out,
+        "  no failure in {} verification runs: fewer than 1 run in {} fails with the fix (95% \
+         confidence){rate_before}",
+        bound.runs,
+        bound.one_in()
+    );
+}
+
+/// Each fix's time per run against the original's.
+pub fn cost(out: &mut String, report: &Report) {
+    if let Some(why) = &report.cost_error {
+        let _ = writeln!(out, "\ncost: not measured: {why}");
+    }
+    if report.cost.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\ncost (the application alone, no stress; median time per run over {} batches, the \
+         middle half of the batches in brackets):",
+        report.cost[0].batches
+    );
+    for c in &report.cost {
+        let _ = writeln!(
+            out,
+            "  {:<12} {:>10.1} us [{:.1}, {:.1}]  {:+.1}%",
+            c.of,
+            c.seconds_per_run * 1e6,
+            c.low * 1e6,
+            c.high * 1e6,
+            c.percent
+        );
+    }
+}
+
+/// The patches of a verified fix: an edit of each file it changes, or naga's rendering and
+/// why.
+pub fn patch(out: &mut String, report: &Report) {
+    if report.verdict != Verdict::Fixed {
+        return;
+    }
+    for file in &report.patches {
+        match &file.patch {
+            Patch::Source { changed_lines, .. } => {
+                let _ = writeln!(
+                    out,
+                    "\npatch of {} ({changed_lines} lines changed):",
+                    file.file
+                );
+            }
+            Patch::Rendered { why, .. } => {
+                let _ = writeln!(
+                    out,
+                    "\npatch of {}: naga's rendering of the whole shader, as an edit of the \
+                     file cannot express the fix: {why}",
+                    file.file
+                );
+            }
+        }
+        let _ = writeln!(out, "{}", file.patch.diff());
+    }
+    for why in &report.unexpressed {
+        let _ = writeln!(
+            out,
+            "\nno patch of {why} (the fix ran as naga writes each pass)"
+        );
+    }
+}

@@ -1,0 +1,170 @@
+//! The fence search's progress: notes and a bar on stderr, fed by the search's events.
+
+use crate::notes::Notes;
+use crate::plan::SessionPlan;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::time::Duration;
+use wgstress_runtime::fences::event::Event;
+use wgstress_runtime::fences::Trial;
+
+/// The search's notes and progress bar, from its events.
+pub struct Progress {
+    notes: Notes,
+    /// Calibration's target ratio, when the iterations are measured.
+    iterations: wgstress_runtime::stress::plan::Iterations,
+    bar: Option<SearchBar>,
+}
+
+impl Progress {
+    pub fn new(session: &SessionPlan, notes: Notes) -> Progress {
+        Progress {
+            notes,
+            iterations: session.stress.iterations,
+            bar: None,
+        }
+    }
+
+    pub fn on_event(&mut self, event: Event) {
+        let notes = self.notes;
+        match event {
+            Event::TryingOthers => notes.note(
+                "no failure under systematic stress: trying cache, random and no stress in the \
+                 other half of the budget",
+            ),
+            Event::Calibrated {
+                settings,
+                calibration,
+            } => {
+                if let Some(text) =
+                    crate::present::progress::calibrated(settings, calibration, self.iterations)
+                {
+                    notes.note(&text);
+                }
+            }
+            Event::Confirming { strategy, time } => notes.note(&format!(
+                "confirming the failure: {:.0} s of {strategy} stress",
+                time.as_secs_f64()
+            )),
+            Event::Round {
+                rate,
+                strategy,
+                runs_per_trial,
+                sites,
+            } => {
+                notes.note(&format!(
+                    "failure rate {} ({strategy} stress): {runs_per_trial} runs per trial; \
+                     {sites} candidate sites",
+                    crate::present::numbers::rate(rate)
+                ));
+                self.bar = Some(SearchBar::new(sites, notes.on));
+            }
+            Event::MakeAtomic => notes.note(
+                "a barrier at every site still fails: trying make-atomic, one variable at a time",
+            ),
+            Event::Trial { sites, trial } => {
+                if let Some(bar) = self.bar.as_mut() {
+                    bar.trial(sites, trial);
+                }
+            }
+            Event::TrialsDone => self.finish(),
+            Event::Verifying {
+                sites,
+                time,
+                strategy,
+            } => notes.note(&format!(
+                "verifying the fix ({sites} sites) for {:.0} s of {strategy} stress",
+                time.as_secs_f64()
+            )),
+            Event::Refining { kept, rate } => notes.note(&format!(
+                "the fix kept {kept} sites and failed its verification: searching again with \
+                 trials sized for a failure rate of {}",
+                crate::present::numbers::rate(rate)
+            )),
+        }
+    }
+
+    /// Clears the bar, if one is drawn.
+    pub fn finish(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish();
+        }
+    }
+}
+
+/// The search's progress: the set each trial tried and the smallest set that passed so far.
+pub struct SearchBar {
+    bar: ProgressBar,
+    sites: usize,
+    trials: u64,
+    smallest: Option<usize>,
+}
+
+impl SearchBar {
+    /// A spinner on stderr over a search among `sites` candidate sites; hidden when `shown`
+    /// is false (and by indicatif when stderr is not a terminal).
+    pub fn new(sites: usize, shown: bool) -> SearchBar {
+        let bar = if shown {
+            let bar = ProgressBar::new_spinner();
+            bar.set_style(
+                ProgressStyle::with_template("{spinner} {elapsed} {msg}")
+                    .expect("the template is valid"),
+            );
+            bar.enable_steady_tick(Duration::from_millis(200));
+            bar
+        } else {
+            ProgressBar::hidden()
+        };
+        SearchBar {
+            bar,
+            sites,
+            trials: 0,
+            smallest: None,
+        }
+    }
+
+    /// One more trial, of a set of `size` sites.
+    pub fn trial(&mut self, size: usize, trial: Trial) {
+        self.trials += 1;
+        if trial.passed() {
+            self.smallest = Some(self.smallest.map_or(size, |s| s.min(size)));
+        }
+        self.bar.set_message(self.message(size, trial));
+    }
+
+    fn message(&self, size: usize, trial: Trial) -> String {
+        let outcome = if trial.passed() { "passed" } else { "failed" };
+        let smallest = self
+            .smallest
+            .map_or("none yet".to_string(), |s| format!("{s} sites"));
+        format!(
+            "trial {}: {size} of {} sites {outcome} in {} runs; smallest set passed: {smallest}",
+            self.trials,
+            self.sites,
+            trial.runs()
+        )
+    }
+
+    pub fn finish(self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bar_shows_the_set_size_and_the_smallest_passing_set() {
+        let mut bar = SearchBar::new(12, false);
+        bar.trial(12, Trial::Pass { runs: 7 });
+        bar.trial(6, Trial::Fail { runs: 2 });
+        assert_eq!(
+            bar.message(6, Trial::Fail { runs: 2 }),
+            "trial 2: 6 of 12 sites failed in 2 runs; smallest set passed: 12 sites"
+        );
+        bar.trial(3, Trial::Pass { runs: 7 });
+        assert!(bar
+            .message(3, Trial::Pass { runs: 7 })
+            .ends_with("smallest set passed: 3 sites"));
+    }
+}
