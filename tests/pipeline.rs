@@ -162,20 +162,24 @@ fn raw_refuses_stress_options() {
 }
 
 #[test]
-fn the_fence_search_refuses_a_pipeline() {
+fn fences_lists_a_pipelines_sites_and_all_refuses_one() {
     let dir = tempfile::tempdir().unwrap();
     let spec = pipeline("passes.toml");
-    for extra in [&["--sites"][..], &[]] {
-        let mut args = vec!["fences", spec.as_str()];
-        args.extend_from_slice(extra);
-        let out = wgstress(&args, dir.path());
-        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-        assert!(
-            stderr(&out).contains("passes: fences works on a single kernel in one file"),
-            "{}",
-            stderr(&out)
-        );
-    }
+    let out = wgstress(&["fences", spec.as_str(), "--sites"], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let listed = String::from_utf8_lossy(&out.stdout);
+    assert!(listed.contains("passes.wgsl:") && listed.contains(": site 0 "), "{listed}");
+    // The shader with a barrier at every site is one file: a single kernel's.
+    let out = wgstress(
+        &["fences", spec.as_str(), "--all", "-o", "all.wgsl"],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("passes: --all writes one shader with a barrier at every site"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
