@@ -60,6 +60,20 @@ pub struct Measured {
 }
 
 impl Measured {
+    /// Runs an error ended before any result: what the search reports as an abort, the
+    /// evidence gathered so far kept.
+    pub fn failed(error: crate::Error) -> Measured {
+        Measured {
+            stopped: Some(Stop::Aborted(error.to_string())),
+            ..Measured::default()
+        }
+    }
+
+    /// `measured`, or the error that ended it as a stop.
+    pub fn or_stopped(measured: Result<Measured>) -> Measured {
+        measured.unwrap_or_else(Measured::failed)
+    }
+
     pub fn rate(&self) -> f64 {
         self.failures as f64 / self.runs.max(1) as f64
     }

@@ -164,6 +164,23 @@ pub fn open_with(wanted: Option<&str>, features: wgpu::Features, needed_by: &str
     })
 }
 
+/// `open_with` after a device was lost: a driver that is resetting the GPU lists no adapter
+/// for a while (on the H100, a fence search whose trials lost the device found none right
+/// after), so the adapter is asked for again for up to ten seconds before giving up.
+pub fn reopen(wanted: Option<&str>, features: wgpu::Features, needed_by: &str) -> Result<Gpu> {
+    let mut wait = std::time::Duration::from_millis(100);
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        match open_with(wanted, features, needed_by) {
+            Err(Error::NoAdapter | Error::Device(_)) if std::time::Instant::now() < until => {
+                std::thread::sleep(wait);
+                wait = (wait * 2).min(std::time::Duration::from_secs(2));
+            }
+            opened => return opened,
+        }
+    }
+}
+
 /// Ends a validation error scope (`Device::push_error_scope`): what wgpu rejected in it
 /// comes back as `Error::Wgpu` about `what`, with wgpu's reason on one line, instead of a
 /// panic in wgpu's default handler.

@@ -247,7 +247,7 @@ impl Engine {
             Err(Error::DeviceLost(message)) if self.recreated < MAX_LOSSES => {
                 self.recreated += 1;
                 self.lost = Some(message);
-                self.gpu = device::open_with(
+                self.gpu = device::reopen(
                     self.config.adapter.as_deref(),
                     self.program.features,
                     &self.app.name,

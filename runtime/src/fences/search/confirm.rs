@@ -77,7 +77,7 @@ pub fn confirm(
             time: run.budget.time.unwrap_or_default(),
         });
         let seed = run_seed(config.master_seed, 16 * i as u64);
-        let measured = lab.measure(Subject::AsIs, &run, &run.budget, seed)?;
+        let measured = Measured::or_stopped(lab.measure(Subject::AsIs, &run, &run.budget, seed));
         tried.push(Confirmed {
             config: run,
             measured,

@@ -97,12 +97,12 @@ pub fn round(
         time: None,
         failures: Some(1),
     };
-    let all_sites = cx.lab.measure(
+    let all_sites = Measured::or_stopped(cx.lab.measure(
         Subject::Fix(&FixSet::barriers(&all)),
         chosen,
         &budget,
         seed(1),
-    )?;
+    ));
     let result = |all_sites, atomic, count: Count, end| RoundResult {
         runs_per_trial,
         sites,

@@ -36,7 +36,7 @@ pub fn verify(
             failures: Some(1),
         };
         let seed = run_seed(c.config.master_seed, 3 + 16 * i as u64);
-        let runs = cx.lab.measure(subject, &c.config, &budget, seed)?;
+        let runs = Measured::or_stopped(cx.lab.measure(subject, &c.config, &budget, seed));
         let verdict = verdict(&runs, runs_needed, strategy);
         verified.push(StrategyRuns {
             strategy,
