@@ -1,7 +1,9 @@
 //! Application descriptions: a TOML file for applications without Rust code, and the `App`
 //! value that both TOML files and Rust applications (through `Application`) produce.
 
-use crate::app::checks::Check;
+use crate::app::check::Check;
+use crate::app::dims::dims;
+use crate::app::failure::CheckFailure;
 use crate::app::init::Init;
 use crate::error::{Error, Result};
 use serde::Deserialize;
@@ -83,7 +85,7 @@ pub struct Dispatch {
 }
 
 /// A host-side check over read-back buffers, for applications written in Rust.
-pub type HostCheck = Arc<dyn Fn(&Outputs) -> std::result::Result<(), String> + Send + Sync>;
+pub type HostCheck = Arc<dyn Fn(&Outputs) -> std::result::Result<(), CheckFailure> + Send + Sync>;
 
 /// The contents of every binding after one run, as words, by (group, binding).
 pub struct Outputs<'a> {
@@ -239,8 +241,8 @@ pub trait Application {
 pub trait Postconditions {
     /// The (group, binding) pairs `check` reads.
     fn reads(&self) -> Vec<(u32, u32)>;
-    /// `Err` says what is wrong.
-    fn check(&self, outputs: &Outputs) -> std::result::Result<(), String>;
+    /// `Err` says which postcondition failed and what it said.
+    fn check(&self, outputs: &Outputs) -> std::result::Result<(), CheckFailure>;
 }
 
 /// Most workgroups an application may dispatch: with as many stress workgroups again, the
@@ -330,7 +332,10 @@ impl App {
                     ));
                 }
             }
-            check.validate(self).map_err(|m| Invalid::Check(index, m))?;
+            let words = |(g, b)| self.binding(g, b).map_or(0, |b| b.words);
+            check
+                .validate(&words)
+                .map_err(|m| Invalid::Check(index, m))?;
         }
         Ok(())
     }
@@ -520,7 +525,7 @@ pub fn parse(text: &str, path: &Path) -> Result<App> {
     }
     let mut checks: Vec<Check> = spec.checks.into_iter().map(Spanned::into_inner).collect();
     for check in &mut checks {
-        crate::app::checks::Prepared::resolve_paths(check, dir);
+        check.resolve_paths(dir);
     }
     let name = spec.name.unwrap_or_else(|| {
         path.file_stem()
@@ -637,18 +642,6 @@ fn form(spec: &SpecFile, at: &dyn Fn(std::ops::Range<usize>) -> String) -> Resul
                 .into(),
         }),
     }
-}
-
-pub(crate) fn dims(values: &[u32]) -> std::result::Result<[u32; 3], String> {
-    if values.is_empty() || values.len() > 3 {
-        return Err(format!("give 1 to 3 sizes, not {}", values.len()));
-    }
-    if values.contains(&0) {
-        return Err("every size must be at least 1".into());
-    }
-    let mut out = [1; 3];
-    out[..values.len()].copy_from_slice(values);
-    Ok(out)
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@
 //! A raw session dispatches the user's shaders as given (no stress, no watchdog, no
 //! assertion hooks), with the same buffers, postcondition and host checks.
 
+use crate::app::failure::CheckFailure;
 use crate::app::spec::{App, BindingKind, Outputs};
 use crate::error::{Error, Result};
 use crate::gpu::device::Gpu;
@@ -383,8 +384,8 @@ impl Session {
         gpu: &Gpu,
         runs: &[RunParams],
         timeout: Duration,
-        check: &dyn Fn(&Outputs) -> std::result::Result<(), String>,
-    ) -> Result<Vec<(Record, std::result::Result<(), String>)>> {
+        check: &dyn Fn(&Outputs) -> std::result::Result<(), CheckFailure>,
+    ) -> Result<Vec<(Record, std::result::Result<(), CheckFailure>)>> {
         assert!(
             runs.len() <= self.batch,
             "a batch holds at most {} runs",
