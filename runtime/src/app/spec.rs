@@ -5,7 +5,7 @@ use crate::app::check::Check;
 use crate::app::dims::dims;
 use crate::app::failure::CheckFailure;
 use crate::app::init::Init;
-use crate::error::{Error, Result};
+use crate::error::{Error, Location, Result};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -502,10 +502,7 @@ enum Form {
 /// column.
 pub fn parse(text: &str, path: &Path) -> Result<App> {
     let spec: SpecFile = toml::from_str(text).map_err(|e| Error::toml(path, text, e))?;
-    let at = |span: std::ops::Range<usize>| {
-        let (line, column) = crate::error::line_column(text, span.start);
-        format!("{}:{line}:{column}", path.display())
-    };
+    let at = |span: std::ops::Range<usize>| Location::of(path, text, span.start);
     let dir = path.parent().unwrap_or(Path::new("."));
     let form = form(&spec, &at)?;
     let postcondition_workgroups = match &spec.postcondition_workgroups {
@@ -595,7 +592,7 @@ pub fn parse(text: &str, path: &Path) -> Result<App> {
 }
 
 /// Which form the spec takes; mixing them is an error at the first key of the other form.
-fn form(spec: &SpecFile, at: &dyn Fn(std::ops::Range<usize>) -> String) -> Result<Form> {
+fn form(spec: &SpecFile, at: &dyn Fn(std::ops::Range<usize>) -> Location) -> Result<Form> {
     if !spec.dispatches.is_empty() {
         let mixed = spec
             .entry
