@@ -202,7 +202,7 @@ impl Engine {
     }
 
     pub fn batch_size(&self) -> usize {
-        self.session.batch
+        self.session.batch()
     }
 
     fn host_check(&self, outputs: &Outputs) -> std::result::Result<(), CheckFailure> {
