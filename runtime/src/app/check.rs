@@ -203,7 +203,8 @@ impl Check {
         Ok(())
     }
 
-    /// Makes the files the check reads relative to `dir`, the spec's directory.
+    /// Puts the files the check names (relative to the spec that declares it) under `dir`,
+    /// the spec's directory.
     pub fn resolve_paths(&mut self, dir: &Path) {
         match &mut self.rule {
             Rule::EqualsFile { path }

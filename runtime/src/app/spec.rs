@@ -84,7 +84,9 @@ pub struct Dispatch {
     pub bind: Vec<BindAt>,
 }
 
-/// A host-side check over read-back buffers, for applications written in Rust.
+/// A host-side check over read-back buffers, for applications written in Rust: `Err` says
+/// what failed (`CheckFailure::Message` in a closure's own words, `Postcondition` from the
+/// `#[postconditions]` macro).
 pub type HostCheck = Arc<dyn Fn(&Outputs) -> std::result::Result<(), CheckFailure> + Send + Sync>;
 
 /// The contents of every binding after one run, as words, by (group, binding).
