@@ -168,7 +168,10 @@ fn fences_lists_a_pipelines_sites_and_all_refuses_one() {
     let out = wgstress(&["fences", spec.as_str(), "--sites"], dir.path());
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let listed = String::from_utf8_lossy(&out.stdout);
-    assert!(listed.contains("passes.wgsl:") && listed.contains(": site 0 "), "{listed}");
+    assert!(
+        listed.contains("passes.wgsl:") && listed.contains(": site 0 "),
+        "{listed}"
+    );
     // The shader with a barrier at every site is one file: a single kernel's.
     let out = wgstress(
         &["fences", spec.as_str(), "--all", "-o", "all.wgsl"],
