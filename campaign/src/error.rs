@@ -2,6 +2,8 @@
 //! argument) with its place, and files that cannot be read or written.
 
 use std::path::{Path, PathBuf};
+// A place in a file, `file:line:column`: the runtime's, as its spec errors have them.
+pub use wgstress_runtime::error::Location;
 
 pub type Result<T> = std::result::Result<T, Error>;
 
@@ -40,46 +42,5 @@ impl Error {
     pub fn toml(file: &Path, text: &str, error: &toml::de::Error) -> Error {
         let offset = error.span().map_or(0, |s| s.start);
         Error::at(file, text, offset, error.message().trim_end().to_string())
-    }
-}
-
-/// A place in a file, shown as `file:line:column` (both from 1).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Location {
-    pub file: PathBuf,
-    pub line: usize,
-    pub column: usize,
-}
-
-impl Location {
-    pub fn of(file: &Path, text: &str, offset: usize) -> Location {
-        let before = &text[..offset.min(text.len())];
-        let line = before.matches('\n').count() + 1;
-        let start = before.rfind('\n').map_or(0, |i| i + 1);
-        Location {
-            file: file.to_path_buf(),
-            line,
-            column: before[start..].chars().count() + 1,
-        }
-    }
-}
-
-impl std::fmt::Display for Location {
-    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        write!(f, "{}:{}:{}", self.file.display(), self.line, self.column)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::Location;
-    use std::path::Path;
-
-    #[test]
-    fn locations_count_lines_and_characters_from_one() {
-        let text = "a = 1\nbé = x\n";
-        let at = Location::of(Path::new("p.toml"), text, text.find('x').unwrap());
-        assert_eq!(at.to_string(), "p.toml:2:6");
-        assert_eq!(Location::of(Path::new("p"), text, 0).to_string(), "p:1:1");
     }
 }

@@ -56,7 +56,8 @@ pub fn derive_application(input: TokenStream) -> TokenStream {
 
 /// Implements `wgstress_runtime::app::spec::Postconditions` from the `#[postcondition]` methods of
 /// an impl block. Each takes `&self` and read-back buffers named after the struct's buffer
-/// fields, as `&[u32]`, and returns `Result<(), String>`.
+/// fields, as `&[u32]`, and returns `Result<(), String>`; a failure reaches the runtime as
+/// `CheckFailure::Postcondition`, with the method's name and its message.
 #[proc_macro_attribute]
 pub fn postconditions(attr: TokenStream, item: TokenStream) -> TokenStream {
     if !attr.is_empty() {

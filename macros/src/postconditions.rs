@@ -80,11 +80,16 @@ pub fn expand(mut item: ItemImpl) -> Result<TokenStream> {
                 .map(|b| {
                     let constant = format_ident!("__WGSTRESS_BUFFER_{}", b, span = b.span());
                     reads.push(quote!(<#ty>::#constant));
-                    let missing = format!("buffer `{b}` was not read back");
+                    let name = b.to_string();
                     quote! {
                         let #b = {
                             let (group, binding) = <#ty>::#constant;
-                            outputs.get(group, binding).ok_or_else(|| #missing.to_string())?
+                            outputs.get(group, binding).ok_or_else(|| {
+                                ::wgstress_runtime::app::failure::CheckFailure::NotReadBack {
+                                    binding: (group, binding),
+                                    buffer: ::std::option::Option::Some(#name.to_string()),
+                                }
+                            })?
                         };
                     }
                 })
@@ -93,7 +98,12 @@ pub fn expand(mut item: ItemImpl) -> Result<TokenStream> {
             quote! {
                 {
                     #(#fetch)*
-                    self.#method(#(#args),*).map_err(|e| format!("{}: {}", #label, e))?;
+                    self.#method(#(#args),*).map_err(|message| {
+                        ::wgstress_runtime::app::failure::CheckFailure::Postcondition {
+                            name: #label.to_string(),
+                            message,
+                        }
+                    })?;
                 }
             }
         })
@@ -106,7 +116,7 @@ pub fn expand(mut item: ItemImpl) -> Result<TokenStream> {
                 vec![#(#reads),*]
             }
 
-            fn check(&self, outputs: &::wgstress_runtime::app::spec::Outputs) -> ::std::result::Result<(), ::std::string::String> {
+            fn check(&self, outputs: &::wgstress_runtime::app::spec::Outputs) -> ::std::result::Result<(), ::wgstress_runtime::app::failure::CheckFailure> {
                 #(#calls)*
                 ::std::result::Result::Ok(())
             }

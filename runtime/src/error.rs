@@ -2,7 +2,7 @@
 //! Every message is complete in itself (a caller prints it as it is); the io, TOML and JSON
 //! errors underneath stay reachable as sources.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 #[derive(Debug, Error)]
@@ -14,11 +14,9 @@ pub enum Error {
         source: std::io::Error,
     },
     /// A TOML file that does not parse or does not fit the spec's shape.
-    #[error("{path}:{line}:{column}: {message}")]
+    #[error("{at}: {message}")]
     Toml {
-        path: String,
-        line: usize,
-        column: usize,
+        at: Location,
         message: String,
         #[source]
         source: Box<toml::de::Error>,
@@ -33,9 +31,9 @@ pub enum Error {
         #[source]
         source: serde_json::Error,
     },
-    /// A spec that parses but says something wrong; `at` is `path:line:column` where known.
+    /// A spec that parses but says something wrong, and where.
     #[error("{at}: {message}")]
-    Spec { at: String, message: String },
+    Spec { at: Location, message: String },
     #[error("{0}")]
     Input(String),
     #[error(transparent)]
@@ -66,15 +64,12 @@ impl Error {
         }
     }
 
-    /// A TOML error in `text`, read from `path`, with the line and column it points at.
+    /// A TOML error in `text`, read from `path`, at the place it points at (the file's
+    /// start when it points nowhere).
     pub fn toml(path: &Path, text: &str, source: toml::de::Error) -> Self {
-        let (line, column) = source
-            .span()
-            .map_or((1, 1), |span| line_column(text, span.start));
+        let offset = source.span().map_or(0, |span| span.start);
         Error::Toml {
-            path: path.display().to_string(),
-            line,
-            column,
+            at: Location::of(path, text, offset),
             message: source.message().trim().replace('\n', " "),
             source: Box::new(source),
         }
@@ -91,21 +86,48 @@ impl Error {
     }
 }
 
-/// The 1-based line and column (in characters) of byte `offset` of `text`.
-pub fn line_column(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset.min(text.len())];
-    let line = before.matches('\n').count() + 1;
-    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, column)
+/// A place in a file, shown as `file:line:column`: lines from 1, columns in characters
+/// from 1. Every error that points into a spec, a plan or a baseline is built with one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Location {
+    pub file: PathBuf,
+    pub line: usize,
+    pub column: usize,
+}
+
+impl Location {
+    /// The place of byte `offset` of `text`, the contents of `file`.
+    pub fn of(file: &Path, text: &str, offset: usize) -> Location {
+        let before = &text[..offset.min(text.len())];
+        let line = before.matches('\n').count() + 1;
+        let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        Location {
+            file: file.to_path_buf(),
+            line,
+            column,
+        }
+    }
+}
+
+impl std::fmt::Display for Location {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "{}:{}:{}", self.file.display(), self.line, self.column)
+    }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::Location;
+    use std::path::Path;
+
     #[test]
-    fn line_column_counts_from_one() {
+    fn locations_count_lines_and_characters_from_one() {
         let text = "a = 1\nbé = x\n";
-        assert_eq!(super::line_column(text, 0), (1, 1));
-        assert_eq!(super::line_column(text, 6), (2, 1));
-        assert_eq!(super::line_column(text, 11), (2, 5));
+        let at = |offset| Location::of(Path::new("p.toml"), text, offset).to_string();
+        assert_eq!(at(0), "p.toml:1:1");
+        assert_eq!(at(6), "p.toml:2:1");
+        assert_eq!(at(11), "p.toml:2:5");
+        assert_eq!(at(text.find('x').unwrap()), "p.toml:2:6");
+        assert_eq!(at(1000), "p.toml:3:1", "past the end: the end");
     }
 }

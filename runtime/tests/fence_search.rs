@@ -5,6 +5,7 @@ mod common;
 use common::*;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
+use wgstress_runtime::app::failure::CheckFailure;
 use wgstress_runtime::app::init::Init;
 use wgstress_runtime::app::spec::App;
 use wgstress_runtime::fences::gpu::GpuLab;
@@ -48,7 +49,10 @@ fn flag_app(name: &str, source: &str) -> App {
     app.host_check = Some(Arc::new(|outputs| {
         let seen = outputs.get(0, 1).unwrap();
         match seen.iter().position(|w| *w != 1) {
-            Some(thread) => Err(format!("thread {thread} read {}", seen[thread])),
+            Some(thread) => Err(CheckFailure::Message(format!(
+                "thread {thread} read {}",
+                seen[thread]
+            ))),
             None => Ok(()),
         }
     }));

@@ -32,7 +32,7 @@ fn verdicts(app: App) -> Vec<Option<String>> {
             let failed = r.outcome == Outcome::Postcondition;
             assert!(failed || r.outcome == Outcome::Pass, "{r:?}");
             assert_eq!(failed, r.host.is_some(), "{r:?}");
-            r.host
+            r.host.map(|failure| failure.to_string())
         })
         .collect()
 }

@@ -3,7 +3,7 @@
 
 mod common;
 use common::*;
-use wgstress_runtime::app::checks::{Check, Rule};
+use wgstress_runtime::app::check::{Check, Rule};
 use wgstress_runtime::app::init::Init;
 use wgstress_runtime::run::record::Outcome;
 use wgstress_runtime::run::tally::describe;
@@ -74,8 +74,9 @@ fn non_atomic_counter_race_is_reported_failing() {
     assert!(
         failing[0]
             .host
-            .as_deref()
+            .as_ref()
             .unwrap()
+            .to_string()
             .starts_with("all-equal 2048: binding 0:0: 1 of 1 elements wrong: [0] = "),
         "{:?}",
         failing[0].host

@@ -1,5 +1,6 @@
 // Built by trybuild in a crate of its own under the build directory: the shader path comes from WGSTRESS_MACROS_TESTS (tests/ui.rs sets it).
 use wgstress_macros::{postconditions, Application};
+use wgstress_runtime::app::failure::CheckFailure;
 use wgstress_runtime::app::spec::{Application as _, Outputs};
 
 #[derive(Clone, Application)]
@@ -28,5 +29,9 @@ fn main() {
     let good = [1u32, 0, 0, 0];
     assert!(check(&Outputs::new(vec![((0, 0), &good[..])])).is_ok());
     let bad = [2u32, 0, 0, 0];
-    assert_eq!(check(&Outputs::new(vec![((0, 0), &bad[..])])), Err("out_is_one: out[0] = 2".to_string()));
+    let failure = check(&Outputs::new(vec![((0, 0), &bad[..])])).unwrap_err();
+    assert_eq!(failure.to_string(), "out_is_one: out[0] = 2");
+    assert_eq!(failure, CheckFailure::Postcondition { name: "out_is_one".into(), message: "out[0] = 2".into() });
+    let unread = check(&Outputs::new(Vec::new())).unwrap_err();
+    assert_eq!(unread.to_string(), "buffer `out` was not read back");
 }

@@ -1,215 +1,15 @@
-//! Host checks over read-back buffers, declared in app specs. A check is prepared once per
-//! session (its expected values computed on the host, or by a reference kernel on the
-//! device) and verified after every run; a failure says how many elements are wrong and
-//! shows the first few.
+//! The host checks a spec declares, run: each is prepared once per session (its expected
+//! values computed on the host, or by a reference kernel on the device) and verified after
+//! every run; a failure says which check found what on which binding (`CheckFailure`).
 
-mod kinds;
-mod mismatch;
 mod reference;
-mod slice;
 
-pub use kinds::{
-    Compare, Equals, Expected, Of, Reference, Scan, ScanOp, SortedPermutation, Tolerance,
-};
-pub use mismatch::{Mismatches, FIRST_FEW};
-pub use slice::{Selection, Slice};
-
+use crate::app::check::{Check, Compare, Expected, Of, Rule, Scan, ScanOp, Slice};
+use crate::app::failure::{CheckFailure, Found, Mismatches, NotPermutation, OutOfOrder, Wrong};
 use crate::app::init::ElementType;
 use crate::app::spec::{App, Outputs};
 use crate::gpu::device::Gpu;
-use serde::Deserialize;
 use std::cmp::Ordering;
-use std::path::PathBuf;
-
-// No deny_unknown_fields here: serde cannot combine it with the flattened rule. The rule's
-// own fields are checked: unknown keys in a check are refused there.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
-pub struct Check {
-    /// A name for reports; the kind and what it compares with when absent.
-    #[serde(default)]
-    pub name: Option<String>,
-    #[serde(default)]
-    pub group: u32,
-    pub binding: u32,
-    /// Check only the first `words` words (all when absent): the older form of `count`,
-    /// cut to the binding's size.
-    pub words: Option<u32>,
-    /// The first element checked (0 when absent).
-    pub start: Option<u32>,
-    /// How many elements are checked (as many as the binding holds when absent).
-    pub count: Option<u32>,
-    /// The distance between checked elements (1 when absent).
-    pub stride: Option<u32>,
-    /// Check the binding's last element only.
-    #[serde(default)]
-    pub last: bool,
-    #[serde(flatten)]
-    pub rule: Rule,
-}
-
-/// What must hold. `of` names another binding (group 0 unless `of_group`), compared with its
-/// initial contents.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
-#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
-pub enum Rule {
-    EqualsFile {
-        path: PathBuf,
-    },
-    /// Non-decreasing as `type` (u32 unless given).
-    Sorted {
-        #[serde(default, rename = "type")]
-        ty: ElementType,
-    },
-    /// One word: the wrapping u32 sum of `of`.
-    Sum {
-        of: u32,
-        #[serde(default)]
-        of_group: u32,
-    },
-    AllEqual {
-        value: u32,
-    },
-    /// The same multiset of words as `of`, in any order.
-    Permutation {
-        of: u32,
-        #[serde(default)]
-        of_group: u32,
-    },
-    SortedPermutation(SortedPermutation),
-    /// `prefix-sum` is the u32 inclusive add scan it always was.
-    #[serde(alias = "prefix-sum")]
-    InclusiveScan(Scan),
-    ExclusiveScan(Scan),
-    Equals(Equals),
-    Reference(Reference),
-}
-
-impl Rule {
-    /// The binding whose initial contents this rule compares with, if any.
-    fn of(&self) -> Option<Of> {
-        match self {
-            Rule::Sum { of, of_group } | Rule::Permutation { of, of_group } => {
-                Some((*of_group, *of))
-            }
-            Rule::SortedPermutation(SortedPermutation { of, .. })
-            | Rule::InclusiveScan(Scan { of, .. })
-            | Rule::ExclusiveScan(Scan { of, .. })
-            | Rule::Equals(Equals {
-                expected: Expected::Of(of),
-                ..
-            }) => Some(*of),
-            Rule::EqualsFile { .. }
-            | Rule::Sorted { .. }
-            | Rule::AllEqual { .. }
-            | Rule::Equals(_)
-            | Rule::Reference(_) => None,
-        }
-    }
-
-    /// The kind and what it compares with: "inclusive-scan of 0:1", "all-equal 1024".
-    pub fn describe(&self) -> String {
-        let of = |(g, b): Of| format!("{g}:{b}");
-        match self {
-            Rule::EqualsFile { path } => format!("equals-file {}", path.display()),
-            Rule::Sorted { ty } => format!("sorted ({})", ty.name()),
-            Rule::Sum { of: b, of_group } => format!("sum of {}", of((*of_group, *b))),
-            Rule::AllEqual { value } => format!("all-equal {value}"),
-            Rule::Permutation { of: b, of_group } => {
-                format!("permutation of {}", of((*of_group, *b)))
-            }
-            Rule::SortedPermutation(s) => {
-                format!("sorted-permutation ({}) of {}", s.ty.name(), of(s.of))
-            }
-            Rule::InclusiveScan(s) | Rule::ExclusiveScan(s) => format!(
-                "{}-scan ({:?}, {}) of {}",
-                if matches!(self, Rule::InclusiveScan(_)) {
-                    "inclusive"
-                } else {
-                    "exclusive"
-                },
-                s.op,
-                s.compare.ty.name(),
-                of(s.of)
-            )
-            .to_lowercase(),
-            Rule::Equals(e) => match &e.expected {
-                Expected::Values(_) => format!("equals ({}) values", e.compare.ty.name()),
-                Expected::Fill(f) => format!("equals fill {}", f.ty.show(f.word)),
-                Expected::Of(b) => format!("equals ({}) {}", e.compare.ty.name(), of(*b)),
-            },
-            Rule::Reference(r) => format!("reference `{}`", r.entry),
-        }
-    }
-}
-
-impl Check {
-    /// The bindings this check reads: the checked one, and the one it compares with.
-    pub fn reads(&self) -> Vec<(u32, u32)> {
-        let mut reads = vec![(self.group, self.binding)];
-        reads.extend(self.rule.of());
-        reads
-    }
-
-    /// How reports name this check.
-    pub fn label(&self) -> String {
-        match &self.name {
-            Some(name) => format!("check `{name}`"),
-            None => self.rule.describe(),
-        }
-    }
-
-    /// The elements checked in a binding of `words` words, or what is wrong with the
-    /// selection. A `sum` checks one element unless told otherwise.
-    pub fn slice(&self, words: u32) -> Result<Slice, String> {
-        if self.words.is_some() && self.count.is_some() {
-            return Err("give `count` or `words` (its older name), not both".into());
-        }
-        let selection = Selection {
-            start: self.start,
-            count: self.count,
-            stride: self.stride,
-            last: self.last,
-        };
-        let first = match self.rule {
-            Rule::Sum { .. } => Some(self.words.unwrap_or(1)),
-            _ => self.words,
-        };
-        selection.slice(words, first)
-    }
-
-    /// What is wrong with this check's sizes in `app`, whose bindings it reads (checked
-    /// before): a selection past the binding, a binding compared with that is shorter than
-    /// the elements checked reach, a list of expected values of another length.
-    pub fn validate(&self, app: &App) -> Result<(), String> {
-        let words = |(g, b): Of| app.binding(g, b).map_or(0, |b| b.words);
-        let slice = self.slice(words((self.group, self.binding)))?;
-        if let Some(of) = self.rule.of() {
-            let available = words(of) as usize;
-            if !matches!(self.rule, Rule::Sum { .. }) && available < slice.end() {
-                return Err(format!(
-                    "binding {}:{} has {available} words, fewer than the {} the checked elements reach",
-                    of.0,
-                    of.1,
-                    slice.end()
-                ));
-            }
-        }
-        if let Rule::Equals(Equals {
-            expected: Expected::Values(list),
-            ..
-        }) = &self.rule
-        {
-            if list.words.len() != slice.count as usize {
-                return Err(format!(
-                    "`values` has {} values for the {} checked elements (set `count` to check fewer)",
-                    list.words.len(),
-                    slice.count
-                ));
-            }
-        }
-        Ok(())
-    }
-}
 
 /// Prepares `app`'s checks on `gpu`: expected values from the initial contents, and from
 /// one run of each reference kernel, shared by the checks that name the same one.
@@ -352,38 +152,30 @@ pub struct Prepared {
 }
 
 impl Prepared {
-    pub(crate) fn resolve_paths(check: &mut Check, dir: &std::path::Path) {
-        match &mut check.rule {
-            Rule::EqualsFile { path }
-            | Rule::Reference(Reference {
-                shader: Some(path), ..
-            }) => *path = dir.join(&*path),
-            _ => {}
-        }
-    }
-
-    /// `Err` says which check failed on which binding, how many elements are wrong, and the
-    /// first few, in one line.
-    pub fn verify(&self, outputs: &Outputs) -> Result<(), String> {
+    /// `Err` says which check failed on which binding and what it found there.
+    pub fn verify(&self, outputs: &Outputs) -> Result<(), CheckFailure> {
         let c = &self.check;
+        let binding = (c.group, c.binding);
         let all = outputs
             .get(c.group, c.binding)
-            .ok_or_else(|| format!("binding {}:{} was not read back", c.group, c.binding))?;
+            .ok_or(CheckFailure::NotReadBack {
+                binding,
+                buffer: None,
+            })?;
         let got = self.slice.take(all);
         match self.wrong(&got) {
             None => Ok(()),
-            Some(detail) => Err(format!(
-                "{}: binding {}:{}{}: {detail}",
-                c.label(),
-                c.group,
-                c.binding,
-                self.slice.describe()
-            )),
+            Some(found) => Err(CheckFailure::Check(Box::new(Wrong {
+                check: c.label(),
+                binding,
+                slice: self.slice,
+                found,
+            }))),
         }
     }
 
     /// What is wrong with `got`, if anything.
-    fn wrong(&self, got: &[u32]) -> Option<String> {
+    fn wrong(&self, got: &[u32]) -> Option<Found> {
         let expected = &self.expected;
         let exact = |ty| Compare {
             ty,
@@ -391,113 +183,37 @@ impl Prepared {
         };
         // Reports name elements by their index in the binding.
         let index = |k: usize| self.slice.index(k);
-        let (compare, mismatches) = match &self.check.rule {
-            Rule::Sorted { ty } => return descents(got, *ty, &index),
+        let compare = match &self.check.rule {
+            Rule::Sorted { ty } => {
+                return OutOfOrder::find(got, *ty, &index).map(Found::OutOfOrder)
+            }
             Rule::Permutation { of, of_group } => {
-                return permutation(got, expected, (*of_group, *of), ElementType::U32)
+                return NotPermutation::find(got, expected, (*of_group, *of), ElementType::U32)
+                    .map(Found::NotPermutation)
             }
             Rule::SortedPermutation(s) => {
                 let compare = exact(s.ty);
                 let m = Mismatches::find(got, expected, |g, e| compare.equal(g, e)).at(index);
-                if m.is_empty() {
-                    return None;
-                }
-                let mut why = Vec::new();
-                if let Some(d) = descents(got, s.ty, &index) {
-                    why.push(format!("not sorted ({d})"));
-                }
-                if let Some(p) = permutation(got, expected, s.of, s.ty) {
-                    why.push(p);
-                }
-                why.push(m.describe(s.ty));
-                return Some(why.join("; "));
+                return (!m.is_empty()).then(|| Found::NotSortedPermutation {
+                    order: OutOfOrder::find(got, s.ty, &index),
+                    values: NotPermutation::find(got, expected, s.of, s.ty),
+                    mismatches: m,
+                    ty: s.ty,
+                });
             }
-            Rule::InclusiveScan(s) | Rule::ExclusiveScan(s) => (s.compare, expected),
-            Rule::Equals(e) => (e.compare, expected),
-            Rule::Reference(r) => (r.compare, expected),
+            Rule::InclusiveScan(s) | Rule::ExclusiveScan(s) => s.compare,
+            Rule::Equals(e) => e.compare,
+            Rule::Reference(r) => r.compare,
             Rule::EqualsFile { .. } | Rule::Sum { .. } | Rule::AllEqual { .. } => {
-                (exact(ElementType::U32), expected)
+                exact(ElementType::U32)
             }
         };
-        let m = Mismatches::find(got, mismatches, |g, e| compare.equal(g, e)).at(index);
-        (!m.is_empty()).then(|| m.describe(compare.ty))
-    }
-}
-
-/// Neighbours out of order as `ty`: "2 of 255 pairs out of order: [4] = 9 > [5] = 5, ...",
-/// element k of `got` named `[index(k)]`.
-fn descents(got: &[u32], ty: ElementType, index: &dyn Fn(usize) -> usize) -> Option<String> {
-    let out: Vec<usize> = (1..got.len())
-        .filter(|&i| !ty.in_order(got[i - 1], got[i]))
-        .collect();
-    if out.is_empty() {
-        return None;
-    }
-    let listed: Vec<String> = out
-        .iter()
-        .take(FIRST_FEW)
-        .map(|&i| {
-            format!(
-                "[{}] = {} > [{}] = {}",
-                index(i - 1),
-                ty.show(got[i - 1]),
-                index(i),
-                ty.show(got[i])
-            )
+        let m = Mismatches::find(got, expected, |g, e| compare.equal(g, e)).at(index);
+        (!m.is_empty()).then_some(Found::Elements {
+            mismatches: m,
+            ty: compare.ty,
         })
-        .collect();
-    let more = if out.len() > FIRST_FEW { ", ..." } else { "" };
-    Some(format!(
-        "{} of {} pairs out of order: {}{more}",
-        out.len(),
-        got.len().saturating_sub(1),
-        listed.join(", ")
-    ))
-}
-
-/// How `got` differs from the multiset `sorted` (ascending words), if it does: "not a
-/// permutation of 0:1: 2 values missing (5, 7), 2 extra (1, 1)".
-fn permutation(
-    got: &[u32],
-    sorted: &[u32],
-    (group, binding): Of,
-    ty: ElementType,
-) -> Option<String> {
-    let mut got = got.to_vec();
-    got.sort_unstable();
-    let mut sorted = sorted.to_vec();
-    sorted.sort_unstable();
-    let (mut missing, mut extra) = (Vec::new(), Vec::new());
-    let (mut i, mut j) = (0, 0);
-    while i < got.len() || j < sorted.len() {
-        match (got.get(i), sorted.get(j)) {
-            (Some(g), Some(e)) if g == e => (i, j) = (i + 1, j + 1),
-            (Some(g), e) if e.is_none_or(|e| g < e) => {
-                extra.push(*g);
-                i += 1;
-            }
-            (_, Some(e)) => {
-                missing.push(*e);
-                j += 1;
-            }
-            (_, None) => unreachable!("the loop runs while one is left"),
-        }
     }
-    if missing.is_empty() && extra.is_empty() {
-        return None;
-    }
-    let few = |v: &[u32]| {
-        let listed: Vec<String> = v.iter().take(FIRST_FEW).map(|w| ty.show(*w)).collect();
-        let more = if v.len() > FIRST_FEW { ", ..." } else { "" };
-        format!("{}{more}", listed.join(", "))
-    };
-    Some(format!(
-        "not a permutation of {group}:{binding}: {} values missing ({}), {} extra ({})",
-        missing.len(),
-        few(&missing),
-        extra.len(),
-        few(&extra)
-    ))
 }
 
 #[cfg(test)]

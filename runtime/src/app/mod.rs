@@ -1,7 +1,11 @@
 //! What an application is, before any device: its spec (single kernels and pipelines of
-//! dispatches, bindings, overrides), the initial contents of its buffers, and the host checks
-//! of its outputs.
+//! dispatches, bindings, overrides), the initial contents of its buffers, the host checks
+//! it declares, and what a failed check reports. Preparing and verifying the checks on a
+//! device is `checks`.
 
+pub mod check;
 pub mod checks;
+pub mod dims;
+pub mod failure;
 pub mod init;
 pub mod spec;

@@ -1,9 +1,11 @@
 //! Application descriptions: a TOML file for applications without Rust code, and the `App`
 //! value that both TOML files and Rust applications (through `Application`) produce.
 
-use crate::app::checks::Check;
+use crate::app::check::Check;
+use crate::app::dims::dims;
+use crate::app::failure::CheckFailure;
 use crate::app::init::Init;
-use crate::error::{Error, Result};
+use crate::error::{Error, Location, Result};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -82,8 +84,10 @@ pub struct Dispatch {
     pub bind: Vec<BindAt>,
 }
 
-/// A host-side check over read-back buffers, for applications written in Rust.
-pub type HostCheck = Arc<dyn Fn(&Outputs) -> std::result::Result<(), String> + Send + Sync>;
+/// A host-side check over read-back buffers, for applications written in Rust: `Err` says
+/// what failed (`CheckFailure::Message` in a closure's own words, `Postcondition` from the
+/// `#[postconditions]` macro).
+pub type HostCheck = Arc<dyn Fn(&Outputs) -> std::result::Result<(), CheckFailure> + Send + Sync>;
 
 /// The contents of every binding after one run, as words, by (group, binding).
 pub struct Outputs<'a> {
@@ -239,8 +243,8 @@ pub trait Application {
 pub trait Postconditions {
     /// The (group, binding) pairs `check` reads.
     fn reads(&self) -> Vec<(u32, u32)>;
-    /// `Err` says what is wrong.
-    fn check(&self, outputs: &Outputs) -> std::result::Result<(), String>;
+    /// `Err` says which postcondition failed and what it said.
+    fn check(&self, outputs: &Outputs) -> std::result::Result<(), CheckFailure>;
 }
 
 /// Most workgroups an application may dispatch: with as many stress workgroups again, the
@@ -330,7 +334,10 @@ impl App {
                     ));
                 }
             }
-            check.validate(self).map_err(|m| Invalid::Check(index, m))?;
+            let words = |(g, b)| self.binding(g, b).map_or(0, |b| b.words);
+            check
+                .validate(&words)
+                .map_err(|m| Invalid::Check(index, m))?;
         }
         Ok(())
     }
@@ -497,10 +504,7 @@ enum Form {
 /// column.
 pub fn parse(text: &str, path: &Path) -> Result<App> {
     let spec: SpecFile = toml::from_str(text).map_err(|e| Error::toml(path, text, e))?;
-    let at = |span: std::ops::Range<usize>| {
-        let (line, column) = crate::error::line_column(text, span.start);
-        format!("{}:{line}:{column}", path.display())
-    };
+    let at = |span: std::ops::Range<usize>| Location::of(path, text, span.start);
     let dir = path.parent().unwrap_or(Path::new("."));
     let form = form(&spec, &at)?;
     let postcondition_workgroups = match &spec.postcondition_workgroups {
@@ -520,7 +524,7 @@ pub fn parse(text: &str, path: &Path) -> Result<App> {
     }
     let mut checks: Vec<Check> = spec.checks.into_iter().map(Spanned::into_inner).collect();
     for check in &mut checks {
-        crate::app::checks::Prepared::resolve_paths(check, dir);
+        check.resolve_paths(dir);
     }
     let name = spec.name.unwrap_or_else(|| {
         path.file_stem()
@@ -590,7 +594,7 @@ pub fn parse(text: &str, path: &Path) -> Result<App> {
 }
 
 /// Which form the spec takes; mixing them is an error at the first key of the other form.
-fn form(spec: &SpecFile, at: &dyn Fn(std::ops::Range<usize>) -> String) -> Result<Form> {
+fn form(spec: &SpecFile, at: &dyn Fn(std::ops::Range<usize>) -> Location) -> Result<Form> {
     if !spec.dispatches.is_empty() {
         let mixed = spec
             .entry
@@ -637,18 +641,6 @@ fn form(spec: &SpecFile, at: &dyn Fn(std::ops::Range<usize>) -> String) -> Resul
                 .into(),
         }),
     }
-}
-
-pub(crate) fn dims(values: &[u32]) -> std::result::Result<[u32; 3], String> {
-    if values.is_empty() || values.len() > 3 {
-        return Err(format!("give 1 to 3 sizes, not {}", values.len()));
-    }
-    if values.contains(&0) {
-        return Err("every size must be at least 1".into());
-    }
-    let mut out = [1; 3];
-    out[..values.len()].copy_from_slice(values);
-    Ok(out)
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! is lost, and measures how many stress iterations match the application's own duration.
 
 use crate::app::checks::Prepared;
+use crate::app::failure::CheckFailure;
 use crate::app::spec::{App, Outputs};
 use crate::error::{Error, Result};
 use crate::gpu::device::{self, Gpu};
@@ -20,7 +21,7 @@ pub struct RunResult {
     pub outcome: Outcome,
     pub record: Record,
     /// What a host check found wrong, if anything.
-    pub host: Option<String>,
+    pub host: Option<CheckFailure>,
 }
 
 /// What a session dispatches.
@@ -201,10 +202,10 @@ impl Engine {
     }
 
     pub fn batch_size(&self) -> usize {
-        self.session.batch
+        self.session.batch()
     }
 
-    fn host_check(&self, outputs: &Outputs) -> std::result::Result<(), String> {
+    fn host_check(&self, outputs: &Outputs) -> std::result::Result<(), CheckFailure> {
         for check in &self.checks {
             check.verify(outputs)?;
         }

@@ -1,9 +1,12 @@
 //! An application on a device: adapters, error scopes, submission and read-back (`device`),
 //! the device features its shaders need (`features`), its shaders instrumented (`program`),
 //! its bindings matched against them (`interface`), buffer layouts and parameter blocks
-//! (`layout`, `params`), pipelines, buffers and batches (`session`), and the `engine` that
-//! survives device loss and calibrates stress.
+//! (`layout`, `params`), its buffers (`buffers`), bind groups (`bind`) and what host checks
+//! read back (`readback`), pipelines and batches (`session`), and the `engine` that survives
+//! device loss and calibrates stress.
 
+pub mod bind;
+pub mod buffers;
 pub mod device;
 pub mod engine;
 pub mod features;
@@ -12,4 +15,5 @@ pub mod layout;
 pub mod limits;
 pub mod params;
 pub mod program;
+pub mod readback;
 pub mod session;

@@ -79,21 +79,6 @@ impl Program {
         })
     }
 
-    /// A single-kernel application already instrumented (for example with guarded fences).
-    pub fn of_instrumented(app: &App, inst: Instrumented) -> Program {
-        let features = crate::gpu::features::required(&inst.module);
-        Program {
-            dispatches: app.dispatches(),
-            units: vec![Unit {
-                inst,
-                path: app.shader_path.clone(),
-                source: app.source.clone(),
-            }],
-            check: None,
-            features,
-        }
-    }
-
     /// The manifest of each results block of a run, in order: the dispatches', then the
     /// postcondition's own file's.
     pub fn manifests(&self) -> Vec<&Manifest> {

@@ -1,5 +1,6 @@
 //! What one run leaves in its results block, decoded, and how it is classified.
 
+use crate::app::failure::CheckFailure;
 use serde::{Deserialize, Serialize};
 use wgstress_instrument::manifest::{Layout, Manifest};
 
@@ -101,7 +102,7 @@ impl Outcome {
     }
 
     /// Classifies a run from its GPU record and the host checks' verdict.
-    pub fn classify(record: &Record, host: &Result<(), String>) -> Outcome {
+    pub fn classify(record: &Record, host: &Result<(), CheckFailure>) -> Outcome {
         if record.watchdog.count > 0 {
             Outcome::Watchdog
         } else if record.assertion.count > 0 {

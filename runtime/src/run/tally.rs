@@ -236,7 +236,8 @@ fn describe_in(r: &RunResult, manifest: &Manifest) -> String {
             )
         }
         Outcome::Postcondition => {
-            format!("host check failed: {}", r.host.as_deref().unwrap_or("?"))
+            let why = r.host.as_ref().map_or("?".into(), ToString::to_string);
+            format!("host check failed: {why}")
         }
         Outcome::DeviceLost => "the device was lost during this run's batch".into(),
     }

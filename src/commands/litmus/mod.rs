@@ -5,13 +5,12 @@ use crate::options::{LitmusEnvOptions, LogOptions};
 use crate::plan::paths;
 use crate::status::Status;
 use anyhow::{anyhow, bail, Result};
-use std::path::PathBuf;
 use std::time::Duration;
-use wgstress_litmus::{catalog, env::Env, test};
+use wgstress_litmus::{catalog, test};
 
 mod run;
 
-use run::run;
+use run::{run, RunPlan};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -49,22 +48,6 @@ pub struct Args {
 pub enum Plan {
     List,
     Run(Box<RunPlan>),
-}
-
-/// A validated run; the environment is checked against the adapter when it opens.
-pub struct RunPlan {
-    test: test::Test,
-    /// The options' environment; --env FILE's replaces it when found on the adapter.
-    env: Env,
-    env_file: Option<PathBuf>,
-    adapter: Option<String>,
-    fence: bool,
-    /// At most this many iterations, and at most this long; at least one of them is set.
-    iterations: Option<u64>,
-    time: Option<Duration>,
-    batch: u32,
-    json: bool,
-    log: Option<PathBuf>,
 }
 
 pub fn plan(args: &Args) -> Result<Plan> {

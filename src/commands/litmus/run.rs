@@ -1,16 +1,32 @@
 //! `wgstress litmus TEST`: the runs of one test in one environment, counted, logged and
 //! shown, and the exit status they give.
 
-use super::RunPlan;
 use crate::notes::{emit, Notes};
 use crate::status::Status;
 use anyhow::Result;
+use std::path::PathBuf;
 use std::sync::atomic::Ordering;
-use std::time::Instant;
-use wgstress_litmus::{runner::Counts, runner::Litmus};
+use std::time::{Duration, Instant};
+use wgstress_litmus::{env::Env, runner::Counts, runner::Litmus, test};
 use wgstress_runtime::run::log::JsonLog;
 use wgstress_runtime::run::stats::reproducibility;
 use wgstress_runtime::run::stop::Stop;
+
+/// A validated run; the environment is checked against the adapter when it opens.
+pub struct RunPlan {
+    pub(super) test: test::Test,
+    /// The options' environment; --env FILE's replaces it when found on the adapter.
+    pub(super) env: Env,
+    pub(super) env_file: Option<PathBuf>,
+    pub(super) adapter: Option<String>,
+    pub(super) fence: bool,
+    /// At most this many iterations, and at most this long; at least one of them is set.
+    pub(super) iterations: Option<u64>,
+    pub(super) time: Option<Duration>,
+    pub(super) batch: u32,
+    pub(super) json: bool,
+    pub(super) log: Option<PathBuf>,
+}
 
 pub fn run(mut plan: RunPlan, notes: Notes) -> Result<Status> {
     let gpu = wgstress_runtime::gpu::device::open(plan.adapter.as_deref())?;

@@ -16,10 +16,12 @@ use wgstress_litmus::test::{Kind, Test};
 use wgstress_runtime::gpu::device::open;
 use wgstress_runtime::run::log::JsonLog;
 
+mod report;
 mod search;
 mod suite;
 
-use search::run_search;
+use report::Report;
+use search::{run_search, Search};
 use suite::{run, Suite};
 
 #[derive(clap::Args)]
@@ -78,10 +80,7 @@ enum Tests {
 pub struct Plan {
     mode: Mode,
     adapter: Option<String>,
-    reproducibility: f64,
-    /// Seconds of the per-test budget the reproducibility score is for.
-    budget: f64,
-    json: bool,
+    report: Report,
     log: Option<PathBuf>,
 }
 
@@ -93,10 +92,7 @@ enum Mode {
         env_file: Option<PathBuf>,
         time: Duration,
     },
-    Search {
-        config: Box<SearchConfig>,
-        write_env: PathBuf,
-    },
+    Search(Box<Search>),
 }
 
 pub fn plan(args: &Args) -> Result<Plan> {
@@ -106,10 +102,11 @@ pub fn plan(args: &Args) -> Result<Plan> {
         Some(seconds) => {
             paths::writable(&args.write_env, "--write-env")?;
             files.push(("--write-env", &args.write_env));
-            Mode::Search {
-                config: Box::new(search_config(args, seconds)),
+            Mode::Search(Box::new(Search {
+                config: search_config(args, seconds),
+                mutants: selected(Tests::Mutants),
                 write_env: args.write_env.clone(),
-            }
+            }))
         }
         None => Mode::Suite {
             tests: selected(args.tests),
@@ -129,9 +126,11 @@ pub fn plan(args: &Args) -> Result<Plan> {
     Ok(Plan {
         mode,
         adapter: args.env.adapter.clone(),
-        reproducibility: args.reproducibility,
-        budget: args.budget.as_secs_f64(),
-        json: args.json,
+        report: Report {
+            reproducibility: args.reproducibility,
+            budget: args.budget.as_secs_f64(),
+            json: args.json,
+        },
         log,
     })
 }
@@ -180,10 +179,8 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
                 env,
                 time: *time,
             };
-            run(&plan, &suite, &gpu, log.as_mut(), notes)
+            run(&plan.report, &suite, &gpu, log.as_mut(), notes)
         }
-        Mode::Search { config, write_env } => {
-            run_search(&plan, config, write_env, &gpu, log.as_mut(), notes)
-        }
+        Mode::Search(search) => run_search(&plan.report, search, &gpu, log.as_mut(), notes),
     }
 }

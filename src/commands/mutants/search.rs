@@ -1,24 +1,33 @@
 //! `wgstress mutants --search`: the environment search, its table, and the file it writes.
 
-use super::{selected, Plan, Tests};
+use super::report::Report;
 use crate::notes::{emit, Notes};
 use crate::present::mutants as present;
 use crate::status::Status;
 use anyhow::Result;
-use std::path::Path;
+use std::path::PathBuf;
 use wgstress_litmus::env_file::EnvFile;
 use wgstress_litmus::search::{search, Candidate, SearchConfig, SearchResult};
+use wgstress_litmus::test::Test;
 use wgstress_runtime::gpu::device::{describe, Gpu};
 use wgstress_runtime::run::log::JsonLog;
 
+/// A validated search: its configuration, the mutants it scores environments by, and where
+/// the best environment goes.
+pub struct Search {
+    pub config: SearchConfig,
+    pub mutants: Vec<Test>,
+    pub write_env: PathBuf,
+}
+
 pub fn run_search(
-    plan: &Plan,
-    config: &SearchConfig,
-    write_env: &Path,
+    reporting: &Report,
+    planned: &Search,
     gpu: &Gpu,
     mut log: Option<&mut JsonLog>,
     notes: Notes,
 ) -> Result<Status> {
+    let (config, write_env) = (&planned.config, &planned.write_env);
     let adapter = describe(&gpu.info);
     notes.note(&format!(
         "searching {} s on {adapter}, {} s per mutant per environment",
@@ -30,13 +39,13 @@ pub fn run_search(
             "type": "start", "command": "mutants", "search": true, "adapter": adapter,
             "seconds": config.budget.as_secs_f64(), "search_time": config.per_test.as_secs_f64(),
             "search_groups": config.space.testing_groups, "random_share": config.random_share,
-            "reproducibility": plan.reproducibility, "budget": plan.budget, "seed": config.seed,
+            "reproducibility": reporting.reproducibility, "budget": reporting.budget, "seed": config.seed,
         }))?;
     }
     let mut tried = 0;
     let result = search(
         gpu,
-        &selected(Tests::Mutants),
+        &planned.mutants,
         config,
         &mut |c: &Candidate, best: &Candidate| {
             tried += 1;
@@ -47,25 +56,25 @@ pub fn run_search(
         log.summary(serde_json::to_value(&result)?)?;
     }
     // The findings first, then the file: a failed write loses nothing that was found.
-    if plan.json {
+    if reporting.json {
         emit(&format!("{}\n", serde_json::to_string_pretty(&result)?))?;
     } else {
         emit(&present::search(&result, write_env)?)?;
     }
-    env_file(plan, gpu, &result).save(write_env)?;
+    env_file(reporting, gpu, &result).save(write_env)?;
     Ok(Status::Passed)
 }
 
 /// The search's best environment and how it scored, for `--env`.
-fn env_file(plan: &Plan, gpu: &Gpu, result: &SearchResult) -> EnvFile {
+fn env_file(reporting: &Report, gpu: &Gpu, result: &SearchResult) -> EnvFile {
     let best = result.best();
     EnvFile {
         adapter: gpu.info.name.clone(),
         driver: format!("{} {}", gpu.info.driver, gpu.info.driver_info),
         backend: format!("{:?}", gpu.info.backend),
         env: best.env.clone(),
-        reproducibility: plan.reproducibility,
-        budget: plan.budget,
+        reproducibility: reporting.reproducibility,
+        budget: reporting.budget,
         above_ceiling: best.above_ceiling,
         min_rate: best.min_rate.is_finite().then_some(best.min_rate),
         mutants: result.mutants.len(),

@@ -1,6 +1,6 @@
 //! `wgstress mutants` over the suite in one environment: the runs, the table and the log.
 
-use super::Plan;
+use super::report::Report;
 use crate::notes::{emit, Notes};
 use crate::present::mutants as present;
 use crate::status::Status;
@@ -20,7 +20,7 @@ pub struct Suite<'a> {
 }
 
 pub fn run(
-    plan: &Plan,
+    reporting: &Report,
     suite: &Suite,
     gpu: &Gpu,
     mut log: Option<&mut JsonLog>,
@@ -36,7 +36,7 @@ pub fn run(
         log.write(&serde_json::json!({
             "type": "start", "command": "mutants", "adapter": adapter, "env": env,
             "tests": suite.tests.len(), "time_per_test": time,
-            "reproducibility": plan.reproducibility, "budget": plan.budget,
+            "reproducibility": reporting.reproducibility, "budget": reporting.budget,
         }))?;
     }
     let start = Instant::now();
@@ -48,7 +48,7 @@ pub fn run(
         suite.time,
         &mut |r| notes.note(&present::line(r)),
     )?;
-    let summary = summarise(&results, plan.reproducibility, plan.budget);
+    let summary = summarise(&results, reporting.reproducibility, reporting.budget);
     let report = serde_json::json!({
         "adapter": adapter,
         "env": env,
@@ -60,7 +60,7 @@ pub fn run(
     if let Some(log) = log.as_mut() {
         log.summary(report.clone())?;
     }
-    if plan.json {
+    if reporting.json {
         emit(&format!("{}\n", serde_json::to_string_pretty(&report)?))?;
     } else {
         let seconds = start.elapsed().as_secs_f64();

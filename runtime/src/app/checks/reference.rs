@@ -2,7 +2,7 @@
 //! written (no instrumentation, no stress), on the application's initial contents; what it
 //! leaves in a binding is what every run must leave there.
 
-use super::Reference;
+use crate::app::check::Reference;
 use crate::app::spec::{App, BindingKind};
 use crate::error::{Error, Result};
 use crate::gpu::device::{self, Gpu};

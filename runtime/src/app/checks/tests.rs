@@ -18,19 +18,27 @@ fn app(bindings: Vec<(u32, u32, Init)>, checks: Vec<Check>) -> App {
 }
 
 /// The check `text` on binding 1 of `words` words, with binding 0 holding `input`, verified
-/// against `got`.
+/// against `got`: the message a failure shows.
 fn verify(text: &str, input: Init, got: &[u32]) -> Result<(), String> {
+    failure(text, input, got).map_err(|failure| failure.to_string())
+}
+
+/// The same, the failure as it is.
+fn failure(text: &str, input: Init, got: &[u32]) -> Result<(), CheckFailure> {
+    prepared(text, input, got.len() as u32).verify(&Outputs::new(vec![((0, 1), got)]))
+}
+
+/// The check `text` on binding 1 of `n` words, with binding 0 holding `input`, prepared.
+fn prepared(text: &str, input: Init, n: u32) -> Prepared {
     let c = check(text).unwrap();
-    let n = got.len() as u32;
     let app = app(vec![(0, n, input), (1, n, Init::Zeros)], vec![c.clone()]);
     app.validate().unwrap();
     let slice = c.slice(n).unwrap();
-    let prepared = Prepared {
+    Prepared {
         expected: expected(&c, &app, &slice).unwrap(),
         slice,
         check: c,
-    };
-    prepared.verify(&Outputs::new(vec![((0, 1), got)]))
+    }
 }
 
 fn f(values: &[f32]) -> Vec<u32> {
@@ -199,6 +207,47 @@ fn sorted_permutation_by_type() {
         lost,
         "sorted-permutation (i32) of 0:0: binding 0:1: not a permutation of 0:0: 1 values \
          missing (3), 1 extra (2); 1 of 4 elements wrong: [3] = 2 (expected 3)"
+    );
+}
+
+#[test]
+fn a_failure_names_its_check_binding_elements_and_findings() {
+    let text = "binding = 1\nname = \"ordered\"\nkind = \"sorted-permutation\"\nof = 0\nstart = 1";
+    let input = Init::Words {
+        words: vec![9, 1, 2, 3],
+    };
+    let Err(CheckFailure::Check(wrong)) = failure(text, input, &[0, 3, 1, 5]) else {
+        panic!("a failed check of the spec");
+    };
+    assert_eq!(wrong.check, "check `ordered`");
+    assert_eq!(wrong.binding, (0, 1));
+    assert_eq!((wrong.slice.start, wrong.slice.count), (1, 3));
+    let Found::NotSortedPermutation {
+        order: Some(order),
+        values: Some(values),
+        mismatches,
+        ty: ElementType::U32,
+    } = wrong.found
+    else {
+        panic!("out of order and other values: {:?}", wrong.found);
+    };
+    assert_eq!(
+        order.first,
+        [[(1, 3), (2, 1)]],
+        "by their index in the binding"
+    );
+    assert_eq!(
+        (values.of, values.first_missing, values.first_extra),
+        ((0, 0), vec![2], vec![5])
+    );
+    assert_eq!(mismatches.first, [(1, 3, 1), (2, 1, 2), (3, 5, 3)]);
+    let unread = prepared("binding = 1\nkind = \"sorted\"", Init::Zeros, 4);
+    assert_eq!(
+        unread.verify(&Outputs::new(Vec::new())),
+        Err(CheckFailure::NotReadBack {
+            binding: (0, 1),
+            buffer: None
+        })
     );
 }
 

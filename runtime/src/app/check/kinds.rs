@@ -227,7 +227,7 @@ impl TryFrom<RawReference> for Reference {
 
     fn try_from(raw: RawReference) -> Result<Self, String> {
         let workgroups =
-            crate::app::spec::dims(&raw.workgroups).map_err(|m| format!("workgroups: {m}"))?;
+            crate::app::dims::dims(&raw.workgroups).map_err(|m| format!("workgroups: {m}"))?;
         Ok(Reference {
             shader: raw.shader,
             entry: raw.entry,
