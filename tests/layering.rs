@@ -62,52 +62,7 @@ fn the_runtime_leaves_presentation_to_the_cli() {
 /// Import cycles that are known and owned by someone untying them now, each as the files
 /// of its circle. Any other cycle fails its crate's test, and so does one of these once it
 /// is gone or has changed: then take it off (or correct) this list.
-const KNOWN: &[(&str, &[&str])] = &[
-    (
-        "the lead's fence search (issue 22): search/mod.rs holds the Context its steps import \
-         and imports their results back; atomic.rs and round.rs call each other",
-        &[
-            "runtime/src/fences/search/atomic.rs",
-            "runtime/src/fences/search/confirm.rs",
-            "runtime/src/fences/search/mod.rs",
-            "runtime/src/fences/search/round.rs",
-            "runtime/src/fences/search/verify.rs",
-        ],
-    ),
-    (
-        "the lead's fence outcome (issue 22): outcome.rs takes Choice and FilePatch from \
-         suggest.rs, which takes Kept back",
-        &[
-            "runtime/src/fences/outcome.rs",
-            "runtime/src/fences/suggest.rs",
-        ],
-    ),
-    (
-        "the lead's fences command (issue 22): output.rs takes the Plan of search.rs, which \
-         calls output's show",
-        &[
-            "src/commands/fences/output.rs",
-            "src/commands/fences/search.rs",
-        ],
-    ),
-    (
-        "source patches (instrument/src/fences/, merged with port): source/mod.rs holds \
-         Refusal and Why that locate.rs and text.rs take, and imports their anchors back",
-        &[
-            "instrument/src/fences/source/locate.rs",
-            "instrument/src/fences/source/mod.rs",
-            "instrument/src/fences/source/text.rs",
-        ],
-    ),
-    (
-        "source patches (instrument/src/fences/, merged with port): skeleton/mod.rs holds \
-         the Node that printer.rs prints and imports the Printer back",
-        &[
-            "instrument/src/fences/source/skeleton/mod.rs",
-            "instrument/src/fences/source/skeleton/printer.rs",
-        ],
-    ),
-];
+const KNOWN: &[(&str, &[&str])] = &[];
 
 /// Fails, naming each cycle and the names that tie it, when the crate whose root is `root`
 /// (relative to the workspace) has an import cycle between its files that `KNOWN` does not

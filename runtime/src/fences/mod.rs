@@ -16,6 +16,7 @@ pub mod gpu;
 pub mod lab;
 mod merge;
 pub mod outcome;
+pub mod patch;
 pub mod search;
 pub mod shrink;
 pub mod source;

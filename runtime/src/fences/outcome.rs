@@ -4,7 +4,7 @@
 
 use super::cost::Cost;
 use super::lab::Measured;
-use super::suggest::{Choice, FilePatch};
+use super::patch::{Choice, FilePatch};
 use crate::run::stop::Stop;
 use crate::stress::strategy::Strategy;
 use serde::Serialize;

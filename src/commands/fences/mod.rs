@@ -86,7 +86,10 @@ fn stressed(app: &App) -> Result<()> {
 
 pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
     match plan {
-        Plan::Search(plan) => search::execute(*plan, notes),
+        Plan::Search(plan) => {
+            let (outcome, mut log) = search::execute(&plan, notes)?;
+            output::show(&plan, &outcome, log.as_mut())
+        }
         Plan::Sites(plan) => sites::sites(plan.app, plan.sites, plan.output.as_deref()),
     }
 }

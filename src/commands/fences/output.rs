@@ -9,8 +9,8 @@ use anyhow::{bail, Context, Result};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use wgstress_runtime::fences::outcome::{Outcome, Verdict};
+use wgstress_runtime::fences::patch::FilePatch;
 use wgstress_runtime::fences::source::Shader;
-use wgstress_runtime::fences::suggest::FilePatch;
 use wgstress_runtime::run::log::JsonLog;
 
 /// Prints and logs the outcome, then writes the verified fix where the plan says.

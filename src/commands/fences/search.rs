@@ -5,14 +5,14 @@ use crate::notes::Notes;
 use crate::options::{AppOptions, BudgetOptions, SessionOptions, StressOptions};
 use crate::plan::{fixed_variant, paths, SessionPlan};
 use crate::present::fences::Progress;
-use crate::status::Status;
 use anyhow::{Context, Result};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use wgstress_runtime::fences::gpu::GpuLab;
+use wgstress_runtime::fences::outcome::Outcome;
+use wgstress_runtime::fences::patch::Choice;
 use wgstress_runtime::fences::source::Shader;
-use wgstress_runtime::fences::suggest::Choice;
 use wgstress_runtime::fences::{search, SearchConfig};
 use wgstress_runtime::run::log::JsonLog;
 use wgstress_runtime::run::tally::seed_text;
@@ -138,7 +138,8 @@ pub fn plan(app: &AppOptions, args: &SearchOptions, output: Option<&Path>) -> Re
     })
 }
 
-pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
+/// Runs the search; the outcome and the log it goes on to are the caller's to show.
+pub fn execute(plan: &Plan, notes: Notes) -> Result<(Outcome, Option<JsonLog>)> {
     let session = &plan.session;
     let shader = Shader::new(session.app.clone());
     let engine = session.engine()?;
@@ -181,5 +182,5 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
     let mut progress = Progress::new(session, notes);
     let outcome = search(&config, &shader, &mut lab, &mut |e| progress.on_event(e))?;
     progress.finish();
-    super::output::show(&plan, &outcome, log.as_mut())
+    Ok((outcome, log))
 }

@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 use wgstress_runtime::fences::outcome::{Outcome as Report, Verdict};
-use wgstress_runtime::fences::suggest::{Choice, Patch};
+use wgstress_runtime::fences::patch::{Choice, Patch};
 
 /// The kept barriers, each with its role and reason, then what the portable fix adds and why.
 pub fn kept(out: &mut String, report: &Report) {

@@ -4,8 +4,8 @@
 //! load and store as the IR does), and a read-modify-write the IR fused (atomic/fuse.rs)
 //! becomes one call, `atomicAdd(&P, d);`, its loading `let` (if it had one) deleted.
 
+use super::refusal::{Refusal, Why};
 use super::text::{rewrite, whole_lines, Edit};
-use super::{Refusal, Why};
 use crate::outline::{assignment, declared_type, FnOutline, Outline, StmtKind};
 use naga::{BinaryOperator, Block, Expression, Function, Handle, Literal, Module, Span, Statement};
 use std::ops::Range;

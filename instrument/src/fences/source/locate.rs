@@ -4,8 +4,8 @@
 //! the `if` is closed and opened again.
 
 use super::anchor::{IrAnchor, Owner};
+use super::refusal::{Refusal, Why};
 use super::text::{indentation, line_end_is_blank, line_start, starts_line};
-use super::{Refusal, Why};
 use crate::outline::{Block, FnOutline, Stmt, StmtKind};
 use naga::Span;
 use std::ops::Range;

@@ -7,9 +7,9 @@
 
 use super::crossing::crossing_decls;
 use super::locate::SplitAnchor;
+use super::refusal::{Refusal, Why};
 use super::text::{indentation, line_start, starts_line, whole_lines, Edit};
 use super::types::{wgsl_inner, wgsl_type};
-use super::{Refusal, Why};
 use crate::outline::{mentions, Block, Decl, FnOutline, Stmt, StmtKind};
 use naga::{Expression, Function, Handle, Module};
 use std::collections::BTreeSet;

@@ -1,6 +1,6 @@
 //! Lines, indentation and edits of the user's text.
 
-use super::{Refusal, Why};
+use super::refusal::{Refusal, Why};
 use std::ops::Range;
 
 /// The offset where the line holding `offset` starts.

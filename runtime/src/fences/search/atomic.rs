@@ -4,8 +4,8 @@
 //! passes is tried without barriers, and if it needs some, ddmin keeps the fewest.
 //! Fix kind 5c, when no variable passes: the reasons, with what was measured.
 
-use super::round::{Count, Step};
-use super::Context;
+use super::config::Context;
+use super::step::{Count, Step};
 use crate::error::{Error, Result};
 use crate::fences::lab::{FixSet, Measured};
 use crate::fences::outcome::{AtomicTrial, Fix, TrialRuns, Verdict};

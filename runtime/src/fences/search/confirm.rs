@@ -4,7 +4,7 @@
 //! search then runs under the strategy that failed most, and the fix is verified under every
 //! strategy that failed.
 
-use super::SearchConfig;
+use super::config::SearchConfig;
 use crate::error::Result;
 use crate::fences::event::Event;
 use crate::fences::lab::{Confirmed, Lab, Measured, Subject};

@@ -7,9 +7,11 @@
 //! so the whole search runs on a simulated GPU in the tests.
 
 mod atomic;
+mod config;
 mod confirm;
 mod round;
 mod rounds;
+mod step;
 mod verify;
 
 #[cfg(test)]
@@ -20,49 +22,14 @@ use super::event::Event;
 use super::lab::{Confirmed, Lab};
 use super::lab::{FixSet, Subject};
 use super::outcome::{Bound, Outcome, Round, StrategyRuns, Verdict};
+use super::patch::Choice;
 use super::source::Shader;
-use super::suggest::Choice;
-use crate::app::spec::App;
 use crate::error::Result;
 use crate::run::tally::seed_text;
 use crate::stress::strategy::Strategy;
+use config::Context;
+pub use config::SearchConfig;
 use round::{End, Found, RoundResult};
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
-use std::time::Duration;
-
-/// What the search is asked to do.
-#[derive(Clone)]
-pub struct SearchConfig {
-    /// The user's strategy; none: systematic, then a short compare if it shows nothing.
-    pub strategy: Option<Strategy>,
-    /// Time to confirm the failure and measure its rate (calibration's share included).
-    pub budget: Duration,
-    /// Time the fix found runs, shared by the strategies that showed the failure.
-    pub verify: Duration,
-    pub master_seed: u64,
-    /// Systematic stress draws each run's shape from the adaptive arms.
-    pub adaptive: bool,
-    /// Ctrl-C.
-    pub stop: Arc<AtomicBool>,
-    /// The fix suggested: portable (both sides of every pair) or what this adapter needed.
-    pub choice: Choice,
-    /// Time to measure what the verified fix costs.
-    pub cost: Duration,
-    /// Another build of the application whose cost is worth comparing (a bundled
-    /// application's hand-written fixed variant).
-    pub reference: Option<App>,
-}
-
-/// What every step of the search works with.
-pub(crate) struct Context<'a> {
-    pub config: &'a SearchConfig,
-    pub shader: &'a Shader,
-    pub lab: &'a mut dyn Lab,
-    pub on_event: &'a mut dyn FnMut(Event<'_>),
-    /// The confirming runs, one per strategy tried.
-    pub tried: &'a [Confirmed],
-}
 
 /// Searches for the fix of `shader`'s application, running on `lab`.
 pub fn search(

@@ -3,7 +3,9 @@
 //! atomic.rs); ddmin shrinks the set in an order of preference (shrink.rs); the fix found is
 //! verified under every strategy that showed the failure (verify.rs).
 
-use super::{atomic, verify, Context};
+use super::config::Context;
+use super::step::{Count, Step};
+use super::{atomic, verify};
 use crate::error::Result;
 use crate::fences::event::Event;
 use crate::fences::lab::{FixSet, Measured, Subject};
@@ -45,31 +47,6 @@ pub struct Found {
     pub suggestion: Suggestion,
     pub verified: Vec<StrategyRuns>,
     pub verdict: Verdict,
-}
-
-/// A step's answer: a set that passed its trials (with how the trials ended, if early),
-/// or the verdict that ends the round.
-pub enum Step {
-    Passed {
-        fix: FixSet,
-        kind: Fix,
-        stopped: Option<crate::run::stop::Stop>,
-    },
-    Over(Verdict),
-}
-
-/// Trials and their runs over a round's steps.
-#[derive(Default)]
-pub struct Count {
-    pub trials: u64,
-    pub runs: u64,
-}
-
-impl Count {
-    pub fn add(&mut self, trials: &Trials) {
-        self.trials += trials.trials;
-        self.runs += trials.runs;
-    }
 }
 
 /// Round `index` (from 0): trials sized for `rate`, keeping `failed` (the last round's fix,

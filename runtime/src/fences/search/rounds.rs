@@ -5,8 +5,8 @@
 //! starts another round with trials sized for the rate the fix left (a quarter of the old rate
 //! at most), keeping that fix while it looks for what the fix lacks (shrink.rs).
 
+use super::config::Context;
 use super::round::{round, End, RoundResult};
-use super::Context;
 use crate::error::Result;
 use crate::fences::event::Event;
 use crate::fences::lab::Confirmed;

@@ -7,14 +7,16 @@ use crate::app::init::Init;
 use crate::app::spec::{App, Binding};
 use crate::fences::lab::{FixSet, Measured, Subject};
 use crate::fences::outcome::Fix;
-use crate::fences::suggest::{Choice, FilePatch, Patch};
+use crate::fences::patch::{Choice, FilePatch, Patch};
 use crate::gpu::engine::Calibration;
 use crate::run::runner::{Budget, RunConfig};
 use crate::run::stop::Stop;
 use crate::stress::strategy::Settings;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
 
 /// What covers a bug: barriers at all of `sites`, on `atomic` made atomic (or on the
 /// application as is).

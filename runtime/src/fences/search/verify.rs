@@ -2,8 +2,8 @@
 //! the failure, each stopping at its first failure; it is a fix only when no run failed and
 //! each strategy ran at least a trial's runs.
 
+use super::config::Context;
 use super::confirm::exposing;
-use super::Context;
 use crate::error::Result;
 use crate::fences::event::Event;
 use crate::fences::lab::{Measured, Subject};

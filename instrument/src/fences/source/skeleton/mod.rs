@@ -15,10 +15,12 @@
 //!   every site, the text only at the chosen ones), and barriers in a row count once;
 //! - an atomic operation's or call's result nobody uses.
 
+mod node;
 mod printer;
 mod uses;
 
 use naga::{Function, Module};
+use node::Node;
 use printer::Printer;
 use std::collections::HashSet;
 
@@ -159,14 +161,6 @@ fn commute(nodes: &mut [Node], private: &HashSet<String>) {
 }
 
 const STORAGE_BARRIER: &str = "barrier Barrier(STORAGE)";
-
-/// A statement of the skeleton.
-#[derive(Clone, PartialEq, Eq)]
-pub(super) enum Node {
-    Line(String),
-    If(String, Vec<Node>, Vec<Node>),
-    Nested(String, Vec<Vec<Node>>),
-}
 
 fn flatten(nodes: &[Node], depth: usize, out: &mut Vec<String>) {
     let pad = "  ".repeat(depth);

@@ -1,7 +1,7 @@
 //! Printing one function's skeleton: its statements as nodes, values as trees.
 
+use super::node::Node;
 use super::uses::{count_statement_uses, transparent_locals};
-use super::Node;
 use crate::fences::memory::writable_storage;
 use naga::{
     Block, Expression, Function, Handle, LocalVariable, Module, Statement, Type, TypeInner,

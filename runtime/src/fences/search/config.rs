@@ -1,0 +1,44 @@
+//! What the search is asked to do, and what every step of it works with.
+
+use crate::app::spec::App;
+use crate::fences::event::Event;
+use crate::fences::lab::{Confirmed, Lab};
+use crate::fences::patch::Choice;
+use crate::fences::source::Shader;
+use crate::stress::strategy::Strategy;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// What the search is asked to do.
+#[derive(Clone)]
+pub struct SearchConfig {
+    /// The user's strategy; none: systematic, then a short compare if it shows nothing.
+    pub strategy: Option<Strategy>,
+    /// Time to confirm the failure and measure its rate (calibration's share included).
+    pub budget: Duration,
+    /// Time the fix found runs, shared by the strategies that showed the failure.
+    pub verify: Duration,
+    pub master_seed: u64,
+    /// Systematic stress draws each run's shape from the adaptive arms.
+    pub adaptive: bool,
+    /// Ctrl-C.
+    pub stop: Arc<AtomicBool>,
+    /// The fix suggested: portable (both sides of every pair) or what this adapter needed.
+    pub choice: Choice,
+    /// Time to measure what the verified fix costs.
+    pub cost: Duration,
+    /// Another build of the application whose cost is worth comparing (a bundled
+    /// application's hand-written fixed variant).
+    pub reference: Option<App>,
+}
+
+/// What every step of the search works with.
+pub(crate) struct Context<'a> {
+    pub config: &'a SearchConfig,
+    pub shader: &'a Shader,
+    pub lab: &'a mut dyn Lab,
+    pub on_event: &'a mut dyn FnMut(Event<'_>),
+    /// The confirming runs, one per strategy tried.
+    pub tried: &'a [Confirmed],
+}

@@ -1,0 +1,31 @@
+//! A step of a round: what trials found (a set that passed, or the verdict that ends the
+//! round), and what the trials cost.
+
+use crate::fences::lab::FixSet;
+use crate::fences::outcome::{Fix, Verdict};
+use crate::fences::trials::Trials;
+
+/// A step's answer: a set that passed its trials (with how the trials ended, if early),
+/// or the verdict that ends the round.
+pub enum Step {
+    Passed {
+        fix: FixSet,
+        kind: Fix,
+        stopped: Option<crate::run::stop::Stop>,
+    },
+    Over(Verdict),
+}
+
+/// Trials and their runs over a round's steps.
+#[derive(Default)]
+pub struct Count {
+    pub trials: u64,
+    pub runs: u64,
+}
+
+impl Count {
+    pub fn add(&mut self, trials: &Trials) {
+        self.trials += trials.trials;
+        self.runs += trials.runs;
+    }
+}
