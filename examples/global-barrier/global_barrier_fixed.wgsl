@@ -1,6 +1,14 @@
-// global_barrier.wgsl, fixed: the workgroup meets its leader at storageBarrier()s on both
-// sides of the arrival, so a round's writes are made before the arrival and the next round's
-// reads after the wait.
+// global_barrier.wgsl, fixed: the cells are atomic, and the workgroup meets its leader at
+// storageBarrier()s on both sides of the arrival, so a round's writes are made before the
+// arrival and the next round's reads after the wait.
+//
+// The barriers alone are not the fix. Workgroups read the cells their neighbours wrote with
+// plain loads, a data race in WGSL's memory model however the global barrier orders them
+// (its atomics are relaxed, and a barrier orders memory within a workgroup only). On the
+// H100 (Vulkan, through naga) the barriers-only version failed in about 2% of runs, raw:
+// a round read a neighbour's cell of an earlier round. Atomic cells are what the
+// specification orders, and what the H100 needed (`wgstress fences` on the buggy shader
+// finds this fix: make `cells` atomic).
 
 struct Discovery {
     // Bit 31: the poll is closed; the bits below: how many workgroups joined it.
@@ -20,7 +28,7 @@ const CLOSED: u32 = 0x80000000u;
 @group(0) @binding(0) var<storage, read_write> discovery: Discovery;
 @group(0) @binding(1) var<storage, read_write> barrier: GlobalBarrier;
 // Two halves of n cells: each round reads one and writes the other.
-@group(0) @binding(2) var<storage, read_write> cells: array<u32>;
+@group(0) @binding(2) var<storage, read_write> cells: array<atomic<u32>>;
 @group(0) @binding(3) var<storage, read> config: Config;
 
 var<workgroup> joined: u32;
@@ -73,7 +81,7 @@ fn main(@builtin(local_invocation_index) lid: u32) {
         let last = (round - 1u) % 2u * n;
         let next = round % 2u * n;
         for (var i = me * 64u + lid; i < n; i += count * 64u) {
-            cells[next + i] = cells[last + (i + 1u) % n] + 1u;
+            atomicStore(&cells[next + i], atomicLoad(&cells[last + (i + 1u) % n]) + 1u);
         }
         global_barrier(lid, &barrier, round, count);
     }

@@ -1,7 +1,15 @@
-// ticket_lock.wgsl, fixed: storageBarrier() where the workgroup waits for its leader, so
-// that the counters are read only after the lock was taken and written before it is handed
-// on. A barrier orders storage memory between the invocations of the workgroup; the
-// leader's atomics on the lock order it between workgroups.
+// ticket_lock.wgsl, fixed: the counters are atomic, and storageBarrier() is where the
+// workgroup waits for its leader, so that the counters are read only after the lock was
+// taken and written before it is handed on.
+//
+// The barriers alone are not the fix. Two workgroups touch a counter with plain loads and
+// stores, which WGSL's memory model calls a data race however the lock orders them (its
+// atomics are relaxed, and a barrier orders memory within a workgroup only). On the H100
+// (Vulkan, through naga) the barriers-only version lost updates in every run: each
+// invocation's load of its counter returned its own store of the round before, not the
+// other workgroups' later ones. Atomic counters, loaded and stored under the lock, are what
+// the specification orders, and what the H100 needed (`wgstress fences` on the buggy shader
+// finds this fix: make `counters` atomic).
 
 struct TicketLock {
     next: atomic<u32>,
@@ -13,7 +21,7 @@ struct Config {
 }
 
 @group(0) @binding(0) var<storage, read_write> locks: array<TicketLock>;
-@group(0) @binding(1) var<storage, read_write> counters: array<u32, 64>;
+@group(0) @binding(1) var<storage, read_write> counters: array<atomic<u32>, 64>;
 @group(0) @binding(2) var<storage, read> config: Config;
 
 /// Takes a ticket and waits until `lock` serves it; returns the ticket.
@@ -42,7 +50,7 @@ fn main(@builtin(local_invocation_index) lid: u32) {
             ticket = acquire(&locks[0]);
         }
         storageBarrier();
-        counters[lid] = counters[lid] + 1u;
+        atomicStore(&counters[lid], atomicLoad(&counters[lid]) + 1u);
         storageBarrier();
         if lid == 0u {
             release(&locks[0], ticket);

@@ -12,6 +12,7 @@ use super::lab::{FixSet, Lab, Measured, Subject};
 use super::source::Shader;
 use crate::app::spec::App;
 use crate::error::Result;
+use crate::gpu::device::{patiently, Gpu};
 use crate::gpu::engine::{Calibration, Engine, EngineConfig, LoopStart, Mode};
 use crate::run::loop_limit::LoopLimit;
 use crate::run::pace::Pace;
@@ -47,6 +48,8 @@ pub struct GpuLab {
     /// on the H100 drew several stalled runs into an early batch and outlasted the hang
     /// timeout).
     pace: Option<Pace>,
+    /// The device every engine is built on, while it is not lost (`Engine::on`).
+    gpu: Option<Gpu>,
 }
 
 impl GpuLab {
@@ -74,6 +77,7 @@ impl GpuLab {
             config,
             stress,
             shape,
+            gpu: Some(engine.gpu().clone()),
             engine: Some(engine),
             last: None,
             pace: None,
@@ -102,7 +106,10 @@ impl GpuLab {
             self.engine = None;
             self.last = None;
             let app = self.app_of(subject)?;
-            self.last = Some((built, Engine::new(app, &self.config)?));
+            let gpu = self.gpu.take();
+            let engine = patiently(|| Engine::on(app.clone(), &self.config, gpu.as_ref()))?;
+            self.gpu = Some(engine.gpu().clone());
+            self.last = Some((built, engine));
         }
         Ok(&mut self.last.as_mut().expect("just built").1)
     }
@@ -197,7 +204,11 @@ impl Lab for GpuLab {
         self.last = None;
         let mut engines = subjects
             .iter()
-            .map(|s| Engine::new(self.app_of(*s)?, &config))
+            .map(|s| {
+                let engine = Engine::on(self.app_of(*s)?, &config, self.gpu.as_ref())?;
+                self.gpu = Some(engine.gpu().clone());
+                Ok(engine)
+            })
             .collect::<Result<Vec<Engine>>>()?;
         let settings = self.stress.unstressed();
         let mut times = vec![Vec::new(); engines.len()];

@@ -8,6 +8,7 @@ use std::time::Duration;
 /// What wgpu tells of an adapter: its name, type, driver and backend.
 pub type Info = wgpu::AdapterInfo;
 
+#[derive(Clone)]
 pub struct Gpu {
     pub device: wgpu::Device,
     pub queue: wgpu::Queue,
@@ -164,14 +165,20 @@ pub fn open_with(wanted: Option<&str>, features: wgpu::Features, needed_by: &str
     })
 }
 
-/// `open_with` after a device was lost: a driver that is resetting the GPU lists no adapter
-/// for a while (on the H100, a fence search whose trials lost the device found none right
-/// after), so the adapter is asked for again for up to ten seconds before giving up.
+/// `open_with` after a device was lost, asked again while the driver recovers (`patiently`).
 pub fn reopen(wanted: Option<&str>, features: wgpu::Features, needed_by: &str) -> Result<Gpu> {
+    patiently(|| open_with(wanted, features, needed_by))
+}
+
+/// `open`, asked again for up to 30 s while it finds no adapter or cannot open the device: a
+/// driver that is resetting the GPU after a lost device lists no adapter for a while (on the
+/// H100, fence searches of ct-octree and radix_sort, which open a device for each fix they
+/// try, ended partway with "no GPU adapter found" when they opened one at once).
+pub fn patiently<T>(mut open: impl FnMut() -> Result<T>) -> Result<T> {
     let mut wait = std::time::Duration::from_millis(100);
-    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
     loop {
-        match open_with(wanted, features, needed_by) {
+        match open() {
             Err(Error::NoAdapter | Error::Device(_)) if std::time::Instant::now() < until => {
                 std::thread::sleep(wait);
                 wait = (wait * 2).min(std::time::Duration::from_secs(2));

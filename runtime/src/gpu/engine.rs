@@ -132,10 +132,24 @@ impl Engine {
     /// Validates `app`, instruments its shaders, opens the adapter `config` names and builds
     /// the application's pipelines and buffers there.
     pub fn new(app: App, config: &EngineConfig) -> Result<Engine> {
+        Engine::on(app, config, None)
+    }
+
+    /// `new`, on the device `gpu` where one is given that has not been lost and has the
+    /// features the shaders need; else on a device of its own. A fence search builds an
+    /// engine for every fix it tries: on one device, the driver is not asked for dozens of
+    /// them in turn (on the H100, searches that did so ended partway with "no GPU adapter
+    /// found").
+    pub fn on(app: App, config: &EngineConfig, gpu: Option<&Gpu>) -> Result<Engine> {
         app.validate()
             .map_err(|invalid| Error::Input(format!("{}: {invalid}", app.name)))?;
         let program = Program::build(&app)?;
-        let gpu = device::open_with(config.adapter.as_deref(), program.features, &app.name)?;
+        let gpu = match gpu {
+            Some(gpu) if !gpu.is_lost() && gpu.device.features().contains(program.features) => {
+                gpu.clone()
+            }
+            _ => device::open_with(config.adapter.as_deref(), program.features, &app.name)?,
+        };
         app.check_limits(&gpu.limits)?;
         crate::gpu::limits::check(&app, &program, &gpu.limits)?;
         let checks = crate::app::checks::prepare(&app, &gpu)?;
