@@ -265,3 +265,54 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>) {
         "acquire: after the read of `flag` at roles.wgsl:12:29, guards the read of `data[0]` at roles.wgsl:14:23"
     );
 }
+
+/// Records of four words in one array, the first word the record's ready flag: the index's
+/// residue modulo the record's size tells the words apart.
+const RECORDS: &str = "@group(0) @binding(0) var<storage, read_write> cells: array<atomic<u32>>;
+@group(0) @binding(1) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size(1)
+fn main(@builtin(workgroup_id) wid: vec3<u32>) {
+    let c = wid.x * 4u;
+    if wid.x % 2u == 0u {
+        atomicStore(&cells[c + 1u], 7u);
+        atomicStore(&cells[c + 2u], 8u);
+        atomicStore(&cells[c], 1u);
+    } else {
+        let ready = atomicLoad(&cells[c - 4u]);
+        out[wid.x] = atomicLoad(&cells[c - 3u]) + atomicLoad(&cells[c - 2u]) + ready;
+    }
+}
+";
+
+/// The barrier before the ready word's store is a release that the reader's acquire, after
+/// its read of the ready word, pairs with.
+#[test]
+fn a_records_ready_word_is_the_flag_of_its_other_words() {
+    let a = analysis(RECORDS);
+    let release = site(&a, Side::After, 9, 9);
+    let acquire = site(&a, Side::After, 12, 21);
+    let role = &a.roles[release as usize];
+    assert_eq!(role.release.as_ref().unwrap().flag.text, "cells[c]");
+    assert_eq!(role.counterparts, [acquire]);
+    assert_eq!(
+        a.roles[acquire as usize]
+            .acquire
+            .as_ref()
+            .unwrap()
+            .flag
+            .text,
+        "cells[c - 4u]"
+    );
+}
+
+/// The barrier between two data words' stores is no release: the word after it is read by
+/// no one before the other (`c + 2u` and `c - 3u` differ modulo 4), so it is no flag.
+#[test]
+fn a_records_data_word_is_not_the_flag_of_the_word_before_it() {
+    let a = analysis(RECORDS);
+    let between = site(&a, Side::After, 8, 9);
+    assert_eq!(a.roles[between as usize].release, None);
+    let release = site(&a, Side::After, 9, 9);
+    assert_eq!(a.portable(&[release]).sites.len(), 2);
+}

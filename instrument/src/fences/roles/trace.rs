@@ -12,7 +12,7 @@ use naga::{
 };
 use std::collections::{HashMap, HashSet};
 
-use super::access::{constant, Key};
+use super::access::{index as index_of, Index, Key};
 pub use super::access::{Access, Kind};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -324,11 +324,11 @@ impl Builder<'_> {
         let global = loop {
             match expressions[at] {
                 Expression::AccessIndex { base, index } => {
-                    path.push(Some(index));
+                    path.push(Index::Constant(index));
                     at = base;
                 }
                 Expression::Access { base, index } => {
-                    path.push(constant(self.module, expressions, index));
+                    path.push(index_of(self.module, expressions, index));
                     indices.push(index);
                     at = base;
                 }
