@@ -31,7 +31,7 @@ const KEPT: [(&str, &[Kept]); 8] = [
 ];
 
 /// Barriers of a fixed variant the portable set does not reach, with why.
-const GAPS: [(&str, u32, &str); 2] = [
+const GAPS: [(&str, u32, &str); 1] = [
     // The flag is the pointer build_tree's load at line 202 reads; the data it announces is
     // read by the same load in the next round. The pairing does not take one access in two
     // rounds for a message (a loop reading an array element after element would be one), so
@@ -40,15 +40,6 @@ const GAPS: [(&str, u32, &str); 2] = [
         "ls-bh",
         197,
         "acquire of build_tree: flag and data read by one load",
-    ),
-    // summarize's release (before a cell's mass, its ready flag, is stored): the H100 search
-    // kept no barrier of that pair, so the completion of the kept set does not add it. (Its
-    // acquire, line 267, is in the set: the acquire side of build_tree's pair, whose
-    // children summarize reads.)
-    (
-        "ls-bh",
-        280,
-        "summarize's release: a pair the kept set does not touch",
     ),
 ];
 

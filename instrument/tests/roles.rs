@@ -266,6 +266,79 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>) {
     );
 }
 
+/// Two messages read by one acquire: `data` through `flags[0]`, `more` through `flags[1]`;
+/// a third workgroup reads `flags[1]` and `more` alone.
+const TWO_FLAGS: &str = "@group(0) @binding(0) var<storage, read_write> data: array<u32>;
+@group(0) @binding(1) var<storage, read_write> more: array<u32>;
+@group(0) @binding(2) var<storage, read_write> flags: array<atomic<u32>>;
+@group(0) @binding(3) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size(1)
+fn main(@builtin(workgroup_id) wid: vec3<u32>) {
+    if wid.x == 0u {
+        data[0] = 1u;
+        atomicStore(&flags[0], 1u);
+    }
+    if wid.x == 1u {
+        more[0] = 2u;
+        atomicStore(&flags[1], 1u);
+    }
+    if wid.x == 2u {
+        let a = atomicLoad(&flags[0]);
+        let b = atomicLoad(&flags[1]);
+        out[0] = data[0] + more[0] + a + b;
+    }
+    if wid.x == 3u {
+        let c = atomicLoad(&flags[1]);
+        out[1] = more[0] + c;
+    }
+}
+";
+
+/// The acquire added for `data`'s message follows `flags[1]` too: the completion gives that
+/// flag's writer its release.
+#[test]
+fn an_added_acquire_gets_the_release_of_every_flag_it_follows() {
+    let a = analysis(TWO_FLAGS);
+    let first = site(&a, Side::After, 9, 9);
+    let second = site(&a, Side::After, 13, 9);
+    let acquire = site(&a, Side::After, 18, 17);
+    let portable = a.portable(&[first]);
+    let added: Vec<(u32, Role, u32)> = portable
+        .added
+        .iter()
+        .map(|x| (x.site, x.side, x.completes))
+        .collect();
+    assert_eq!(
+        added,
+        [
+            (acquire, Role::Acquire, first),
+            (second, Role::Release, acquire)
+        ],
+        "{portable:?}"
+    );
+    assert_eq!(portable.needed, [first]);
+}
+
+/// A release the completion adds is not completed in turn: the third workgroup's acquire
+/// is for a reader of a message the kept set does not touch.
+#[test]
+fn an_added_release_does_not_bring_the_acquires_of_its_other_readers() {
+    let a = analysis(TWO_FLAGS);
+    let second = site(&a, Side::After, 13, 9);
+    let acquire = site(&a, Side::After, 18, 17);
+    let other_reader = site(&a, Side::After, 22, 17);
+    assert!(a.roles[second as usize]
+        .counterparts
+        .contains(&other_reader));
+    let mut expected = vec![acquire, second];
+    expected.sort_unstable();
+    assert_eq!(a.portable(&[acquire]).sites, expected);
+    // Kept, the same release gets both its readers' acquires.
+    let kept = a.portable(&[second]);
+    assert!(kept.sites.contains(&other_reader) && kept.sites.contains(&acquire));
+}
+
 /// Records of four words in one array, the first word the record's ready flag: the index's
 /// residue modulo the record's size tells the words apart.
 const RECORDS: &str = "@group(0) @binding(0) var<storage, read_write> cells: array<atomic<u32>>;
