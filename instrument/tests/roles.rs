@@ -389,3 +389,69 @@ fn a_records_data_word_is_not_the_flag_of_the_word_before_it() {
     let release = site(&a, Side::After, 9, 9);
     assert_eq!(a.portable(&[release]).sites.len(), 2);
 }
+
+/// A list: the writer fills node 2 and then links it from node 0; the reader follows the
+/// links, each round reading the node the previous round's value names.
+const LIST: &str = "@group(0) @binding(0) var<storage, read_write> next: array<atomic<u32>>;
+@group(0) @binding(1) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size(1)
+fn main(@builtin(workgroup_id) wid: vec3<u32>) {
+    if wid.x == 0u {
+        atomicStore(&next[2], 0u);
+        atomicStore(&next[0], 2u);
+    } else {
+        var node = 0u;
+        for (var step = 0u; step < 2u; step++) {
+            let value = atomicLoad(&next[node]);
+            node = value;
+        }
+        out[wid.x] = node;
+    }
+}
+";
+
+/// One load in two rounds is a message when the next round's index is computed from the
+/// value this round read: a pointer followed. The acquire goes between the two rounds' reads:
+/// the portable set takes the latest place, at the top of the next round.
+#[test]
+fn a_load_that_follows_the_pointer_it_read_is_a_flag_and_its_data() {
+    let a = analysis(LIST);
+    let release = site(&a, Side::After, 7, 9);
+    let after_read = site(&a, Side::After, 12, 25);
+    let top = site(&a, Side::Before, 12, 25);
+    assert_eq!(a.roles[release as usize].role, Role::Release);
+    assert!(
+        a.roles[release as usize].counterparts.contains(&top),
+        "{:?}",
+        a.roles[release as usize]
+    );
+    let guarded = a.roles[after_read as usize].acquire.as_ref().unwrap();
+    assert_eq!(
+        (guarded.flag.text.as_str(), guarded.guards.text.as_str()),
+        ("next[node]", "next[node]")
+    );
+    let portable = a.portable(&[release]);
+    let added: Vec<(u32, Role)> = portable.added.iter().map(|x| (x.site, x.side)).collect();
+    assert_eq!(added, [(top, Role::Acquire)], "{portable:?}");
+    // A barrier kept between the two reads orders them already.
+    assert_eq!(a.portable(&[release, after_read]).added, []);
+}
+
+/// A loop over an array reads one element after the other: its index is a counter, not a
+/// value it read, so its rounds are no message.
+#[test]
+fn a_load_whose_index_is_a_counter_is_not_its_own_flag() {
+    let source = LIST.replace(
+        "node = value;",
+        "node = step + 1u;\n            out[0] = value;",
+    );
+    let a = analysis(&source);
+    let release = site(&a, Side::After, 7, 9);
+    assert!(
+        a.roles[release as usize].counterparts.is_empty(),
+        "{:?}",
+        a.roles[release as usize]
+    );
+    assert_eq!(a.portable(&[release]).sites, [release]);
+}
