@@ -265,3 +265,193 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>) {
         "acquire: after the read of `flag` at roles.wgsl:12:29, guards the read of `data[0]` at roles.wgsl:14:23"
     );
 }
+
+/// Two messages read by one acquire: `data` through `flags[0]`, `more` through `flags[1]`;
+/// a third workgroup reads `flags[1]` and `more` alone.
+const TWO_FLAGS: &str = "@group(0) @binding(0) var<storage, read_write> data: array<u32>;
+@group(0) @binding(1) var<storage, read_write> more: array<u32>;
+@group(0) @binding(2) var<storage, read_write> flags: array<atomic<u32>>;
+@group(0) @binding(3) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size(1)
+fn main(@builtin(workgroup_id) wid: vec3<u32>) {
+    if wid.x == 0u {
+        data[0] = 1u;
+        atomicStore(&flags[0], 1u);
+    }
+    if wid.x == 1u {
+        more[0] = 2u;
+        atomicStore(&flags[1], 1u);
+    }
+    if wid.x == 2u {
+        let a = atomicLoad(&flags[0]);
+        let b = atomicLoad(&flags[1]);
+        out[0] = data[0] + more[0] + a + b;
+    }
+    if wid.x == 3u {
+        let c = atomicLoad(&flags[1]);
+        out[1] = more[0] + c;
+    }
+}
+";
+
+/// The acquire added for `data`'s message follows `flags[1]` too: the completion gives that
+/// flag's writer its release.
+#[test]
+fn an_added_acquire_gets_the_release_of_every_flag_it_follows() {
+    let a = analysis(TWO_FLAGS);
+    let first = site(&a, Side::After, 9, 9);
+    let second = site(&a, Side::After, 13, 9);
+    let acquire = site(&a, Side::After, 18, 17);
+    let portable = a.portable(&[first]);
+    let added: Vec<(u32, Role, u32)> = portable
+        .added
+        .iter()
+        .map(|x| (x.site, x.side, x.completes))
+        .collect();
+    assert_eq!(
+        added,
+        [
+            (acquire, Role::Acquire, first),
+            (second, Role::Release, acquire)
+        ],
+        "{portable:?}"
+    );
+    assert_eq!(portable.needed, [first]);
+}
+
+/// A release the completion adds is not completed in turn: the third workgroup's acquire
+/// is for a reader of a message the kept set does not touch.
+#[test]
+fn an_added_release_does_not_bring_the_acquires_of_its_other_readers() {
+    let a = analysis(TWO_FLAGS);
+    let second = site(&a, Side::After, 13, 9);
+    let acquire = site(&a, Side::After, 18, 17);
+    let other_reader = site(&a, Side::After, 22, 17);
+    assert!(a.roles[second as usize]
+        .counterparts
+        .contains(&other_reader));
+    let mut expected = vec![acquire, second];
+    expected.sort_unstable();
+    assert_eq!(a.portable(&[acquire]).sites, expected);
+    // Kept, the same release gets both its readers' acquires.
+    let kept = a.portable(&[second]);
+    assert!(kept.sites.contains(&other_reader) && kept.sites.contains(&acquire));
+}
+
+/// Records of four words in one array, the first word the record's ready flag: the index's
+/// residue modulo the record's size tells the words apart.
+const RECORDS: &str = "@group(0) @binding(0) var<storage, read_write> cells: array<atomic<u32>>;
+@group(0) @binding(1) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size(1)
+fn main(@builtin(workgroup_id) wid: vec3<u32>) {
+    let c = wid.x * 4u;
+    if wid.x % 2u == 0u {
+        atomicStore(&cells[c + 1u], 7u);
+        atomicStore(&cells[c + 2u], 8u);
+        atomicStore(&cells[c], 1u);
+    } else {
+        let ready = atomicLoad(&cells[c - 4u]);
+        out[wid.x] = atomicLoad(&cells[c - 3u]) + atomicLoad(&cells[c - 2u]) + ready;
+    }
+}
+";
+
+/// The barrier before the ready word's store is a release that the reader's acquire, after
+/// its read of the ready word, pairs with.
+#[test]
+fn a_records_ready_word_is_the_flag_of_its_other_words() {
+    let a = analysis(RECORDS);
+    let release = site(&a, Side::After, 9, 9);
+    let acquire = site(&a, Side::After, 12, 21);
+    let role = &a.roles[release as usize];
+    assert_eq!(role.release.as_ref().unwrap().flag.text, "cells[c]");
+    assert_eq!(role.counterparts, [acquire]);
+    assert_eq!(
+        a.roles[acquire as usize]
+            .acquire
+            .as_ref()
+            .unwrap()
+            .flag
+            .text,
+        "cells[c - 4u]"
+    );
+}
+
+/// The barrier between two data words' stores is no release: the word after it is read by
+/// no one before the other (`c + 2u` and `c - 3u` differ modulo 4), so it is no flag.
+#[test]
+fn a_records_data_word_is_not_the_flag_of_the_word_before_it() {
+    let a = analysis(RECORDS);
+    let between = site(&a, Side::After, 8, 9);
+    assert_eq!(a.roles[between as usize].release, None);
+    let release = site(&a, Side::After, 9, 9);
+    assert_eq!(a.portable(&[release]).sites.len(), 2);
+}
+
+/// A list: the writer fills node 2 and then links it from node 0; the reader follows the
+/// links, each round reading the node the previous round's value names.
+const LIST: &str = "@group(0) @binding(0) var<storage, read_write> next: array<atomic<u32>>;
+@group(0) @binding(1) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size(1)
+fn main(@builtin(workgroup_id) wid: vec3<u32>) {
+    if wid.x == 0u {
+        atomicStore(&next[2], 0u);
+        atomicStore(&next[0], 2u);
+    } else {
+        var node = 0u;
+        for (var step = 0u; step < 2u; step++) {
+            let value = atomicLoad(&next[node]);
+            node = value;
+        }
+        out[wid.x] = node;
+    }
+}
+";
+
+/// One load in two rounds is a message when the next round's index is computed from the
+/// value this round read: a pointer followed. The acquire goes between the two rounds' reads:
+/// the portable set takes the latest place, at the top of the next round.
+#[test]
+fn a_load_that_follows_the_pointer_it_read_is_a_flag_and_its_data() {
+    let a = analysis(LIST);
+    let release = site(&a, Side::After, 7, 9);
+    let after_read = site(&a, Side::After, 12, 25);
+    let top = site(&a, Side::Before, 12, 25);
+    assert_eq!(a.roles[release as usize].role, Role::Release);
+    assert!(
+        a.roles[release as usize].counterparts.contains(&top),
+        "{:?}",
+        a.roles[release as usize]
+    );
+    let guarded = a.roles[after_read as usize].acquire.as_ref().unwrap();
+    assert_eq!(
+        (guarded.flag.text.as_str(), guarded.guards.text.as_str()),
+        ("next[node]", "next[node]")
+    );
+    let portable = a.portable(&[release]);
+    let added: Vec<(u32, Role)> = portable.added.iter().map(|x| (x.site, x.side)).collect();
+    assert_eq!(added, [(top, Role::Acquire)], "{portable:?}");
+    // A barrier kept between the two reads orders them already.
+    assert_eq!(a.portable(&[release, after_read]).added, []);
+}
+
+/// A loop over an array reads one element after the other: its index is a counter, not a
+/// value it read, so its rounds are no message.
+#[test]
+fn a_load_whose_index_is_a_counter_is_not_its_own_flag() {
+    let source = LIST.replace(
+        "node = value;",
+        "node = step + 1u;\n            out[0] = value;",
+    );
+    let a = analysis(&source);
+    let release = site(&a, Side::After, 7, 9);
+    assert!(
+        a.roles[release as usize].counterparts.is_empty(),
+        "{:?}",
+        a.roles[release as usize]
+    );
+    assert_eq!(a.portable(&[release]).sites, [release]);
+}

@@ -12,7 +12,7 @@ use naga::{
 };
 use std::collections::{HashMap, HashSet};
 
-use super::access::{constant, Key};
+use super::access::{index as index_of, Index, Key};
 pub use super::access::{Access, Kind};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,6 +33,9 @@ pub struct Trace {
     pub arms: Vec<Vec<(u32, u32)>>,
     /// The positions of each local's stores, in order.
     sets: HashMap<u32, Vec<usize>>,
+    /// For a local and a storage read, the positions, in order, of the local's stores of a
+    /// value computed from what the read read (through other locals too).
+    carried: HashMap<(u32, usize), Vec<usize>>,
 }
 
 /// Events past which loops are walked once, not twice, and past which the trace stops: a
@@ -44,24 +47,33 @@ const MAX_EVENTS: usize = 20_000;
 impl Trace {
     /// Whether the accesses at positions `i` and `j` touch the same place, as far as one
     /// can tell without values: one access (its next iteration is not taken for a message: a
-    /// loop over an array reads its elements in turn), or the same text with no local its
-    /// index reads stored between (`flags[q]` twice, while `q` stays).
+    /// loop over an array reads its elements in turn) unless it follows a pointer, or the same
+    /// text with no local its index reads stored between (`flags[q]` twice, while `q` stays).
     pub fn same_place(&self, i: usize, j: usize) -> bool {
         let (Event::Access(a), Event::Access(b)) = (self.events[i], self.events[j]) else {
             return false;
         };
+        let (from, to) = (i.min(j), i.max(j));
         if a == b {
-            return true;
+            return !self.follows_pointer(a, from, to);
         }
         let (a, b) = (&self.accesses[a], &self.accesses[b]);
-        let (from, to) = (i.min(j), i.max(j));
-        let stored_between = |local: &u32| {
-            self.sets.get(local).is_some_and(|positions| {
-                let first = positions.partition_point(|&p| p < from);
-                positions.get(first).is_some_and(|&p| p < to)
-            })
-        };
+        let stored_between = |local: &u32| between(self.sets.get(local), from, to);
         a.same_text(b) && !a.depends.iter().chain(&b.depends).any(stored_between)
+    }
+
+    /// Whether access `access`, met at positions `from` and then `to`, reads at `to` a place
+    /// that its value at `from` named: a local its index reads is stored between from that
+    /// value (ls-bh's `children[slot]`, whose value read in one round is the cell whose slot
+    /// the next round reads). Such a load follows a pointer: the value it reads announces the
+    /// place it reads next, which a writer may have filled before it published the pointer,
+    /// so its two rounds are a flag's read and a data read of one message. A loop over an
+    /// array computes its index from a counter, never from what it read, and stays one place.
+    fn follows_pointer(&self, access: usize, from: usize, to: usize) -> bool {
+        let depends = &self.accesses[access].depends;
+        depends
+            .iter()
+            .any(|local| between(self.carried.get(&(*local, access)), from, to))
     }
 
     /// Whether events `i` and `j` lie in different arms of one branch: no run meets both.
@@ -74,6 +86,14 @@ impl Trace {
             None => false,
         }
     }
+}
+
+/// Whether one of `positions` (in order) lies strictly between `from` and `to`.
+fn between(positions: Option<&Vec<usize>>, from: usize, to: usize) -> bool {
+    positions.is_some_and(|positions| {
+        let first = positions.partition_point(|&p| p <= from);
+        positions.get(first).is_some_and(|&p| p < to)
+    })
 }
 
 /// Calls nested deeper than this are not followed (WGSL has no recursion; this bounds the
@@ -102,7 +122,9 @@ pub fn trace(
             events: Vec::new(),
             arms: Vec::new(),
             sets: HashMap::new(),
+            carried: HashMap::new(),
         },
+        values: HashMap::new(),
         locals: HashMap::new(),
         branches: 0,
         arms: Vec::new(),
@@ -130,6 +152,8 @@ struct Builder<'a> {
     trace: Trace,
     /// Each local variable's number, by function walked (`None`: the entry point).
     locals: HashMap<(Option<Handle<Function>>, u32), u32>,
+    /// For each local, the storage reads whose values its last store walked stored.
+    values: HashMap<u32, Vec<usize>>,
     /// Branches walked so far, and the arms the walk is inside.
     branches: u32,
     arms: Vec<(u32, u32)>,
@@ -153,6 +177,49 @@ impl Builder<'_> {
         }
         self.trace.events.push(event);
         self.trace.arms.push(self.arms.clone());
+    }
+
+    /// A store into `local` of a value read from the accesses `carried`.
+    fn set(&mut self, local: u32, carried: Vec<usize>) {
+        let position = self.trace.events.len();
+        self.push(Event::Set(local));
+        if position < self.trace.events.len() {
+            for access in &carried {
+                let positions = self.trace.carried.entry((local, *access)).or_default();
+                positions.push(position);
+            }
+        }
+        self.values.insert(local, carried);
+    }
+
+    /// The storage reads whose values `value` is computed from: its loads of storage (met
+    /// already: a load is emitted before its use), and what the locals it loads hold.
+    fn carried(&mut self, context: &Context, value: Handle<Expression>) -> Vec<usize> {
+        let mut carried = Vec::new();
+        let mut stack = vec![value];
+        // An expression may be the operand of many: each is looked at once.
+        let mut seen = HashSet::new();
+        while let Some(h) = stack.pop() {
+            if !seen.insert(h) {
+                continue;
+            }
+            let mut expr = context.function.expressions[h].clone();
+            if let Expression::Load { pointer } = expr {
+                match self.local_root(context, pointer) {
+                    Some(local) => carried.extend(self.values.get(&local).into_iter().flatten()),
+                    None => {
+                        let key = (context.key, Key::Expression(h.index() as u32), Kind::Read);
+                        carried.extend(self.ids.get(&key));
+                    }
+                }
+                // The value read, not the place: the index's own reads are not carried.
+                continue;
+            }
+            crate::fences::operands::of_expression(&mut expr, &mut |o| stack.push(*o));
+        }
+        carried.sort_unstable();
+        carried.dedup();
+        carried
     }
 
     /// Walks each of `blocks` as one arm of a branch.
@@ -183,9 +250,10 @@ impl Builder<'_> {
                     }
                 }
             }
-            Statement::Store { pointer, .. } => {
+            Statement::Store { pointer, value } => {
                 if let Some(local) = self.local_root(context, *pointer) {
-                    self.push(Event::Set(local));
+                    let carried = self.carried(context, *value);
+                    self.set(local, carried);
                 }
                 self.access(context, *pointer, Kind::Write, Key::statement(span), span)
             }
@@ -204,7 +272,7 @@ impl Builder<'_> {
                 // A callee may store through a pointer to a local.
                 for argument in arguments {
                     if let Some(local) = self.local_root(context, *argument) {
-                        self.push(Event::Set(local));
+                        self.set(local, Vec::new());
                     }
                 }
                 if *function == self.marker {
@@ -324,11 +392,11 @@ impl Builder<'_> {
         let global = loop {
             match expressions[at] {
                 Expression::AccessIndex { base, index } => {
-                    path.push(Some(index));
+                    path.push(Index::Constant(index));
                     at = base;
                 }
                 Expression::Access { base, index } => {
-                    path.push(constant(self.module, expressions, index));
+                    path.push(index_of(self.module, expressions, index));
                     indices.push(index);
                     at = base;
                 }
