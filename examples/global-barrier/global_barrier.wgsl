@@ -9,8 +9,10 @@
 // round r - 1, plus one, so after `rounds` rounds every cell holds `rounds`. At the barrier
 // each leader arrives and waits until all have; its workgroup waits for it with
 // workgroupBarrier(), which orders workgroup memory only. Nothing orders a round's writes
-// before the arrival or the next round's reads after the wait: on a GPU with a weak memory
-// model a participant can read a neighbour's value of an earlier round.
+// before the arrival or the next round's reads after the wait, and the cells are plain
+// memory that workgroups share (a data race in WGSL): on a GPU with a weak memory model a
+// participant can read a neighbour's value of an earlier round. global_barrier_fixed.wgsl
+// is the fix: atomic cells.
 // global_barrier_fixed.wgsl is the fix.
 
 struct Discovery {

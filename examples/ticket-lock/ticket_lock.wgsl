@@ -8,8 +8,10 @@
 // and after the critical section serves the next one. The workgroup waits for its leader
 // with workgroupBarrier(), which orders workgroup memory only: nothing orders the counters
 // read in the critical section after the lock was taken, or written before it is handed
-// on. On a GPU with a weak memory model a workgroup can read counters the previous holder
-// has not made visible yet, and updates are lost. ticket_lock_fixed.wgsl is the fix.
+// on, and the counters are plain memory that workgroups share: a data race in WGSL, which
+// orders them by nothing the lock's relaxed atomics do. A workgroup can read counters the
+// previous holder has not made visible yet, and updates are lost (on the H100, in every
+// run). ticket_lock_fixed.wgsl is the fix: atomic counters.
 
 struct TicketLock {
     next: atomic<u32>,
