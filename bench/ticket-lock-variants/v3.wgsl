@@ -1,0 +1,33 @@
+// Ticket lock variant v3 (bench/ticket-lock-variants/, docs/h100/examples.txt): v1 with
+// storageBarrier() where the workgroup waits for its leader.
+
+struct TicketLock {
+    next: atomic<u32>,
+    serving: atomic<u32>,
+}
+
+struct Config {
+    rounds: u32,
+}
+
+@group(0) @binding(0) var<storage, read_write> locks: array<TicketLock>;
+@group(0) @binding(1) var<storage, read_write> counters: array<u32, 64>;
+@group(0) @binding(2) var<storage, read> config: Config;
+
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) lid: u32) {
+    var ticket = 0u;
+    for (var round = 0u; round < config.rounds; round++) {
+        if lid == 0u {
+            ticket = atomicAdd(&locks[0].next, 1u);
+            while atomicLoad(&locks[0].serving) != ticket {
+            }
+        }
+        storageBarrier();
+        counters[lid] = counters[lid] + 1u;
+        storageBarrier();
+        if lid == 0u {
+            atomicStore(&locks[0].serving, ticket + 1u);
+        }
+    }
+}
