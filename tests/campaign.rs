@@ -7,7 +7,7 @@ mod common;
 use common::{fixture, wgstress};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 fn stderr(out: &Output) -> String {
@@ -207,37 +207,44 @@ fn item_logs(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-#[test]
-fn a_killed_shard_leaves_logs_that_merge_counts_and_reports_as_cut_short() {
+/// A shard of a long run and a short one, in a process group of its own (killed whole, as
+/// Slurm kills a job at its time limit, or signalled as a terminal's Ctrl-C signals), once
+/// its first item's log holds `batches` batches: the shard and its output directory.
+fn shard_in_its_first_item(dir: &Path, stdout: Stdio, batches: usize) -> (Child, PathBuf) {
     use std::os::unix::process::CommandExt;
-    let dir = tempfile::tempdir().unwrap();
     let plan = plan(
-        dir.path(),
+        dir,
         "[[item]]\ncommand = \"run\"\napp = \"{counter}\"\ntime = 120\niterations = 64\nbatch = 4\n\n\
          [[item]]\ncommand = \"run\"\napp = \"{racy}\"\nruns = 10\niterations = 64\n",
     );
-    let out = dir.path().join("out");
-    // Its own process group: killed whole, as Slurm kills a job at its time limit.
-    let mut shard = Command::new(env!("CARGO_BIN_EXE_wgstress"))
+    let out = dir.join("out");
+    let shard = Command::new(env!("CARGO_BIN_EXE_wgstress"))
         .args(["campaign", plan.to_str().unwrap(), "--out"])
         .arg(&out)
         .args(["--host", "h"])
         .process_group(0)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
+        .stdout(stdout)
+        .stderr(Stdio::null())
         .spawn()
         .unwrap();
     let start = Instant::now();
-    let batches = || {
+    let logged = || {
         item_logs(&out)
             .iter()
             .flat_map(|l| lines(l))
             .filter(|l| l["type"] == "batch")
             .count()
     };
-    while batches() < 3 && start.elapsed() < Duration::from_secs(90) {
+    while logged() < batches && start.elapsed() < Duration::from_secs(90) {
         std::thread::sleep(Duration::from_millis(50));
     }
+    (shard, out)
+}
+
+#[test]
+fn a_killed_shard_leaves_logs_that_merge_counts_and_reports_as_cut_short() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut shard, out) = shard_in_its_first_item(dir.path(), Stdio::null(), 3);
     let killed = Command::new("kill")
         .args(["-KILL", "--", &format!("-{}", shard.id())])
         .status()
@@ -261,34 +268,8 @@ fn a_killed_shard_leaves_logs_that_merge_counts_and_reports_as_cut_short() {
 
 #[test]
 fn ctrl_c_stops_the_shard_after_the_items_running_and_merge_says_interrupted() {
-    use std::os::unix::process::CommandExt;
     let dir = tempfile::tempdir().unwrap();
-    let plan = plan(
-        dir.path(),
-        "[[item]]\ncommand = \"run\"\napp = \"{counter}\"\ntime = 120\niterations = 64\nbatch = 4\n\n\
-         [[item]]\ncommand = \"run\"\napp = \"{racy}\"\nruns = 10\niterations = 64\n",
-    );
-    let out = dir.path().join("out");
-    let shard = Command::new(env!("CARGO_BIN_EXE_wgstress"))
-        .args(["campaign", plan.to_str().unwrap(), "--out"])
-        .arg(&out)
-        .args(["--host", "h"])
-        .process_group(0)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let start = Instant::now();
-    let batches = || {
-        item_logs(&out)
-            .iter()
-            .flat_map(|l| lines(l))
-            .filter(|l| l["type"] == "batch")
-            .count()
-    };
-    while batches() < 2 && start.elapsed() < Duration::from_secs(90) {
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let (shard, out) = shard_in_its_first_item(dir.path(), Stdio::piped(), 2);
     // As a terminal's Ctrl-C: to the campaign and the command it runs.
     let sent = Command::new("kill")
         .args(["-INT", "--", &format!("-{}", shard.id())])

@@ -106,8 +106,7 @@ impl GpuLab {
             self.engine = None;
             self.last = None;
             let app = self.app_of(subject)?;
-            let gpu = self.gpu.take();
-            let engine = patiently(|| Engine::on(app.clone(), &self.config, gpu.as_ref()))?;
+            let engine = patiently(|| Engine::on(app.clone(), &self.config, self.gpu.as_ref()))?;
             self.gpu = Some(engine.gpu().clone());
             self.last = Some((built, engine));
         }
