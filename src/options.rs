@@ -5,7 +5,7 @@ use clap::ValueEnum;
 use std::path::PathBuf;
 use std::time::Duration;
 use wgstress_litmus::env::Placement as LitmusPlacement;
-use wgstress_runtime::stress::strategy::{Placement, Sequence, Strategy};
+use wgstress_runtime::stress::strategy::{Placement, Schedule, Scheduling, Sequence, Strategy};
 
 /// The application a command runs.
 #[derive(clap::Args, Clone, Debug)]
@@ -111,6 +111,29 @@ pub struct StressOptions {
     /// Systematic stress: words per patch, 1 to 64 (overrides the profile)
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub patch_words: Option<u32>,
+}
+
+/// Which workgroups a run may hold back, for `run` and `compare` (docs/progress.md).
+#[derive(clap::Args, Clone, Debug)]
+pub struct ScheduleOptions {
+    /// The progress model runs are scheduled under: each run holds back a workgroup the
+    /// model does not guarantee to run (drawn from the run's seed), and a wait that then sees
+    /// no progress is a `starved` run
+    #[arg(long, value_parser = schedules(), default_value = "fair")]
+    pub schedule: Schedule,
+    /// At most N application workgroups run at once; the others wait at their start until
+    /// one finishes, as on a GPU with room for N
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub occupancy: Option<u32>,
+}
+
+impl ScheduleOptions {
+    pub fn scheduling(&self) -> Scheduling {
+        Scheduling {
+            schedule: self.schedule,
+            occupancy: self.occupancy,
+        }
+    }
 }
 
 /// The largest cache scratchpad whose size in words fits a u32.
@@ -263,6 +286,12 @@ pub fn strategies() -> impl clap::builder::TypedValueParser<Value = Strategy> {
     use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
     PossibleValuesParser::new(Strategy::ALL.map(|s| PossibleValue::new(s.name()).help(s.help())))
         .map(|name| Strategy::named(&name).expect("clap offers only the strategies' names"))
+}
+
+pub fn schedules() -> impl clap::builder::TypedValueParser<Value = Schedule> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new(Schedule::ALL.map(|s| PossibleValue::new(s.name()).help(s.help())))
+        .map(|name| Schedule::named(&name).expect("clap offers only the schedules' names"))
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

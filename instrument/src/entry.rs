@@ -35,6 +35,8 @@ pub struct Library {
     pub role: Handle<Function>,
     pub stress: Handle<Function>,
     pub enter_app: Handle<Function>,
+    /// `wgstress_start()`: the scheduler's admission, in uniform control flow before the call.
+    pub start: Handle<Function>,
     /// `wgstress_leave_app()`, after the application function returns.
     pub leave_app: Handle<Function>,
     pub enter_check: Handle<Function>,
@@ -291,6 +293,7 @@ impl Wrapper {
                     ],
                 });
                 b.call(lib.enter_app, vec![app_group, local], false);
+                b.call(lib.start, Vec::new(), false);
                 let params = b.expr(Expression::GlobalVariable(lib.params));
                 let field = b.expr(Expression::AccessIndex {
                     base: params,

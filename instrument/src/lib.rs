@@ -22,6 +22,7 @@ mod import;
 mod import_map;
 mod lines;
 mod locate;
+mod loop_state;
 pub mod manifest;
 mod names;
 mod options;
@@ -31,6 +32,7 @@ mod pointers;
 mod remap;
 mod render;
 mod reorder;
+pub mod schedule;
 mod shader;
 mod sites;
 mod spell;
@@ -43,6 +45,7 @@ pub use manifest::Manifest;
 pub use options::Options;
 pub use overrides::constants_for;
 pub use render::{raw_wgsl, render, Raw};
+pub use schedule::Schedule;
 pub use shader::{read_module, validate};
 pub use stress::{library_source, Strategy};
 
@@ -158,30 +161,43 @@ fn instrument(module: Module, source: Option<&str>, options: &Options) -> Result
     });
     let watchdog = watchdog::Watchdog {
         check: imported.function("wgstress_watchdog"),
+        step: imported.function("wgstress_step"),
         stopped: imported.function("wgstress_stopped"),
         stopped_uniform: imported.function("wgstress_stopped_uniform"),
         needs: barriers::FunctionNeeds::of_module(&module),
         u32_type,
     };
-    let mut instrument_function = |function: &mut naga::Function, name: &str| {
-        if let Some(hook) = &hook {
-            hook.rewrite(function, name, &mut hooks);
-        }
-        watchdog.guard_loops(function, name, &mut loops);
-    };
-    for handle in user_functions {
+    // Typed before any rewrite: the watchdog hashes each loop's state from these.
+    let function_types: Vec<_> = user_functions
+        .iter()
+        .map(|h| loop_state::StateTypes::of(&module, &module.functions[*h]))
+        .collect();
+    let entry_types: Vec<_> = module
+        .entry_points
+        .iter()
+        .map(|e| loop_state::StateTypes::of(&module, &e.function))
+        .collect();
+    let mut instrument_function =
+        |function: &mut naga::Function, name: &str, types: loop_state::StateTypes| {
+            if let Some(hook) = &hook {
+                hook.rewrite(function, name, &mut hooks);
+            }
+            watchdog.guard_loops(function, name, types, &mut loops);
+        };
+    for (handle, types) in user_functions.into_iter().zip(function_types) {
         let function = &mut module.functions[handle];
         let name = function.name.clone().unwrap_or_default();
-        instrument_function(function, &name);
+        instrument_function(function, &name, types);
     }
-    for entry_point in module.entry_points.iter_mut() {
-        instrument_function(&mut entry_point.function, &entry_point.name.clone());
+    for (entry_point, types) in module.entry_points.iter_mut().zip(entry_types) {
+        instrument_function(&mut entry_point.function, &entry_point.name.clone(), types);
     }
 
     let lib = entry::Library {
         role: imported.function("wgstress_role"),
         stress: imported.function("wgstress_stress"),
         enter_app: imported.function("wgstress_enter_app"),
+        start: imported.function("wgstress_start"),
         leave_app: imported.function("wgstress_leave_app"),
         enter_check: imported.function("wgstress_enter_check"),
         params: imported.global("wgstress_params"),

@@ -25,7 +25,14 @@ struct WgstressParams {
     seed: u32,                  // per-run seed for random stress
     app_enabled: u32,           // 0: application workgroups return at once (calibration)
     placement: u32,             // where stress workgroups sit: 0 among, 1 after, 2 before the app's
-    pad: u32,
+    schedule: u32,              // Schedule::code (schedule.rs), as the WGSTRESS_SCHEDULE_ constants
+    victim: u32,                // the application workgroup (linear id) the schedule parks; none: ~0u
+    park_step: u32,             // it parks at this step of an invocation (0: at its start)
+    occupancy: u32,             // at most this many application workgroups run at once (0: any)
+    stall_checks: u32,          // progress checks (one per 64 steps) a wait may see none in
+    watchdog_cap: u32,          // any loop past this count leaves, progress or not
+    park_limit: u32,            // a held invocation's checks at most (llvmpipe's loop budget)
+    hang_floor: u32,            // a stall with nothing held is a hang past this count only
     patches: array<vec4<u32>, 16>, // the K stressed patch indices, 4 per vector
 }
 
@@ -42,12 +49,33 @@ struct WgstressEvent {
 }
 
 struct WgstressResults {
-    events: array<WgstressEvent, 3>, // 0 assertion, 1 postcondition, 2 watchdog
+    events: array<WgstressEvent, 4>, // 0 assertion, 1 postcondition, 2 watchdog, 3 stall
     stress_groups_ran: atomic<u32>,
     sink: atomic<u32>,
     // The highest count any loop of the application reached (see wgstress_watchdog), so the
     // runtime can learn a watchdog limit from passing runs.
     max_trips: atomic<u32>,
+    // The scheduler's control block (docs/progress.md). Progress is counted in events: an
+    // application workgroup starting or finishing, or a loop iteration whose state differs from
+    // the iteration before (the locals the loop stores, the atomics and call results it read).
+    // A lock taken and released, or a queue polled empty, leaves the state as it was: a wait.
+    progress: atomic<u32>,
+    started: atomic<u32>,
+    finished: atomic<u32>,
+    running: atomic<u32>,        // workgroups admitted under an occupancy bound, not finished
+    stepped_above: atomic<u32>,  // 1 + the highest application id that took a step
+    finished_below: atomic<u32>, // finished workgroups whose id is below the victim's
+    parked_now: atomic<u32>,     // workgroups held now: the victim, or waiting for occupancy
+    victim_parked: atomic<u32>,  // 1 + the victim's step when it parked (1: at its start)
+    victim_site: atomic<u32>,    // 1 + the loop it parked in; 0 at its start
+    admissions_held: atomic<u32>, // workgroups that waited for a free slot (occupancy)
+    release: atomic<u32>,        // set when a stall was found while workgroups were held
+    stop: atomic<u32>,           // set when every loop must leave: a hang or the watchdog
+    starved: atomic<u32>,        // stalls found while a workgroup was held
+    hung: atomic<u32>,           // stalls found with nothing held: the application is stuck
+    waiters: atomic<u32>,        // invocations that found their wait stalled
+    idle_checks: atomic<u32>,    // checks of waits that saw no progress: others are running
+    waits: array<vec2<u32>, 8>,  // the first of them: (application id, loop id)
 }
 
 @group(0) @binding(0) var<uniform> wgstress_params: WgstressParams;
@@ -64,6 +92,15 @@ var<private> wgstress_local: vec3<u32>;
 var<private> wgstress_trips: u32;
 // Whether this is the workgroup's first invocation (local id 0), set with the ids.
 var<private> wgstress_first: bool;
+// The application workgroup's linear id, the id the progress models order workgroups by.
+var<private> wgstress_app_id: u32;
+// Back-edges this invocation took in application loops (its steps).
+var<private> wgstress_steps: u32;
+// Whether a loop iteration changed state since this invocation last published progress.
+var<private> wgstress_moved: bool;
+// The progress count this invocation last saw, and how many checks since it changed.
+var<private> wgstress_seen: u32;
+var<private> wgstress_idle: u32;
 // Whether the watchdog stopped a loop in this run, as the workgroup last read it.
 var<workgroup> wgstress_stop: u32;
 
@@ -91,29 +128,244 @@ fn wgstress_assert_at(cond: bool, site: u32) {
 // its condition (a `for` loop of 37 iterations counts 38). True means: the loop ran past the
 // limit, it was recorded, leave the loop. The result depends on `iterations` and the uniform
 // params only, so the `break` on it keeps a uniform loop uniform.
+//
+// The count past which a loop leaves whatever happens is `watchdog_cap`, a safety net for a
+// livelock whose state changes forever; a wait is judged by progress (wgstress_step), and a
+// loop past `watchdog_limit` fails only while nothing else gets anywhere.
 fn wgstress_watchdog(iterations: u32, loop_id: u32) -> bool {
     wgstress_trips = max(wgstress_trips, iterations);
-    if iterations <= wgstress_params.watchdog_limit {
+    if iterations <= wgstress_params.watchdog_cap {
         return false;
     }
     wgstress_record(2u, loop_id);
+    atomicStore(&wgstress_results.stop, 1u);
     return true;
 }
 
-// Whether the watchdog has stopped some loop of this run: then every other loop leaves too,
-// instead of each spinning to the limit on its own (in a lock convoy of 132 workgroups that
-// is 132 times as long). For loops without barriers: a branch on it may be non-uniform.
+// Whether some loop of this run was judged stuck (a hang, or the watchdog): then every other
+// loop leaves too, instead of each spinning on its own (in a lock convoy of 132 workgroups
+// that is 132 times as long). For loops without barriers: a branch on it may be non-uniform.
 fn wgstress_stopped() -> bool {
-    return atomicLoad(&wgstress_results.events[2].count) > 0u;
+    return atomicLoad(&wgstress_results.stop) > 0u;
 }
 
 // The same for loops with barriers, which are in uniform control flow: one invocation reads
 // it, the workgroup leaves together.
 fn wgstress_stopped_uniform() -> bool {
     if wgstress_first {
-        wgstress_stop = atomicLoad(&wgstress_results.events[2].count);
+        wgstress_stop = atomicLoad(&wgstress_results.stop);
     }
     return workgroupUniformLoad(&wgstress_stop) > 0u;
+}
+
+// One word of a loop's state folded into its hash (FNV-1a's step).
+fn wgstress_mix(hash: u32, word: u32) -> u32 {
+    return (hash ^ word) * 0x01000193u;
+}
+
+// Whether the model lets the victim be held now; false: it is guaranteed to run.
+fn wgstress_may_park(at_start: bool) -> bool {
+    let id = wgstress_app_id;
+    switch wgstress_params.schedule {
+        case WGSTRESS_SCHEDULE_OBE: {
+            return at_start;
+        }
+        case WGSTRESS_SCHEDULE_HSA: {
+            // Guaranteed once every lower id has finished: it is then the lowest unfinished.
+            return atomicLoad(&wgstress_results.finished_below) < id;
+        }
+        case WGSTRESS_SCHEDULE_LOBE: {
+            // Guaranteed once a higher id has taken a step.
+            return at_start && atomicLoad(&wgstress_results.stepped_above) <= id + 1u;
+        }
+        case WGSTRESS_SCHEDULE_UNFAIR: {
+            return true;
+        }
+        default: {
+            return false;
+        }
+    }
+}
+
+// Whether a held workgroup should run now although no stall released it: nobody else ran
+// for a while, neither getting anywhere nor waiting (the device has no room beside it, or all
+// others finished: a scheduler of any model then runs it), or it was held for `park_limit`
+// checks. `seen`, `idle` and `held` are the holder's own. Each check reads the progress count
+// after 64 read-modify-writes, so that a check lasts longer than a step of a wait.
+fn wgstress_held_enough(seen: ptr<function, u32>, idle: ptr<function, u32>, held: ptr<function, u32>) -> bool {
+    let p = wgstress_reread(0u) - wgstress_reread(0u) + atomicLoad(&wgstress_results.progress);
+    let activity = p + atomicLoad(&wgstress_results.idle_checks);
+    *held += 1u;
+    if *held >= wgstress_params.park_limit {
+        return true;
+    }
+    if activity != *seen {
+        *seen = activity;
+        *idle = 0u;
+        return false;
+    }
+    *idle += 1u;
+    return *idle > 4096u;
+}
+
+// The progress count, after 32 read-modify-writes of the sink that no compiler may merge or
+// drop, so that a held invocation's check lasts longer than a step of a wait (llvmpipe counts
+// loop iterations, not time). No loop: llvmpipe would count its iterations.
+fn wgstress_reread(p: u32) -> u32 {
+    var q = wgstress_rmw8(p);
+    q = wgstress_rmw8(q);
+    q = wgstress_rmw8(q);
+    q = wgstress_rmw8(q);
+    return max(q, atomicLoad(&wgstress_results.progress));
+}
+
+fn wgstress_rmw8(p: u32) -> u32 {
+    var q = p + atomicAdd(&wgstress_results.sink, 0u);
+    q += atomicAdd(&wgstress_results.sink, 0u);
+    q += atomicAdd(&wgstress_results.sink, 0u);
+    q += atomicAdd(&wgstress_results.sink, 0u);
+    q += atomicAdd(&wgstress_results.sink, 0u);
+    q += atomicAdd(&wgstress_results.sink, 0u);
+    q += atomicAdd(&wgstress_results.sink, 0u);
+    return q + atomicAdd(&wgstress_results.sink, 0u);
+}
+
+// Holds the calling invocation while the model lets its workgroup wait and no stall released
+// it. Two nested loops, so that no one loop of it passes llvmpipe's 65,535 iterations.
+fn wgstress_park(at_start: bool) {
+    var seen = 0u;
+    var idle = 0u;
+    var held = 0u;
+    atomicAdd(&wgstress_results.parked_now, 1u);
+    loop {
+        var inner = 0u;
+        loop {
+            if atomicLoad(&wgstress_results.release) != 0u || !wgstress_may_park(at_start)
+                || wgstress_held_enough(&seen, &idle, &held) {
+                break;
+            }
+            inner += 1u;
+            if inner == 4096u {
+                break;
+            }
+        }
+        if inner < 4096u {
+            break;
+        }
+    }
+    atomicSub(&wgstress_results.parked_now, 1u);
+}
+
+// Under an occupancy bound: waits for a free slot, as a workgroup the device has no room for.
+fn wgstress_admit() {
+    let bound = wgstress_params.occupancy;
+    var held = false;
+    var seen = 0u;
+    var idle = 0u;
+    var checks = 0u;
+    loop {
+        var inner = 0u;
+        var admitted = false;
+        loop {
+            let running = atomicLoad(&wgstress_results.running);
+            if running < bound {
+                if atomicCompareExchangeWeak(&wgstress_results.running, running, running + 1u).exchanged {
+                    admitted = true;
+                    break;
+                }
+                continue;
+            }
+            if atomicLoad(&wgstress_results.release) != 0u || wgstress_held_enough(&seen, &idle, &checks) {
+                atomicAdd(&wgstress_results.running, 1u);
+                admitted = true;
+                break;
+            }
+            if !held {
+                held = true;
+                atomicAdd(&wgstress_results.parked_now, 1u);
+                atomicAdd(&wgstress_results.admissions_held, 1u);
+            }
+            inner += 1u;
+            if inner == 4096u {
+                break;
+            }
+        }
+        if admitted {
+            break;
+        }
+    }
+    if held {
+        atomicSub(&wgstress_results.parked_now, 1u);
+    }
+}
+
+// A wait saw no progress for `stall_checks` checks. With a workgroup held, the wait is one the
+// model does not guarantee to end: starvation; the held workgroups are released so the run
+// completes and its checks run. With none held, the application stopped getting anywhere
+// (deadlock or livelock): every loop leaves; where the device's threads are the operating
+// system's (llvmpipe), only once the loop also passed `hang_floor`, as a thread descheduled
+// for a while stops everyone waiting for it.
+fn wgstress_stalled(loop_id: u32, iterations: u32) {
+    let held = atomicLoad(&wgstress_results.parked_now) > 0u;
+    if !held && iterations <= wgstress_params.hang_floor {
+        return;
+    }
+    let n = atomicAdd(&wgstress_results.waiters, 1u);
+    if n < 8u {
+        wgstress_results.waits[n] = vec2<u32>(wgstress_app_id, loop_id);
+    }
+    wgstress_record(3u, loop_id);
+    if held {
+        atomicStore(&wgstress_results.starved, 1u);
+        atomicStore(&wgstress_results.release, 1u);
+    } else {
+        atomicStore(&wgstress_results.hung, 1u);
+        atomicStore(&wgstress_results.stop, 1u);
+    }
+}
+
+// At the top of an application loop's body, every entry: `state` hashes what the loop
+// iteration before this one left (its locals, the atomics and results it read), `previous`
+// the one before that. Counts the step, parks the victim at its step, and every 64 steps
+// publishes progress or counts a check without any.
+fn wgstress_step(loop_id: u32, iterations: u32, state: u32, previous: ptr<function, u32>) {
+    if iterations > 1u && state != *previous {
+        wgstress_moved = true;
+    }
+    *previous = state;
+    wgstress_steps += 1u;
+    if wgstress_app_id == wgstress_params.victim && wgstress_steps == wgstress_params.park_step
+        && wgstress_may_park(false) {
+        atomicStore(&wgstress_results.victim_parked, wgstress_steps + 1u);
+        atomicStore(&wgstress_results.victim_site, loop_id + 1u);
+        wgstress_park(false);
+    }
+    if (wgstress_steps & 63u) != 0u {
+        return;
+    }
+    let p = atomicLoad(&wgstress_results.progress);
+    if wgstress_moved {
+        wgstress_moved = false;
+        wgstress_seen = atomicAdd(&wgstress_results.progress, 1u) + 1u;
+        wgstress_idle = 0u;
+        return;
+    }
+    if p != wgstress_seen {
+        wgstress_seen = p;
+        wgstress_idle = 0u;
+        return;
+    }
+    wgstress_idle += 1u;
+    atomicAdd(&wgstress_results.idle_checks, 1u);
+    // Past the limit with nothing else getting anywhere: the watchdog's verdict.
+    if iterations > wgstress_params.watchdog_limit && wgstress_idle > 1u {
+        wgstress_record(2u, loop_id);
+        atomicStore(&wgstress_results.stop, 1u);
+    }
+    if wgstress_idle >= wgstress_params.stall_checks {
+        wgstress_idle = 0u;
+        wgstress_stalled(loop_id, iterations);
+    }
 }
 
 // The high 32 bits of a * b.
@@ -289,12 +541,46 @@ fn wgstress_enter_app(group: vec3<u32>, local: vec3<u32>) {
     wgstress_group = group;
     wgstress_local = local;
     wgstress_first = all(local == vec3<u32>(0u));
+    let size = wgstress_params.app_groups;
+    wgstress_app_id = group.x + size.x * (group.y + size.y * group.z);
 }
 
-// Epilogue of an application invocation: publishes its highest loop count.
+// An application workgroup's start, before its first step, in uniform control flow: its
+// first invocation counts it, holds it while it is the victim parked at its start or while
+// the occupancy bound has no room, and marks its first step; the others wait at the barrier.
+fn wgstress_start() {
+    if wgstress_first {
+        atomicAdd(&wgstress_results.started, 1u);
+        atomicAdd(&wgstress_results.progress, 1u);
+        if wgstress_app_id == wgstress_params.victim && wgstress_params.park_step == 0u
+            && wgstress_may_park(true) {
+            atomicStore(&wgstress_results.victim_parked, 1u);
+            wgstress_park(true);
+        }
+        if wgstress_params.occupancy > 0u {
+            wgstress_admit();
+        }
+        atomicMax(&wgstress_results.stepped_above, wgstress_app_id + 1u);
+    }
+    workgroupBarrier();
+}
+
+// Epilogue of an application invocation: publishes its highest loop count; once the whole
+// workgroup is through, its first invocation counts it finished.
 fn wgstress_leave_app() {
     if wgstress_trips > 0u {
         atomicMax(&wgstress_results.max_trips, wgstress_trips);
+    }
+    workgroupBarrier();
+    if wgstress_first {
+        atomicAdd(&wgstress_results.finished, 1u);
+        if wgstress_app_id < wgstress_params.victim {
+            atomicAdd(&wgstress_results.finished_below, 1u);
+        }
+        if wgstress_params.occupancy > 0u {
+            atomicSub(&wgstress_results.running, 1u);
+        }
+        atomicAdd(&wgstress_results.progress, 1u);
     }
 }
 

@@ -87,12 +87,19 @@ impl std::str::FromStr for Strategy {
 }
 
 /// The runtime library imported into every instrumented module: a constant for each
-/// strategy's code, then library.wgsl.
+/// strategy's and each schedule's code, then library.wgsl.
 pub fn library_source() -> String {
     let mut source: String = Strategy::ALL
         .iter()
         .map(|s| format!("const {} = {};\n", s.constant(), s.code()))
         .collect();
+    for schedule in crate::schedule::Schedule::ALL {
+        source.push_str(&format!(
+            "const {} = {};\n",
+            schedule.constant(),
+            schedule.code()
+        ));
+    }
     source.push_str(include_str!("library.wgsl"));
     source
 }

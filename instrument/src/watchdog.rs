@@ -1,9 +1,13 @@
-//! The loop watchdog: every loop gets an iteration counter, reset where the loop starts; past
-//! the limit in the params block the library records the loop's id and the loop is left. A
-//! spin-wait that never ends becomes a reported outcome instead of a hung GPU.
+//! The loop watchdog and the scheduler's step: every loop gets an iteration counter, reset
+//! where the loop starts, and at the top of its body a call of the library's `wgstress_step`
+//! with a hash of the state the iteration before left (loop_state.rs), which tells a wait from
+//! progress, parks a scheduled workgroup and finds a wait nothing will end. Past the cap in the
+//! params block the library records the loop's id and the loop is left. A spin-wait that never
+//! ends becomes a reported outcome instead of a hung GPU.
 
 use crate::barriers::{FunctionNeeds, Needs};
 use crate::builder::BlockBuilder;
+use crate::loop_state::StateTypes;
 use crate::sites::Sites;
 use crate::walk::nested_blocks;
 use naga::{
@@ -13,6 +17,8 @@ use naga::{
 pub struct Watchdog {
     /// The library's `wgstress_watchdog(iterations, loop_id) -> bool`.
     pub check: Handle<Function>,
+    /// The library's `wgstress_step(loop_id, iterations, state, previous: ptr<function, u32>)`.
+    pub step: Handle<Function>,
     /// The library's `wgstress_stopped() -> bool` and `wgstress_stopped_uniform() -> bool`:
     /// whether the watchdog stopped another loop of this run.
     pub stopped: Handle<Function>,
@@ -25,38 +31,74 @@ pub struct Watchdog {
 /// Loops look for another loop's watchdog event every this many iterations (a power of two).
 const STOP_EVERY: u32 = 64;
 
-impl Watchdog {
-    pub fn guard_loops(&self, function: &mut Function, name: &str, sites: &mut Sites) {
-        let body = std::mem::take(&mut function.body);
-        function.body = self.guard_block(body, function, name, sites);
-    }
+/// One loop's locals: its iteration count, its state's hash on the iteration before, and the
+/// hash of what this iteration read so far.
+#[derive(Clone, Copy)]
+struct LoopLocals {
+    counter: Handle<LocalVariable>,
+    previous: Handle<LocalVariable>,
+    reads: Handle<LocalVariable>,
+}
 
-    fn guard_block(
+/// The rewrite of one function.
+struct Guarding<'w> {
+    watchdog: &'w Watchdog,
+    types: StateTypes,
+    name: String,
+    /// The locals the watchdog added, which are no part of any loop's state.
+    ours: Vec<Handle<LocalVariable>>,
+}
+
+impl Watchdog {
+    /// Puts every loop of `function` under the watchdog and the scheduler's step; `types`
+    /// were taken from the function before this rewrite.
+    pub fn guard_loops(
         &self,
-        block: Block,
-        fun: &mut Function,
+        function: &mut Function,
         name: &str,
+        types: StateTypes,
         sites: &mut Sites,
-    ) -> Block {
+    ) {
+        let mut guarding = Guarding {
+            watchdog: self,
+            types,
+            name: name.to_string(),
+            ours: Vec::new(),
+        };
+        let body = std::mem::take(&mut function.body);
+        function.body = guarding.guard_block(body, function, sites);
+    }
+}
+
+impl Guarding<'_> {
+    fn guard_block(&mut self, block: Block, fun: &mut Function, sites: &mut Sites) -> Block {
         let mut out = Block::with_capacity(block.len());
         for (mut statement, span) in block.span_into_iter() {
             nested_blocks(&mut statement, |inner| {
-                *inner = self.guard_block(std::mem::take(inner), fun, name, sites);
+                *inner = self.guard_block(std::mem::take(inner), fun, sites);
             });
             if let Statement::Loop {
                 body, continuing, ..
             } = &mut statement
             {
-                let id = sites.add(name, span);
-                let counter = self.counter(fun, id, span);
+                let id = sites.add(&self.name, span);
+                let locals = self.locals(fun, id, span);
+                let state = self
+                    .types
+                    .stored_locals(fun, &[&*body, &*continuing], &self.ours);
                 let needs = self
+                    .watchdog
                     .needs
                     .of_block(body)
-                    .max(self.needs.of_block(continuing));
-                out.extend_block(self.reset(fun, counter, span));
-                let mut guarded = self.guard(fun, counter, id, span);
-                guarded.append(&mut self.stop_early(fun, counter, needs, span));
-                guarded.append(body);
+                    .max(self.watchdog.needs.of_block(continuing));
+                out.extend_block(self.reset(fun, locals, span));
+                let mut captured =
+                    self.types
+                        .capture_reads(std::mem::take(body), fun, locals.reads);
+                let mut guarded = self.guard(fun, locals, id, span);
+                guarded.append(&mut self.step(fun, locals, &state, id, span));
+                guarded.append(&mut self.stop_early(fun, locals.counter, needs, span));
+                guarded.append(&mut captured);
                 *body = guarded;
             }
             out.push(statement, span);
@@ -64,43 +106,82 @@ impl Watchdog {
         out
     }
 
-    fn counter(&self, fun: &mut Function, id: u32, span: Span) -> Handle<Expression> {
-        let local = fun.local_variables.append(
-            LocalVariable {
-                name: Some(format!("wgstress_loop{id}")),
-                ty: self.u32_type,
-                init: None,
-            },
-            span,
-        );
-        fun.expressions
-            .append(Expression::LocalVariable(local), span)
+    fn locals(&mut self, fun: &mut Function, id: u32, span: Span) -> LoopLocals {
+        let mut local = |what: &str| {
+            let handle = fun.local_variables.append(
+                LocalVariable {
+                    name: Some(format!("wgstress_{what}{id}")),
+                    ty: self.watchdog.u32_type,
+                    init: None,
+                },
+                span,
+            );
+            self.ours.push(handle);
+            handle
+        };
+        LoopLocals {
+            counter: local("loop"),
+            previous: local("state"),
+            reads: local("reads"),
+        }
     }
 
-    /// `counter = 0u;` before the loop, so a loop nested in another starts from zero each time.
-    fn reset(&self, fun: &mut Function, counter: Handle<Expression>, span: Span) -> Block {
+    /// `counter = 0u; previous = 0u; reads = 0u;` before the loop, so a loop nested in another
+    /// starts afresh each time.
+    fn reset(&self, fun: &mut Function, locals: LoopLocals, span: Span) -> Block {
         let mut b = BlockBuilder::new(fun, span);
         let zero = b.u32(0);
+        for local in [locals.counter, locals.previous, locals.reads] {
+            let pointer = b.expr(Expression::LocalVariable(local));
+            b.statement(Statement::Store {
+                pointer,
+                value: zero,
+            });
+        }
+        b.finish()
+    }
+
+    /// `wgstress_step(id, counter, hash(reads, state...), &previous); reads = 0u;`: the
+    /// scheduler's look at this iteration, from what the one before left.
+    fn step(
+        &self,
+        fun: &mut Function,
+        locals: LoopLocals,
+        state: &[Handle<LocalVariable>],
+        id: u32,
+        span: Span,
+    ) -> Block {
+        let mut b = BlockBuilder::new(fun, span);
+        let site = b.u32(id);
+        let counter = b.expr(Expression::LocalVariable(locals.counter));
+        let count = b.expr(Expression::Load { pointer: counter });
+        let reads = b.expr(Expression::LocalVariable(locals.reads));
+        let mut hash = b.expr(Expression::Load { pointer: reads });
+        for local in state {
+            hash = self.types.mix_local(&mut b, hash, *local);
+        }
+        let previous = b.expr(Expression::LocalVariable(locals.previous));
+        b.call(self.watchdog.step, vec![site, count, hash, previous], false);
+        let zero = b.u32(0);
         b.statement(Statement::Store {
-            pointer: counter,
+            pointer: reads,
             value: zero,
         });
         b.finish()
     }
-
     /// `if (counter & 63u) == 0u { if wgstress_stopped() { break; } }`, with the uniform
     /// check in loops that hold barriers (and so run in uniform control flow), and none in
     /// loops with subgroup operations, which a non-uniform branch would break.
     fn stop_early(
         &self,
         fun: &mut Function,
-        counter: Handle<Expression>,
+        counter: Handle<LocalVariable>,
         needs: Needs,
         span: Span,
     ) -> Block {
         let check = match needs {
-            Needs::Nothing => self.stopped,
-            Needs::Workgroup => self.stopped_uniform,
+            Needs::Nothing => self.watchdog.stopped,
+            Needs::Workgroup => self.watchdog.stopped_uniform,
             Needs::Subgroup => return Block::new(),
         };
         let mut inner = BlockBuilder::new(fun, span);
@@ -112,6 +193,7 @@ impl Watchdog {
         let mut b = BlockBuilder::new(fun, span);
         let mask = b.u32(STOP_EVERY - 1);
         let zero = b.u32(0);
+        let counter = b.expr(Expression::LocalVariable(counter));
         let count = b.expr(Expression::Load { pointer: counter });
         let low = b.expr(Expression::Binary {
             op: BinaryOperator::And,
@@ -132,8 +214,9 @@ impl Watchdog {
     }
 
     /// `counter += 1u; if wgstress_watchdog(counter, id) { break; }` at the top of the body.
-    fn guard(&self, fun: &mut Function, counter: Handle<Expression>, id: u32, span: Span) -> Block {
+    fn guard(&self, fun: &mut Function, locals: LoopLocals, id: u32, span: Span) -> Block {
         let mut b = BlockBuilder::new(fun, span);
+        let counter = b.expr(Expression::LocalVariable(locals.counter));
         let one = b.u32(1);
         let site = b.u32(id);
         let count = b.expr(Expression::Load { pointer: counter });
@@ -147,7 +230,7 @@ impl Watchdog {
             value: next,
         });
         let stop = b
-            .call(self.check, vec![next, site], true)
+            .call(self.watchdog.check, vec![next, site], true)
             .expect("call with result");
         b.if_then(stop, Statement::Break);
         b.finish()

@@ -112,6 +112,7 @@ fn lab(app: App) -> (Shader, GpuLab) {
         sequence: None,
         spread: None,
         patch_words: None,
+        scheduling: Default::default(),
     };
     let config = EngineConfig::new(8, 1 << 12);
     let lab = GpuLab::open(shader.clone(), config, stress, Default::default()).unwrap();

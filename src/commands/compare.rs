@@ -2,7 +2,7 @@
 //! rounds; a table and a bar chart.
 
 use crate::notes::{emit, Notes};
-use crate::options::{AppOptions, BudgetOptions, SessionOptions, StressOptions};
+use crate::options::{AppOptions, BudgetOptions, ScheduleOptions, SessionOptions, StressOptions};
 use crate::plan::{paths, SessionPlan};
 use crate::present::progress::Progress;
 use crate::status::Status;
@@ -22,6 +22,8 @@ pub struct Args {
     budget: BudgetOptions,
     #[command(flatten)]
     stress: StressOptions,
+    #[command(flatten)]
+    schedule: ScheduleOptions,
     #[command(flatten)]
     session: SessionOptions,
     /// Rounds the budget is split into; every configuration runs once per round
@@ -61,7 +63,13 @@ pub struct Plan {
 }
 
 pub fn plan(args: &Args) -> Result<Plan> {
-    let session = SessionPlan::new(&args.app, &args.budget, &args.stress, &args.session)?;
+    let session = SessionPlan::new(
+        &args.app,
+        &args.budget,
+        &args.stress,
+        &args.session,
+        args.schedule.scheduling(),
+    )?;
     let mut outputs: Vec<(&str, &std::path::Path)> = session
         .inputs
         .iter()

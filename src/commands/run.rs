@@ -1,7 +1,7 @@
 //! `wgstress run`: one configuration, many runs, a summary.
 
 use crate::notes::{emit, Notes};
-use crate::options::{AppOptions, BudgetOptions, SessionOptions, StressOptions};
+use crate::options::{AppOptions, BudgetOptions, ScheduleOptions, SessionOptions, StressOptions};
 use crate::plan::SessionPlan;
 use crate::present::progress::Progress;
 use crate::status::Status;
@@ -20,6 +20,8 @@ pub struct Args {
     budget: BudgetOptions,
     #[command(flatten)]
     stress: StressOptions,
+    #[command(flatten)]
+    schedule: ScheduleOptions,
     #[command(flatten)]
     session: SessionOptions,
     /// Stress strategy
@@ -41,8 +43,10 @@ pub struct Args {
 
 /// What a raw run has none of: stress, its shape and iterations, the workgroup shuffle, the
 /// watchdog. Given with --raw, each would be ignored, so clap refuses it.
-const RAW_CONFLICTS: [&str; 12] = [
+const RAW_CONFLICTS: [&str; 14] = [
     "strategy",
+    "schedule",
+    "occupancy",
     "no_shuffle",
     "iterations",
     "stress_ratio",
@@ -65,7 +69,13 @@ pub struct Plan {
 }
 
 pub fn plan(args: &Args) -> Result<Plan> {
-    let mut session = SessionPlan::new(&args.app, &args.budget, &args.stress, &args.session)?;
+    let mut session = SessionPlan::new(
+        &args.app,
+        &args.budget,
+        &args.stress,
+        &args.session,
+        args.schedule.scheduling(),
+    )?;
     session.mode = if args.raw {
         Mode::Raw
     } else {

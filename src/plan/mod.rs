@@ -17,7 +17,7 @@ use wgstress_runtime::app::spec::App;
 use wgstress_runtime::gpu::engine::{Engine, EngineConfig, LoopStart, Mode};
 use wgstress_runtime::run::runner::Budget;
 use wgstress_runtime::stress::plan::{check_shape, Iterations, StressPlan};
-use wgstress_runtime::stress::strategy::StressShape;
+use wgstress_runtime::stress::strategy::{Scheduling, StressShape};
 
 /// What `run` and `compare` share.
 pub struct SessionPlan {
@@ -53,6 +53,7 @@ impl SessionPlan {
         budget: &BudgetOptions,
         stress: &StressOptions,
         session: &SessionOptions,
+        scheduling: Scheduling,
     ) -> Result<SessionPlan> {
         let (app, inputs) = load_app(app)?;
         let log = log_path(&session.log)?;
@@ -97,6 +98,7 @@ impl SessionPlan {
                 sequence: stress.sequence.clone(),
                 spread: stress.spread,
                 patch_words: stress.patch_words,
+                scheduling,
             },
             master_seed: session.master_seed.unwrap_or_else(random_seed),
             log,

@@ -36,6 +36,12 @@ fn stressed(d: &Drawn) -> String {
         options.push("--buffer-shuffle off".into());
     }
     options.push(format!("--watchdog-limit {}", d.watchdog_limit));
+    if d.scheduling.schedule.parks() {
+        options.push(format!("--schedule {}", d.scheduling.schedule));
+    }
+    if let Some(n) = d.scheduling.occupancy {
+        options.push(format!("--occupancy {n}"));
+    }
     options.join(" ")
 }
 
@@ -56,7 +62,18 @@ mod tests {
             shuffle: true,
             buffer_shuffle: false,
             watchdog_limit: 65536,
+            scheduling: Default::default(),
         }
+    }
+
+    #[test]
+    fn a_schedule_and_an_occupancy_are_part_of_the_replay() {
+        let mut d = drawn(Strategy::None);
+        d.scheduling.schedule = wgstress_runtime::stress::strategy::Schedule::Hsa;
+        d.scheduling.occupancy = Some(4);
+        let replay = options(&Replay::Stressed(d));
+        assert!(replay.ends_with("--schedule hsa --occupancy 4"), "{replay}");
+        assert!(!options(&Replay::Stressed(drawn(Strategy::None))).contains("--schedule"));
     }
 
     #[test]

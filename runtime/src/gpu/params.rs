@@ -1,10 +1,52 @@
 //! Writing a run's parameters into the uniform block, at the offsets the manifest gives.
 
-use crate::stress::strategy::RunParams;
+use crate::stress::strategy::{RunParams, CAP_FACTOR, STALL_CHECKS};
 use wgstress_instrument::manifest::Layout;
 
+/// How long a wait may see no progress before it is judged stalled, and a held workgroup be
+/// held, on one device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pacing {
+    /// Progress checks (one per 64 steps of an invocation) without progress.
+    pub stall_checks: u32,
+    /// Checks a held invocation makes at most before it runs anyway.
+    pub park_limit: u32,
+    /// Whether a stalled wait with nothing held must also pass the watchdog's limit to be a
+    /// hang.
+    pub hang_needs_limit: bool,
+}
+
+impl Pacing {
+    /// llvmpipe ends an invocation's loops after 65,535 iterations in all: there a wait is
+    /// judged after 4,096 steps and a workgroup held for at most 8,192 checks, leaving most
+    /// of that budget to the application; and as its threads are the operating system's (one
+    /// descheduled for a while holds up whoever waits for it), a stall with nothing held is a
+    /// hang only past the watchdog's limit.
+    pub fn for_adapter(name: &str) -> Pacing {
+        if name.contains("llvmpipe") {
+            Pacing {
+                stall_checks: 64,
+                park_limit: 8192,
+                hang_needs_limit: true,
+            }
+        } else {
+            Pacing {
+                stall_checks: STALL_CHECKS,
+                park_limit: u32::MAX,
+                hang_needs_limit: false,
+            }
+        }
+    }
+}
+
 /// Fills `out` (one params block) with `run`'s values for an application of `workgroups`.
-pub fn encode(run: &RunParams, workgroups: [u32; 3], layout: &Layout, out: &mut [u8]) {
+pub fn encode(
+    run: &RunParams,
+    pacing: Pacing,
+    workgroups: [u32; 3],
+    layout: &Layout,
+    out: &mut [u8],
+) {
     let mut put = |name: &str, index: u32, value: u32| {
         let base = layout
             .offset(name)
@@ -31,6 +73,26 @@ pub fn encode(run: &RunParams, workgroups: [u32; 3], layout: &Layout, out: &mut 
     put("seed", 0, run.seed as u32 ^ (run.seed >> 32) as u32);
     put("app_enabled", 0, u32::from(run.app_enabled));
     put("placement", 0, run.placement.code());
+    put("schedule", 0, run.schedule.code());
+    put("victim", 0, run.victim.unwrap_or(u32::MAX));
+    put("park_step", 0, run.park_step);
+    put("occupancy", 0, run.occupancy);
+    put("stall_checks", 0, pacing.stall_checks);
+    put("park_limit", 0, pacing.park_limit);
+    put(
+        "hang_floor",
+        0,
+        if pacing.hang_needs_limit {
+            run.watchdog_limit
+        } else {
+            0
+        },
+    );
+    put(
+        "watchdog_cap",
+        0,
+        run.watchdog_limit.saturating_mul(CAP_FACTOR),
+    );
     for (i, patch) in run.patches.iter().enumerate() {
         put("patches", i as u32, *patch);
     }

@@ -16,7 +16,7 @@ use crate::gpu::buffers::{app_buffers, AppBuffer, Own, Sizes};
 use crate::gpu::device::{end_scope, shader_pipeline, Gpu};
 use crate::gpu::interface::{match_bindings, Use};
 use crate::gpu::layout::LAYOUTS;
-use crate::gpu::params::encode;
+use crate::gpu::params::{encode, Pacing};
 use crate::gpu::program::{Program, Unit};
 use crate::gpu::readback::ReadBack;
 use crate::run::record::Record;
@@ -150,7 +150,7 @@ impl Session {
             self.sizes.batch
         );
         gpu.queue
-            .write_buffer(&self.own.params, 0, &self.params(runs));
+            .write_buffer(&self.own.params, 0, &self.params(runs, gpu));
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
         encoder.clear_buffer(&self.own.results, 0, None);
         for (i, run) in runs.iter().enumerate() {
@@ -177,8 +177,9 @@ impl Session {
     }
 
     /// The params blocks of a batch of `runs`: each stage's of each run.
-    fn params(&self, runs: &[RunParams]) -> Vec<u8> {
+    fn params(&self, runs: &[RunParams], gpu: &Gpu) -> Vec<u8> {
         let layout = &self.manifests[0].params;
+        let pacing = Pacing::for_adapter(&gpu.info.name);
         let mut bytes =
             vec![0u8; self.sizes.params_stride as usize * runs.len() * self.sizes.slots];
         for (i, run) in runs.iter().enumerate() {
@@ -187,6 +188,7 @@ impl Session {
                 let at = (i * self.sizes.slots + stage.slot) * self.sizes.params_stride as usize;
                 encode(
                     &run.for_dispatch(groups, stage.stress),
+                    pacing,
                     stage.workgroups,
                     layout,
                     &mut bytes[at..at + layout.size as usize],

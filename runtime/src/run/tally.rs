@@ -135,6 +135,10 @@ pub struct Counts {
     pub pass: u64,
     pub postcondition: u64,
     pub assertion: u64,
+    #[serde(default)]
+    pub starved: u64,
+    #[serde(default)]
+    pub hang: u64,
     pub watchdog: u64,
     pub device_lost: u64,
 }
@@ -146,6 +150,8 @@ impl From<&BTreeMap<Outcome, u64>> for Counts {
             pass: get(Outcome::Pass),
             postcondition: get(Outcome::Postcondition),
             assertion: get(Outcome::Assertion),
+            starved: get(Outcome::Starved),
+            hang: get(Outcome::Hang),
             watchdog: get(Outcome::Watchdog),
             device_lost: get(Outcome::DeviceLost),
         }
@@ -164,10 +170,12 @@ impl std::fmt::Display for Counts {
 
 impl Counts {
     /// Runs per failing outcome, in the order the summary prints them.
-    fn failing_kinds(&self) -> [(&'static str, u64); 4] {
+    fn failing_kinds(&self) -> [(&'static str, u64); 6] {
         [
             ("postcondition", self.postcondition),
             ("assertion", self.assertion),
+            ("starved", self.starved),
+            ("hang", self.hang),
             ("watchdog", self.watchdog),
             ("device lost", self.device_lost),
         ]
@@ -196,7 +204,10 @@ pub fn describe(r: &RunResult, manifests: &[&Manifest]) -> String {
     let manifest = manifests[block.min(manifests.len() - 1)];
     let text = describe_in(r, manifest);
     // A postcondition's failure names its own file and entry point already.
-    let in_dispatch = matches!(r.outcome, Outcome::Watchdog | Outcome::Assertion);
+    let in_dispatch = matches!(
+        r.outcome,
+        Outcome::Watchdog | Outcome::Assertion | Outcome::Starved | Outcome::Hang
+    );
     if manifests.len() > 1 && in_dispatch {
         format!(
             "dispatch {} (`{}`): {text}",
@@ -229,6 +240,12 @@ fn describe_in(r: &RunResult, manifest: &Manifest) -> String {
             "assertion failed at {}",
             at(&r.record.assertion, &manifest.hooks)
         ),
+        Outcome::Starved => starved(r, manifest),
+        Outcome::Hang => format!(
+            "no progress: {} waited while nothing got anywhere (a deadlock, or a livelock that changes nothing); every loop was stopped{}",
+            waits(&r.record.scheduler, manifest),
+            held(r, manifest).map_or(String::new(), |h| format!(" ({h} before, and released)"))
+        ),
         Outcome::Postcondition if r.record.postcondition.count > 0 => {
             format!(
                 "postcondition failed at {}",
@@ -241,6 +258,67 @@ fn describe_in(r: &RunResult, manifest: &Manifest) -> String {
         }
         Outcome::DeviceLost => "the device was lost during this run's batch".into(),
     }
+}
+
+/// "workgroup 3 at f.wgsl:40:5 (in main), workgroup 7 at ..." for the waits a run recorded.
+fn waits(scheduler: &crate::run::record::Scheduler, manifest: &Manifest) -> String {
+    let waits = scheduler.waits();
+    let mut parts: Vec<String> = waits
+        .iter()
+        .map(|(group, site)| format!("workgroup {group} at {}", loop_at(*site, manifest)))
+        .collect();
+    if scheduler.waiters as usize > waits.len() {
+        parts.push(format!("{} stalled wait(s) in all", scheduler.waiters));
+    }
+    if parts.is_empty() {
+        "no wait recorded".into()
+    } else {
+        parts.join(", ")
+    }
+}
+
+fn loop_at(site: u32, manifest: &Manifest) -> String {
+    manifest
+        .loops
+        .get(site as usize)
+        .map_or_else(|| format!("loop {site}"), |s| s.describe(&manifest.source))
+}
+
+/// Who the scheduler held back and where, if anyone.
+fn held(r: &RunResult, manifest: &Manifest) -> Option<String> {
+    let s = &r.record.scheduler;
+    match (r.params.victim, s.victim_parked) {
+        (Some(victim), 1) => Some(format!("workgroup {victim} was held at its start")),
+        (Some(victim), n) if n > 1 => Some(format!(
+            "workgroup {victim} was held at its step {} in {}",
+            n - 1,
+            loop_at(s.victim_site.saturating_sub(1), manifest)
+        )),
+        _ if s.admissions_held > 0 => Some(format!(
+            "{} workgroup(s) waited to start for a free slot (occupancy {})",
+            s.admissions_held, r.params.occupancy
+        )),
+        _ => None,
+    }
+}
+
+/// Who was held, where, under which model, and who waited for it.
+fn starved(r: &RunResult, manifest: &Manifest) -> String {
+    let s = &r.record.scheduler;
+    let schedule = r.params.schedule;
+    let held = held(r, manifest).unwrap_or_else(|| "a workgroup was held".into());
+    let why = if s.admissions_held > 0 && r.params.victim.is_none() {
+        format!(
+            "a GPU that runs {} workgroup(s) at once never starts the others while these wait",
+            r.params.occupancy
+        )
+    } else {
+        format!("{schedule} does not guarantee that it runs")
+    };
+    format!(
+        "starved under {schedule}: {held} while {} waited: {why}; released, the run completed",
+        waits(s, manifest)
+    )
 }
 
 #[cfg(test)]
@@ -263,7 +341,7 @@ mod tests {
         assert_eq!(some.failing(), "postcondition 700, watchdog 3");
         assert_eq!(
             some.to_string(),
-            "pass 5, postcondition 700, assertion 0, watchdog 3, device lost 0"
+            "pass 5, postcondition 700, assertion 0, starved 0, hang 0, watchdog 3, device lost 0"
         );
     }
 }

@@ -6,7 +6,7 @@ use crate::error::{Error, Result};
 use crate::gpu::engine::{Calibration, Engine, PROBE_ITERATIONS};
 use crate::run::runner::Budget;
 use crate::stress::profile::shape_for;
-use crate::stress::strategy::{Placement, Sequence, Settings, Strategy, StressShape};
+use crate::stress::strategy::{Placement, Scheduling, Sequence, Settings, Strategy, StressShape};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -38,6 +38,7 @@ pub struct StressPlan {
     pub sequence: Option<Sequence>,
     pub spread: Option<u32>,
     pub patch_words: Option<u32>,
+    pub scheduling: Scheduling,
 }
 
 impl StressPlan {
@@ -91,6 +92,7 @@ impl StressPlan {
             stress_fraction: self.stress_fraction,
             placement: self.placement,
             buffer_shuffle: self.buffer_shuffle,
+            scheduling: self.scheduling,
         }
     }
 
@@ -107,6 +109,7 @@ impl StressPlan {
             stress_fraction: self.stress_fraction,
             placement: self.placement,
             buffer_shuffle: false,
+            scheduling: self.scheduling,
         }
     }
 

@@ -3,6 +3,7 @@
 use rand::seq::index::sample;
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
+pub use wgstress_instrument::Schedule;
 
 /// Each strategy is described once, in the instrumenter, whose library switches on its code.
 pub use wgstress_instrument::Strategy;
@@ -195,7 +196,25 @@ pub struct Settings {
     pub placement: Placement,
     /// Each run binds the application's storage buffers at one of `layout::LAYOUTS` offsets.
     pub buffer_shuffle: bool,
+    /// The progress model runs are scheduled under, and the occupancy bound.
+    pub scheduling: Scheduling,
 }
+
+/// Which workgroups a run may hold back: a progress model's parking, an occupancy bound.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Scheduling {
+    pub schedule: Schedule,
+    /// At most this many application workgroups run at once (`None`: as the device runs them).
+    pub occupancy: Option<u32>,
+}
+
+/// Progress checks (one per 64 steps of an invocation) a wait may see no progress in before
+/// it is judged stalled: about 16,000 iterations of a spin loop, well within llvmpipe's
+/// 65,535 and about a millisecond of one on a CPU driver.
+pub const STALL_CHECKS: u32 = 256;
+
+/// A loop leaves, progress or not, past this many times the watchdog's limit.
+pub const CAP_FACTOR: u32 = 16;
 
 /// What a run's parameters were drawn from, as it ran: with its seed, this replays it (the
 /// CLI renders it as `wgstress run` options). The adaptive shape and the learned loop limit
@@ -224,6 +243,8 @@ pub struct Drawn {
     pub shuffle: bool,
     pub buffer_shuffle: bool,
     pub watchdog_limit: u32,
+    #[serde(default)]
+    pub scheduling: Scheduling,
 }
 
 impl Settings {
@@ -256,6 +277,7 @@ impl Settings {
             shuffle: self.shuffle,
             buffer_shuffle: self.buffer_shuffle,
             watchdog_limit: self.watchdog_limit,
+            scheduling: self.scheduling,
         }
     }
 
@@ -291,6 +313,17 @@ pub struct RunParams {
     /// Which buffer layout the run binds (0: the buffers as allocated).
     #[serde(default)]
     pub layout: u32,
+    #[serde(default)]
+    pub schedule: Schedule,
+    /// The application workgroup (linear id) the schedule holds back, if any.
+    #[serde(default)]
+    pub victim: Option<u32>,
+    /// The victim's step it is parked at (0: at its start).
+    #[serde(default)]
+    pub park_step: u32,
+    /// At most this many application workgroups run at once (0: any).
+    #[serde(default)]
+    pub occupancy: u32,
 }
 
 impl RunParams {
@@ -329,6 +362,12 @@ impl RunParams {
         } else {
             0
         };
+        let schedule = settings.scheduling.schedule;
+        let (victim, park_step) = if schedule.parks() && app_groups > 0 {
+            victim(&mut rng, schedule, app_groups, shuffle_mul, shuffle_add)
+        } else {
+            (None, 0)
+        };
         RunParams {
             seed,
             strategy: settings.strategy,
@@ -350,8 +389,47 @@ impl RunParams {
             app_enabled: true,
             placement: settings.placement,
             layout,
+            schedule,
+            victim,
+            park_step,
+            occupancy: settings.scheduling.occupancy.unwrap_or(0),
         }
     }
+}
+
+/// The workgroup a run under `schedule` holds back, and at which of its steps. Steered toward
+/// the ones others wait for: half the time one of the first four the device starts (a lock's
+/// first holders, the first tiles of a chained scan), and under HSA and unfair more often
+/// after its first steps than at its start (holding what it took: a lock, a tile, a flag it
+/// has still to set). OBE and LOBE hold a workgroup only before its first step.
+fn victim(
+    rng: &mut impl Rng,
+    schedule: Schedule,
+    app_groups: u32,
+    shuffle_mul: u32,
+    shuffle_add: u32,
+) -> (Option<u32>, u32) {
+    let rank = if rng.random_bool(0.5) {
+        rng.random_range(0..app_groups.min(4))
+    } else {
+        rng.random_range(0..app_groups)
+    };
+    // The id wgstress_role gives the application workgroup dispatched rank-th.
+    let id = ((u64::from(rank) * u64::from(shuffle_mul) % u64::from(app_groups)
+        + u64::from(shuffle_add))
+        % u64::from(app_groups)) as u32;
+    let step = match schedule {
+        Schedule::Fair | Schedule::Obe | Schedule::Lobe => 0,
+        Schedule::Hsa | Schedule::Unfair => {
+            if rng.random_bool(0.25) {
+                0
+            } else {
+                let octave = rng.random_range(0..7u32);
+                rng.random_range((1u32 << octave)..=(2u32 << octave))
+            }
+        }
+    };
+    (Some(id), step)
 }
 
 /// Stress workgroups for a fraction of the application's.
@@ -439,6 +517,7 @@ mod tests {
             stress_fraction: (0.15, 0.5),
             placement: Placement::Interleaved,
             buffer_shuffle: true,
+            scheduling: Default::default(),
         }
     }
 

@@ -22,6 +22,7 @@ pub fn settings(strategy: Strategy, shuffle: bool) -> Settings {
         stress_fraction: (0.15, 0.5),
         placement: Default::default(),
         buffer_shuffle: true,
+        scheduling: Default::default(),
     }
 }
 

@@ -85,7 +85,13 @@ pub fn plan(app: &AppOptions, args: &SearchOptions, output: Option<&Path>) -> Re
         timeout: args.timeout,
         until_failures: None,
     };
-    let session = SessionPlan::new(app, &budget, &args.stress, &args.session)?;
+    let session = SessionPlan::new(
+        app,
+        &budget,
+        &args.stress,
+        &args.session,
+        Default::default(),
+    )?;
     super::stressed(&session.app)?;
     if let Some(out) = output {
         if session.app.pipeline.is_empty() {

@@ -206,6 +206,7 @@ fn settings(strategy: Strategy) -> Settings {
         stress_fraction: (0.15, 0.5),
         placement: Default::default(),
         buffer_shuffle: true,
+        scheduling: Default::default(),
     }
 }
 
