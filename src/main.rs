@@ -58,6 +58,9 @@ enum Command {
     /// Merge campaign logs of every shard, host and GPU into one report; judge it against a
     /// baseline
     Merge(commands::merge::Args),
+    /// Run an application under the schedulers other GPUs have (progress models, occupancy
+    /// bounds): which waits starve, and the weakest model it needs
+    Progress(commands::progress::Args),
     /// List the bundled applications
     Apps,
     /// List the GPU adapters wgpu finds
@@ -113,6 +116,9 @@ fn execute(cli: Cli) -> anyhow::Result<Status> {
             commands::campaign::execute(commands::campaign::plan(&args, &check_item)?, notes)
         }
         Command::Merge(args) => commands::merge::execute(commands::merge::plan(&args)?, notes),
+        Command::Progress(args) => {
+            commands::progress::execute(commands::progress::plan(&args)?, notes)
+        }
         Command::Apps => commands::apps::list(),
         Command::Adapters => commands::apps::adapters(),
     }

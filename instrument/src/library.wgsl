@@ -190,11 +190,10 @@ fn wgstress_may_park(at_start: bool) -> bool {
 // Whether a held workgroup should run now although no stall released it: nobody else ran
 // for a while, neither getting anywhere nor waiting (the device has no room beside it, or all
 // others finished: a scheduler of any model then runs it), or it was held for `park_limit`
-// checks. `seen`, `idle` and `held` are the holder's own. Each check reads the progress count
-// after 64 read-modify-writes, so that a check lasts longer than a step of a wait.
+// checks. `seen`, `idle` and `held` are the holder's own.
 fn wgstress_held_enough(seen: ptr<function, u32>, idle: ptr<function, u32>, held: ptr<function, u32>) -> bool {
-    let p = wgstress_reread(0u) - wgstress_reread(0u) + atomicLoad(&wgstress_results.progress);
-    let activity = p + atomicLoad(&wgstress_results.idle_checks);
+    wgstress_sink(wgstress_delay(*held));
+    let activity = atomicLoad(&wgstress_results.progress) + atomicLoad(&wgstress_results.idle_checks);
     *held += 1u;
     if *held >= wgstress_params.park_limit {
         return true;
@@ -208,26 +207,43 @@ fn wgstress_held_enough(seen: ptr<function, u32>, idle: ptr<function, u32>, held
     return *idle > 4096u;
 }
 
-// The progress count, after 32 read-modify-writes of the sink that no compiler may merge or
-// drop, so that a held invocation's check lasts longer than a step of a wait (llvmpipe counts
-// loop iterations, not time). No loop: llvmpipe would count its iterations.
-fn wgstress_reread(p: u32) -> u32 {
-    var q = wgstress_rmw8(p);
-    q = wgstress_rmw8(q);
-    q = wgstress_rmw8(q);
-    q = wgstress_rmw8(q);
-    return max(q, atomicLoad(&wgstress_results.progress));
-}
-
-fn wgstress_rmw8(p: u32) -> u32 {
-    var q = p + atomicAdd(&wgstress_results.sink, 0u);
-    q += atomicAdd(&wgstress_results.sink, 0u);
-    q += atomicAdd(&wgstress_results.sink, 0u);
-    q += atomicAdd(&wgstress_results.sink, 0u);
-    q += atomicAdd(&wgstress_results.sink, 0u);
-    q += atomicAdd(&wgstress_results.sink, 0u);
-    q += atomicAdd(&wgstress_results.sink, 0u);
-    return q + atomicAdd(&wgstress_results.sink, 0u);
+// A delay of 32 dependent divisions by a value the compiler cannot know, so that a held
+// invocation's check lasts about as long as a step of a wait (llvmpipe counts loop
+// iterations, not time). No loop: llvmpipe would count its iterations.
+fn wgstress_delay(x: u32) -> u32 {
+    let d = wgstress_params.stall_checks | 1u;
+    var y = x | 0x80000000u;
+    y = (y / d) | 0x80000000u;
+    y = (y / d) | 0x80000000u;
+    y = (y / d) | 0x80000000u;
+    y = (y / d) | 0x80000000u;
+    y = (y / d) | 0x80000000u;
+    y = (y / d) | 0x80000000u;
+    y = (y / d) | 0x80000000u;
+    y = (y / d) | 0x80000000u;
+    y = (y / d) | 0x80000000u;
+    y = (y / d) | 0x80000000u;
+    y = (y / d) | 0x80000000u;
+    y = (y / d) | 0x80000000u;
+    y = (y / d) | 0x80000000u;
+    y = (y / d) | 0x80000000u;
+    y = (y / d) | 0x80000000u;
+    y = (y / d) | 0x80000000u;
+    y = (y / d) | 0x80000000u;
+    y = (y / d) | 0x80000000u;
+    y = (y / d) | 0x80000000u;
+    y = (y / d) | 0x80000000u;
+    y = (y / d) | 0x80000000u;
+    y = (y / d) | 0x80000000u;
+    y = (y / d) | 0x80000000u;
+    y = (y / d) | 0x80000000u;
+    y = (y / d) | 0x80000000u;
+    y = (y / d) | 0x80000000u;
+    y = (y / d) | 0x80000000u;
+    y = (y / d) | 0x80000000u;
+    y = (y / d) | 0x80000000u;
+    y = (y / d) | 0x80000000u;
+    return y / d;
 }
 
 // Holds the calling invocation while the model lets its workgroup wait and no stall released

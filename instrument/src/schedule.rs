@@ -76,11 +76,11 @@ impl Schedule {
     /// What a programmer's GPU must give for a wait that needs this model, in a phrase.
     pub fn in_practice(self) -> &'static str {
         match self {
-            Schedule::Fair => "a fair scheduler: hangs on GPUs that run workgroups in id order without preemption (every GPU tested so far)",
-            Schedule::Obe => "OBE: hangs on GPUs that do not keep running a started workgroup (none seen so far; NVIDIA, AMD, Intel, Apple, ARM and Qualcomm give it)",
-            Schedule::Hsa => "HSA: hangs on GPUs that may starve the lowest-id unfinished workgroup",
-            Schedule::Lobe => "LOBE: hangs on Apple and ARM GPUs, which were seen not to give it",
-            Schedule::Unfair => "nothing: terminates under any scheduler",
+            Schedule::Fair => "hangs where workgroups wait for a free compute unit in id order without preemption, as on every GPU tested so far once it is full",
+            Schedule::Obe => "hangs on GPUs that do not keep running a started workgroup (every GPU of the seed's campaign gave OBE)",
+            Schedule::Hsa => "hangs on GPUs that may starve the lowest-id unfinished workgroup",
+            Schedule::Lobe => "hangs on Apple and ARM GPUs, which were seen not to give LOBE",
+            Schedule::Unfair => "terminates under any scheduler",
         }
     }
 

@@ -10,5 +10,6 @@ pub mod mutants;
 pub mod numbers;
 pub mod profile;
 pub mod progress;
+pub mod progress_report;
 pub mod replay;
 pub mod summary;

@@ -18,15 +18,15 @@ pub struct Pacing {
 
 impl Pacing {
     /// llvmpipe ends an invocation's loops after 65,535 iterations in all: there a wait is
-    /// judged after 4,096 steps and a workgroup held for at most 8,192 checks, leaving most
+    /// judged after 1,024 steps and a workgroup held for at most 16,384 checks, leaving most
     /// of that budget to the application; and as its threads are the operating system's (one
     /// descheduled for a while holds up whoever waits for it), a stall with nothing held is a
     /// hang only past the watchdog's limit.
     pub fn for_adapter(name: &str) -> Pacing {
         if name.contains("llvmpipe") {
             Pacing {
-                stall_checks: 64,
-                park_limit: 8192,
+                stall_checks: 16,
+                park_limit: 16384,
                 hang_needs_limit: true,
             }
         } else {

@@ -7,6 +7,7 @@ pub mod compare;
 pub mod log;
 pub mod loop_limit;
 pub mod pace;
+pub mod progress;
 pub mod record;
 pub mod runner;
 pub mod stats;

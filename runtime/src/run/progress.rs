@@ -1,0 +1,153 @@
+//! What runs under each progress model say about an application: per model, whether its waits
+//! ended (every run completed without starving) or some wait starved; and from the models'
+//! verdicts, the weakest model the application needs (Table 1 of the progress-models seed:
+//! unfair is weaker than HSA and OBE, which are incomparable, each weaker than LOBE, which is
+//! weaker than fair).
+
+use crate::run::tally::Counts;
+use serde::Serialize;
+use wgstress_instrument::Schedule;
+
+/// What a model's runs showed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// Every run ended without a starved wait.
+    Terminates,
+    /// Some run's wait starved: the model does not guarantee the application ends.
+    Starves,
+    /// No run ended cleanly enough to tell: runs hung with nothing held back, were stopped by
+    /// the watchdog, or none ran.
+    Inconclusive,
+}
+
+impl Verdict {
+    /// The verdict of a model's runs, from their outcomes. A failed check does not decide it
+    /// (a run that starved was released and may then compute wrongly; one that did not starve
+    /// fails for another reason, which `run` shows), a hang with nothing held back does.
+    pub fn of(runs: u64, counts: &Counts) -> Verdict {
+        if counts.starved > 0 {
+            Verdict::Starves
+        } else if runs == 0 || counts.hang > 0 || counts.watchdog > 0 || counts.device_lost > 0 {
+            Verdict::Inconclusive
+        } else {
+            Verdict::Terminates
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Terminates => "terminates",
+            Verdict::Starves => "starves",
+            Verdict::Inconclusive => "inconclusive",
+        }
+    }
+}
+
+/// The weakest models under which the application terminated: what it needs of a GPU.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Needs {
+    /// The weakest models it terminated under (two where HSA and OBE both hold, which are
+    /// incomparable); empty when it starved even under fair or nothing was conclusive.
+    pub models: Vec<Schedule>,
+    /// What that means in practice, in a sentence.
+    pub meaning: String,
+}
+
+/// The weakest models among those that terminated, given each model's verdict.
+pub fn needs(verdicts: &[(Schedule, Verdict)]) -> Needs {
+    let terminates = |s: Schedule| {
+        verdicts
+            .iter()
+            .any(|(m, v)| *m == s && *v == Verdict::Terminates)
+    };
+    let models: Vec<Schedule> = if terminates(Schedule::Unfair) {
+        vec![Schedule::Unfair]
+    } else {
+        let semi: Vec<Schedule> = [Schedule::Hsa, Schedule::Obe]
+            .into_iter()
+            .filter(|s| terminates(*s))
+            .collect();
+        if !semi.is_empty() {
+            semi
+        } else if terminates(Schedule::Lobe) {
+            vec![Schedule::Lobe]
+        } else if terminates(Schedule::Fair) {
+            vec![Schedule::Fair]
+        } else {
+            Vec::new()
+        }
+    };
+    let meaning = match models.as_slice() {
+        [] => "no model under which every run ended: see the runs".to_string(),
+        [Schedule::Unfair] => "needs nothing: its waits end under any scheduler".to_string(),
+        [one] => format!("needs {}: {}", one.name().to_uppercase(), one.in_practice()),
+        _ => "needs HSA or OBE (either suffices): ends on every GPU tested so far".to_string(),
+    };
+    Needs { models, meaning }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn counts(pass: u64, starved: u64, hang: u64) -> Counts {
+        Counts {
+            pass,
+            starved,
+            hang,
+            ..Counts::default()
+        }
+    }
+
+    #[test]
+    fn a_starved_run_decides_and_a_hang_leaves_it_open() {
+        assert_eq!(Verdict::of(10, &counts(10, 0, 0)), Verdict::Terminates);
+        assert_eq!(Verdict::of(10, &counts(9, 1, 0)), Verdict::Starves);
+        assert_eq!(Verdict::of(10, &counts(9, 0, 1)), Verdict::Inconclusive);
+        assert_eq!(Verdict::of(0, &counts(0, 0, 0)), Verdict::Inconclusive);
+        let failed_check = Counts {
+            pass: 9,
+            postcondition: 1,
+            ..Counts::default()
+        };
+        assert_eq!(Verdict::of(10, &failed_check), Verdict::Terminates);
+    }
+
+    fn verdicts(terminating: &[Schedule]) -> Vec<(Schedule, Verdict)> {
+        Schedule::ALL
+            .iter()
+            .map(|s| {
+                let v = if terminating.contains(s) {
+                    Verdict::Terminates
+                } else {
+                    Verdict::Starves
+                };
+                (*s, v)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_weakest_models_follow_the_seeds_order() {
+        use Schedule::*;
+        // The look-back without fallback: fair, OBE and LOBE, not HSA.
+        assert_eq!(needs(&verdicts(&[Fair, Obe, Lobe])).models, vec![Obe]);
+        // The mutex: OBE, not HSA; producer-consumer increasing id: HSA, not OBE.
+        assert_eq!(needs(&verdicts(&[Fair, Lobe, Hsa])).models, vec![Hsa]);
+        // Decreasing id: fair only.
+        let fair = needs(&verdicts(&[Fair]));
+        assert_eq!(fair.models, vec![Fair]);
+        assert!(fair.meaning.starts_with("needs FAIR"), "{}", fair.meaning);
+        // Both semi-fair models: either suffices.
+        assert_eq!(
+            needs(&verdicts(&[Fair, Lobe, Hsa, Obe])).models,
+            vec![Hsa, Obe]
+        );
+        // The fallback: everything.
+        assert_eq!(needs(&verdicts(&Schedule::ALL)).models, vec![Unfair]);
+        assert!(needs(&verdicts(&[])).models.is_empty());
+        let lobe = needs(&verdicts(&[Fair, Lobe]));
+        assert!(lobe.meaning.contains("Apple and ARM"), "{}", lobe.meaning);
+    }
+}

@@ -1,0 +1,275 @@
+//! `wgstress progress APP`: the application under each progress model (fair, OBE, HSA, LOBE,
+//! unfair: Table 1 of the progress-models seed) and under occupancy bounds of 1, 2, 4, ...
+//! workgroups, each for the same budget; per model whether it terminates or starves, the wait
+//! that starves and the run that replays it; the weakest model it needs.
+
+use crate::notes::{emit, Notes};
+use crate::options::{
+    AppOptions, BudgetOptions, SessionOptions, SizeArg, StressOptions, VariantArg,
+};
+use crate::plan::SessionPlan;
+use crate::present::progress::Progress;
+use crate::status::Status;
+use anyhow::Result;
+use serde::Serialize;
+use std::time::Duration;
+use wgstress_runtime::run::log::JsonLog;
+use wgstress_runtime::run::progress::{needs, Needs, Verdict};
+use wgstress_runtime::run::runner::{self, RunConfig, Summary};
+use wgstress_runtime::stress::strategy::{Schedule, Scheduling, Strategy};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// A bundled application (see `wgstress apps`) or an app spec (.toml), run under each
+    /// progress model
+    app: String,
+    /// Which variant of a bundled application [default: fixed]
+    #[arg(long, value_enum)]
+    variant: Option<VariantArg>,
+    /// Problem size of a bundled application [default: small]
+    #[arg(long, value_enum)]
+    size: Option<SizeArg>,
+    /// The application's @compute entry point, where the shader has several
+    #[arg(long)]
+    entry: Option<String>,
+    /// A @compute entry point that checks the results on the GPU
+    #[arg(long)]
+    postcondition: Option<String>,
+    #[command(flatten)]
+    budget: BudgetOptions,
+    #[command(flatten)]
+    stress: StressOptions,
+    #[command(flatten)]
+    session: SessionOptions,
+    /// Memory stress beside the application (none: the scheduler alone)
+    #[arg(long, value_parser = crate::options::strategies(), default_value = "none")]
+    strategy: Strategy,
+    /// The progress models to run under, comma-separated
+    #[arg(
+        long,
+        value_parser = crate::options::schedules(),
+        value_delimiter = ',',
+        default_value = "fair,obe,hsa,lobe,unfair"
+    )]
+    models: Vec<Schedule>,
+    /// Skip the occupancy bounds (1, 2, 4, ... workgroups at once, under the fair model)
+    #[arg(long)]
+    no_occupancy: bool,
+}
+
+/// Seconds each model runs for when neither --runs nor --time is given.
+const DEFAULT_SECONDS: u64 = 5;
+
+/// A validated `progress APP`.
+pub struct Plan {
+    session: SessionPlan,
+    strategy: Strategy,
+    /// The configurations, in order: each model, then each occupancy bound.
+    configs: Vec<Scheduling>,
+    /// How the app was named, for replay commands.
+    app_args: String,
+}
+
+pub fn plan(args: &Args) -> Result<Plan> {
+    let app = AppOptions {
+        app: args.app.clone(),
+        variant: args.variant,
+        size: args.size,
+        entry: args.entry.clone(),
+        postcondition: args.postcondition.clone(),
+    };
+    let mut session = SessionPlan::new(
+        &app,
+        &args.budget,
+        &args.stress,
+        &args.session,
+        Scheduling::default(),
+    )?;
+    if args.budget.runs.is_none() && args.budget.time.is_none() {
+        session.budget.runs = None;
+        session.budget.time = Some(Duration::from_secs(DEFAULT_SECONDS));
+    }
+    let mut models = args.models.clone();
+    models.dedup();
+    let mut configs: Vec<Scheduling> = models
+        .iter()
+        .map(|&schedule| Scheduling {
+            schedule,
+            occupancy: None,
+        })
+        .collect();
+    if !args.no_occupancy {
+        let app = &session.app;
+        let groups = app
+            .pipeline
+            .iter()
+            .map(|d| d.workgroups)
+            .chain(std::iter::once(app.workgroups))
+            .map(|w| w.iter().product::<u32>())
+            .max()
+            .unwrap_or(1);
+        let mut n = 1u32;
+        while n < groups {
+            configs.push(Scheduling {
+                schedule: Schedule::Fair,
+                occupancy: Some(n),
+            });
+            n = n.saturating_mul(2);
+        }
+    }
+    let mut app_args = args.app.clone();
+    if let Some(v) = args.variant {
+        app_args.push_str(&format!(" --variant {}", arg_name(v)));
+    }
+    if let Some(s) = args.size {
+        app_args.push_str(&format!(" --size {}", arg_name(s)));
+    }
+    if let Some(e) = &args.entry {
+        app_args.push_str(&format!(" --entry {e}"));
+    }
+    Ok(Plan {
+        session,
+        strategy: args.strategy,
+        configs,
+        app_args,
+    })
+}
+
+/// One configuration's result.
+#[derive(Serialize)]
+pub struct ModelResult {
+    pub model: Schedule,
+    /// At most this many workgroups ran at once (`None`: as the device ran them).
+    pub occupancy: Option<u32>,
+    pub verdict: Verdict,
+    pub runs: u64,
+    pub starved_runs: u64,
+    /// Runs that failed otherwise (a check, a hang with nothing held back, the watchdog).
+    pub other_failures: u64,
+    /// The first starved (or failed) run: what waited for whom.
+    pub wait: Option<String>,
+    /// The `wgstress run` command that replays it.
+    pub replay: Option<String>,
+}
+
+#[derive(Serialize)]
+pub struct Report {
+    pub app: String,
+    pub adapter: String,
+    pub models: Vec<ModelResult>,
+    pub occupancy: Vec<ModelResult>,
+    pub needs: Needs,
+    /// Whether it starved under some occupancy bound below its workgroup count.
+    pub needs_occupancy: Option<u32>,
+}
+
+pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
+    let session = &plan.session;
+    let mut engine = session.engine()?;
+    super::super::announce(&engine, notes);
+    let (shape, _) = session.stress.shape(&engine)?;
+    let (base, _) =
+        session
+            .stress
+            .settings(&mut engine, plan.strategy, true, &shape, &session.budget)?;
+    let mut log = session.log.as_deref().map(JsonLog::append_to).transpose()?;
+    let mut results = Vec::new();
+    for (i, scheduling) in plan.configs.iter().enumerate() {
+        let mut settings = base.clone();
+        settings.scheduling = *scheduling;
+        notes.note(&format!("progress: {}", label(scheduling)));
+        let config = RunConfig {
+            settings,
+            budget: session.budget.clone(),
+            master_seed: session
+                .master_seed
+                .wrapping_add((i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)),
+            replay: None,
+            adaptive: false,
+            calibration: None,
+            stop: crate::interrupt::stop_flag(notes.on),
+        };
+        let mut progress = Progress::runs(&config.budget, notes.on && !session.json, notes.on);
+        let summary = runner::run(&mut engine, &config, log.as_mut(), &mut |e| {
+            progress.on_event(e)
+        })?;
+        progress.finish();
+        let interrupted = summary.stopped.is_some();
+        results.push(result(*scheduling, &summary, &plan.app_args));
+        if interrupted {
+            break;
+        }
+    }
+    let (models, occupancy): (Vec<ModelResult>, Vec<ModelResult>) =
+        results.into_iter().partition(|r| r.occupancy.is_none());
+    let verdicts: Vec<(Schedule, Verdict)> = models.iter().map(|r| (r.model, r.verdict)).collect();
+    let needs_occupancy = occupancy
+        .iter()
+        .filter(|r| r.verdict == Verdict::Starves)
+        .filter_map(|r| r.occupancy)
+        .max()
+        .map(|n| n.saturating_mul(2));
+    let report = Report {
+        app: engine.app().name.clone(),
+        adapter: engine.gpu().describe(),
+        models,
+        occupancy,
+        needs: needs(&verdicts),
+        needs_occupancy,
+    };
+    if let Some(log) = log.as_mut() {
+        log.summary(
+            serde_json::json!({"type": "summary", "command": "progress", "report": &report}),
+        )?;
+    }
+    if session.json {
+        emit(&format!("{}\n", serde_json::to_string_pretty(&report)?))?;
+    } else {
+        emit(&crate::present::progress_report::table(&report))?;
+    }
+    let starved = report
+        .models
+        .iter()
+        .chain(&report.occupancy)
+        .any(|r| r.verdict == Verdict::Starves);
+    Ok(if starved {
+        Status::Failed
+    } else {
+        Status::Passed
+    })
+}
+
+fn arg_name(value: impl clap::ValueEnum) -> String {
+    value
+        .to_possible_value()
+        .map_or_else(String::new, |v| v.get_name().to_string())
+}
+
+fn label(s: &Scheduling) -> String {
+    match s.occupancy {
+        Some(n) => format!("occupancy {n}"),
+        None => s.schedule.to_string(),
+    }
+}
+
+fn result(scheduling: Scheduling, summary: &Summary, app_args: &str) -> ModelResult {
+    let stats = &summary.stats;
+    let verdict = Verdict::of(stats.runs, &stats.counts);
+    let failure = stats.first_failure.as_ref();
+    ModelResult {
+        model: scheduling.schedule,
+        occupancy: scheduling.occupancy,
+        verdict,
+        runs: stats.runs,
+        starved_runs: stats.counts.starved,
+        other_failures: stats.failures - stats.counts.starved,
+        wait: failure.map(|f| f.detail.clone()),
+        replay: failure.map(|f| {
+            format!(
+                "wgstress run {app_args} --seed {} {}",
+                f.seed,
+                crate::present::replay::options(&f.replay)
+            )
+        }),
+    }
+}

@@ -1,0 +1,55 @@
+//! The table of `wgstress progress APP`.
+
+use crate::commands::progress::{ModelResult, Report};
+
+pub fn table(report: &Report) -> String {
+    let mut out = format!(
+        "app       {}\nadapter   {}\n\n{:<14} {:<13} {:>6} {:>8} {:>8}  the wait that starves\n",
+        report.app, report.adapter, "model", "verdict", "runs", "starved", "failed"
+    );
+    for r in report.models.iter().chain(&report.occupancy) {
+        out.push_str(&row(r));
+    }
+    out.push_str(&format!("\nneeds     {}\n", report.needs.meaning));
+    if let Some(n) = report.needs_occupancy {
+        out.push_str(&format!(
+            "          and room for at least {n} workgroups at once: it starved with fewer\n"
+        ));
+    }
+    let replays: Vec<&ModelResult> = report
+        .models
+        .iter()
+        .chain(&report.occupancy)
+        .filter(|r| r.replay.is_some())
+        .collect();
+    if !replays.is_empty() {
+        out.push_str("\nreplay\n");
+        for r in replays {
+            out.push_str(&format!(
+                "  {:<12} {}\n",
+                name(r),
+                r.replay.as_deref().unwrap_or_default()
+            ));
+        }
+    }
+    out
+}
+
+fn name(r: &ModelResult) -> String {
+    match r.occupancy {
+        Some(n) => format!("occupancy {n}"),
+        None => r.model.to_string(),
+    }
+}
+
+fn row(r: &ModelResult) -> String {
+    format!(
+        "{:<14} {:<13} {:>6} {:>8} {:>8}  {}\n",
+        name(r),
+        r.verdict.name(),
+        r.runs,
+        r.starved_runs,
+        r.other_failures,
+        r.wait.as_deref().unwrap_or("-")
+    )
+}
