@@ -16,19 +16,19 @@ pub enum Verdict {
     Terminates,
     /// Some run's wait starved: the model does not guarantee the application ends.
     Starves,
-    /// No run ended cleanly enough to tell: runs hung with nothing held back, were stopped by
-    /// the watchdog, or none ran.
+    /// No run starved, but not every run passed either (a hang with nothing held back, the
+    /// watchdog, a failed check: what `run` shows), or none ran.
     Inconclusive,
 }
 
 impl Verdict {
-    /// The verdict of a model's runs, from their outcomes. A failed check does not decide it
-    /// (a run that starved was released and may then compute wrongly; one that did not starve
-    /// fails for another reason, which `run` shows), a hang with nothing held back does.
+    /// The verdict of a model's runs, from their outcomes: a starved run decides it (a run
+    /// released after it starved may then compute wrongly); without one, it terminates only if
+    /// every run passed.
     pub fn of(runs: u64, counts: &Counts) -> Verdict {
         if counts.starved > 0 {
             Verdict::Starves
-        } else if runs == 0 || counts.hang > 0 || counts.watchdog > 0 || counts.device_lost > 0 {
+        } else if runs == 0 || counts.pass < runs {
             Verdict::Inconclusive
         } else {
             Verdict::Terminates
@@ -111,7 +111,7 @@ mod tests {
             postcondition: 1,
             ..Counts::default()
         };
-        assert_eq!(Verdict::of(10, &failed_check), Verdict::Terminates);
+        assert_eq!(Verdict::of(10, &failed_check), Verdict::Inconclusive);
     }
 
     fn verdicts(terminating: &[Schedule]) -> Vec<(Schedule, Verdict)> {

@@ -55,6 +55,10 @@ pub struct Args {
     /// Skip the occupancy bounds (1, 2, 4, ... workgroups at once, under the fair model)
     #[arg(long)]
     no_occupancy: bool,
+    /// Shuffle the application's workgroup ids (off: ids follow the order the device starts
+    /// workgroups in, as GPUs start them, so that only the model holds a workgroup back)
+    #[arg(long)]
+    shuffle: bool,
 }
 
 /// Seconds each model runs for when neither --runs nor --time is given.
@@ -64,6 +68,7 @@ const DEFAULT_SECONDS: u64 = 5;
 pub struct Plan {
     session: SessionPlan,
     strategy: Strategy,
+    shuffle: bool,
     /// The configurations, in order: each model, then each occupancy bound.
     configs: Vec<Scheduling>,
     /// How the app was named, for replay commands.
@@ -130,6 +135,7 @@ pub fn plan(args: &Args) -> Result<Plan> {
     Ok(Plan {
         session,
         strategy: args.strategy,
+        shuffle: args.shuffle,
         configs,
         app_args,
     })
@@ -168,10 +174,13 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
     let mut engine = session.engine()?;
     super::super::announce(&engine, notes);
     let (shape, _) = session.stress.shape(&engine)?;
-    let (base, _) =
-        session
-            .stress
-            .settings(&mut engine, plan.strategy, true, &shape, &session.budget)?;
+    let (base, _) = session.stress.settings(
+        &mut engine,
+        plan.strategy,
+        plan.shuffle,
+        &shape,
+        &session.budget,
+    )?;
     let mut log = session.log.as_deref().map(JsonLog::append_to).transpose()?;
     let mut results = Vec::new();
     for (i, scheduling) in plan.configs.iter().enumerate() {
