@@ -315,6 +315,29 @@ fn wgstress_admit() {
     }
 }
 
+// Whether what is held is held as the model allows: the victim, while the model still lets
+// it wait (else it is about to run, and a wait on it is no starvation), or workgroups waiting
+// for a slot under the occupancy bound. Read by a waiter, so that a holder the operating
+// system has not yet given its thread back to (llvmpipe) is not taken for starvation.
+fn wgstress_still_held() -> bool {
+    if atomicLoad(&wgstress_results.admissions_held) > 0u {
+        return true;
+    }
+    let victim = wgstress_params.victim;
+    let at_start = atomicLoad(&wgstress_results.victim_parked) == 1u;
+    switch wgstress_params.schedule {
+        case WGSTRESS_SCHEDULE_HSA: {
+            return atomicLoad(&wgstress_results.finished_below) < victim;
+        }
+        case WGSTRESS_SCHEDULE_LOBE: {
+            return at_start && atomicLoad(&wgstress_results.stepped_above) <= victim + 1u;
+        }
+        default: {
+            return true;
+        }
+    }
+}
+
 // A wait saw no progress for `stall_checks` checks. With a workgroup held, the wait is one the
 // model does not guarantee to end: starvation; the held workgroups are released so the run
 // completes and its checks run. With none held, the application stopped getting anywhere
@@ -322,7 +345,7 @@ fn wgstress_admit() {
 // system's (llvmpipe), only once the loop also passed `hang_floor`, as a thread descheduled
 // for a while stops everyone waiting for it.
 fn wgstress_stalled(loop_id: u32, iterations: u32) {
-    let held = atomicLoad(&wgstress_results.parked_now) > 0u;
+    let held = atomicLoad(&wgstress_results.parked_now) > 0u && wgstress_still_held();
     if !held && iterations <= wgstress_params.hang_floor {
         return;
     }

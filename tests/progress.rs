@@ -1,0 +1,183 @@
+//! `wgstress progress APP` on the forward-progress examples gives what the progress models
+//! predict (the seed's Table 1 and §2.3), on lavapipe: a wait on a workgroup the model does not
+//! guarantee to run starves, and every other run ends.
+//!
+//! lavapipe gives each of its threads a contiguous share of the dispatch, in id order, and
+//! runs a workgroup to its end: with two threads, two workgroups run at once, which is what a
+//! held workgroup's waiters need to be seen waiting. A model's verdict is "starves" as soon as
+//! one run starved (`--until-failures 1`), and "terminates" only when every run ended and
+//! passed; the runs a starving verdict needs are drawn at random (which workgroup is held,
+//! and when), so each model gets up to 48.
+
+use serde_json::Value;
+use std::path::PathBuf;
+
+fn example(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("examples")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// `wgstress progress SPEC --json --no-log ARGS...` on two lavapipe threads: the report.
+fn progress(spec: &str, threads: &str, args: &[&str]) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_wgstress"))
+        .args(["progress", spec, "--json", "--no-log", "--runs", "48"])
+        .args(["--until-failures", "1"])
+        .args(args)
+        .current_dir(dir.path())
+        .env("LP_NUM_THREADS", threads)
+        .output()
+        .expect("wgstress runs");
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{spec} {args:?}: {e}: stdout {} stderr {}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+fn on_lavapipe(report: &Value) -> bool {
+    report["adapter"]
+        .as_str()
+        .is_some_and(|a| a.contains("llvmpipe"))
+}
+
+/// The verdict of each model, in the report's order.
+fn verdicts(report: &Value) -> Vec<(String, String)> {
+    report["models"]
+        .as_array()
+        .expect("models")
+        .iter()
+        .map(|m| {
+            (
+                m["model"].as_str().unwrap().to_string(),
+                m["verdict"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn expect(report: &Value, terminates: &[&str], starves: &[&str]) {
+    if !on_lavapipe(report) {
+        return;
+    }
+    let got = verdicts(report);
+    for (model, verdict) in &got {
+        let want = if terminates.contains(&model.as_str()) {
+            "terminates"
+        } else if starves.contains(&model.as_str()) {
+            "starves"
+        } else {
+            continue;
+        };
+        assert_eq!(verdict, want, "{model}: {report:#}");
+    }
+    // A starving model names its wait and the run that replays it.
+    for m in report["models"].as_array().unwrap() {
+        if m["verdict"] == "starves" {
+            let wait = m["wait"].as_str().unwrap();
+            assert!(wait.starts_with("starved under"), "{wait}");
+            assert!(wait.contains(".wgsl:"), "{wait}");
+            let replay = m["replay"].as_str().unwrap();
+            assert!(replay.contains("--seed 0x"), "{replay}");
+            assert!(replay.contains(&format!("--schedule {}", m["model"].as_str().unwrap())));
+        }
+    }
+}
+
+#[test]
+fn the_look_back_without_fallback_needs_obe_and_starves_under_hsa_and_unfair() {
+    let report = progress(
+        &example("progress/lookback/lookback.toml"),
+        "2",
+        &["--no-occupancy"],
+    );
+    expect(&report, &["fair", "obe", "lobe"], &["hsa", "unfair"]);
+    if on_lavapipe(&report) {
+        assert_eq!(report["needs"]["models"], serde_json::json!(["obe"]));
+    }
+}
+
+#[test]
+fn the_look_back_with_fallback_terminates_under_every_model() {
+    let report = progress(
+        &example("progress/lookback/lookback_fallback.toml"),
+        "2",
+        &["--no-occupancy"],
+    );
+    expect(&report, &["fair", "obe", "hsa", "lobe", "unfair"], &[]);
+    if on_lavapipe(&report) {
+        assert_eq!(report["needs"]["models"], serde_json::json!(["unfair"]));
+    }
+}
+
+#[test]
+fn the_ticket_lock_terminates_under_obe_and_starves_under_hsa_and_unfair() {
+    let spec = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/progress/ticket_lock_two_rounds.toml")
+        .to_string_lossy()
+        .into_owned();
+    let report = progress(
+        &spec,
+        "2",
+        &["--no-occupancy", "--models", "obe,hsa,unfair"],
+    );
+    expect(&report, &["obe"], &["hsa", "unfair"]);
+}
+
+#[test]
+fn producer_consumer_follows_the_seeds_figure_3_in_both_id_orders() {
+    // Increasing id (the consumer waits on a lower id): HSA and LOBE run the producer.
+    let increasing = progress(
+        &example("progress/producer-consumer/producer_consumer_increasing.toml"),
+        "2",
+        &["--no-occupancy"],
+    );
+    expect(&increasing, &["fair", "hsa", "lobe"], &["obe", "unfair"]);
+    // Decreasing id: only a fair scheduler runs the producer while the lower id spins.
+    let decreasing = progress(
+        &example("progress/producer-consumer/producer_consumer_decreasing.toml"),
+        "2",
+        &["--no-occupancy"],
+    );
+    expect(&decreasing, &["fair"], &["obe", "hsa", "lobe", "unfair"]);
+}
+
+#[test]
+fn a_global_barrier_starves_below_its_occupancy_unless_it_discovers_it() {
+    // Four workgroups: four lavapipe threads run them at once; an occupancy bound of one
+    // leaves three unstarted while the first waits at the barrier.
+    let plain = progress(
+        &example("progress/global-barrier/global_barrier_plain.toml"),
+        "4",
+        &["--models", "fair"],
+    );
+    if on_lavapipe(&plain) {
+        let one = &plain["occupancy"][0];
+        assert_eq!(one["occupancy"], 1, "{plain:#}");
+        assert_eq!(one["verdict"], "starves", "{plain:#}");
+        assert!(
+            one["wait"]
+                .as_str()
+                .unwrap()
+                .contains("waited to start for a free slot (occupancy 1)"),
+            "{plain:#}"
+        );
+        assert!(plain["needs_occupancy"].as_u64().unwrap() >= 2, "{plain:#}");
+    }
+    let discovery = progress(
+        &example("progress/global-barrier/global_barrier_discovery.toml"),
+        "4",
+        &["--models", "fair"],
+    );
+    if on_lavapipe(&discovery) {
+        for level in discovery["occupancy"].as_array().unwrap() {
+            assert_eq!(level["verdict"], "terminates", "{discovery:#}");
+        }
+        assert_eq!(discovery["needs_occupancy"], Value::Null, "{discovery:#}");
+    }
+}
