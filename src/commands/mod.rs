@@ -4,6 +4,7 @@ pub mod apps;
 pub mod campaign;
 pub mod compare;
 pub mod fences;
+mod hang;
 pub mod instrument;
 pub mod litmus;
 pub mod merge;

@@ -127,10 +127,14 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
     };
     let mut log = session.log.as_deref().map(JsonLog::append_to).transpose()?;
     let mut progress = Progress::runs(&config.budget, notes.on && !session.json, notes.on);
-    let summary = runner::run(&mut engine, &config, log.as_mut(), &mut |e| {
+    let mut summary = runner::run(&mut engine, &config, log.as_mut(), &mut |e| {
         progress.on_event(e)
     })?;
     progress.finish();
+    if session.mode == Mode::Raw {
+        drop(engine);
+        summary.stopped = super::hang::explain(summary.stopped.take(), session);
+    }
     if session.json {
         emit(&format!("{}\n", serde_json::to_string_pretty(&summary)?))?;
     } else {

@@ -213,8 +213,12 @@ pub struct Scheduling {
 /// 65,535 and about a millisecond of one on a CPU driver.
 pub const STALL_CHECKS: u32 = 256;
 
-/// A loop leaves, progress or not, past this many times the watchdog's limit.
+/// A loop leaves, progress or not, past this many times the watchdog's limit, and never
+/// before `CAP_FLOOR` iterations: a safety net for a livelock whose state changes forever. A
+/// wait that sees no progress is judged by the scheduler's step long before (a hang), and one
+/// that sees progress is no failure however long it lasts.
 pub const CAP_FACTOR: u32 = 16;
+pub const CAP_FLOOR: u32 = 1 << 22;
 
 /// What a run's parameters were drawn from, as it ran: with its seed, this replays it (the
 /// CLI renders it as `wgstress run` options). The adaptive shape and the learned loop limit
@@ -399,9 +403,10 @@ impl RunParams {
 
 /// The workgroup a run under `schedule` holds back, and at which of its steps. Steered toward
 /// the ones others wait for: half the time one of the first four the device starts (a lock's
-/// first holders, the first tiles of a chained scan), and under HSA and unfair more often
-/// after its first steps than at its start (holding what it took: a lock, a tile, a flag it
-/// has still to set). OBE and LOBE hold a workgroup only before its first step.
+/// first holders, the first tiles of a chained scan); under HSA and unfair, half the time at
+/// its start and else within its first 64 steps (holding what it took: a lock, a ticket, a
+/// tile, a flag it has still to set). OBE and LOBE hold a workgroup only before its first
+/// step.
 fn victim(
     rng: &mut impl Rng,
     schedule: Schedule,
@@ -421,10 +426,10 @@ fn victim(
     let step = match schedule {
         Schedule::Fair | Schedule::Obe | Schedule::Lobe => 0,
         Schedule::Hsa | Schedule::Unfair => {
-            if rng.random_bool(0.25) {
+            if rng.random_bool(0.5) {
                 0
             } else {
-                let octave = rng.random_range(0..7u32);
+                let octave = rng.random_range(0..5u32);
                 rng.random_range((1u32 << octave)..=(2u32 << octave))
             }
         }

@@ -7,7 +7,7 @@
 //! held workgroup's waiters need to be seen waiting. A model's verdict is "starves" as soon as
 //! one run starved (`--until-failures 1`), and "terminates" only when every run ended and
 //! passed; the runs a starving verdict needs are drawn at random (which workgroup is held,
-//! and when), so each model gets up to 48.
+//! and when), so each model gets up to 96.
 
 use serde_json::Value;
 use std::path::PathBuf;
@@ -24,7 +24,7 @@ fn example(name: &str) -> String {
 fn progress(spec: &str, threads: &str, args: &[&str]) -> Value {
     let dir = tempfile::tempdir().unwrap();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_wgstress"))
-        .args(["progress", spec, "--json", "--no-log", "--runs", "48"])
+        .args(["progress", spec, "--json", "--no-log", "--runs", "96"])
         .args(["--until-failures", "1"])
         .args(args)
         .current_dir(dir.path())
@@ -180,4 +180,67 @@ fn a_global_barrier_starves_below_its_occupancy_unless_it_discovers_it() {
         }
         assert_eq!(discovery["needs_occupancy"], Value::Null, "{discovery:#}");
     }
+}
+
+fn fixture(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/progress")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// `wgstress run SPEC --json --no-log ARGS...` on two lavapipe threads: exit status, summary.
+fn run(spec: &str, args: &[&str]) -> (Option<i32>, Value) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_wgstress"))
+        .args(["run", spec, "--json", "--no-log", "--strategy", "none"])
+        .args(args)
+        .current_dir(dir.path())
+        .env("LP_NUM_THREADS", "2")
+        .output()
+        .expect("wgstress runs");
+    let summary = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{spec}: {e}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out.status.code(), summary)
+}
+
+#[test]
+fn a_long_wait_that_ends_is_no_failure_past_the_watchdogs_limit() {
+    // 256 workgroups take a ticket lock once each; waits are far longer than the limit given,
+    // and a wait that sees the lock served is getting somewhere.
+    let (code, s) = run(
+        &fixture("ticket_lock_256.toml"),
+        &["--runs", "4", "--watchdog-limit", "64"],
+    );
+    assert_eq!(code, Some(0), "{s:#}");
+    assert_eq!(s["counts"]["pass"], 4, "{s:#}");
+    if s["adapter"].as_str().unwrap().contains("llvmpipe") {
+        let longest = s["longest_passing_loop"].as_u64().unwrap();
+        assert!(longest > 64, "no wait passed the limit: {s:#}");
+    }
+}
+
+#[test]
+fn a_deadlock_is_a_hang_at_its_loop_within_a_second_and_the_runs_are_kept() {
+    let spec = fixture("deadlock.toml");
+    // The first run of a new shader compiles it (seconds on lavapipe); the runs after it time
+    // the hang alone.
+    run(&spec, &["--runs", "1"]);
+    let (code, s) = run(&spec, &["--runs", "3", "--batch", "1"]);
+    assert_eq!(code, Some(1), "{s:#}");
+    assert_eq!(s["counts"]["hang"], 3, "{s:#}");
+    assert_eq!(s["runs"], 3, "{s:#}");
+    let detail = s["first_failure"]["detail"].as_str().unwrap();
+    assert!(
+        detail.starts_with("no progress: workgroup ") && detail.contains("deadlock.wgsl:9:5"),
+        "{detail}"
+    );
+    let per_run = s["seconds"].as_f64().unwrap() / 3.0;
+    assert!(per_run < 1.0, "{per_run} s a run: {s:#}");
 }
