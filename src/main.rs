@@ -47,6 +47,10 @@ enum Command {
     /// Run the MC Mutants suite: death rates, mutation score, conformance violations; or
     /// search for the environment that kills the most mutants
     Mutants(commands::mutants::Args),
+    /// Progress litmus tests: each test's verdict under every progress model (--oracle), the
+    /// generated suite (--generate), or the suite run on this GPU to find the models it
+    /// conforms to (--suite, --tests)
+    Progress(commands::progress::Args),
     /// Tune systematic stress to this GPU with litmus tests; writes a device profile
     Tune(commands::tune::Args),
     /// Find the storage barriers that stop an application's failures (delta debugging over
@@ -106,6 +110,9 @@ fn execute(cli: Cli) -> anyhow::Result<Status> {
         Command::Litmus(args) => commands::litmus::execute(commands::litmus::plan(&args)?, notes),
         Command::Mutants(args) => {
             commands::mutants::execute(commands::mutants::plan(&args)?, notes)
+        }
+        Command::Progress(args) => {
+            commands::progress::execute(commands::progress::plan(&args)?, notes)
         }
         Command::Tune(args) => commands::tune::execute(commands::tune::plan(&args)?, notes),
         Command::Fences(args) => commands::fences::execute(commands::fences::plan(&args)?, notes),

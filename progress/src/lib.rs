@@ -13,6 +13,7 @@ pub mod generate;
 pub mod model;
 pub mod observe;
 pub mod oracle;
+pub mod sequential;
 pub mod suite;
 pub mod wgsl;
 

@@ -3,7 +3,7 @@
 //! ran terminated under every mapping; the strongest models consistent with the runs are the
 //! conformed ones no other conformed model is above.
 
-use crate::model::Scheduler;
+use crate::model::{Model, Scheduler};
 use crate::suite::Verdicts;
 use crate::wgsl::Mapping;
 use serde::Serialize;
@@ -57,7 +57,9 @@ pub struct Judgement {
     pub schedulers: Vec<Conformance>,
     /// Every test that did not terminate, with its mapping.
     pub hangs: Vec<Hang>,
-    /// The conformed schedulers with no conformed scheduler above them.
+    /// The conformed schedulers with no conformed scheduler above them, among those with a
+    /// conformance test that ran (and the unfair model, which has none and which every
+    /// device conforms to).
     pub strongest: Vec<Scheduler>,
 }
 
@@ -92,7 +94,7 @@ pub fn judge(verdicts: &[(String, Verdicts)], observed: &[Observed]) -> Judgemen
         .collect();
     let conformed: Vec<Scheduler> = schedulers
         .iter()
-        .filter(|c| c.conformed())
+        .filter(|c| c.conformed() && (c.tests > 0 || c.scheduler.model == Model::Unfair))
         .map(|c| c.scheduler)
         .collect();
     let strongest = conformed

@@ -158,11 +158,8 @@ fn thread_{t}(base: u32) -> u32 {{
     var pc = 0u;
     var steps = 0u;
     loop {{
-        if pc >= {len}u {{
-            return TERMINATED;
-        }}
-        if steps >= params.bound {{
-            return GAVE_UP;
+        if pc >= {len}u || steps >= params.bound {{
+            break;
         }}
         steps += 1u;
         switch pc {{
@@ -201,6 +198,7 @@ fn thread_{t}(base: u32) -> u32 {{
             "            default: {{}}
         }}
     }}
+    return select(GAVE_UP, TERMINATED, pc >= {len}u);
 }}
 "
         );

@@ -22,6 +22,15 @@ fn the_suite_holds_the_seeds_examples_and_only_tests_that_need_fairness() {
         assert!(!v.under(Model::Unfair, Fairness::Weak), "{}", g.name);
         assert!(v.under(Model::Fair, Fairness::Strong), "{}", g.name);
         assert!(g.test <= g.test.swap_locations(), "{}", g.name);
+        // Running threads one at a time in id order is a schedule HSA allows.
+        if v.under(Model::Hsa, Fairness::Weak) {
+            assert_eq!(
+                wgstress_progress::sequential::first_stuck(&g.test),
+                None,
+                "{}",
+                g.name
+            );
+        }
     }
     let mut names: Vec<&str> = suite.iter().map(|g| g.name.as_str()).collect();
     names.dedup();

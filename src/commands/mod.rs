@@ -8,6 +8,7 @@ pub mod instrument;
 pub mod litmus;
 pub mod merge;
 pub mod mutants;
+pub mod progress;
 pub mod run;
 pub mod tune;
 

@@ -12,3 +12,4 @@ pub mod profile;
 pub mod progress;
 pub mod replay;
 pub mod summary;
+pub mod termination;
