@@ -136,8 +136,9 @@ fn check_item(args: &[String]) -> Result<(), String> {
         Command::Fences(a) => commands::fences::plan(&a).map(drop),
         Command::Litmus(a) => commands::litmus::plan(&a).map(drop),
         Command::Mutants(a) => commands::mutants::plan(&a).map(drop),
+        Command::Progress(a) => commands::progress::plan(&a).map(drop),
         _ => Err(anyhow::anyhow!(
-            "a campaign runs run, compare, fences, litmus and mutants"
+            "a campaign runs run, compare, fences, litmus, mutants and progress"
         )),
     };
     planned.map_err(|e| one_line(&e))

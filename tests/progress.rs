@@ -327,3 +327,33 @@ fn on_lavapipe_the_decreasing_producer_consumer_hangs_and_the_mutex_does_not() {
         stderr(&out)
     );
 }
+
+#[test]
+fn a_campaign_runs_the_suite_as_an_item_and_merge_counts_its_hung_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("plan.toml"),
+        "name = \"progress\"\n\n[[item]]\ncommand = \"progress\"\nsuite = true\nsample = 6\n\
+         instances = 4\niterations = 2\nmapping = \"plain\"\n",
+    )
+    .unwrap();
+    let (out, _) = on_one_thread(
+        &["campaign", "plan.toml", "--out", "out", "--host", "h"],
+        dir.path(),
+    );
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{}", stderr(&out));
+    let merged = wgstress(&["merge", "--json", "out"], dir.path());
+    let report = json(&merged);
+    let rows = report["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 1, "{report}");
+    // The suite's sample, as `--suite --sample 6` picks it: two runs each, plain.
+    let suite = generate(&Bounds::seed());
+    let stuck = (0..6)
+        .map(|k| &suite[k * suite.len() / 6])
+        .filter(|g| first_stuck(&g.test).is_some())
+        .count() as u64;
+    assert_eq!(rows[0]["runs"], 12, "{}", rows[0]);
+    assert_eq!(rows[0]["failures"], 2 * stuck, "{}", rows[0]);
+    let notes = rows[0].to_string();
+    assert!(notes.contains("strongest: "), "{notes}");
+}
