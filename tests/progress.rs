@@ -9,7 +9,10 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 use wgstress_progress::generate::{generate, Bounds};
-use wgstress_progress::sequential::first_stuck;
+use wgstress_progress::sequential::{first_stuck, gives_up};
+
+/// The loop bound the lavapipe runs give (the default).
+const BOUND: u32 = 30_000;
 use wgstress_progress::suite::seed_examples;
 
 fn stderr(out: &std::process::Output) -> String {
@@ -244,6 +247,19 @@ fn on_lavapipe_the_suite_ends_by_itself_with_the_outcomes_one_thread_must_give()
             if stuck { runs * instances } else { 0 },
             "{o}"
         );
+        // The threads that gave up are those that do when they run alone in id order, each
+        // from the memory the ones before left, in every instance.
+        let gave_up: Vec<u64> = o["gave_up"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_u64().unwrap())
+            .collect();
+        let expected: Vec<u64> = gives_up(test, BOUND)
+            .into_iter()
+            .map(|g| if g { runs * instances } else { 0 })
+            .collect();
+        assert_eq!(gave_up, expected, "{o}");
         hung += usize::from(stuck);
     }
     assert!(hung > 0, "the sample has tests that hang in id order");

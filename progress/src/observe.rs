@@ -19,6 +19,9 @@ pub struct Observed {
     pub hung_iterations: u32,
     /// Instances that did not terminate, over all iterations.
     pub hung_instances: u64,
+    /// Per test thread, the instances in which it gave up at its loop bound, over all
+    /// iterations: who starved.
+    pub gave_up: Vec<u64>,
 }
 
 impl Observed {

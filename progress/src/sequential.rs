@@ -26,9 +26,28 @@ pub fn first_stuck(test: &Test) -> Option<usize> {
     None
 }
 
+/// Per thread, whether it gives up when each thread runs alone in id order, executing at most
+/// `bound` instructions (as the compiled test's threads do) from the memory the ones before
+/// left, a thread that gave up included.
+pub fn gives_up(test: &Test, bound: u32) -> Vec<bool> {
+    let mut mem = [0u8; LOCATIONS];
+    test.threads()
+        .iter()
+        .map(|thread| {
+            let mut pc = 0;
+            let mut steps = 0;
+            while pc < thread.len() && steps < bound {
+                pc = thread[pc].step(pc, thread.len(), &mut mem).0;
+                steps += 1;
+            }
+            pc < thread.len()
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
-    use super::first_stuck;
+    use super::{first_stuck, gives_up};
     use crate::suite::seed_examples;
 
     #[test]
@@ -47,5 +66,19 @@ mod tests {
         assert_eq!(stuck("prodcons-decreasing"), Some(0));
         assert_eq!(stuck("prodcons-bidirectional"), Some(0));
         assert_eq!(stuck("dining-philosophers"), None);
+    }
+
+    #[test]
+    fn a_thread_that_gave_up_leaves_memory_to_the_next_as_its_bound_found_it() {
+        // Thread 0 spins on its own flag, toggling location 1 each round; thread 1 waits
+        // for location 1 to be 1: after an odd bound thread 0 left it 1, after an even 0.
+        let test = crate::Test::parse(
+            "THREAD0\natomic_exch_branch(1, 0, 1, 1)\natomic_exch_branch(1, 1, 0, 0)\n\
+             THREAD1\natomic_chk_branch(1, 0, 0)\n",
+        )
+        .unwrap();
+        assert_eq!(first_stuck(&test), Some(0));
+        assert_eq!(gives_up(&test, 7), vec![true, false]);
+        assert_eq!(gives_up(&test, 8), vec![true, true]);
     }
 }

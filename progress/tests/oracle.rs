@@ -190,6 +190,7 @@ fn a_device_that_hangs_the_decreasing_producer_consumer_conforms_to_hsa_and_obe_
             iterations: 3,
             hung_iterations: u32::from(*n == "prodcons-decreasing") * 3,
             hung_instances: 0,
+            gave_up: vec![0, 0],
         })
         .collect();
     let judgement = judge(&verdicts, &observed);

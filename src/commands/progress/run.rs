@@ -209,6 +209,7 @@ fn run_mapping(
         iterations: 0,
         hung_iterations: 0,
         hung_instances: 0,
+        gave_up: vec![0; test.test.threads().len()],
     };
     for _ in 0..runs.iterations {
         if stop.load(Ordering::SeqCst) {
@@ -219,6 +220,9 @@ fn run_mapping(
                 o.iterations += 1;
                 o.hung_iterations += u32::from(it.hung_instances > 0);
                 o.hung_instances += u64::from(it.hung_instances);
+                for (total, n) in o.gave_up.iter_mut().zip(&it.gave_up) {
+                    *total += u64::from(*n);
+                }
             }
             Err(e) => return (o, Some(e.to_string())),
         }
