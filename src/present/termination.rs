@@ -162,9 +162,10 @@ pub fn run_report(
             let hung = of.iter().filter(|o| o.hung()).count();
             let _ = writeln!(
                 s,
-                "  {:12} {} instances a run: {hung} of {} tests did not terminate",
+                "  {:12} {} instance{} a run: {hung} of {} tests did not terminate",
                 mapping.name(),
                 first.instances,
+                if first.instances == 1 { "" } else { "s" },
                 of.len()
             );
         }
