@@ -324,6 +324,26 @@ fn on_lavapipe_the_decreasing_producer_consumer_hangs_and_the_mutex_does_not() {
         text.contains("strongest models consistent with these runs: strong LOBE"),
         "{text}"
     );
+    // More runs than one submission holds: every one counted.
+    let (out, _) = on_one_thread(
+        &[
+            "progress",
+            "--tests",
+            "prodcons-decreasing.axb",
+            "--mapping",
+            "plain",
+            "--iterations",
+            "45",
+            "--no-log",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("  prodcons-decreasing.axb  plain  in 45 of 45 runs"),
+        "{text}"
+    );
     // llvmpipe's loops end silently at 65,535 iterations: a bound past it is refused.
     let (out, _) = wgstress_timed(
         &[

@@ -1,6 +1,8 @@
 //! Running a progress litmus test on a device: one dispatch per iteration, every instance's
 //! threads on workgroups of their own by the layout's mapping, memory cleared before each;
-//! every thread's status (terminated, or gave up at its loop bound) read back after it.
+//! every thread's status (terminated, or gave up at its loop bound) copied out after it. The
+//! iterations of a call share one submission and one read-back: a suite is tens of thousands
+//! of short runs, and a submission's round trip would otherwise be most of their time.
 
 use wgstress_progress::wgsl::{self, Layout, GAVE_UP, PARAMS, TERMINATED};
 use wgstress_progress::Test;
@@ -18,10 +20,12 @@ pub struct Iteration {
     pub silent: u32,
 }
 
-/// A test compiled for a device, with memory for up to `capacity` instances.
+/// A test compiled for a device, with memory for up to `capacity` instances and read-back
+/// room for `batch` iterations a submission.
 pub struct ProgressTest {
     threads: usize,
     capacity: u32,
+    batch: u32,
     pipeline: wgpu::ComputePipeline,
     group: wgpu::BindGroup,
     mem: wgpu::Buffer,
@@ -31,7 +35,14 @@ pub struct ProgressTest {
 }
 
 impl ProgressTest {
-    pub fn new(gpu: &Gpu, name: &str, test: &Test, capacity: u32) -> Result<ProgressTest> {
+    pub fn new(
+        gpu: &Gpu,
+        name: &str,
+        test: &Test,
+        capacity: u32,
+        batch: u32,
+    ) -> Result<ProgressTest> {
+        let batch = batch.max(1);
         let threads = test.threads().len();
         let most = gpu.limits.max_compute_workgroups_per_dimension;
         if Layout::new(wgsl::Mapping::Chunked, capacity).workgroups(threads) > most {
@@ -98,7 +109,7 @@ impl ProgressTest {
         );
         let status_read = buffer(
             "progress status readback",
-            status_bytes,
+            status_bytes * u64::from(batch),
             U::MAP_READ | U::COPY_DST,
         );
         let params = buffer(
@@ -128,6 +139,7 @@ impl ProgressTest {
         Ok(ProgressTest {
             threads,
             capacity,
+            batch,
             pipeline,
             group,
             mem,
@@ -137,42 +149,50 @@ impl ProgressTest {
         })
     }
 
-    /// One dispatch of `layout` with loop bound `bound`; past `timeout` it is a hang (which
-    /// the bound is there to prevent).
+    /// `iterations` dispatches of `layout` with loop bound `bound`, at most `batch`, in one
+    /// submission; past `timeout` a run (the submission past `iterations` times it) is a
+    /// hang, which the bound is there to prevent.
     pub fn run(
         &mut self,
         gpu: &Gpu,
         layout: Layout,
         bound: u32,
+        iterations: u32,
         timeout: std::time::Duration,
-    ) -> Result<Iteration> {
-        if layout.instances() > self.capacity {
+    ) -> Result<Vec<Iteration>> {
+        if layout.instances() > self.capacity || iterations > self.batch {
             return Err(Error::Input(format!(
-                "{} instances, memory for {}",
+                "{} instances and {iterations} iterations a submission, room for {} and {}",
                 layout.instances(),
-                self.capacity
+                self.capacity,
+                self.batch
             )));
         }
         gpu.queue
             .write_buffer(&self.params, 0, bytemuck::cast_slice(&layout.params(bound)));
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
-        encoder.clear_buffer(&self.mem, 0, None);
-        encoder.clear_buffer(&self.status, 0, None);
-        {
-            let mut pass = encoder.begin_compute_pass(&Default::default());
-            pass.set_pipeline(&self.pipeline);
-            pass.set_bind_group(0, &self.group, &[]);
-            pass.dispatch_workgroups(layout.workgroups(self.threads), 1, 1);
-        }
         let bytes = layout.status_words(self.threads) * 4;
-        encoder.copy_buffer_to_buffer(&self.status, 0, &self.status_read, 0, bytes);
+        for k in 0..u64::from(iterations) {
+            encoder.clear_buffer(&self.mem, 0, None);
+            encoder.clear_buffer(&self.status, 0, None);
+            {
+                let mut pass = encoder.begin_compute_pass(&Default::default());
+                pass.set_pipeline(&self.pipeline);
+                pass.set_bind_group(0, &self.group, &[]);
+                pass.dispatch_workgroups(layout.workgroups(self.threads), 1, 1);
+            }
+            encoder.copy_buffer_to_buffer(&self.status, 0, &self.status_read, k * bytes, bytes);
+        }
         let read = wgstress_runtime::gpu::device::submit_and_read(
             gpu,
             encoder,
-            &[(&self.status_read, bytes)],
-            timeout,
+            &[(&self.status_read, bytes * u64::from(iterations))],
+            timeout * iterations,
         )?;
-        Ok(tally(&read[0], self.threads))
+        Ok(read[0]
+            .chunks(bytes as usize / 4)
+            .map(|words| tally(words, self.threads))
+            .collect())
     }
 }
 

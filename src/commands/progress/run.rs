@@ -16,6 +16,10 @@ use wgstress_progress::wgsl::Layout;
 use wgstress_runtime::gpu::device::{self, Gpu};
 use wgstress_runtime::run::log::JsonLog;
 
+/// Runs a submission: the seed's 20 in one, whose status words (at most 65,535 a run) read back
+/// together.
+const BATCH: u32 = 20;
+
 /// llvmpipe ends an invocation's loops after this many iterations, silently.
 const LLVMPIPE_LOOPS: u32 = 65_535;
 
@@ -109,7 +113,7 @@ pub fn run(plan: RunPlan, notes: Notes) -> Result<Status> {
     let mut error: Option<String> = None;
     'tests: for (done, t) in tests.iter().enumerate() {
         let m = instances(asked, t.test.threads().len(), &gpu)?;
-        let mut compiled = match ProgressTest::new(&gpu, &t.name, &t.test, m) {
+        let mut compiled = match ProgressTest::new(&gpu, &t.name, &t.test, m, BATCH) {
             Ok(c) => c,
             Err(e) => {
                 error = Some(e.to_string());
@@ -192,8 +196,8 @@ pub fn run(plan: RunPlan, notes: Notes) -> Result<Status> {
     })
 }
 
-/// `runs.iterations` runs of one test under one mapping (fewer if stopped or failed), and
-/// the error that ended them early.
+/// `runs.iterations` runs of one test under one mapping, `BATCH` a submission (fewer if
+/// stopped), and the error that ended them early.
 fn run_mapping(
     gpu: &Gpu,
     compiled: &mut ProgressTest,
@@ -211,20 +215,19 @@ fn run_mapping(
         hung_instances: 0,
         gave_up: vec![0; test.test.threads().len()],
     };
-    for _ in 0..runs.iterations {
-        if stop.load(Ordering::SeqCst) {
-            break;
-        }
-        match compiled.run(gpu, layout, runs.loop_bound, runs.timeout) {
-            Ok(it) => {
-                o.iterations += 1;
-                o.hung_iterations += u32::from(it.hung_instances > 0);
-                o.hung_instances += u64::from(it.hung_instances);
-                for (total, n) in o.gave_up.iter_mut().zip(&it.gave_up) {
-                    *total += u64::from(*n);
-                }
-            }
+    while o.iterations < runs.iterations && !stop.load(Ordering::SeqCst) {
+        let n = (runs.iterations - o.iterations).min(BATCH);
+        let iterations = match compiled.run(gpu, layout, runs.loop_bound, n, runs.timeout) {
+            Ok(its) => its,
             Err(e) => return (o, Some(e.to_string())),
+        };
+        for it in iterations {
+            o.iterations += 1;
+            o.hung_iterations += u32::from(it.hung_instances > 0);
+            o.hung_instances += u64::from(it.hung_instances);
+            for (total, n) in o.gave_up.iter_mut().zip(&it.gave_up) {
+                *total += u64::from(*n);
+            }
         }
     }
     (o, None)
