@@ -1,8 +1,9 @@
 //! The simplest scheduler that is not fair: threads run one at a time in id order, each to its
 //! end, never preempted, as a one-thread CPU driver (llvmpipe with LP_NUM_THREADS=1) runs
 //! workgroups. What it does to a test is certain, which makes it an oracle for runs on such a
-//! driver: it is one of the executions HSA allows (the lowest live thread always runs), so
-//! every test HSA guarantees terminates under it, and others may too (the mutex does).
+//! driver: it is one of the executions LOBE allows (the running thread is the lowest that has
+//! not terminated, and the only one that has stepped and not terminated), so every test LOBE
+//! guarantees terminates under it (HSA's and OBE's too), and others may.
 
 use crate::axb::{Test, LOCATIONS};
 

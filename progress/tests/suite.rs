@@ -22,8 +22,9 @@ fn the_suite_holds_the_seeds_examples_and_only_tests_that_need_fairness() {
         assert!(!v.under(Model::Unfair, Fairness::Weak), "{}", g.name);
         assert!(v.under(Model::Fair, Fairness::Strong), "{}", g.name);
         assert!(g.test <= g.test.swap_locations(), "{}", g.name);
-        // Running threads one at a time in id order is a schedule HSA allows.
-        if v.under(Model::Hsa, Fairness::Weak) {
+        // Running threads one at a time in id order is a schedule LOBE allows (the running
+        // thread is the only one that has stepped and not terminated, all lower ones have).
+        if v.under(Model::Lobe, Fairness::Strong) {
             assert_eq!(
                 wgstress_progress::sequential::first_stuck(&g.test),
                 None,
