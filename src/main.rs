@@ -47,6 +47,12 @@ enum Command {
     /// Run the MC Mutants suite: death rates, mutation score, conformance violations; or
     /// search for the environment that kills the most mutants
     Mutants(commands::mutants::Args),
+    /// Forward progress: an application under the schedulers other GPUs have (APP: progress
+    /// models, occupancy bounds; which waits starve, the weakest model it needs), or progress
+    /// litmus tests: each test's verdict under every model (--oracle), the generated suite
+    /// (--generate), the suite run on this GPU to find the models it conforms to (--suite,
+    /// --tests)
+    Progress(commands::progress::Args),
     /// Tune systematic stress to this GPU with litmus tests; writes a device profile
     Tune(commands::tune::Args),
     /// Find the storage barriers that stop an application's failures (delta debugging over
@@ -58,9 +64,6 @@ enum Command {
     /// Merge campaign logs of every shard, host and GPU into one report; judge it against a
     /// baseline
     Merge(commands::merge::Args),
-    /// Run an application under the schedulers other GPUs have (progress models, occupancy
-    /// bounds): which waits starve, and the weakest model it needs
-    Progress(commands::progress::Args),
     /// List the bundled applications
     Apps,
     /// List the GPU adapters wgpu finds
@@ -110,15 +113,15 @@ fn execute(cli: Cli) -> anyhow::Result<Status> {
         Command::Mutants(args) => {
             commands::mutants::execute(commands::mutants::plan(&args)?, notes)
         }
+        Command::Progress(args) => {
+            commands::progress::execute(commands::progress::plan(&args)?, notes)
+        }
         Command::Tune(args) => commands::tune::execute(commands::tune::plan(&args)?, notes),
         Command::Fences(args) => commands::fences::execute(commands::fences::plan(&args)?, notes),
         Command::Campaign(args) => {
             commands::campaign::execute(commands::campaign::plan(&args, &check_item)?, notes)
         }
         Command::Merge(args) => commands::merge::execute(commands::merge::plan(&args)?, notes),
-        Command::Progress(args) => {
-            commands::progress::execute(commands::progress::plan(&args)?, notes)
-        }
         Command::Apps => commands::apps::list(),
         Command::Adapters => commands::apps::adapters(),
     }
@@ -135,8 +138,9 @@ fn check_item(args: &[String]) -> Result<(), String> {
         Command::Fences(a) => commands::fences::plan(&a).map(drop),
         Command::Litmus(a) => commands::litmus::plan(&a).map(drop),
         Command::Mutants(a) => commands::mutants::plan(&a).map(drop),
+        Command::Progress(a) => commands::progress::plan(&a).map(drop),
         _ => Err(anyhow::anyhow!(
-            "a campaign runs run, compare, fences, litmus and mutants"
+            "a campaign runs run, compare, fences, litmus, mutants and progress"
         )),
     };
     planned.map_err(|e| one_line(&e))

@@ -5,6 +5,7 @@ use clap::ValueEnum;
 use std::path::PathBuf;
 use std::time::Duration;
 use wgstress_litmus::env::Placement as LitmusPlacement;
+use wgstress_progress::wgsl::Mapping;
 use wgstress_runtime::stress::strategy::{Placement, Schedule, Scheduling, Sequence, Strategy};
 
 /// The application a command runs.
@@ -165,6 +166,59 @@ pub struct LogOptions {
     /// Write no log
     #[arg(long, conflicts_with = "log")]
     pub no_log: bool,
+}
+
+/// Where `progress` puts a test's threads (the seed's §6.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum MappingArg {
+    /// One instance, thread i on workgroup i
+    Plain,
+    /// Thread i of instance m on workgroup N*m + i
+    RoundRobin,
+    /// Thread i of instance m on workgroup M*i + m
+    Chunked,
+    /// Each of the three in turn
+    All,
+}
+
+impl MappingArg {
+    pub fn mappings(self) -> Vec<Mapping> {
+        match self {
+            MappingArg::Plain => vec![Mapping::Plain],
+            MappingArg::RoundRobin => vec![Mapping::RoundRobin],
+            MappingArg::Chunked => vec![Mapping::Chunked],
+            MappingArg::All => Mapping::ALL.to_vec(),
+        }
+    }
+}
+
+/// How `progress --suite` and `--tests` run progress litmus tests on the adapter.
+#[derive(clap::Args, Clone, Debug)]
+pub struct ProgressRunOptions {
+    /// Where each instance's threads go: plain, round-robin, chunked, or all three
+    #[arg(long, value_enum, default_value = "all")]
+    pub mapping: MappingArg,
+    /// Runs of each test under each mapping
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub iterations: u32,
+    /// Instances of a test per run under round-robin and chunked [default: as many as 65,535
+    /// workgroups hold, the seed's choice]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(2..=65_535))]
+    pub instances: Option<u32>,
+    /// Instructions a test thread may execute before it stops and counts as not terminated
+    /// (below 65,535 on llvmpipe, whose loops end silently there)
+    #[arg(long, default_value_t = 30_000, value_parser = clap::value_parser!(u32).range(1..))]
+    pub loop_bound: u32,
+    /// Seconds a run may take before it is reported as a hang (the loop bound should end
+    /// every run long before)
+    #[arg(long, default_value = "60", value_parser = seconds, allow_negative_numbers = true)]
+    pub timeout: Duration,
+    /// With --suite: only this many of its tests, spread evenly over it
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub sample: Option<u64>,
+    /// Pick the adapter whose name contains this, or `#N` the N-th `wgstress adapters` lists
+    #[arg(long)]
+    pub adapter: Option<String>,
 }
 
 /// Largest litmus location distance, stride or stress offset, in words: beyond it test

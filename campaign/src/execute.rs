@@ -252,7 +252,7 @@ fn arguments(item: &Item, files: &ItemFiles, adapter: &Adapter, seed: Option<u64
         Command::Compare => args.extend(["--svg".into(), path(&files.svg)]),
         Command::Fences => args.extend(["--output".into(), path(&files.fixed)]),
         Command::Mutants => args.extend(["--write-env".into(), path(&files.env)]),
-        Command::Run | Command::Litmus => {}
+        Command::Run | Command::Litmus | Command::Progress => {}
     }
     args
 }

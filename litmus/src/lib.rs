@@ -13,6 +13,7 @@ pub mod env;
 pub mod env_file;
 pub mod model;
 pub mod mutants;
+pub mod progress;
 pub mod runner;
 pub mod search;
 pub mod shader;

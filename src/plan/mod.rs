@@ -5,6 +5,7 @@
 
 pub mod adapters;
 pub mod paths;
+pub mod progress;
 
 use crate::options::{
     AppOptions, BudgetOptions, LogOptions, SessionOptions, SizeArg, StressOptions, VariantArg,

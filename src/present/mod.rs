@@ -13,3 +13,4 @@ pub mod progress;
 pub mod progress_report;
 pub mod replay;
 pub mod summary;
+pub mod termination;

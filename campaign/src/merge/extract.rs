@@ -16,6 +16,9 @@ pub enum Unit {
     Instances,
     /// Mutants of the MC Mutants suite; failures are mutants killed.
     Mutants,
+    /// Runs of progress litmus tests (a test under a mapping, once); failures are runs in
+    /// which some instance did not terminate.
+    ProgressRuns,
 }
 
 impl Unit {
@@ -24,6 +27,7 @@ impl Unit {
             Command::Run | Command::Compare | Command::Fences => Unit::Runs,
             Command::Litmus => Unit::Instances,
             Command::Mutants => Unit::Mutants,
+            Command::Progress => Unit::ProgressRuns,
         }
     }
 
@@ -33,6 +37,7 @@ impl Unit {
             Unit::Runs => ("runs", "failing"),
             Unit::Instances => ("instances", "target"),
             Unit::Mutants => ("mutants", "killed"),
+            Unit::ProgressRuns => ("test runs", "hung"),
         }
     }
 }
@@ -83,7 +88,10 @@ pub fn measures(command: Command, lines: &[Value]) -> (Vec<Measure>, bool) {
         (Command::Fences, Some(s)) => (vec![fences(s)], true),
         (Command::Litmus, Some(s)) => (vec![litmus(s)], true),
         (Command::Mutants, Some(s)) => (mutants(s).into_iter().collect(), true),
-        (Command::Fences | Command::Litmus | Command::Mutants, None) => (Vec::new(), false),
+        (Command::Progress, Some(s)) => (vec![progress(s)], true),
+        (Command::Fences | Command::Litmus | Command::Mutants | Command::Progress, None) => {
+            (Vec::new(), false)
+        }
     }
 }
 
@@ -198,6 +206,45 @@ fn litmus(s: &Value) -> Measure {
         seconds: seconds(&s["seconds"]),
         first_failure: None,
         note: (incoherent > 0).then(|| format!("{incoherent} instances broke coherence")),
+    }
+}
+
+/// A progress suite's runs and those that hung, with the strongest models the adapter was
+/// consistent with and the ones it violated.
+fn progress(s: &Value) -> Measure {
+    let observed = s["observed"].as_array().map_or(&[][..], Vec::as_slice);
+    let judgement = &s["judgement"];
+    let name = |v: &Value| {
+        let model = text(&v["model"]);
+        match model.as_str() {
+            "unfair" => model,
+            _ => format!("{} {model}", text(&v["fairness"])),
+        }
+    };
+    let strongest: Vec<String> = judgement["strongest"]
+        .as_array()
+        .map_or(Vec::new(), |a| a.iter().map(name).collect());
+    let violated: Vec<String> = judgement["schedulers"]
+        .as_array()
+        .map_or(&[][..], Vec::as_slice)
+        .iter()
+        .filter(|c| c["violations"].as_array().is_some_and(|v| !v.is_empty()))
+        .map(|c| name(&c["scheduler"]))
+        .collect();
+    let mut note = format!("strongest: {}", strongest.join(", "));
+    if !violated.is_empty() {
+        note.push_str(&format!("; violated: {}", violated.join(", ")));
+    }
+    if let Some(e) = s["error"].as_str() {
+        note.push_str(&format!("; aborted: {e}"));
+    }
+    Measure {
+        config: None,
+        runs: observed.iter().map(|o| count(&o["iterations"])).sum(),
+        failures: observed.iter().map(|o| count(&o["hung_iterations"])).sum(),
+        seconds: seconds(&s["seconds"]),
+        first_failure: None,
+        note: Some(note),
     }
 }
 

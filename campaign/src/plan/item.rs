@@ -19,15 +19,18 @@ pub enum Command {
     Fences,
     Litmus,
     Mutants,
+    /// The progress litmus suite (or test files), to compare GPUs' progress models.
+    Progress,
 }
 
 impl Command {
-    pub const ALL: [Command; 5] = [
+    pub const ALL: [Command; 6] = [
         Command::Run,
         Command::Compare,
         Command::Fences,
         Command::Litmus,
         Command::Mutants,
+        Command::Progress,
     ];
 
     pub fn name(self) -> &'static str {
@@ -37,6 +40,7 @@ impl Command {
             Command::Fences => "fences",
             Command::Litmus => "litmus",
             Command::Mutants => "mutants",
+            Command::Progress => "progress",
         }
     }
 
@@ -45,7 +49,7 @@ impl Command {
         match self {
             Command::Run | Command::Compare | Command::Fences => Some("app"),
             Command::Litmus => Some("test"),
-            Command::Mutants => None,
+            Command::Mutants | Command::Progress => None,
         }
     }
 

@@ -5,7 +5,8 @@
 
 use crate::notes::{emit, Notes};
 use crate::options::{
-    AppOptions, BudgetOptions, SessionOptions, SizeArg, StressOptions, VariantArg,
+    AppOptions, BudgetOptions, LogOptions, ProgressRunOptions, SessionOptions, SizeArg,
+    StressOptions, VariantArg,
 };
 use crate::plan::SessionPlan;
 use crate::present::progress::Progress;
@@ -18,11 +19,9 @@ use wgstress_runtime::run::progress::{needs, Needs, Verdict};
 use wgstress_runtime::run::runner::{self, RunConfig, Summary};
 use wgstress_runtime::stress::strategy::{Schedule, Scheduling, Strategy};
 
+/// The options of `progress APP` that the litmus tests' modes do not take.
 #[derive(clap::Args)]
-pub struct Args {
-    /// A bundled application (see `wgstress apps`) or an app spec (.toml), run under each
-    /// progress model
-    app: String,
+pub struct AppArgs {
     /// Which variant of a bundled application [default: fixed]
     #[arg(long, value_enum)]
     variant: Option<VariantArg>,
@@ -35,16 +34,26 @@ pub struct Args {
     /// A @compute entry point that checks the results on the GPU
     #[arg(long)]
     postcondition: Option<String>,
-    #[command(flatten)]
-    budget: BudgetOptions,
-    #[command(flatten)]
-    stress: StressOptions,
-    #[command(flatten)]
-    session: SessionOptions,
-    /// Memory stress beside the application (none: the scheduler alone)
+    /// With APP: runs under each model and occupancy bound [default: 5 seconds of runs when
+    /// neither --runs nor --time is given]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    runs: Option<u64>,
+    /// With APP: seconds of runs under each model and occupancy bound
+    #[arg(long, value_parser = crate::options::seconds, allow_negative_numbers = true)]
+    time: Option<Duration>,
+    /// With APP: stop a model's runs once this many failed (a starved run decides a model)
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    until_failures: Option<u64>,
+    /// With APP: runs per GPU submission
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=65536))]
+    batch: u32,
+    /// With APP: seed from which every run's seed derives (random when left out)
+    #[arg(long, value_parser = crate::options::seed)]
+    master_seed: Option<u64>,
+    /// With APP: memory stress beside the application (none: the scheduler alone)
     #[arg(long, value_parser = crate::options::strategies(), default_value = "none")]
     strategy: Strategy,
-    /// The progress models to run under, comma-separated
+    /// With APP: the progress models to run under, comma-separated
     #[arg(
         long,
         value_parser = crate::options::schedules(),
@@ -52,13 +61,45 @@ pub struct Args {
         default_value = "fair,obe,hsa,lobe,unfair"
     )]
     models: Vec<Schedule>,
-    /// Skip the occupancy bounds (1, 2, 4, ... workgroups at once, under the fair model)
+    /// With APP: skip the occupancy bounds (1, 2, 4, ... workgroups at once, under the fair
+    /// model)
     #[arg(long)]
     no_occupancy: bool,
-    /// Shuffle the application's workgroup ids (off: ids follow the order the device starts
-    /// workgroups in, as GPUs start them, so that only the model holds a workgroup back)
+    /// With APP: shuffle the application's workgroup ids (off: ids follow the order the
+    /// device starts workgroups in, as GPUs start them, so that only the model holds a
+    /// workgroup back)
     #[arg(long)]
     shuffle: bool,
+}
+
+impl AppArgs {
+    /// The options that only an application takes, refused without one.
+    pub fn refuse_without_app(&self) -> Result<()> {
+        let given = [
+            ("--variant", self.variant.is_some()),
+            ("--size", self.size.is_some()),
+            ("--entry", self.entry.is_some()),
+            ("--postcondition", self.postcondition.is_some()),
+            ("--runs", self.runs.is_some()),
+            ("--time", self.time.is_some()),
+            ("--until-failures", self.until_failures.is_some()),
+            ("--master-seed", self.master_seed.is_some()),
+            ("--no-occupancy", self.no_occupancy),
+            ("--shuffle", self.shuffle),
+        ];
+        if let Some((name, _)) = given.iter().find(|(_, g)| *g) {
+            anyhow::bail!("{name} is for `progress APP`, which runs an application");
+        }
+        Ok(())
+    }
+}
+
+/// Stress options at their defaults: `progress APP` runs without memory stress unless
+/// --strategy asks for it, with iterations measured as `run` measures them.
+#[derive(clap::Parser)]
+struct Defaults {
+    #[command(flatten)]
+    stress: StressOptions,
 }
 
 /// Seconds each model runs for when neither --runs nor --time is given.
@@ -75,22 +116,42 @@ pub struct Plan {
     app_args: String,
 }
 
-pub fn plan(args: &Args) -> Result<Plan> {
+pub fn plan(
+    app_name: &str,
+    args: &AppArgs,
+    run: &ProgressRunOptions,
+    log: &LogOptions,
+    json: bool,
+) -> Result<Plan> {
     let app = AppOptions {
-        app: args.app.clone(),
+        app: app_name.to_string(),
         variant: args.variant,
         size: args.size,
         entry: args.entry.clone(),
         postcondition: args.postcondition.clone(),
     };
+    let budget = BudgetOptions {
+        runs: args.runs,
+        time: args.time,
+        batch: args.batch,
+        timeout: run.timeout,
+        until_failures: args.until_failures,
+    };
+    let session_options = SessionOptions {
+        adapter: run.adapter.clone(),
+        master_seed: args.master_seed,
+        json,
+        log: log.clone(),
+    };
+    let defaults = <Defaults as clap::Parser>::parse_from(["progress"]);
     let mut session = SessionPlan::new(
         &app,
-        &args.budget,
-        &args.stress,
-        &args.session,
+        &budget,
+        &defaults.stress,
+        &session_options,
         Scheduling::default(),
     )?;
-    if args.budget.runs.is_none() && args.budget.time.is_none() {
+    if args.runs.is_none() && args.time.is_none() {
         session.budget.runs = None;
         session.budget.time = Some(Duration::from_secs(DEFAULT_SECONDS));
     }
@@ -122,7 +183,7 @@ pub fn plan(args: &Args) -> Result<Plan> {
             n = n.saturating_mul(2);
         }
     }
-    let mut app_args = args.app.clone();
+    let mut app_args = app_name.to_string();
     if let Some(v) = args.variant {
         app_args.push_str(&format!(" --variant {}", arg_name(v)));
     }
@@ -172,7 +233,7 @@ pub struct Report {
 pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
     let session = &plan.session;
     let mut engine = session.engine()?;
-    super::super::announce(&engine, notes);
+    crate::commands::announce(&engine, notes);
     let (shape, _) = session.stress.shape(&engine)?;
     let (base, _) = session.stress.settings(
         &mut engine,

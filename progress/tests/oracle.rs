@@ -1,0 +1,220 @@
+//! The oracle against the seed's stated verdicts (§2.3, §5.4-5.5, §6.1).
+
+use wgstress_progress::model::{Fairness, Model, Scheduler};
+use wgstress_progress::oracle::Oracle;
+use wgstress_progress::suite::seed_examples;
+use wgstress_progress::Test;
+
+fn example(name: &str) -> Test {
+    seed_examples()
+        .into_iter()
+        .find(|(n, _)| *n == name)
+        .unwrap()
+        .1
+}
+
+fn terminates(test: &Test, model: Model, fairness: Fairness) -> bool {
+    Oracle::new(test).terminates(Scheduler { model, fairness })
+}
+
+#[test]
+fn the_mutex_terminates_under_obe_not_under_hsa() {
+    let mutex = example("mutex");
+    for fairness in [Fairness::Weak, Fairness::Strong] {
+        assert!(terminates(&mutex, Model::Obe, fairness));
+        assert!(!terminates(&mutex, Model::Hsa, fairness));
+        assert!(terminates(&mutex, Model::Lobe, fairness));
+        assert!(terminates(&mutex, Model::Fair, fairness));
+    }
+    // The starving execution under HSA: thread 1 holds the mutex while thread 0, the only
+    // thread HSA guarantees, spins.
+    let verdict = Oracle::new(&mutex).decide(Scheduler {
+        model: Model::Hsa,
+        fairness: Fairness::Weak,
+    });
+    let evidence = verdict.evidence.unwrap();
+    assert_eq!(evidence.fair, vec![0]);
+    assert!(evidence.cycle.iter().all(|s| s.thread == 0));
+    assert_eq!(evidence.cycle.last().unwrap().to.memory, [1, 0]);
+    assert_eq!(evidence.cycle.last().unwrap().to.pcs, vec![0, 1]);
+}
+
+#[test]
+fn producer_consumer_is_the_opposite_and_its_id_order_matters() {
+    let increasing = example("prodcons-increasing");
+    for fairness in [Fairness::Weak, Fairness::Strong] {
+        assert!(terminates(&increasing, Model::Hsa, fairness));
+        assert!(terminates(&increasing, Model::Fair, fairness));
+        assert!(!terminates(&increasing, Model::Obe, fairness));
+    }
+    let decreasing = example("prodcons-decreasing");
+    for fairness in [Fairness::Weak, Fairness::Strong] {
+        assert!(!terminates(&decreasing, Model::Hsa, fairness));
+        assert!(!terminates(&decreasing, Model::Lobe, fairness));
+        assert!(!terminates(&decreasing, Model::Obe, fairness));
+        assert!(terminates(&decreasing, Model::Fair, fairness));
+    }
+}
+
+#[test]
+fn dining_philosophers_needs_strong_fairness() {
+    let dining = example("dining-philosophers");
+    assert!(!terminates(&dining, Model::Fair, Fairness::Weak));
+    assert!(terminates(&dining, Model::Fair, Fairness::Strong));
+    // Listing 2 counts a state with F empty as a way out: under OBE thread 1 alone ends,
+    // leaving F empty, and thread 0 then runs alone to its end (docs/progress.md: the seed's
+    // Table 4 has no strong OBE test, this one is).
+    assert!(!terminates(&dining, Model::Obe, Fairness::Weak));
+    assert!(terminates(&dining, Model::Obe, Fairness::Strong));
+    // The livelock: both threads keep stepping, neither gets out.
+    let verdict = Oracle::new(&dining).decide(Scheduler {
+        model: Model::Fair,
+        fairness: Fairness::Weak,
+    });
+    let evidence = verdict.evidence.unwrap();
+    assert_eq!(evidence.fair, vec![0, 1]);
+    let mut threads: Vec<usize> = evidence.cycle.iter().map(|s| s.thread).collect();
+    threads.sort();
+    threads.dedup();
+    assert_eq!(threads, vec![0, 1]);
+}
+
+#[test]
+fn no_example_is_guaranteed_under_unfair_and_all_are_under_strong_fair() {
+    for (name, test) in seed_examples() {
+        let oracle = Oracle::new(&test);
+        for fairness in [Fairness::Weak, Fairness::Strong] {
+            let unfair = oracle.decide(Scheduler {
+                model: Model::Unfair,
+                fairness,
+            });
+            assert!(!unfair.terminates, "{name}");
+            assert!(!unfair.evidence.unwrap().cycle.is_empty(), "{name}");
+        }
+        assert!(
+            oracle.terminates(Scheduler {
+                model: Model::Fair,
+                fairness: Fairness::Strong
+            }),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn a_test_without_a_cycle_terminates_under_every_scheduler() {
+    let test = Test::parse("THREAD0\natomic_store(0, 1)\nTHREAD1\natomic_chk_branch(0, 1, END)\n")
+        .unwrap();
+    let oracle = Oracle::new(&test);
+    for scheduler in Scheduler::all() {
+        assert!(oracle.terminates(scheduler), "{scheduler}");
+        assert!(oracle.decide(scheduler).evidence.is_none());
+    }
+}
+
+#[test]
+fn every_evidence_is_an_execution_of_the_test_that_returns_to_where_its_cycle_began() {
+    for (name, test) in seed_examples() {
+        let oracle = Oracle::new(&test);
+        for verdict in oracle.verdicts() {
+            let Some(evidence) = verdict.evidence else {
+                continue;
+            };
+            // Replay it: every step executes the thread's instruction from the state before.
+            let mut memory = evidence.start.memory;
+            let mut pcs = evidence.start.pcs.clone();
+            let steps: Vec<_> = evidence.prefix.iter().chain(&evidence.cycle).collect();
+            let mut cycle_start = None;
+            for (i, step) in steps.iter().enumerate() {
+                if i == evidence.prefix.len() {
+                    cycle_start = Some((memory, pcs.clone()));
+                }
+                let thread = &test.threads()[step.thread];
+                assert_eq!(
+                    pcs[step.thread], step.instruction,
+                    "{name} {}",
+                    verdict.scheduler
+                );
+                let (pc, _) =
+                    thread[step.instruction].step(step.instruction, thread.len(), &mut memory);
+                pcs[step.thread] = pc;
+                assert_eq!((memory, pcs.clone()), (step.to.memory, step.to.pcs.clone()));
+            }
+            assert_eq!(
+                cycle_start,
+                Some((memory, pcs)),
+                "{name} {}",
+                verdict.scheduler
+            );
+            // Every thread the cycle must schedule steps in it (weak fairness's condition).
+            if verdict.scheduler.fairness == Fairness::Weak {
+                for t in &evidence.fair {
+                    assert!(evidence.cycle.iter().any(|s| s.thread == *t), "{name}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn transition_systems_are_as_large_as_the_seeds_table_3_says() {
+    // (actions, states) of Table 3.
+    for (name, actions, states) in [
+        ("prodcons-increasing", 3, 3),
+        ("prodcons-decreasing", 3, 3),
+        ("prodcons-bidirectional", 7, 5),
+        ("simplified-mutex", 7, 6),
+        ("dining-philosophers", 8, 8),
+    ] {
+        let graph = wgstress_progress::explore::Graph::of(&example(name));
+        assert_eq!(graph.seed_size(), (states, actions), "{name}");
+    }
+}
+
+#[test]
+fn a_device_that_hangs_the_decreasing_producer_consumer_conforms_to_hsa_and_obe_not_fair() {
+    use wgstress_progress::observe::{judge, Observed};
+    use wgstress_progress::suite::Verdicts;
+    use wgstress_progress::wgsl::Mapping;
+    let names = ["mutex", "prodcons-increasing", "prodcons-decreasing"];
+    let verdicts: Vec<(String, Verdicts)> = names
+        .iter()
+        .map(|n| (n.to_string(), Verdicts::of(&example(n))))
+        .collect();
+    let observed: Vec<Observed> = names
+        .iter()
+        .map(|n| Observed {
+            test: n.to_string(),
+            mapping: Mapping::Chunked,
+            instances: 64,
+            iterations: 3,
+            hung_iterations: u32::from(*n == "prodcons-decreasing") * 3,
+            hung_instances: 0,
+            gave_up: vec![0, 0],
+        })
+        .collect();
+    let judgement = judge(&verdicts, &observed);
+    assert_eq!(judgement.hangs.len(), 1);
+    let conformed = |model, fairness| {
+        judgement
+            .schedulers
+            .iter()
+            .find(|c| c.scheduler == Scheduler { model, fairness })
+            .unwrap()
+            .conformed()
+    };
+    for fairness in [Fairness::Weak, Fairness::Strong] {
+        assert!(conformed(Model::Hsa, fairness));
+        assert!(conformed(Model::Obe, fairness));
+        assert!(conformed(Model::Lobe, fairness));
+        assert!(!conformed(Model::Fair, fairness));
+    }
+    // LOBE (strong) is above HSA and OBE: it alone is the strongest consistent model.
+    assert_eq!(
+        judgement.strongest,
+        vec![Scheduler {
+            model: Model::Lobe,
+            fairness: Fairness::Strong
+        }]
+    );
+}

@@ -1,0 +1,43 @@
+//! `progress --oracle FILE...`: each test's verdict under every scheduler, no GPU.
+
+use crate::notes::emit;
+use crate::plan::progress::NamedTest;
+use crate::status::Status;
+use anyhow::Result;
+use wgstress_progress::oracle::{Oracle, Verdict};
+
+pub fn oracle(tests: &[NamedTest], json: bool) -> Result<Status> {
+    let verdicts: Vec<(&str, Vec<Verdict>)> = tests
+        .iter()
+        .map(|t| (t.name.as_str(), verdicts(&t.test, json)))
+        .collect();
+    if json {
+        emit(&format!(
+            "{}\n",
+            serde_json::to_string_pretty(&crate::present::termination::oracle_json(&verdicts))?
+        ))?;
+    } else {
+        emit(&crate::present::termination::oracle_table(&verdicts))?;
+    }
+    Ok(Status::Passed)
+}
+
+/// Every scheduler's verdict, the unfair model under both notions; the evidence only where it
+/// is shown (JSON).
+fn verdicts(test: &wgstress_progress::Test, evidence: bool) -> Vec<Verdict> {
+    let oracle = Oracle::new(test);
+    crate::present::termination::columns()
+        .into_iter()
+        .map(|scheduler| {
+            if evidence {
+                oracle.decide(scheduler)
+            } else {
+                Verdict {
+                    scheduler,
+                    terminates: oracle.terminates(scheduler),
+                    evidence: None,
+                }
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,227 @@
+//! What `progress` shows: the oracle's verdicts, the generated suite's Table 4 beside the
+//! seed's, and what runs on the adapter say about its progress model.
+
+use std::fmt::Write;
+use std::path::Path;
+use wgstress_progress::model::{Fairness, Model, Scheduler};
+use wgstress_progress::observe::{Judgement, Observed};
+use wgstress_progress::oracle::Verdict;
+use wgstress_progress::suite::{Table, SEED_TABLE_4};
+
+/// The schedulers a verdict table shows, in order: every model weak then strong.
+pub fn columns() -> Vec<Scheduler> {
+    Model::ALL
+        .iter()
+        .flat_map(|&model| {
+            [Fairness::Weak, Fairness::Strong].map(|fairness| Scheduler { model, fairness })
+        })
+        .collect()
+}
+
+fn key(model: Model) -> &'static str {
+    match model {
+        Model::Unfair => "unfair",
+        Model::Hsa => "hsa",
+        Model::Obe => "obe",
+        Model::HsaObe => "hsa-obe",
+        Model::Lobe => "lobe",
+        Model::Fair => "fair",
+    }
+}
+
+fn fairness(f: Fairness) -> &'static str {
+    match f {
+        Fairness::Weak => "weak",
+        Fairness::Strong => "strong",
+    }
+}
+
+/// One line per test: `yes` where it is guaranteed to terminate, `-` where not.
+pub fn oracle_table(tests: &[(&str, Vec<Verdict>)]) -> String {
+    let width = tests.iter().map(|(n, _)| n.len()).max().unwrap_or(4).max(4);
+    let mut s = String::new();
+    let _ = write!(s, "{:width$}", "");
+    for model in Model::ALL {
+        let _ = write!(s, "  {:>9}", model.name());
+    }
+    let _ = write!(s, "\n{:width$}", "test");
+    for _ in Model::ALL {
+        let _ = write!(s, "  {:>4} {:>4}", "weak", "strg");
+    }
+    s.push('\n');
+    for (name, verdicts) in tests {
+        let _ = write!(s, "{name:width$}");
+        let mark = |v: &Verdict| if v.terminates { "yes" } else { "-" };
+        for pair in verdicts.chunks(2) {
+            let _ = write!(s, "  {:>4} {:>4}", mark(&pair[0]), mark(&pair[1]));
+        }
+        s.push('\n');
+    }
+    s.push_str(
+        "\nyes: guaranteed to terminate under the model; -: not (--json gives the execution that starves)\n",
+    );
+    s
+}
+
+/// Per file, per model and fairness: `terminates`, and the evidence where it need not.
+pub fn oracle_json(tests: &[(&str, Vec<Verdict>)]) -> serde_json::Value {
+    let files: Vec<serde_json::Value> = tests
+        .iter()
+        .map(|(name, verdicts)| {
+            let mut models = serde_json::Map::new();
+            for v in verdicts {
+                let entry = models
+                    .entry(key(v.scheduler.model))
+                    .or_insert_with(|| serde_json::json!({}));
+                let mut verdict = serde_json::json!({ "terminates": v.terminates });
+                if let Some(e) = &v.evidence {
+                    verdict["evidence"] = serde_json::to_value(e).unwrap_or_default();
+                }
+                entry[fairness(v.scheduler.fairness)] = verdict;
+            }
+            serde_json::json!({ "file": name, "models": models })
+        })
+        .collect();
+    serde_json::Value::Array(files)
+}
+
+/// The suite's size per configuration and its Table 4 beside the seed's.
+pub fn generated(dir: &Path, sizes: &[((usize, usize), usize)], table: &Table) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "progress litmus suite: {} tests, written to {}",
+        table.tests,
+        dir.display()
+    );
+    let _ = writeln!(
+        s,
+        "  {} terminate under weak fairness, {} need strong fairness\n",
+        table.weak_tests, table.strong_tests
+    );
+    let _ = writeln!(s, "threads  instructions  tests");
+    for ((t, i), n) in sizes {
+        let _ = writeln!(s, "{t:>7}  {i:>12}  {n:>5}");
+    }
+    let _ = writeln!(
+        s,
+        "\nTable 4 (D distinguishing, C conformance tests; the seed's 483 tests in brackets)"
+    );
+    let _ = writeln!(
+        s,
+        "{:8}  {:>14}  {:>14}  {:>14}  {:>14}",
+        "model", "weak D", "weak C", "strong D", "strong C"
+    );
+    for row in &table.rows {
+        let seed = SEED_TABLE_4.iter().find(|r| r.0 == row.model);
+        let cell = |ours: usize, theirs: Option<usize>| match theirs {
+            Some(t) => format!("{ours} ({t})"),
+            None => format!("{ours}"),
+        };
+        let name = if row.model == Model::Fair {
+            "full"
+        } else {
+            row.model.name()
+        };
+        let _ = writeln!(
+            s,
+            "{:8}  {:>14}  {:>14}  {:>14}  {:>14}",
+            name,
+            cell(row.weak_distinguishing, seed.map(|r| r.1)),
+            cell(row.weak_conformance, seed.map(|r| r.2)),
+            cell(row.strong_distinguishing, seed.map(|r| r.3)),
+            cell(row.strong_conformance, seed.map(|r| r.4)),
+        );
+    }
+    s.push_str("(HSA+OBE, which the seed leaves out, distinguishes against HSA and OBE; docs/progress.md explains the differences)\n");
+    s
+}
+
+/// Per scheduler whether the adapter conformed, the tests that did not terminate, and the
+/// strongest models consistent with the runs.
+pub fn run_report(
+    adapter: &str,
+    tests: usize,
+    observed: &[Observed],
+    judgement: &Judgement,
+    error: Option<&str>,
+    interrupted: bool,
+) -> String {
+    let mut s = String::new();
+    let mut names: Vec<&str> = observed.iter().map(|o| o.test.as_str()).collect();
+    names.dedup();
+    let runs: u64 = observed.iter().map(|o| u64::from(o.iterations)).sum();
+    let _ = writeln!(
+        s,
+        "progress litmus tests on {adapter}: {} of {tests} tests ran, {runs} runs",
+        names.len()
+    );
+    for mapping in wgstress_progress::wgsl::Mapping::ALL {
+        let of: Vec<&Observed> = observed.iter().filter(|o| o.mapping == mapping).collect();
+        if let Some(first) = of.first() {
+            let hung = of.iter().filter(|o| o.hung()).count();
+            let _ = writeln!(
+                s,
+                "  {:12} {} instance{} a run: {hung} of {} tests did not terminate",
+                mapping.name(),
+                first.instances,
+                if first.instances == 1 { "" } else { "s" },
+                of.len()
+            );
+        }
+    }
+    if observed.is_empty() {
+        s.push_str("no test ran\n");
+        if let Some(e) = error {
+            let _ = writeln!(s, "aborted: {e}");
+        }
+        return s;
+    }
+    let _ = writeln!(
+        s,
+        "\n{:14}  {:>17}  {:>17}  conformed",
+        "model", "conformance tests", "did not terminate"
+    );
+    for c in &judgement.schedulers {
+        let mut failed: Vec<&str> = c.violations.iter().map(|h| h.test.as_str()).collect();
+        failed.dedup();
+        let _ = writeln!(
+            s,
+            "{:14}  {:>17}  {:>17}  {}",
+            c.scheduler.to_string(),
+            c.tests,
+            failed.len(),
+            match (c.conformed(), c.tests) {
+                (false, _) => "no",
+                (true, 0) => "(no test)",
+                (true, _) => "yes",
+            }
+        );
+    }
+    if !judgement.hangs.is_empty() {
+        let _ = writeln!(s, "\ndid not terminate:");
+        for h in &judgement.hangs {
+            let _ = writeln!(
+                s,
+                "  {}  {}  in {} of {} runs",
+                h.test,
+                h.mapping.name(),
+                h.hung_iterations,
+                h.iterations
+            );
+        }
+    }
+    let strongest: Vec<String> = judgement.strongest.iter().map(|s| s.to_string()).collect();
+    let _ = writeln!(
+        s,
+        "\nstrongest models consistent with these runs: {}",
+        strongest.join(", ")
+    );
+    if interrupted {
+        let _ = writeln!(s, "interrupted: the results cover the runs that finished");
+    }
+    if let Some(e) = error {
+        let _ = writeln!(s, "aborted: {e}; the results cover the runs that finished");
+    }
+    s
+}
