@@ -1,6 +1,6 @@
 //! The table of `wgstress progress APP`.
 
-use crate::commands::progress::{ModelResult, Report};
+use wgstress_runtime::run::progress::{ModelResult, Report};
 
 pub fn table(report: &Report) -> String {
     let mut out = format!(

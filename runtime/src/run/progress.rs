@@ -87,6 +87,34 @@ pub fn needs(verdicts: &[(Schedule, Verdict)]) -> Needs {
     Needs { models, meaning }
 }
 
+/// One configuration's result.
+#[derive(Clone, Debug, Serialize)]
+pub struct ModelResult {
+    pub model: Schedule,
+    /// At most this many workgroups ran at once (`None`: as the device ran them).
+    pub occupancy: Option<u32>,
+    pub verdict: Verdict,
+    pub runs: u64,
+    pub starved_runs: u64,
+    /// Runs that failed otherwise (a check, a hang with nothing held back, the watchdog).
+    pub other_failures: u64,
+    /// The first starved (or failed) run: what waited for whom.
+    pub wait: Option<String>,
+    /// The `wgstress run` command that replays it.
+    pub replay: Option<String>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub app: String,
+    pub adapter: String,
+    pub models: Vec<ModelResult>,
+    pub occupancy: Vec<ModelResult>,
+    pub needs: Needs,
+    /// Whether it starved under some occupancy bound below its workgroup count.
+    pub needs_occupancy: Option<u32>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

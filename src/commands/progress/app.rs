@@ -12,10 +12,9 @@ use crate::plan::SessionPlan;
 use crate::present::progress::Progress;
 use crate::status::Status;
 use anyhow::Result;
-use serde::Serialize;
 use std::time::Duration;
 use wgstress_runtime::run::log::JsonLog;
-use wgstress_runtime::run::progress::{needs, Needs, Verdict};
+use wgstress_runtime::run::progress::{needs, ModelResult, Report, Verdict};
 use wgstress_runtime::run::runner::{self, RunConfig, Summary};
 use wgstress_runtime::stress::strategy::{Schedule, Scheduling, Strategy};
 
@@ -200,34 +199,6 @@ pub fn plan(
         configs,
         app_args,
     })
-}
-
-/// One configuration's result.
-#[derive(Serialize)]
-pub struct ModelResult {
-    pub model: Schedule,
-    /// At most this many workgroups ran at once (`None`: as the device ran them).
-    pub occupancy: Option<u32>,
-    pub verdict: Verdict,
-    pub runs: u64,
-    pub starved_runs: u64,
-    /// Runs that failed otherwise (a check, a hang with nothing held back, the watchdog).
-    pub other_failures: u64,
-    /// The first starved (or failed) run: what waited for whom.
-    pub wait: Option<String>,
-    /// The `wgstress run` command that replays it.
-    pub replay: Option<String>,
-}
-
-#[derive(Serialize)]
-pub struct Report {
-    pub app: String,
-    pub adapter: String,
-    pub models: Vec<ModelResult>,
-    pub occupancy: Vec<ModelResult>,
-    pub needs: Needs,
-    /// Whether it starved under some occupancy bound below its workgroup count.
-    pub needs_occupancy: Option<u32>,
 }
 
 pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {

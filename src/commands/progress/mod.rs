@@ -16,8 +16,6 @@ mod generate;
 mod oracle;
 mod run;
 
-pub use app::{ModelResult, Report};
-
 #[derive(clap::Args)]
 pub struct Args {
     /// A bundled application (see `wgstress apps`) or an app spec (.toml), run under each
