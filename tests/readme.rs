@@ -71,3 +71,25 @@ fn options_are_found_in_code_spans_only() {
         ["--runs", "--seed"]
     );
 }
+
+/// The README's test command: the indented line that runs `cargo test`.
+fn test_command(readme: &str) -> &str {
+    readme
+        .lines()
+        .filter_map(|l| l.strip_prefix("    "))
+        .find(|l| l.contains("cargo test"))
+        .expect("the README gives a test command")
+}
+
+#[test]
+fn ci_runs_the_readmes_test_command_as_written() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let command = test_command(&readme);
+    assert!(command.contains("cargo test --workspace"), "{command}");
+    let ci = std::fs::read_to_string(root.join(".ci/run")).unwrap();
+    assert!(
+        ci.lines().any(|l| l.trim() == command),
+        ".ci/run does not run the README's test command `{command}` on a line of its own"
+    );
+}
