@@ -34,7 +34,12 @@ pub const DEFAULT_MASTER_SEED: u64 = 1;
 impl Plan {
     /// Reads and validates the plan at `path`; `check` validates each item's arguments.
     pub fn load(path: &Path, check: Check) -> Result<Plan> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = wgstress_runtime::read::text(
+            path,
+            wgstress_runtime::read::PLAN_BYTES,
+            "a plan may hold",
+        )
+        .map_err(Error::read)?;
         Plan::parse(path, &text, check)
     }
 
