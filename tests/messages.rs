@@ -116,3 +116,22 @@ fn a_shader_given_as_the_application_is_called_a_shader() {
         );
     }
 }
+
+#[test]
+fn a_raw_dispatch_past_the_adapters_limit_per_dimension_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("wide.toml");
+    std::fs::write(
+        &spec,
+        format!(
+            "shader = {:?}\nworkgroups = [70000]\n\n[[binding]]\nbinding = 0\nkind = \"storage\"\nwords = 1\n",
+            fixture("counter.wgsl")
+        ),
+    )
+    .unwrap();
+    let spec = spec.to_str().unwrap();
+    refused(
+        &["run", spec, "--raw", "--runs", "1", "--no-log"],
+        "workgroups [70000, 1, 1] has 70000 in one dimension, beyond this adapter's limit of 65535",
+    );
+}
