@@ -64,7 +64,27 @@ enum Command {
     Adapters,
 }
 
+/// The stack the command runs on. naga's parser and validator, wgpu's backends and
+/// wgstress's passes recurse once per level a shader nests, up to
+/// `wgstress_instrument::MAX_NESTING` levels (refused past it), at up to about 32 KiB a level
+/// in a debug build; the main thread's 8 MiB held 250. Only the pages used are committed.
+const STACK_BYTES: usize = 256 << 20;
+
 fn main() -> ExitCode {
+    let command = std::thread::Builder::new()
+        .name("main".into())
+        .stack_size(STACK_BYTES)
+        .spawn(command);
+    match command {
+        Ok(thread) => thread
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+        // No room for the stack: the main thread's is better than none.
+        Err(_) => self::command(),
+    }
+}
+
+fn command() -> ExitCode {
     runtime_dir::ensure();
     let json = wants_json(std::env::args_os());
     let cli = match Cli::try_parse() {
