@@ -198,3 +198,15 @@ fn a_device_as_a_log_merge_reads_is_refused() {
         "/dev/zero: not a regular file",
     );
 }
+
+#[test]
+fn a_proc_file_as_an_init_file_is_refused_at_the_specs_line_before_the_device_opens() {
+    // /proc's files say they hold 0 bytes: only reading them tells how much they give.
+    let dir = tempfile::tempdir().unwrap();
+    let spec = spec_with_init(dir.path(), "/proc/self/status");
+    refused(
+        &["run", &spec, "--runs", "1", "--no-log"],
+        dir.path(),
+        "spec.toml:4:1: [[binding]] 1: init: /proc/self/status: ",
+    );
+}
