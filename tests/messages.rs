@@ -135,3 +135,30 @@ fn a_raw_dispatch_past_the_adapters_limit_per_dimension_is_refused() {
         "workgroups [70000, 1, 1] has 70000 in one dimension, beyond this adapter's limit of 65535",
     );
 }
+
+#[test]
+fn random_words_below_zero_are_refused_at_the_binding() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("below.toml");
+    std::fs::write(
+        &spec,
+        format!(
+            "shader = {:?}\nworkgroups = [16]\n\n[[binding]]\nbinding = 0\nkind = \"storage\"\nwords = 1\ninit = {{ kind = \"random\", seed = 1, below = 0 }}\n",
+            fixture("counter.wgsl")
+        ),
+    )
+    .unwrap();
+    refused(
+        &["run", spec.to_str().unwrap(), "--runs", "1", "--no-log"],
+        "below.toml:4:1: [[binding]] 1: binding 0:0: init: random words `below = 0` leave no value to draw",
+    );
+}
+
+#[test]
+fn too_many_shards_are_called_too_many() {
+    let plan = fixture("../../deploy/plans/bundled-buggy.toml");
+    refused(
+        &["campaign", &plan, "--list", "--shard", "1/99999999999"],
+        "99999999999 shards are more than a plan is split into",
+    );
+}
