@@ -162,3 +162,33 @@ fn too_many_shards_are_called_too_many() {
         "99999999999 shards are more than a plan is split into",
     );
 }
+
+#[test]
+fn a_byte_order_mark_is_accepted_and_columns_count_without_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let bom = "\u{feff}";
+    let counter = std::fs::read_to_string(fixture("counter.wgsl")).unwrap();
+    std::fs::write(dir.path().join("counter.wgsl"), format!("{bom}{counter}")).unwrap();
+    let args = [
+        "instrument",
+        "counter.wgsl",
+        "-o",
+        "o.wgsl",
+        "--manifest",
+        "m.json",
+    ];
+    let out = within(command(&args, dir.path()), DEADLINE).exited("instrument");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::write(
+        dir.path().join("counter.wgsl"),
+        format!("{bom}fn main() {{ let x = ; }}\n"),
+    )
+    .unwrap();
+    let out = within(command(&args, dir.path()), DEADLINE).exited("instrument");
+    assert_refused(&out, "counter.wgsl:1:21: expected expression", "a BOM");
+}

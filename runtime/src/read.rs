@@ -112,9 +112,15 @@ pub fn tail(path: &Path, most: u64) -> Result<Vec<u8>> {
     Ok(out)
 }
 
-/// The text of the regular file at `path` (UTF-8), refused past `limit` bytes.
+/// The text of the regular file at `path` (UTF-8), refused past `limit` bytes. A byte order
+/// mark, which some editors write, is dropped: it is no part of the text, and columns on the
+/// first line are then counted as an editor shows them.
 pub fn text(path: &Path, limit: u64, holds: &str) -> Result<String> {
-    String::from_utf8(bytes(path, limit, holds)?).map_err(|_| {
+    let mut bytes = bytes(path, limit, holds)?;
+    if bytes.starts_with("\u{feff}".as_bytes()) {
+        bytes.drain(..3);
+    }
+    String::from_utf8(bytes).map_err(|_| {
         Error::io(
             path,
             std::io::Error::new(
@@ -179,6 +185,14 @@ mod tests {
         std::fs::write(&path, b"first\nlast\n").unwrap();
         assert_eq!(tail(&path, 5).unwrap(), b"last\n");
         assert_eq!(tail(&path, 100).unwrap(), b"first\nlast\n");
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bom.wgsl");
+        std::fs::write(&path, "\u{feff}fn f() {}\n").unwrap();
+        assert_eq!(source(&path).unwrap(), "fn f() {}\n");
     }
 
     #[test]
