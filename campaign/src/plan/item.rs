@@ -223,18 +223,19 @@ fn item(
             v => v.clone(),
         };
         words.push(format!("--{flag}"));
-        args.push(format!("--{flag}"));
-        let picks_app = APP_OPTIONS.contains(&flag.as_str());
-        if picks_app {
-            app_args.push(format!("--{flag}"));
-        }
-        if let (Some(v), Some(arg)) = (value, value_arg) {
+        if let Some(v) = value {
             words.push(v.clone());
-            args.push(arg.clone());
-            if picks_app {
-                app_args.push(arg);
-            }
         }
+        if APP_OPTIONS.contains(&flag.as_str()) {
+            // For the replay a report prints; the item's own command line is `args`.
+            app_args.push(format!("--{flag}"));
+            app_args.extend(value_arg.clone());
+        }
+        // One argument, `--flag=value`: a value that starts with `--` stays a value.
+        args.push(match value_arg {
+            Some(v) => format!("--{flag}={v}"),
+            None => format!("--{flag}"),
+        });
     }
     let description = words.iter().map(|w| quote(w)).collect::<Vec<_>>().join(" ");
     let hash = fnv1a(description.as_bytes());
@@ -279,6 +280,15 @@ fn targets(raw: &RawItem, command: Command, source: &Source) -> Result<Vec<Optio
             .ok_or_else(|| source.error(e.at, format!("`{key}`: give strings")))?,
         _ => return Err(source.error(e.at, format!("`{key}`: give a name or a list of names"))),
     };
+    if let Some(name) = names.iter().find(|n| n.starts_with('-')) {
+        return Err(source.error(
+            e.at,
+            format!(
+                "`{key}` = `{name}`: a name that starts with `-` would be read as an option (for a \
+                 file of that name, write ./{name})"
+            ),
+        ));
+    }
     Ok(names.into_iter().map(Some).collect())
 }
 

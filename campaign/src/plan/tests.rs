@@ -66,7 +66,25 @@ fn spec_paths_are_resolved_against_the_plan_but_described_as_written() {
         item.args
     );
     assert!(Path::new(&item.args[1]).is_absolute());
-    assert!(item.args[3].ends_with("dir/p.json"), "{:?}", item.args);
+    assert!(
+        item.args[2].starts_with("--profile=") && item.args[2].ends_with("dir/p.json"),
+        "{:?}",
+        item.args
+    );
+}
+
+#[test]
+fn a_value_that_starts_with_dashes_stays_a_value() {
+    // `strategy = "--list"` once reached the item's command line as a flag of its own.
+    let plan =
+        parse("[[item]]\ncommand = \"run\"\napp = \"cub-scan\"\nstrategy = \"--list\"\n").unwrap();
+    assert_eq!(plan.items[0].args, ["run", "cub-scan", "--strategy=--list"]);
+    assert_eq!(plan.items[0].description, "run cub-scan --strategy --list");
+    let refused = error("[[item]]\ncommand = \"litmus\"\ntest = \"--list\"\n");
+    assert!(
+        refused.starts_with("dir/plan.toml:3:8: `test` = `--list`: a name that starts with `-`"),
+        "{refused}"
+    );
 }
 
 #[test]
@@ -117,7 +135,7 @@ fn bad_plans_are_refused_at_file_line_column() {
 #[test]
 fn the_check_sees_each_item_and_its_refusal_names_the_item() {
     let refuse = |args: &[String]| -> Result<(), String> {
-        match args.iter().any(|a| a == "--bogus") {
+        match args.iter().any(|a| a.starts_with("--bogus")) {
             true => Err("unexpected argument '--bogus' found".into()),
             false => Ok(()),
         }
