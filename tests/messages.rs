@@ -192,3 +192,36 @@ fn a_byte_order_mark_is_accepted_and_columns_count_without_it() {
     let out = within(command(&args, dir.path()), DEADLINE).exited("instrument");
     assert_refused(&out, "counter.wgsl:1:21: expected expression", "a BOM");
 }
+
+#[test]
+fn an_array_length_override_of_zero_is_named() {
+    // naga's own words were "Type [2] '' is invalid".
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("tile.wgsl"),
+        "override n: u32 = 4;\nvar<workgroup> tile: array<u32, n>;\n\
+         @group(0) @binding(0) var<storage, read_write> buf: array<u32>;\n\
+         @compute @workgroup_size(1)\nfn main() { tile[0] = 1u; buf[0] = tile[0]; }\n",
+    )
+    .unwrap();
+    let args = [
+        "instrument",
+        "tile.wgsl",
+        "-o",
+        "o.wgsl",
+        "--manifest",
+        "m.json",
+        "--constant",
+    ];
+    let given = |value: &str| {
+        let mut args = args.to_vec();
+        args.push(value);
+        within(command(&args, dir.path()), DEADLINE).exited(value)
+    };
+    assert_refused(
+        &given("n=0"),
+        "tile.wgsl: override `n` is an array's length: give it a whole number from 1 to 4294967295, not 0",
+        "n=0",
+    );
+    assert_eq!(given("n=8").status.code(), Some(0));
+}
