@@ -93,3 +93,26 @@ fn ci_runs_the_readmes_test_command_as_written() {
         ".ci/run does not run the README's test command `{command}` on a line of its own"
     );
 }
+
+/// The `[default: X]` that `run --help` gives `--NAME`.
+fn help_default(help: &str, name: &str) -> String {
+    let at = help.find(&format!("--{name} <")).expect(name);
+    let rest = &help[at..];
+    let start = rest.find("[default: ").expect("a default") + "[default: ".len();
+    rest[start..].split(']').next().unwrap().to_string()
+}
+
+#[test]
+fn the_readme_gives_the_bundled_builds_defaults_that_run_uses() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let help = wgstress(&["run", "--help"], dir.path());
+    let help = String::from_utf8_lossy(&help.stdout);
+    let readme = readme.split_whitespace().collect::<Vec<_>>().join(" ");
+    for (option, choices) in [("variant", "buggy|fixed|nofence"), ("size", "small|large")] {
+        let default = help_default(&help, option);
+        let stated = format!("`--{option} {choices}` (default {default}");
+        assert!(readme.contains(&stated), "the README lacks `{stated}`");
+    }
+}
