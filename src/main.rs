@@ -141,8 +141,18 @@ fn execute(cli: Cli) -> anyhow::Result<Status> {
 /// Checks a campaign item's arguments (after `wgstress`) as its command would: parsed, then
 /// planned, which reads its spec and checks its values and paths, with no device opened.
 fn check_item(args: &[String]) -> Result<(), String> {
+    use clap::{CommandFactory, FromArgMatches};
+    thread_local! {
+        // Built once for all items: building clap's command tree for each of 20,000 items
+        // took most of a plan's listing.
+        static PARSER: std::cell::RefCell<clap::Command> = RefCell::new(Cli::command());
+    }
+    use std::cell::RefCell;
     let argv = std::iter::once("wgstress".to_string()).chain(args.iter().cloned());
-    let cli = Cli::try_parse_from(argv).map_err(|e| clap_message(&e))?;
+    let cli = PARSER
+        .with(|parser| parser.borrow_mut().try_get_matches_from_mut(argv))
+        .and_then(|matches| Cli::from_arg_matches(&matches))
+        .map_err(|e| clap_message(&e))?;
     let planned = match cli.command {
         Command::Run(a) => commands::run::plan(&a).map(drop),
         Command::Compare(a) => commands::compare::plan(&a).map(drop),

@@ -114,11 +114,32 @@ const APP_OPTIONS: [&str; 4] = ["variant", "size", "entry", "postcondition"];
 pub struct Source<'a> {
     pub path: &'a Path,
     pub text: &'a str,
+    /// Where each line starts, found once: each item's place is looked up, and counting
+    /// lines from the start for each made a plan of 20,000 items take 20 s to list.
+    lines: Vec<usize>,
 }
 
-impl Source<'_> {
+impl<'a> Source<'a> {
+    pub fn new(path: &'a Path, text: &'a str) -> Source<'a> {
+        let lines = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        Source { path, text, lines }
+    }
+
     pub fn at(&self, offset: usize) -> Location {
-        Location::of(self.path, self.text, offset)
+        let offset = offset.min(self.text.len());
+        let line = self.lines.partition_point(|&start| start <= offset);
+        let start = self.lines[line - 1];
+        Location {
+            file: self.path.to_path_buf(),
+            line,
+            column: self
+                .text
+                .get(start..offset)
+                .map_or(0, |s| s.chars().count())
+                + 1,
+        }
     }
 
     fn error(&self, offset: usize, message: impl Into<String>) -> Error {
