@@ -70,7 +70,27 @@ enum Command {
     Adapters,
 }
 
+/// The stack the command runs on. naga's parser and validator, wgpu's backends and
+/// wgstress's passes recurse once per level a shader nests, up to
+/// `wgstress_instrument::MAX_NESTING` levels (refused past it), at up to about 32 KiB a level
+/// in a debug build; the main thread's 8 MiB held 250. Only the pages used are committed.
+const STACK_BYTES: usize = 256 << 20;
+
 fn main() -> ExitCode {
+    let command = std::thread::Builder::new()
+        .name("main".into())
+        .stack_size(STACK_BYTES)
+        .spawn(command);
+    match command {
+        Ok(thread) => thread
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+        // No room for the stack: the main thread's is better than none.
+        Err(_) => self::command(),
+    }
+}
+
+fn command() -> ExitCode {
     runtime_dir::ensure();
     let json = wants_json(std::env::args_os());
     let cli = match Cli::try_parse() {
@@ -130,8 +150,18 @@ fn execute(cli: Cli) -> anyhow::Result<Status> {
 /// Checks a campaign item's arguments (after `wgstress`) as its command would: parsed, then
 /// planned, which reads its spec and checks its values and paths, with no device opened.
 fn check_item(args: &[String]) -> Result<(), String> {
+    use clap::{CommandFactory, FromArgMatches};
+    thread_local! {
+        // Built once for all items: building clap's command tree for each of 20,000 items
+        // took most of a plan's listing.
+        static PARSER: std::cell::RefCell<clap::Command> = RefCell::new(Cli::command());
+    }
+    use std::cell::RefCell;
     let argv = std::iter::once("wgstress".to_string()).chain(args.iter().cloned());
-    let cli = Cli::try_parse_from(argv).map_err(|e| clap_message(&e))?;
+    let cli = PARSER
+        .with(|parser| parser.borrow_mut().try_get_matches_from_mut(argv))
+        .and_then(|matches| Cli::from_arg_matches(&matches))
+        .map_err(|e| clap_message(&e))?;
     let planned = match cli.command {
         Command::Run(a) => commands::run::plan(&a).map(drop),
         Command::Compare(a) => commands::compare::plan(&a).map(drop),

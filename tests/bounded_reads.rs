@@ -121,3 +121,92 @@ fn a_fifo_with_no_writer_is_refused_not_waited_on() {
         "piped.toml: not a regular file",
     );
 }
+
+/// A campaign plan of one item that `campaign` accepts.
+fn one_item_plan(dir: &Path) -> String {
+    let path = dir.join("plan.toml");
+    std::fs::write(
+        &path,
+        format!(
+            "[[item]]\ncommand = \"run\"\napp = {:?}\nruns = 4\n",
+            fixture("counter.toml")
+        ),
+    )
+    .unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn a_device_as_a_campaign_plan_or_baseline_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = one_item_plan(dir.path());
+    std::fs::create_dir(dir.path().join("results")).unwrap();
+    for args in [
+        &["campaign", "/dev/zero", "--list"][..],
+        &["campaign", &plan, "--out", "out", "--baseline", "/dev/zero"],
+        &["merge", "results", "--baseline", "/dev/zero"],
+    ] {
+        refused(args, dir.path(), "/dev/zero: not a regular file");
+    }
+}
+
+#[test]
+fn a_fifo_as_a_campaign_plan_or_baseline_is_refused_not_waited_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = one_item_plan(dir.path());
+    std::fs::create_dir(dir.path().join("results")).unwrap();
+    for name in ["fifo-plan.toml", "fifo-baseline.toml"] {
+        let made = std::process::Command::new("mkfifo")
+            .arg(dir.path().join(name))
+            .status()
+            .expect("mkfifo runs");
+        assert!(made.success());
+    }
+    refused(
+        &["campaign", "fifo-plan.toml", "--list"],
+        dir.path(),
+        "fifo-plan.toml: not a regular file",
+    );
+    refused(
+        &[
+            "campaign",
+            &plan,
+            "--out",
+            "out",
+            "--baseline",
+            "fifo-baseline.toml",
+        ],
+        dir.path(),
+        "fifo-baseline.toml: not a regular file",
+    );
+    refused(
+        &["merge", "results", "--baseline", "fifo-baseline.toml"],
+        dir.path(),
+        "fifo-baseline.toml: not a regular file",
+    );
+}
+
+#[test]
+fn a_device_as_a_log_merge_reads_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let shard = dir.path().join("results/host/gpu0/shard-0");
+    std::fs::create_dir_all(&shard).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", shard.join("shard.jsonl")).unwrap();
+    refused(
+        &["merge", "results"],
+        dir.path(),
+        "/dev/zero: not a regular file",
+    );
+}
+
+#[test]
+fn a_proc_file_as_an_init_file_is_refused_at_the_specs_line_before_the_device_opens() {
+    // /proc's files say they hold 0 bytes: only reading them tells how much they give.
+    let dir = tempfile::tempdir().unwrap();
+    let spec = spec_with_init(dir.path(), "/proc/self/status");
+    refused(
+        &["run", &spec, "--runs", "1", "--no-log"],
+        dir.path(),
+        "spec.toml:4:1: [[binding]] 1: init: /proc/self/status: ",
+    );
+}

@@ -9,6 +9,12 @@
 //! cases' seeds derive from a master seed taken from the clock, printed at the start
 //! (`--nocapture` shows it), so each run of the suite tries new cases. The count of cases is
 //! fixed, and most are cheap, so the test stays well under a minute.
+//!
+//! Every case runs beside the hostile files of issue 35 (`hostile_files`): shaders that nest
+//! past the parser's stack, a byte order mark, a hard link to an input, a FIFO, a plan whose
+//! test is `--list`. Random cases draw them among their values, and `HOSTILE` runs each of
+//! that issue's reproductions as a case of its own on every run of the suite; no case may
+//! change `shader.wgsl`, the input `link.wgsl` is a hard link to.
 
 mod common;
 mod support;
@@ -92,7 +98,7 @@ const OPTIONS: &[(&str, &[&str])] = &[
     ("--verify", &["1", "0"]),
     ("--sites", &[""]),
     ("--all", &[""]),
-    ("-o", &["out.wgsl", "/dev/full", ""]),
+    ("-o", &["out.wgsl", "/dev/full", "", "link.wgsl"]),
     ("--testing-groups", &["1", "2", "0", "4294967296"]),
     ("--workgroup-size", &["8", "0", "1024"]),
     ("--stride", &["1", "4", "0"]),
@@ -114,6 +120,16 @@ const OPTIONS: &[(&str, &[&str])] = &[
     ("--max-spread", &["1", "0"]),
     ("--iterations-per-cell", &["1", "0"]),
     ("--heat-map", &["h.svg", ""]),
+    ("--shard", &["0/1", "1/2", "2/2", "1/99999999999"]),
+    (
+        "--baseline",
+        &["/dev/zero", "fifo", "missing.toml", "plan.toml"],
+    ),
+    (
+        "--html",
+        &["r.html", "link.wgsl", "results/h/g/shard-0/shard.jsonl"],
+    ),
+    ("--constant", &["n=0", "n=8", "n=-1", "x"]),
     ("--no-such-option", &["", "1"]),
 ];
 
@@ -177,8 +193,133 @@ const SPEC_LINES: &[&str] = &[
     "words = 1073741825",
     "kind = \"uniform\"",
     "shader = \"/dev/zero\"",
+    "shader = \"deep-sum.wgsl\"",
+    "shader = \"deep-chain.wgsl\"",
+    "shader = \"bom.wgsl\"",
+    "shader = \"fifo\"",
+    "workgroups = [70000]",
+    "init = { kind = \"random\", seed = 1, below = 0 }",
+    "init = { kind = \"file\", path = \"/proc/self/status\" }",
     "[[binding]]",
     "= = =",
+];
+
+/// The hostile files every case's directory holds (issue 35): `deep-sum.wgsl`, an expression
+/// of 15,000 terms, and `deep-chain.wgsl`, an else-if chain of 10,000 arms (each overflowed
+/// naga's parser's stack); `bom.wgsl` (a byte order mark); `link.wgsl`, a hard link to
+/// `shader.wgsl`; `fifo`, a FIFO with no writer; `plan.toml`, a campaign plan, and
+/// `dash-plan.toml`, one whose test is `--list`; `results/`, a campaign's output with a log.
+fn hostile_files(dir: &std::path::Path) {
+    let head = "@group(0) @binding(0) var<storage, read_write> buf: array<u32>;\n\
+                @compute @workgroup_size(1)\nfn main() {\n";
+    let sum = vec!["buf[0]"; 15_000].join(" + ");
+    std::fs::write(
+        dir.join("deep-sum.wgsl"),
+        format!("{head}buf[1] = {sum};\n}}\n"),
+    )
+    .unwrap();
+    let mut chain = format!("{head}if buf[0] == 0u {{ buf[1] = 0u; }}");
+    for i in 1..10_000 {
+        chain.push_str(&format!(" else if buf[0] == {i}u {{ buf[1] = {i}u; }}"));
+    }
+    std::fs::write(dir.join("deep-chain.wgsl"), chain + "\n}\n").unwrap();
+    let counter = std::fs::read_to_string(fixture("counter.wgsl")).unwrap();
+    std::fs::write(dir.join("bom.wgsl"), format!("\u{feff}{counter}")).unwrap();
+    std::fs::write(dir.join("shader.wgsl"), &counter).unwrap();
+    std::fs::hard_link(dir.join("shader.wgsl"), dir.join("link.wgsl")).unwrap();
+    let fifo = std::ffi::CString::new(dir.join("fifo").to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+    let item = "[[item]]\ncommand = \"litmus\"\ntest = ";
+    std::fs::write(
+        dir.join("plan.toml"),
+        format!("{item}\"mp\"\niterations = 2\n"),
+    )
+    .unwrap();
+    std::fs::write(dir.join("dash-plan.toml"), format!("{item}\"--list\"\n")).unwrap();
+    let shard = dir.join("results/h/g/shard-0");
+    std::fs::create_dir_all(&shard).unwrap();
+    std::fs::write(shard.join("shard.jsonl"), "").unwrap();
+}
+
+/// Issue 35's reproductions, each a case of its own: it must end as every case must, and
+/// leave `shader.wgsl` as it was.
+const HOSTILE: &[&[&str]] = &[
+    &[
+        "instrument",
+        "deep-sum.wgsl",
+        "-o",
+        "o.wgsl",
+        "--manifest",
+        "m.json",
+    ],
+    &[
+        "instrument",
+        "deep-chain.wgsl",
+        "-o",
+        "o.wgsl",
+        "--manifest",
+        "m.json",
+    ],
+    &[
+        "instrument",
+        "bom.wgsl",
+        "-o",
+        "o.wgsl",
+        "--manifest",
+        "m.json",
+    ],
+    &[
+        "instrument",
+        "shader.wgsl",
+        "-o",
+        "link.wgsl",
+        "--manifest",
+        "m.json",
+    ],
+    &[
+        "instrument",
+        "shader.wgsl",
+        "-o",
+        "o.wgsl",
+        "--manifest",
+        "m.json",
+        "--constant",
+        "n=0",
+    ],
+    &["campaign", "/dev/zero", "--list"],
+    &["campaign", "fifo", "--list"],
+    &["campaign", "dash-plan.toml", "--list"],
+    &[
+        "campaign",
+        "plan.toml",
+        "--list",
+        "--shard",
+        "1/99999999999",
+    ],
+    &[
+        "campaign",
+        "plan.toml",
+        "--out",
+        "out",
+        "--baseline",
+        "/dev/zero",
+    ],
+    &[
+        "campaign",
+        "plan.toml",
+        "--out",
+        "out",
+        "--baseline",
+        "fifo",
+    ],
+    &["merge", "results", "--baseline", "/dev/zero"],
+    &["merge", "results", "--baseline", "fifo"],
+    &[
+        "merge",
+        "results",
+        "--html",
+        "results/h/g/shard-0/shard.jsonl",
+    ],
 ];
 
 /// `spec` with one to three random mutations.
@@ -239,6 +380,8 @@ impl Helps {
             "mutants",
             "tune",
             "instrument",
+            "campaign",
+            "merge",
         ];
         Helps(
             commands
@@ -279,6 +422,8 @@ fn case(seed: u64, helps: &Helps) -> (Vec<String>, Option<String>) {
         "tune",
         "instrument",
         "instrument",
+        "campaign",
+        "merge",
         "apps",
         "adapters",
         "nosuch",
@@ -322,14 +467,34 @@ fn case(seed: u64, helps: &Helps) -> (Vec<String>, Option<String>) {
                     shader.as_str(),
                     "/dev/zero",
                     "missing.wgsl",
+                    "deep-sum.wgsl",
+                    "deep-chain.wgsl",
+                    "bom.wgsl",
+                    "fifo",
+                    "shader.wgsl",
                 ]),
                 "-o",
-                "o.wgsl",
+                rng.pick(&["o.wgsl", "o.wgsl", "link.wgsl"]),
                 "--manifest",
                 "m.json",
             ]
             .map(str::to_string),
         ),
+        // --list alone: a campaign that ran would start child processes of its own.
+        "campaign" => args.extend(
+            [
+                rng.pick(&[
+                    "plan.toml",
+                    "dash-plan.toml",
+                    "/dev/zero",
+                    "fifo",
+                    "missing.toml",
+                ]),
+                "--list",
+            ]
+            .map(str::to_string),
+        ),
+        "merge" => args.push(rng.pick(&["results", "results", "missing", "fifo"]).into()),
         _ => {}
     }
     let taken = helps.taken(command);
@@ -399,21 +564,34 @@ fn verdict(output: &Output, interrupted: bool) -> Option<String> {
 /// Runs case `seed`; panics with the seed that replays it when it goes wrong.
 fn run_case(seed: u64, helps: &Helps) {
     let (args, spec) = case(seed, helps);
+    let replay = format!("replay with WGSTRESS_SEED={seed:#x} cargo test --test fuzz");
+    run_args(&args, spec.as_deref(), &format!("case {seed:#x}"), &replay);
+}
+
+/// Runs `args` beside the hostile files (and `spec` as spec.toml); panics, naming `what`
+/// and how to `replay` it, when it goes wrong.
+fn run_args(args: &[String], spec: Option<&str>, what: &str, replay: &str) {
     let dir = tempfile::tempdir().unwrap();
-    if let Some(text) = &spec {
+    hostile_files(dir.path());
+    if let Some(text) = spec {
         std::fs::write(dir.path().join("spec.toml"), text).unwrap();
     }
-    let replay = format!("replay with WGSTRESS_SEED={seed:#x} cargo test --test fuzz");
-    let ran = support::interrupting(support::command(&args, dir.path()), RUN_FOR, GRACE);
+    let ran = support::interrupting(support::command(args, dir.path()), RUN_FOR, GRACE);
     let Some((output, interrupted)) = ran else {
         panic!(
-            "case {seed:#x} hung: no exit {GRACE:?} after Ctrl-C\n  args: {args:?}\n  spec: {spec:?}\n  {replay}"
+            "{what} hung: no exit {GRACE:?} after Ctrl-C\n  args: {args:?}\n  spec: {spec:?}\n  {replay}"
         );
     };
     if let Some(wrong) = verdict(&output, interrupted) {
-        panic!("case {seed:#x}: {wrong}\n  args: {args:?}\n  spec: {spec:?}\n  {replay}");
+        panic!("{what}: {wrong}\n  args: {args:?}\n  spec: {spec:?}\n  {replay}");
     }
-    println!("case {seed:#x}: {:?} {args:?}", output.status.code());
+    let kept = std::fs::read_to_string(dir.path().join("shader.wgsl")).unwrap();
+    let counter = std::fs::read_to_string(fixture("counter.wgsl")).unwrap();
+    assert!(
+        kept == counter,
+        "{what} overwrote shader.wgsl through its hard link\n  args: {args:?}\n  {replay}"
+    );
+    println!("{what}: {:?} {args:?}", output.status.code());
 }
 
 /// The seed of `WGSTRESS_SEED`, decimal or 0x-hex.
@@ -442,6 +620,14 @@ fn random_command_lines_and_specs_never_panic_hang_or_exit_oddly() {
     let mut seeds = Rng(first);
     for _ in 0..CASES {
         run_case(seeds.next(), &helps);
+    }
+}
+
+#[test]
+fn the_hostile_inputs_of_issue_35_never_panic_hang_exit_oddly_or_overwrite() {
+    for args in HOSTILE {
+        let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        run_args(&args, None, "hostile case", "the case is in HOSTILE");
     }
 }
 

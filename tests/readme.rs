@@ -71,3 +71,48 @@ fn options_are_found_in_code_spans_only() {
         ["--runs", "--seed"]
     );
 }
+
+/// The README's test command: the indented line that runs `cargo test`.
+fn test_command(readme: &str) -> &str {
+    readme
+        .lines()
+        .filter_map(|l| l.strip_prefix("    "))
+        .find(|l| l.contains("cargo test"))
+        .expect("the README gives a test command")
+}
+
+#[test]
+fn ci_runs_the_readmes_test_command_as_written() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let command = test_command(&readme);
+    assert!(command.contains("cargo test --workspace"), "{command}");
+    let ci = std::fs::read_to_string(root.join(".ci/run")).unwrap();
+    assert!(
+        ci.lines().any(|l| l.trim() == command),
+        ".ci/run does not run the README's test command `{command}` on a line of its own"
+    );
+}
+
+/// The `[default: X]` that `run --help` gives `--NAME`.
+fn help_default(help: &str, name: &str) -> String {
+    let at = help.find(&format!("--{name} <")).expect(name);
+    let rest = &help[at..];
+    let start = rest.find("[default: ").expect("a default") + "[default: ".len();
+    rest[start..].split(']').next().unwrap().to_string()
+}
+
+#[test]
+fn the_readme_gives_the_bundled_builds_defaults_that_run_uses() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let help = wgstress(&["run", "--help"], dir.path());
+    let help = String::from_utf8_lossy(&help.stdout);
+    let readme = readme.split_whitespace().collect::<Vec<_>>().join(" ");
+    for (option, choices) in [("variant", "buggy|fixed|nofence"), ("size", "small|large")] {
+        let default = help_default(&help, option);
+        let stated = format!("`--{option} {choices}` (default {default}");
+        assert!(readme.contains(&stated), "the README lacks `{stated}`");
+    }
+}

@@ -40,7 +40,12 @@ pub struct Baseline {
 
 impl Baseline {
     pub fn load(path: &Path) -> Result<Baseline> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = wgstress_runtime::read::text(
+            path,
+            wgstress_runtime::read::PLAN_BYTES,
+            "a baseline may hold",
+        )
+        .map_err(Error::read)?;
         let file: File = toml::from_str(&text).map_err(|e| Error::toml(path, &text, &e))?;
         if file.expect.is_empty() {
             return Err(Error::at(path, &text, 0, "the baseline has no [[expect]]"));

@@ -23,6 +23,18 @@ pub enum Error {
 }
 
 impl Error {
+    /// A file refused or failed by the runtime's bounded reads (`wgstress_runtime::read`):
+    /// its message already names the file.
+    pub fn read(error: wgstress_runtime::error::Error) -> Error {
+        match error {
+            wgstress_runtime::error::Error::Io { path, source } => Error::Io {
+                path: path.into(),
+                source,
+            },
+            other => Error::Input(other.to_string()),
+        }
+    }
+
     pub fn io(path: &Path, source: std::io::Error) -> Error {
         Error::Io {
             path: path.to_path_buf(),

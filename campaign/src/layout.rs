@@ -50,7 +50,9 @@ impl ItemFiles {
 
 /// This machine's name: the kernel's, else /etc/hostname's, else `hostname`'s.
 pub fn host_name() -> Option<String> {
-    let read = |path: &str| std::fs::read_to_string(path).ok();
+    let read = |path: &str| {
+        wgstress_runtime::read::text(Path::new(path), 4096, "a host name may hold").ok()
+    };
     let command = || {
         std::process::Command::new("hostname")
             .output()

@@ -20,11 +20,19 @@ impl Shard {
     pub fn parse(text: &str) -> Result<Shard> {
         let bad = || Error::Input(format!("`{text}` is not a shard: give I/N with 0 <= I < N"));
         let (i, n) = text.split_once('/').ok_or_else(bad)?;
-        let (index, count) = (
+        let (index, count): (u64, u64) = (
             i.trim().parse().map_err(|_| bad())?,
             n.trim().parse().map_err(|_| bad())?,
         );
-        Shard::new(index, count).ok_or_else(bad)
+        if count > u64::from(u32::MAX) {
+            return Err(Error::Input(format!(
+                "`{text}`: {count} shards are more than a plan is split into (at most {})",
+                u32::MAX
+            )));
+        }
+        Shard::new(index as u32, count as u32)
+            .filter(|_| index < count)
+            .ok_or_else(bad)
     }
 
     pub fn new(index: u32, count: u32) -> Option<Shard> {
@@ -101,9 +109,22 @@ mod tests {
     #[test]
     fn shards_parse_as_index_of_count() {
         assert_eq!(Shard::parse("2/4").unwrap(), Shard { index: 2, count: 4 });
-        for bad in ["4/4", "1", "-1/4", "0/0", "a/b"] {
+        for bad in ["4/4", "1", "-1/4", "0/0", "a/b", "4294967296/4294967295"] {
             assert!(Shard::parse(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn too_many_shards_are_refused_for_what_they_are() {
+        // 1 < 99999999999: "give I/N with 0 <= I < N" would be a message the input satisfies.
+        let error = Shard::parse("1/99999999999").unwrap_err().to_string();
+        assert!(
+            error.contains(
+                "99999999999 shards are more than a plan is split into (at most 4294967295)"
+            ),
+            "{error}"
+        );
+        assert!(Shard::parse("1/4294967295").is_ok());
     }
 
     #[test]

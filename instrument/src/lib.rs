@@ -25,6 +25,7 @@ mod locate;
 mod loop_state;
 pub mod manifest;
 mod names;
+mod nesting;
 mod options;
 mod outline;
 mod overrides;
@@ -42,6 +43,7 @@ mod watchdog;
 
 pub use error::{Error, Location, Result};
 pub use manifest::Manifest;
+pub use nesting::{check as check_nesting, MAX_NESTING};
 pub use options::Options;
 pub use overrides::constants_for;
 pub use render::{raw_wgsl, render, Raw};

@@ -51,6 +51,22 @@ pub fn resolve(
         message: describe(&e),
     };
     let pending = pending_arrays(&module);
+    // A length naga would only call an invalid type: said here in the user's terms.
+    for (_, name) in &pending {
+        let given = name.as_deref().and_then(|n| values.get(n).map(|v| (n, *v)));
+        if let Some((name, value)) = given {
+            if !(value >= 1.0 && value.fract() == 0.0 && value <= f64::from(u32::MAX)) {
+                return Err(Error::Overrides {
+                    file: file.to_string(),
+                    message: format!(
+                        "override `{name}` is an array's length: give it a whole number from 1 \
+                         to {}, not {value}",
+                        u32::MAX
+                    ),
+                });
+            }
+        }
+    }
     let lengths = {
         let (resolved, resolved_info) =
             process_overrides(&module, &info, None, &values).map_err(error)?;

@@ -21,6 +21,7 @@ pub fn read_module(source: &str, path: &str) -> Result<Module> {
 
 /// `parse` without the rewrite of pointer parameters.
 pub(crate) fn parse_as_given(source: &str, path: &str) -> Result<Module> {
+    crate::nesting::check(source, path)?;
     naga::front::wgsl::parse_str(&crate::directives::for_naga(source)).map_err(|e| {
         let location = e.location(source);
         shader_error(

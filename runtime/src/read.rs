@@ -1,10 +1,12 @@
-//! Bounded file reads. Every file wgstress reads is read up to what it may hold and no
-//! further: `/dev/zero` as a spec's `init` file once grew memory without bound (5.8 GB in
-//! 12 s) because the size check ran after the whole file was read. Only regular files are
-//! read: a device never ends, and opening a FIFO waits for a writer that may never come.
+//! Bounded file reads. Every file wgstress reads goes through `open` and is read up to what
+//! it may hold and no further: `/dev/zero` as a spec's `init` file once grew memory without
+//! bound (5.8 GB in 12 s) because the size check ran after the whole file was read, and as a
+//! campaign's plan or baseline it reached 23 GB. Only regular files are read: a device never
+//! ends, and opening a FIFO waits for a writer that may never come, past any Ctrl-C.
 
 use crate::error::{Error, Result};
-use std::io::Read;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 /// The most a WGSL shader or an app spec may hold: far past any real application (a 50 MB
@@ -18,6 +20,13 @@ pub const PROFILE_BYTES: u64 = 256 << 20;
 /// The most an environment file (`mutants --search`) may hold: one environment and a death
 /// rate per mutant, a few kilobytes in practice.
 pub const ENV_BYTES: u64 = 1 << 20;
+
+/// The most a campaign plan or a baseline may hold: a plan of 20,000 items is about 2 MB.
+pub const PLAN_BYTES: u64 = 16 << 20;
+
+/// The most a command's JSON-lines log may hold for `merge` to read it: a line per batch,
+/// about a kilobyte, four a second for a day and more.
+pub const LOG_BYTES: u64 = 512 << 20;
 
 /// Whether the file at `path` may be read: a regular file of at most `limit` bytes, its size
 /// as the file system gives it (without reading). `holds` says what bounds it, for the
@@ -49,11 +58,37 @@ fn too_big(path: &Path, size: u64, limit: u64, holds: &str) -> Error {
     ))
 }
 
+/// The regular file at `path`, opened for reading, and its size; refused past `limit` bytes.
+/// The type is checked before opening, so a FIFO is never opened, and again on the open file,
+/// which is opened without blocking, in case the path was swapped in between.
+pub fn open(path: &Path, limit: u64, holds: &str) -> Result<(File, u64)> {
+    check(path, limit, holds)?;
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options.open(path).map_err(|e| Error::io(path, e))?;
+    let meta = file.metadata().map_err(|e| Error::io(path, e))?;
+    if !meta.is_file() {
+        return Err(Error::Input(format!(
+            "{}: not a regular file (a device, a FIFO or a socket): give a file",
+            path.display()
+        )));
+    }
+    if meta.len() > limit {
+        return Err(too_big(path, meta.len(), limit, holds));
+    }
+    Ok((file, meta.len()))
+}
+
 /// The bytes of the regular file at `path`, refused past `limit` bytes.
 pub fn bytes(path: &Path, limit: u64, holds: &str) -> Result<Vec<u8>> {
-    let size = check(path, limit, holds)?;
-    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-    // The file may have grown since: one byte past the limit tells.
+    let (file, size) = open(path, limit, holds)?;
+    // The file may have grown since, or be one whose size the file system does not know
+    // (/proc): one byte past the limit tells.
     let mut out = Vec::with_capacity(size as usize);
     file.take(limit + 1)
         .read_to_end(&mut out)
@@ -64,9 +99,28 @@ pub fn bytes(path: &Path, limit: u64, holds: &str) -> Result<Vec<u8>> {
     Ok(out)
 }
 
-/// The text of the regular file at `path` (UTF-8), refused past `limit` bytes.
+/// The last `most` bytes of the regular file at `path`, whatever its size (a command's
+/// stderr, of which only the last lines matter).
+pub fn tail(path: &Path, most: u64) -> Result<Vec<u8>> {
+    let (mut file, size) = open(path, u64::MAX, "any file holds")?;
+    file.seek(SeekFrom::Start(size.saturating_sub(most)))
+        .map_err(|e| Error::io(path, e))?;
+    let mut out = Vec::new();
+    file.take(most)
+        .read_to_end(&mut out)
+        .map_err(|e| Error::io(path, e))?;
+    Ok(out)
+}
+
+/// The text of the regular file at `path` (UTF-8), refused past `limit` bytes. A byte order
+/// mark, which some editors write, is dropped: it is no part of the text, and columns on the
+/// first line are then counted as an editor shows them.
 pub fn text(path: &Path, limit: u64, holds: &str) -> Result<String> {
-    String::from_utf8(bytes(path, limit, holds)?).map_err(|_| {
+    let mut bytes = bytes(path, limit, holds)?;
+    if bytes.starts_with("\u{feff}".as_bytes()) {
+        bytes.drain(..3);
+    }
+    String::from_utf8(bytes).map_err(|_| {
         Error::io(
             path,
             std::io::Error::new(
@@ -110,6 +164,35 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let error = bytes(dir.path(), 4, "x").unwrap_err().to_string();
         assert!(error.contains("a directory, not a file"), "{error}");
+    }
+
+    #[test]
+    fn a_fifo_is_refused_without_waiting_for_a_writer() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("plan.toml");
+        let name = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+        let error = bytes(&fifo, 4, "x").unwrap_err().to_string();
+        assert!(error.contains("not a regular file"), "{error}");
+        let error = tail(&fifo, 4).unwrap_err().to_string();
+        assert!(error.contains("not a regular file"), "{error}");
+    }
+
+    #[test]
+    fn tail_reads_the_end_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("stderr");
+        std::fs::write(&path, b"first\nlast\n").unwrap();
+        assert_eq!(tail(&path, 5).unwrap(), b"last\n");
+        assert_eq!(tail(&path, 100).unwrap(), b"first\nlast\n");
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bom.wgsl");
+        std::fs::write(&path, "\u{feff}fn f() {}\n").unwrap();
+        assert_eq!(source(&path).unwrap(), "fn f() {}\n");
     }
 
     #[test]

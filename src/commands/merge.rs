@@ -45,10 +45,11 @@ pub fn plan(args: &Args) -> Result<Plan> {
         None => None,
     };
     if let Some(html) = &args.html {
-        paths::writable(html, "--html")?;
         if let Some(b) = &args.baseline {
             paths::distinct(&[("--baseline", b), ("--html", html)])?;
         }
+        paths::outside("--html", html, &args.dirs)?;
+        paths::writable(html, "--html")?;
     }
     Ok(Plan {
         dirs: args.dirs.clone(),

@@ -8,7 +8,11 @@ fn significant(x: f64, decimals: usize) -> String {
     }
     // Digits after the point before the first significant one, plus two.
     let leading = (-x.abs().log10().floor()).max(0.0) as usize;
-    let decimals = decimals.max(leading + 1).min(12);
+    if leading + 1 > 12 {
+        // Twelve decimals would show only zeros ("0.000000000000%"): the exponent says it.
+        return format!("{x:.1e}");
+    }
+    let decimals = decimals.max(leading + 1);
     format!("{x:.decimals$}")
 }
 
@@ -41,6 +45,13 @@ mod tests {
         assert_eq!(percent(1.0 / 27_767.0), "0.0036%");
         assert_eq!(percent(0.5), "50.000%");
         assert_eq!(percent(0.0), "0.000%");
+    }
+
+    #[test]
+    fn a_share_too_small_for_twelve_decimals_shows_its_exponent() {
+        assert_eq!(percent(1.0e-17), "1.0e-15%");
+        assert_eq!(rate(3.4e-14), "3.4e-14");
+        assert_eq!(percent(1.0e-13), "0.000000000010%");
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The human-readable summary of `wgstress run`.
 
 use std::fmt::Write;
-use wgstress_runtime::run::runner::Summary;
+use wgstress_runtime::run::runner::{Ran, Summary};
 use wgstress_runtime::run::stop::Stop;
 
 /// Shapes listed in the summary (the most failing first).
@@ -42,15 +42,19 @@ pub fn table(s: &Summary) -> String {
     });
     row(
         "loop limit",
-        format!(
-            "{} iterations ({}{longest})",
-            s.loop_limit,
-            if s.loop_limit_learned {
-                "learned from passing runs"
-            } else {
-                "not learned"
-            }
-        ),
+        if s.strategy == Ran::Raw {
+            "none: a raw run has no watchdog".to_string()
+        } else {
+            format!(
+                "{} iterations ({}{longest})",
+                s.loop_limit,
+                if s.loop_limit_learned {
+                    "learned from passing runs"
+                } else {
+                    "not learned"
+                }
+            )
+        },
     );
     if let Some(warning) = &s.loop_limit_warning {
         row("warning", warning.clone());

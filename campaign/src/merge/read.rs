@@ -95,11 +95,15 @@ fn find(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
 
 /// JSON lines of `path`, skipping any that do not parse (the last, cut off by a kill).
 fn lines(path: &Path) -> Result<Vec<Value>> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(Error::io(path, e)),
-    };
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    let text = wgstress_runtime::read::text(
+        path,
+        wgstress_runtime::read::LOG_BYTES,
+        "a log merge reads may hold",
+    )
+    .map_err(Error::read)?;
     Ok(text
         .lines()
         .filter_map(|l| serde_json::from_str(l).ok())
@@ -187,7 +191,8 @@ fn attempt(dir: &Path, b: Begun) -> Result<Attempt> {
 
 /// The command's `wgstress: error: ...` line, if it wrote one.
 fn error_line(stderr: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(stderr).ok()?;
+    let tail = wgstress_runtime::read::tail(stderr, 64 << 10).ok()?;
+    let text = String::from_utf8_lossy(&tail);
     text.lines()
         .rev()
         .find_map(|l| l.strip_prefix("wgstress: error: "))

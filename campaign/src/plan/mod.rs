@@ -10,6 +10,7 @@ pub use item::{quote, Command, Item};
 
 use crate::error::{Error, Result};
 use crate::hash::fnv1a;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 /// A validated plan.
@@ -34,13 +35,18 @@ pub const DEFAULT_MASTER_SEED: u64 = 1;
 impl Plan {
     /// Reads and validates the plan at `path`; `check` validates each item's arguments.
     pub fn load(path: &Path, check: Check) -> Result<Plan> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = wgstress_runtime::read::text(
+            path,
+            wgstress_runtime::read::PLAN_BYTES,
+            "a plan may hold",
+        )
+        .map_err(Error::read)?;
         Plan::parse(path, &text, check)
     }
 
     pub fn parse(path: &Path, text: &str, check: Check) -> Result<Plan> {
         let parsed = file::parse(path, text)?;
-        let source = item::Source { path, text };
+        let source = item::Source::new(path, text);
         for (command, (offset, _)) in &parsed.defaults {
             if Command::parse(command).is_none() {
                 let message = format!("[defaults.{command}]: no such command");
@@ -49,21 +55,25 @@ impl Plan {
         }
         let base = path.parent().unwrap_or(Path::new(""));
         let mut items: Vec<Item> = Vec::new();
+        // Each item's description and name, to find a second one without a scan of all.
+        let mut descriptions: HashMap<String, usize> = HashMap::new();
+        let mut names: HashSet<String> = HashSet::new();
         for raw in &parsed.items {
             for item in item::build(raw, &parsed.defaults, base, &source)? {
                 let clash = |message: String| Error::At {
                     at: item.at.clone(),
                     message,
                 };
-                if let Some(same) = items.iter().find(|i| i.description == item.description) {
+                if let Some(line) = descriptions.get(&item.description) {
                     return Err(clash(format!(
-                        "the item `{}` appears twice (first at line {})",
-                        item.description, same.at.line
+                        "the item `{}` appears twice (first at line {line})",
+                        item.description
                     )));
                 }
-                if items.iter().any(|i| i.name == item.name) {
+                if !names.insert(item.name.clone()) {
                     return Err(clash(format!("two items are named `{}`", item.name)));
                 }
+                descriptions.insert(item.description.clone(), item.at.line);
                 let mut argv = item.args.clone();
                 argv.push("--no-log".to_string());
                 check(&argv)

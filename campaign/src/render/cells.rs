@@ -2,6 +2,7 @@
 //! series the side-by-side table and the chart compare.
 
 use crate::merge::report::{Counts, Report, Row};
+use crate::outcome::{Judgement, Outcome};
 use std::collections::BTreeMap;
 
 /// What the side-by-side table and the chart compare: the adapter models, or the GPUs when
@@ -94,9 +95,18 @@ pub fn seconds(s: Option<f64>) -> String {
     s.map_or("-".to_string(), |s| format!("{s:.2} s"))
 }
 
-/// "fail (expected)", "pass (unexpected pass)".
+/// "fail (expected)", "pass (unexpected pass)"; "incomplete" once.
 pub fn verdict(row: &Row) -> String {
-    format!("{} ({})", row.outcome.name(), row.judgement.name())
+    verdict_of(row.outcome, row.judgement)
+}
+
+fn verdict_of(outcome: Outcome, judgement: Judgement) -> String {
+    let (outcome, judgement) = (outcome.name(), judgement.name());
+    if outcome == judgement {
+        outcome.to_string()
+    } else {
+        format!("{outcome} ({judgement})")
+    }
 }
 
 /// Columns padded to their widest cell, two spaces apart.
@@ -120,4 +130,25 @@ pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
         out.push_str(&line(row.iter().map(String::as_str).collect()));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_verdict_says_each_word_once() {
+        assert_eq!(
+            verdict_of(Outcome::Incomplete, Judgement::Incomplete),
+            "incomplete"
+        );
+        assert_eq!(
+            verdict_of(Outcome::Pass, Judgement::UnexpectedPass),
+            "pass (unexpected pass)"
+        );
+        assert_eq!(
+            verdict_of(Outcome::Fail, Judgement::Expected),
+            "fail (expected)"
+        );
+    }
 }

@@ -73,6 +73,11 @@ impl Init {
             }
             Init::Repeat(list) => fits(list.words.len(), "pattern values"),
             Init::Range(range) => range.check(words),
+            Init::Random { below: Some(0), .. } => Err(
+                "random words `below = 0` leave no value to draw: give 1 or more, or leave \
+                 `below` out for all 32 bits"
+                    .into(),
+            ),
             Init::Zeros
             | Init::Iota { .. }
             | Init::Constant { .. }
@@ -83,10 +88,11 @@ impl Init {
     }
 
     /// Whether a file's contents can be read into a binding of `words` words: a regular file
-    /// that fits, found without reading it (a spec is checked before the device opens).
+    /// that fits (a spec is checked before the device opens). It is read, within the bound:
+    /// a file in /proc says it holds 0 bytes and gives more.
     pub fn check_file(&self, words: u32) -> Result<()> {
         if let Init::File { path } = self {
-            crate::read::check(path, u64::from(words) * 4, &holds(words))?;
+            crate::read::bytes(path, u64::from(words) * 4, &holds(words))?;
         }
         Ok(())
     }

@@ -342,6 +342,22 @@ impl App {
         Ok(())
     }
 
+    /// Checks that each dispatch fits the adapter dimension by dimension, as a raw run
+    /// dispatches it as given (an instrumented run spreads its workgroups over two dimensions,
+    /// which `check_limits` bounds).
+    pub fn check_dimensions(&self, limits: &wgpu::Limits) -> Result<()> {
+        let max_dim = limits.max_compute_workgroups_per_dimension;
+        for dispatch in self.dispatches() {
+            if let Some(&g) = dispatch.workgroups.iter().find(|&&g| g > max_dim) {
+                return Err(Error::Input(format!(
+                    "{}: workgroups {:?} has {g} in one dimension, beyond this adapter's limit of {max_dim} (max_compute_workgroups_per_dimension): --raw dispatches the workgroups as given; spread them over more dimensions",
+                    self.name, dispatch.workgroups
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// Checks the application against the adapter's limits, before any buffer is made.
     pub fn check_limits(&self, limits: &wgpu::Limits) -> Result<()> {
         let max_dim = u64::from(limits.max_compute_workgroups_per_dimension);

@@ -66,6 +66,9 @@ impl Session {
         batch: usize,
         scratch_words: u32,
     ) -> Result<Session> {
+        if raw {
+            app.check_dimensions(&gpu.limits)?;
+        }
         let uses = uses(program);
         let slots = match_bindings(app, &uses)?;
         let device = &gpu.device;

@@ -249,10 +249,12 @@ pub fn summarize(
     stream: &Stream,
     stopped: Option<Stop>,
 ) -> Summary {
+    let ran = Ran::of(engine.mode(), config.settings.strategy);
+    let watched = ran != Ran::Raw;
     Summary {
         app: engine.app().name.clone(),
         adapter: engine.gpu().describe(),
-        strategy: Ran::of(engine.mode(), config.settings.strategy),
+        strategy: ran,
         shuffle: config.settings.shuffle,
         buffer_shuffle: config.settings.buffer_shuffle,
         iterations: config.settings.iterations,
@@ -263,9 +265,10 @@ pub fn summarize(
             Vec::new()
         },
         loop_limit: engine.loop_limit.limit(),
-        loop_limit_learned: engine.loop_limit.is_learned(),
-        longest_passing_loop: engine.loop_limit.seen,
-        loop_limit_warning: engine.loop_limit.warning(),
+        // A raw run has no watchdog: its loops teach nothing and are limited by nothing.
+        loop_limit_learned: watched && engine.loop_limit.is_learned(),
+        longest_passing_loop: engine.loop_limit.seen.filter(|_| watched),
+        loop_limit_warning: engine.loop_limit.warning().filter(|_| watched),
         batch: engine.batch_size(),
         master_seed: seed_text(config.master_seed),
         replay: config.replay.map(seed_text),

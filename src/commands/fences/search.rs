@@ -113,7 +113,20 @@ pub fn plan(app: &AppOptions, args: &SearchOptions, output: Option<&Path>) -> Re
         if let Some(log) = &session.log {
             all.push(("--log", log));
         }
+        // A pipeline's patched files go into the directory under their own names: each of
+        // those must not be an input either (a hard link to one, say).
+        let inside: Vec<PathBuf> = if session.app.pipeline.is_empty() {
+            Vec::new()
+        } else {
+            session
+                .inputs
+                .iter()
+                .filter(|(flag, _)| *flag != "APP")
+                .filter_map(|(_, p)| Some(out.join(p.file_name()?)))
+                .collect()
+        };
         all.push(("--output", out));
+        all.extend(inside.iter().map(|p| ("--output", p.as_path())));
         paths::distinct(&all)?;
     }
     if args.fix && session.inputs.is_empty() {

@@ -270,6 +270,7 @@ fn interface(source: &str, path: &str, entry: &str) -> Result<(naga::Module, Vec
         Some(l) => format!("{path}:{}:{}", l.line_number, l.line_position),
         None => path.to_string(),
     };
+    wgstress_instrument::check_nesting(source, path)?;
     let module = naga::front::wgsl::parse_str(source)
         .map_err(|e| Error::Input(format!("{}: {}", at(e.location(source)), e.message())))?;
     let info = wgstress_instrument::validate(&module)

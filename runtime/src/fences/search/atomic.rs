@@ -15,6 +15,7 @@ use crate::fences::trial::{passes, FailureRate};
 use crate::fences::trials::Trials;
 use crate::run::runner::RunConfig;
 use wgstress_instrument::atomic::AtomicError;
+use wgstress_instrument::fences::InLoop;
 
 /// What barriers alone could not fix: the application as is and its all-sites runs.
 pub struct Unfixed<'a> {
@@ -127,6 +128,32 @@ fn try_variable(
     })
 }
 
+/// The accesses in loops where no barrier may go, one reason per function with its places
+/// listed: the same explanation once, where it once came again for every access.
+fn loop_reasons(in_loops: &[(String, InLoop)]) -> Vec<String> {
+    let mut functions: Vec<(&str, Vec<String>)> = Vec::new();
+    for (file, access) in in_loops {
+        let place = format!("{file}:{}:{}", access.line, access.column);
+        match functions.iter_mut().find(|(f, _)| *f == access.function) {
+            Some((_, places)) => places.push(place),
+            None => functions.push((&access.function, vec![place])),
+        }
+    }
+    functions
+        .into_iter()
+        .map(|(function, places)| {
+            format!(
+                "{} (in {function}): storage accesses inside a loop that invocations leave at \
+                 different times (per-invocation control flow), where WGSL allows no barrier: \
+                 no fence can order them; if they race, the data they exchange must live in \
+                 the atomic itself (one atomic operation on the data, such as atomicAdd or \
+                 atomicCompareExchangeWeak, rather than plain data behind an atomic flag)",
+                places.join(", ")
+            )
+        })
+        .collect()
+}
+
 /// Why nothing fixed it: what each attempt measured, and the cause when the site analysis
 /// knows it (storage accesses in loops where no barrier may go).
 fn reasons(unfixed: &Unfixed, tried: &[AtomicTrial], shader: &Shader) -> Vec<String> {
@@ -156,16 +183,7 @@ fn reasons(unfixed: &Unfixed, tried: &[AtomicTrial], shader: &Shader) -> Vec<Str
         });
     }
     let in_loops = unfixed.unfenced.in_loops(shader);
-    for (file, access) in &in_loops {
-        reasons.push(format!(
-            "{file}:{}:{} (in {}): storage accesses inside a loop that invocations leave at \
-             different times (per-invocation control flow), where WGSL allows no barrier: no \
-             fence can order them; if they race, the data they exchange must live in the \
-             atomic itself (one atomic operation on the data, such as atomicAdd or \
-             atomicCompareExchangeWeak, rather than plain data behind an atomic flag)",
-            access.line, access.column, access.function
-        ));
-    }
+    reasons.extend(loop_reasons(&in_loops));
     if in_loops.is_empty() {
         reasons.push(
             "cause not known: no storage access lies where a barrier may not go; the race \
@@ -175,4 +193,38 @@ fn reasons(unfixed: &Unfixed, tried: &[AtomicTrial], shader: &Shader) -> Vec<Str
         );
     }
     reasons
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accesses_in_loops_of_one_function_share_one_reason() {
+        let at = |function: &str, line| {
+            (
+                "lock.wgsl".to_string(),
+                InLoop {
+                    function: function.into(),
+                    line,
+                    column: 5,
+                },
+            )
+        };
+        let in_loops: Vec<_> = (1..=6)
+            .map(|l| at("acquire", l))
+            .chain([at("main", 9)])
+            .collect();
+        let reasons = loop_reasons(&in_loops);
+        assert_eq!(reasons.len(), 2, "{reasons:?}");
+        assert!(
+            reasons[0].starts_with(
+                "lock.wgsl:1:5, lock.wgsl:2:5, lock.wgsl:3:5, lock.wgsl:4:5, lock.wgsl:5:5, \
+                 lock.wgsl:6:5 (in acquire): storage accesses inside a loop"
+            ),
+            "{}",
+            reasons[0]
+        );
+        assert!(reasons[1].starts_with("lock.wgsl:9:5 (in main): "));
+    }
 }
