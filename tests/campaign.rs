@@ -312,6 +312,37 @@ fn ctrl_c_stops_the_shard_after_the_items_running_and_merge_says_interrupted() {
     assert!(text.contains("interrupted: shard 0/1 on h #0"), "{text}");
 }
 
+#[test]
+fn sigterm_to_the_campaign_alone_stops_its_item_with_a_summary_and_exits_143() {
+    let dir = tempfile::tempdir().unwrap();
+    let (shard, out) = shard_in_its_first_item(dir.path(), Stdio::piped(), 2);
+    // As `kill PID` or a scheduler sends it: to the campaign's process, not its item's.
+    let sent = Command::new("kill")
+        .args(["-TERM", &shard.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let ended = shard.wait_with_output().unwrap();
+    assert_eq!(ended.status.code(), Some(143), "{}", stdout(&ended));
+    // The item got the signal too, and ended with its summary rather than run on.
+    let logs = item_logs(&out);
+    let logged: Vec<Value> = logs.iter().flat_map(|l| lines(l)).collect();
+    assert_eq!(logged.last().unwrap()["type"], "summary", "{logged:?}");
+    assert_eq!(logged.last().unwrap()["interrupted"], true);
+    let shard_log = lines(&logs[0].parent().unwrap().join("shard.jsonl"));
+    let done: Vec<&Value> = shard_log.iter().filter(|l| l["type"] == "done").collect();
+    assert_eq!(done.len(), 1, "{shard_log:?}");
+    assert_eq!(
+        done[0]["exit"],
+        serde_json::json!({"status": 143}),
+        "{shard_log:?}"
+    );
+    let (report, code) = merge(&[&out], &[]);
+    assert_eq!(code, Some(0));
+    assert_eq!(report["shards"][0]["interrupted"], true);
+    assert_eq!(report["rows"][0]["complete"], true, "{report}");
+}
+
 /// A baseline file of `[[expect]]` entries: (item pattern, outcome).
 fn baseline(dir: &Path, name: &str, entries: &[(&str, &str)]) -> PathBuf {
     let path = dir.join(name);

@@ -142,6 +142,9 @@ pub fn plan(app: &AppOptions, args: &SearchOptions, output: Option<&Path>) -> Re
 pub fn execute(plan: &Plan, notes: Notes) -> Result<(Outcome, Option<JsonLog>)> {
     let session = &plan.session;
     let shader = Shader::new(session.app.clone());
+    // Watched from the start: a signal while the shaders compile or calibration runs stops
+    // the command before its first batch, with a summary of no runs.
+    let stop = crate::interrupt::stop_flag(notes.on);
     let engine = session.engine()?;
     super::super::announce(&engine, notes);
     let (shape, source) = session.stress.shape(&engine)?;
@@ -154,7 +157,7 @@ pub fn execute(plan: &Plan, notes: Notes) -> Result<(Outcome, Option<JsonLog>)> 
         verify: plan.verify,
         master_seed: session.master_seed,
         adaptive: session.stress.adaptive(),
-        stop: crate::interrupt::stop_flag(notes.on),
+        stop,
         choice: plan.choice,
         cost: plan.cost,
         reference: plan.reference.clone(),
