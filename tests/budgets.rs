@@ -197,7 +197,12 @@ fn three_seconds_with_cache(cache: &std::path::Path, dir: &std::path::Path) -> V
         .current_dir(dir)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     summary(&out)
 }
 
@@ -212,7 +217,10 @@ fn calibration_on_a_cold_shader_cache_leaves_out_the_compile() {
         let cold = three_seconds_with_cache(&dir.path().join(format!("cold{round}")), dir.path());
         let calibration = cold["calibration"]["seconds"].as_f64().unwrap();
         // A tenth of the budget, with room for a loaded machine; the compile took 1.3 s.
-        assert!(calibration < 0.6, "calibration took {calibration} s: {cold}");
+        assert!(
+            calibration < 0.6,
+            "calibration took {calibration} s: {cold}"
+        );
         cold_runs += cold["runs"].as_u64().unwrap();
         warm_runs += three_seconds_with_cache(&warm, dir.path())["runs"]
             .as_u64()

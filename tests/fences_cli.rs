@@ -604,3 +604,21 @@ fn a_pipeline_is_searched_over_every_pass_and_patched_in_the_file_that_needs_it(
     assert!(changed_lines(&original, &written).is_empty(), "{written}");
     assert!(!dir.path().join("fixed/clear.wgsl").exists());
 }
+
+#[test]
+fn the_search_keeps_to_its_time_bound_and_verifies_what_it_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = fixture("flag.toml");
+    let args = search(&spec, &["--search-time", "0.001", "--cost", "1", "--json"]);
+    let (out, took) = common::wgstress_timed(&args, dir.path());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(report["search_out_of_time"], true, "{report}");
+    assert_eq!(report["trials"], 0, "{report}");
+    // No site was dropped: every one is kept, and that fix passed its verification.
+    assert_eq!(report["verdict"], "fixed", "{report}");
+    assert!(report["kept"].as_array().unwrap().len() > 1, "{report}");
+    // --budget 2 + --search-time + --verify 2 + --cost 1, and start-up on a loaded machine.
+    assert!(took.as_secs_f64() < 5.0 + 25.0, "took {took:?}");
+}
