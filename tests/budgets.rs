@@ -231,3 +231,37 @@ fn calibration_on_a_cold_shader_cache_leaves_out_the_compile() {
         "cold caches made {cold_runs} runs, warm ones {warm_runs}"
     );
 }
+
+#[test]
+fn the_mutants_search_ends_within_its_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, _) = wgstress(
+        &[
+            "mutants",
+            "--search",
+            "10",
+            "--search-time",
+            "0.02",
+            "--search-groups",
+            "64",
+            "--json",
+            "--no-log",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let s = summary(&out);
+    let candidates = s["candidates"].as_array().unwrap();
+    // It started another environment only while the longest so far still fitted (the first
+    // is always tried); it overran by a third before.
+    let seconds = s["seconds"].as_f64().unwrap();
+    assert!(
+        seconds <= 10.0 * 1.1,
+        "{seconds} s for a 10 s search: {candidates:?}"
+    );
+    assert!(
+        candidates.len() >= 2,
+        "{seconds} s, {} environments",
+        candidates.len()
+    );
+}

@@ -195,8 +195,8 @@ fn choose(candidates: &[Candidate], config: &SearchConfig) -> usize {
 
 /// Searches for `config.budget`, telling `progress` about every candidate (and the best so
 /// far), until `stop` is up (a candidate it cuts short is not scored). At least one
-/// environment is tried; another starts only when one more as long as the mean so far still
-/// ends within the budget.
+/// environment is tried; another starts only when one more as long as the longest so far
+/// still ends within the budget.
 pub fn search(
     gpu: &Gpu,
     tests: &[Test],
@@ -218,10 +218,11 @@ pub fn search(
     let mut best = 0;
     let start = Instant::now();
     let mut invalid = 0;
+    // The longest environment so far stands for the next: the search then ends within its
+    // budget unless an environment outlasts every one before it.
     let next_fits = |candidates: &[Candidate]| {
-        let spent: f64 = candidates.iter().map(|c| c.seconds).sum();
-        let mean = spent / candidates.len().max(1) as f64;
-        start.elapsed().as_secs_f64() + mean <= config.budget.as_secs_f64()
+        let longest = candidates.iter().map(|c| c.seconds).fold(0.0, f64::max);
+        start.elapsed().as_secs_f64() + longest <= config.budget.as_secs_f64()
     };
     while !stop.load(Ordering::SeqCst) && (candidates.is_empty() || next_fits(&candidates)) {
         let random =
