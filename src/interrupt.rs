@@ -8,6 +8,10 @@
 //! the first signal quits at once, as for `merge`, `instrument` and the listings, which have
 //! nothing in flight to finish.
 //!
+//! SIGHUP is what a campaign's item gets from the kernel when the campaign dies without
+//! passing a signal on (SIGKILL): it stops the item the same way (exit 129), and since the
+//! kernel may send it once per thread of the dying campaign, a repeated SIGHUP quits nothing.
+//!
 //! The handler only writes the signal's number to a pipe (all a signal handler may safely
 //! do); a thread of its own reads it and does the rest.
 
@@ -22,6 +26,8 @@ pub enum Signal {
     Interrupt,
     /// SIGTERM: `kill`, or Slurm and Kubernetes at a job's time limit.
     Terminate,
+    /// SIGHUP: the campaign that runs this item died.
+    Hangup,
 }
 
 impl Signal {
@@ -29,6 +35,7 @@ impl Signal {
         match number {
             libc::SIGINT => Some(Signal::Interrupt),
             libc::SIGTERM => Some(Signal::Terminate),
+            libc::SIGHUP => Some(Signal::Hangup),
             _ => None,
         }
     }
@@ -37,10 +44,11 @@ impl Signal {
         match self {
             Signal::Interrupt => libc::SIGINT,
             Signal::Terminate => libc::SIGTERM,
+            Signal::Hangup => libc::SIGHUP,
         }
     }
 
-    /// 128 + the signal's number: 130 for SIGINT, 143 for SIGTERM.
+    /// 128 + the signal's number: 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP.
     pub fn exit_status(self) -> u8 {
         128 + self.number() as u8
     }
@@ -102,7 +110,7 @@ pub fn install() -> &'static Handler {
             PIPE.store(fds[1], Ordering::SeqCst);
             let read = fds[0];
             std::thread::spawn(move || listen(read));
-            for signal in [Signal::Interrupt, Signal::Terminate] {
+            for signal in [Signal::Interrupt, Signal::Terminate, Signal::Hangup] {
                 // SAFETY: a zeroed sigaction with its handler set is a valid argument; the
                 // handler only calls write(2), which is async-signal-safe.
                 unsafe {
@@ -145,6 +153,9 @@ fn listen(read: i32) {
         let Some(handler) = HANDLER.get() else {
             continue;
         };
+        if signal == Signal::Hangup && handler.first.load(Ordering::SeqCst) != 0 {
+            continue;
+        }
         let children = handler
             .children
             .lock()
@@ -167,6 +178,7 @@ fn listen(read: i32) {
             let name = match signal {
                 Signal::Interrupt => "Ctrl-C",
                 Signal::Terminate => "SIGTERM",
+                Signal::Hangup => "SIGHUP (the campaign ended)",
             };
             eprintln!(
                 "\nwgstress: {name}: stopping after the work in flight (another Ctrl-C or SIGTERM quits now)"

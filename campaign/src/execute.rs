@@ -272,6 +272,8 @@ fn spawn(campaign: &Campaign, args: &[String], files: &ItemFiles) -> Result<Exit
         .stderr(stderr);
     #[cfg(unix)]
     std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    #[cfg(target_os = "linux")]
+    stop_with_the_campaign(&mut command);
     let child = command.spawn().map_err(|e| Error::io(binary, e))?;
     let status = campaign
         .children
@@ -281,6 +283,24 @@ fn spawn(campaign: &Campaign, args: &[String], files: &ItemFiles) -> Result<Exit
         Some(code) => Exit::Status(code),
         None => signal(&status).map_or(Exit::NotStarted, Exit::Signal),
     })
+}
+
+/// Has the kernel send the item SIGHUP should the campaign die without passing a signal on
+/// (SIGKILL, a crash): the item then stops with its summary rather than run on, unwatched,
+/// in a process group of its own. SIGHUP rather than SIGTERM: the kernel sends it again as
+/// each thread of the dying campaign goes, and a second SIGTERM would quit the item at once.
+#[cfg(target_os = "linux")]
+fn stop_with_the_campaign(command: &mut std::process::Command) {
+    // SAFETY: prctl(2) is async-signal-safe, and the closure touches nothing else between
+    // fork and exec.
+    unsafe {
+        std::os::unix::process::CommandExt::pre_exec(command, || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGHUP) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
 }
 
 #[cfg(unix)]

@@ -109,7 +109,7 @@ pub struct End {
 #[serde(rename_all = "snake_case")]
 pub enum Exit {
     /// Its exit status: 0 passed, 1 failed, 2 an error, 130 interrupted by SIGINT, 143 by
-    /// SIGTERM.
+    /// SIGTERM, 129 by SIGHUP (the campaign died).
     Status(i32),
     /// Killed by this signal.
     Signal(i32),
@@ -131,7 +131,8 @@ impl Exit {
     pub fn interrupted(self) -> bool {
         matches!(
             self,
-            Exit::Status(130)
+            Exit::Status(129)
+                | Exit::Status(130)
                 | Exit::Status(143)
                 | Exit::Signal(2)
                 | Exit::Signal(9)
@@ -147,6 +148,7 @@ impl std::fmt::Display for Exit {
             Exit::Status(1) => f.write_str("failed"),
             Exit::Status(130) => f.write_str("interrupted"),
             Exit::Status(143) => f.write_str("terminated"),
+            Exit::Status(129) => f.write_str("hung up (its campaign died)"),
             Exit::Status(n) => write!(f, "error (exit {n})"),
             Exit::Signal(n) => write!(f, "killed by signal {n}"),
             Exit::NotStarted => f.write_str("not started"),
