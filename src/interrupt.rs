@@ -1,20 +1,188 @@
-//! Ctrl-C: the first stops the run loop after the batch in flight, so that the summary covers
-//! what ran; the second quits at once.
+//! SIGINT (Ctrl-C) and SIGTERM (`kill`, a scheduler's time limit) stop every command the same
+//! way: the first stops it after the work in flight, so that its summary covers what
+//! finished, and goes on to a campaign's running items; the second quits at once. The exit
+//! status says which signal it was: 130 (128 + SIGINT) or 143 (128 + SIGTERM), as a shell
+//! reports a process the signal killed. The handler is installed as the process starts
+//! (`install`), so that a command that ignored the signals it inherited (a shell's background
+//! job) still takes them; until the command says that it stops at its flag (`stop_flag`),
+//! the first signal quits at once, as for `merge`, `instrument` and the listings, which have
+//! nothing in flight to finish.
+//!
+//! SIGHUP is what a campaign's item gets from the kernel when the campaign dies without
+//! passing a signal on (SIGKILL): it stops the item the same way (exit 129), and since the
+//! kernel may send it once per thread of the dying campaign, a repeated SIGHUP quits nothing.
+//!
+//! The handler only writes the signal's number to a pipe (all a signal handler may safely
+//! do); a thread of its own reads it and does the rest.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use wgstress_campaign::children::Children;
 
-/// The flag the run loop watches, set by the first Ctrl-C.
+/// A signal that stops a command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Signal {
+    /// SIGINT: Ctrl-C.
+    Interrupt,
+    /// SIGTERM: `kill`, or Slurm and Kubernetes at a job's time limit.
+    Terminate,
+    /// SIGHUP: the campaign that runs this item died.
+    Hangup,
+}
+
+impl Signal {
+    fn of(number: i32) -> Option<Signal> {
+        match number {
+            libc::SIGINT => Some(Signal::Interrupt),
+            libc::SIGTERM => Some(Signal::Terminate),
+            libc::SIGHUP => Some(Signal::Hangup),
+            _ => None,
+        }
+    }
+
+    fn number(self) -> i32 {
+        match self {
+            Signal::Interrupt => libc::SIGINT,
+            Signal::Terminate => libc::SIGTERM,
+            Signal::Hangup => libc::SIGHUP,
+        }
+    }
+
+    /// 128 + the signal's number: 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP.
+    pub fn exit_status(self) -> u8 {
+        128 + self.number() as u8
+    }
+}
+
+/// What the signal thread shares with the command.
+pub struct Handler {
+    /// Up at the first signal: the run loops stop after the work in flight.
+    stop: Arc<AtomicBool>,
+    /// The first signal's number, 0 before it.
+    first: AtomicI32,
+    /// Whether the command watches `stop`; until then the first signal quits at once.
+    watched: AtomicBool,
+    /// A campaign's running items, which every signal reaches too.
+    children: Mutex<Option<Arc<Children>>>,
+    notes: AtomicBool,
+}
+
+static HANDLER: OnceLock<Handler> = OnceLock::new();
+/// The pipe's writing end, for the signal handler.
+static PIPE: AtomicI32 = AtomicI32::new(-1);
+
+/// The flag the command's loops watch, set by the first SIGINT or SIGTERM, which from now on
+/// stops the command rather than quit it (`notes`: whether that is said on stderr).
 pub fn stop_flag(notes: bool) -> Arc<AtomicBool> {
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = stop.clone();
-    let _ = ctrlc::set_handler(move || {
-        if flag.swap(true, Ordering::SeqCst) {
-            std::process::exit(130);
+    let handler = install();
+    handler.notes.store(notes, Ordering::SeqCst);
+    handler.watched.store(true, Ordering::SeqCst);
+    handler.stop.clone()
+}
+
+/// Makes every signal reach `children` too (a campaign's items, each in a process group of
+/// its own, so that a terminal's Ctrl-C reaches them only this way, once).
+pub fn forward_to(children: Arc<Children>) {
+    let handler = install();
+    *handler.children.lock().unwrap_or_else(|e| e.into_inner()) = Some(children);
+}
+
+/// The signal that stopped the command, if one did.
+pub fn received() -> Option<Signal> {
+    HANDLER
+        .get()
+        .and_then(|h| Signal::of(h.first.load(Ordering::SeqCst)))
+}
+
+/// Takes SIGINT and SIGTERM from now on (once; later calls return the same handler).
+pub fn install() -> &'static Handler {
+    HANDLER.get_or_init(|| {
+        let handler = Handler {
+            stop: Arc::new(AtomicBool::new(false)),
+            first: AtomicI32::new(0),
+            watched: AtomicBool::new(false),
+            children: Mutex::new(None),
+            notes: AtomicBool::new(false),
+        };
+        let mut fds = [0; 2];
+        // SAFETY: `fds` has room for the two descriptors pipe(2) writes.
+        if unsafe { libc::pipe(fds.as_mut_ptr()) } == 0 {
+            PIPE.store(fds[1], Ordering::SeqCst);
+            let read = fds[0];
+            std::thread::spawn(move || listen(read));
+            for signal in [Signal::Interrupt, Signal::Terminate, Signal::Hangup] {
+                // SAFETY: a zeroed sigaction with its handler set is a valid argument; the
+                // handler only calls write(2), which is async-signal-safe.
+                unsafe {
+                    let mut action: libc::sigaction = std::mem::zeroed();
+                    action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as usize;
+                    action.sa_flags = libc::SA_RESTART;
+                    libc::sigemptyset(&mut action.sa_mask);
+                    libc::sigaction(signal.number(), &action, std::ptr::null_mut());
+                }
+            }
         }
-        if notes {
-            eprintln!("\nwgstress: stopping after this batch (Ctrl-C again to quit now)");
+        handler
+    })
+}
+
+extern "C" fn on_signal(number: libc::c_int) {
+    let byte = number as u8;
+    // SAFETY: writes one byte from a live local to the pipe's writing end.
+    unsafe {
+        libc::write(PIPE.load(Ordering::Relaxed), (&byte as *const u8).cast(), 1);
+    }
+}
+
+/// The signal thread: the first signal stops the command, the second quits at once; each
+/// goes on to a campaign's children.
+fn listen(read: i32) {
+    loop {
+        let mut byte = 0u8;
+        // SAFETY: reads one byte into a live local.
+        let n = unsafe { libc::read(read, (&mut byte as *mut u8).cast(), 1) };
+        if n != 1 {
+            if n < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return;
         }
-    });
-    stop
+        let Some(signal) = Signal::of(i32::from(byte)) else {
+            continue;
+        };
+        let Some(handler) = HANDLER.get() else {
+            continue;
+        };
+        if signal == Signal::Hangup && handler.first.load(Ordering::SeqCst) != 0 {
+            continue;
+        }
+        let children = handler
+            .children
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        if let Some(children) = &children {
+            children.signal(signal.number());
+        }
+        let first =
+            handler
+                .first
+                .compare_exchange(0, signal.number(), Ordering::SeqCst, Ordering::SeqCst);
+        if first.is_err() || !handler.watched.load(Ordering::SeqCst) {
+            // SAFETY: ends the process without running its exit handlers, which may wait for
+            // the GPU (see status::exit_now); what was logged is flushed line by line.
+            unsafe { libc::_exit(i32::from(signal.exit_status())) }
+        }
+        handler.stop.store(true, Ordering::SeqCst);
+        if handler.notes.load(Ordering::SeqCst) {
+            let name = match signal {
+                Signal::Interrupt => "Ctrl-C",
+                Signal::Terminate => "SIGTERM",
+                Signal::Hangup => "SIGHUP (the campaign ended)",
+            };
+            eprintln!(
+                "\nwgstress: {name}: stopping after the work in flight (another Ctrl-C or SIGTERM quits now)"
+            );
+        }
+    }
 }

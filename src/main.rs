@@ -3,7 +3,7 @@
 //! any GPU work (plan/), runs it, and shows the results (present/).
 //!
 //! Exit status: 0 when every run passed, 1 when some run failed, 2 on bad input or an error,
-//! 130 when interrupted.
+//! 130 when interrupted by SIGINT (Ctrl-C), 143 by SIGTERM.
 
 mod commands;
 mod interrupt;
@@ -92,6 +92,7 @@ fn main() -> ExitCode {
 
 fn command() -> ExitCode {
     runtime_dir::ensure();
+    interrupt::install();
     let json = wants_json(std::env::args_os());
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,

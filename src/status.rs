@@ -9,7 +9,7 @@ pub enum Status {
     Passed,
     /// Some run failed, or a fenced litmus test still showed weak behaviour.
     Failed,
-    /// The user stopped it with Ctrl-C; the results cover what finished.
+    /// SIGINT (Ctrl-C) or SIGTERM stopped it; the results cover what finished.
     Interrupted,
     /// An error (a hang, a lost device) ended it early; the results cover what finished.
     Aborted,
@@ -26,13 +26,16 @@ impl Status {
         }
     }
 
-    /// 0 all passed, 1 some run failed, 2 an error, 130 interrupted.
+    /// 0 all passed, 1 some run failed, 2 an error, 130 interrupted by SIGINT, 143 by
+    /// SIGTERM.
     pub fn number(self) -> u8 {
         match self {
             Status::Passed => 0,
             Status::Failed => 1,
             Status::Aborted => 2,
-            Status::Interrupted => 130,
+            Status::Interrupted => crate::interrupt::received()
+                .unwrap_or(crate::interrupt::Signal::Interrupt)
+                .exit_status(),
         }
     }
 

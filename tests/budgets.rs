@@ -186,3 +186,77 @@ fn once_the_watchdog_stops_a_loop_the_other_spinners_leave_early() {
         "{times} of 4096 reached the limit: {detail}"
     );
 }
+
+/// `run --time 3` with the driver's shader cache in `cache` (lavapipe compiles what the cache
+/// lacks): its summary.
+fn three_seconds_with_cache(cache: &std::path::Path, dir: &std::path::Path) -> Value {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_wgstress"))
+        .args(["run", "cub-scan", "--time", "3", "--json", "--no-log"])
+        .env("XDG_CACHE_HOME", cache)
+        .env("MESA_SHADER_CACHE_DIR", cache)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    summary(&out)
+}
+
+#[test]
+fn calibration_on_a_cold_shader_cache_leaves_out_the_compile() {
+    let dir = tempfile::tempdir().unwrap();
+    let warm = dir.path().join("warm");
+    three_seconds_with_cache(&warm, dir.path());
+    // Cold and warm in turns, twice, so that the machine's load falls on both alike.
+    let (mut cold_runs, mut warm_runs) = (0, 0);
+    for round in 0..2 {
+        let cold = three_seconds_with_cache(&dir.path().join(format!("cold{round}")), dir.path());
+        let calibration = cold["calibration"]["seconds"].as_f64().unwrap();
+        // A tenth of the budget, with room for a loaded machine; the compile took 1.3 s.
+        assert!(
+            calibration < 0.6,
+            "calibration took {calibration} s: {cold}"
+        );
+        cold_runs += cold["runs"].as_u64().unwrap();
+        warm_runs += three_seconds_with_cache(&warm, dir.path())["runs"]
+            .as_u64()
+            .unwrap();
+    }
+    assert!(
+        2 * cold_runs >= warm_runs,
+        "cold caches made {cold_runs} runs, warm ones {warm_runs}"
+    );
+}
+
+#[test]
+fn the_mutants_search_ends_within_its_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, _) = wgstress(
+        &[
+            "mutants",
+            "--search",
+            "10",
+            "--search-time",
+            "0.02",
+            "--search-groups",
+            "64",
+            "--json",
+            "--no-log",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let s = summary(&out);
+    let candidates = s["candidates"].as_array().unwrap();
+    // It started another environment only while the longest so far still fitted (the first,
+    // which compiles every test, is always tried); it overran by a third before.
+    let seconds = s["seconds"].as_f64().unwrap();
+    assert!(
+        seconds <= 10.0 * 1.1,
+        "{seconds} s for a 10 s search: {candidates:?}"
+    );
+}

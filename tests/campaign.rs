@@ -251,6 +251,20 @@ fn a_killed_shard_leaves_logs_that_merge_counts_and_reports_as_cut_short() {
         .unwrap();
     assert!(killed.success());
     shard.wait().unwrap();
+    // The item, in a process group of its own, got SIGTERM from the kernel as the campaign
+    // died, and stopped with its summary instead of running on.
+    let start = Instant::now();
+    let summary = || {
+        item_logs(&out)
+            .iter()
+            .flat_map(|l| lines(l))
+            .find(|l| l["type"] == "summary")
+    };
+    while summary().is_none() && start.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let summary = summary().expect("the item stopped with its summary");
+    assert_eq!(summary["interrupted"], true, "{summary}");
     let (report, code) = merge(&[&out], &[]);
     assert_eq!(code, Some(0), "cut short is no verdict: {report}");
     let shard = &report["shards"][0];
@@ -260,7 +274,7 @@ fn a_killed_shard_leaves_logs_that_merge_counts_and_reports_as_cut_short() {
     let rows = report["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 1, "{rows:?}");
     assert!(rows[0]["runs"].as_u64().unwrap() >= 3, "its batches count");
-    assert_eq!(rows[0]["complete"], false);
+    assert_eq!(rows[0]["runs"], summary["runs"]);
     assert_eq!(rows[0]["outcome"], "incomplete");
     let text = stdout(&wgstress(&["merge", out.to_str().unwrap()], dir.path()));
     assert!(text.contains("cut short: shard 0/1 on h #0"), "{text}");
@@ -310,6 +324,37 @@ fn ctrl_c_stops_the_shard_after_the_items_running_and_merge_says_interrupted() {
     assert!(row["runs"].as_u64().unwrap() >= 2, "{row}");
     let text = stdout(&wgstress(&["merge", out.to_str().unwrap()], dir.path()));
     assert!(text.contains("interrupted: shard 0/1 on h #0"), "{text}");
+}
+
+#[test]
+fn sigterm_to_the_campaign_alone_stops_its_item_with_a_summary_and_exits_143() {
+    let dir = tempfile::tempdir().unwrap();
+    let (shard, out) = shard_in_its_first_item(dir.path(), Stdio::piped(), 2);
+    // As `kill PID` or a scheduler sends it: to the campaign's process, not its item's.
+    let sent = Command::new("kill")
+        .args(["-TERM", &shard.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let ended = shard.wait_with_output().unwrap();
+    assert_eq!(ended.status.code(), Some(143), "{}", stdout(&ended));
+    // The item got the signal too, and ended with its summary rather than run on.
+    let logs = item_logs(&out);
+    let logged: Vec<Value> = logs.iter().flat_map(|l| lines(l)).collect();
+    assert_eq!(logged.last().unwrap()["type"], "summary", "{logged:?}");
+    assert_eq!(logged.last().unwrap()["interrupted"], true);
+    let shard_log = lines(&logs[0].parent().unwrap().join("shard.jsonl"));
+    let done: Vec<&Value> = shard_log.iter().filter(|l| l["type"] == "done").collect();
+    assert_eq!(done.len(), 1, "{shard_log:?}");
+    assert_eq!(
+        done[0]["exit"],
+        serde_json::json!({"status": 143}),
+        "{shard_log:?}"
+    );
+    let (report, code) = merge(&[&out], &[]);
+    assert_eq!(code, Some(0));
+    assert_eq!(report["shards"][0]["interrupted"], true);
+    assert_eq!(report["rows"][0]["complete"], true, "{report}");
 }
 
 /// A baseline file of `[[expect]]` entries: (item pattern, outcome).

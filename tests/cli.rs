@@ -446,7 +446,8 @@ fn compare_runs_the_chosen_configurations_and_draws_a_chart() {
 fn ctrl_c_prints_and_saves_the_summary() {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("interrupted.jsonl");
-    let child = run_logging("counter.toml", &["--json"], &log, dir.path(), 3);
+    // The start line, then batches of 1, 4 and 4 runs: 9 logged before the signal.
+    let child = run_logging("counter.toml", &["--json"], &log, dir.path(), 4);
     let sent = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()

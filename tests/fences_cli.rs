@@ -268,49 +268,100 @@ fn fix_edits_the_shader_in_place_once_the_fix_is_verified() {
     let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(report["verdict"], "fixed", "{report}");
     assert_eq!(report["fixed_in_place"][0], shader.display().to_string());
+    assert_eq!(report["not_fixed_in_place"], serde_json::Value::Null);
     let after = std::fs::read_to_string(&shader).unwrap();
     assert_eq!(changed_lines(&before, &after).len(), 3, "{after}");
     assert!(after.contains("atomicAdd(&counter, 1u);"), "{after}");
 }
 
-#[test]
-fn fix_refuses_a_file_that_changed_since_the_search_began() {
+/// Runs `--fix` on the racy counter's copy in `dir`, doing `meanwhile` to its shader while
+/// the fix found is being verified; returns the output, stderr included.
+fn fix_while(
+    dir: &std::path::Path,
+    extra: &[&str],
+    meanwhile: impl Fn(&std::path::Path),
+) -> (std::process::Output, String) {
     use std::io::BufRead;
-    let dir = tempfile::tempdir().unwrap();
-    let (spec, shader) = racy_copy(dir.path());
+    let (spec, shader) = racy_copy(dir);
+    let mut args = vec!["--fix"];
+    args.extend_from_slice(extra);
     let mut child = Command::new(env!("CARGO_BIN_EXE_wgstress"))
-        .args(search(&spec, &["--fix"]))
-        .current_dir(dir.path())
+        .args(search(&spec, &args))
+        .current_dir(dir)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    // Edit the file while the fix found is being verified.
     let stderr = std::io::BufReader::new(child.stderr.take().unwrap());
     let mut seen = Vec::new();
     for line in stderr.lines() {
         let line = line.unwrap();
         if line.contains("verifying the fix") {
-            let edited = std::fs::read_to_string(&shader).unwrap() + "// edited meanwhile\n";
-            std::fs::write(&shader, edited).unwrap();
+            meanwhile(&shader);
         }
         seen.push(line);
     }
-    let out = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = seen.join("\n");
     assert!(stderr.contains("verifying the fix"), "{stderr}");
-    assert_eq!(out.status.code(), Some(2), "{stdout}\n{stderr}");
-    assert!(
-        stderr.contains("racy.wgsl: the file changed since the search began: not edited"),
-        "{stderr}"
-    );
-    // The report came first; the file keeps the user's edit and gets no patch.
+    (child.wait_with_output().unwrap(), stderr)
+}
+
+#[test]
+fn fix_leaves_a_file_that_changed_since_the_search_began_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, stderr) = fix_while(dir.path(), &[], |shader| {
+        let edited = std::fs::read_to_string(shader).unwrap() + "// edited meanwhile\n";
+        std::fs::write(shader, edited).unwrap();
+    });
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    // The report has the fix, and says that the file was left alone, never that it was edited.
     assert!(stdout.contains("fixed: "), "{stdout}");
-    let now = std::fs::read_to_string(&shader).unwrap();
+    assert!(
+        !stdout
+            .lines()
+            .any(|l| l.ends_with("racy.wgsl edited in place")),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("not edited in place: ")
+            && stdout.contains("racy.wgsl changed since the search began"),
+        "{stdout}"
+    );
+    assert!(!stderr.contains("error"), "{stderr}");
+    let now = std::fs::read_to_string(dir.path().join("racy.wgsl")).unwrap();
     assert!(
         now.ends_with("// edited meanwhile\n") && !now.contains("atomicAdd"),
         "{now}"
+    );
+}
+
+#[test]
+fn fix_of_a_file_deleted_during_the_search_reports_it_in_one_json_document() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, stderr) = fix_while(dir.path(), &["--json"], |shader| {
+        std::fs::remove_file(shader).unwrap();
+    });
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).expect("one JSON document");
+    assert_eq!(report["verdict"], "fixed", "{report}");
+    assert_eq!(report["fixed_in_place"], serde_json::json!([]), "{report}");
+    let refused = &report["not_fixed_in_place"];
+    assert!(
+        refused["files"][0].as_str().unwrap().ends_with("racy.wgsl"),
+        "{report}"
+    );
+    assert!(
+        refused["why"]
+            .as_str()
+            .unwrap()
+            .contains("cannot be read again"),
+        "{report}"
+    );
+    assert!(
+        !dir.path().join("racy.wgsl").exists(),
+        "the deleted file came back"
     );
 }
 
@@ -552,4 +603,22 @@ fn a_pipeline_is_searched_over_every_pass_and_patched_in_the_file_that_needs_it(
     assert_eq!(written.matches("storageBarrier();").count(), 1, "{written}");
     assert!(changed_lines(&original, &written).is_empty(), "{written}");
     assert!(!dir.path().join("fixed/clear.wgsl").exists());
+}
+
+#[test]
+fn the_search_keeps_to_its_time_bound_and_verifies_what_it_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = fixture("flag.toml");
+    let args = search(&spec, &["--search-time", "0.001", "--cost", "1", "--json"]);
+    let (out, took) = common::wgstress_timed(&args, dir.path());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(report["search_out_of_time"], true, "{report}");
+    assert_eq!(report["trials"], 0, "{report}");
+    // No site was dropped: every one is kept, and that fix passed its verification.
+    assert_eq!(report["verdict"], "fixed", "{report}");
+    assert!(report["kept"].as_array().unwrap().len() > 1, "{report}");
+    // --budget 2 + --search-time + --verify 2 + --cost 1, and start-up on a loaded machine.
+    assert!(took.as_secs_f64() < 5.0 + 25.0, "took {took:?}");
 }

@@ -4,6 +4,7 @@
 //! shard with it, and each child flushes its log line by line.
 
 use crate::baseline::Baseline;
+use crate::children::Children;
 use crate::error::{Error, Result};
 use crate::hash::{attempt_seed, item_seed};
 use crate::layout::{ItemFiles, SHARD_LOG};
@@ -37,6 +38,8 @@ pub struct Campaign<'a> {
     pub rerun_unexpected: u32,
     pub baseline: Option<&'a Baseline>,
     pub stop: Arc<AtomicBool>,
+    /// The items running now, which the signals that stop the shard reach too.
+    pub children: Arc<Children>,
 }
 
 /// What a shard reports as it goes; the library prints nothing itself.
@@ -221,7 +224,7 @@ fn attempt(
         attempt: n,
     });
     let started = Instant::now();
-    let exit = spawn(&campaign.binary, &args, &files)?;
+    let exit = spawn(campaign, &args, &files)?;
     let seconds = started.elapsed().as_secs_f64();
     log.write(&Line::Done(ItemDone {
         key: item.key.clone(),
@@ -257,20 +260,47 @@ fn arguments(item: &Item, files: &ItemFiles, adapter: &Adapter, seed: Option<u64
     args
 }
 
-fn spawn(binary: &Path, args: &[String], files: &ItemFiles) -> Result<Exit> {
+fn spawn(campaign: &Campaign, args: &[String], files: &ItemFiles) -> Result<Exit> {
+    let binary = &campaign.binary;
     let stdout = File::create(&files.json).map_err(|e| Error::io(&files.json, e))?;
     let stderr = File::create(&files.stderr).map_err(|e| Error::io(&files.stderr, e))?;
-    let status = std::process::Command::new(binary)
+    let mut command = std::process::Command::new(binary);
+    command
         .args(args)
         .stdin(Stdio::null())
         .stdout(stdout)
-        .stderr(stderr)
-        .status()
+        .stderr(stderr);
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    #[cfg(target_os = "linux")]
+    stop_with_the_campaign(&mut command);
+    let child = command.spawn().map_err(|e| Error::io(binary, e))?;
+    let status = campaign
+        .children
+        .wait(child)
         .map_err(|e| Error::io(binary, e))?;
     Ok(match status.code() {
         Some(code) => Exit::Status(code),
         None => signal(&status).map_or(Exit::NotStarted, Exit::Signal),
     })
+}
+
+/// Has the kernel send the item SIGHUP should the campaign die without passing a signal on
+/// (SIGKILL, a crash): the item then stops with its summary rather than run on, unwatched,
+/// in a process group of its own. SIGHUP rather than SIGTERM: the kernel sends it again as
+/// each thread of the dying campaign goes, and a second SIGTERM would quit the item at once.
+#[cfg(target_os = "linux")]
+fn stop_with_the_campaign(command: &mut std::process::Command) {
+    // SAFETY: prctl(2) is async-signal-safe, and the closure touches nothing else between
+    // fork and exec.
+    unsafe {
+        std::os::unix::process::CommandExt::pre_exec(command, || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGHUP) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
 }
 
 #[cfg(unix)]

@@ -1,11 +1,13 @@
 //! Campaigns: a plan of wgstress commands (plan/), dealt into deterministic shards
 //! (shard.rs) by a stable hash with seeds derived from the plan (hash.rs), run per adapter as
-//! child processes of the wgstress binary (execute.rs), each shard logging what ran where
+//! child processes of the wgstress binary (execute.rs) that the signals stopping the shard
+//! reach too (children.rs), each shard logging what ran where
 //! (record.rs, layout.rs); and the merge of any number of shards, hosts and GPUs into one
 //! report (merge/), judged against a baseline (baseline.rs, outcome.rs), shown as text or
 //! HTML with SVG (render/). It prints nothing: progress comes back through events.
 
 pub mod baseline;
+pub mod children;
 pub mod error;
 pub mod execute;
 pub mod hash;

@@ -108,7 +108,8 @@ pub struct End {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Exit {
-    /// Its exit status: 0 passed, 1 failed, 2 an error, 130 interrupted.
+    /// Its exit status: 0 passed, 1 failed, 2 an error, 130 interrupted by SIGINT, 143 by
+    /// SIGTERM, 129 by SIGHUP (the campaign died).
     Status(i32),
     /// Killed by this signal.
     Signal(i32),
@@ -130,7 +131,12 @@ impl Exit {
     pub fn interrupted(self) -> bool {
         matches!(
             self,
-            Exit::Status(130) | Exit::Signal(2) | Exit::Signal(9) | Exit::Signal(15)
+            Exit::Status(129)
+                | Exit::Status(130)
+                | Exit::Status(143)
+                | Exit::Signal(2)
+                | Exit::Signal(9)
+                | Exit::Signal(15)
         )
     }
 }
@@ -141,6 +147,8 @@ impl std::fmt::Display for Exit {
             Exit::Status(0) => f.write_str("passed"),
             Exit::Status(1) => f.write_str("failed"),
             Exit::Status(130) => f.write_str("interrupted"),
+            Exit::Status(143) => f.write_str("terminated"),
+            Exit::Status(129) => f.write_str("hung up (its campaign died)"),
             Exit::Status(n) => write!(f, "error (exit {n})"),
             Exit::Signal(n) => write!(f, "killed by signal {n}"),
             Exit::NotStarted => f.write_str("not started"),

@@ -7,6 +7,7 @@ use super::runner::{Counts, Litmus};
 use super::test::{Kind, Test};
 use serde::Serialize;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use wgstress_runtime::gpu::device::Gpu;
 use wgstress_runtime::Result;
@@ -75,20 +76,22 @@ impl Pool {
     }
 }
 
-/// Runs `test` in `env` for `time`: submissions grow until each takes about a tenth of it.
+/// Runs `test` in `env` for `time`, or until `stop` is up (then for as long as it ran):
+/// submissions grow until each takes about a tenth of it.
 pub fn run_test(
     gpu: &Gpu,
     pool: &mut Pool,
     test: &Test,
     env: &Env,
     time: Duration,
+    stop: &AtomicBool,
 ) -> Result<TestResult> {
     let litmus = pool.get(gpu, test, env)?;
     // One untimed iteration first: the first dispatch of a pipeline may compile it.
     litmus.run(gpu, 1)?;
     let start = Instant::now();
     let (mut counts, mut iterations, mut batch) = (Counts::default(), 0u64, 1u32);
-    while iterations == 0 || start.elapsed() < time {
+    while iterations == 0 || (start.elapsed() < time && !stop.load(Ordering::SeqCst)) {
         let t = Instant::now();
         counts.add(&litmus.run(gpu, batch)?);
         iterations += u64::from(batch);
@@ -122,18 +125,23 @@ pub fn run_test(
     })
 }
 
-/// Runs every test in `tests`, telling `progress` after each one.
+/// Runs every test in `tests`, telling `progress` after each one; once `stop` is up, the test
+/// running ends and no other starts.
 pub fn run_suite(
     gpu: &Gpu,
     pool: &mut Pool,
     tests: &[Test],
     env: &Env,
     time: Duration,
+    stop: &AtomicBool,
     progress: &mut dyn FnMut(&TestResult),
 ) -> Result<Vec<TestResult>> {
     let mut results = Vec::new();
     for test in tests {
-        let result = run_test(gpu, pool, test, env, time)?;
+        if stop.load(Ordering::SeqCst) {
+            break;
+        }
+        let result = run_test(gpu, pool, test, env, time, stop)?;
         progress(&result);
         results.push(result);
     }

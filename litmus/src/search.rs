@@ -8,6 +8,7 @@ use super::mutants::{run_suite, Pool};
 use super::test::{Kind, Test};
 use rand::{Rng, SeedableRng};
 use serde::Serialize;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use wgstress_runtime::gpu::device::Gpu;
 use wgstress_runtime::stress::strategy::Sequence;
@@ -173,15 +174,17 @@ pub struct Candidate {
 pub struct SearchResult {
     pub mutants: Vec<String>,
     pub candidates: Vec<Candidate>,
-    /// The chosen candidate.
-    pub best: usize,
+    /// The chosen candidate; none when the search was stopped before one was scored.
+    pub best: Option<usize>,
     pub ceiling_rate: f64,
     pub seconds: f64,
+    /// Stopped (Ctrl-C, SIGTERM) before its budget was spent: the candidates scored in full.
+    pub interrupted: bool,
 }
 
 impl SearchResult {
-    pub fn best(&self) -> &Candidate {
-        &self.candidates[self.best]
+    pub fn best(&self) -> Option<&Candidate> {
+        self.best.map(|b| &self.candidates[b])
     }
 }
 
@@ -191,11 +194,14 @@ fn choose(candidates: &[Candidate], config: &SearchConfig) -> usize {
 }
 
 /// Searches for `config.budget`, telling `progress` about every candidate (and the best so
-/// far). At least one environment is tried; the last may end after the budget.
+/// far), until `stop` is up (a candidate it cuts short is not scored). At least one
+/// environment is tried; another starts only when one more as long as the longest so far
+/// still ends within the budget.
 pub fn search(
     gpu: &Gpu,
     tests: &[Test],
     config: &SearchConfig,
+    stop: &AtomicBool,
     progress: &mut dyn FnMut(&Candidate, &Candidate),
 ) -> Result<SearchResult> {
     let mutants: Vec<Test> = tests
@@ -212,7 +218,13 @@ pub fn search(
     let mut best = 0;
     let start = Instant::now();
     let mut invalid = 0;
-    while candidates.is_empty() || start.elapsed() < config.budget {
+    // The longest environment so far stands for the next: the search then ends within its
+    // budget unless an environment outlasts every one before it.
+    let next_fits = |candidates: &[Candidate]| {
+        let longest = candidates.iter().map(|c| c.seconds).fold(0.0, f64::max);
+        start.elapsed().as_secs_f64() + longest <= config.budget.as_secs_f64()
+    };
+    while !stop.load(Ordering::SeqCst) && (candidates.is_empty() || next_fits(&candidates)) {
         let random =
             start.elapsed().as_secs_f64() < config.budget.as_secs_f64() * config.random_share;
         let (point, phase) = if random || points.is_empty() {
@@ -233,7 +245,18 @@ pub fn search(
             continue;
         };
         let began = Instant::now();
-        let results = run_suite(gpu, &mut pool, &mutants, &env, config.per_test, &mut |_| {})?;
+        let results = run_suite(
+            gpu,
+            &mut pool,
+            &mutants,
+            &env,
+            config.per_test,
+            stop,
+            &mut |_| {},
+        )?;
+        if stop.load(Ordering::SeqCst) {
+            break;
+        }
         let rates: Vec<f64> = results.iter().map(|r| r.rate).collect();
         let score = Score::of(&rates, ceiling);
         candidates.push(Candidate {
@@ -251,10 +274,11 @@ pub fn search(
     }
     Ok(SearchResult {
         mutants: mutants.iter().map(|t| t.name.clone()).collect(),
+        best: (!candidates.is_empty()).then_some(best),
         candidates,
-        best,
         ceiling_rate: ceiling,
         seconds: start.elapsed().as_secs_f64(),
+        interrupted: stop.load(Ordering::SeqCst),
     })
 }
 

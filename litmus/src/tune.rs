@@ -12,6 +12,7 @@
 use crate::{env::Env, runner::Litmus};
 use serde::Serialize;
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use wgstress_runtime::gpu::device::Gpu;
 use wgstress_runtime::stress::profile::Profile;
@@ -256,6 +257,9 @@ fn period(grid: &BTreeMap<String, Vec<Vec<u64>>>) -> (Option<u32>, f64) {
 pub struct Tuned {
     pub profile: Profile,
     pub evidence: Evidence,
+    /// Stopped (Ctrl-C, SIGTERM) before its last cell: the profile rests on the cells that
+    /// ran (`evidence.cells`) and is no tune's choice.
+    pub interrupted: bool,
 }
 
 /// The weak behaviours behind each choice (summed over the three tests): the patch-finding
@@ -285,14 +289,18 @@ struct Cells<'a> {
     bench: Bench,
     iterations: u32,
     on_cell: &'a mut dyn FnMut(),
+    stop: &'a AtomicBool,
     run: u64,
     weak: u64,
     seconds: f64,
 }
 
 impl Cells<'_> {
-    /// Weak behaviours of test `t` in `env`.
+    /// Weak behaviours of test `t` in `env`; none, without running it, once `stop` is up.
     fn weak(&mut self, t: usize, env: Env) -> Result<u64> {
+        if self.stop.load(Ordering::SeqCst) {
+            return Ok(0);
+        }
         (self.on_cell)();
         let start = Instant::now();
         let weak = self.bench.weak(self.gpu, t, env, self.iterations)?;
@@ -308,12 +316,14 @@ impl Cells<'_> {
     }
 }
 
-/// Runs the three tuning steps, ending by `deadline` if given (see the module's note);
-/// `on_cell` is called once per grid cell, for progress.
+/// Runs the three tuning steps, ending by `deadline` if given (see the module's note), or
+/// after the cell running once `stop` is up; `on_cell` is called once per grid cell, for
+/// progress.
 pub fn tune(
     gpu: &Gpu,
     config: &TuneConfig,
     deadline: Option<Instant>,
+    stop: &AtomicBool,
     on_cell: &mut dyn FnMut(),
 ) -> Result<Tuned> {
     let start = Instant::now();
@@ -323,6 +333,7 @@ pub fn tune(
         bench: Bench::new(gpu, &config)?,
         iterations: config.iterations_per_cell,
         on_cell,
+        stop,
         run: 0,
         weak: 0,
         seconds: 0.0,
@@ -451,7 +462,11 @@ pub fn tune(
         iterations_per_cell: config.iterations_per_cell,
         seconds: start.elapsed().as_secs_f64(),
     };
-    Ok(Tuned { profile, evidence })
+    Ok(Tuned {
+        profile,
+        evidence,
+        interrupted: stop.load(Ordering::SeqCst),
+    })
 }
 
 /// Sizes the steps still to run, from the step of `from` on (2: sequence and spread; 1:

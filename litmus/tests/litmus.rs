@@ -1,5 +1,6 @@
 //! Litmus tests and tuning on a real device (lavapipe in CI).
 
+use std::sync::atomic::AtomicBool;
 use wgstress_litmus::env::{Env, Placement};
 use wgstress_litmus::{catalog, runner::Litmus, test};
 use wgstress_runtime::gpu::device::open;
@@ -195,7 +196,11 @@ fn tune_writes_a_profile_for_this_adapter() {
         env: small(),
     };
     let mut cells = 0;
-    let tuned = wgstress_litmus::tune::tune(&gpu, &config, None, &mut || cells += 1).unwrap();
+    let tuned =
+        wgstress_litmus::tune::tune(&gpu, &config, None, &AtomicBool::new(false), &mut || {
+            cells += 1
+        })
+        .unwrap();
     let profile = tuned.profile;
     assert_eq!(profile.adapter, gpu.info.name);
     assert_eq!(profile.patch_grid["mp"].len(), 1);
@@ -218,7 +223,14 @@ fn a_tune_past_its_deadline_runs_the_least_of_each_step() {
         env: small(),
     };
     let deadline = std::time::Instant::now();
-    let tuned = wgstress_litmus::tune::tune(&gpu, &config, Some(deadline), &mut || {}).unwrap();
+    let tuned = wgstress_litmus::tune::tune(
+        &gpu,
+        &config,
+        Some(deadline),
+        &AtomicBool::new(false),
+        &mut || {},
+    )
+    .unwrap();
     // One distance row of patch finding; sequences of one access (ld, st); one patch.
     assert_eq!(tuned.profile.patch_grid["mp"].len(), 1);
     assert_eq!(tuned.profile.sequence_scores.len(), 2);
@@ -280,6 +292,7 @@ fn the_suite_runs_and_the_search_chooses_by_algorithm_1() {
         &tests,
         &env,
         Duration::from_millis(20),
+        &AtomicBool::new(false),
         &mut |_| seen += 1,
     )
     .unwrap();
@@ -308,9 +321,16 @@ fn the_suite_runs_and_the_search_chooses_by_algorithm_1() {
         test_budget: 1.0,
         seed: 7,
     };
-    let result = search(&gpu, &tests, &config, &mut |_, _| {}).unwrap();
+    let result = search(
+        &gpu,
+        &tests,
+        &config,
+        &AtomicBool::new(false),
+        &mut |_, _| {},
+    )
+    .unwrap();
     assert!(!result.candidates.is_empty());
     assert_eq!(result.mutants.len(), summary.mutants);
     let rates: Vec<Vec<f64>> = result.candidates.iter().map(|c| c.rates.clone()).collect();
-    assert_eq!(merge_environments(&rates, 0.95, 1.0), Some(result.best));
+    assert_eq!(merge_environments(&rates, 0.95, 1.0), result.best);
 }

@@ -110,6 +110,8 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
         plan.workers.len(),
         plan.host
     ));
+    let children = std::sync::Arc::new(wgstress_campaign::children::Children::new());
+    crate::interrupt::forward_to(children.clone());
     let campaign = Campaign {
         plan: &plan.plan,
         shard: plan.shard,
@@ -119,6 +121,7 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
         rerun_unexpected: plan.rerun_unexpected,
         baseline: plan.baseline.as_ref(),
         stop: crate::interrupt::stop_flag(notes.on),
+        children,
     };
     let outcomes = execute::run(&campaign, &|event| notes.note(&present::event(&event)))?;
     emit(&present::table(&outcomes))?;

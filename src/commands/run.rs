@@ -96,6 +96,9 @@ pub fn plan(args: &Args) -> Result<Plan> {
 
 pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
     let session = &plan.session;
+    // Watched from the start: a signal while the shaders compile or calibration runs stops
+    // the command before its first batch, with a summary of no runs.
+    let stop = crate::interrupt::stop_flag(notes.on);
     let mut engine = session.engine()?;
     super::announce(&engine, notes);
     let (shape, source) = session.stress.shape(&engine)?;
@@ -123,7 +126,7 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
         replay: plan.replay,
         adaptive: session.stress.adaptive(),
         calibration,
-        stop: crate::interrupt::stop_flag(notes.on),
+        stop,
     };
     let mut log = session.log.as_deref().map(JsonLog::append_to).transpose()?;
     let mut progress = Progress::runs(&config.budget, notes.on && !session.json, notes.on);

@@ -131,8 +131,29 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
     }
     let mut progress = Progress::cells(config.cells(), notes.on);
     let deadline = plan.budget.map(|budget| start + budget);
-    let Tuned { profile, evidence } = tune(&gpu, &config, deadline, &mut || progress.cell())?;
+    let stop = crate::interrupt::stop_flag(notes.on);
+    let tuned = tune(&gpu, &config, deadline, &stop, &mut || progress.cell())?;
     progress.finish();
+    let Tuned {
+        profile,
+        evidence,
+        interrupted,
+    } = tuned;
+    if interrupted {
+        emit(&crate::present::profile::interrupted(
+            &profile,
+            &evidence,
+            config.cells(),
+        ))?;
+        if let Some(log) = log.as_mut() {
+            let mut line = serde_json::to_value(&profile)?;
+            line["evidence"] = serde_json::to_value(&evidence)?;
+            line["written"] = serde_json::json!(false);
+            line["interrupted"] = serde_json::json!(true);
+            log.summary(line)?;
+        }
+        return Ok(Status::Interrupted);
+    }
     if !evidence.any() {
         // Nothing measured is lost: the log keeps the grids; the profile is not written.
         emit(&crate::present::profile::no_signal(&profile, &evidence))?;

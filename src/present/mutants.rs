@@ -147,7 +147,6 @@ pub fn candidate(tried: usize, c: &Candidate, best: &Candidate) -> String {
 
 /// What the search tried and the environment it chose, written to `path`.
 pub fn search(result: &SearchResult, path: &Path) -> Result<String> {
-    let best = result.best();
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -159,6 +158,17 @@ pub fn search(result: &SearchResult, path: &Path) -> Result<String> {
         ),
         result.seconds
     );
+    if result.interrupted {
+        let _ = writeln!(out, "interrupted      before its budget was spent");
+    }
+    let Some(best) = result.best() else {
+        let _ = writeln!(
+            out,
+            "best             none: stopped before an environment was scored in full; {} not written",
+            path.display()
+        );
+        return Ok(out);
+    };
     let _ = writeln!(
         out,
         "best             {} of {} mutants at or above {:.3}/s, {} killed, min rate {:.3}/s",

@@ -84,3 +84,30 @@ pub fn no_signal(profile: &Profile, evidence: &Evidence) -> String {
     row("took", format!("{:.1} s", profile.seconds));
     out
 }
+
+/// What a tune stopped by Ctrl-C or SIGTERM saw in the cells that ran (of `cells`): no
+/// profile is written, since its steps did not all run.
+pub fn interrupted(profile: &Profile, evidence: &Evidence, cells: u64) -> String {
+    let mut out = String::new();
+    let mut row = |key: &str, value: String| {
+        let _ = writeln!(out, "{key:<16} {value}");
+    };
+    row("adapter", profile.adapter.clone());
+    row(
+        "interrupted",
+        format!("after {} of {cells} cells", evidence.cells),
+    );
+    row(
+        "weak behaviour",
+        format!(
+            "{} in {} cells of {} iterations",
+            evidence.weak, evidence.cells, profile.iterations_per_cell
+        ),
+    );
+    row(
+        "profile",
+        "none written: the tune did not finish (the log keeps the cells that ran)".into(),
+    );
+    row("took", format!("{:.1} s", profile.seconds));
+    out
+}

@@ -74,6 +74,22 @@ pub fn merge(
             .iter()
             .map(|p| p.display().to_string())
             .collect(),
+        damaged: shards
+            .damaged
+            .iter()
+            .map(|(log, lines)| Damaged {
+                log: log.display().to_string(),
+                lines: *lines,
+            })
+            .collect(),
+        duplicates: shards
+            .duplicates
+            .iter()
+            .map(|(log, of)| Duplicate {
+                log: log.display().to_string(),
+                of: of.display().to_string(),
+            })
+            .collect(),
         baseline: baseline_path,
     }
 }
@@ -279,7 +295,10 @@ fn throughput(runs: &[ShardRun]) -> (Vec<GpuRow>, Total) {
             if Unit::of(attempt.item.command) == Unit::Runs {
                 row.runs += attempt.measures.iter().map(|m| m.runs).sum::<u64>();
             }
-            row.busy_seconds += attempt.done.as_ref().map_or(0.0, |d| d.seconds);
+            // An item killed before it ended has no seconds of its own in the shard's log:
+            // the seconds its runs took count instead, so its runs do not come for free.
+            let ran: f64 = attempt.measures.iter().map(|m| m.seconds).sum();
+            row.busy_seconds += attempt.done.as_ref().map_or(ran, |d| d.seconds);
         }
     }
     let mut gpus: Vec<GpuRow> = gpus.into_values().collect();

@@ -1,10 +1,13 @@
 //! Reading campaign directories: every `shard.jsonl` under them, and for each attempt of an
-//! item the command's own log. A line cut off by a kill is skipped, not an error.
+//! item the command's own log. A line cut off by a kill is skipped, not an error; a whole
+//! line that is not JSON (a byte that is not UTF-8, say) is skipped and named in the report;
+//! a shard log of another format version, or counts no command writes, are refused; a copy
+//! of a shard read already is named and counted once.
 
 use super::extract::{measures, Measure};
 use crate::error::{Error, Result};
 use crate::layout::{ItemFiles, SHARD_LOG};
-use crate::record::{End, ItemDone, ItemRef, Line, Start};
+use crate::record::{End, ItemDone, ItemRef, Line, Start, VERSION};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -42,7 +45,17 @@ pub struct Shards {
     pub runs: Vec<ShardRun>,
     /// Shard logs without a start line: killed before they wrote one.
     pub unreadable: Vec<PathBuf>,
+    /// Logs with whole lines that are not JSON, skipped: the log and how many.
+    pub damaged: Vec<(PathBuf, usize)>,
+    /// Shard logs that are copies of one read already (the same start line: host, adapter,
+    /// shard, plan and start time), not counted again: the copy and the one counted.
+    pub duplicates: Vec<(PathBuf, PathBuf)>,
 }
+
+/// More runs (or instances, or failures) than one command counts in any real campaign (a
+/// GPU at a million runs a second would need 13 days): a log that claims more was not
+/// written by wgstress, and sums of such counts could overflow.
+pub const MAX_COUNT: u64 = 1 << 40;
 
 /// Every shard under `dirs`, in path order.
 pub fn read(dirs: &[PathBuf]) -> Result<Shards> {
@@ -70,14 +83,42 @@ pub fn read(dirs: &[PathBuf]) -> Result<Shards> {
     let mut shards = Shards {
         runs: Vec::new(),
         unreadable: Vec::new(),
+        damaged: Vec::new(),
+        duplicates: Vec::new(),
     };
     for log in logs {
-        match shard(&log)? {
-            Some(run) => shards.runs.push(run),
+        match shard(&log, &mut shards.damaged)? {
+            Some(run) => match shards
+                .runs
+                .iter()
+                .find(|r| same_start(&r.start, &run.start))
+            {
+                Some(first) => shards.duplicates.push((log, first.dir.join(SHARD_LOG))),
+                None => shards.runs.push(run),
+            },
             None => shards.unreadable.push(log),
         }
     }
+    if shards.runs.is_empty() {
+        return Err(Error::Input(format!(
+            "nothing to merge: every {SHARD_LOG} under {} lacks its start line (killed as it began)",
+            dirs.iter()
+                .map(|d| d.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
     Ok(shards)
+}
+
+/// Whether two start lines are one shard's: a copy of its directory, not a second run.
+fn same_start(a: &Start, b: &Start) -> bool {
+    a.host == b.host
+        && a.adapter.index == b.adapter.index
+        && a.adapter.name == b.adapter.name
+        && a.shard == b.shard
+        && a.plan.digest == b.plan.digest
+        && a.started == b.started
 }
 
 fn find(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
@@ -93,21 +134,46 @@ fn find(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
     Ok(())
 }
 
-/// JSON lines of `path`, skipping any that do not parse (the last, cut off by a kill).
-fn lines(path: &Path) -> Result<Vec<Value>> {
+/// JSON lines of `path`, skipping any that do not parse: the last when a kill cut it off
+/// (it has no newline), and whole lines that are not JSON, counted in `damaged`.
+fn lines(path: &Path, damaged: &mut Vec<(PathBuf, usize)>) -> Result<Vec<Value>> {
     if !path.exists() {
         return Ok(Vec::new());
     }
-    let text = wgstress_runtime::read::text(
+    let bytes = wgstress_runtime::read::bytes(
         path,
         wgstress_runtime::read::LOG_BYTES,
         "a log merge reads may hold",
     )
     .map_err(Error::read)?;
-    Ok(text
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect())
+    let (values, bad) = parse_lines(&bytes);
+    if bad > 0 {
+        damaged.push((path.to_path_buf(), bad));
+    }
+    Ok(values)
+}
+
+/// The JSON values of `bytes`' lines, and how many whole lines (ended by a newline) are not
+/// JSON in UTF-8.
+fn parse_lines(bytes: &[u8]) -> (Vec<Value>, usize) {
+    let (mut values, mut bad) = (Vec::new(), 0);
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        let (line, next, ended) = match rest.iter().position(|b| *b == b'\n') {
+            Some(end) => (&rest[..end], &rest[end + 1..], true),
+            None => (rest, &[][..], false),
+        };
+        rest = next;
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match serde_json::from_slice(line) {
+            Ok(value) => values.push(value),
+            Err(_) if ended => bad += 1,
+            Err(_) => {}
+        }
+    }
+    (values, bad)
 }
 
 /// An attempt as the shard's log tells it, before its command's log is read.
@@ -120,10 +186,14 @@ struct Begun {
 }
 
 /// A shard's log and its items' logs; None for a log without a start line (killed before it
-/// wrote one).
-fn shard(path: &Path) -> Result<Option<ShardRun>> {
+/// wrote one). A start line of another format version is refused.
+fn shard(path: &Path, damaged: &mut Vec<(PathBuf, usize)>) -> Result<Option<ShardRun>> {
     let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
-    let parsed: Vec<Line> = lines(path)?
+    let values = lines(path, damaged)?;
+    if let Some(first) = values.first().filter(|v| v["type"] == "start") {
+        check_version(path, first)?;
+    }
+    let parsed: Vec<Line> = values
         .into_iter()
         .filter_map(|v| serde_json::from_value(v).ok())
         .collect();
@@ -162,7 +232,7 @@ fn shard(path: &Path) -> Result<Option<ShardRun>> {
     }
     let attempts = begun
         .into_iter()
-        .map(|b| attempt(&dir, b))
+        .map(|b| attempt(&dir, b, damaged))
         .collect::<Result<_>>()?;
     Ok(Some(ShardRun {
         dir,
@@ -173,10 +243,36 @@ fn shard(path: &Path) -> Result<Option<ShardRun>> {
     }))
 }
 
-/// An attempt with what its command's log and notes say.
-fn attempt(dir: &Path, b: Begun) -> Result<Attempt> {
+/// Refuses a start line that is not of the format this merge reads: its version missing, or
+/// another one (a shard of another wgstress, whose lines may mean other things).
+fn check_version(path: &Path, start: &Value) -> Result<()> {
+    let at = format!("{}:1", path.display());
+    match start.get("version").map(|v| (v, v.as_u64())) {
+        None => Err(Error::Input(format!(
+            "{at}: the start line has no version: not a shard log that wgstress wrote"
+        ))),
+        Some((_, Some(v))) if v == u64::from(VERSION) => Ok(()),
+        Some((v, _)) => Err(Error::Input(format!(
+            "{at}: shard log version {v}; this wgstress reads version {VERSION} (merge it with the wgstress that wrote it)"
+        ))),
+    }
+}
+
+/// An attempt with what its command's log and notes say; counts no command writes are
+/// refused.
+fn attempt(dir: &Path, b: Begun, damaged: &mut Vec<(PathBuf, usize)>) -> Result<Attempt> {
     let files = ItemFiles::new(dir, &b.item.key, b.attempt);
-    let (measures, complete) = measures(b.item.command, &lines(&files.log)?);
+    let (measures, complete) = measures(b.item.command, &lines(&files.log, damaged)?);
+    for m in &measures {
+        if m.runs > MAX_COUNT || m.failures > m.runs {
+            return Err(Error::Input(format!(
+                "{}: {} runs with {} failures: not counts a wgstress command writes (at most 2^40, failures at most runs)",
+                files.log.display(),
+                m.runs,
+                m.failures
+            )));
+        }
+    }
     Ok(Attempt {
         error: error_line(&files.stderr),
         measures,

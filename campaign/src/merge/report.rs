@@ -26,10 +26,29 @@ pub struct Report {
     pub missing: Vec<Missing>,
     /// Shard logs without a start line (killed before they wrote one).
     pub unreadable: Vec<String>,
+    /// Logs with whole lines that are not JSON (skipped), and how many.
+    pub damaged: Vec<Damaged>,
+    /// Shard logs that copy one counted already (the same shard's start line), not counted.
+    pub duplicates: Vec<Duplicate>,
     /// The baseline the rows were judged against, if any.
     pub baseline: Option<String>,
     /// Rows whose judgement is unexpected (a pass, a failure or an error).
     pub unexpected: usize,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Damaged {
+    pub log: String,
+    /// Lines skipped.
+    pub lines: usize,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Duplicate {
+    /// The copy, not counted.
+    pub log: String,
+    /// The log counted.
+    pub of: String,
 }
 
 #[derive(Clone, Debug, Serialize)]

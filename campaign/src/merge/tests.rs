@@ -180,3 +180,148 @@ fn a_compare_cut_short_counts_each_configuration_to_its_last_batch() {
     assert_eq!(report.unreadable.len(), 1);
     assert!(crate::render::text(&report).contains("unreadable: "));
 }
+
+/// A shard of one item `a` that ran 10 runs in its 2 seconds, in `dir`.
+fn one_item(dir: &Path) {
+    let start = json!({"type": "start"});
+    shard(
+        dir,
+        vec![item("a", Command::Run)],
+        &[("a", 0, Some(0), vec![start, summary(10, 0)])],
+    );
+}
+
+fn error(dirs: &[std::path::PathBuf]) -> String {
+    super::read(dirs).unwrap_err().to_string()
+}
+
+#[test]
+fn a_copy_of_a_shard_directory_is_named_and_counted_once() {
+    let dir = tempfile::tempdir().unwrap();
+    one_item(&dir.path().join("a/s"));
+    one_item(&dir.path().join("b/s"));
+    let dirs = [dir.path().join("a"), dir.path().join("b")];
+    let shards = super::read(&dirs).unwrap();
+    let report = super::merge(&shards, None, None, &|_| "--raw".into());
+    assert_eq!(report.rows.len(), 1);
+    assert_eq!(report.rows[0].counts.runs, 10, "not 20");
+    assert_eq!(report.duplicates.len(), 1);
+    assert!(
+        report.duplicates[0].log.contains("/b/s/"),
+        "{:?}",
+        report.duplicates
+    );
+    assert!(crate::render::text(&report).contains("duplicate: "));
+}
+
+#[test]
+fn a_line_that_is_not_utf8_is_skipped_and_named_not_the_whole_merge() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = dir.path().join("s");
+    one_item(&s);
+    let log = ItemFiles::new(&s, "a", 0).log;
+    let mut bytes = std::fs::read(&log).unwrap();
+    bytes.splice(
+        0..0,
+        b"{\"type\": \"note\", \"text\": \"\xff\"}\n"
+            .iter()
+            .copied(),
+    );
+    std::fs::write(&log, bytes).unwrap();
+    let shards = super::read(&[dir.path().to_path_buf()]).unwrap();
+    let report = super::merge(&shards, None, None, &|_| "--raw".into());
+    assert_eq!(report.rows[0].counts.runs, 10);
+    assert_eq!(report.damaged.len(), 1);
+    assert_eq!(report.damaged[0].lines, 1);
+    assert!(crate::render::text(&report).contains("damaged: "));
+}
+
+/// The shard log in `dir` with its start line's `"version":1` replaced by `with`.
+fn versioned(dir: &Path, with: &str) {
+    let log = dir.join(SHARD_LOG);
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(text.contains("\"version\":1,"), "{text}");
+    std::fs::write(&log, text.replacen("\"version\":1,", with, 1)).unwrap();
+}
+
+#[test]
+fn a_shard_log_without_a_version_or_of_another_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = dir.path().join("s");
+    one_item(&s);
+    versioned(&s, "");
+    let message = error(&[dir.path().to_path_buf()]);
+    assert!(
+        message.ends_with(
+            "shard.jsonl:1: the start line has no version: not a shard log that wgstress wrote"
+        ),
+        "{message}"
+    );
+    let s = dir.path().join("t");
+    std::fs::remove_dir_all(dir.path().join("s")).unwrap();
+    one_item(&s);
+    versioned(&s, "\"version\":2,");
+    let message = error(&[dir.path().to_path_buf()]);
+    assert!(
+        message.contains("shard.jsonl:1: shard log version 2; this wgstress reads version 1"),
+        "{message}"
+    );
+}
+
+#[test]
+fn counts_no_command_writes_are_refused_rather_than_wrapped() {
+    let dir = tempfile::tempdir().unwrap();
+    let start = json!({"type": "start"});
+    shard(
+        &dir.path().join("s"),
+        vec![item("a", Command::Run)],
+        &[
+            ("a", 0, Some(0), vec![start.clone(), summary(u64::MAX, 0)]),
+            ("a", 1, Some(0), vec![start, summary(3, 0)]),
+        ],
+    );
+    let message = error(&[dir.path().to_path_buf()]);
+    assert!(
+        message.contains(
+            "18446744073709551615 runs with 0 failures: not counts a wgstress command writes"
+        ),
+        "{message}"
+    );
+}
+
+#[test]
+fn an_item_killed_before_it_ended_counts_the_seconds_of_its_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let batch = json!({"type": "batch", "total_runs": 8, "seconds": 0.5,
+        "counts": {"pass": 8}, "failures": []});
+    shard(
+        &dir.path().join("s"),
+        vec![item("a", Command::Run), item("k", Command::Run)],
+        &[
+            (
+                "a",
+                0,
+                Some(0),
+                vec![json!({"type": "start"}), summary(10, 0)],
+            ),
+            ("k", 0, None, vec![json!({"type": "start"}), batch]),
+        ],
+    );
+    let shards = super::read(&[dir.path().to_path_buf()]).unwrap();
+    let report = super::merge(&shards, None, None, &|_| "--raw".into());
+    let gpu = &report.gpus[0];
+    assert_eq!((gpu.runs, gpu.busy_seconds), (18, 2.5));
+    assert_eq!(gpu.runs_per_second, 18.0 / 2.5);
+}
+
+#[test]
+fn nothing_to_merge_when_no_shard_log_has_its_start_line() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("early")).unwrap();
+    std::fs::write(dir.path().join("early").join(SHARD_LOG), "").unwrap();
+    let message = error(&[dir.path().to_path_buf()]);
+    assert!(
+        message.contains("nothing to merge: every shard.jsonl under"),
+        "{message}"
+    );
+}

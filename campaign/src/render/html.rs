@@ -36,6 +36,22 @@ pub fn html(r: &Report) -> String {
             escape(&m.plan)
         );
     }
+    for d in &r.duplicates {
+        let _ = writeln!(
+            page,
+            "<p class=\"unexpected\">duplicate: {} copies {}: counted once</p>",
+            escape(&d.log),
+            escape(&d.of)
+        );
+    }
+    for d in &r.damaged {
+        let _ = writeln!(
+            page,
+            "<p class=\"unexpected\">damaged: {}: {} line(s) that are not JSON skipped</p>",
+            escape(&d.log),
+            d.lines
+        );
+    }
     for s in r
         .shards
         .iter()

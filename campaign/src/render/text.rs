@@ -70,6 +70,18 @@ fn read(r: &Report) -> String {
             "unreadable: {path} (no start line: killed as it began)\n"
         ));
     }
+    for d in &r.duplicates {
+        out.push_str(&format!(
+            "duplicate: {} copies {} (the same shard's start): counted once\n",
+            d.log, d.of
+        ));
+    }
+    for d in &r.damaged {
+        out.push_str(&format!(
+            "damaged: {}: {} line(s) that are not JSON skipped\n",
+            d.log, d.lines
+        ));
+    }
     for s in r
         .shards
         .iter()

@@ -180,6 +180,9 @@ pub struct Outcome {
     /// The search's trials and their runs, over every round.
     pub trials: u64,
     pub search_runs: u64,
+    /// The search reached its time bound (`--search-time`) before its trials were done:
+    /// the set it kept passed its trials but may not be the smallest.
+    pub search_out_of_time: bool,
     /// Runs per trial in the last round: a failure at the rate it was sized for shows with
     /// 99% confidence.
     pub runs_per_trial: Option<u64>,

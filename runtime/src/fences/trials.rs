@@ -1,7 +1,9 @@
 //! ddmin's oracle on a lab: each trial runs the application with barriers at a set of
 //! sites (on the variable made atomic, if any) until its first failure or the runs a pass
 //! needs. Ctrl-C or an error ends the trials: every later trial fails at once without
-//! running, and `stopped` says why; a search that saw one has found nothing more.
+//! running, and `stopped` says why; a search that saw one has found nothing more. Past the
+//! search's deadline a trial fails at once too (its sites are kept), and so does one that
+//! reaches the deadline before its runs: `out_of_time` says so.
 
 use crate::fences::event::Event;
 use crate::fences::lab::{FixSet, Lab, Subject};
@@ -9,6 +11,7 @@ use crate::fences::trial::{Oracle, Trial};
 use crate::run::runner::{Budget, RunConfig};
 use crate::run::stop::Stop;
 use crate::stress::strategy::run_seed;
+use std::time::Instant;
 
 pub struct Trials<'a> {
     lab: &'a mut dyn Lab,
@@ -20,6 +23,9 @@ pub struct Trials<'a> {
     pub trials: u64,
     pub runs: u64,
     pub stopped: Option<Stop>,
+    deadline: Instant,
+    /// The deadline kept a trial from its runs.
+    pub out_of_time: bool,
 }
 
 impl<'a> Trials<'a> {
@@ -28,6 +34,7 @@ impl<'a> Trials<'a> {
         atomic: Option<String>,
         config: &'a RunConfig,
         on_event: &'a mut dyn FnMut(Event),
+        deadline: Instant,
     ) -> Trials<'a> {
         Trials {
             lab,
@@ -37,6 +44,8 @@ impl<'a> Trials<'a> {
             trials: 0,
             runs: 0,
             stopped: None,
+            deadline,
+            out_of_time: false,
         }
     }
 
@@ -47,7 +56,7 @@ impl<'a> Trials<'a> {
         };
         let budget = Budget {
             runs: Some(runs_needed),
-            time: None,
+            time: Some(self.deadline.saturating_duration_since(Instant::now())),
             failures: Some(1),
         };
         let seed = run_seed(self.config.master_seed, self.trials);
@@ -60,6 +69,10 @@ impl<'a> Trials<'a> {
                 Trial::Fail { runs: m.runs }
             }
             Ok(m) if m.failures > 0 => Trial::Fail { runs: m.runs },
+            Ok(m) if m.runs < runs_needed => {
+                self.out_of_time = true;
+                Trial::Fail { runs: m.runs }
+            }
             Ok(m) => Trial::Pass { runs: m.runs },
             Err(e) => {
                 self.stopped = Some(Stop::Aborted(e.to_string()));
@@ -72,6 +85,10 @@ impl<'a> Trials<'a> {
 impl Oracle for Trials<'_> {
     fn trial(&mut self, sites: &[usize], runs_needed: u64) -> Trial {
         if self.stopped.is_some() {
+            return Trial::Fail { runs: 0 };
+        }
+        if Instant::now() >= self.deadline {
+            self.out_of_time = true;
             return Trial::Fail { runs: 0 };
         }
         self.trials += 1;

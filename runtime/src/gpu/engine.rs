@@ -359,14 +359,24 @@ impl Engine {
     /// (the fixed cost of a run), the application alone and stress alone at a probe count.
     /// An error of the runs (a hang, a lost device) ends calibration with the default count
     /// and says why, as the run loop does: the caller's summary reports it.
+    ///
+    /// The pipelines are warmed first, untimed: a driver whose shader cache is cold compiles
+    /// at the first dispatch (hundreds of milliseconds on llvmpipe), which is start-up, not
+    /// the application's time, and would leave the runs of a short budget sized for it.
     pub fn calibrate(
         &mut self,
         settings: &Settings,
         ratio: f64,
         share: Duration,
     ) -> Result<Calibration> {
-        let start = Instant::now();
-        match self.measure_iterations(settings, ratio, share) {
+        let (start, measured) = match self.warm_up(settings) {
+            Ok(()) => {
+                let start = Instant::now();
+                (start, self.measure_iterations(settings, ratio, share))
+            }
+            Err(e) => (Instant::now(), Err(e)),
+        };
+        match measured {
             Ok((iterations, app_seconds)) => Ok(Calibration {
                 iterations,
                 app_seconds,
@@ -381,6 +391,31 @@ impl Engine {
             }),
             Err(e) => Err(e),
         }
+    }
+
+    /// One throwaway run of each kind calibration times (the application alone, an empty
+    /// dispatch, stress alone), so that every pipeline and its first dispatch are compiled.
+    fn warm_up(&mut self, settings: &Settings) -> Result<()> {
+        let groups = self.session.app_groups();
+        let mut quiet = settings.clone();
+        quiet.strategy = Strategy::None;
+        let limit = self.loop_limit.limit();
+        let runs = [
+            RunParams::draw(0, &quiet, groups),
+            RunParams {
+                app_enabled: false,
+                ..RunParams::draw(0, &quiet, groups)
+            },
+            RunParams {
+                app_enabled: false,
+                ..RunParams::draw(0, settings, groups)
+            },
+        ]
+        .map(|r| RunParams {
+            watchdog_limit: limit,
+            ..r
+        });
+        self.run(&runs).map(drop)
     }
 
     /// Calibration's measurements: the iterations, and the application's time alone.

@@ -1,11 +1,12 @@
 //! What `wgstress fences` does with the outcome: shows it (text or JSON), logs it, writes the
 //! verified fix to `-o` (a pipeline's patched files into that directory), and edits the spec's
-//! shader files in place with `--fix` unless a file changed since the search began. Results
-//! are shown before any file is written, so a failed write loses nothing that was measured.
+//! shader files in place with `--fix` unless a file changed since the search began. The report
+//! says what became of each file, so the in-place edit comes first; a failed edit is in the
+//! report rather than an error, so it loses nothing that was measured.
 
 use super::search::Plan;
 use crate::status::Status;
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use wgstress_runtime::fences::outcome::{Outcome, Verdict};
@@ -13,17 +14,24 @@ use wgstress_runtime::fences::patch::FilePatch;
 use wgstress_runtime::fences::source::Shader;
 use wgstress_runtime::run::log::JsonLog;
 
-/// Prints and logs the outcome, then writes the verified fix where the plan says.
+/// Edits the spec's files in place (`--fix`) when every one still holds the text the search
+/// began from, then logs and prints the outcome with what became of each file (one report,
+/// true to what happened), then writes the verified fix to `-o`. A fix that could not be
+/// applied in place is in the report, and the command exits 1.
 pub fn show(plan: &Plan, outcome: &Outcome, log: Option<&mut JsonLog>) -> Result<Status> {
     let patched = outcome.patched();
     let written = written(plan, patched);
-    let edited: Vec<String> = match plan.fix {
-        true => patched.iter().map(|f| f.file.clone()).collect(),
-        false => Vec::new(),
+    let in_place = match plan.fix && !patched.is_empty() {
+        true => edit_in_place(&Shader::new(plan.session.app.clone()), patched),
+        false => InPlace::default(),
     };
     let shown = json!({
         "output": written.iter().map(|(p, _)| p.display().to_string()).collect::<Vec<_>>(),
-        "fixed_in_place": edited,
+        "fixed_in_place": in_place.edited,
+        "not_fixed_in_place": in_place.refused.as_ref().map(|r| json!({
+            "files": r.files,
+            "why": r.why,
+        })),
     });
     let mut value = serde_json::to_value(outcome)?;
     value
@@ -40,16 +48,33 @@ pub fn show(plan: &Plan, outcome: &Outcome, log: Option<&mut JsonLog>) -> Result
             .iter()
             .map(|(p, _)| p.display().to_string())
             .collect();
-        let text = crate::present::fences::text(outcome, &paths, &edited);
+        let mut text = crate::present::fences::text(outcome, &paths, &in_place.edited);
+        if let Some(refused) = &in_place.refused {
+            text.push_str(&format!("not edited in place: {}\n", refused.why));
+        }
         crate::notes::emit(&text)?;
     }
     for (path, patch) in &written {
         std::fs::write(path, patch.patch.text()).with_context(|| format!("{}", path.display()))?;
     }
-    if plan.fix {
-        edit_in_place(&Shader::new(plan.session.app.clone()), patched)?;
-    }
-    Ok(status(&outcome.verdict))
+    Ok(match in_place.refused {
+        Some(_) => Status::Failed,
+        None => status(&outcome.verdict),
+    })
+}
+
+/// What `--fix` did: the files it edited, or why it edited none (or, should a write fail
+/// part way, why it stopped).
+#[derive(Default)]
+struct InPlace {
+    edited: Vec<String>,
+    refused: Option<Refusal>,
+}
+
+struct Refusal {
+    /// The files left as they were.
+    files: Vec<String>,
+    why: String,
 }
 
 /// Where `-o` puts each patched file: the file named, or for a pipeline each file under its
@@ -71,8 +96,9 @@ fn written<'a>(plan: &Plan, patched: &'a [FilePatch]) -> Vec<(PathBuf, &'a FileP
 }
 
 /// Writes each patched file over the user's, when every one still holds the text the search
-/// started from (checked for all before any is written).
-fn edit_in_place(shader: &Shader, patched: &[FilePatch]) -> Result<()> {
+/// began from (checked for all before any is written).
+fn edit_in_place(shader: &Shader, patched: &[FilePatch]) -> InPlace {
+    let all = || patched.iter().map(|p| p.file.clone()).collect::<Vec<_>>();
     for patch in patched {
         let path = Path::new(&patch.file);
         let original = shader
@@ -85,19 +111,36 @@ fn edit_in_place(shader: &Shader, patched: &[FilePatch]) -> Result<()> {
             path,
             wgstress_runtime::read::SOURCE_BYTES,
             "a shader may hold",
-        )?;
-        if now != original {
-            bail!(
-                "{}: the file changed since the search began: not edited (the fix is in the \
-                 report above; run the search again on the file as it is now)",
-                path.display()
-            );
-        }
+        );
+        let why = match now {
+            Ok(now) if now == original => continue,
+            Ok(_) => format!("{} changed since the search began", path.display()),
+            Err(e) => format!("{} cannot be read again: {e}", path.display()),
+        };
+        return InPlace {
+            edited: Vec::new(),
+            refused: Some(Refusal {
+                files: all(),
+                why: format!(
+                    "{why} (the fix is in this report; run the search again on the files as \
+                     they are now)"
+                ),
+            }),
+        };
     }
+    let mut done = InPlace::default();
     for patch in patched {
-        std::fs::write(&patch.file, patch.patch.text()).with_context(|| patch.file.clone())?;
+        if let Err(e) = std::fs::write(&patch.file, patch.patch.text()) {
+            let left: Vec<String> = all().into_iter().skip(done.edited.len()).collect();
+            done.refused = Some(Refusal {
+                files: left,
+                why: format!("{}: {e}", patch.file),
+            });
+            break;
+        }
+        done.edited.push(patch.file.clone());
     }
-    Ok(())
+    done
 }
 
 /// 0 for a fix or no failure, 1 for no fix, 2 for an error, 130 for Ctrl-C.

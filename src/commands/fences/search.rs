@@ -37,6 +37,12 @@ pub struct SearchOptions {
     /// failure and it is not reported as a fix
     #[arg(long, default_value = "60", value_parser = crate::options::seconds, allow_negative_numbers = true)]
     verify: Duration,
+    /// Seconds the search's trials may take over every round [default: 4 x --budget]; past
+    /// it, the sites not yet tried are kept and the set found so far is verified. The whole
+    /// search ends within --budget + --search-time + --verify + --cost, start-up and the batch
+    /// in flight aside
+    #[arg(long, value_parser = crate::options::seconds, allow_negative_numbers = true)]
+    search_time: Option<Duration>,
     /// Runs per batch
     #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=65536))]
     batch: u32,
@@ -66,6 +72,8 @@ pub struct Plan {
     /// The user's strategy; none: systematic, then a short compare if it shows nothing.
     strategy: Option<Strategy>,
     verify: Duration,
+    /// The search's time bound.
+    search: Duration,
     choice: Choice,
     cost: Duration,
     /// A bundled application's fixed variant, whose cost the report compares.
@@ -144,6 +152,7 @@ pub fn plan(app: &AppOptions, args: &SearchOptions, output: Option<&Path>) -> Re
     Ok(Plan {
         strategy: args.strategy,
         verify: args.verify,
+        search: args.search_time.unwrap_or(args.budget * 4),
         choice: if args.minimal {
             Choice::Minimal
         } else {
@@ -161,6 +170,9 @@ pub fn plan(app: &AppOptions, args: &SearchOptions, output: Option<&Path>) -> Re
 pub fn execute(plan: &Plan, notes: Notes) -> Result<(Outcome, Option<JsonLog>)> {
     let session = &plan.session;
     let shader = Shader::new(session.app.clone());
+    // Watched from the start: a signal while the shaders compile or calibration runs stops
+    // the command before its first batch, with a summary of no runs.
+    let stop = crate::interrupt::stop_flag(notes.on);
     let engine = session.engine()?;
     super::super::announce(&engine, notes);
     let (shape, source) = session.stress.shape(&engine)?;
@@ -171,9 +183,10 @@ pub fn execute(plan: &Plan, notes: Notes) -> Result<(Outcome, Option<JsonLog>)> 
         strategy: plan.strategy,
         budget: session.budget.time.unwrap_or_default(),
         verify: plan.verify,
+        search: plan.search,
         master_seed: session.master_seed,
         adaptive: session.stress.adaptive(),
-        stop: crate::interrupt::stop_flag(notes.on),
+        stop,
         choice: plan.choice,
         cost: plan.cost,
         reference: plan.reference.clone(),
@@ -188,6 +201,7 @@ pub fn execute(plan: &Plan, notes: Notes) -> Result<(Outcome, Option<JsonLog>)> 
             "strategy": config.strategy,
             "budget_seconds": config.budget.as_secs_f64(),
             "verify_seconds": config.verify.as_secs_f64(),
+            "search_seconds": config.search.as_secs_f64(),
             "master_seed": seed_text(config.master_seed),
         }))?;
     }

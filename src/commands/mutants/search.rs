@@ -43,10 +43,12 @@ pub fn run_search(
         }))?;
     }
     let mut tried = 0;
+    let stop = crate::interrupt::stop_flag(notes.on);
     let result = search(
         gpu,
         &planned.mutants,
         config,
+        &stop,
         &mut |c: &Candidate, best: &Candidate| {
             tried += 1;
             notes.note(&present::candidate(tried, c, best));
@@ -55,20 +57,27 @@ pub fn run_search(
     if let Some(log) = log.as_mut() {
         log.summary(serde_json::to_value(&result)?)?;
     }
-    // The findings first, then the file: a failed write loses nothing that was found.
+    // The findings first, then the file: a failed write loses nothing that was found. An
+    // interrupted search still writes the best environment it scored in full.
     if reporting.json {
         emit(&format!("{}\n", serde_json::to_string_pretty(&result)?))?;
     } else {
         emit(&present::search(&result, write_env)?)?;
     }
-    env_file(reporting, gpu, &result).save(write_env)?;
-    Ok(Status::Passed)
+    if let Some(file) = env_file(reporting, gpu, &result) {
+        file.save(write_env)?;
+    }
+    Ok(match result.interrupted {
+        true => Status::Interrupted,
+        false => Status::Passed,
+    })
 }
 
-/// The search's best environment and how it scored, for `--env`.
-fn env_file(reporting: &Report, gpu: &Gpu, result: &SearchResult) -> EnvFile {
-    let best = result.best();
-    EnvFile {
+/// The search's best environment and how it scored, for `--env`; none when the search was
+/// stopped before it scored one.
+fn env_file(reporting: &Report, gpu: &Gpu, result: &SearchResult) -> Option<EnvFile> {
+    let best = result.best()?;
+    Some(EnvFile {
         adapter: gpu.info.name.clone(),
         driver: format!("{} {}", gpu.info.driver, gpu.info.driver_info),
         backend: format!("{:?}", gpu.info.backend),
@@ -87,5 +96,5 @@ fn env_file(reporting: &Report, gpu: &Gpu, result: &SearchResult) -> EnvFile {
             .collect(),
         environments_tried: result.candidates.len(),
         search_seconds: result.seconds,
-    }
+    })
 }

@@ -5,12 +5,14 @@ use crate::notes::{emit, Notes};
 use crate::present::mutants as present;
 use crate::status::Status;
 use anyhow::Result;
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 use wgstress_litmus::env::Env;
 use wgstress_litmus::mutants::{run_suite, summarise, Pool};
 use wgstress_litmus::test::Test;
 use wgstress_runtime::gpu::device::{describe, Gpu};
 use wgstress_runtime::run::log::JsonLog;
+use wgstress_runtime::run::stop::Stop;
 
 /// The suite as it runs: the environment resolved on the adapter.
 pub struct Suite<'a> {
@@ -40,14 +42,17 @@ pub fn run(
         }))?;
     }
     let start = Instant::now();
+    let stop = crate::interrupt::stop_flag(notes.on);
     let results = run_suite(
         gpu,
         &mut Pool::default(),
         suite.tests,
         env,
         suite.time,
+        &stop,
         &mut |r| notes.note(&present::line(r)),
     )?;
+    let interrupted = stop.load(Ordering::SeqCst);
     let summary = summarise(&results, reporting.reproducibility, reporting.budget);
     let report = serde_json::json!({
         "adapter": adapter,
@@ -56,6 +61,8 @@ pub fn run(
         "summary": summary,
         "results": results,
         "seconds": start.elapsed().as_secs_f64(),
+        "tests": suite.tests.len(),
+        "interrupted": interrupted,
     });
     if let Some(log) = log.as_mut() {
         log.summary(report.clone())?;
@@ -65,7 +72,15 @@ pub fn run(
     } else {
         let seconds = start.elapsed().as_secs_f64();
         emit(&present::suite(&results, &summary, env, time, seconds)?)?;
+        if interrupted {
+            emit(&format!(
+                "interrupted: {} of {} tests ran (the last for as long as it ran)\n",
+                results.len(),
+                suite.tests.len()
+            ))?;
+        }
     }
     // A broken coherence promise is a bug by WGSL's own rules (or naga's).
-    Ok(Status::of(None, !summary.incoherent.is_empty()))
+    let stopped = interrupted.then_some(Stop::Interrupted);
+    Ok(Status::of(stopped.as_ref(), !summary.incoherent.is_empty()))
 }

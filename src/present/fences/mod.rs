@@ -128,6 +128,13 @@ fn evidence(out: &mut String, report: &Report) {
             report.runs_per_trial.unwrap_or_default()
         );
     }
+    if report.search_out_of_time {
+        let _ = writeln!(
+            out,
+            "  search: stopped at its time bound (--search-time): the sites it had not tried \
+             to drop are kept, so the fix may not be the smallest"
+        );
+    }
     for verified in &report.verified {
         let _ = writeln!(out, "  fix ({}): {}", label(verified), rate(&verified.runs));
     }
@@ -235,6 +242,7 @@ mod tests {
             atomic: Vec::new(),
             trials: 0,
             search_runs: 0,
+            search_out_of_time: false,
             runs_per_trial: None,
             fix: Some(Fix::MakeAtomic {
                 variable: "count".into(),

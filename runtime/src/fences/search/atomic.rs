@@ -79,6 +79,7 @@ fn try_variable(
         Some(variable.to_string()),
         config,
         &mut *cx.on_event,
+        cx.deadline,
     );
     let with_all = passes(&mut trials, &all, runs_needed);
     let mut trial = AtomicTrial {

@@ -8,7 +8,7 @@ use crate::fences::source::Shader;
 use crate::stress::strategy::Strategy;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// What the search is asked to do.
 #[derive(Clone)]
@@ -19,6 +19,10 @@ pub struct SearchConfig {
     pub budget: Duration,
     /// Time the fix found runs, shared by the strategies that showed the failure.
     pub verify: Duration,
+    /// Time the search's trials may take over every round: once it is spent, the trials
+    /// keep every site they have not yet dropped, and the set kept so far (it passed its
+    /// trials) is verified; no further round starts.
+    pub search: Duration,
     pub master_seed: u64,
     /// Systematic stress draws each run's shape from the adaptive arms.
     pub adaptive: bool,
@@ -41,4 +45,6 @@ pub(crate) struct Context<'a> {
     pub on_event: &'a mut dyn FnMut(Event<'_>),
     /// The confirming runs, one per strategy tried.
     pub tried: &'a [Confirmed],
+    /// When the search's time (`SearchConfig::search`) is spent.
+    pub deadline: Instant,
 }

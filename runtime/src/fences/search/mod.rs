@@ -56,6 +56,7 @@ pub fn search(
                 lab,
                 on_event,
                 tried: &tried,
+                deadline: std::time::Instant::now() + config.search,
             };
             let rounds = rounds::run(&mut cx, &chosen)?;
             let verdict = match &rounds.last().expect("one round at least").end {
@@ -154,6 +155,7 @@ fn assemble(
 ) -> Outcome {
     let trials = rounds.iter().map(|r| r.trials).sum();
     let search_runs = rounds.iter().map(|r| r.runs).sum();
+    let search_out_of_time = rounds.iter().any(|r| r.out_of_time);
     let atomic = rounds.iter_mut().flat_map(|r| r.atomic.drain(..)).collect();
     let last = rounds.pop();
     // Every round but the last found a fix that failed its verification (rounds.rs).
@@ -202,6 +204,7 @@ fn assemble(
         atomic,
         trials,
         search_runs,
+        search_out_of_time,
         runs_per_trial,
         relies_on: found
             .as_ref()

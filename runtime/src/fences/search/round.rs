@@ -27,6 +27,8 @@ pub struct RoundResult {
     pub atomic: Vec<AtomicTrial>,
     pub trials: u64,
     pub runs: u64,
+    /// The search's deadline kept a trial from its runs: the set kept may not be minimal.
+    pub out_of_time: bool,
     pub end: End,
 }
 
@@ -71,7 +73,10 @@ pub fn round(
     let all: Vec<usize> = (0..sites).collect();
     let budget = Budget {
         runs: Some(runs_per_trial),
-        time: None,
+        time: Some(
+            cx.deadline
+                .saturating_duration_since(std::time::Instant::now()),
+        ),
         failures: Some(1),
     };
     let all_sites = Measured::or_stopped(cx.lab.measure(
@@ -87,6 +92,7 @@ pub fn round(
         atomic,
         trials: count.trials,
         runs: count.runs,
+        out_of_time: count.out_of_time,
         end,
     };
     if let Some(stop) = all_sites.stopped.clone() {
@@ -101,7 +107,13 @@ pub fn round(
     let mut tried = Vec::new();
     let step = if all_sites.failures == 0 {
         let order = unfenced.order();
-        let mut trials = Trials::new(&mut *cx.lab, None, &trials_config, &mut *cx.on_event);
+        let mut trials = Trials::new(
+            &mut *cx.lab,
+            None,
+            &trials_config,
+            &mut *cx.on_event,
+            cx.deadline,
+        );
         let found = shrink(&order, failed, rate, &mut trials);
         count.add(&trials);
         Step::Passed {

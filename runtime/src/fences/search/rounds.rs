@@ -35,7 +35,8 @@ pub fn run(cx: &mut Context, chosen: &Confirmed) -> Result<Vec<RoundResult>> {
             End::Over(_) => None,
         };
         rounds.push(done);
-        match lower.filter(|_| rounds.len() < ROUNDS as usize) {
+        let time_left = std::time::Instant::now() < cx.deadline;
+        match lower.filter(|_| rounds.len() < ROUNDS as usize && time_left) {
             Some(lower) => {
                 let kept = rounds.last().map_or(0, |r| match &r.end {
                     End::Found(found) => found.fix.sites.len(),

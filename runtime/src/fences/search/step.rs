@@ -21,11 +21,14 @@ pub enum Step {
 pub struct Count {
     pub trials: u64,
     pub runs: u64,
+    /// The search's deadline kept a trial from its runs.
+    pub out_of_time: bool,
 }
 
 impl Count {
     pub fn add(&mut self, trials: &Trials) {
         self.trials += trials.trials;
         self.runs += trials.runs;
+        self.out_of_time |= trials.out_of_time;
     }
 }

@@ -245,6 +245,7 @@ fn config(sim: &Sim, strategy: Option<Strategy>) -> SearchConfig {
         strategy,
         budget: Duration::from_secs(10),
         verify: Duration::from_secs(10),
+        search: Duration::from_secs(3600),
         master_seed: 7,
         adaptive: true,
         stop: sim.stop.clone(),
@@ -640,4 +641,20 @@ fn a_pipeline_is_searched_over_the_sites_of_every_stressed_pass_and_patched_once
         let source = &dispatch.shader.as_ref().unwrap().source;
         assert_eq!(source.matches("storageBarrier()").count(), 1, "{source}");
     }
+}
+
+#[test]
+fn past_its_time_bound_the_search_keeps_every_site_and_verifies_that() {
+    let mut sim = Sim::new(vec![Bug::barriers(0.3, &[2])]);
+    let config = SearchConfig {
+        search: Duration::ZERO,
+        choice: Choice::Minimal,
+        ..config(&sim, None)
+    };
+    let outcome = search(&config, &shader(FLAGS), &mut sim, &mut |_| {}).unwrap();
+    assert!(outcome.search_out_of_time, "{outcome:?}");
+    assert_eq!(outcome.trials, 0, "no trial ran past the bound");
+    // Nothing was dropped: the set kept is every site, and its verification passed.
+    assert_eq!(kept(&outcome).len(), sites_of(FLAGS), "{outcome:?}");
+    assert_eq!(outcome.verdict, Verdict::Fixed, "{outcome:?}");
 }

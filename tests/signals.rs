@@ -1,0 +1,219 @@
+//! SIGINT and SIGTERM stop every command with a summary of what it gathered (exit 130 and 143),
+//! on lavapipe, even when the signals were ignored by the process that started it (a
+//! shell's background job inherits SIGINT ignored); a campaign passes them on to the item it
+//! runs, which stops the same way rather than run on.
+
+mod common;
+use common::fixture;
+use serde_json::Value;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// Starts wgstress with `args` in `dir` as a background job of a script: SIGINT ignored.
+fn start(args: &[&str], dir: &Path) -> Child {
+    Command::new("sh")
+        .arg("-c")
+        .arg("trap '' INT; exec \"$0\" \"$@\"")
+        .arg(env!("CARGO_BIN_EXE_wgstress"))
+        .args(args)
+        .current_dir(dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Sends `signal` (INT, TERM) to `child` once a line of its stderr contains `when`, then
+/// waits for it (at most `within` after the signal); returns its output and its stderr.
+fn signal_when(mut child: Child, when: &str, signal: &str, within: Duration) -> (Output, String) {
+    use std::io::Read;
+    let stderr = BufReader::new(child.stderr.take().unwrap());
+    // Read as it comes: a report larger than a pipe holds would block the command.
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        stdout.read_to_end(&mut bytes).unwrap();
+        bytes
+    });
+    let mut seen = Vec::new();
+    let mut sent = None;
+    for line in stderr.lines() {
+        let line = line.unwrap();
+        if sent.is_none() && line.contains(when) {
+            let status = Command::new("kill")
+                .args([&format!("-{signal}"), &child.id().to_string()])
+                .status()
+                .unwrap();
+            assert!(status.success());
+            sent = Some(Instant::now());
+        }
+        seen.push(line);
+    }
+    let mut out = child.wait_with_output().unwrap();
+    out.stdout = reader.join().unwrap();
+    let stderr = seen.join("\n");
+    let sent = sent.unwrap_or_else(|| panic!("never saw {when:?}:\n{stderr}"));
+    assert!(
+        sent.elapsed() < within,
+        "took {:?} after the signal:\n{stderr}",
+        sent.elapsed()
+    );
+    (out, stderr)
+}
+
+fn json(out: &Output, stderr: &str) -> Value {
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}\n{stderr}", String::from_utf8_lossy(&out.stdout)))
+}
+
+fn log_lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+#[test]
+fn sigterm_stops_run_with_its_summary_and_exit_143() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("log.jsonl");
+    let child = Command::new(env!("CARGO_BIN_EXE_wgstress"))
+        .args(["run", &fixture("counter.toml"), "--time", "120"])
+        .args(["--batch", "4", "--iterations", "8", "--json", "--log"])
+        .arg(&log)
+        .current_dir(dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    // The start line, then batches of 1, 4 and 4 runs: 9 logged before the signal.
+    while log_lines(&log).len() < 4 && start.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let sent = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(143));
+    let summary = json(&out, "");
+    assert_eq!(summary["interrupted"], true);
+    assert!(summary["runs"].as_u64().unwrap() >= 8, "{summary}");
+    let last = log_lines(&log).pop().unwrap();
+    assert_eq!(
+        (&last["type"], &last["runs"]),
+        (&"summary".into(), &summary["runs"])
+    );
+}
+
+#[test]
+fn sigterm_stops_fences_with_its_report_and_exit_143() {
+    let dir = tempfile::tempdir().unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_wgstress"))
+        .args([
+            "fences",
+            &fixture("flag.toml"),
+            "--budget",
+            "1",
+            "--verify",
+            "120",
+        ])
+        .args(["--no-log", "--json", "-o", "patched.wgsl"])
+        .current_dir(dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (out, stderr) = signal_when(child, "verifying the fix", "TERM", Duration::from_secs(30));
+    assert_eq!(out.status.code(), Some(143), "{stderr}");
+    let report = json(&out, &stderr);
+    assert_eq!(report["verdict"], "interrupted", "{report}");
+    assert_eq!(report["during"], "the verification", "{report}");
+    assert!(!dir.path().join("patched.wgsl").exists());
+}
+
+#[test]
+fn ctrl_c_stops_the_mutants_suite_with_the_tests_that_ran() {
+    let dir = tempfile::tempdir().unwrap();
+    let child = start(
+        &[
+            "mutants", "--tests", "mutants", "--time", "2", "--json", "--no-log",
+        ],
+        dir.path(),
+    );
+    // The first test's line: the second is running.
+    let (out, stderr) = signal_when(child, "mutant (", "INT", Duration::from_secs(10));
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    let report = json(&out, &stderr);
+    assert_eq!(report["interrupted"], true, "{report}");
+    let ran = report["results"].as_array().unwrap().len();
+    assert!((2..32).contains(&ran), "{ran} of 32 tests ran: {report}");
+    assert_eq!(report["tests"], 32);
+}
+
+#[test]
+fn sigterm_stops_the_mutants_search_and_keeps_the_best_environment_scored() {
+    let dir = tempfile::tempdir().unwrap();
+    let child = start(
+        &[
+            "mutants",
+            "--search",
+            "300",
+            "--search-time",
+            "0.02",
+            "--search-groups",
+            "64",
+            "--json",
+            "--no-log",
+        ],
+        dir.path(),
+    );
+    let (out, stderr) = signal_when(child, "env   1 ", "TERM", Duration::from_secs(20));
+    assert_eq!(out.status.code(), Some(143), "{stderr}");
+    let report = json(&out, &stderr);
+    assert_eq!(report["interrupted"], true, "{report}");
+    assert!(report["seconds"].as_f64().unwrap() < 200.0, "{report}");
+    let best = report["best"].as_u64().expect("one environment scored") as usize;
+    let scored = &report["candidates"][best];
+    assert_eq!(scored["rates"].as_array().unwrap().len(), 32, "{report}");
+    let env: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("wgstress-env.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(env["env"], scored["env"]);
+}
+
+#[test]
+fn ctrl_c_stops_tune_with_what_it_saw_and_writes_no_profile() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("log.jsonl");
+    let child = start(
+        &[
+            "tune",
+            "--iterations-per-cell",
+            "50",
+            "--log",
+            log.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    let (out, stderr) = signal_when(child, "tuning", "INT", Duration::from_secs(20));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(130), "{stdout}\n{stderr}");
+    assert!(stdout.contains("interrupted      after "), "{stdout}");
+    assert!(
+        stdout.contains("none written: the tune did not finish"),
+        "{stdout}"
+    );
+    assert!(!dir.path().join("wgstress-profile.json").exists());
+    let last = log_lines(&log).pop().unwrap();
+    assert_eq!(
+        (&last["type"], &last["interrupted"]),
+        (&"summary".into(), &true.into())
+    );
+}
