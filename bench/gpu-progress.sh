@@ -3,8 +3,9 @@
 # application (fixed variant, large) and every example; the cost of the scheduler's hooks under
 # the fair model (runs per second against BASE, a binary from before the scheduler, same
 # application, alternating); tpo-tm's time to its first failure, and a correct 1,024-workgroup
-# ticket lock, with both binaries. Usage: bash bench/gpu-progress.sh OUT PART (PART: apps,
-# examples or compare; each fits one device command).
+# ticket lock, with both binaries; a sample of the progress litmus suite. Usage: bash
+# bench/gpu-progress.sh OUT PART (PART: apps, examples, compare or suite; each fits one device
+# command).
 set -u
 out=$1
 part=$2
@@ -28,6 +29,17 @@ else:
 PY
 }
 case $part in
+suite)
+  # The progress litmus suite: a sample spread over it, the three mappings (docs/progress.md).
+  $w progress --suite --sample "${SAMPLE:-400}" --iterations "${ITERATIONS:-5}" --json --no-log \
+    > "$out/suite.json" 2> "$out/suite.err"
+  echo "suite exit $?"
+  python3 - "$out/suite.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(json.dumps({k: v for k, v in d.items() if k not in ("tests", "hung")}, indent=1)[:4000])
+PY
+  ;;
 apps)
   for app in cbe-dot cbe-ht sdk-red cub-scan ct-octree tpo-tm ls-bh global-barrier; do
     $w progress "$app" --variant fixed --size large --time 1 --no-occupancy --json --no-log \

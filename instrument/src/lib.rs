@@ -164,6 +164,7 @@ fn instrument(module: Module, source: Option<&str>, options: &Options) -> Result
     let watchdog = watchdog::Watchdog {
         check: imported.function("wgstress_watchdog"),
         step: imported.function("wgstress_step"),
+        left: imported.function("wgstress_left"),
         stopped: imported.function("wgstress_stopped"),
         stopped_uniform: imported.function("wgstress_stopped_uniform"),
         needs: barriers::FunctionNeeds::of_module(&module),

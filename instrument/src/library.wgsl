@@ -101,6 +101,8 @@ var<private> wgstress_moved: bool;
 // The progress count this invocation last saw, and how many checks since it changed.
 var<private> wgstress_seen: u32;
 var<private> wgstress_idle: u32;
+// The progress count at this invocation's check before the last.
+var<private> wgstress_seen_before: u32;
 // Whether the watchdog stopped a loop in this run, as the workgroup last read it.
 var<workgroup> wgstress_stop: u32;
 
@@ -363,6 +365,23 @@ fn wgstress_stalled(loop_id: u32, iterations: u32) {
     }
 }
 
+// Parks the victim if this is its step and its model lets it wait.
+fn wgstress_park_at_step(loop_id: u32) {
+    if wgstress_app_id == wgstress_params.victim && wgstress_steps == wgstress_params.park_step
+        && wgstress_may_park(false) {
+        atomicStore(&wgstress_results.victim_parked, wgstress_steps + 1u);
+        atomicStore(&wgstress_results.victim_site, loop_id + 1u);
+        wgstress_park(false);
+    }
+}
+
+// Right after an application loop: a step too, where the victim may be parked holding what
+// the loop waited for (a lock just taken, a ticket served, a flag seen).
+fn wgstress_left(loop_id: u32) {
+    wgstress_steps += 1u;
+    wgstress_park_at_step(loop_id);
+}
+
 // At the top of an application loop's body, every entry: `state` hashes what the loop
 // iteration before this one left (its locals, the atomics and results it read), `previous`
 // the one before that. Counts the step, parks the victim at its step, and every 64 steps
@@ -373,22 +392,24 @@ fn wgstress_step(loop_id: u32, iterations: u32, state: u32, previous: ptr<functi
     }
     *previous = state;
     wgstress_steps += 1u;
-    if wgstress_app_id == wgstress_params.victim && wgstress_steps == wgstress_params.park_step
-        && wgstress_may_park(false) {
-        atomicStore(&wgstress_results.victim_parked, wgstress_steps + 1u);
-        atomicStore(&wgstress_results.victim_site, loop_id + 1u);
-        wgstress_park(false);
-    }
+    wgstress_park_at_step(loop_id);
     if (wgstress_steps & 63u) != 0u {
         return;
     }
     let p = atomicLoad(&wgstress_results.progress);
     if wgstress_moved {
+        // Published only if nobody else did since this invocation last looked: in a busy
+        // application every invocation moves, and one add per change is enough.
         wgstress_moved = false;
-        wgstress_seen = atomicAdd(&wgstress_results.progress, 1u) + 1u;
+        wgstress_seen = p;
+        if p == wgstress_seen_before {
+            wgstress_seen = atomicAdd(&wgstress_results.progress, 1u) + 1u;
+        }
+        wgstress_seen_before = wgstress_seen;
         wgstress_idle = 0u;
         return;
     }
+    wgstress_seen_before = p;
     if p != wgstress_seen {
         wgstress_seen = p;
         wgstress_idle = 0u;

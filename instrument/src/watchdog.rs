@@ -19,6 +19,8 @@ pub struct Watchdog {
     pub check: Handle<Function>,
     /// The library's `wgstress_step(loop_id, iterations, state, previous: ptr<function, u32>)`.
     pub step: Handle<Function>,
+    /// The library's `wgstress_left(loop_id)`, right after each loop.
+    pub left: Handle<Function>,
     /// The library's `wgstress_stopped() -> bool` and `wgstress_stopped_uniform() -> bool`:
     /// whether the watchdog stopped another loop of this run.
     pub stopped: Handle<Function>,
@@ -100,6 +102,12 @@ impl Guarding<'_> {
                 guarded.append(&mut self.stop_early(fun, locals.counter, needs, span));
                 guarded.append(&mut captured);
                 *body = guarded;
+                out.push(statement, span);
+                let mut after = BlockBuilder::new(fun, span);
+                let site = after.u32(id);
+                after.call(self.watchdog.left, vec![site], false);
+                out.extend_block(after.finish());
+                continue;
             }
             out.push(statement, span);
         }

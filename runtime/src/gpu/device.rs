@@ -34,6 +34,12 @@ pub fn describe(info: &wgpu::AdapterInfo) -> String {
 }
 
 /// What a user must know about this adapter before trusting its results, if anything.
+/// Whether the adapter is a CPU driver (lavapipe, SwiftShader), whose work runs on the host's
+/// threads.
+pub fn on_cpu(info: &wgpu::AdapterInfo) -> bool {
+    info.device_type == wgpu::DeviceType::Cpu
+}
+
 pub fn caveat(adapter_name: &str) -> Option<&'static str> {
     // Mesa's gallivm gives every shader invocation one loop limiter, LP_MAX_TGSI_LOOP_ITERATIONS
     // (65535), shared by all its loops: past it, loops end without a word. ls-bh's large size

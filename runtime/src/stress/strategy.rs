@@ -217,8 +217,8 @@ pub const STALL_CHECKS: u32 = 256;
 /// before `CAP_FLOOR` iterations: a safety net for a livelock whose state changes forever. A
 /// wait that sees no progress is judged by the scheduler's step long before (a hang), and one
 /// that sees progress is no failure however long it lasts.
-pub const CAP_FACTOR: u32 = 16;
-pub const CAP_FLOOR: u32 = 1 << 22;
+pub const CAP_FACTOR: u32 = 4;
+pub const CAP_FLOOR: u32 = 1 << 18;
 
 /// What a run's parameters were drawn from, as it ran: with its seed, this replays it (the
 /// CLI renders it as `wgstress run` options). The adaptive shape and the learned loop limit
