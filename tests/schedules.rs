@@ -11,6 +11,15 @@
 
 use serde_json::Value;
 use std::path::PathBuf;
+use std::sync::Mutex;
+
+/// One at a time: a held workgroup's waiters are seen only when lavapipe's threads get the
+/// cores, which tests beside each other would take.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 fn example(name: &str) -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -91,6 +100,7 @@ fn expect(report: &Value, terminates: &[&str], starves: &[&str]) {
 
 #[test]
 fn the_look_back_without_fallback_needs_obe_and_starves_under_hsa_and_unfair() {
+    let _serial = serial();
     let report = progress(
         &example("progress/lookback/lookback.toml"),
         "2",
@@ -104,6 +114,7 @@ fn the_look_back_without_fallback_needs_obe_and_starves_under_hsa_and_unfair() {
 
 #[test]
 fn the_look_back_with_fallback_terminates_under_every_model() {
+    let _serial = serial();
     let report = progress(
         &example("progress/lookback/lookback_fallback.toml"),
         "2",
@@ -117,6 +128,7 @@ fn the_look_back_with_fallback_terminates_under_every_model() {
 
 #[test]
 fn the_ticket_lock_terminates_under_obe_and_starves_under_hsa_and_unfair() {
+    let _serial = serial();
     let spec = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/progress/ticket_lock_two_rounds.toml")
         .to_string_lossy()
@@ -149,6 +161,7 @@ fn producer_consumer_follows_the_seeds_figure_3_in_both_id_orders() {
 
 #[test]
 fn a_global_barrier_starves_below_its_occupancy_unless_it_discovers_it() {
+    let _serial = serial();
     // Four workgroups: four lavapipe threads run them at once; an occupancy bound of one
     // leaves three unstarted while the first waits at the barrier.
     let plain = progress(
@@ -212,6 +225,7 @@ fn run(spec: &str, args: &[&str]) -> (Option<i32>, Value) {
 
 #[test]
 fn a_long_wait_that_ends_is_no_failure_past_the_watchdogs_limit() {
+    let _serial = serial();
     // 256 workgroups take a ticket lock once each; waits are far longer than the limit given,
     // and a wait that sees the lock served is getting somewhere.
     let (code, s) = run(
@@ -228,6 +242,7 @@ fn a_long_wait_that_ends_is_no_failure_past_the_watchdogs_limit() {
 
 #[test]
 fn a_deadlock_is_a_hang_at_its_loop_within_a_second_and_the_runs_are_kept() {
+    let _serial = serial();
     let spec = fixture("deadlock.toml");
     // The first run of a new shader compiles it (seconds on lavapipe); the runs after it time
     // the hang alone.
