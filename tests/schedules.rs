@@ -143,6 +143,7 @@ fn the_ticket_lock_terminates_under_obe_and_starves_under_hsa_and_unfair() {
 
 #[test]
 fn producer_consumer_follows_the_seeds_figure_3_in_both_id_orders() {
+    let _serial = serial();
     // Increasing id (the consumer waits on a lower id): HSA and LOBE run the producer.
     let increasing = progress(
         &example("progress/producer-consumer/producer_consumer_increasing.toml"),
