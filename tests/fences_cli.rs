@@ -527,9 +527,10 @@ fn the_search_logs_a_start_and_a_summary_line() {
 }
 
 #[test]
-fn failures_that_are_only_watchdog_stops_near_the_limit_are_not_searched() {
+fn legitimate_long_waits_past_the_limit_are_no_failure_to_search() {
     // longwait's waits are legitimate: 150 to 1,200 trips, a quarter of its runs past the
-    // limit of 1,000 given here, while passing runs loop up to 900 times.
+    // limit of 1,000 given here. A wait that sees progress is no failure however long it
+    // lasts, so the application does not fail and nothing is searched.
     let dir = tempfile::tempdir().unwrap();
     let out = wgstress(
         &[
@@ -547,11 +548,7 @@ fn failures_that_are_only_watchdog_stops_near_the_limit_are_not_searched() {
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
-    assert!(
-        stdout.contains("every one a watchdog stop") && stdout.contains("--watchdog-limit"),
-        "{stdout}"
-    );
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
     for advice in [
         "barriers nor make-atomic",
         "candidate sites",
