@@ -398,19 +398,24 @@ fn wgstress_step(loop_id: u32, iterations: u32, state: u32, previous: ptr<functi
     if (wgstress_steps & 63u) != 0u {
         return;
     }
-    let p = atomicLoad(&wgstress_results.progress);
     if wgstress_moved {
-        // Published only if nobody else did since this invocation last looked: in a busy
-        // application every invocation moves, and one add per change is enough.
+        // An invocation that moves publishes it every 256 steps at most, and only if nobody
+        // else did since it last looked: in a busy application every invocation moves, and a
+        // load or an add of one shared word per iteration would cost more than the
+        // application.
         wgstress_moved = false;
-        wgstress_seen = p;
-        if p == wgstress_seen_before {
-            wgstress_seen = atomicAdd(&wgstress_results.progress, 1u) + 1u;
-        }
-        wgstress_seen_before = wgstress_seen;
         wgstress_idle = 0u;
+        if (wgstress_steps & 255u) == 0u {
+            let p = atomicLoad(&wgstress_results.progress);
+            wgstress_seen = p;
+            if p == wgstress_seen_before {
+                wgstress_seen = atomicAdd(&wgstress_results.progress, 1u) + 1u;
+            }
+            wgstress_seen_before = wgstress_seen;
+        }
         return;
     }
+    let p = atomicLoad(&wgstress_results.progress);
     wgstress_seen_before = p;
     if p != wgstress_seen {
         wgstress_seen = p;
