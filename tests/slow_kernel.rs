@@ -22,7 +22,7 @@ fn summary(out: &std::process::Output) -> Value {
 
 #[test]
 fn a_slow_kernel_is_not_a_hang() {
-    // slowrun: about 0.6 s an instrumented run on lavapipe, so calibration's rounds of 2, 4
+    // slowrun: about 1 s an instrumented run on lavapipe, so calibration's rounds of 2, 4
     // and 8 runs outlasted the 3 s hang timeout before they were sized from a run's time.
     let dir = tempfile::tempdir().unwrap();
     let args = [

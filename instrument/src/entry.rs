@@ -35,8 +35,14 @@ pub struct Library {
     pub role: Handle<Function>,
     pub stress: Handle<Function>,
     pub enter_app: Handle<Function>,
-    /// `wgstress_start()`: the scheduler's admission, in uniform control flow before the call.
+    /// `wgstress_start()`: the scheduler's admission, in uniform control flow before the call;
+    /// `wgstress_start_alone(threads)` where the application has no barrier.
     pub start: Handle<Function>,
+    pub start_alone: Handle<Function>,
+    /// `wgstress_leave_alone()`, where the application has no barrier.
+    pub leave_alone: Handle<Function>,
+    /// Whether the application's entry point holds a barrier (so the wrapper may add one).
+    pub has_barriers: bool,
     /// `wgstress_leave_app()`, after the application function returns.
     pub leave_app: Handle<Function>,
     pub enter_check: Handle<Function>,
@@ -293,7 +299,11 @@ impl Wrapper {
                     ],
                 });
                 b.call(lib.enter_app, vec![app_group, local], false);
-                b.call(lib.start, Vec::new(), false);
+                if lib.has_barriers {
+                    b.call(lib.start, Vec::new(), false);
+                } else {
+                    b.call(lib.start_alone, vec![threads], false);
+                }
                 let params = b.expr(Expression::GlobalVariable(lib.params));
                 let field = b.expr(Expression::AccessIndex {
                     base: params,
@@ -338,7 +348,12 @@ impl Wrapper {
         }
         b.call(user_fn, arguments, false);
         if role == Role::Application {
-            b.call(lib.leave_app, Vec::new(), false);
+            let leave = if lib.has_barriers {
+                lib.leave_app
+            } else {
+                lib.leave_alone
+            };
+            b.call(leave, Vec::new(), false);
         }
         self.function.body = b.finish();
     }

@@ -201,6 +201,12 @@ fn instrument(module: Module, source: Option<&str>, options: &Options) -> Result
         stress: imported.function("wgstress_stress"),
         enter_app: imported.function("wgstress_enter_app"),
         start: imported.function("wgstress_start"),
+        start_alone: imported.function("wgstress_start_alone"),
+        leave_alone: imported.function("wgstress_leave_alone"),
+        has_barriers: watchdog
+            .needs
+            .of_block(&module.entry_points[entry].function.body)
+            >= barriers::Needs::Workgroup,
         leave_app: imported.function("wgstress_leave_app"),
         enter_check: imported.function("wgstress_enter_check"),
         params: imported.global("wgstress_params"),

@@ -275,8 +275,7 @@ fn wgstress_park(at_start: bool) {
 }
 
 // Under an occupancy bound: waits for a free slot, as a workgroup the device has no room for.
-fn wgstress_admit() {
-    let bound = wgstress_params.occupancy;
+fn wgstress_admit(bound: u32) {
     var held = false;
     var seen = 0u;
     var idle = 0u;
@@ -365,13 +364,18 @@ fn wgstress_stalled(loop_id: u32, iterations: u32) {
     }
 }
 
-// Parks the victim if this is its step and its model lets it wait.
+// Parks the victim if this is its step and its model lets it wait. The first test is on the
+// params alone, uniform: llvmpipe runs code under a condition that differs between
+// invocations for every invocation (masked), and would otherwise pay for parking in every
+// iteration of every loop of a run that parks nobody.
 fn wgstress_park_at_step(loop_id: u32) {
-    if wgstress_app_id == wgstress_params.victim && wgstress_steps == wgstress_params.park_step
-        && wgstress_may_park(false) {
-        atomicStore(&wgstress_results.victim_parked, wgstress_steps + 1u);
-        atomicStore(&wgstress_results.victim_site, loop_id + 1u);
-        wgstress_park(false);
+    if wgstress_params.park_step != 0u {
+        if wgstress_app_id == wgstress_params.victim && wgstress_steps == wgstress_params.park_step
+            && wgstress_may_park(false) {
+            atomicStore(&wgstress_results.victim_parked, wgstress_steps + 1u);
+            atomicStore(&wgstress_results.victim_site, loop_id + 1u);
+            wgstress_park(false);
+        }
     }
 }
 
@@ -607,43 +611,83 @@ fn wgstress_enter_app(group: vec3<u32>, local: vec3<u32>) {
     wgstress_app_id = group.x + size.x * (group.y + size.y * group.z);
 }
 
-// An application workgroup's start, before its first step, in uniform control flow: its
-// first invocation counts it, holds it while it is the victim parked at its start or while
-// the occupancy bound has no room, and marks its first step; the others wait at the barrier.
+// An application workgroup's start, before its first step, in uniform control flow, for an
+// application with barriers: its first invocation counts it, holds it while it is the victim
+// parked at its start or while the occupancy bound has no room, and marks its first step; the
+// others wait at the barrier.
 fn wgstress_start() {
     if wgstress_first {
-        atomicAdd(&wgstress_results.started, 1u);
-        atomicAdd(&wgstress_results.progress, 1u);
-        if wgstress_app_id == wgstress_params.victim && wgstress_params.park_step == 0u
-            && wgstress_may_park(true) {
-            atomicStore(&wgstress_results.victim_parked, 1u);
-            wgstress_park(true);
-        }
+        wgstress_begin();
         if wgstress_params.occupancy > 0u {
-            wgstress_admit();
+            wgstress_admit(wgstress_params.occupancy);
         }
         atomicMax(&wgstress_results.stepped_above, wgstress_app_id + 1u);
     }
     workgroupBarrier();
 }
 
-// Epilogue of an application invocation: publishes its highest loop count; once the whole
-// workgroup is through, its first invocation counts it finished.
-fn wgstress_leave_app() {
-    if wgstress_trips > 0u {
-        atomicMax(&wgstress_results.max_trips, wgstress_trips);
+// The same for an application without barriers, where no barrier may be added (llvmpipe runs
+// a shader with one as coroutines, its loops several times slower): every invocation is held
+// on its own, and the occupancy bound counts invocations, `threads` a workgroup.
+fn wgstress_start_alone(threads: u32) {
+    wgstress_begin();
+    if wgstress_params.occupancy > 0u {
+        wgstress_admit(wgstress_params.occupancy * threads);
     }
+    atomicMax(&wgstress_results.stepped_above, wgstress_app_id + 1u);
+}
+
+// Counts the workgroup started (its first invocation) and holds the calling invocation if it
+// is the victim's, parked at its start.
+fn wgstress_begin() {
+    if wgstress_first {
+        atomicAdd(&wgstress_results.started, 1u);
+        atomicAdd(&wgstress_results.progress, 1u);
+    }
+    if wgstress_app_id == wgstress_params.victim && wgstress_params.park_step == 0u
+        && wgstress_may_park(true) {
+        atomicStore(&wgstress_results.victim_parked, 1u);
+        wgstress_park(true);
+    }
+}
+
+// Epilogue of an application invocation, for an application with barriers: publishes its
+// highest loop count; once the whole workgroup is through, its first invocation counts it
+// finished.
+fn wgstress_leave_app() {
+    wgstress_publish_trips();
     workgroupBarrier();
     if wgstress_first {
-        atomicAdd(&wgstress_results.finished, 1u);
-        if wgstress_app_id < wgstress_params.victim {
-            atomicAdd(&wgstress_results.finished_below, 1u);
-        }
+        wgstress_finish();
         if wgstress_params.occupancy > 0u {
             atomicSub(&wgstress_results.running, 1u);
         }
-        atomicAdd(&wgstress_results.progress, 1u);
     }
+}
+
+// The same without a barrier: the workgroup counts as finished when its first invocation is.
+fn wgstress_leave_alone() {
+    wgstress_publish_trips();
+    if wgstress_first {
+        wgstress_finish();
+    }
+    if wgstress_params.occupancy > 0u {
+        atomicSub(&wgstress_results.running, 1u);
+    }
+}
+
+fn wgstress_publish_trips() {
+    if wgstress_trips > 0u {
+        atomicMax(&wgstress_results.max_trips, wgstress_trips);
+    }
+}
+
+fn wgstress_finish() {
+    atomicAdd(&wgstress_results.finished, 1u);
+    if wgstress_app_id < wgstress_params.victim {
+        atomicAdd(&wgstress_results.finished_below, 1u);
+    }
+    atomicAdd(&wgstress_results.progress, 1u);
 }
 
 // Prologue of the postcondition entry point: its assertions count as postcondition failures.
