@@ -227,17 +227,18 @@ fn run(spec: &str, args: &[&str]) -> (Option<i32>, Value) {
 #[test]
 fn a_long_wait_that_ends_is_no_failure_past_the_watchdogs_limit() {
     let _serial = serial();
-    // 256 workgroups take a ticket lock once each; waits are far longer than the limit given,
-    // and a wait that sees the lock served is getting somewhere.
+    // 256 workgroups take a ticket lock once each; waits are far longer than the limit given
+    // (on an idle machine, some 36 iterations; loaded, thousands), and a wait that sees the
+    // lock served is getting somewhere.
     let (code, s) = run(
         &fixture("ticket_lock_256.toml"),
-        &["--runs", "4", "--watchdog-limit", "64"],
+        &["--runs", "4", "--watchdog-limit", "4"],
     );
     assert_eq!(code, Some(0), "{s:#}");
     assert_eq!(s["counts"]["pass"], 4, "{s:#}");
     if s["adapter"].as_str().unwrap().contains("llvmpipe") {
         let longest = s["longest_passing_loop"].as_u64().unwrap();
-        assert!(longest > 64, "no wait passed the limit: {s:#}");
+        assert!(longest > 4, "no wait passed the limit: {s:#}");
     }
 }
 
