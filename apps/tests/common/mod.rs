@@ -47,7 +47,14 @@ pub fn outputs_without_stress(mut app: App) -> Vec<Vec<Vec<u32>>> {
         Ok(())
     }));
     let settings = settings(Strategy::None);
-    let mut engine = Engine::new(app, &EngineConfig::new(1, 1 << 16)).unwrap();
+    // Instrumented, a run on llvmpipe pays for the scheduler's step in every loop iteration
+    // (about ten times a tight loop's own cost): a batch may take longer than the default
+    // hang timeout.
+    let config = EngineConfig {
+        timeout: std::time::Duration::from_secs(120),
+        ..EngineConfig::new(1, 1 << 16)
+    };
+    let mut engine = Engine::new(app, &config).unwrap();
     let runs: Vec<_> = (0..3)
         .map(|seed| RunParams::draw(seed, &settings, engine.app_groups()))
         .collect();
