@@ -11,13 +11,23 @@ use wgstress_runtime::gpu::engine::{Engine, EngineConfig};
 use wgstress_runtime::run::record::Outcome;
 use wgstress_runtime::stress::strategy::{RunParams, Strategy};
 
+/// Batches of `batch` runs under a two-minute hang timeout: instrumented, a run on llvmpipe
+/// pays for the scheduler's step in every loop iteration, and a batch of eight may pass the
+/// default ten seconds.
+fn patient(batch: usize) -> EngineConfig {
+    EngineConfig {
+        timeout: std::time::Duration::from_secs(120),
+        ..EngineConfig::new(batch, 1 << 16)
+    }
+}
+
 #[test]
 fn fixed_variants_pass_under_none_systematic_and_random() {
     one_llvmpipe_thread();
     for bundled in all() {
         let app = bundled.build(Variant::Fixed, Size::Small);
-        let mut engine = Engine::new(app, &EngineConfig::new(8, 1 << 16))
-            .unwrap_or_else(|e| panic!("{}: {e}", bundled.name));
+        let mut engine =
+            Engine::new(app, &patient(8)).unwrap_or_else(|e| panic!("{}: {e}", bundled.name));
         for strategy in [Strategy::None, Strategy::Systematic, Strategy::Random] {
             let s = settings(strategy);
             let runs: Vec<_> = (0..8)
@@ -68,7 +78,7 @@ fn every_postcondition_fires_on_corrupted_output() {
                 .collect();
             Ok(())
         }));
-        let mut engine = Engine::new(app, &EngineConfig::new(1, 1 << 16)).unwrap();
+        let mut engine = Engine::new(app, &patient(1)).unwrap();
         engine
             .run(&[RunParams::draw(
                 0,
