@@ -39,7 +39,7 @@ impl EnvFile {
 
     pub fn save(&self, path: &Path) -> Result<()> {
         let text = serde_json::to_string_pretty(self).expect("environments serialize");
-        std::fs::write(path, text).map_err(|e| Error::io(path, e))
+        wgstress_runtime::write::replace(path, text.as_bytes()).map_err(|e| Error::io(path, e))
     }
 }
 

@@ -19,6 +19,7 @@ pub mod gpu;
 pub mod read;
 pub mod run;
 pub mod stress;
+pub mod write;
 
 pub use app::spec::App;
 pub use error::{Error, Result};

@@ -92,9 +92,9 @@ pub fn execute(plan: Plan) -> Result<Status> {
     let result = wgstress_instrument::instrument_wgsl(&plan.source, &plan.options)?;
     let manifest = serde_json::to_string_pretty(&result.manifest)?;
     // Write both files or neither: a failed second write removes the first.
-    std::fs::write(&plan.output, &result.wgsl)
+    wgstress_runtime::write::replace(&plan.output, result.wgsl.as_bytes())
         .with_context(|| format!("{}", plan.output.display()))?;
-    if let Err(e) = std::fs::write(&plan.manifest, manifest) {
+    if let Err(e) = wgstress_runtime::write::replace(&plan.manifest, manifest.as_bytes()) {
         let _ = std::fs::remove_file(&plan.output);
         return Err(e).with_context(|| format!("{}", plan.manifest.display()));
     }

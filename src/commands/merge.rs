@@ -74,7 +74,7 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
         emit(&render::text(&report))?;
     }
     if let Some(path) = &plan.html {
-        std::fs::write(path, render::html(&report))
+        wgstress_runtime::write::replace(path, render::html(&report).as_bytes())
             .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
         notes.note(&format!("report: {}", path.display()));
     }

@@ -8,44 +8,48 @@ use wgstress_runtime::stress::profile::Profile;
 pub fn heat_map(profile: &Profile, path: &Path) -> Result<()> {
     use plotters::prelude::*;
     let to_error = |e: &dyn std::fmt::Display| anyhow!("{}: {e}", path.display());
-    let root = SVGBackend::new(path, (1200, 420)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| to_error(&e))?;
-    let panels = root.split_evenly((1, profile.patch_grid.len().max(1)));
-    for (panel, (name, rows)) in panels.iter().zip(&profile.patch_grid) {
-        let (d, l) = (rows.len(), rows.first().map_or(0, Vec::len));
-        let max = rows.iter().flatten().copied().max().unwrap_or(0).max(1) as f64;
-        let mut chart = ChartBuilder::on(panel)
-            .caption(
-                format!("{} weak behaviours", name.to_uppercase()),
-                ("sans-serif", 16),
-            )
-            .margin(8)
-            .x_label_area_size(36)
-            .y_label_area_size(36)
-            .build_cartesian_2d(0..l as u32, 1..d as u32 + 1)
-            .map_err(|e| to_error(&e))?;
-        chart
-            .configure_mesh()
-            .disable_mesh()
-            .x_desc("stressed location (words from x)")
-            .y_desc("distance x..y")
-            .draw()
-            .map_err(|e| to_error(&e))?;
-        chart
-            .draw_series(rows.iter().enumerate().flat_map(|(di, row)| {
-                row.iter().enumerate().map(move |(li, w)| {
-                    let v = *w as f64 / max;
-                    let color = RGBColor(255, (255.0 * (1.0 - v)) as u8, (255.0 * (1.0 - v)) as u8);
-                    Rectangle::new(
-                        [(li as u32, di as u32 + 1), (li as u32 + 1, di as u32 + 2)],
-                        color.filled(),
-                    )
-                })
-            }))
-            .map_err(|e| to_error(&e))?;
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (1200, 420)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| to_error(&e))?;
+        let panels = root.split_evenly((1, profile.patch_grid.len().max(1)));
+        for (panel, (name, rows)) in panels.iter().zip(&profile.patch_grid) {
+            let (d, l) = (rows.len(), rows.first().map_or(0, Vec::len));
+            let max = rows.iter().flatten().copied().max().unwrap_or(0).max(1) as f64;
+            let mut chart = ChartBuilder::on(panel)
+                .caption(
+                    format!("{} weak behaviours", name.to_uppercase()),
+                    ("sans-serif", 16),
+                )
+                .margin(8)
+                .x_label_area_size(36)
+                .y_label_area_size(36)
+                .build_cartesian_2d(0..l as u32, 1..d as u32 + 1)
+                .map_err(|e| to_error(&e))?;
+            chart
+                .configure_mesh()
+                .disable_mesh()
+                .x_desc("stressed location (words from x)")
+                .y_desc("distance x..y")
+                .draw()
+                .map_err(|e| to_error(&e))?;
+            chart
+                .draw_series(rows.iter().enumerate().flat_map(|(di, row)| {
+                    row.iter().enumerate().map(move |(li, w)| {
+                        let v = *w as f64 / max;
+                        let color =
+                            RGBColor(255, (255.0 * (1.0 - v)) as u8, (255.0 * (1.0 - v)) as u8);
+                        Rectangle::new(
+                            [(li as u32, di as u32 + 1), (li as u32 + 1, di as u32 + 2)],
+                            color.filled(),
+                        )
+                    })
+                }))
+                .map_err(|e| to_error(&e))?;
+        }
+        root.present().map_err(|e| to_error(&e))?;
     }
-    root.present().map_err(|e| to_error(&e))?;
-    Ok(())
+    wgstress_runtime::write::replace(path, svg.as_bytes()).map_err(|e| to_error(&e))
 }
 
 #[cfg(test)]

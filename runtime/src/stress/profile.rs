@@ -72,7 +72,7 @@ impl Profile {
 
     pub fn save(&self, path: &Path) -> Result<()> {
         let text = serde_json::to_string_pretty(self).expect("profiles serialize");
-        std::fs::write(path, text).map_err(|e| Error::io(path, e))
+        crate::write::replace(path, text.as_bytes()).map_err(|e| Error::io(path, e))
     }
 }
 

@@ -55,7 +55,8 @@ pub fn show(plan: &Plan, outcome: &Outcome, log: Option<&mut JsonLog>) -> Result
         crate::notes::emit(&text)?;
     }
     for (path, patch) in &written {
-        std::fs::write(path, patch.patch.text()).with_context(|| format!("{}", path.display()))?;
+        wgstress_runtime::write::replace(path, patch.patch.text().as_bytes())
+            .with_context(|| format!("{}", path.display()))?;
     }
     Ok(match in_place.refused {
         Some(_) => Status::Failed,
@@ -130,7 +131,10 @@ fn edit_in_place(shader: &Shader, patched: &[FilePatch]) -> InPlace {
     }
     let mut done = InPlace::default();
     for patch in patched {
-        if let Err(e) = std::fs::write(&patch.file, patch.patch.text()) {
+        if let Err(e) = wgstress_runtime::write::replace(
+            std::path::Path::new(&patch.file),
+            patch.patch.text().as_bytes(),
+        ) {
             let left: Vec<String> = all().into_iter().skip(done.edited.len()).collect();
             done.refused = Some(Refusal {
                 files: left,

@@ -37,7 +37,7 @@ pub fn sites(app: App, list: bool, output: Option<&Path>) -> Result<Status> {
     if let Some(output) = output {
         let all: Vec<usize> = (0..unfenced.sites.len()).collect();
         let fenced = shader.patch(&FixSet::barriers(&all))?;
-        std::fs::write(output, &fenced.parts[0].wgsl)
+        wgstress_runtime::write::replace(output, fenced.parts[0].wgsl.as_bytes())
             .with_context(|| format!("{}", output.display()))?;
     }
     Ok(Status::Passed)
