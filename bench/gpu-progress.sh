@@ -4,7 +4,7 @@
 # the fair model (runs per second against BASE, a binary from before the scheduler, same
 # application, alternating); tpo-tm's time to its first failure, and a correct 1,024-workgroup
 # ticket lock, with both binaries; a sample of the progress litmus suite. Usage: bash
-# bench/gpu-progress.sh OUT PART (PART: apps, examples, compare or suite; each fits one device
+# bench/gpu-progress.sh OUT PART (PART: apps, examples, compare, overhead, rawhang or suite; each fits one device
 # command).
 set -u
 out=$1
@@ -79,5 +79,28 @@ compare)
   $w run examples/progress/global-barrier/global_barrier_plain.toml --raw --runs 1 --timeout 5 \
     --json --no-log > "$out/raw-hang.json" 2> "$out/raw-hang.err"
   echo "raw hang exit $?: $(head -c 600 "$out/raw-hang.err")"
+  ;;
+overhead)
+  # Every bundled application's fixed variant, instrumented under `fair` and raw, with both
+  # binaries alternating; then ls-bh's log, whose scheduler block says what its loops did.
+  for app in cbe-dot cbe-ht sdk-red cub-scan ct-octree tpo-tm ls-bh global-barrier; do
+    for bin in base new; do
+      b=$w; [ $bin = base ] && b=$base
+      $b run $app --variant fixed --size large --strategy none --time 3 --json --no-log \
+        > "$out/overhead-$app-$bin.json" 2>/dev/null
+      summary "overhead $app $bin" "$out/overhead-$app-$bin.json"
+      $b run $app --variant fixed --size large --raw --time 2 --json --no-log \
+        > "$out/raw-$app-$bin.json" 2>/dev/null
+      summary "raw $app $bin" "$out/raw-$app-$bin.json"
+    done
+  done
+  $w run ls-bh --variant fixed --size large --strategy none --runs 20 --log "$out/ls-bh.jsonl" \
+    --json > "$out/ls-bh-log.json" 2>/dev/null
+  ;;
+rawhang)
+  # A raw run that hangs: two workgroups that wait for each other, with no instrumentation.
+  timeout 120 $w run tests/fixtures/progress/deadlock.toml --raw --runs 1 --timeout 5 --json \
+    --no-log > "$out/raw-deadlock.json" 2> "$out/raw-deadlock.err"
+  echo "raw deadlock exit $?: $(head -c 800 "$out/raw-deadlock.err")"
   ;;
 esac

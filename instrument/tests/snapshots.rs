@@ -133,13 +133,16 @@ fn manifest_layout_matches_library() {
     let m = &out.manifest;
     assert_eq!(m.params.offset("app_groups"), Some(0));
     assert_eq!(m.params.offset("app_total"), Some(12));
-    assert_eq!(m.params.offset("patches"), Some(80));
-    assert_eq!(m.params.size, 336);
+    assert_eq!(m.params.offset("patches"), Some(112));
+    assert_eq!(m.params.size, 368);
     assert_eq!(m.event.size, 32);
-    assert_eq!(m.results.offset("stress_groups_ran"), Some(96));
-    assert_eq!(m.results.offset("sink"), Some(100));
-    assert_eq!(m.results.offset("max_trips"), Some(104));
-    assert_eq!(m.results.size, 108);
+    assert_eq!(m.results.offset("stress_groups_ran"), Some(128));
+    assert_eq!(m.results.offset("sink"), Some(132));
+    assert_eq!(m.results.offset("max_trips"), Some(136));
+    // The scheduler's block (docs/progress.md) follows, its wait sites 8-aligned at the end.
+    assert_eq!(m.results.offset("stop"), Some(184));
+    assert_eq!(m.results.offset("waits"), Some(208));
+    assert_eq!(m.results.size, 272);
     let json = serde_json::to_string(m).unwrap();
     assert_eq!(
         &serde_json::from_str::<wgstress_instrument::Manifest>(&json).unwrap(),
