@@ -132,8 +132,8 @@ fn instrument(module: Module, source: Option<&str>, options: &Options) -> Result
     }
 
     // The library goes first: user functions call it, and callees must precede callers.
-    let library =
-        naga::front::wgsl::parse_str(&library_source()).expect("the wgstress library parses");
+    let library = naga::front::wgsl::parse_str(&library_source(options.parking))
+        .expect("the wgstress library parses");
     let user = std::mem::take(&mut module);
     let imported = import::import_module(&mut module, &library);
     let user_map = import::import_module(&mut module, &user);

@@ -21,4 +21,9 @@ pub struct Options {
     /// file of its own, without the application's entry point. The manifest's `entry_point`
     /// is then the postcondition too.
     pub postcondition_only: bool,
+    /// Whether the shader can hold a workgroup back inside its loops, as runs under a
+    /// progress model other than fair do (`--schedule`). Without it the loops' hooks carry no
+    /// parking code, which on an H200 cost ls-bh nine tenths of its speed though it never ran
+    /// (a loop inlined in every loop); holding at a workgroup's start works either way.
+    pub parking: bool,
 }

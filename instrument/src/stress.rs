@@ -88,7 +88,9 @@ impl std::str::FromStr for Strategy {
 
 /// The runtime library imported into every instrumented module: a constant for each
 /// strategy's and each schedule's code, then library.wgsl.
-pub fn library_source() -> String {
+/// The library's text; `parking` keeps the code that holds a workgroup back inside a loop
+/// (a progress model other than fair), which is otherwise left out (see `Options::parking`).
+pub fn library_source(parking: bool) -> String {
     let mut source: String = Strategy::ALL
         .iter()
         .map(|s| format!("const {} = {};\n", s.constant(), s.code()))
@@ -100,13 +102,47 @@ pub fn library_source() -> String {
             schedule.code()
         ));
     }
-    source.push_str(include_str!("library.wgsl"));
+    let library = include_str!("library.wgsl");
+    if parking {
+        source.push_str(library);
+    } else {
+        let (before, rest) = library
+            .split_once(PARKING_BEGIN)
+            .expect("the library marks its parking code");
+        let (_, after) = rest
+            .split_once(PARKING_END)
+            .expect("the library marks the end of its parking code");
+        source.push_str(before);
+        source.push_str("fn wgstress_park_at_step(loop_id: u32) {}\n");
+        source.push_str(after);
+    }
     source
 }
+
+const PARKING_BEGIN: &str = "// wgstress: parking begin\n";
+const PARKING_END: &str = "// wgstress: parking end\n";
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_library_without_parking_parses_and_holds_nobody_inside_a_loop() {
+        for parking in [false, true] {
+            let module = naga::front::wgsl::parse_str(&library_source(parking)).unwrap();
+            let at_step = module
+                .functions
+                .iter()
+                .find(|(_, f)| f.name.as_deref() == Some("wgstress_park_at_step"))
+                .map(|(_, f)| f)
+                .unwrap();
+            let parks = at_step
+                .body
+                .iter()
+                .any(|s| matches!(s, naga::Statement::If { .. }));
+            assert_eq!(parks, parking);
+        }
+    }
 
     #[test]
     fn the_library_switches_on_every_stressing_strategy_by_its_constant() {
@@ -123,7 +159,7 @@ mod tests {
         }
         assert_eq!(switch.matches("case ").count(), 3, "{switch}");
         // The constants are abstract: they name the codes and leave no trace in the output.
-        assert!(library_source().starts_with("const WGSTRESS_STRATEGY_NONE = 0;"));
+        assert!(library_source(false).starts_with("const WGSTRESS_STRATEGY_NONE = 0;"));
     }
 
     #[test]

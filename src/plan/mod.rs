@@ -38,6 +38,10 @@ pub struct SessionPlan {
     pub inputs: Vec<(&'static str, PathBuf)>,
     /// Instrumented and stressed, or the user's shaders as given (`run --raw`).
     pub mode: Mode,
+    /// Whether the shaders carry the code that holds a workgroup back inside a loop: runs
+    /// under a progress model other than fair need it, and it is left out otherwise, as it
+    /// costs some applications much of their speed (`EngineConfig::parking`).
+    pub parking: bool,
 }
 
 impl SessionPlan {
@@ -106,6 +110,7 @@ impl SessionPlan {
             json: session.json,
             inputs,
             mode: Mode::Instrumented,
+            parking: scheduling.schedule.parks(),
         })
     }
 
@@ -122,6 +127,7 @@ impl SessionPlan {
                 .watchdog_limit
                 .map_or(LoopStart::Learn, LoopStart::Fixed),
             mode: self.mode,
+            parking: self.parking,
         }
     }
 

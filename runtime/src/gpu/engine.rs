@@ -49,6 +49,10 @@ pub struct EngineConfig {
     /// Where the watchdog's loop limit starts.
     pub loop_limit: LoopStart,
     pub mode: Mode,
+    /// Whether runs may hold a workgroup back inside a loop (a progress model other than
+    /// fair): the shaders then carry the parking code, which costs some applications much of
+    /// their speed (`wgstress_instrument::Options::parking`).
+    pub parking: bool,
 }
 
 /// Where an engine's watchdog loop limit starts.
@@ -68,7 +72,8 @@ pub enum LoopStart {
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 
 impl EngineConfig {
-    /// The best adapter, instrumented runs, a learned loop limit and the default timeout.
+    /// The best adapter, instrumented runs that may park (every progress model), a learned
+    /// loop limit and the default timeout.
     pub fn new(batch: usize, scratch_words: u32) -> EngineConfig {
         EngineConfig {
             adapter: None,
@@ -77,6 +82,7 @@ impl EngineConfig {
             timeout: DEFAULT_TIMEOUT,
             loop_limit: LoopStart::Learn,
             mode: Mode::Instrumented,
+            parking: true,
         }
     }
 }
@@ -143,7 +149,7 @@ impl Engine {
     pub fn on(app: App, config: &EngineConfig, gpu: Option<&Gpu>) -> Result<Engine> {
         app.validate()
             .map_err(|invalid| Error::Input(format!("{}: {invalid}", app.name)))?;
-        let program = Program::build(&app)?;
+        let program = Program::build(&app, config.parking)?;
         let gpu = match gpu {
             Some(gpu) if !gpu.is_lost() && gpu.device.features().contains(program.features) => {
                 gpu.clone()
@@ -207,6 +213,15 @@ impl Engine {
 
     /// Checks `settings` against the device's limits before any run uses them.
     pub fn check(&self, settings: &Settings) -> Result<()> {
+        let schedule = settings.scheduling.schedule;
+        if schedule.parks() && !self.config.parking && self.config.mode == Mode::Instrumented {
+            return Err(Error::Input(format!(
+                "{}: runs under --schedule {} need shaders that can park a workgroup, and this \
+                 engine was built without (EngineConfig::parking)",
+                self.app.name,
+                schedule.name()
+            )));
+        }
         self.session.check(settings)
     }
 

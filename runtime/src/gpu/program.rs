@@ -28,7 +28,8 @@ pub struct Program {
 }
 
 impl Program {
-    pub fn build(app: &App) -> Result<Program> {
+    /// `parking`: whether runs may hold a workgroup back inside a loop (`Options::parking`).
+    pub fn build(app: &App, parking: bool) -> Result<Program> {
         let dispatches = app.dispatches();
         let mut plans: Vec<(Options, String, String)> = Vec::new();
         let last = dispatches.len() - 1;
@@ -42,6 +43,7 @@ impl Program {
                 postcondition,
                 file_name: Some(path.to_string()),
                 constants: app.constants.clone(),
+                parking,
                 ..Default::default()
             };
             plans.push((options, path.to_string(), source.to_string()));

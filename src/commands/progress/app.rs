@@ -150,6 +150,8 @@ pub fn plan(
         &session_options,
         Scheduling::default(),
     )?;
+    // One engine runs every model.
+    session.parking = true;
     if args.runs.is_none() && args.time.is_none() {
         session.budget.runs = None;
         session.budget.time = Some(Duration::from_secs(DEFAULT_SECONDS));
