@@ -223,7 +223,7 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
         notes.note(&format!("progress: {}", label(scheduling)));
         let config = RunConfig {
             settings,
-            budget: session.budget.clone(),
+            budget: session.budget,
             master_seed: session
                 .master_seed
                 .wrapping_add((i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)),

@@ -49,19 +49,19 @@ pub struct Args {
 
 /// A validated `progress`: an application's, or the litmus tests'.
 pub enum Plan {
-    App(app::Plan),
+    App(Box<app::Plan>),
     Tests(ProgressPlan),
 }
 
 pub fn plan(args: &Args) -> Result<Plan> {
     if let Some(app) = &args.app {
-        return Ok(Plan::App(app::plan(
+        return Ok(Plan::App(Box::new(app::plan(
             app,
             &args.app_options,
             &args.run,
             &args.log,
             args.json,
-        )?));
+        )?)));
     }
     args.app_options.refuse_without_app()?;
     Ok(Plan::Tests(crate::plan::progress::plan(
@@ -79,7 +79,7 @@ pub fn plan(args: &Args) -> Result<Plan> {
 
 pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
     match plan {
-        Plan::App(plan) => app::execute(plan, notes),
+        Plan::App(plan) => app::execute(*plan, notes),
         Plan::Tests(ProgressPlan::Oracle { tests, json }) => oracle::oracle(&tests, json),
         Plan::Tests(ProgressPlan::Generate { dir, json }) => generate::generate(&dir, json, notes),
         Plan::Tests(ProgressPlan::Run(plan)) => run::run(plan, notes),
