@@ -245,11 +245,8 @@ fn shard_in_its_first_item(dir: &Path, stdout: Stdio, batches: usize) -> (Child,
 fn a_killed_shard_leaves_logs_that_merge_counts_and_reports_as_cut_short() {
     let dir = tempfile::tempdir().unwrap();
     let (mut shard, out) = shard_in_its_first_item(dir.path(), Stdio::null(), 3);
-    let killed = Command::new("kill")
-        .args(["-KILL", "--", &format!("-{}", shard.id())])
-        .status()
-        .unwrap();
-    assert!(killed.success());
+    // SAFETY: kill(2) on our own child's process group.
+    assert_eq!(unsafe { libc::kill(-(shard.id() as i32), libc::SIGKILL) }, 0);
     shard.wait().unwrap();
     // The item, in a process group of its own, got SIGTERM from the kernel as the campaign
     // died, and stopped with its summary instead of running on.
@@ -285,11 +282,8 @@ fn ctrl_c_stops_the_shard_after_the_items_running_and_merge_says_interrupted() {
     let dir = tempfile::tempdir().unwrap();
     let (shard, out) = shard_in_its_first_item(dir.path(), Stdio::piped(), 2);
     // As a terminal's Ctrl-C: to the campaign and the command it runs.
-    let sent = Command::new("kill")
-        .args(["-INT", "--", &format!("-{}", shard.id())])
-        .status()
-        .unwrap();
-    assert!(sent.success());
+    // SAFETY: kill(2) on our own child's process group.
+    assert_eq!(unsafe { libc::kill(-(shard.id() as i32), libc::SIGINT) }, 0);
     let ended = shard.wait_with_output().unwrap();
     assert_eq!(ended.status.code(), Some(130));
     assert!(
@@ -331,11 +325,8 @@ fn sigterm_to_the_campaign_alone_stops_its_item_with_a_summary_and_exits_143() {
     let dir = tempfile::tempdir().unwrap();
     let (shard, out) = shard_in_its_first_item(dir.path(), Stdio::piped(), 2);
     // As `kill PID` or a scheduler sends it: to the campaign's process, not its item's.
-    let sent = Command::new("kill")
-        .args(["-TERM", &shard.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(sent.success());
+    // SAFETY: kill(2) on our own child's pid.
+    assert_eq!(unsafe { libc::kill(shard.id() as i32, libc::SIGTERM) }, 0);
     let ended = shard.wait_with_output().unwrap();
     assert_eq!(ended.status.code(), Some(143), "{}", stdout(&ended));
     // The item got the signal too, and ended with its summary rather than run on.

@@ -42,11 +42,13 @@ fn signal_when(mut child: Child, when: &str, signal: &str, within: Duration) -> 
     for line in stderr.lines() {
         let line = line.unwrap();
         if sent.is_none() && line.contains(when) {
-            let status = Command::new("kill")
-                .args([&format!("-{signal}"), &child.id().to_string()])
-                .status()
-                .unwrap();
-            assert!(status.success());
+            // SAFETY: kill(2) on our own child's pid.
+            let number = match signal {
+                "INT" => libc::SIGINT,
+                "TERM" => libc::SIGTERM,
+                other => panic!("no signal {other}"),
+            };
+            assert_eq!(unsafe { libc::kill(child.id() as i32, number) }, 0);
             sent = Some(Instant::now());
         }
         seen.push(line);
@@ -94,11 +96,8 @@ fn sigterm_stops_run_with_its_summary_and_exit_143() {
     while log_lines(&log).len() < 4 && start.elapsed() < Duration::from_secs(60) {
         std::thread::sleep(Duration::from_millis(50));
     }
-    let sent = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(sent.success());
+    // SAFETY: kill(2) on our own child's pid.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGTERM) }, 0);
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(143));
     let summary = json(&out, "");

@@ -80,9 +80,8 @@ pub fn interrupting(
         }
         let elapsed = start.elapsed();
         if !interrupted && elapsed > limit {
-            let _ = Command::new("kill")
-                .args(["-INT", &child.id().to_string()])
-                .status();
+            // SAFETY: kill(2) on our own child's pid.
+            unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
             interrupted = true;
         } else if interrupted && elapsed > limit + grace {
             let _ = child.kill();

@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 
 /// How to install the validator, for the failure message.
 pub const INSTALL: &str =
-    "Tint validator not installed: run `npm ci --prefix tools/tint` (needs Node 20 and npm)";
+    "Tint validator not installed: run `npm ci --prefix tools/tint` (needs Node 18 or later and npm)";
 
 /// One shader to validate; `name` must not contain ':' (errors are reported as `name:line:col`).
 pub struct Shader {
