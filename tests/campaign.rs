@@ -246,7 +246,10 @@ fn a_killed_shard_leaves_logs_that_merge_counts_and_reports_as_cut_short() {
     let dir = tempfile::tempdir().unwrap();
     let (mut shard, out) = shard_in_its_first_item(dir.path(), Stdio::null(), 3);
     // SAFETY: kill(2) on our own child's process group.
-    assert_eq!(unsafe { libc::kill(-(shard.id() as i32), libc::SIGKILL) }, 0);
+    assert_eq!(
+        unsafe { libc::kill(-(shard.id() as i32), libc::SIGKILL) },
+        0
+    );
     shard.wait().unwrap();
     // The item, in a process group of its own, got SIGTERM from the kernel as the campaign
     // died, and stopped with its summary instead of running on.

@@ -49,7 +49,7 @@ struct WgstressEvent {
 }
 
 struct WgstressResults {
-    events: array<WgstressEvent, 4>, // 0 assertion, 1 postcondition, 2 watchdog, 3 stall
+    events: array<WgstressEvent, 5>, // 0 assertion, 1 postcondition, 2 watchdog, 3 stall, 4 cut
     stress_groups_ran: atomic<u32>,
     sink: atomic<u32>,
     // The highest count any loop of the application reached (see wgstress_watchdog), so the
@@ -384,8 +384,15 @@ fn wgstress_park_at_step(loop_id: u32) {
 // wgstress: parking end
 
 // Right after an application loop: a step too, where the victim may be parked holding what
-// the loop waited for (a lock just taken, a ticket served, a flag seen).
-fn wgstress_left(loop_id: u32) {
+// the loop waited for (a lock just taken, a ticket served, a flag seen). `exited` is 1 when
+// the loop left by one of its own exits (a break, its condition, its break-if, the
+// watchdog's); 0 means the driver ended it: llvmpipe ends a loop once an invocation has run
+// 65,535 iterations of its loops, and the application then goes on with what the loop had
+// not finished. That is recorded as a cut, not blamed on the application.
+fn wgstress_left(loop_id: u32, exited: u32) {
+    if exited == 0u {
+        wgstress_record(4u, loop_id);
+    }
     wgstress_steps += 1u;
     wgstress_park_at_step(loop_id);
 }

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 pub const FORMAT: u32 = 1;
 
 /// Names of the event records in the results buffer, in their order.
-pub const EVENTS: [&str; 4] = ["assertion", "postcondition", "watchdog", "stall"];
+pub const EVENTS: [&str; 5] = ["assertion", "postcondition", "watchdog", "stall", "cut"];
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Manifest {

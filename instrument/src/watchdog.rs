@@ -19,7 +19,7 @@ pub struct Watchdog {
     pub check: Handle<Function>,
     /// The library's `wgstress_step(loop_id, iterations, state, previous: ptr<function, u32>)`.
     pub step: Handle<Function>,
-    /// The library's `wgstress_left(loop_id)`, right after each loop.
+    /// The library's `wgstress_left(loop_id, exited)`, right after each loop.
     pub left: Handle<Function>,
     /// The library's `wgstress_stopped() -> bool` and `wgstress_stopped_uniform() -> bool`:
     /// whether the watchdog stopped another loop of this run.
@@ -33,13 +33,15 @@ pub struct Watchdog {
 /// Loops look for another loop's watchdog event every this many iterations (a power of two).
 const STOP_EVERY: u32 = 64;
 
-/// One loop's locals: its iteration count, its state's hash on the iteration before, and the
-/// hash of what this iteration read so far.
+/// One loop's locals: its iteration count, its state's hash on the iteration before, the
+/// hash of what this iteration read so far, and whether it left by an exit of its own (1u):
+/// a loop that ends otherwise was ended by the driver (llvmpipe's iteration limit).
 #[derive(Clone, Copy)]
 struct LoopLocals {
     counter: Handle<LocalVariable>,
     previous: Handle<LocalVariable>,
     reads: Handle<LocalVariable>,
+    exited: Handle<LocalVariable>,
 }
 
 /// The rewrite of one function.
@@ -80,7 +82,9 @@ impl Guarding<'_> {
                 *inner = self.guard_block(std::mem::take(inner), fun, sites);
             });
             if let Statement::Loop {
-                body, continuing, ..
+                body,
+                continuing,
+                break_if,
             } = &mut statement
             {
                 let id = sites.add(&self.name, span);
@@ -101,11 +105,26 @@ impl Guarding<'_> {
                 guarded.append(&mut self.step(fun, locals, &state, id, span));
                 guarded.append(&mut self.stop_early(fun, locals.counter, needs, span));
                 guarded.append(&mut captured);
-                *body = guarded;
+                *body = mark_exits(guarded, fun, locals.exited, span);
+                if let Some(condition) = *break_if {
+                    let mut b = BlockBuilder::new(fun, span);
+                    let one = b.u32(1);
+                    let zero = b.u32(0);
+                    let value = b.expr(Expression::Select {
+                        condition,
+                        accept: one,
+                        reject: zero,
+                    });
+                    let pointer = b.expr(Expression::LocalVariable(locals.exited));
+                    b.statement(Statement::Store { pointer, value });
+                    continuing.extend_block(b.finish());
+                }
                 out.push(statement, span);
                 let mut after = BlockBuilder::new(fun, span);
                 let site = after.u32(id);
-                after.call(self.watchdog.left, vec![site], false);
+                let exited = after.expr(Expression::LocalVariable(locals.exited));
+                let exited = after.expr(Expression::Load { pointer: exited });
+                after.call(self.watchdog.left, vec![site, exited], false);
                 out.extend_block(after.finish());
                 continue;
             }
@@ -131,15 +150,16 @@ impl Guarding<'_> {
             counter: local("loop"),
             previous: local("state"),
             reads: local("reads"),
+            exited: local("exited"),
         }
     }
 
-    /// `counter = 0u; previous = 0u; reads = 0u;` before the loop, so a loop nested in another
-    /// starts afresh each time.
+    /// `counter = 0u; previous = 0u; reads = 0u; exited = 0u;` before the loop, so a loop
+    /// nested in another starts afresh each time.
     fn reset(&self, fun: &mut Function, locals: LoopLocals, span: Span) -> Block {
         let mut b = BlockBuilder::new(fun, span);
         let zero = b.u32(0);
-        for local in [locals.counter, locals.previous, locals.reads] {
+        for local in [locals.counter, locals.previous, locals.reads, locals.exited] {
             let pointer = b.expr(Expression::LocalVariable(local));
             b.statement(Statement::Store {
                 pointer,
@@ -243,4 +263,51 @@ impl Guarding<'_> {
         b.if_then(stop, Statement::Break);
         b.finish()
     }
+}
+
+/// `block` with `exited = 1u;` before each `break` that leaves this loop: not those inside a
+/// nested loop or switch, which leave that.
+fn mark_exits(
+    block: Block,
+    fun: &mut Function,
+    exited: Handle<LocalVariable>,
+    span: Span,
+) -> Block {
+    let mut out = Block::with_capacity(block.len());
+    for (statement, at) in block.span_into_iter() {
+        match statement {
+            Statement::Break => {
+                let mut b = BlockBuilder::new(fun, span);
+                let one = b.u32(1);
+                let pointer = b.expr(Expression::LocalVariable(exited));
+                b.statement(Statement::Store {
+                    pointer,
+                    value: one,
+                });
+                out.extend_block(b.finish());
+                out.push(Statement::Break, at);
+            }
+            Statement::Block(inner) => {
+                out.push(Statement::Block(mark_exits(inner, fun, exited, span)), at);
+            }
+            Statement::If {
+                condition,
+                accept,
+                reject,
+            } => {
+                let accept = mark_exits(accept, fun, exited, span);
+                let reject = mark_exits(reject, fun, exited, span);
+                out.push(
+                    Statement::If {
+                        condition,
+                        accept,
+                        reject,
+                    },
+                    at,
+                );
+            }
+            other => out.push(other, at),
+        }
+    }
+    out
 }

@@ -136,13 +136,13 @@ fn manifest_layout_matches_library() {
     assert_eq!(m.params.offset("patches"), Some(112));
     assert_eq!(m.params.size, 368);
     assert_eq!(m.event.size, 32);
-    assert_eq!(m.results.offset("stress_groups_ran"), Some(128));
-    assert_eq!(m.results.offset("sink"), Some(132));
-    assert_eq!(m.results.offset("max_trips"), Some(136));
+    assert_eq!(m.results.offset("stress_groups_ran"), Some(160));
+    assert_eq!(m.results.offset("sink"), Some(164));
+    assert_eq!(m.results.offset("max_trips"), Some(168));
     // The scheduler's block (docs/progress.md) follows, its wait sites 8-aligned at the end.
-    assert_eq!(m.results.offset("stop"), Some(184));
-    assert_eq!(m.results.offset("waits"), Some(208));
-    assert_eq!(m.results.size, 272);
+    assert_eq!(m.results.offset("stop"), Some(216));
+    assert_eq!(m.results.offset("waits"), Some(240));
+    assert_eq!(m.results.size, 304);
     let json = serde_json::to_string(m).unwrap();
     assert_eq!(
         &serde_json::from_str::<wgstress_instrument::Manifest>(&json).unwrap(),

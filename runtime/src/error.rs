@@ -52,6 +52,11 @@ pub enum Error {
     Hang(std::time::Duration),
     #[error("the device was lost: {0}")]
     DeviceLost(String),
+    /// The driver ended an application loop before the loop did: llvmpipe ends an
+    /// invocation's loops once they ran 65,535 iterations in all. The runs' results are then
+    /// not the application's, so none of them count.
+    #[error("the driver ended the loop at {at} before it finished, in {runs} run(s) of a batch (llvmpipe, Mesa's CPU driver, ends an invocation's loops after 65,535 iterations in all): the application's results after it are the driver's doing, so no run of the batch counts; give a smaller size or run on a GPU")]
+    DriverCut { at: String, runs: usize },
 }
 
 pub type Result<T> = std::result::Result<T, Error>;

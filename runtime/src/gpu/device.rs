@@ -46,10 +46,10 @@ pub fn caveat(adapter_name: &str) -> Option<&'static str> {
     // lost its last bodies to it, and cbe-ht's fixed variant a key in 1 of 6,000 runs: a
     // spinner whose lock holder the OS had preempted left its spin loop without the lock.
     adapter_name.contains("llvmpipe").then_some(
-        "llvmpipe ends an invocation's loops after 65,535 iterations in all, silently: a longer \
-         computation gives wrong results, a spin-wait ends before the default watchdog limit \
-         (a spin lock is then entered unheld); use small sizes, and LP_NUM_THREADS=1 where \
-         workgroups spin on each other",
+        "llvmpipe ends an invocation's loops after 65,535 iterations in all: an instrumented run \
+         names a loop it ended and stops (exit 2), a raw run cannot see it; use small sizes \
+         (docs/apps.md lists which bundled sizes fit), and LP_NUM_THREADS=1 where workgroups \
+         spin on each other",
     )
 }
 

@@ -253,6 +253,32 @@ impl Engine {
         Ok(out)
     }
 
+    /// A batch where the driver ended a loop is no result of the application's: an error
+    /// naming the loop.
+    fn refuse_cut(
+        &self,
+        results: &[(Record, std::result::Result<(), CheckFailure>)],
+    ) -> Result<()> {
+        let cut: Vec<&Record> = results
+            .iter()
+            .map(|(record, _)| record)
+            .filter(|r| r.cut.count > 0)
+            .collect();
+        let Some(first) = cut.first() else {
+            return Ok(());
+        };
+        let manifests = self.program.manifests();
+        let manifest = manifests[(first.dispatch as usize).min(manifests.len() - 1)];
+        let at = manifest.loops.get(first.cut.site as usize).map_or_else(
+            || format!("loop {}", first.cut.site),
+            |s| s.describe(&manifest.source),
+        );
+        Err(Error::DriverCut {
+            at,
+            runs: cut.len(),
+        })
+    }
+
     /// Runs one batch. A lost device is recreated and the batch's runs count as lost.
     fn run_batch(&mut self, runs: &[RunParams]) -> Result<Vec<RunResult>> {
         let results = self
@@ -263,6 +289,7 @@ impl Engine {
         match results {
             Ok(results) => {
                 self.recreated = 0;
+                self.refuse_cut(&results)?;
                 Ok(runs
                     .iter()
                     .zip(results)

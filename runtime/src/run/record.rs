@@ -57,6 +57,9 @@ pub struct Record {
     /// A wait that saw no progress for the stall limit: its loop, and who found it first.
     #[serde(default)]
     pub stall: Event,
+    /// A loop the driver ended (llvmpipe's iteration limit): the first, and how many.
+    #[serde(default)]
+    pub cut: Event,
     /// What the scheduler saw (docs/progress.md).
     #[serde(default)]
     pub scheduler: Scheduler,
@@ -114,6 +117,7 @@ impl Record {
             postcondition: event(1),
             watchdog: event(2),
             stall: event(3),
+            cut: event(4),
             scheduler,
             stress_groups_ran: word(field(&manifest.results, "stress_groups_ran")),
             max_trips: word(field(&manifest.results, "max_trips")),
@@ -122,12 +126,14 @@ impl Record {
     }
 
     /// One run's record from the records of its blocks (one per dispatch): the events of the
-    /// first block where the watchdog fired, else of the first with a failed assertion, else
+    /// first block where the driver cut a loop, else where the scheduler starved a wait, else
+    /// where the watchdog fired, else of the first with a failed assertion, else
     /// of the first with a failed postcondition; stress workgroups summed, loop counts the
     /// highest.
     pub fn merge(blocks: &[Record]) -> Record {
         let first = |count: fn(&Record) -> u32| blocks.iter().position(|r| count(r) > 0);
-        let at = first(|r| u32::from(r.scheduler.starved))
+        let at = first(|r| r.cut.count)
+            .or_else(|| first(|r| u32::from(r.scheduler.starved)))
             .or_else(|| first(|r| r.watchdog.count))
             .or_else(|| first(|r| u32::from(r.scheduler.hung)))
             .or_else(|| first(|r| r.assertion.count))
