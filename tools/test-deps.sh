@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# What the README's test command needs beyond Rust and the Vulkan driver, installed from Debian
+# where it is missing: Node and npm (tools/tint validates every shader wgstress writes with
+# Tint; Debian's Node 18 runs it as Node 20 does) and python3's venv (tests/deploy.rs installs
+# the Kubernetes schema validator into one). Installs nothing that is already there; without
+# root it names what is missing and stops.
+set -euo pipefail
+missing=()
+command -v npm >/dev/null || missing+=(nodejs npm)
+python3 -m venv --help >/dev/null 2>&1 || missing+=(python3-venv)
+if [ ${#missing[@]} -eq 0 ]; then
+    exit 0
+fi
+if [ "$(id -u)" != 0 ]; then
+    echo "test-deps: the tests need ${missing[*]}: apt-get install ${missing[*]} as root, then run the command again" >&2
+    exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq "${missing[@]}" >/dev/null
