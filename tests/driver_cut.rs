@@ -43,3 +43,27 @@ fn loops_that_leave_by_their_own_exits_are_not_cut() {
         assert_eq!(code, Some(0), "--schedule {schedule}: {stderr}");
     }
 }
+
+#[test]
+fn progress_stops_at_a_loop_the_driver_ends_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = wgstress(
+        &[
+            "progress",
+            &fixture("cut/long_loop.toml"),
+            "--runs",
+            "2",
+            "--models",
+            "fair,unfair",
+            "--no-occupancy",
+            "--json",
+            "--no-log",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let aborted = report["aborted"].as_str().unwrap_or_default();
+    assert!(aborted.contains("long_loop.wgsl:9:5"), "{report:#}");
+    assert_eq!(report["models"].as_array().unwrap().len(), 1, "{report:#}");
+}

@@ -1,6 +1,7 @@
 //! The table of `wgstress progress APP`.
 
 use wgstress_runtime::run::progress::{ModelResult, Report};
+use wgstress_runtime::run::stop::Stop;
 
 pub fn table(report: &Report) -> String {
     let mut out = format!(
@@ -11,6 +12,13 @@ pub fn table(report: &Report) -> String {
         out.push_str(&row(r));
     }
     out.push_str(&format!("\nneeds     {}\n", report.needs.meaning));
+    match &report.stopped {
+        Some(Stop::Aborted(why)) => out.push_str(&format!(
+            "aborted   {why}; the models after it did not run\n"
+        )),
+        Some(Stop::Interrupted) => out.push_str("interrupted: the models after it did not run\n"),
+        None => {}
+    }
     if let Some(n) = report.needs_occupancy {
         out.push_str(&format!(
             "          and room for at least {n} workgroups at once: it starved with fewer\n"

@@ -113,6 +113,9 @@ pub struct Report {
     pub needs: Needs,
     /// Whether it starved under some occupancy bound below its workgroup count.
     pub needs_occupancy: Option<u32>,
+    /// Why the models' runs ended early, if they did: the models after it did not run.
+    #[serde(flatten, serialize_with = "crate::run::stop::fields")]
+    pub stopped: Option<crate::run::stop::Stop>,
 }
 
 #[cfg(test)]

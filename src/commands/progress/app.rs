@@ -217,6 +217,7 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
     )?;
     let mut log = session.log.as_deref().map(JsonLog::append_to).transpose()?;
     let mut results = Vec::new();
+    let mut stopped = None;
     for (i, scheduling) in plan.configs.iter().enumerate() {
         let mut settings = base.clone();
         settings.scheduling = *scheduling;
@@ -237,9 +238,9 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
             progress.on_event(e)
         })?;
         progress.finish();
-        let interrupted = summary.stopped.is_some();
         results.push(result(*scheduling, &summary, &plan.app_args));
-        if interrupted {
+        if summary.stopped.is_some() {
+            stopped = summary.stopped;
             break;
         }
     }
@@ -259,6 +260,7 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
         occupancy,
         needs: needs(&verdicts),
         needs_occupancy,
+        stopped,
     };
     if let Some(log) = log.as_mut() {
         log.summary(
@@ -275,11 +277,7 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
         .iter()
         .chain(&report.occupancy)
         .any(|r| r.verdict == Verdict::Starves);
-    Ok(if starved {
-        Status::Failed
-    } else {
-        Status::Passed
-    })
+    Ok(Status::of(report.stopped.as_ref(), starved))
 }
 
 fn arg_name(value: impl clap::ValueEnum) -> String {
