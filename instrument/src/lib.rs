@@ -13,6 +13,7 @@
 pub mod atomic;
 mod barriers;
 mod builder;
+mod counters;
 mod directives;
 mod entry;
 mod error;

@@ -2,7 +2,8 @@
 //! (library.wgsl's `wgstress_step`): the locals the loop stores, and the values it reads from
 //! atomics and gets back from calls. An iteration that leaves all of them as the iteration
 //! before did is a wait; a lock taken and released, or a queue polled empty, changes none of
-//! them, while a wait that sees a new value, a counter that moves or a loop index does.
+//! them, while a wait that sees a new value or a loop index that indexes memory does. A local
+//! the loop only counts with (a bounded spin's count) is no part of it (counters.rs).
 
 use crate::builder::BlockBuilder;
 use naga::front::Typifier;
@@ -39,6 +40,8 @@ enum Read {
 /// A function's locals and reads, typed once before the watchdog rewrites its loops.
 pub struct StateTypes {
     locals: Vec<Option<Shape>>,
+    /// Locals a loop only counts with (counters.rs): no part of its state.
+    counters: Vec<bool>,
     reads: HashMap<Handle<Expression>, Read>,
 }
 
@@ -90,7 +93,11 @@ impl StateTypes {
                 reads.insert(handle, read);
             }
         }
-        StateTypes { locals, reads }
+        StateTypes {
+            locals,
+            counters: crate::counters::counters(module, function),
+            reads,
+        }
     }
 
     /// The locals of scalar or vector type that `body` (nested loops included) stores, other
@@ -108,7 +115,9 @@ impl StateTypes {
         stored.sort_by_key(|l| l.index());
         stored.dedup();
         stored.retain(|l| {
-            !ours.contains(l) && self.locals.get(l.index()).copied().flatten().is_some()
+            !ours.contains(l)
+                && !self.counters.get(l.index()).copied().unwrap_or(false)
+                && self.locals.get(l.index()).copied().flatten().is_some()
         });
         stored
     }
