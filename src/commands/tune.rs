@@ -100,6 +100,8 @@ fn with_stress(mut env: Env) -> Env {
 
 pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
     let start = Instant::now();
+    // Listening before the first note: a Ctrl-C after "tuning" gets the summary.
+    let stop = crate::interrupt::stop_flag(notes.on);
     let mut config = plan.config;
     let gpu = wgstress_runtime::gpu::device::open(plan.adapter.as_deref())?;
     let env = super::resolve_env(config.env, plan.env_file.as_deref(), &gpu.info.name, notes)?;
@@ -131,7 +133,6 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
     }
     let mut progress = Progress::cells(config.cells(), notes.on);
     let deadline = plan.budget.map(|budget| start + budget);
-    let stop = crate::interrupt::stop_flag(notes.on);
     let tuned = tune(&gpu, &config, deadline, &stop, &mut || progress.cell())?;
     progress.finish();
     let Tuned {

@@ -205,6 +205,7 @@ pub fn plan(
 
 pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
     let session = &plan.session;
+    let stop = crate::interrupt::stop_flag(notes.on);
     let mut engine = session.engine()?;
     crate::commands::announce(&engine, notes);
     let (shape, _) = session.stress.shape(&engine)?;
@@ -231,7 +232,7 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
             replay: None,
             adaptive: false,
             calibration: None,
-            stop: crate::interrupt::stop_flag(notes.on),
+            stop: stop.clone(),
         };
         let mut progress = Progress::runs(&config.budget, notes.on && !session.json, notes.on);
         let summary = runner::run(&mut engine, &config, log.as_mut(), &mut |e| {
