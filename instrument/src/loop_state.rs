@@ -2,8 +2,9 @@
 //! (library.wgsl's `wgstress_step`): the locals the loop stores, and the values it reads from
 //! atomics and gets back from calls. An iteration that leaves all of them as the iteration
 //! before did is a wait; a lock taken and released, or a queue polled empty, changes none of
-//! them, while a wait that sees a new value or a loop index that indexes memory does. A local
-//! the loop only counts with (a bounded spin's count) is no part of it (counters.rs).
+//! them, while a wait that sees a new value or a loop index that indexes memory does. In a loop
+//! that reads, a local it only counts with (a bounded spin's count) is no part of it
+//! (counters.rs).
 
 use crate::builder::BlockBuilder;
 use naga::front::Typifier;
@@ -114,12 +115,32 @@ impl StateTypes {
         }
         stored.sort_by_key(|l| l.index());
         stored.dedup();
+        // A loop that reads nothing waits on nothing: its counter is its progress (a delay
+        // loop, a loop over nested waits).
+        let waits = body.iter().any(|block| self.reads_in(block));
         stored.retain(|l| {
             !ours.contains(l)
-                && !self.counters.get(l.index()).copied().unwrap_or(false)
+                && !(waits && self.counters.get(l.index()).copied().unwrap_or(false))
                 && self.locals.get(l.index()).copied().flatten().is_some()
         });
         stored
+    }
+
+    /// Whether `block` reads an atomic or gets a call's result itself (not in nested loops).
+    fn reads_in(&self, block: &Block) -> bool {
+        block.iter().any(|statement| match statement {
+            Statement::Emit(range) => range.clone().any(|h| self.reads.contains_key(&h)),
+            Statement::Atomic {
+                result: Some(r), ..
+            }
+            | Statement::Call {
+                result: Some(r), ..
+            } => self.reads.contains_key(r),
+            Statement::If { accept, reject, .. } => self.reads_in(accept) || self.reads_in(reject),
+            Statement::Switch { cases, .. } => cases.iter().any(|c| self.reads_in(&c.body)),
+            Statement::Block(inner) => self.reads_in(inner),
+            _ => false,
+        })
     }
 
     /// `block` with `acc = mix(acc, value)` after every read it makes itself (reads in nested
