@@ -118,10 +118,12 @@ impl StateTypes {
         // A loop that reads nothing waits on nothing: its counter is its progress (a delay
         // loop, a loop over nested waits).
         let waits = body.iter().any(|block| self.reads_in(block));
+        let counter = |l: &Handle<LocalVariable>| {
+            waits && self.counters.get(l.index()).copied().unwrap_or(false)
+        };
         stored.retain(|l| {
-            !ours.contains(l)
-                && !(waits && self.counters.get(l.index()).copied().unwrap_or(false))
-                && self.locals.get(l.index()).copied().flatten().is_some()
+            let ours_or_counter = ours.contains(l) || counter(l);
+            !ours_or_counter && self.locals.get(l.index()).copied().flatten().is_some()
         });
         stored
     }
