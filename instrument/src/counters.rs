@@ -5,6 +5,7 @@
 //! integer type whose value goes nowhere but into comparisons and into its own increment by a
 //! constant; a local that indexes memory, is passed on, or is stored anywhere else is state.
 
+use crate::fences::operands;
 use naga::{
     BinaryOperator, Block, Expression, Function, Handle, LocalVariable, Module, ScalarKind,
     Statement, TypeInner,
@@ -25,18 +26,11 @@ pub fn counters(module: &Module, function: &Function) -> Vec<bool> {
     // Who uses each expression: other expressions, and statements.
     let mut users: Vec<Vec<User>> = vec![Vec::new(); function.expressions.len()];
     for (handle, expression) in function.expressions.iter() {
-        match operands(expression) {
-            Some(list) => {
-                for operand in list {
-                    users[operand.index()].push(User::Expression(handle));
-                }
-            }
-            None => return vec![false; counter.len()],
-        }
+        operands::of_expression(&mut expression.clone(), &mut |operand| {
+            users[operand.index()].push(User::Expression(handle))
+        });
     }
-    if !statement_users(&function.body, &mut users) {
-        return vec![false; counter.len()];
-    }
+    statement_users(&function.body, &mut users);
     let local_of = |h: Handle<Expression>| match function.expressions[h] {
         Expression::LocalVariable(l) => Some(l),
         _ => None,
@@ -144,98 +138,27 @@ fn comparison(op: BinaryOperator) -> bool {
     )
 }
 
-/// The expressions `expression` takes as operands; `None` for kinds this does not follow
-/// (images, ray queries, cooperative matrices), which make every local state.
-fn operands(expression: &Expression) -> Option<Vec<Handle<Expression>>> {
-    Some(match *expression {
-        Expression::Literal(_)
-        | Expression::Constant(_)
-        | Expression::Override(_)
-        | Expression::ZeroValue(_)
-        | Expression::FunctionArgument(_)
-        | Expression::GlobalVariable(_)
-        | Expression::LocalVariable(_)
-        | Expression::CallResult(_)
-        | Expression::AtomicResult { .. }
-        | Expression::WorkGroupUniformLoadResult { .. }
-        | Expression::SubgroupBallotResult
-        | Expression::SubgroupOperationResult { .. }
-        | Expression::RayQueryProceedResult => Vec::new(),
-        Expression::Compose { ref components, .. } => components.clone(),
-        Expression::Access { base, index } => vec![base, index],
-        Expression::AccessIndex { base, .. } => vec![base],
-        Expression::Splat { value, .. } => vec![value],
-        Expression::Swizzle { vector, .. } => vec![vector],
-        Expression::Load { pointer } => vec![pointer],
-        Expression::Unary { expr, .. } => vec![expr],
-        Expression::Binary { left, right, .. } => vec![left, right],
-        Expression::Select {
-            condition,
-            accept,
-            reject,
-        } => vec![condition, accept, reject],
-        Expression::Derivative { expr, .. } => vec![expr],
-        Expression::Relational { argument, .. } => vec![argument],
-        Expression::Math {
-            arg,
-            arg1,
-            arg2,
-            arg3,
-            ..
-        } => [Some(arg), arg1, arg2, arg3]
-            .into_iter()
-            .flatten()
-            .collect(),
-        Expression::As { expr, .. } => vec![expr],
-        Expression::ArrayLength(e) => vec![e],
-        Expression::ImageSample { .. }
-        | Expression::ImageLoad { .. }
-        | Expression::ImageQuery { .. }
-        | Expression::RayQueryVertexPositions { .. }
-        | Expression::RayQueryGetIntersection { .. }
-        | Expression::CooperativeLoad { .. }
-        | Expression::CooperativeMultiplyAdd { .. } => return None,
-    })
-}
-
-/// Records which statements of `block` use which expressions; false for statement kinds this
-/// does not follow.
-fn statement_users(block: &Block, users: &mut [Vec<User>]) -> bool {
+/// Records which statements of `block` use which expressions.
+fn statement_users(block: &Block, users: &mut [Vec<User>]) {
     for statement in block.iter() {
-        let other = |h: Handle<Expression>, users: &mut [Vec<User>]| {
-            users[h.index()].push(User::Other);
-        };
         match *statement {
-            Statement::Emit(_)
-            | Statement::Break
-            | Statement::Continue
-            | Statement::Kill
-            | Statement::ControlBarrier(_)
-            | Statement::MemoryBarrier(_) => {}
-            Statement::Block(ref inner) => {
-                if !statement_users(inner, users) {
-                    return false;
-                }
-            }
+            Statement::Block(ref inner) => statement_users(inner, users),
             Statement::If {
                 condition,
                 ref accept,
                 ref reject,
             } => {
-                other(condition, users);
-                if !statement_users(accept, users) || !statement_users(reject, users) {
-                    return false;
-                }
+                users[condition.index()].push(User::Other);
+                statement_users(accept, users);
+                statement_users(reject, users);
             }
             Statement::Switch {
                 selector,
                 ref cases,
             } => {
-                other(selector, users);
+                users[selector.index()].push(User::Other);
                 for case in cases {
-                    if !statement_users(&case.body, users) {
-                        return false;
-                    }
+                    statement_users(&case.body, users);
                 }
             }
             Statement::Loop {
@@ -244,53 +167,21 @@ fn statement_users(block: &Block, users: &mut [Vec<User>]) -> bool {
                 break_if,
             } => {
                 if let Some(condition) = break_if {
-                    other(condition, users);
+                    users[condition.index()].push(User::Other);
                 }
-                if !statement_users(body, users) || !statement_users(continuing, users) {
-                    return false;
-                }
-            }
-            Statement::Return { value } => {
-                if let Some(value) = value {
-                    other(value, users);
-                }
+                statement_users(body, users);
+                statement_users(continuing, users);
             }
             Statement::Store { pointer, value } => {
                 users[pointer.index()].push(User::Store { pointer, value });
                 users[value.index()].push(User::Store { pointer, value });
             }
-            Statement::Call { ref arguments, .. } => {
-                for argument in arguments {
-                    other(*argument, users);
-                }
-            }
-            Statement::Atomic {
-                pointer,
-                ref fun,
-                value,
-                ..
-            } => {
-                other(pointer, users);
-                other(value, users);
-                if let naga::AtomicFunction::Exchange {
-                    compare: Some(compare),
-                } = *fun
-                {
-                    other(compare, users);
-                }
-            }
-            Statement::WorkGroupUniformLoad { pointer, .. } => other(pointer, users),
-            Statement::ImageStore { .. }
-            | Statement::ImageAtomic { .. }
-            | Statement::RayQuery { .. }
-            | Statement::RayPipelineFunction(_)
-            | Statement::SubgroupBallot { .. }
-            | Statement::SubgroupGather { .. }
-            | Statement::SubgroupCollectiveOperation { .. }
-            | Statement::CooperativeStore { .. } => return false,
+            // The rest hold no blocks: every operand is a use of another kind.
+            _ => operands::of_statement(&mut statement.clone(), &mut |operand| {
+                users[operand.index()].push(User::Other)
+            }),
         }
     }
-    true
 }
 
 #[cfg(test)]
