@@ -137,9 +137,11 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
     // On a CPU driver a batch past the hang timeout is a slow one still running on the
     // driver's threads, which an instrumented run would only queue behind.
     let cpu = wgstress_runtime::gpu::device::on_cpu(&engine.gpu().info);
+    let hung = engine.gpu().is_hung();
     if session.mode == Mode::Raw && !cpu {
+        // A hung device is leaked on drop, not waited for.
         drop(engine);
-        summary.stopped = super::hang::explain(summary.stopped.take(), session);
+        summary.stopped = super::hang::explain(summary.stopped.take(), session, hung);
     }
     if session.json {
         emit(&format!("{}\n", serde_json::to_string_pretty(&summary)?))?;

@@ -15,12 +15,19 @@ pub struct Gpu {
     pub info: wgpu::AdapterInfo,
     pub limits: wgpu::Limits,
     lost: Arc<AtomicBool>,
+    /// Set when a submission outlasted its hang timeout: the GPU may still be running it.
+    hung: Arc<AtomicBool>,
 }
 
 impl Gpu {
     /// Set once the driver reports the device lost.
     pub fn is_lost(&self) -> bool {
         self.lost.load(Ordering::SeqCst)
+    }
+
+    /// Whether a submission outlasted its hang timeout (and may still be running).
+    pub fn is_hung(&self) -> bool {
+        self.hung.load(Ordering::SeqCst)
     }
 
     /// "NVIDIA H100 80GB HBM3 (DiscreteGpu, Vulkan)"
@@ -168,7 +175,20 @@ pub fn open_with(wanted: Option<&str>, features: wgpu::Features, needed_by: &str
         info,
         limits,
         lost,
+        hung: Arc::new(AtomicBool::new(false)),
     })
+}
+
+/// A device whose work may never end is not destroyed: wgpu waits for the queue to go idle
+/// when the last handle to it drops, forever for a raw kernel that deadlocked (no watchdog
+/// ends its loops). Its handles are leaked instead, for the process's exit to reclaim.
+impl Drop for Gpu {
+    fn drop(&mut self) {
+        if self.is_hung() {
+            std::mem::forget(self.queue.clone());
+            std::mem::forget(self.device.clone());
+        }
+    }
 }
 
 /// `open_with` after a device was lost, asked again while the driver recovers (`patiently`).
@@ -301,7 +321,10 @@ fn wait(gpu: &Gpu, index: wgpu::SubmissionIndex, timeout: Duration) -> Result<()
     });
     match poll {
         Ok(_) => Ok(()),
-        Err(wgpu::PollError::Timeout) => Err(Error::Hang(timeout)),
+        Err(wgpu::PollError::Timeout) => {
+            gpu.hung.store(true, Ordering::SeqCst);
+            Err(Error::Hang(timeout))
+        }
         Err(e) if gpu.is_lost() => Err(Error::DeviceLost(format!(
             "{e} (the driver reported it lost)"
         ))),
