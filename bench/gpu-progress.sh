@@ -5,7 +5,7 @@
 # application, alternating); tpo-tm's time to its first failure, and a correct 1,024-workgroup
 # ticket lock, with both binaries; a sample of the progress litmus suite. Usage: bash
 # bench/gpu-progress.sh OUT PART (PART: apps, examples, compare, overhead, rawhang or suite; each fits one device
-# command).
+# command). TIME: seconds per model for apps and examples (1).
 set -u
 out=$1
 part=$2
@@ -42,7 +42,7 @@ PY
   ;;
 apps)
   for app in cbe-dot cbe-ht sdk-red cub-scan ct-octree tpo-tm ls-bh global-barrier; do
-    $w progress "$app" --variant fixed --size large --time 1 --no-occupancy --json --no-log \
+    $w progress "$app" --variant fixed --size large --time "${TIME:-1}" --no-occupancy --json --no-log \
       > "$out/progress-$app.json" 2> "$out/progress-$app.err"
     summary "$app" "$out/progress-$app.json"
   done
@@ -51,7 +51,7 @@ examples)
   for spec in examples/progress/*/*.toml examples/ticket-lock/ticket_lock_fixed.toml \
     examples/global-barrier/global_barrier_fixed.toml; do
     name=$(basename "$spec" .toml)
-    $w progress "$spec" --time 1 --json --no-log > "$out/progress-$name.json" 2> "$out/progress-$name.err"
+    $w progress "$spec" --time "${TIME:-1}" --json --no-log > "$out/progress-$name.json" 2> "$out/progress-$name.err"
     summary "$name" "$out/progress-$name.json"
   done
   ;;
@@ -101,9 +101,9 @@ overhead)
   ;;
 rawhang)
   # A raw run that hangs: two workgroups that wait for each other, with no instrumentation.
-  # On the H200 (driver 580.159.04) it was still running 150 s later, past `timeout`'s
-  # SIGTERM: the driver's wait for the hung submission does not return.
-  timeout 120 $w run tests/fixtures/progress/deadlock.toml --raw --runs 1 --timeout 5 --json \
+  # `timeout` kills it if it does not end by itself (wgpu's queue drop waited for the hung
+  # submission forever before the device was leaked instead).
+  timeout -k 10 60 $w run tests/fixtures/progress/deadlock.toml --raw --runs 1 --timeout 5 --json \
     --no-log > "$out/raw-deadlock.json" 2> "$out/raw-deadlock.err"
   echo "raw deadlock exit $?: $(head -c 800 "$out/raw-deadlock.err")"
   ;;

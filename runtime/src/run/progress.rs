@@ -17,18 +17,21 @@ pub enum Verdict {
     /// Some run's wait starved: the model does not guarantee the application ends.
     Starves,
     /// No run starved, but not every run passed either (a hang with nothing held back, the
-    /// watchdog, a failed check: what `run` shows), or none ran.
+    /// watchdog, a failed check: what `run` shows), or too few ran to have held each
+    /// workgroup once.
     Inconclusive,
 }
 
 impl Verdict {
     /// The verdict of a model's runs, from their outcomes: a starved run decides it (a run
     /// released after it starved may then compute wrongly); without one, it terminates only if
-    /// every run passed.
-    pub fn of(runs: u64, counts: &Counts) -> Verdict {
+    /// every run passed and there were at least `enough` of them. Each run holds one
+    /// workgroup, drawn at random: a 1,024-workgroup lock that passed 64 runs under unfair had
+    /// most of its workgroups never held, and starved under HSA in 1 of 162.
+    pub fn of(runs: u64, counts: &Counts, enough: u64) -> Verdict {
         if counts.starved > 0 {
             Verdict::Starves
-        } else if runs == 0 || counts.pass < runs {
+        } else if runs == 0 || runs < enough || counts.pass < runs {
             Verdict::Inconclusive
         } else {
             Verdict::Terminates
@@ -50,8 +53,19 @@ pub struct Needs {
     /// The weakest models it terminated under (two where HSA and OBE both hold, which are
     /// incomparable); empty when it starved even under fair or nothing was conclusive.
     pub models: Vec<Schedule>,
+    /// Weaker models than those whose runs were inconclusive: the application may need less.
+    pub inconclusive: Vec<Schedule>,
     /// What that means in practice, in a sentence.
     pub meaning: String,
+}
+
+/// Whether `a` guarantees less than `b` (Table 1 of the seed: unfair below HSA and OBE, which
+/// are incomparable, both below LOBE, below fair).
+fn weaker(a: Schedule, b: Schedule) -> bool {
+    a != b
+        && (a == Schedule::Unfair
+            || b == Schedule::Fair
+            || (b == Schedule::Lobe && matches!(a, Schedule::Hsa | Schedule::Obe)))
 }
 
 /// The weakest models among those that terminated, given each model's verdict.
@@ -78,13 +92,41 @@ pub fn needs(verdicts: &[(Schedule, Verdict)]) -> Needs {
             Vec::new()
         }
     };
-    let meaning = match models.as_slice() {
+    let inconclusive: Vec<Schedule> = verdicts
+        .iter()
+        .filter(|(m, v)| *v == Verdict::Inconclusive && models.iter().any(|n| weaker(*m, *n)))
+        .map(|(m, _)| *m)
+        .collect();
+    let need = if inconclusive.is_empty() {
+        "needs"
+    } else {
+        "needs at most"
+    };
+    let mut meaning = match models.as_slice() {
         [] => "no model under which every run ended: see the runs".to_string(),
         [Schedule::Unfair] => "needs nothing: its waits end under any scheduler".to_string(),
-        [one] => format!("needs {}: {}", one.name().to_uppercase(), one.in_practice()),
-        _ => "needs HSA or OBE (either suffices): ends on every GPU tested so far".to_string(),
+        [one] => format!(
+            "{need} {}: {}",
+            one.name().to_uppercase(),
+            one.in_practice()
+        ),
+        _ => format!("{need} HSA or OBE (either suffices): ends on every GPU tested so far"),
     };
-    Needs { models, meaning }
+    if !inconclusive.is_empty() {
+        let names: Vec<String> = inconclusive
+            .iter()
+            .map(|m| m.name().to_uppercase())
+            .collect();
+        meaning.push_str(&format!(
+            "; {} inconclusive (too few runs to hold each workgroup, or runs that failed otherwise: give a longer --time)",
+            names.join(", ")
+        ));
+    }
+    Needs {
+        models,
+        inconclusive,
+        meaning,
+    }
 }
 
 /// One configuration's result.
@@ -133,16 +175,29 @@ mod tests {
 
     #[test]
     fn a_starved_run_decides_and_a_hang_leaves_it_open() {
-        assert_eq!(Verdict::of(10, &counts(10, 0, 0)), Verdict::Terminates);
-        assert_eq!(Verdict::of(10, &counts(9, 1, 0)), Verdict::Starves);
-        assert_eq!(Verdict::of(10, &counts(9, 0, 1)), Verdict::Inconclusive);
-        assert_eq!(Verdict::of(0, &counts(0, 0, 0)), Verdict::Inconclusive);
+        assert_eq!(Verdict::of(10, &counts(10, 0, 0), 1), Verdict::Terminates);
+        assert_eq!(Verdict::of(10, &counts(9, 1, 0), 1), Verdict::Starves);
+        assert_eq!(Verdict::of(10, &counts(9, 0, 1), 1), Verdict::Inconclusive);
+        assert_eq!(Verdict::of(0, &counts(0, 0, 0), 1), Verdict::Inconclusive);
         let failed_check = Counts {
             pass: 9,
             postcondition: 1,
             ..Counts::default()
         };
-        assert_eq!(Verdict::of(10, &failed_check), Verdict::Inconclusive);
+        assert_eq!(Verdict::of(10, &failed_check, 1), Verdict::Inconclusive);
+    }
+
+    #[test]
+    fn runs_too_few_to_hold_each_workgroup_leave_it_open() {
+        assert_eq!(
+            Verdict::of(64, &counts(64, 0, 0), 1024),
+            Verdict::Inconclusive
+        );
+        assert_eq!(
+            Verdict::of(1024, &counts(1024, 0, 0), 1024),
+            Verdict::Terminates
+        );
+        assert_eq!(Verdict::of(64, &counts(63, 1, 0), 1024), Verdict::Starves);
     }
 
     fn verdicts(terminating: &[Schedule]) -> Vec<(Schedule, Verdict)> {
@@ -180,5 +235,36 @@ mod tests {
         assert!(needs(&verdicts(&[])).models.is_empty());
         let lobe = needs(&verdicts(&[Fair, Lobe]));
         assert!(lobe.meaning.contains("Apple and ARM"), "{}", lobe.meaning);
+        assert!(lobe.inconclusive.is_empty());
+    }
+
+    #[test]
+    fn an_inconclusive_weaker_model_makes_the_need_an_upper_bound() {
+        use Schedule::*;
+        // The 1,024-workgroup ticket lock in five seconds a model: OBE and LOBE ran fewer
+        // runs than it has workgroups.
+        let lock = [
+            (Fair, Verdict::Terminates),
+            (Obe, Verdict::Inconclusive),
+            (Hsa, Verdict::Starves),
+            (Lobe, Verdict::Inconclusive),
+            (Unfair, Verdict::Starves),
+        ];
+        let n = needs(&lock);
+        assert_eq!(n.models, vec![Fair]);
+        assert_eq!(n.inconclusive, vec![Obe, Lobe]);
+        assert!(n.meaning.starts_with("needs at most FAIR"), "{}", n.meaning);
+        assert!(
+            n.meaning.contains("OBE, LOBE inconclusive"),
+            "{}",
+            n.meaning
+        );
+        // An inconclusive model stronger than the one it needs changes nothing.
+        let mut scan = verdicts(&[Fair, Obe, Lobe]);
+        scan[0].1 = Verdict::Inconclusive;
+        let n = needs(&scan);
+        assert_eq!(n.models, vec![Obe]);
+        assert!(n.inconclusive.is_empty());
+        assert!(n.meaning.starts_with("needs OBE"), "{}", n.meaning);
     }
 }

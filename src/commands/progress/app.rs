@@ -113,6 +113,9 @@ pub struct Plan {
     configs: Vec<Scheduling>,
     /// How the app was named, for replay commands.
     app_args: String,
+    /// The most workgroups one of its dispatches has: a model that holds one workgroup a
+    /// run terminates only after as many runs.
+    groups: u32,
 }
 
 pub fn plan(
@@ -165,16 +168,16 @@ pub fn plan(
             occupancy: None,
         })
         .collect();
+    let app = &session.app;
+    let groups = app
+        .pipeline
+        .iter()
+        .map(|d| d.workgroups)
+        .chain(std::iter::once(app.workgroups))
+        .map(|w| w.iter().product::<u32>())
+        .max()
+        .unwrap_or(1);
     if !args.no_occupancy {
-        let app = &session.app;
-        let groups = app
-            .pipeline
-            .iter()
-            .map(|d| d.workgroups)
-            .chain(std::iter::once(app.workgroups))
-            .map(|w| w.iter().product::<u32>())
-            .max()
-            .unwrap_or(1);
         let mut n = 1u32;
         while n < groups {
             configs.push(Scheduling {
@@ -200,6 +203,7 @@ pub fn plan(
         shuffle: args.shuffle,
         configs,
         app_args,
+        groups,
     })
 }
 
@@ -239,7 +243,7 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
             progress.on_event(e)
         })?;
         progress.finish();
-        results.push(result(*scheduling, &summary, &plan.app_args));
+        results.push(result(*scheduling, &summary, &plan.app_args, plan.groups));
         if summary.stopped.is_some() {
             stopped = summary.stopped;
             break;
@@ -294,9 +298,14 @@ fn label(s: &Scheduling) -> String {
     }
 }
 
-fn result(scheduling: Scheduling, summary: &Summary, app_args: &str) -> ModelResult {
+fn result(scheduling: Scheduling, summary: &Summary, app_args: &str, groups: u32) -> ModelResult {
     let stats = &summary.stats;
-    let verdict = Verdict::of(stats.runs, &stats.counts);
+    let enough = if scheduling.schedule.parks() {
+        u64::from(groups)
+    } else {
+        1
+    };
+    let verdict = Verdict::of(stats.runs, &stats.counts, enough);
     let failure = stats.first_failure.as_ref();
     ModelResult {
         model: scheduling.schedule,
