@@ -131,18 +131,29 @@ impl StateTypes {
     /// Whether `block` reads an atomic or gets a call's result itself (not in nested loops).
     fn reads_in(&self, block: &Block) -> bool {
         block.iter().any(|statement| match statement {
-            Statement::Emit(range) => range.clone().any(|h| self.reads.contains_key(&h)),
+            Statement::If { accept, reject, .. } => self.reads_in(accept) || self.reads_in(reject),
+            Statement::Switch { cases, .. } => cases.iter().any(|c| self.reads_in(&c.body)),
+            Statement::Block(inner) => self.reads_in(inner),
+            other => !self.own_reads(other).is_empty(),
+        })
+    }
+
+    /// The reads `statement` makes itself: those its emitted expressions, or its atomic's or
+    /// call's result, are (not those of the blocks it holds).
+    fn own_reads(&self, statement: &Statement) -> Vec<Handle<Expression>> {
+        match statement {
+            Statement::Emit(range) => range
+                .clone()
+                .filter(|h| self.reads.contains_key(h))
+                .collect(),
             Statement::Atomic {
                 result: Some(r), ..
             }
             | Statement::Call {
                 result: Some(r), ..
-            } => self.reads.contains_key(r),
-            Statement::If { accept, reject, .. } => self.reads_in(accept) || self.reads_in(reject),
-            Statement::Switch { cases, .. } => cases.iter().any(|c| self.reads_in(&c.body)),
-            Statement::Block(inner) => self.reads_in(inner),
-            _ => false,
-        })
+            } if self.reads.contains_key(r) => vec![*r],
+            _ => Vec::new(),
+        }
     }
 
     /// `block` with `acc = mix(acc, value)` after every read it makes itself (reads in nested
@@ -171,19 +182,7 @@ impl StateTypes {
                 }
                 _ => {}
             }
-            let read: Vec<Handle<Expression>> = match &statement {
-                Statement::Emit(range) => range
-                    .clone()
-                    .filter(|h| self.reads.contains_key(h))
-                    .collect(),
-                Statement::Atomic {
-                    result: Some(r), ..
-                }
-                | Statement::Call {
-                    result: Some(r), ..
-                } if self.reads.contains_key(r) => vec![*r],
-                _ => Vec::new(),
-            };
+            let read = self.own_reads(&statement);
             out.push(statement, span);
             if !read.is_empty() {
                 let mut b = BlockBuilder::new(function, span);

@@ -61,6 +61,16 @@ pub struct Field {
     pub size: u32,
 }
 
+impl Manifest {
+    /// Where loop `site` is, "file:line:column (in function)"; "loop N" for an id this
+    /// manifest does not name (a record from another shader, or damaged).
+    pub fn loop_at(&self, site: u32) -> String {
+        self.loops
+            .get(site as usize)
+            .map_or_else(|| format!("loop {site}"), |s| s.describe(&self.source))
+    }
+}
+
 impl Layout {
     /// Byte offset of the field `name`.
     pub fn offset(&self, name: &str) -> Option<u32> {

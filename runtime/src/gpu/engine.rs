@@ -269,12 +269,8 @@ impl Engine {
         };
         let manifests = self.program.manifests();
         let manifest = manifests[(first.dispatch as usize).min(manifests.len() - 1)];
-        let at = manifest.loops.get(first.cut.site as usize).map_or_else(
-            || format!("loop {}", first.cut.site),
-            |s| s.describe(&manifest.source),
-        );
         Err(Error::DriverCut {
-            at,
+            at: manifest.loop_at(first.cut.site),
             runs: cut.len(),
         })
     }

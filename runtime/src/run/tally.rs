@@ -265,7 +265,7 @@ fn waits(scheduler: &crate::run::record::Scheduler, manifest: &Manifest) -> Stri
     let waits = scheduler.waits();
     let mut parts: Vec<String> = waits
         .iter()
-        .map(|(group, site)| format!("workgroup {group} at {}", loop_at(*site, manifest)))
+        .map(|(group, site)| format!("workgroup {group} at {}", manifest.loop_at(*site)))
         .collect();
     if scheduler.waiters as usize > waits.len() {
         parts.push(format!("{} stalled wait(s) in all", scheduler.waiters));
@@ -277,13 +277,6 @@ fn waits(scheduler: &crate::run::record::Scheduler, manifest: &Manifest) -> Stri
     }
 }
 
-fn loop_at(site: u32, manifest: &Manifest) -> String {
-    manifest
-        .loops
-        .get(site as usize)
-        .map_or_else(|| format!("loop {site}"), |s| s.describe(&manifest.source))
-}
-
 /// Who the scheduler held back and where, if anyone.
 fn held(r: &RunResult, manifest: &Manifest) -> Option<String> {
     let s = &r.record.scheduler;
@@ -292,7 +285,7 @@ fn held(r: &RunResult, manifest: &Manifest) -> Option<String> {
         (Some(victim), n) if n > 1 => Some(format!(
             "workgroup {victim} was held at its step {} in {}",
             n - 1,
-            loop_at(s.victim_site.saturating_sub(1), manifest)
+            manifest.loop_at(s.victim_site.saturating_sub(1))
         )),
         _ if s.admissions_held > 0 => Some(format!(
             "{} workgroup(s) waited to start for a free slot (occupancy {})",
