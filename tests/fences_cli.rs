@@ -197,7 +197,7 @@ fn lost_updates_are_fixed_by_make_atomic_not_by_fences_and_the_json_says_so() {
     assert!(before[0]["failures"].as_u64().unwrap() > 0);
     assert!(report["all_sites"]["failures"].as_u64().unwrap() > 0);
     assert_eq!(report["fix"]["kind"], "make_atomic", "{report}");
-    assert_eq!(report["fix"]["variable"], "counter");
+    assert_eq!(report["fix"]["variables"], serde_json::json!(["counter"]));
     assert!(report["fix"]["fused"][0]
         .as_str()
         .unwrap()
@@ -389,8 +389,26 @@ fn make_atomic_then_the_barriers_it_still_needs() {
     assert_eq!(out.status.code(), Some(0), "{stdout}");
     let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(report["verdict"], "fixed", "{report}");
-    assert_eq!(report["fix"]["variable"], "count", "{report}");
-    assert_eq!(report["atomic"][0]["alone"]["passed"], false, "{report}");
+    assert_eq!(
+        report["fix"]["variables"],
+        serde_json::json!(["count"]),
+        "{report}"
+    );
+    // Every candidate together first, which passed with a barrier at every site; then the
+    // count alone of them (the flag and the reads need no atomics), which failed without
+    // barriers.
+    assert_eq!(
+        report["atomic"][0]["variables"],
+        serde_json::json!(["count", "flag", "seen"]),
+        "{report}"
+    );
+    assert_eq!(report["atomic"][0]["all_sites"]["passed"], true, "{report}");
+    assert_eq!(
+        report["atomic"][1]["variables"],
+        serde_json::json!(["count"]),
+        "{report}"
+    );
+    assert_eq!(report["atomic"][1]["alone"]["passed"], false, "{report}");
     // The count made atomic, and the one barrier between the flag's write and its reads.
     let kept = report["kept"].as_array().unwrap();
     assert_eq!(kept.len(), 1, "{report}");
@@ -425,7 +443,7 @@ fn when_neither_fixes_it_the_report_says_why_and_writes_no_patch() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("make-atomic of `flag` (0 read-modify-writes"),
+        stdout.contains("make-atomic of `flag` and `seen` together (0 read-modify-writes"),
         "{stdout}"
     );
     // The read and the write share a loop whose trip count differs per thread.
@@ -439,7 +457,7 @@ fn when_neither_fixes_it_the_report_says_why_and_writes_no_patch() {
         "{reason}"
     );
     assert!(
-        stdout.contains("make-atomic `flag`: with all sites failed"),
+        stdout.contains("make-atomic `flag` and `seen`: with all sites failed"),
         "{stdout}"
     );
     assert!(!stdout.contains("fix:"), "{stdout}");

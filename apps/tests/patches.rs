@@ -57,7 +57,7 @@ fn options(app: &wgstress_runtime::app::spec::App) -> Options {
 fn analysis(name: &str) -> (String, Analysis) {
     let app = find(name).unwrap().build(Variant::NoFence, Size::Small);
     let analysis =
-        analyse(&app.source, &options(&app), None).unwrap_or_else(|e| panic!("{name}: {e}"));
+        analyse(&app.source, &options(&app), &[]).unwrap_or_else(|e| panic!("{name}: {e}"));
     (app.source, analysis)
 }
 
@@ -241,11 +241,11 @@ fn every_site_of_every_bundled_app_has_one_id_and_patches_alone_or_is_refused_fo
         let options = options(&app);
         let source = &app.source;
         let found = fences(source, &options).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let analysis = analyse(source, &options, None).unwrap();
+        let analysis = analyse(source, &options, &[]).unwrap();
         assert_eq!(analysis.sites, found.sites, "{name}");
         assert_eq!(fenced_at(source, &options, &[]).unwrap().sites, found.sites);
         for candidate in candidates_wgsl(source, &app.shader_path).unwrap() {
-            let atomic = Some(candidate.name.as_str());
+            let atomic = std::slice::from_ref(&candidate.name);
             let Ok(patched) = fenced_at_atomic(source, &options, atomic, &[]) else {
                 continue;
             };

@@ -14,7 +14,7 @@ fn analysis(source: &str) -> Analysis {
         file_name: Some("test.wgsl".into()),
         ..Default::default()
     };
-    analyse(source, &options, None).unwrap_or_else(|e| panic!("{e}\n{source}"))
+    analyse(source, &options, &[]).unwrap_or_else(|e| panic!("{e}\n{source}"))
 }
 
 /// The sites on `side` of the access at `line:column`, in id order.

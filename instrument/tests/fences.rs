@@ -380,7 +380,7 @@ fn accesses_in_a_non_uniform_loop_are_named_and_a_made_atomic_rmw_is_one_access(
         wgstress_instrument::fences::fenced_at_atomic(
             &source,
             &Options::default(),
-            Some("buf"),
+            &["buf".to_string()],
             chosen,
         )
         .unwrap_or_else(|e| panic!("{e}"))

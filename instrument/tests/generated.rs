@@ -606,7 +606,7 @@ fn source_patches_of_generated_shaders_rebuild_the_fix_or_are_refused_for_the_te
     let mut patches = Vec::new();
     for &seed in &seeds {
         let source = shader(seed);
-        let analysis = analyse(&source, &Options::default(), None)
+        let analysis = analyse(&source, &Options::default(), &[])
             .unwrap_or_else(|e| panic!("seed {seed} (WGSTRESS_SEED={seed}): {e}\n{source}"));
         // One numbering of the sites: the search's (`fences`, `fenced_at`) and the report's.
         let found = fences(&source, &Options::default()).unwrap();

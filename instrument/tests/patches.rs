@@ -11,7 +11,8 @@ fn analysis(source: &str, atomic: Option<&str>) -> Analysis {
         file_name: Some("test.wgsl".into()),
         ..Default::default()
     };
-    analyse(source, &options, atomic).unwrap_or_else(|e| panic!("{e}\n{source}"))
+    let atomic: Vec<String> = atomic.into_iter().map(String::from).collect();
+    analyse(source, &options, &atomic).unwrap_or_else(|e| panic!("{e}\n{source}"))
 }
 
 /// The site on `side` of the access at `line:column`.
@@ -101,6 +102,59 @@ fn a_racy_counter_made_atomic_changes_only_its_declaration_and_accesses() {
     );
     assert!(fixed.text.starts_with("// Every thread adds one"));
     assert_valid(&[Shader::new("racy counter, source patch", fixed.text)]);
+}
+
+/// A ticket-locked poll, as public global barriers write it: the count, the flag and the
+/// participants are plain, and each of them must be atomic.
+const POLL: &str = "@group(0) @binding(0) var<storage, read_write> count: u32;
+@group(0) @binding(1) var<storage, read_write> poll_open: u32;
+@group(0) @binding(2) var<storage, read_write> participants: u32;
+@compute @workgroup_size(1)
+fn main() {
+    if poll_open == 1u {
+        count += 1u;
+        participants = count;
+    }
+    poll_open = 0u;
+}
+";
+
+#[test]
+fn several_variables_are_made_atomic_in_one_patch() {
+    let atomic = ["count".to_string(), "poll_open".to_string()];
+    let options = Options {
+        file_name: Some("test.wgsl".into()),
+        ..Default::default()
+    };
+    let a = analyse(POLL, &options, &atomic).unwrap_or_else(|e| panic!("{e}"));
+    let fixed = patch(&a, &[]);
+    let (removed, added) = changed(POLL, &fixed.text);
+    assert_eq!(
+        added,
+        [
+            "@group(0) @binding(0) var<storage, read_write> count: atomic<u32>;",
+            "@group(0) @binding(1) var<storage, read_write> poll_open: atomic<u32>;",
+            "    if atomicLoad(&poll_open) == 1u {",
+            "        atomicAdd(&count, 1u);",
+            "        participants = atomicLoad(&count);",
+            "    atomicStore(&poll_open, 0u);",
+        ],
+        "{}",
+        fixed.text
+    );
+    assert_eq!(removed.len(), 6, "{removed:?}");
+    // The participant count, not chosen, stays plain.
+    assert!(fixed
+        .text
+        .contains("var<storage, read_write> participants: u32;"));
+    let edits = a.atomic_edits().unwrap();
+    assert!(
+        edits
+            .windows(2)
+            .all(|w| w[0].at.position <= w[1].at.position),
+        "in source order: {edits:?}"
+    );
+    assert_valid(&[Shader::new("poll, two variables made atomic", fixed.text)]);
 }
 
 #[test]

@@ -9,7 +9,7 @@ fn analysis(source: &str) -> Analysis {
         file_name: Some("roles.wgsl".into()),
         ..Default::default()
     };
-    analyse(source, &options, None).unwrap_or_else(|e| panic!("{e}\n{source}"))
+    analyse(source, &options, &[]).unwrap_or_else(|e| panic!("{e}\n{source}"))
 }
 
 fn site(analysis: &Analysis, side: Side, line: u32, column: u32) -> u32 {

@@ -145,7 +145,7 @@ fn the_search_finds_the_one_barrier_between_the_write_and_the_read() {
         }
     };
     let no_bound = std::time::Instant::now() + std::time::Duration::from_secs(3600);
-    let mut oracle = Trials::new(&mut lab, None, &config, &mut on_event, no_bound);
+    let mut oracle = Trials::new(&mut lab, Vec::new(), &config, &mut on_event, no_bound);
     let found = ddmin(&all, rate, &mut oracle);
     assert_eq!(oracle.stopped, None);
     assert_eq!(found.sites.len(), 1, "{found:?}");

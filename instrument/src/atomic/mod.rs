@@ -175,33 +175,35 @@ pub fn make_atomic_rmw(
     source: Option<&str>,
 ) -> Result<(Module, Vec<Location>), AtomicError> {
     let locator = Locator::new(file, source);
-    let (module, fused) = make_atomic_rmw_spans(module, name, file, source)?;
+    let (module, fused) = make_atomic_rmw_spans(module, &[name.to_string()], file, source)?;
     Ok((module, fused.into_iter().map(|s| locator.at(s)).collect()))
 }
 
-/// `make_atomic_rmw`, with the spans of the fused stores: the source patch rewrites the text
-/// there.
+/// `make_atomic_rmw` of each of `names` in turn, with the spans of the fused stores: the
+/// source patch rewrites the text there.
 pub(crate) fn make_atomic_rmw_spans(
-    module: Module,
-    name: &str,
+    mut module: Module,
+    names: &[String],
     file: &str,
     source: Option<&str>,
 ) -> Result<(Module, Vec<naga::Span>), AtomicError> {
-    let mut module = make_atomic(module, name, file, source)?;
-    let handle = global(&module, name)?;
     let mut fused = Vec::new();
-    for (_, function) in module.functions.iter_mut() {
-        fused.extend(fuse::fuse(function, handle));
+    for name in names {
+        module = make_atomic(module, name, file, source)?;
+        let handle = global(&module, name)?;
+        for (_, function) in module.functions.iter_mut() {
+            fused.extend(fuse::fuse(function, handle));
+        }
+        for entry in module.entry_points.iter_mut() {
+            fused.extend(fuse::fuse(&mut entry.function, handle));
+        }
+        crate::shader::validate(&module).map_err(|e| {
+            crate::error::Error::Internal(format!(
+                "make-atomic of `{name}` with its read-modify-writes fused: {}",
+                e.as_inner()
+            ))
+        })?;
     }
-    for entry in module.entry_points.iter_mut() {
-        fused.extend(fuse::fuse(&mut entry.function, handle));
-    }
-    crate::shader::validate(&module).map_err(|e| {
-        crate::error::Error::Internal(format!(
-            "make-atomic of `{name}` with its read-modify-writes fused: {}",
-            e.as_inner()
-        ))
-    })?;
     Ok((module, fused))
 }
 

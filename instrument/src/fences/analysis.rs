@@ -13,7 +13,7 @@
 //!     atomicStore(&flag, 1u);
 //! }
 //! ";
-//! let analysis = analyse(source, &Default::default(), None).unwrap();
+//! let analysis = analyse(source, &Default::default(), &[]).unwrap();
 //! let patch = analysis.source_patch(&[1]).unwrap();
 //! assert!(patch.text.contains("    data[lid] = lid; // the message\n    storageBarrier();\n"));
 //! assert_eq!(patch.changed_lines(), 1);
@@ -40,7 +40,7 @@ pub struct Analysis {
     marked: Marked,
     source: String,
     file: String,
-    atomic: Option<String>,
+    atomic: Vec<String>,
 }
 
 /// The analysis of `source`'s application entry point, with `atomic` (if given) made atomic
@@ -48,7 +48,7 @@ pub struct Analysis {
 pub fn analyse(
     source: &str,
     options: &Options,
-    atomic: Option<&str>,
+    atomic: &[String],
 ) -> std::result::Result<Analysis, AtomicError> {
     let marked = marked(source, options, atomic)?;
     let file = options.file_name.as_deref().unwrap_or("shader.wgsl");
@@ -67,7 +67,7 @@ pub fn analyse(
         marked,
         source: source.to_string(),
         file: file.to_string(),
-        atomic: atomic.map(str::to_string),
+        atomic: atomic.to_vec(),
     })
 }
 
@@ -76,13 +76,7 @@ impl Analysis {
     /// analysis has one) as an edit of the user's file, checked against the IR-level fix;
     /// or why the text cannot express it.
     pub fn source_patch(&self, chosen: &[u32]) -> std::result::Result<SourcePatch, Unexpressible> {
-        source::patch(
-            &self.marked,
-            &self.source,
-            &self.file,
-            self.atomic.as_deref(),
-            chosen,
-        )
+        source::patch(&self.marked, &self.source, &self.file, &self.atomic, chosen)
     }
 
     /// The text the analysis was made from: `--fix` compares the file with it before it
@@ -91,13 +85,10 @@ impl Analysis {
         &self.source
     }
 
-    /// With a variable made atomic: each edit of its declaration and accesses in the text
+    /// With variables made atomic: each edit of their declarations and accesses in the text
     /// (what the source patch makes of them), in source order; none without one.
     pub fn atomic_edits(&self) -> std::result::Result<Vec<AtomicEdit>, Unexpressible> {
-        match &self.atomic {
-            Some(name) => source::atomic_edits(&self.marked, &self.source, &self.file, name),
-            None => Ok(Vec::new()),
-        }
+        source::atomic_edits(&self.marked, &self.source, &self.file, &self.atomic)
     }
 
     /// Why a barrier at `site` is there, in words for a report: what it publishes and

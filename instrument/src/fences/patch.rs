@@ -51,7 +51,7 @@ impl Patched {
 /// `source` with a `storageBarrier()` at each of `chosen` (site ids; ids past the last site
 /// are an input error).
 pub fn fenced_at(source: &str, options: &Options, chosen: &[u32]) -> Result<Patched> {
-    fenced_at_atomic(source, options, None, chosen).map_err(|e| match e {
+    fenced_at_atomic(source, options, &[], chosen).map_err(|e| match e {
         AtomicError::Shader(e) => e,
         other => Error::Internal(other.to_string()),
     })
@@ -64,7 +64,7 @@ pub fn fenced_at(source: &str, options: &Options, chosen: &[u32]) -> Result<Patc
 pub fn fenced_at_atomic(
     source: &str,
     options: &Options,
-    atomic: Option<&str>,
+    atomic: &[String],
     chosen: &[u32],
 ) -> std::result::Result<Patched, AtomicError> {
     let marked = marked(source, options, atomic)?;
@@ -102,20 +102,18 @@ pub(crate) struct Marked {
 pub(crate) fn marked(
     source: &str,
     options: &Options,
-    atomic: Option<&str>,
+    atomic: &[String],
 ) -> std::result::Result<Marked, AtomicError> {
     let path = options.file_name.as_deref().unwrap_or("shader.wgsl");
     let original = crate::shader::parse(source, path)?;
     let info = crate::shader::validate_user(&original, Some(source), path)?;
     let original_wgsl = render(&original, &info, Some(source))?;
-    let (mut module, info, fused_spans) = match atomic {
-        None => (original.clone(), info, Vec::new()),
-        Some(name) => {
-            let (module, fused) =
-                make_atomic_rmw_spans(original.clone(), name, path, Some(source))?;
-            let info = validate(&module).map_err(|e| Error::Internal(format!("{e:?}")))?;
-            (module, info, fused)
-        }
+    let (mut module, info, fused_spans) = if atomic.is_empty() {
+        (original.clone(), info, Vec::new())
+    } else {
+        let (module, fused) = make_atomic_rmw_spans(original.clone(), atomic, path, Some(source))?;
+        let info = validate(&module).map_err(|e| Error::Internal(format!("{e:?}")))?;
+        (module, info, fused)
     };
     let locator = crate::locate::Locator::new(path, Some(source));
     let fused = fused_spans.iter().map(|s| locator.at(*s)).collect();

@@ -12,11 +12,12 @@ use crate::stress::strategy::{Settings, Strategy};
 use serde::Serialize;
 use std::time::Duration;
 
-/// A fix to try: a storage barrier at each of `sites`, after `atomic` (if any) was made
-/// atomic; the sites are then those of the rewritten module.
+/// A fix to try: a storage barrier at each of `sites`, after the variables `atomic` (if any)
+/// were made atomic; the sites are then those of the rewritten module.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct FixSet {
-    pub atomic: Option<String>,
+    /// In the order make-atomic's candidates come (declaration order).
+    pub atomic: Vec<String>,
     /// Site indices, ascending.
     pub sites: Vec<usize>,
 }
@@ -25,7 +26,7 @@ impl FixSet {
     /// Barriers at `sites` of the application as is.
     pub fn barriers(sites: &[usize]) -> FixSet {
         FixSet {
-            atomic: None,
+            atomic: Vec::new(),
             sites: sites.to_vec(),
         }
     }

@@ -50,15 +50,26 @@ impl Verdict {
 pub enum Fix {
     /// `storageBarrier()` at the kept sites (fix kind 5a).
     Barriers,
-    /// `variable` made atomic, plus `storageBarrier()` at the kept sites if any (fix kind
-    /// 5b). `fused`: where a read-modify-write became one atomic operation; `sites`: the
-    /// candidate sites of the rewritten shader, which the kept ones are numbered among (a
-    /// fused read-modify-write is one access where it was two).
+    /// `variables` made atomic together, plus `storageBarrier()` at the kept sites if any
+    /// (fix kind 5b). `fused`: where a read-modify-write became one atomic operation;
+    /// `sites`: the candidate sites of the rewritten shader, which the kept ones are numbered
+    /// among (a fused read-modify-write is one access where it was two).
     MakeAtomic {
-        variable: String,
+        /// A 1-minimal set: with any one of them left plain, runs failed.
+        variables: Vec<String>,
         fused: Vec<String>,
         sites: usize,
     },
+}
+
+/// "`a`", "`a` and `b`", "`a`, `b` and `c`".
+pub fn quoted(names: &[String]) -> String {
+    let quoted: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    match quoted.split_last() {
+        None => String::new(),
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+    }
 }
 
 impl Fix {
@@ -67,15 +78,17 @@ impl Fix {
         let atomicity = match self {
             Fix::Barriers => return BARRIERS.to_string(),
             Fix::MakeAtomic {
-                variable, fused, ..
+                variables, fused, ..
             } if fused.is_empty() => format!(
-                "specification: loads and stores of `{variable}` are atomic (no torn values; \
-                 every invocation sees one modification order of each of its locations)"
+                "specification: loads and stores of {} are atomic (no torn values; \
+                 every invocation sees one modification order of each of its locations)",
+                quoted(variables)
             ),
-            Fix::MakeAtomic { variable, .. } => format!(
-                "specification: each read-modify-write of `{variable}` is one atomic \
+            Fix::MakeAtomic { variables, .. } => format!(
+                "specification: each read-modify-write of {} is one atomic \
                  operation, indivisible for every invocation of every workgroup, so no update \
-                 is lost"
+                 is lost",
+                quoted(variables)
             ),
         };
         let relaxed = "WGSL atomics are relaxed and order no other memory access";
@@ -125,11 +138,11 @@ pub struct StrategyRuns {
     pub runs: Measured,
 }
 
-/// A variable make-atomic was tried on, and what its trials saw.
+/// Variables make-atomic was tried on together, and what their trials saw.
 #[derive(Clone, Debug, Serialize)]
 pub struct AtomicTrial {
-    pub variable: String,
-    /// Why make-atomic cannot rewrite it (then it was not run).
+    pub variables: Vec<String>,
+    /// Why make-atomic cannot rewrite them (then it was not run).
     pub refused: Option<String>,
     /// Read-modify-writes made one atomic operation.
     pub fused: usize,

@@ -122,25 +122,33 @@ impl Shader {
     fn patch_part(
         &self,
         p: usize,
-        atomic: Option<&str>,
+        atomic: &[String],
         chosen: &[u32],
     ) -> Result<wgstress_instrument::fences::Patched> {
         let part = &self.parts[p];
-        let atomic = atomic.filter(|name| {
-            self.part_candidates(p)
-                .is_ok_and(|c| c.iter().any(|n| n == name))
-        });
+        let atomic = self.own(p, atomic);
         Ok(fenced_at_atomic(
             &part.source,
             &Shader::options(part),
-            atomic,
+            &atomic,
             chosen,
         )?)
     }
 
+    /// Those of `atomic` that part `p` has as candidates: a variable is made atomic in every
+    /// part that has it.
+    fn own(&self, p: usize, atomic: &[String]) -> Vec<String> {
+        let candidates = self.part_candidates(p).unwrap_or_default();
+        atomic
+            .iter()
+            .filter(|name| candidates.contains(name))
+            .cloned()
+            .collect()
+    }
+
     /// The parts with `fix` placed: each part gets the fix's sites that fall in it.
     pub fn patch(&self, fix: &FixSet) -> Result<Patched> {
-        let atomic = fix.atomic.as_deref();
+        let atomic = &fix.atomic;
         let mut sites = Vec::new();
         let mut parts = Vec::new();
         for p in 0..self.parts.len() {
@@ -210,17 +218,15 @@ impl Shader {
         app
     }
 
-    /// What a fix means in each part's text: its sites (with `atomic` made atomic first where
-    /// the part has it), their roles and counterparts, and source patches.
-    pub fn analyse(&self, atomic: Option<&str>) -> Result<Vec<Analysis>> {
+    /// What a fix means in each part's text: its sites (with the variables `atomic` made
+    /// atomic first where the part has them), their roles and counterparts, and source
+    /// patches.
+    pub fn analyse(&self, atomic: &[String]) -> Result<Vec<Analysis>> {
         (0..self.parts.len())
             .map(|p| {
                 let part = &self.parts[p];
-                let atomic = atomic.filter(|name| {
-                    self.part_candidates(p)
-                        .is_ok_and(|c| c.iter().any(|n| n == name))
-                });
-                Ok(analyse(&part.source, &Shader::options(part), atomic)?)
+                let atomic = self.own(p, atomic);
+                Ok(analyse(&part.source, &Shader::options(part), &atomic)?)
             })
             .collect()
     }

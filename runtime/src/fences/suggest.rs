@@ -40,9 +40,9 @@ pub struct Suggestion {
     pub other: Option<Patched>,
 }
 
-/// The suggestion grown from `minimal` (the kept set, on its variable made atomic if any).
+/// The suggestion grown from `minimal` (the kept set, on its variables made atomic if any).
 pub fn suggest(shader: &Shader, minimal: &FixSet, choice: Choice) -> Result<Suggestion> {
-    let analyses = shader.analyse(minimal.atomic.as_deref())?;
+    let analyses = shader.analyse(&minimal.atomic)?;
     let offsets: Vec<usize> = analyses
         .iter()
         .scan(0, |at, a| {

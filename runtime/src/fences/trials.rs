@@ -15,7 +15,7 @@ use std::time::Instant;
 
 pub struct Trials<'a> {
     lab: &'a mut dyn Lab,
-    atomic: Option<String>,
+    atomic: Vec<String>,
     /// Its master seed is the trials' stream: trial i draws its runs from seed i.
     config: &'a RunConfig,
     on_event: &'a mut dyn FnMut(Event),
@@ -31,7 +31,7 @@ pub struct Trials<'a> {
 impl<'a> Trials<'a> {
     pub fn new(
         lab: &'a mut dyn Lab,
-        atomic: Option<String>,
+        atomic: Vec<String>,
         config: &'a RunConfig,
         on_event: &'a mut dyn FnMut(Event),
         deadline: Instant,
@@ -47,6 +47,11 @@ impl<'a> Trials<'a> {
             deadline,
             out_of_time: false,
         }
+    }
+
+    /// The variables made atomic in the trials from now on.
+    pub fn set_atomic(&mut self, atomic: Vec<String>) {
+        self.atomic = atomic;
     }
 
     fn run(&mut self, sites: &[usize], runs_needed: u64) -> Trial {

@@ -8,7 +8,7 @@ mod progress;
 pub use progress::Progress;
 
 use std::fmt::Write;
-use wgstress_runtime::fences::outcome::{Fix, Outcome as Report, StrategyRuns, Verdict};
+use wgstress_runtime::fences::outcome::{quoted, Fix, Outcome as Report, StrategyRuns, Verdict};
 use wgstress_runtime::fences::Measured;
 
 /// The report; `written`: where the patched files were written; `edited`: the files `--fix`
@@ -63,9 +63,16 @@ fn fix_text(fix: &Fix, barriers: usize) -> String {
     match fix {
         Fix::Barriers => "storageBarrier() at the kept sites".into(),
         Fix::MakeAtomic {
-            variable, fused, ..
+            variables, fused, ..
         } => {
-            let mut text = format!("make `{variable}` atomic (its loads and stores atomic");
+            let mut text = match variables.as_slice() {
+                [one] => format!("make `{one}` atomic (its loads and stores atomic"),
+                _ => format!(
+                    "make {} atomic together (each is needed: with any one left plain, runs \
+                     failed even with a barrier at every site; their loads and stores atomic",
+                    quoted(variables)
+                ),
+            };
             if !fused.is_empty() {
                 let _ = write!(
                     text,
@@ -101,9 +108,13 @@ fn evidence(out: &mut String, report: &Report) {
                 }
                 text
             }
-            (None, None, _) => "not run".into(),
+            (None, None, Some(alone)) => format!(
+                "the fewest that passed with all sites; alone {}",
+                passed(alone.passed, alone.runs)
+            ),
+            (None, None, None) => "not run".into(),
         };
-        let _ = writeln!(out, "  make-atomic `{}`: {outcome}", trial.variable);
+        let _ = writeln!(out, "  make-atomic {}: {outcome}", quoted(&trial.variables));
     }
     for (i, round) in report.refined.iter().enumerate() {
         let sites: Vec<String> = round.kept.iter().map(u32::to_string).collect();
@@ -194,15 +205,16 @@ fn fix_summary(report: &Report) -> String {
     let written = report.sites.unwrap_or_default();
     let barriers = format!("{} of {written} sites", report.kept.len());
     match &report.fix {
-        Some(Fix::MakeAtomic { variable, .. }) if report.kept.is_empty() => {
-            format!("make-atomic of `{variable}`, no barriers")
+        Some(Fix::MakeAtomic { variables, .. }) if report.kept.is_empty() => {
+            format!("make-atomic of {}, no barriers", quoted(variables))
         }
         Some(Fix::MakeAtomic {
-            variable, sites, ..
+            variables, sites, ..
         }) => format!(
-            "make-atomic of `{variable}` plus barriers at {} of the rewritten shader's {sites} \
+            "make-atomic of {} plus barriers at {} of the rewritten shader's {sites} \
              sites (the shader as written has {written}, as `--sites` lists them: a fused \
              read-modify-write is one access)",
+            quoted(variables),
             report.kept.len()
         ),
         Some(Fix::Barriers) => barriers,
@@ -245,7 +257,7 @@ mod tests {
             search_out_of_time: false,
             runs_per_trial: None,
             fix: Some(Fix::MakeAtomic {
-                variable: "count".into(),
+                variables: vec!["count".into()],
                 fused: vec!["tally.wgsl:11:5".into()],
                 sites: 5,
             }),

@@ -59,7 +59,7 @@ impl Progress {
                 self.bar = Some(SearchBar::new(sites, notes.on));
             }
             Event::MakeAtomic => notes.note(
-                "a barrier at every site still fails: trying make-atomic, one variable at a time",
+                "a barrier at every site still fails: trying make-atomic on every candidate variable together, then on the fewest that pass",
             ),
             Event::Trial { sites, trial } => {
                 if let Some(bar) = self.bar.as_mut() {

@@ -94,7 +94,7 @@ pub(crate) fn patch(
     marked: &Marked,
     source: &str,
     file: &str,
-    atomic: Option<&str>,
+    atomic: &[String],
     chosen: &[u32],
 ) -> Result<SourcePatch, Unexpressible> {
     let locator = Locator::new(file, Some(source));
@@ -113,23 +113,28 @@ pub struct AtomicEdit {
     pub becomes: String,
 }
 
-/// The edits that make `name` atomic in `source`, in source order.
+/// The edits that make each of `names` atomic in `source`, in source order.
 pub(crate) fn atomic_edits(
     marked: &Marked,
     source: &str,
     file: &str,
-    name: &str,
+    names: &[String],
 ) -> Result<Vec<AtomicEdit>, Unexpressible> {
     let locator = Locator::new(file, Some(source));
     let outline = Outline::of(source);
-    let mut edits = atomic::edits(
-        source,
-        &outline,
-        &marked.original,
-        name,
-        &marked.fused_spans,
-    )
-    .map_err(|r| r.located(&locator))?;
+    let mut edits = Vec::new();
+    for name in names {
+        edits.extend(
+            atomic::edits(
+                source,
+                &outline,
+                &marked.original,
+                name,
+                &marked.fused_spans,
+            )
+            .map_err(|r| r.located(&locator))?,
+        );
+    }
     edits.sort_by_key(|e| e.range.start);
     Ok(edits
         .into_iter()
@@ -147,7 +152,7 @@ type SplitSite = (SplitAnchor, naga::Handle<naga::Expression>);
 fn patched_text(
     marked: &Marked,
     source: &str,
-    atomic: Option<&str>,
+    atomic: &[String],
     chosen: &[u32],
 ) -> Result<String, Refusal> {
     let outline = Outline::of(source);
@@ -200,7 +205,7 @@ fn patched_text(
         let anchors: Vec<&SplitAnchor> = group.iter().map(|(s, _)| s).collect();
         edits.extend(split::edits(&context, &anchors)?);
     }
-    if let Some(name) = atomic {
+    for name in atomic {
         edits.extend(atomic::edits(
             source,
             &outline,

@@ -1,17 +1,21 @@
-//! Fix kind 5b, when a barrier at every site still fails: make one variable atomic at a time
-//! (`make_atomic_rmw`: every load and store atomic, each read-modify-write one atomic
-//! operation), with a barrier at every site of the rewritten shader; the first variable that
-//! passes is tried without barriers, and if it needs some, ddmin keeps the fewest.
-//! Fix kind 5c, when no variable passes: the reasons, with what was measured.
+//! Fix kind 5b, when a barrier at every site still fails: make the candidate variables
+//! atomic (`make_atomic_rmw`: every load and store atomic, each read-modify-write one atomic
+//! operation), all of them together, with a barrier at every site of the rewritten shader;
+//! if that passes, ddmin keeps the fewest variables that still pass (a lock that guards
+//! several plain variables needs them all: a global barrier's count, poll flag and
+//! participant count), then tries them without barriers, and if they need some, ddmin keeps
+//! the fewest barriers.
+//! Fix kind 5c, when even all of them fail: the reasons, with what was measured.
 
 use super::config::Context;
 use super::step::{Count, Step};
 use crate::error::{Error, Result};
+use crate::fences::ddmin::ddmin;
 use crate::fences::lab::{FixSet, Measured};
-use crate::fences::outcome::{AtomicTrial, Fix, TrialRuns, Verdict};
+use crate::fences::outcome::{quoted, AtomicTrial, Fix, TrialRuns, Verdict};
 use crate::fences::shrink::shrink;
 use crate::fences::source::{Patched, Shader};
-use crate::fences::trial::{passes, FailureRate};
+use crate::fences::trial::{passes, FailureRate, Oracle, Trial};
 use crate::fences::trials::Trials;
 use crate::run::runner::RunConfig;
 use wgstress_instrument::atomic::AtomicError;
@@ -23,8 +27,8 @@ pub struct Unfixed<'a> {
     pub all_sites: &'a Measured,
 }
 
-/// Tries make-atomic on each candidate variable in declaration order, recording each in
-/// `tried`.
+/// Tries make-atomic on every candidate variable it can rewrite, together, then on the
+/// fewest of them that pass, recording the trials in `tried`.
 pub fn search(
     cx: &mut Context,
     config: &RunConfig,
@@ -33,81 +37,148 @@ pub fn search(
     tried: &mut Vec<AtomicTrial>,
     count: &mut Count,
 ) -> Result<Step> {
+    let mut usable = Vec::new();
     for variable in cx.shader.atomic_candidates()? {
-        let atomic = FixSet {
-            atomic: Some(variable.clone()),
+        match cx.shader.patch(&FixSet {
+            atomic: vec![variable.clone()],
             sites: Vec::new(),
-        };
-        let patched = match cx.shader.patch(&atomic) {
-            Ok(patched) => patched,
+        }) {
+            Ok(_) => usable.push(variable),
             Err(Error::MakeAtomic(refused)) if !matches!(refused, AtomicError::Shader(_)) => {
                 tried.push(AtomicTrial {
-                    variable,
+                    variables: vec![variable],
                     refused: Some(refused.to_string()),
                     fused: 0,
                     all_sites: None,
                     alone: None,
                 });
-                continue;
             }
             Err(e) => return Err(e),
-        };
-        if let Some(step) = try_variable(cx, config, rate, &variable, &patched, tried, count) {
-            return Ok(step);
         }
     }
-    Ok(Step::Over(Verdict::NotFixed {
-        reasons: reasons(unfixed, tried, cx.shader),
+    if usable.is_empty() {
+        return Ok(Step::Over(Verdict::NotFixed {
+            reasons: reasons(unfixed, tried, cx.shader),
+        }));
+    }
+    let step = try_variables(cx, config, rate, usable, tried, count)?;
+    Ok(step.unwrap_or_else(|| {
+        Step::Over(Verdict::NotFixed {
+            reasons: reasons(unfixed, tried, cx.shader),
+        })
     }))
 }
 
-/// The trials of one variable made atomic: a step when it passed with all sites (or when
-/// the trials ended early), none when it failed.
-fn try_variable(
+/// ddmin's oracle over variables: a set of candidate indices passes when those variables
+/// made atomic, with a barrier at every site of the rewritten shader, pass.
+struct ByVariables<'t, 'a> {
+    trials: &'t mut Trials<'a>,
+    shader: &'t Shader,
+    candidates: &'t [String],
+}
+
+impl Oracle for ByVariables<'_, '_> {
+    fn trial(&mut self, chosen: &[usize], runs_needed: u64) -> Trial {
+        let atomic: Vec<String> = chosen.iter().map(|&i| self.candidates[i].clone()).collect();
+        let Ok(patched) = self.shader.patch(&FixSet {
+            atomic: atomic.clone(),
+            sites: Vec::new(),
+        }) else {
+            return Trial::Fail { runs: 0 };
+        };
+        self.trials.set_atomic(atomic);
+        let all: Vec<usize> = (0..patched.sites.len()).collect();
+        self.trials.trial(&all, runs_needed)
+    }
+}
+
+/// The trials of `usable` made atomic together, then of the fewest of them: a step when they
+/// passed with all sites (or when the trials ended early), none when all of them failed.
+fn try_variables(
     cx: &mut Context,
     config: &RunConfig,
     rate: FailureRate,
-    variable: &str,
-    patched: &Patched,
+    usable: Vec<String>,
     tried: &mut Vec<AtomicTrial>,
     count: &mut Count,
-) -> Option<Step> {
+) -> Result<Option<Step>> {
     let runs_needed = rate.runs_needed();
-    let all: Vec<usize> = (0..patched.sites.len()).collect();
+    let together = cx.shader.patch(&FixSet {
+        atomic: usable.clone(),
+        sites: Vec::new(),
+    })?;
+    let shader = cx.shader;
     let mut trials = Trials::new(
         &mut *cx.lab,
-        Some(variable.to_string()),
+        usable.clone(),
         config,
         &mut *cx.on_event,
         cx.deadline,
     );
+    let all: Vec<usize> = (0..together.sites.len()).collect();
     let with_all = passes(&mut trials, &all, runs_needed);
-    let mut trial = AtomicTrial {
-        variable: variable.to_string(),
+    tried.push(AtomicTrial {
+        variables: usable.clone(),
         refused: None,
-        fused: patched.fused().len(),
+        fused: together.fused().len(),
         all_sites: Some(TrialRuns {
             runs: with_all.runs,
             passed: with_all.passed,
         }),
         alone: None,
-    };
+    });
     if let Some(stop) = trials.stopped.take() {
         count.add(&trials);
-        tried.push(trial);
-        return Some(Step::Over(Verdict::stopped(stop, "the make-atomic trials")));
+        return Ok(Some(Step::Over(Verdict::stopped(
+            stop,
+            "the make-atomic trials",
+        ))));
     }
     if !with_all.passed {
         count.add(&trials);
-        tried.push(trial);
-        return None;
+        return Ok(None);
     }
+    // ddmin takes the whole set as passing (just seen) and the empty one as failing (every
+    // barrier alone failed).
+    let variables: Vec<String> = if usable.len() == 1 {
+        usable.clone()
+    } else {
+        let indices: Vec<usize> = (0..usable.len()).collect();
+        let mut by = ByVariables {
+            trials: &mut trials,
+            shader,
+            candidates: &usable,
+        };
+        let kept = ddmin(&indices, rate, &mut by);
+        kept.sites.iter().map(|&i| usable[i].clone()).collect()
+    };
+    let patched = if variables == usable {
+        together
+    } else {
+        shader.patch(&FixSet {
+            atomic: variables.clone(),
+            sites: Vec::new(),
+        })?
+    };
+    trials.set_atomic(variables.clone());
     let alone = passes(&mut trials, &[], runs_needed);
-    trial.alone = Some(TrialRuns {
+    let alone = TrialRuns {
         runs: alone.runs,
         passed: alone.passed,
-    });
-    tried.push(trial);
+    };
+    if variables == usable {
+        if let Some(trial) = tried.last_mut() {
+            trial.alone = Some(alone);
+        }
+    } else {
+        tried.push(AtomicTrial {
+            variables: variables.clone(),
+            refused: None,
+            fused: patched.fused().len(),
+            all_sites: None,
+            alone: Some(alone),
+        });
+    }
     // ddmin takes the empty set as failing: it is tried only when it did.
     let sites = if alone.passed {
         Vec::new()
@@ -115,18 +186,18 @@ fn try_variable(
         shrink(&patched.order(), &[], rate, &mut trials).sites
     };
     count.add(&trials);
-    Some(Step::Passed {
+    Ok(Some(Step::Passed {
         fix: FixSet {
-            atomic: Some(variable.to_string()),
+            atomic: variables.clone(),
             sites,
         },
         kind: Fix::MakeAtomic {
-            variable: variable.to_string(),
+            variables,
             fused: patched.fused().iter().map(ToString::to_string).collect(),
             sites: patched.sites.len(),
         },
         stopped: trials.stopped,
-    })
+    }))
 }
 
 /// The accesses in loops where no barrier may go, one reason per function with its places
@@ -173,14 +244,18 @@ fn reasons(unfixed: &Unfixed, tried: &[AtomicTrial], shader: &Shader) -> Vec<Str
         );
     }
     for trial in tried {
+        let variables = match trial.variables.len() {
+            1 => quoted(&trial.variables),
+            _ => format!("{} together", quoted(&trial.variables)),
+        };
         reasons.push(match (&trial.refused, trial.all_sites) {
-            (Some(why), _) => format!("make-atomic of `{}`: refused: {why}", trial.variable),
+            (Some(why), _) => format!("make-atomic of {variables}: refused: {why}"),
             (None, Some(runs)) => format!(
-                "make-atomic of `{}` ({} read-modify-writes made atomic operations), with a \
-                 barrier at every site: a run failed within {} runs",
-                trial.variable, trial.fused, runs.runs
+                "make-atomic of {variables} ({} read-modify-writes made atomic operations), \
+                 with a barrier at every site: a run failed within {} runs",
+                trial.fused, runs.runs
             ),
-            (None, None) => format!("make-atomic of `{}`: not run", trial.variable),
+            (None, None) => format!("make-atomic of {variables}: not run"),
         });
     }
     let in_loops = unfixed.unfenced.in_loops(shader);

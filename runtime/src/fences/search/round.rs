@@ -109,7 +109,7 @@ pub fn round(
         let order = unfenced.order();
         let mut trials = Trials::new(
             &mut *cx.lab,
-            None,
+            Vec::new(),
             &trials_config,
             &mut *cx.on_event,
             cx.deadline,

@@ -125,7 +125,7 @@ mod tests {
     #[test]
     fn no_new_round_without_a_failed_verification_of_barriers() {
         let atomic = Fix::MakeAtomic {
-            variable: "v".into(),
+            variables: vec!["v".into()],
             fused: Vec::new(),
             sites: 2,
         };

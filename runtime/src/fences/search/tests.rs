@@ -18,11 +18,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// What covers a bug: barriers at all of `sites`, on `atomic` made atomic (or on the
-/// application as is).
+/// What covers a bug: barriers at all of `sites`, on at least the variables `atomic` made
+/// atomic (or, with none, on the application as is).
 #[derive(Clone)]
 struct Cover {
-    atomic: Option<&'static str>,
+    atomic: &'static [&'static str],
     sites: Vec<usize>,
 }
 
@@ -41,7 +41,7 @@ impl Bug {
             rate,
             shown_by: Strategy::ALL.to_vec(),
             covers: vec![Cover {
-                atomic: None,
+                atomic: &[],
                 sites: sites.to_vec(),
             }],
         }
@@ -49,7 +49,11 @@ impl Bug {
 
     fn covered(&self, fix: &FixSet) -> bool {
         self.covers.iter().any(|c| {
-            c.atomic == fix.atomic.as_deref() && c.sites.iter().all(|s| fix.sites.contains(s))
+            let atomic = match c.atomic {
+                [] => fix.atomic.is_empty(),
+                needed => needed.iter().all(|v| fix.atomic.iter().any(|a| a == v)),
+            };
+            atomic && c.sites.iter().all(|s| fix.sites.contains(s))
         })
     }
 }
@@ -368,7 +372,7 @@ fn lost_updates_are_fixed_by_make_atomic_when_every_barrier_still_fails() {
         rate: 0.6,
         shown_by: Strategy::ALL.to_vec(),
         covers: vec![Cover {
-            atomic: Some("counter"),
+            atomic: &["counter"],
             sites: Vec::new(),
         }],
     };
@@ -377,14 +381,86 @@ fn lost_updates_are_fixed_by_make_atomic_when_every_barrier_still_fails() {
     assert_eq!(outcome.verdict, Verdict::Fixed, "{outcome:?}");
     assert!(outcome.all_sites.as_ref().unwrap().failures > 0);
     assert!(
-        matches!(&outcome.fix, Some(Fix::MakeAtomic { variable, fused, .. })
-        if variable == "counter" && fused.len() == 1)
+        matches!(&outcome.fix, Some(Fix::MakeAtomic { variables, fused, .. })
+        if variables == &["counter"] && fused.len() == 1)
     );
     assert!(kept(&outcome).is_empty());
     assert_eq!(outcome.atomic.len(), 1);
     assert!(outcome.atomic[0].alone.unwrap().passed);
     let patched = outcome.patched()[0].patch.text();
     assert!(patched.contains("atomicAdd"), "{patched}");
+}
+
+/// A global barrier's poll under a lock, as public ones write it: plain counters that
+/// several workgroups update, a flag they read, and plain output.
+const POLL: &str = "
+@group(0) @binding(0) var<storage, read_write> count: u32;
+@group(0) @binding(1) var<storage, read_write> poll_open: u32;
+@group(0) @binding(2) var<storage, read_write> total: u32;
+@group(0) @binding(3) var<storage, read_write> out: array<u32>;
+@compute @workgroup_size(1)
+fn main(@builtin(workgroup_id) wg: vec3<u32>) {
+    if poll_open == 1u {
+        count = count + 1u;
+    }
+    total = total + 1u;
+    out[wg.x] = count;
+}";
+
+#[test]
+fn variables_needed_together_are_made_atomic_together_and_the_rest_left_plain() {
+    // Lost updates of two variables: neither alone fixes the runs.
+    let both = Bug {
+        rate: 0.4,
+        shown_by: Strategy::ALL.to_vec(),
+        covers: vec![Cover {
+            atomic: &["count", "total"],
+            sites: Vec::new(),
+        }],
+    };
+    let mut sim = Sim::new(vec![both]);
+    let (outcome, _) = run(POLL, &mut sim, None);
+    assert_eq!(outcome.verdict, Verdict::Fixed, "{outcome:?}");
+    let Some(Fix::MakeAtomic {
+        variables, fused, ..
+    }) = &outcome.fix
+    else {
+        panic!("{:?}", outcome.fix);
+    };
+    assert_eq!(variables, &["count", "total"]);
+    assert_eq!(fused.len(), 2, "{fused:?}");
+    assert!(kept(&outcome).is_empty());
+    // Every candidate together first, then the two it kept, which pass without barriers.
+    let sets: Vec<&[String]> = outcome.atomic.iter().map(|t| &t.variables[..]).collect();
+    assert_eq!(
+        sets,
+        [
+            &["count", "poll_open", "total", "out"][..],
+            &["count", "total"][..]
+        ]
+    );
+    assert!(outcome.atomic[0].all_sites.unwrap().passed);
+    assert!(outcome.atomic[1].alone.unwrap().passed);
+    // The shrinking tried sets that lack one of the two, and they failed.
+    let without_one = sim
+        .measured
+        .iter()
+        .filter_map(|(fix, _, m)| fix.as_ref().map(|f| (f, m)))
+        .filter(|(f, _)| {
+            let has = |v: &str| f.atomic.iter().any(|a| a == v);
+            let both = has("count") && has("total");
+            !f.atomic.is_empty() && !both
+        })
+        .collect::<Vec<_>>();
+    assert!(!without_one.is_empty());
+    assert!(without_one.iter().all(|(_, m)| m.failures > 0));
+    let patched = outcome.patched()[0].patch.text();
+    assert_eq!(patched.matches("atomic<u32>").count(), 2, "{patched}");
+    assert_eq!(patched.matches("atomicAdd").count(), 2, "{patched}");
+    assert!(
+        patched.contains("var<storage, read_write> poll_open: u32;"),
+        "{patched}"
+    );
 }
 
 #[test]
@@ -460,7 +536,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>) {
 
 /// The id of the site on `side` of the access at `line:column` of MESSAGE.
 fn message_site(side: wgstress_instrument::fences::Side, line: u32, column: u32) -> usize {
-    let analysis = shader(MESSAGE).analyse(None).unwrap().remove(0);
+    let analysis = shader(MESSAGE).analyse(&[]).unwrap().remove(0);
     let site = analysis
         .sites
         .iter()
