@@ -8,8 +8,8 @@
 // Four plain variables, and each is a bug: a plain `participants` read in a spin is a load
 // a compiler may hoist out of the loop (a hang); plain `count` and `poll_open` under a lock
 // whose atomics are relaxed may be read stale by the next holder; and the totals lose
-// updates. poll_fixed.wgsl makes all four atomic; `wgstress fences poll.toml` finds which
-// of them a fix needs, together.
+// updates. poll_fixed.wgsl makes all four atomic and puts a barrier on each side of the
+// lock's sections; `wgstress fences poll.toml` finds which of them a fix needs, together.
 
 struct Ticket {
     next: atomic<u32>,
@@ -47,30 +47,44 @@ fn unlock() {
 
 @compute @workgroup_size(64)
 fn main(@builtin(local_invocation_index) lid: u32) {
+    // Join the poll while it is open. The first invocation takes the lock; the sections it
+    // guards are blocks of their own, so that the whole workgroup passes between them (where
+    // a barrier may go).
     if lid == 0u {
         lock();
+    }
+    if lid == 0u {
         if poll_open == 1u {
             joined = count;
             count = count + 1u;
         } else {
             joined = NONE;
         }
+    }
+    if lid == 0u {
         unlock();
-        if joined != NONE {
-            lock();
-            if poll_open == 1u {
-                poll_open = 0u;
-                participants = count;
-            }
-            unlock();
-            while participants == 0u {
-            }
-            members = participants;
-        }
     }
     let me = workgroupUniformLoad(&joined);
     if me == NONE {
         return;
+    }
+    // Close the poll, unless a participant already has, with how many joined.
+    if lid == 0u {
+        lock();
+    }
+    if lid == 0u {
+        if poll_open == 1u {
+            poll_open = 0u;
+            participants = count;
+        }
+    }
+    if lid == 0u {
+        unlock();
+    }
+    if lid == 0u {
+        while participants == 0u {
+        }
+        members = participants;
     }
     let n = workgroupUniformLoad(&members);
     for (var round = 0u; round < ROUNDS; round++) {

@@ -183,6 +183,32 @@ fn main(@builtin(local_invocation_index) lid: u32) {
     assert_valid(&[Shader::new("compound make-atomic", fixed.text)]);
 }
 
+#[test]
+fn a_read_modify_write_indexed_by_a_local_is_one_atomic_operation() {
+    // Each side loads `round` on its own: the same value, nothing stored between.
+    let source = "@group(0) @binding(0) var<storage, read_write> cells: array<u32, 64>;
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) lid: u32) {
+    for (var round = 0u; round < 8u; round++) {
+        cells[round] = cells[round] + 1u;
+        var other = round + 1u;
+        cells[round] = cells[other] + 1u;
+    }
+}
+";
+    let fixed = patch(&analysis(source, Some("cells")), &[]);
+    let (_, added) = changed(source, &fixed.text);
+    assert_eq!(
+        added,
+        [
+            "@group(0) @binding(0) var<storage, read_write> cells: array<atomic<u32>, 64>;",
+            "        atomicAdd(&cells[round], 1u);",
+            "        atomicStore(&cells[round], atomicLoad(&cells[other]) + 1u);",
+        ]
+    );
+    assert_valid(&[Shader::new("make-atomic indexed by a local", fixed.text)]);
+}
+
 const MESSAGE: &str = "@group(0) @binding(0) var<storage, read_write> data: array<u32>;
 @group(0) @binding(1) var<storage, read_write> flag: atomic<u32>;
 @group(0) @binding(2) var<storage, read_write> seen: array<u32>;

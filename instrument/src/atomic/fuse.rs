@@ -92,8 +92,9 @@ fn fusion(
     let Expression::Binary { op, left, right } = expressions[value] else {
         return None;
     };
+    let same_index = |a, b| same_local_load(expressions, before, a, b);
     let is_load = |h: Handle<Expression>| {
-        matches!(expressions[h], Expression::Load { pointer: p } if same_place(expressions, p, pointer))
+        matches!(expressions[h], Expression::Load { pointer: p } if same_place(expressions, p, pointer, &same_index))
             && uses[h.index()] == 1
     };
     let (load, operand) = if is_load(left) {
@@ -161,12 +162,45 @@ fn reaches(
     }
 }
 
+/// Whether `a` and `b` are loads of the same local variable with nothing but evaluations
+/// emitted in `before` since the first of them: the same value. `v[i] = v[i] + 1u;` with a
+/// local `i` loads `i` twice, once for each side.
+fn same_local_load(
+    expressions: &naga::Arena<Expression>,
+    before: &[(Statement, Span)],
+    a: Handle<Expression>,
+    b: Handle<Expression>,
+) -> bool {
+    let local = |h: Handle<Expression>| match expressions[h] {
+        Expression::Load { pointer } => match expressions[pointer] {
+            Expression::LocalVariable(v) => Some(v),
+            _ => None,
+        },
+        _ => None,
+    };
+    if local(a).is_none() || local(a) != local(b) {
+        return false;
+    }
+    let first = a.min(b);
+    for (statement, _) in before.iter().rev() {
+        let Statement::Emit(range) = statement else {
+            return false;
+        };
+        if range.clone().any(|h| h == first) {
+            return true;
+        }
+    }
+    false
+}
+
 /// Whether two access chains name the same place: the same expression, or the same steps
-/// (by the same index expressions) from the same variable.
+/// (by the same index expressions, or indices `same_index` says are equal) from the same
+/// variable.
 fn same_place(
     expressions: &naga::Arena<Expression>,
     a: Handle<Expression>,
     b: Handle<Expression>,
+    same_index: &dyn Fn(Handle<Expression>, Handle<Expression>) -> bool,
 ) -> bool {
     if a == b {
         return true;
@@ -182,7 +216,7 @@ fn same_place(
                 base: bb,
                 index: ib,
             },
-        ) => ia == ib && same_place(expressions, ba, bb),
+        ) => (ia == ib || same_index(ia, ib)) && same_place(expressions, ba, bb, same_index),
         (
             &Expression::AccessIndex {
                 base: ba,
@@ -192,7 +226,7 @@ fn same_place(
                 base: bb,
                 index: ib,
             },
-        ) => ia == ib && same_place(expressions, ba, bb),
+        ) => ia == ib && same_place(expressions, ba, bb, same_index),
         _ => false,
     }
 }

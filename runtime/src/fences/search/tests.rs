@@ -464,6 +464,38 @@ fn variables_needed_together_are_made_atomic_together_and_the_rest_left_plain() 
 }
 
 #[test]
+fn a_rare_bug_of_another_variable_left_by_a_make_atomic_fix_is_found_in_the_next_round() {
+    // The total loses updates in every run; the poll flag read stale shows in 1 run in 500,
+    // which the first round's trials of one run cannot see.
+    let totals = Bug {
+        rate: 1.0,
+        shown_by: Strategy::ALL.to_vec(),
+        covers: vec![Cover {
+            atomic: &["total"],
+            sites: Vec::new(),
+        }],
+    };
+    let stale = Bug {
+        rate: 0.002,
+        shown_by: Strategy::ALL.to_vec(),
+        covers: vec![Cover {
+            atomic: &["poll_open"],
+            sites: Vec::new(),
+        }],
+    };
+    let mut sim = Sim::new(vec![totals, stale]);
+    let (outcome, _) = run(POLL, &mut sim, Some(Strategy::Systematic));
+    assert_eq!(outcome.verdict, Verdict::Fixed, "{outcome:?}");
+    let Some(Fix::MakeAtomic { variables, .. }) = &outcome.fix else {
+        panic!("{:?}", outcome.fix);
+    };
+    assert_eq!(variables, &["poll_open", "total"]);
+    assert_eq!(outcome.refined.len(), 1, "{:?}", outcome.refined);
+    assert!(outcome.refined[0].verified[0].runs.failures > 0);
+    assert!(outcome.runs_per_trial.unwrap() > outcome.refined[0].runs_per_trial * 4);
+}
+
+#[test]
 fn nothing_fixes_a_bug_no_fix_covers_and_the_reasons_say_what_was_tried() {
     let hopeless = Bug {
         covers: Vec::new(),
