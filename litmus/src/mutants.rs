@@ -13,7 +13,7 @@ use wgstress_runtime::gpu::device::Gpu;
 use wgstress_runtime::Result;
 
 /// One test's run.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct TestResult {
     pub name: String,
     pub kind: Kind,
@@ -37,7 +37,7 @@ impl TestResult {
 }
 
 /// A disallowed outcome seen.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct Violation {
     pub outcome: String,
     pub count: u64,
@@ -149,7 +149,7 @@ pub fn run_suite(
 }
 
 /// The suite's scores over some results.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct Summary {
     pub mutants: usize,
     pub killed: usize,

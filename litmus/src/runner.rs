@@ -11,7 +11,7 @@ use wgstress_runtime::gpu::device::Gpu;
 use wgstress_runtime::{Error, Result};
 
 /// Outcome counts over some iterations.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
 pub struct Counts {
     pub sequential: u64,
     pub interleaved: u64,

@@ -150,7 +150,7 @@ pub struct SearchConfig {
     pub seed: u64,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Phase {
     Random,
@@ -158,7 +158,7 @@ pub enum Phase {
 }
 
 /// One environment tried.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct Candidate {
     pub env: Env,
     pub phase: Phase,
@@ -170,7 +170,7 @@ pub struct Candidate {
     pub seconds: f64,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct SearchResult {
     pub mutants: Vec<String>,
     pub candidates: Vec<Candidate>,

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 pub enum Loc {
     X,
     Y,
@@ -44,7 +44,7 @@ impl Op {
 }
 
 /// The mutators of the MC Mutants paper (its Fig. 3 and Table 2).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Mutator {
     ReversingPoLoc,
@@ -68,7 +68,7 @@ impl Mutator {
 }
 
 /// What a test is for, which decides what seeing its target behaviour means.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case", tag = "kind", content = "mutator")]
 pub enum Kind {
     /// A textbook weak-memory test: its weak behaviour is allowed and wanted.
@@ -106,7 +106,7 @@ pub struct Test {
 pub type Event = (usize, usize);
 
 /// How an outcome relates to sequential consistency.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Class {
     /// The threads one after the other, in some order.

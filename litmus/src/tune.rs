@@ -41,7 +41,7 @@ const PERIODS: [u32; 5] = [4, 8, 16, 32, 64];
 /// submission, its read-back), a part per litmus iteration, and a part per word of test
 /// memory, which every new environment clears (on lavapipe, 0.09 s a cell at the smallest
 /// grid's memory, 0.16 s at the default grid's).
-#[derive(Clone, Copy, Debug, Default, Serialize)]
+#[derive(Clone, Copy, Debug, Default, Serialize, serde::Deserialize)]
 pub struct CellCost {
     pub fixed: f64,
     pub per_iteration: f64,
@@ -265,7 +265,7 @@ pub struct Tuned {
 /// The weak behaviours behind each choice (summed over the three tests): the patch-finding
 /// grid's when it showed a period, the chosen sequence's and the chosen spread's; and those
 /// of every cell run. A choice short of `MIN_WEAK` is the seed's default instead.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, serde::Deserialize)]
 pub struct Evidence {
     pub patch: u64,
     pub sequence: u64,

@@ -22,7 +22,9 @@ pub const MAX_THREADS: usize = 8;
 pub const MAX_INSTRUCTIONS: usize = 15;
 
 /// Where a branch goes: an instruction of the same thread, or past its last (the thread ends).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, serde::Deserialize,
+)]
 pub enum Target {
     Inst(u8),
     End,
@@ -39,7 +41,9 @@ impl Target {
 }
 
 /// One AXB instruction: read a location, compare, maybe exchange, maybe jump.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, serde::Deserialize,
+)]
 pub enum Instr {
     /// `atomic_exch_branch(L, C, E, T)`: exchange L with E; jump to T if the old value was C.
     Exch {
@@ -96,7 +100,7 @@ impl Instr {
 }
 
 /// A test: its threads, each a list of instructions; at least one thread, none empty.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, serde::Deserialize)]
 pub struct Test {
     threads: Vec<Vec<Instr>>,
 }

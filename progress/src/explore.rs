@@ -32,7 +32,7 @@ pub struct Graph {
 }
 
 /// A state as a person reads it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct State {
     pub memory: [u8; LOCATIONS],
     /// Each thread's next instruction; its instruction count once it has terminated.

@@ -9,7 +9,9 @@ use std::fmt;
 /// Threads as bits: bit t for thread t.
 pub type Threads = u8;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Model {
     /// No thread is ever guaranteed to run again.
@@ -28,7 +30,9 @@ pub enum Model {
 
 /// Weak: a thread of F that is always enabled eventually runs (no starvation). Strong: in
 /// addition, a way out of a cycle that F's threads can take is eventually taken (no livelock).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Fairness {
     Weak,
@@ -36,7 +40,9 @@ pub enum Fairness {
 }
 
 /// A progress model with its fairness: what the oracle decides termination under.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, serde::Deserialize,
+)]
 pub struct Scheduler {
     pub model: Model,
     pub fairness: Fairness,

@@ -9,7 +9,7 @@ use crate::wgsl::Mapping;
 use serde::Serialize;
 
 /// A test's runs under one mapping.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Observed {
     pub test: String,
     pub mapping: Mapping,
@@ -31,7 +31,7 @@ impl Observed {
 }
 
 /// A test that did not terminate under a mapping.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Hang {
     pub test: String,
     pub mapping: Mapping,
@@ -40,7 +40,7 @@ pub struct Hang {
 }
 
 /// One scheduler's conformance.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Conformance {
     pub scheduler: Scheduler,
     /// Its conformance tests among those run.
@@ -55,7 +55,7 @@ impl Conformance {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Judgement {
     pub schedulers: Vec<Conformance>,
     /// Every test that did not terminate, with its mapping.

@@ -35,7 +35,7 @@ pub struct Oracle {
 }
 
 /// One step of an execution: the thread, the instruction it executed, the state it left.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Step {
     pub thread: usize,
     pub instruction: usize,
@@ -44,7 +44,7 @@ pub struct Step {
 
 /// An execution that need not end under a scheduler: from the start, `prefix`, then `cycle`
 /// forever, during which the threads of `fair` are the ones guaranteed to run.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Evidence {
     pub start: State,
     pub prefix: Vec<Step>,
@@ -52,7 +52,7 @@ pub struct Evidence {
     pub fair: Vec<usize>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Verdict {
     pub scheduler: Scheduler,
     pub terminates: bool,

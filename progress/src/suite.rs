@@ -9,7 +9,7 @@ use crate::oracle::Oracle;
 use serde::Serialize;
 
 /// Whether a test terminates under each scheduler, in `Scheduler::all`'s order.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Verdicts(Vec<bool>);
 
 impl Verdicts {
@@ -41,7 +41,7 @@ impl Verdicts {
 /// A row of Table 4: a model's distinguishing and conformance tests, among the weak tests
 /// (those that terminate under weak fairness) under its weak variant and among the strong
 /// tests (those that need strong fairness) under its strong variant.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Row {
     pub model: Model,
     pub weak_distinguishing: usize,
@@ -51,7 +51,7 @@ pub struct Row {
 }
 
 /// Table 4, with the suite's split into weak and strong tests.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Table {
     pub tests: usize,
     pub weak_tests: usize,

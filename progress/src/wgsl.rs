@@ -32,7 +32,9 @@ pub const BINDINGS: [u32; 3] = [0, 1, 2];
 /// and one word of padding.
 pub const PARAMS: usize = 4;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Mapping {
     Plain,
@@ -53,7 +55,7 @@ impl Mapping {
 }
 
 /// How a run lays a test out: the mapping, and its instances (1 for plain).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Layout {
     mapping: Mapping,
     instances: u32,

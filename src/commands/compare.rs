@@ -9,8 +9,9 @@ use crate::status::Status;
 use anyhow::Result;
 use clap::ValueEnum;
 use std::path::PathBuf;
+use wgstress_log::JsonLog;
 use wgstress_runtime::run::compare;
-use wgstress_runtime::run::log::JsonLog;
+use wgstress_runtime::run::log::RunLog;
 use wgstress_runtime::run::runner::Budget;
 use wgstress_runtime::stress::strategy::Strategy;
 
@@ -148,9 +149,12 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
         failures: None,
     };
     let mut progress = Progress::runs(&total, notes.on && !session.json, notes.on);
-    let result = compare::run(&mut engine, &rounds, log.as_mut(), &mut |e| {
-        progress.on_event(e)
-    })?;
+    let result = compare::run(
+        &mut engine,
+        &rounds,
+        log.as_mut().map(|l| l as &mut dyn RunLog),
+        &mut |e| progress.on_event(e),
+    )?;
     progress.finish();
     // The table first: if the chart cannot be written after all, the numbers are shown.
     if session.json {

@@ -7,8 +7,9 @@ use crate::present::progress::Progress;
 use crate::status::Status;
 use anyhow::Result;
 use std::time::Duration;
+use wgstress_log::JsonLog;
 use wgstress_runtime::gpu::engine::Mode;
-use wgstress_runtime::run::log::JsonLog;
+use wgstress_runtime::run::log::RunLog;
 use wgstress_runtime::run::runner::{self, RunConfig};
 use wgstress_runtime::stress::strategy::Strategy;
 
@@ -130,9 +131,12 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
     };
     let mut log = session.log.as_deref().map(JsonLog::append_to).transpose()?;
     let mut progress = Progress::runs(&config.budget, notes.on && !session.json, notes.on);
-    let mut summary = runner::run(&mut engine, &config, log.as_mut(), &mut |e| {
-        progress.on_event(e)
-    })?;
+    let mut summary = runner::run(
+        &mut engine,
+        &config,
+        log.as_mut().map(|l| l as &mut dyn RunLog),
+        &mut |e| progress.on_event(e),
+    )?;
     progress.finish();
     // On a CPU driver a batch past the hang timeout is a slow one still running on the
     // driver's threads, which an instrumented run would only queue behind.

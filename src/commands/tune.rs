@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use wgstress_litmus::env::Env;
 use wgstress_litmus::tune::{cell_cost, tune, TuneConfig, Tuned};
-use wgstress_runtime::run::log::JsonLog;
+use wgstress_log::{JsonLog, StartOf, Summary, TuneStart, TuneSummary};
 use wgstress_runtime::stress::profile::Profile;
 
 #[derive(clap::Args)]
@@ -119,16 +119,14 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
     }
     let mut log = plan.log.as_deref().map(JsonLog::append_to).transpose()?;
     if let Some(log) = log.as_mut() {
-        log.write(&serde_json::json!({
-            "type": "start",
-            "command": "tune",
-            "adapter": wgstress_runtime::gpu::device::describe(&gpu.info),
-            "distances": config.distances,
-            "locations": config.locations,
-            "max_sequence": config.max_sequence,
-            "max_spread": config.max_spread,
-            "iterations_per_cell": config.iterations_per_cell,
-            "env": config.env,
+        log.start(StartOf::Tune(TuneStart {
+            adapter: wgstress_runtime::gpu::device::describe(&gpu.info),
+            distances: config.distances,
+            locations: config.locations,
+            max_sequence: config.max_sequence,
+            max_spread: config.max_spread,
+            iterations_per_cell: config.iterations_per_cell,
+            env: config.env.clone(),
         }))?;
     }
     let mut progress = Progress::cells(config.cells(), notes.on);
@@ -147,11 +145,13 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
             config.cells(),
         ))?;
         if let Some(log) = log.as_mut() {
-            let mut line = serde_json::to_value(&profile)?;
-            line["evidence"] = serde_json::to_value(&evidence)?;
-            line["written"] = serde_json::json!(false);
-            line["interrupted"] = serde_json::json!(true);
-            log.summary(line)?;
+            log.summary(Summary::Tune(TuneSummary {
+                profile: profile.clone(),
+                evidence: evidence.clone(),
+                changes: None,
+                written: false,
+                interrupted: true,
+            }))?;
         }
         return Ok(Status::Interrupted);
     }
@@ -159,10 +159,13 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
         // Nothing measured is lost: the log keeps the grids; the profile is not written.
         emit(&crate::present::profile::no_signal(&profile, &evidence))?;
         if let Some(log) = log.as_mut() {
-            let mut line = serde_json::to_value(&profile)?;
-            line["evidence"] = serde_json::to_value(&evidence)?;
-            line["written"] = serde_json::json!(false);
-            log.summary(line)?;
+            log.summary(Summary::Tune(TuneSummary {
+                profile: profile.clone(),
+                evidence: evidence.clone(),
+                changes: None,
+                written: false,
+                interrupted: false,
+            }))?;
         }
         return Ok(Status::Failed);
     }
@@ -180,11 +183,13 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
         &plan.heat_map,
     ))?;
     if let Some(log) = log.as_mut() {
-        let mut line = serde_json::to_value(&profile)?;
-        line["changes"] = serde_json::json!(changes);
-        line["evidence"] = serde_json::to_value(&evidence)?;
-        line["written"] = serde_json::json!(true);
-        log.summary(line)?;
+        log.summary(Summary::Tune(TuneSummary {
+            profile: profile.clone(),
+            evidence: evidence.clone(),
+            changes: changes.clone(),
+            written: true,
+            interrupted: false,
+        }))?;
     }
     profile.save(&plan.profile)?;
     crate::present::heat_map::heat_map(&profile, &plan.heat_map)?;

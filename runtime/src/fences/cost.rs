@@ -12,7 +12,7 @@ use serde::Serialize;
 use std::time::Duration;
 
 /// One variant's time per run.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct Cost {
     /// What ran: "original", "portable fix", "minimal fix", "every site", "fixed variant".
     pub of: String,

@@ -48,7 +48,7 @@ pub enum Subject<'a> {
 }
 
 /// What runs of the application (as is, or with a fix) saw.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
 pub struct Measured {
     pub runs: u64,
     pub failures: u64,
@@ -56,7 +56,11 @@ pub struct Measured {
     pub watchdog: u64,
     pub seconds: f64,
     /// Why the runs ended early, if Ctrl-C or an error (a hang, a lost device) ended them.
-    #[serde(flatten, serialize_with = "crate::run::stop::aborted")]
+    #[serde(
+        flatten,
+        serialize_with = "crate::run::stop::aborted",
+        deserialize_with = "crate::run::stop::from_aborted"
+    )]
     pub stopped: Option<Stop>,
 }
 

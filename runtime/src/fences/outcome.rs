@@ -10,7 +10,7 @@ use crate::stress::strategy::Strategy;
 use serde::Serialize;
 
 /// How the search ended.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 #[serde(tag = "verdict", rename_all = "snake_case")]
 pub enum Verdict {
     /// No run failed under the stress tried: nothing to fix.
@@ -45,7 +45,7 @@ impl Verdict {
 }
 
 /// The kind of fix the search found (verified or not, the verdict says).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Fix {
     /// `storageBarrier()` at the kept sites (fix kind 5a).
@@ -107,20 +107,59 @@ impl Fix {
 pub const BARRIERS: &str = "platform: storageBarrier orders device memory on this adapter; \
     the WGSL specification gives barriers workgroup scope";
 
+/// Which side of its access a kept barrier goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum KeptSide {
+    Before,
+    After,
+}
+
+impl std::fmt::Display for KeptSide {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            KeptSide::Before => "before",
+            KeptSide::After => "after",
+        })
+    }
+}
+
+/// What a kept barrier orders: it publishes data through a flag, guards data read after a
+/// flag, or both.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub enum KeptRole {
+    #[serde(rename = "release")]
+    Release,
+    #[serde(rename = "acquire")]
+    Acquire,
+    #[serde(rename = "release and acquire")]
+    Both,
+}
+
+impl std::fmt::Display for KeptRole {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            KeptRole::Release => "release",
+            KeptRole::Acquire => "acquire",
+            KeptRole::Both => "release and acquire",
+        })
+    }
+}
+
 /// A site the search kept.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct Kept {
     pub site: u32,
     pub file: String,
     pub line: u32,
     pub column: u32,
-    pub side: &'static str,
+    pub side: KeptSide,
     pub function: String,
     /// The access's source line, trimmed.
     pub source: String,
     /// Whether its barrier releases (publishes data through a flag), acquires (guards data
     /// read after a flag), or both; none where it orders no pair the analysis can see.
-    pub role: Option<&'static str>,
+    pub role: Option<KeptRole>,
     /// What it publishes or guards, at file:line:column.
     pub reason: Option<String>,
     /// Whether this adapter needed it (the search's trials kept it); a portable fix adds the
@@ -130,7 +169,7 @@ pub struct Kept {
 
 /// One strategy's runs: of the application as is (confirming the failure), or of the fix
 /// (verifying it).
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct StrategyRuns {
     pub strategy: Strategy,
     pub iterations: u32,
@@ -139,7 +178,7 @@ pub struct StrategyRuns {
 }
 
 /// Variables make-atomic was tried on together, and what their trials saw.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct AtomicTrial {
     pub variables: Vec<String>,
     /// Why make-atomic cannot rewrite them (then it was not run).
@@ -153,14 +192,14 @@ pub struct AtomicTrial {
 }
 
 /// What the trials of one set saw (a set passes after two passing trials).
-#[derive(Clone, Copy, Debug, Default, Serialize)]
+#[derive(Clone, Copy, Debug, Default, Serialize, serde::Deserialize)]
 pub struct TrialRuns {
     pub runs: u64,
     pub passed: bool,
 }
 
 /// A round of the search whose fix failed its verification.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct Round {
     /// Runs per trial in that round.
     pub runs_per_trial: u64,
@@ -171,7 +210,7 @@ pub struct Round {
 }
 
 /// Everything the search measured.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct Outcome {
     pub app: String,
     pub adapter: String,
@@ -238,7 +277,7 @@ impl Outcome {
 
 /// The failure rate a clean verification bounds: with no failure in `runs` runs, the rate is
 /// below `upper` with 95% confidence (the least p with (1 - p)^runs <= 0.05).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct Bound {
     pub runs: u64,
     pub upper: f64,

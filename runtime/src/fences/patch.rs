@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 /// Which fix is suggested.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Choice {
     /// Both sides of every pair the kept barriers belong to.
@@ -14,7 +14,7 @@ pub enum Choice {
 }
 
 /// A file's fix as the user gets it.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Patch {
     /// The user's file with the fix made in it: what `-o` writes and `--fix` puts in place.
@@ -48,7 +48,7 @@ impl Patch {
 }
 
 /// The patch of one file the fix changes.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct FilePatch {
     pub file: String,
     #[serde(flatten)]

@@ -6,7 +6,7 @@
 //! cannot express it, as naga's rendering of the whole shader, saying why.
 
 use super::lab::FixSet;
-use super::outcome::Kept;
+use super::outcome::{Kept, KeptRole, KeptSide};
 use super::patch::{Choice, FilePatch, Patch};
 use super::source::Shader;
 use crate::app::spec::App;
@@ -233,8 +233,8 @@ fn site(
         line: site.line,
         column: site.column,
         side: match site.side {
-            Side::Before => "before",
-            Side::After => "after",
+            Side::Before => KeptSide::Before,
+            Side::After => KeptSide::After,
         },
         function: site.function.clone(),
         source: part
@@ -244,9 +244,9 @@ fn site(
             .map_or("", str::trim)
             .to_string(),
         role: match role {
-            Some(Role::Release) => Some("release"),
-            Some(Role::Acquire) => Some("acquire"),
-            Some(Role::Both) => Some("release and acquire"),
+            Some(Role::Release) => Some(KeptRole::Release),
+            Some(Role::Acquire) => Some(KeptRole::Acquire),
+            Some(Role::Both) => Some(KeptRole::Both),
             Some(Role::None) | None => None,
         },
         reason: analysis.reason(id),

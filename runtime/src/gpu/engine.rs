@@ -105,7 +105,7 @@ pub struct Engine {
 }
 
 /// What calibration measured, and how long it took.
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Calibration {
     /// Stress iterations per thread.
     pub iterations: u32,

@@ -5,13 +5,12 @@
 use crate::error::Result;
 use crate::gpu::engine::Calibration;
 use crate::gpu::engine::Engine;
-use crate::run::log::JsonLog;
+use crate::run::log::{reborrow, CompareStart, RunLine, RunLog};
 use crate::run::runner::{run_into, summarize, Budget, Event, RunConfig, Stream, Summary};
 use crate::run::stop::Stop;
 use crate::run::tally::seed_text;
 use crate::stress::strategy::Settings;
-use serde::Serialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
@@ -29,7 +28,7 @@ pub struct Plan {
     pub stop: Arc<AtomicBool>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Comparison {
     pub app: String,
     pub adapter: String,
@@ -37,7 +36,11 @@ pub struct Comparison {
     pub master_seed: String,
     pub rows: Vec<Summary>,
     /// Why the comparison ended early, if it did.
-    #[serde(flatten, serialize_with = "crate::run::stop::fields")]
+    #[serde(
+        flatten,
+        serialize_with = "crate::run::stop::fields",
+        deserialize_with = "crate::run::stop::from_fields"
+    )]
     pub stopped: Option<Stop>,
 }
 
@@ -53,7 +56,7 @@ impl Comparison {
 pub fn run(
     engine: &mut Engine,
     plan: &Plan,
-    mut log: Option<&mut JsonLog>,
+    mut log: Option<&mut dyn RunLog>,
     on_event: &mut dyn FnMut(Event),
 ) -> Result<Comparison> {
     let configs: Vec<RunConfig> = plan
@@ -80,21 +83,19 @@ pub fn run(
         .map(|c| Stream::new(c, engine.batch_size()))
         .collect();
     if let Some(log) = log.as_deref_mut() {
-        log.write(&json!({
-            "type": "start",
-            "command": "compare",
-            "app": engine.app().name,
-            "adapter": engine.gpu().describe(),
-            "rounds": plan.rounds,
-            "configurations": configs.iter().map(|c| c.settings.drawn()).collect::<Vec<_>>(),
-            "master_seed": seed_text(plan.master_seed),
+        log.write(RunLine::CompareStart(CompareStart {
+            app: engine.app().name.clone(),
+            adapter: engine.gpu().describe(),
+            rounds: plan.rounds,
+            configurations: configs.iter().map(|c| c.settings.drawn()).collect(),
+            master_seed: seed_text(plan.master_seed),
         }))?;
     }
     let mut stopped = None;
     'rounds: for _ in 0..plan.rounds {
         for (config, stream) in configs.iter().zip(streams.iter_mut()) {
             let share = config.budget.share(plan.rounds);
-            stopped = run_into(engine, config, &share, stream, log.as_deref_mut(), on_event)?;
+            stopped = run_into(engine, config, &share, stream, reborrow(&mut log), on_event)?;
             if stopped.is_some() {
                 break 'rounds;
             }
@@ -114,9 +115,8 @@ pub fn run(
         stopped,
     };
     if let Some(log) = log {
-        let line = serde_json::to_value(&comparison).expect("a comparison serializes");
         // The comparison is worth more than its log line: a failed write is reported in it.
-        if let Err(e) = log.summary(line) {
+        if let Err(e) = log.write(RunLine::CompareSummary(Box::new(comparison.clone()))) {
             if !comparison.stopped.as_ref().is_some_and(Stop::is_abort) {
                 comparison.stopped = Some(Stop::Aborted(e.to_string()));
             }

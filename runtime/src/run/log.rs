@@ -1,43 +1,100 @@
-//! The JSON-lines log: one line per batch, appended and flushed at once, so that what ran is
-//! on disk even if the process or the device dies mid-session.
+//! The lines the run loop logs (a run's or a comparison's start, each batch, the summary) and
+//! where it writes them: a `RunLog`, which the log crate's writer is. The log's schema (every
+//! command's lines, its version, the reader) is in that crate; these are its run lines.
 
-use crate::error::{Error, Result};
-use serde::Serialize;
-use std::fs::{File, OpenOptions};
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use crate::error::Result;
+use crate::gpu::engine::Calibration;
+use crate::run::compare::Comparison;
+use crate::run::record::{Outcome, Record};
+use crate::run::runner::Summary;
+use crate::run::tally::{Counts, Failure};
+use crate::stress::strategy::{Drawn, RunParams, Strategy, StressShape};
+use serde::{Deserialize, Serialize};
 
-pub struct JsonLog {
-    file: File,
-    path: PathBuf,
+/// Where the run loop writes its lines; a failed write is an error the loop reports.
+pub trait RunLog {
+    fn write(&mut self, line: RunLine) -> Result<()>;
 }
 
-impl JsonLog {
-    pub fn append_to(path: &Path) -> Result<JsonLog> {
-        let file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-            .map_err(|e| Error::io(path, e))?;
-        Ok(JsonLog {
-            file,
-            path: path.to_path_buf(),
-        })
+/// `log` for one more call that may write to it: a `&mut dyn` behind an `Option` does not
+/// reborrow by itself.
+pub fn reborrow<'a>(log: &'a mut Option<&mut dyn RunLog>) -> Option<&'a mut dyn RunLog> {
+    match log {
+        Some(log) => Some(&mut **log),
+        None => None,
     }
+}
 
-    /// Writes one line and flushes it to the operating system.
-    pub fn write(&mut self, value: &impl Serialize) -> Result<()> {
-        let mut line = serde_json::to_string(value).expect("log lines serialize");
-        line.push('\n');
-        self.file
-            .write_all(line.as_bytes())
-            .and_then(|_| self.file.flush())
-            .map_err(|e| Error::io(&self.path, e))
+/// A line of the run loop.
+pub enum RunLine {
+    Start(RunStart),
+    CompareStart(CompareStart),
+    Batch(Batch),
+    Summary(Box<Summary>),
+    CompareSummary(Box<Comparison>),
+}
+
+/// `wgstress run`'s start line.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunStart {
+    pub app: String,
+    pub adapter: String,
+    pub strategy: Strategy,
+    pub raw: bool,
+    pub shuffle: bool,
+    pub iterations: u32,
+    pub shape: StressShape,
+    pub adaptive_shape: bool,
+    pub calibration: Option<Calibration>,
+    pub settings: Drawn,
+    pub master_seed: String,
+    pub replay: Option<String>,
+}
+
+/// `wgstress compare`'s start line: its configurations, each run in every round.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CompareStart {
+    pub app: String,
+    pub adapter: String,
+    pub rounds: u32,
+    pub configurations: Vec<Drawn>,
+    pub master_seed: String,
+}
+
+/// A batch of runs: its configuration (compare interleaves several), the session's totals so
+/// far, and each failing run of the batch.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Batch {
+    pub strategy: Strategy,
+    pub shuffle: bool,
+    pub runs: usize,
+    pub total_runs: u64,
+    pub seconds: f64,
+    pub counts: Counts,
+    pub failures: Vec<BatchFailure>,
+}
+
+impl Batch {
+    /// Runs of the session so far whose outcome is a failure.
+    pub fn failing(&self) -> u64 {
+        self.counts.failures()
     }
+}
 
-    /// Writes `line` as the session's summary line (`"type": "summary"`).
-    pub fn summary(&mut self, mut line: serde_json::Value) -> Result<()> {
-        line["type"] = serde_json::json!("summary");
-        self.write(&line)
+/// A failing run of a batch: the failure, the parameters it ran with and what it recorded.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BatchFailure {
+    pub failure: Failure,
+    pub params: RunParams,
+    pub record: Record,
+}
+
+impl BatchFailure {
+    pub fn outcome(&self) -> &Outcome {
+        &self.failure.outcome
     }
 }

@@ -9,7 +9,7 @@ use serde::Serialize;
 use wgstress_instrument::Schedule;
 
 /// What a model's runs showed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {
     /// Every run ended without a starved wait.
@@ -48,7 +48,7 @@ impl Verdict {
 }
 
 /// The weakest models under which the application terminated: what it needs of a GPU.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Needs {
     /// The weakest models it terminated under (two where HSA and OBE both hold, which are
     /// incomparable); empty when it starved even under fair or nothing was conclusive.
@@ -130,7 +130,7 @@ pub fn needs(verdicts: &[(Schedule, Verdict)]) -> Needs {
 }
 
 /// One configuration's result.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct ModelResult {
     pub model: Schedule,
     /// At most this many workgroups ran at once (`None`: as the device ran them).
@@ -146,7 +146,7 @@ pub struct ModelResult {
     pub replay: Option<String>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct Report {
     pub app: String,
     pub adapter: String,
@@ -156,7 +156,11 @@ pub struct Report {
     /// Whether it starved under some occupancy bound below its workgroup count.
     pub needs_occupancy: Option<u32>,
     /// Why the models' runs ended early, if they did: the models after it did not run.
-    #[serde(flatten, serialize_with = "crate::run::stop::fields")]
+    #[serde(
+        flatten,
+        serialize_with = "crate::run::stop::fields",
+        deserialize_with = "crate::run::stop::from_fields"
+    )]
     pub stopped: Option<crate::run::stop::Stop>,
 }
 

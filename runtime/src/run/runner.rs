@@ -3,15 +3,14 @@
 
 use crate::error::Result;
 use crate::gpu::engine::{Calibration, Engine, Mode};
-use crate::run::log::JsonLog;
+use crate::run::log::{reborrow, Batch, BatchFailure, RunLine, RunLog, RunStart};
 use crate::run::pace::Pace;
 use crate::run::record::Outcome;
 use crate::run::stop::Stop;
 use crate::run::tally::{seed_text, Failure, Stats, Tally};
 use crate::stress::shapes::{ShapeChooser, ShapeRecord};
 use crate::stress::strategy::{run_seed, Replay, RunParams, Settings, Strategy};
-use serde::Serialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -154,6 +153,19 @@ impl std::fmt::Display for Ran {
     }
 }
 
+impl<'de> Deserialize<'de> for Ran {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> std::result::Result<Ran, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        match name.as_str() {
+            "raw" => Ok(Ran::Raw),
+            _ => Strategy::deserialize(serde::de::value::StrDeserializer::<D::Error>::new(&name))
+                .map(Ran::Stressed),
+        }
+    }
+}
+
 impl Serialize for Ran {
     fn serialize<S: serde::Serializer>(
         &self,
@@ -163,7 +175,7 @@ impl Serialize for Ran {
     }
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Summary {
     pub app: String,
     pub adapter: String,
@@ -188,7 +200,11 @@ pub struct Summary {
     pub master_seed: String,
     pub replay: Option<String>,
     /// Why the session ended early, if it did (Ctrl-C, a hang).
-    #[serde(flatten, serialize_with = "crate::run::stop::fields")]
+    #[serde(
+        flatten,
+        serialize_with = "crate::run::stop::fields",
+        deserialize_with = "crate::run::stop::from_fields"
+    )]
     pub stopped: Option<Stop>,
     /// Wall-clock seconds of the runs (calibration's are in `calibration`).
     pub wall_seconds: f64,
@@ -200,26 +216,24 @@ pub struct Summary {
 pub fn run(
     engine: &mut Engine,
     config: &RunConfig,
-    mut log: Option<&mut JsonLog>,
+    mut log: Option<&mut dyn RunLog>,
     on_event: &mut dyn FnMut(Event),
 ) -> Result<Summary> {
     let mut stream = Stream::new(config, engine.batch_size());
     if let Some(log) = log.as_deref_mut() {
-        log.write(&json!({
-            "type": "start",
-            "command": "run",
-            "app": engine.app().name,
-            "adapter": engine.gpu().describe(),
-            "strategy": config.settings.strategy,
-            "raw": engine.mode() == Mode::Raw,
-            "shuffle": config.settings.shuffle,
-            "iterations": config.settings.iterations,
-            "shape": config.settings.shape,
-            "adaptive_shape": stream.shapes.is_adaptive(),
-            "calibration": config.calibration,
-            "settings": config.settings.drawn(),
-            "master_seed": seed_text(config.master_seed),
-            "replay": config.replay.map(seed_text),
+        log.write(RunLine::Start(RunStart {
+            app: engine.app().name.clone(),
+            adapter: engine.gpu().describe(),
+            strategy: config.settings.strategy,
+            raw: engine.mode() == Mode::Raw,
+            shuffle: config.settings.shuffle,
+            iterations: config.settings.iterations,
+            shape: config.settings.shape.clone(),
+            adaptive_shape: stream.shapes.is_adaptive(),
+            calibration: config.calibration.clone(),
+            settings: config.settings.drawn(),
+            master_seed: seed_text(config.master_seed),
+            replay: config.replay.map(seed_text),
         }))?;
     }
     let stopped = run_into(
@@ -227,14 +241,13 @@ pub fn run(
         config,
         &config.budget,
         &mut stream,
-        log.as_deref_mut(),
+        reborrow(&mut log),
         on_event,
     )?;
     let mut summary = summarize(engine, config, &stream, stopped);
     if let Some(log) = log {
-        let line = serde_json::to_value(&summary).expect("summary serializes");
         // The summary is worth more than its log line: a failed write is reported in it.
-        if let Err(e) = log.summary(line) {
+        if let Err(e) = log.write(RunLine::Summary(Box::new(summary.clone()))) {
             if !summary.stopped.as_ref().is_some_and(Stop::is_abort) {
                 summary.stopped = Some(Stop::Aborted(e.to_string()));
             }
@@ -287,7 +300,7 @@ pub fn run_into(
     config: &RunConfig,
     budget: &Budget,
     stream: &mut Stream,
-    mut log: Option<&mut JsonLog>,
+    mut log: Option<&mut dyn RunLog>,
     on_event: &mut dyn FnMut(Event),
 ) -> Result<Option<Stop>> {
     let started = Instant::now();
@@ -301,7 +314,7 @@ fn paced_batches(
     config: &RunConfig,
     budget: &Budget,
     stream: &mut Stream,
-    log: &mut Option<&mut JsonLog>,
+    log: &mut Option<&mut dyn RunLog>,
     on_event: &mut dyn FnMut(Event),
     started: Instant,
 ) -> Result<Option<String>> {
@@ -363,7 +376,8 @@ fn paced_batches(
             .add(&results, elapsed, &engine.manifests(), &replay);
         if let Some(log) = log.as_deref_mut() {
             // A log that can no longer be written ends the session, not its results.
-            if let Err(e) = log.write(&batch_line(config, &stream.tally, n, &failures, &results)) {
+            let line = batch_line(config, &stream.tally, n, &failures, &results);
+            if let Err(e) = log.write(RunLine::Batch(line)) {
                 return Ok(Some(e.to_string()));
             }
         }
@@ -382,20 +396,23 @@ fn batch_line(
     n: usize,
     failures: &[Failure],
     results: &[crate::gpu::engine::RunResult],
-) -> serde_json::Value {
-    let failing: Vec<_> = failures
+) -> Batch {
+    let failures = failures
         .iter()
         .zip(results.iter().filter(|r| r.outcome.is_failure()))
-        .map(|(f, r)| json!({ "failure": f, "params": r.params, "record": r.record }))
+        .map(|(f, r)| BatchFailure {
+            failure: f.clone(),
+            params: r.params.clone(),
+            record: r.record,
+        })
         .collect();
-    json!({
-        "type": "batch",
-        "strategy": config.settings.strategy,
-        "shuffle": config.settings.shuffle,
-        "runs": n,
-        "total_runs": tally.runs,
-        "seconds": tally.elapsed.as_secs_f64(),
-        "counts": tally.stats().counts,
-        "failures": failing,
-    })
+    Batch {
+        strategy: config.settings.strategy,
+        shuffle: config.settings.shuffle,
+        runs: n,
+        total_runs: tally.runs,
+        seconds: tally.elapsed.as_secs_f64(),
+        counts: tally.stats().counts,
+        failures,
+    }
 }

@@ -1,5 +1,6 @@
 //! Why runs ended before their budget was spent.
 
+use serde::de::{Deserialize, Deserializer};
 use serde::ser::{SerializeMap, Serializer};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -41,6 +42,23 @@ pub fn fields<S: Serializer>(stop: &Option<Stop>, serializer: S) -> Result<S::Ok
     map.end()
 }
 
+/// `Option<Stop>` read back from what `fields` wrote (use with `#[serde(flatten,
+/// deserialize_with = ...)]`); both fields are required, so a log without them is refused.
+pub fn from_fields<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Stop>, D::Error> {
+    #[derive(serde::Deserialize)]
+    struct Fields {
+        interrupted: bool,
+        #[serde(deserialize_with = "Option::deserialize")]
+        aborted: Option<String>,
+    }
+    let fields = Fields::deserialize(deserializer)?;
+    Ok(match (fields.aborted, fields.interrupted) {
+        (Some(why), _) => Some(Stop::Aborted(why)),
+        (None, true) => Some(Stop::Interrupted),
+        (None, false) => None,
+    })
+}
+
 /// `Option<Stop>` where only an abort is shown (`"aborted"`): an interruption is said
 /// elsewhere.
 pub fn aborted<S: Serializer>(stop: &Option<Stop>, serializer: S) -> Result<S::Ok, S::Error> {
@@ -51,6 +69,18 @@ pub fn aborted<S: Serializer>(stop: &Option<Stop>, serializer: S) -> Result<S::O
     };
     map.serialize_entry("aborted", &aborted)?;
     map.end()
+}
+
+/// `Option<Stop>` read back from what `aborted` wrote: an abort or nothing.
+pub fn from_aborted<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Stop>, D::Error> {
+    #[derive(serde::Deserialize)]
+    struct Fields {
+        #[serde(deserialize_with = "Option::deserialize")]
+        aborted: Option<String>,
+    }
+    Ok(Fields::deserialize(deserializer)?
+        .aborted
+        .map(Stop::Aborted))
 }
 
 #[cfg(test)]

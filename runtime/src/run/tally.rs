@@ -4,13 +4,13 @@ use crate::gpu::engine::RunResult;
 use crate::run::record::Outcome;
 use crate::run::stats::{reproducibility, wilson_95};
 use crate::stress::strategy::{Replay, RunParams};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::time::Duration;
 use wgstress_instrument::Manifest;
 
 /// A failing run, with what a user needs to find and replay it.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Failure {
     pub run: u64,
     pub seconds: f64,
@@ -111,7 +111,7 @@ impl Tally {
 }
 
 /// The numbers a summary reports.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Stats {
     pub runs: u64,
     pub failures: u64,
@@ -130,7 +130,7 @@ pub struct Stats {
 }
 
 /// Runs per outcome.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Counts {
     pub pass: u64,
     pub postcondition: u64,
@@ -179,6 +179,11 @@ impl Counts {
             ("watchdog", self.watchdog),
             ("device lost", self.device_lost),
         ]
+    }
+
+    /// Runs whose outcome is a failure.
+    pub fn failures(&self) -> u64 {
+        self.failing_kinds().iter().map(|(_, n)| n).sum()
     }
 
     /// The failing outcomes that occurred, as in "postcondition 700, watchdog 3"; "-" if none.

@@ -40,7 +40,7 @@ const PRIOR: f64 = 0.5;
 const START_PRIOR: f64 = 1.5;
 
 /// Runs and failures of one arm.
-#[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, Serialize, serde::Deserialize, PartialEq, Eq)]
 pub struct ArmStats {
     pub runs: u64,
     pub failures: u64,
@@ -74,7 +74,7 @@ pub struct ShapeChooser {
 }
 
 /// One arm's shape and record, for the summary.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct ShapeRecord {
     pub shape: String,
     pub runs: u64,

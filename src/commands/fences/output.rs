@@ -7,12 +7,11 @@
 use super::search::Plan;
 use crate::status::Status;
 use anyhow::{Context, Result};
-use serde_json::json;
 use std::path::{Path, PathBuf};
+use wgstress_log::{FencesSummary, JsonLog, NotFixedInPlace, Summary};
 use wgstress_runtime::fences::outcome::{Outcome, Verdict};
 use wgstress_runtime::fences::patch::FilePatch;
 use wgstress_runtime::fences::source::Shader;
-use wgstress_runtime::run::log::JsonLog;
 
 /// Edits the spec's files in place (`--fix`) when every one still holds the text the search
 /// began from, then logs and prints the outcome with what became of each file (one report,
@@ -25,21 +24,20 @@ pub fn show(plan: &Plan, outcome: &Outcome, log: Option<&mut JsonLog>) -> Result
         true => edit_in_place(&Shader::new(plan.session.app.clone()), patched),
         false => InPlace::default(),
     };
-    let shown = json!({
-        "output": written.iter().map(|(p, _)| p.display().to_string()).collect::<Vec<_>>(),
-        "fixed_in_place": in_place.edited,
-        "not_fixed_in_place": in_place.refused.as_ref().map(|r| json!({
-            "files": r.files,
-            "why": r.why,
-        })),
-    });
-    let mut value = serde_json::to_value(outcome)?;
-    value
-        .as_object_mut()
-        .expect("an outcome is an object")
-        .extend(shown.as_object().expect("an object").clone());
+    let value = FencesSummary {
+        outcome: outcome.clone(),
+        output: written
+            .iter()
+            .map(|(p, _)| p.display().to_string())
+            .collect(),
+        fixed_in_place: in_place.edited.clone(),
+        not_fixed_in_place: in_place.refused.as_ref().map(|r| NotFixedInPlace {
+            files: r.files.clone(),
+            why: r.why.clone(),
+        }),
+    };
     if let Some(log) = log {
-        log.summary(value.clone())?;
+        log.summary(Summary::Fences(value.clone()))?;
     }
     if plan.session.json {
         crate::notes::emit(&format!("{}\n", serde_json::to_string_pretty(&value)?))?;

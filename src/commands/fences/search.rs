@@ -6,15 +6,14 @@ use crate::options::{AppOptions, BudgetOptions, SessionOptions, StressOptions};
 use crate::plan::{fixed_variant, paths, SessionPlan};
 use crate::present::fences::Progress;
 use anyhow::{Context, Result};
-use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+use wgstress_log::{FencesStart, JsonLog, StartOf};
 use wgstress_runtime::fences::gpu::GpuLab;
 use wgstress_runtime::fences::outcome::Outcome;
 use wgstress_runtime::fences::patch::Choice;
 use wgstress_runtime::fences::source::Shader;
 use wgstress_runtime::fences::{search, SearchConfig};
-use wgstress_runtime::run::log::JsonLog;
 use wgstress_runtime::run::tally::seed_text;
 use wgstress_runtime::App;
 use wgstress_runtime::Strategy;
@@ -193,16 +192,14 @@ pub fn execute(plan: &Plan, notes: Notes) -> Result<(Outcome, Option<JsonLog>)> 
     };
     let mut log = session.log.as_deref().map(JsonLog::append_to).transpose()?;
     if let Some(log) = log.as_mut() {
-        log.write(&json!({
-            "type": "start",
-            "command": "fences",
-            "app": engine.app().name,
-            "adapter": engine.gpu().describe(),
-            "strategy": config.strategy,
-            "budget_seconds": config.budget.as_secs_f64(),
-            "verify_seconds": config.verify.as_secs_f64(),
-            "search_seconds": config.search.as_secs_f64(),
-            "master_seed": seed_text(config.master_seed),
+        log.start(StartOf::Fences(FencesStart {
+            app: engine.app().name.clone(),
+            adapter: engine.gpu().describe(),
+            strategy: config.strategy,
+            budget_seconds: config.budget.as_secs_f64(),
+            verify_seconds: config.verify.as_secs_f64(),
+            search_seconds: config.search.as_secs_f64(),
+            master_seed: seed_text(config.master_seed),
         }))?;
     }
     let mut lab = GpuLab::with_engine(

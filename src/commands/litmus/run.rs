@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 use wgstress_litmus::{env::Env, runner::Counts, runner::Litmus, test};
-use wgstress_runtime::run::log::JsonLog;
+use wgstress_log::{JsonLog, LitmusStart, LitmusSummary, StartOf, Summary};
 use wgstress_runtime::run::stats::reproducibility;
 use wgstress_runtime::run::stop::Stop;
 
@@ -38,16 +38,14 @@ pub fn run(mut plan: RunPlan, notes: Notes) -> Result<Status> {
     let adapter = wgstress_runtime::gpu::device::describe(&gpu.info);
     let mut log = plan.log.as_deref().map(JsonLog::append_to).transpose()?;
     if let Some(log) = log.as_mut() {
-        log.write(&serde_json::json!({
-            "type": "start",
-            "command": "litmus",
-            "test": plan.test.name,
-            "adapter": adapter,
-            "env": plan.env,
-            "iterations": plan.iterations,
-            "seconds": plan.time.map(|t| t.as_secs_f64()),
-            "batch": plan.batch,
-            "seed": SEED,
+        log.start(StartOf::Litmus(LitmusStart {
+            test: plan.test.name.clone(),
+            adapter: adapter.clone(),
+            env: plan.env.clone(),
+            iterations: plan.iterations,
+            seconds: plan.time.map(|t| t.as_secs_f64()),
+            batch: plan.batch,
+            seed: SEED,
         }))?;
     }
     let stop = crate::interrupt::stop_flag(notes.on);
@@ -64,22 +62,24 @@ pub fn run(mut plan: RunPlan, notes: Notes) -> Result<Status> {
     }
     let seconds = start.elapsed().as_secs_f64();
     let interrupted = stop.load(Ordering::SeqCst);
-    let report = serde_json::json!({
-            "test": plan.test.name,
-            "kind": plan.test.kind,
-            "weak_behaviour": plan.test.weak,
-            "adapter": adapter,
-            "env": plan.env,
-            "iterations": done,
-            "instances": u64::from(plan.env.instances()) * done,
-            "counts": counts,
-            "seconds": seconds,
-            "weak_per_second": counts.weak as f64 / seconds,
-            "reproducibility": reproducibility(crate::present::litmus::looked_for(&plan.test, &counts) as f64),
-            "interrupted": interrupted,
-    });
+    let report = LitmusSummary {
+        test: plan.test.name.clone(),
+        kind: plan.test.kind,
+        weak_behaviour: plan.test.weak.clone(),
+        adapter: adapter.clone(),
+        env: plan.env.clone(),
+        iterations: done,
+        instances: u64::from(plan.env.instances()) * done,
+        counts: counts.clone(),
+        seconds,
+        weak_per_second: counts.weak as f64 / seconds,
+        reproducibility: reproducibility(
+            crate::present::litmus::looked_for(&plan.test, &counts) as f64
+        ),
+        interrupted,
+    };
     if let Some(log) = log.as_mut() {
-        log.summary(report.clone())?;
+        log.summary(Summary::Litmus(report.clone()))?;
     }
     if plan.json {
         emit(&format!("{}\n", serde_json::to_string_pretty(&report)?))?;

@@ -13,8 +13,8 @@ use wgstress_litmus::catalog;
 use wgstress_litmus::env::Env;
 use wgstress_litmus::search::{SearchConfig, Space};
 use wgstress_litmus::test::{Kind, Test};
+use wgstress_log::JsonLog;
 use wgstress_runtime::gpu::device::open;
-use wgstress_runtime::run::log::JsonLog;
 
 mod report;
 mod search;

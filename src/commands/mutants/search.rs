@@ -9,8 +9,8 @@ use std::path::PathBuf;
 use wgstress_litmus::env_file::EnvFile;
 use wgstress_litmus::search::{search, Candidate, SearchConfig, SearchResult};
 use wgstress_litmus::test::Test;
+use wgstress_log::{JsonLog, MutantsSearchStart, StartOf, Summary};
 use wgstress_runtime::gpu::device::{describe, Gpu};
-use wgstress_runtime::run::log::JsonLog;
 
 /// A validated search: its configuration, the mutants it scores environments by, and where
 /// the best environment goes.
@@ -35,11 +35,15 @@ pub fn run_search(
         config.per_test.as_secs_f64()
     ));
     if let Some(log) = log.as_mut() {
-        log.write(&serde_json::json!({
-            "type": "start", "command": "mutants", "search": true, "adapter": adapter,
-            "seconds": config.budget.as_secs_f64(), "search_time": config.per_test.as_secs_f64(),
-            "search_groups": config.space.testing_groups, "random_share": config.random_share,
-            "reproducibility": reporting.reproducibility, "budget": reporting.budget, "seed": config.seed,
+        log.start(StartOf::MutantsSearch(MutantsSearchStart {
+            adapter: adapter.clone(),
+            seconds: config.budget.as_secs_f64(),
+            search_time: config.per_test.as_secs_f64(),
+            search_groups: config.space.testing_groups.clone(),
+            random_share: config.random_share,
+            reproducibility: reporting.reproducibility,
+            budget: reporting.budget,
+            seed: config.seed,
         }))?;
     }
     let mut tried = 0;
@@ -55,7 +59,7 @@ pub fn run_search(
         },
     )?;
     if let Some(log) = log.as_mut() {
-        log.summary(serde_json::to_value(&result)?)?;
+        log.summary(Summary::MutantsSearch(result.clone()))?;
     }
     // The findings first, then the file: a failed write loses nothing that was found. An
     // interrupted search still writes the best environment it scored in full.

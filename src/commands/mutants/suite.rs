@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 use wgstress_litmus::env::Env;
 use wgstress_litmus::mutants::{run_suite, summarise, Pool};
 use wgstress_litmus::test::Test;
+use wgstress_log::{JsonLog, MutantsStart, MutantsSummary, StartOf, Summary};
 use wgstress_runtime::gpu::device::{describe, Gpu};
-use wgstress_runtime::run::log::JsonLog;
 use wgstress_runtime::run::stop::Stop;
 
 /// The suite as it runs: the environment resolved on the adapter.
@@ -35,10 +35,13 @@ pub fn run(
         suite.tests.len()
     ));
     if let Some(log) = log.as_mut() {
-        log.write(&serde_json::json!({
-            "type": "start", "command": "mutants", "adapter": adapter, "env": env,
-            "tests": suite.tests.len(), "time_per_test": time,
-            "reproducibility": reporting.reproducibility, "budget": reporting.budget,
+        log.start(StartOf::Mutants(MutantsStart {
+            adapter: adapter.clone(),
+            env: env.clone(),
+            tests: suite.tests.len(),
+            time_per_test: time,
+            reproducibility: reporting.reproducibility,
+            budget: reporting.budget,
         }))?;
     }
     let start = Instant::now();
@@ -54,18 +57,18 @@ pub fn run(
     )?;
     let interrupted = stop.load(Ordering::SeqCst);
     let summary = summarise(&results, reporting.reproducibility, reporting.budget);
-    let report = serde_json::json!({
-        "adapter": adapter,
-        "env": env,
-        "time_per_test": time,
-        "summary": summary,
-        "results": results,
-        "seconds": start.elapsed().as_secs_f64(),
-        "tests": suite.tests.len(),
-        "interrupted": interrupted,
-    });
+    let report = MutantsSummary {
+        adapter: adapter.clone(),
+        env: env.clone(),
+        time_per_test: time,
+        summary: summary.clone(),
+        results: results.clone(),
+        seconds: start.elapsed().as_secs_f64(),
+        tests: suite.tests.len(),
+        interrupted,
+    };
     if let Some(log) = log.as_mut() {
-        log.summary(report.clone())?;
+        log.summary(Summary::Mutants(report.clone()))?;
     }
     if reporting.json {
         emit(&format!("{}\n", serde_json::to_string_pretty(&report)?))?;

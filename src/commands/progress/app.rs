@@ -13,7 +13,8 @@ use crate::present::progress::Progress;
 use crate::status::Status;
 use anyhow::Result;
 use std::time::Duration;
-use wgstress_runtime::run::log::JsonLog;
+use wgstress_log::{JsonLog, ProgressAppSummary};
+use wgstress_runtime::run::log::RunLog;
 use wgstress_runtime::run::progress::{needs, ModelResult, Report, Verdict};
 use wgstress_runtime::run::runner::{self, RunConfig, Summary};
 use wgstress_runtime::stress::strategy::{Schedule, Scheduling, Strategy};
@@ -239,9 +240,12 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
             stop: stop.clone(),
         };
         let mut progress = Progress::runs(&config.budget, notes.on && !session.json, notes.on);
-        let summary = runner::run(&mut engine, &config, log.as_mut(), &mut |e| {
-            progress.on_event(e)
-        })?;
+        let summary = runner::run(
+            &mut engine,
+            &config,
+            log.as_mut().map(|l| l as &mut dyn RunLog),
+            &mut |e| progress.on_event(e),
+        )?;
         progress.finish();
         results.push(result(*scheduling, &summary, &plan.app_args, plan.groups));
         if summary.stopped.is_some() {
@@ -268,9 +272,9 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
         stopped,
     };
     if let Some(log) = log.as_mut() {
-        log.summary(
-            serde_json::json!({"type": "summary", "command": "progress", "report": &report}),
-        )?;
+        log.summary(wgstress_log::Summary::ProgressApp(ProgressAppSummary {
+            report: report.clone(),
+        }))?;
     }
     if session.json {
         emit(&format!("{}\n", serde_json::to_string_pretty(&report)?))?;

@@ -9,12 +9,12 @@ use anyhow::{bail, Result};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 use wgstress_litmus::progress::ProgressTest;
+use wgstress_log::{JsonLog, Line, ProgressMode, ProgressStart, ProgressSummary, StartOf, Summary};
 use wgstress_progress::generate::{generate, Bounds};
 use wgstress_progress::observe::{judge, Observed};
 use wgstress_progress::suite::Verdicts;
 use wgstress_progress::wgsl::Layout;
 use wgstress_runtime::gpu::device::{self, Gpu};
-use wgstress_runtime::run::log::JsonLog;
 
 /// Runs a submission: the seed's 20 in one, whose status words (at most 65,535 a run) read back
 /// together.
@@ -61,8 +61,8 @@ pub fn run(plan: RunPlan, notes: Notes) -> Result<Status> {
         log,
     } = plan;
     let (mode, tests) = match source {
-        Source::Suite { sample } => ("suite", suite(sample)),
-        Source::Files(tests) => ("tests", tests),
+        Source::Suite { sample } => (ProgressMode::Suite, suite(sample)),
+        Source::Files(tests) => (ProgressMode::Tests, tests),
     };
     let gpu = device::open(adapter.as_deref())?;
     let adapter = device::describe(&gpu.info);
@@ -93,17 +93,15 @@ pub fn run(plan: RunPlan, notes: Notes) -> Result<Status> {
     ));
     let mut log = log.as_deref().map(JsonLog::append_to).transpose()?;
     if let Some(log) = log.as_mut() {
-        log.write(&serde_json::json!({
-            "type": "start",
-            "command": "progress",
-            "mode": mode,
-            "adapter": adapter,
-            "tests": tests.len(),
-            "mappings": mappings,
-            "iterations": runs.iterations,
-            "instances": asked,
-            "loop_bound": runs.loop_bound,
-            "timeout": runs.timeout.as_secs_f64(),
+        log.start(StartOf::Progress(ProgressStart {
+            mode,
+            adapter: adapter.clone(),
+            tests: tests.len(),
+            mappings: mappings.clone(),
+            iterations: runs.iterations,
+            instances: asked,
+            loop_bound: runs.loop_bound,
+            timeout: runs.timeout.as_secs_f64(),
         }))?;
     }
     let stop = crate::interrupt::stop_flag(notes.on);
@@ -125,9 +123,7 @@ pub fn run(plan: RunPlan, notes: Notes) -> Result<Status> {
                 run_mapping(&gpu, &mut compiled, t, Layout::new(mapping, m), runs, &stop);
             if o.iterations > 0 {
                 if let Some(log) = log.as_mut() {
-                    let mut line = serde_json::to_value(&o)?;
-                    line["type"] = "test".into();
-                    log.write(&line)?;
+                    log.write(&Line::Test(o.clone()))?;
                 }
                 observed.push(o);
             }
@@ -156,22 +152,22 @@ pub fn run(plan: RunPlan, notes: Notes) -> Result<Status> {
         names.dedup();
         names.len()
     };
-    let report = serde_json::json!({
-        "adapter": adapter,
-        "mode": mode,
-        "tests": tests.len(),
-        "tests_run": tests_run,
-        "mappings": mappings,
-        "iterations": runs.iterations,
-        "loop_bound": runs.loop_bound,
-        "seconds": start.elapsed().as_secs_f64(),
-        "observed": observed,
-        "judgement": judgement,
-        "interrupted": interrupted,
-        "error": error,
-    });
+    let report = ProgressSummary {
+        adapter: adapter.clone(),
+        mode,
+        tests: tests.len(),
+        tests_run,
+        mappings: mappings.clone(),
+        iterations: runs.iterations,
+        loop_bound: runs.loop_bound,
+        seconds: start.elapsed().as_secs_f64(),
+        observed: observed.clone(),
+        judgement: judgement.clone(),
+        interrupted,
+        error: error.clone(),
+    };
     if let Some(log) = log.as_mut() {
-        log.summary(report.clone())?;
+        log.summary(Summary::Progress(report.clone()))?;
     }
     if json {
         emit(&format!("{}\n", serde_json::to_string_pretty(&report)?))?;

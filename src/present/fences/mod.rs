@@ -266,7 +266,7 @@ mod tests {
                 file: "tally.wgsl".into(),
                 line: 14,
                 column: 5,
-                side: "before",
+                side: wgstress_runtime::fences::outcome::KeptSide::Before,
                 function: "main".into(),
                 source: "seen[lid] = flag[0];".into(),
                 role: None,

@@ -6,7 +6,7 @@ use super::*;
 use crate::app::init::Init;
 use crate::app::spec::{App, Binding};
 use crate::fences::lab::{FixSet, Measured, Subject};
-use crate::fences::outcome::Fix;
+use crate::fences::outcome::{Fix, KeptRole};
 use crate::fences::patch::{Choice, FilePatch, Patch};
 use crate::gpu::engine::Calibration;
 use crate::run::runner::{Budget, RunConfig};
@@ -588,7 +588,7 @@ fn the_portable_fix_adds_the_acquire_side_this_adapter_did_not_need_and_is_verif
     assert_eq!(outcome.verdict, Verdict::Fixed, "{outcome:?}");
     assert_eq!(outcome.choice, Some(Choice::Portable));
     assert_eq!(outcome.minimal, [release as u32]);
-    let kept: Vec<(u32, Option<&str>, bool)> = outcome
+    let kept: Vec<(u32, Option<KeptRole>, bool)> = outcome
         .kept
         .iter()
         .map(|k| (k.site, k.role, k.needed))
@@ -596,8 +596,8 @@ fn the_portable_fix_adds_the_acquire_side_this_adapter_did_not_need_and_is_verif
     assert_eq!(
         kept,
         [
-            (release as u32, Some("release"), true),
-            (acquire as u32, Some("acquire"), false)
+            (release as u32, Some(KeptRole::Release), true),
+            (acquire as u32, Some(KeptRole::Acquire), false)
         ]
     );
     assert!(outcome.kept[0]

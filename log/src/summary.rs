@@ -1,0 +1,123 @@
+//! Summary lines: what each command found, its last line.
+
+use serde::{Deserialize, Serialize};
+use wgstress_litmus::env::Env;
+use wgstress_litmus::mutants::{Summary as Scores, TestResult};
+use wgstress_litmus::runner::Counts;
+use wgstress_litmus::search::SearchResult;
+use wgstress_litmus::test::Kind;
+use wgstress_litmus::tune::Evidence;
+use wgstress_progress::observe::{Judgement, Observed};
+use wgstress_progress::wgsl::Mapping;
+use wgstress_runtime::fences::outcome::Outcome;
+use wgstress_runtime::run::compare::Comparison;
+use wgstress_runtime::run::progress::Report;
+use wgstress_runtime::run::runner::Summary as RunSummary;
+use wgstress_runtime::stress::profile::Profile;
+
+use crate::start::ProgressMode;
+
+/// Each command's summary line, named by its `command`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "command", rename_all = "kebab-case")]
+pub enum Summary {
+    Run(RunSummary),
+    Compare(Comparison),
+    Fences(FencesSummary),
+    Tune(TuneSummary),
+    Mutants(MutantsSummary),
+    /// `mutants --search`.
+    MutantsSearch(SearchResult),
+    Litmus(LitmusSummary),
+    Progress(ProgressSummary),
+    /// `progress APP`: the models' verdicts, after each model's `run` lines.
+    ProgressApp(ProgressAppSummary),
+}
+
+/// The search's outcome and what became of the files it would fix.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct FencesSummary {
+    #[serde(flatten)]
+    pub outcome: Outcome,
+    /// Files the verified fix was written to (`-o`).
+    pub output: Vec<String>,
+    /// Files edited in place (`--fix`).
+    pub fixed_in_place: Vec<String>,
+    pub not_fixed_in_place: Option<NotFixedInPlace>,
+}
+
+/// Why `--fix` edited none of the files (or stopped part way).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NotFixedInPlace {
+    /// The files left as they were.
+    pub files: Vec<String>,
+    pub why: String,
+}
+
+/// The tuned profile, the evidence it rests on, and whether it was written.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct TuneSummary {
+    #[serde(flatten)]
+    pub profile: Profile,
+    pub evidence: Evidence,
+    /// How it differs from the profile it replaces, on the same adapter.
+    pub changes: Option<Vec<String>>,
+    pub written: bool,
+    pub interrupted: bool,
+}
+
+/// The suite's runs in one environment and their scores.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MutantsSummary {
+    pub adapter: String,
+    pub env: Env,
+    pub time_per_test: f64,
+    pub summary: Scores,
+    pub results: Vec<TestResult>,
+    pub seconds: f64,
+    pub tests: usize,
+    pub interrupted: bool,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LitmusSummary {
+    pub test: String,
+    pub kind: Kind,
+    pub weak_behaviour: String,
+    pub adapter: String,
+    pub env: Env,
+    pub iterations: u64,
+    pub instances: u64,
+    pub counts: Counts,
+    pub seconds: f64,
+    pub weak_per_second: f64,
+    pub reproducibility: f64,
+    pub interrupted: bool,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProgressSummary {
+    pub adapter: String,
+    pub mode: ProgressMode,
+    pub tests: usize,
+    pub tests_run: usize,
+    pub mappings: Vec<Mapping>,
+    pub iterations: u32,
+    pub loop_bound: u32,
+    pub seconds: f64,
+    pub observed: Vec<Observed>,
+    pub judgement: Judgement,
+    pub interrupted: bool,
+    /// The error that ended the runs, if one did.
+    pub error: Option<String>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProgressAppSummary {
+    pub report: Report,
+}

@@ -1,0 +1,62 @@
+//! The log's one writer.
+
+use crate::{Line, Start, StartOf, Summary, VERSION};
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use wgstress_runtime::error::{Error, Result};
+use wgstress_runtime::run::log::{RunLine, RunLog};
+
+pub struct JsonLog {
+    file: File,
+    path: PathBuf,
+}
+
+impl JsonLog {
+    pub fn append_to(path: &Path) -> Result<JsonLog> {
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|e| Error::io(path, e))?;
+        Ok(JsonLog {
+            file,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Writes one line and flushes it to the operating system.
+    pub fn write(&mut self, line: &Line) -> Result<()> {
+        let mut text = serde_json::to_string(line).expect("log lines serialize");
+        text.push('\n');
+        self.file
+            .write_all(text.as_bytes())
+            .and_then(|_| self.file.flush())
+            .map_err(|e| Error::io(&self.path, e))
+    }
+
+    /// Writes a command's start line, with the schema's version.
+    pub fn start(&mut self, command: StartOf) -> Result<()> {
+        self.write(&Line::Start(Start {
+            version: VERSION,
+            command,
+        }))
+    }
+
+    /// Writes a command's summary line.
+    pub fn summary(&mut self, summary: Summary) -> Result<()> {
+        self.write(&Line::Summary(Box::new(summary)))
+    }
+}
+
+impl RunLog for JsonLog {
+    fn write(&mut self, line: RunLine) -> Result<()> {
+        match line {
+            RunLine::Start(s) => self.start(StartOf::Run(s)),
+            RunLine::CompareStart(s) => self.start(StartOf::Compare(s)),
+            RunLine::Batch(b) => JsonLog::write(self, &Line::Batch(b)),
+            RunLine::Summary(s) => self.summary(Summary::Run(*s)),
+            RunLine::CompareSummary(c) => self.summary(Summary::Compare(*c)),
+        }
+    }
+}
