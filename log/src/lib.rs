@@ -11,6 +11,9 @@ mod start;
 mod summary;
 mod write;
 
+#[cfg(test)]
+mod tests;
+
 pub use read::{parse, Error, Parsed};
 pub use start::{
     FencesStart, LitmusStart, MutantsSearchStart, MutantsStart, ProgressMode, ProgressStart, Start,
