@@ -123,3 +123,55 @@ fn a_run_summary_reads_back_its_stop_and_first_failure() {
     let first = read.stats.first_failure.as_ref().unwrap();
     assert_eq!((first.run, first.seed.as_str()), (3, "0xabc"));
 }
+
+/// `lines` written through the writer with the key `from` (which must occur once) renamed
+/// `to`: what `parse` says, and the place it must name (the file and the line of the key).
+fn parse_renamed(lines: &[Line], from: &str, to: &str) -> (String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("log.jsonl");
+    let mut log = JsonLog::append_to(&path).unwrap();
+    for line in lines {
+        log.write(line).unwrap();
+    }
+    let text = std::fs::read_to_string(&path).unwrap();
+    let key = format!("\"{from}\":");
+    assert_eq!(text.matches(&key).count(), 1, "{key} once in {text}");
+    let number = 1 + text.lines().position(|l| l.contains(&key)).unwrap();
+    let text = text.replacen(&key, &format!("\"{to}\":"), 1);
+    let message = match parse(&path, text.as_bytes()) {
+        Ok(parsed) => panic!("read with {from} renamed {to}: {:?}", parsed.lines),
+        Err(e) => e.to_string(),
+    };
+    (message, format!("{}:{number}: ", path.display()))
+}
+
+#[test]
+fn a_field_renamed_is_refused_with_its_file_and_line() {
+    use wgstress_runtime::stress::strategy::Strategy;
+    let run = |failures| summary(Summary::Run(run_summary(10, failures)));
+    // A required field of a line that denies unknown ones.
+    let lines = [
+        run_start(),
+        Line::Batch(batch(Strategy::None, 8, 0)),
+        run(0),
+    ];
+    let (message, at) = parse_renamed(&lines, "total_runs", "total");
+    assert!(
+        message.starts_with(&at) && message.contains("`total`"),
+        "{message}"
+    );
+    // An optional field of a summary, whose stats are flattened into it: serde cannot deny
+    // unknown fields there, and alone would read the renamed field as none.
+    let (message, at) = parse_renamed(&[run_start(), run(2)], "time_to_first_failure", "ttff");
+    assert!(
+        message.starts_with(&at) && message.contains("`ttff`"),
+        "{message}"
+    );
+    // The same, a level deeper: the fences summary flattens the search's outcome into it.
+    let fences = summary(Summary::Fences(fences_summary()));
+    let (message, at) = parse_renamed(&[fences_start(), fences], "relies_on", "relies");
+    assert!(
+        message.starts_with(&at) && message.contains("`relies`"),
+        "{message}"
+    );
+}
