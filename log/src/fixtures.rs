@@ -130,7 +130,7 @@ pub fn run_row(strategy: Ran, shuffle: bool, runs: u64, failures: u64) -> RunSum
         shuffle,
         buffer_shuffle: false,
         iterations: 1024,
-        calibration: watched.then(|| Calibration {
+        calibration: watched.then_some(Calibration {
             iterations: 1024,
             app_seconds: Some(0.001953125),
             seconds: 0.25,
