@@ -630,6 +630,33 @@ fn bad_campaigns_and_merges_are_one_line_and_exit_2() {
         "{}",
         stderr(&out)
     );
+    // The run's own log with one field of its summary renamed (as a wgstress of another
+    // schema might write it): merge refuses the line, naming it, rather than counting it.
+    let logs = item_logs(&out_dir);
+    assert_eq!(logs.len(), 1, "{logs:?}");
+    let text = std::fs::read_to_string(&logs[0]).unwrap();
+    let key = "\"wall_seconds\":";
+    assert_eq!(text.matches(key).count(), 1, "{text}");
+    let number = 1 + text.lines().position(|l| l.contains(key)).unwrap();
+    std::fs::write(&logs[0], text.replacen(key, "\"wall\":", 1)).unwrap();
+    let out = wgstress(&["merge", out_dir.to_str().unwrap()], dir.path());
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let at = format!(
+        "wgstress: error: {}:{number}: ",
+        std::fs::canonicalize(&logs[0]).unwrap().display()
+    );
+    let text_err = stderr(&out);
+    let errors: Vec<&str> = text_err
+        .lines()
+        .filter(|l| l.starts_with("wgstress: error: "))
+        .collect();
+    assert_eq!(errors.len(), 1, "{text_err}");
+    assert!(!text_err.contains("panicked"), "{text_err}");
+    assert!(
+        errors[0].starts_with(&at) && errors[0].contains("wall_seconds"),
+        "{} lacks {at}",
+        errors[0]
+    );
 }
 
 #[test]

@@ -4,10 +4,15 @@
 //! `merge` reads logs back through the same type (`read`), so a line it cannot read is an
 //! error, never a count of zero. The schema is documented in docs/log.md.
 
+#[cfg(any(test, feature = "fixtures"))]
+pub mod fixtures;
 mod read;
 mod start;
 mod summary;
 mod write;
+
+#[cfg(test)]
+mod tests;
 
 pub use read::{parse, Error, Parsed};
 pub use start::{

@@ -54,7 +54,8 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Parsed, Error> {
             Err(_) => break,
         };
         check_version(&value).map_err(error)?;
-        let line = serde_json::from_value(value).map_err(|e| error(e.to_string()))?;
+        let line: Line = serde_json::from_value(value.clone()).map_err(|e| error(e.to_string()))?;
+        check_keys(&value, &line).map_err(error)?;
         parsed.lines.push(line);
     }
     Ok(parsed)
@@ -74,5 +75,39 @@ fn check_version(value: &serde_json::Value) -> Result<(), String> {
         Some(v) => Err(format!(
             "log version {v}; this wgstress reads version {VERSION} (read it with the wgstress that wrote it)"
         )),
+    }
+}
+
+/// Refuses a key of `value` that names no field of the `line` read from it. Serde ignores
+/// such keys wherever a struct cannot deny unknown fields (one with a flattened part: the
+/// summaries of run, compare, fences and tune), so a field renamed there would read as
+/// missing, and an optional one silently as none. Written again, a line has every key it
+/// was read with and only those: one it lacks names no field.
+fn check_keys(value: &serde_json::Value, line: &Line) -> Result<(), String> {
+    let written = serde_json::to_value(line).map_err(|e| e.to_string())?;
+    match unknown(value, &written) {
+        Some(key) => Err(format!(
+            "unknown field `{key}`: not a field of log version {VERSION}"
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The first key of `read` that `written` lacks, as a path of keys and indices.
+fn unknown(read: &serde_json::Value, written: &serde_json::Value) -> Option<String> {
+    use serde_json::Value;
+    match (read, written) {
+        (Value::Object(read), Value::Object(written)) => {
+            read.iter().find_map(|(key, r)| match written.get(key) {
+                None => Some(key.clone()),
+                Some(w) => unknown(r, w).map(|inner| format!("{key}.{inner}")),
+            })
+        }
+        (Value::Array(read), Value::Array(written)) => read
+            .iter()
+            .zip(written)
+            .enumerate()
+            .find_map(|(i, (r, w))| unknown(r, w).map(|inner| format!("{i}.{inner}"))),
+        _ => None,
     }
 }

@@ -3,7 +3,13 @@
 
 use crate::plan::Command;
 use serde::Serialize;
-use serde_json::Value;
+use wgstress_log::{FencesSummary, Line, LitmusSummary, MutantsSummary, ProgressSummary, Summary};
+use wgstress_progress::model::{Fairness, Model, Scheduler};
+use wgstress_runtime::fences::outcome::Verdict;
+use wgstress_runtime::run::log::Batch;
+use wgstress_runtime::run::record::Outcome;
+use wgstress_runtime::run::runner::Summary as RunSummary;
+use wgstress_runtime::run::tally::Failure;
 use wgstress_runtime::stress::strategy::Replay;
 
 /// What was counted: runs of an application, litmus instances, or mutants.
@@ -64,88 +70,90 @@ pub struct FirstFailure {
     /// Its index among the session's runs.
     pub run: u64,
     pub seed: String,
-    pub outcome: String,
+    pub outcome: Outcome,
     pub detail: String,
     /// What, with its seed, replays its stress (as the log has it: structured settings).
     pub settings: Option<Replay>,
 }
 
-/// The log's lines (`type`: start, batch, summary) turned into measures, and whether the
-/// log has its summary (else the command was cut short).
-pub fn measures(command: Command, lines: &[Value]) -> (Vec<Measure>, bool) {
-    let summary = lines.iter().rev().find(|l| l["type"] == "summary");
+/// The log's lines turned into measures, and whether the log has its summary (else the
+/// command was cut short). A summary of another command than the item's counts nothing.
+pub fn measures(command: Command, lines: &[Line]) -> (Vec<Measure>, bool) {
+    let summary = lines.iter().rev().find_map(|l| match l {
+        Line::Summary(s) => Some(s.as_ref()),
+        _ => None,
+    });
     match (command, summary) {
-        (Command::Run, Some(s)) => (vec![from_summary(s, None)], true),
-        (Command::Compare, Some(s)) => {
-            let rows = s["rows"].as_array().map_or(&[][..], Vec::as_slice);
-            let measures = rows
+        (Command::Run, Some(Summary::Run(s))) => (vec![from_summary(s, None)], true),
+        (Command::Compare, Some(Summary::Compare(c))) => {
+            let measures = c
+                .rows
                 .iter()
-                .map(|r| from_summary(r, Some(config(r))))
+                .map(|r| from_summary(r, Some(config(&r.strategy.to_string(), r.shuffle))))
                 .collect();
             (measures, true)
         }
         (Command::Run | Command::Compare, None) => (from_batches(command, lines), false),
-        (Command::Fences, Some(s)) => (vec![fences(s)], true),
-        (Command::Litmus, Some(s)) => (vec![litmus(s)], true),
-        (Command::Mutants, Some(s)) => (mutants(s).into_iter().collect(), true),
-        (Command::Progress, Some(s)) => (vec![progress(s)], true),
-        (Command::Fences | Command::Litmus | Command::Mutants | Command::Progress, None) => {
-            (Vec::new(), false)
-        }
+        (Command::Fences, Some(Summary::Fences(s))) => (vec![fences(s)], true),
+        (Command::Litmus, Some(Summary::Litmus(s))) => (vec![litmus(s)], true),
+        (Command::Mutants, Some(Summary::Mutants(s))) => (vec![mutants(s)], true),
+        // A search scores environments, not the suite: it counts no mutants.
+        (Command::Mutants, Some(Summary::MutantsSearch(_))) => (Vec::new(), true),
+        (Command::Progress, Some(Summary::Progress(s))) => (vec![progress(s)], true),
+        (_, _) => (Vec::new(), false),
     }
 }
 
-fn count(v: &Value) -> u64 {
-    v.as_u64().unwrap_or(0)
-}
-
-fn seconds(v: &Value) -> f64 {
-    v.as_f64().unwrap_or(0.0)
-}
-
-fn text(v: &Value) -> String {
-    v.as_str().unwrap_or_default().to_string()
-}
-
 /// "systematic, shuffled": a compare configuration (a summary row or a batch line).
-fn config(line: &Value) -> String {
-    let shuffle = match line["shuffle"].as_bool() {
-        Some(true) => "shuffled",
-        _ => "unshuffled",
+fn config(strategy: &str, shuffle: bool) -> String {
+    let shuffle = match shuffle {
+        true => "shuffled",
+        false => "unshuffled",
     };
-    format!("{}, {shuffle}", text(&line["strategy"]))
+    format!("{strategy}, {shuffle}")
 }
 
-fn first_failure(failure: &Value, after_seconds: f64) -> Option<FirstFailure> {
-    failure.is_object().then(|| FirstFailure {
+fn first_failure(failure: &Failure, after_seconds: f64) -> FirstFailure {
+    FirstFailure {
         after_seconds,
-        run: count(&failure["run"]),
-        seed: text(&failure["seed"]),
-        outcome: text(&failure["outcome"]),
-        detail: text(&failure["detail"]),
-        settings: serde_json::from_value(failure["replay"].clone()).ok(),
-    })
+        run: failure.run,
+        seed: failure.seed.clone(),
+        outcome: failure.outcome.clone(),
+        detail: failure.detail.clone(),
+        settings: Some(failure.replay.clone()),
+    }
 }
 
 /// A run summary (`wgstress run`'s, or a row of compare's).
-fn from_summary(s: &Value, config: Option<String>) -> Measure {
-    let after = s["time_to_first_failure"].as_f64();
+fn from_summary(s: &RunSummary, config: Option<String>) -> Measure {
+    let stats = &s.stats;
     Measure {
         config,
-        runs: count(&s["runs"]),
-        failures: count(&s["failures"]),
-        seconds: seconds(&s["seconds"]),
-        first_failure: after.and_then(|a| first_failure(&s["first_failure"], a)),
-        note: s["aborted"].as_str().map(|a| format!("aborted: {a}")),
+        runs: stats.runs,
+        failures: stats.failures,
+        seconds: stats.seconds,
+        first_failure: stats
+            .time_to_first_failure
+            .zip(stats.first_failure.as_ref())
+            .map(|(after, f)| first_failure(f, after)),
+        note: match &s.stopped {
+            Some(wgstress_runtime::run::stop::Stop::Aborted(a)) => Some(format!("aborted: {a}")),
+            _ => None,
+        },
     }
 }
 
 /// The batches of a log without its summary: per configuration, the last batch's totals and
 /// the first failure any batch listed.
-fn from_batches(command: Command, lines: &[Value]) -> Vec<Measure> {
+fn from_batches(command: Command, lines: &[Line]) -> Vec<Measure> {
     let mut measures: Vec<Measure> = Vec::new();
-    for batch in lines.iter().filter(|l| l["type"] == "batch") {
-        let key = (command == Command::Compare).then(|| config(batch));
+    let batches = lines.iter().filter_map(|l| match l {
+        Line::Batch(b) => Some(b),
+        _ => None,
+    });
+    for batch in batches {
+        let key = (command == Command::Compare)
+            .then(|| config(&batch.strategy.to_string(), batch.shuffle));
         let at = match measures.iter().position(|m| m.config == key) {
             Some(i) => i,
             None => {
@@ -161,106 +169,112 @@ fn from_batches(command: Command, lines: &[Value]) -> Vec<Measure> {
             }
         };
         let m = &mut measures[at];
-        let counts = batch["counts"].as_object();
-        m.runs = count(&batch["total_runs"]);
-        m.seconds = seconds(&batch["seconds"]);
-        m.failures = counts.map_or(0, |c| {
-            c.iter()
-                .filter(|(outcome, _)| outcome.as_str() != "pass")
-                .map(|(_, n)| count(n))
-                .sum()
-        });
+        m.runs = batch.total_runs;
+        m.seconds = batch.seconds;
+        m.failures = Batch::failing(batch);
         if m.first_failure.is_none() {
-            let failure = &batch["failures"][0]["failure"];
-            m.first_failure = first_failure(failure, seconds(&failure["seconds"]));
+            m.first_failure = batch
+                .failures
+                .first()
+                .map(|f| first_failure(&f.failure, f.failure.seconds));
         }
     }
     measures
 }
 
-fn fences(s: &Value) -> Measure {
-    let before = s["before"].as_array().map_or(&[][..], Vec::as_slice);
-    let kept = s["kept"].as_array().map_or(0, Vec::len);
-    let verdict = text(&s["verdict"]);
-    let note = match verdict.as_str() {
-        "fixed" => format!("fixed with {kept} barrier(s)"),
-        v => v.replace('_', " "),
+fn fences(s: &FencesSummary) -> Measure {
+    let outcome = &s.outcome;
+    let note = match &outcome.verdict {
+        Verdict::Fixed => format!("fixed with {} barrier(s)", outcome.kept.len()),
+        Verdict::DoesNotFail => "does not fail".into(),
+        Verdict::WatchdogStops { .. } => "watchdog stops".into(),
+        Verdict::NotFixed { .. } => "not fixed".into(),
+        Verdict::Unverified { .. } => "unverified".into(),
+        Verdict::Interrupted { .. } => "interrupted".into(),
+        Verdict::Aborted { .. } => "aborted".into(),
     };
     Measure {
         config: None,
-        runs: before.iter().map(|b| count(&b["runs"])).sum(),
-        failures: before.iter().map(|b| count(&b["failures"])).sum(),
-        seconds: before.iter().map(|b| seconds(&b["seconds"])).sum(),
+        runs: outcome.before.iter().map(|b| b.runs.runs).sum(),
+        failures: outcome.before.iter().map(|b| b.runs.failures).sum(),
+        seconds: outcome.before.iter().map(|b| b.runs.seconds).sum(),
         first_failure: None,
         note: Some(note),
     }
 }
 
-fn litmus(s: &Value) -> Measure {
-    let counts = &s["counts"];
-    let incoherent = count(&counts["incoherent"]);
+fn litmus(s: &LitmusSummary) -> Measure {
+    let incoherent = s.counts.incoherent;
     Measure {
         config: None,
-        runs: count(&s["instances"]),
-        failures: count(&counts["target"]),
-        seconds: seconds(&s["seconds"]),
+        runs: s.instances,
+        failures: s.counts.target,
+        seconds: s.seconds,
         first_failure: None,
         note: (incoherent > 0).then(|| format!("{incoherent} instances broke coherence")),
     }
 }
 
+/// A scheduler as merge's notes name it: "unfair", else its fairness and model as the log
+/// spells them ("weak hsa-obe").
+fn name(s: &Scheduler) -> String {
+    let model = match s.model {
+        Model::Unfair => return "unfair".into(),
+        Model::Hsa => "hsa",
+        Model::Obe => "obe",
+        Model::HsaObe => "hsa-obe",
+        Model::Lobe => "lobe",
+        Model::Fair => "fair",
+    };
+    let fairness = match s.fairness {
+        Fairness::Weak => "weak",
+        Fairness::Strong => "strong",
+    };
+    format!("{fairness} {model}")
+}
+
 /// A progress suite's runs and those that hung, with the strongest models the adapter was
 /// consistent with and the ones it violated.
-fn progress(s: &Value) -> Measure {
-    let observed = s["observed"].as_array().map_or(&[][..], Vec::as_slice);
-    let judgement = &s["judgement"];
-    let name = |v: &Value| {
-        let model = text(&v["model"]);
-        match model.as_str() {
-            "unfair" => model,
-            _ => format!("{} {model}", text(&v["fairness"])),
-        }
-    };
-    let strongest: Vec<String> = judgement["strongest"]
-        .as_array()
-        .map_or(Vec::new(), |a| a.iter().map(name).collect());
-    let violated: Vec<String> = judgement["schedulers"]
-        .as_array()
-        .map_or(&[][..], Vec::as_slice)
+fn progress(s: &ProgressSummary) -> Measure {
+    let strongest: Vec<String> = s.judgement.strongest.iter().map(name).collect();
+    let violated: Vec<String> = s
+        .judgement
+        .schedulers
         .iter()
-        .filter(|c| c["violations"].as_array().is_some_and(|v| !v.is_empty()))
-        .map(|c| name(&c["scheduler"]))
+        .filter(|c| !c.violations.is_empty())
+        .map(|c| name(&c.scheduler))
         .collect();
     let mut note = format!("strongest: {}", strongest.join(", "));
     if !violated.is_empty() {
         note.push_str(&format!("; violated: {}", violated.join(", ")));
     }
-    if let Some(e) = s["error"].as_str() {
+    if let Some(e) = &s.error {
         note.push_str(&format!("; aborted: {e}"));
     }
     Measure {
         config: None,
-        runs: observed.iter().map(|o| count(&o["iterations"])).sum(),
-        failures: observed.iter().map(|o| count(&o["hung_iterations"])).sum(),
-        seconds: seconds(&s["seconds"]),
+        runs: s.observed.iter().map(|o| u64::from(o.iterations)).sum(),
+        failures: s
+            .observed
+            .iter()
+            .map(|o| u64::from(o.hung_iterations))
+            .sum(),
+        seconds: s.seconds,
         first_failure: None,
         note: Some(note),
     }
 }
 
-/// The suite's mutants and those killed; a search (`mutants --search`) counts none.
-fn mutants(s: &Value) -> Option<Measure> {
-    let summary = s["summary"].as_object()?;
-    let incoherent: Vec<String> = summary["incoherent"]
-        .as_array()
-        .map_or(Vec::new(), |a| a.iter().map(text).collect());
-    Some(Measure {
+/// The suite's mutants and those killed.
+fn mutants(s: &MutantsSummary) -> Measure {
+    let incoherent = &s.summary.incoherent;
+    Measure {
         config: None,
-        runs: count(&summary["mutants"]),
-        failures: count(&summary["killed"]),
-        seconds: seconds(&s["seconds"]),
+        runs: s.summary.mutants as u64,
+        failures: s.summary.killed as u64,
+        seconds: s.seconds,
         first_failure: None,
         note: (!incoherent.is_empty())
             .then(|| format!("coherence broken in {}", incoherent.join(", "))),
-    })
+    }
 }

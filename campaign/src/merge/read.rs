@@ -258,11 +258,34 @@ fn check_version(path: &Path, start: &Value) -> Result<()> {
     }
 }
 
-/// An attempt with what its command's log and notes say; counts no command writes are
+/// The lines of a command's log, read through the log's schema: a line that is not one is
+/// an error naming it; whole lines that are not JSON are skipped, counted in `damaged`.
+fn command_lines(
+    path: &Path,
+    damaged: &mut Vec<(PathBuf, usize)>,
+) -> Result<Vec<wgstress_log::Line>> {
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    let bytes = wgstress_runtime::read::bytes(
+        path,
+        wgstress_runtime::read::LOG_BYTES,
+        "a log merge reads may hold",
+    )
+    .map_err(Error::read)?;
+    let parsed = wgstress_log::parse(path, &bytes).map_err(|e| Error::Input(e.to_string()))?;
+    if parsed.damaged > 0 {
+        damaged.push((path.to_path_buf(), parsed.damaged));
+    }
+    Ok(parsed.lines)
+}
+
+/// An attempt with what its command's log and notes say (a line of it that is not a line of
+/// the log's schema is refused, with its file and line); counts no command writes are
 /// refused.
 fn attempt(dir: &Path, b: Begun, damaged: &mut Vec<(PathBuf, usize)>) -> Result<Attempt> {
     let files = ItemFiles::new(dir, &b.item.key, b.attempt);
-    let (measures, complete) = measures(b.item.command, &lines(&files.log, damaged)?);
+    let (measures, complete) = measures(b.item.command, &command_lines(&files.log, damaged)?);
     for m in &measures {
         if m.runs > MAX_COUNT || m.failures > m.runs {
             return Err(Error::Input(format!(

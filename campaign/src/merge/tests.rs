@@ -1,13 +1,16 @@
 //! The merge on shard directories written here line by line in the formats the campaign
-//! and the commands write: a flake, an error, a compare cut short.
+//! and the commands write (the commands' lines as typed values, through their log's writer):
+//! a flake, an error, a compare cut short.
 
 use crate::layout::{ItemFiles, SHARD_LOG};
 use crate::outcome::{Judgement, Outcome};
 use crate::plan::Command;
 use crate::record::*;
 use crate::shard::Shard;
-use serde_json::json;
 use std::path::Path;
+use wgstress_log::fixtures::{batch, compare_start, run_start, run_summary};
+use wgstress_log::{JsonLog, Line as LogLine, Summary};
+use wgstress_runtime::stress::strategy::Strategy;
 
 fn item(key: &str, command: Command) -> ItemRef {
     ItemRef {
@@ -20,12 +23,8 @@ fn item(key: &str, command: Command) -> ItemRef {
 }
 
 /// A shard directory: its log with `attempts` (item, attempt, exit; none: never ended) and
-/// each attempt's command log.
-fn shard(
-    dir: &Path,
-    items: Vec<ItemRef>,
-    attempts: &[(&str, u32, Option<i32>, Vec<serde_json::Value>)],
-) {
+/// each attempt's command log, written through the commands' writer.
+fn shard(dir: &Path, items: Vec<ItemRef>, attempts: &[(&str, u32, Option<i32>, Vec<LogLine>)]) {
     std::fs::create_dir_all(dir).unwrap();
     let mut log = Writer::create(&dir.join(SHARD_LOG)).unwrap();
     log.write(&Line::Start(Start {
@@ -60,8 +59,10 @@ fn shard(
         }))
         .unwrap();
         let files = ItemFiles::new(dir, key, *attempt);
-        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
-        std::fs::write(&files.log, text).unwrap();
+        let mut command_log = JsonLog::append_to(&files.log).unwrap();
+        for line in lines {
+            command_log.write(line).unwrap();
+        }
         if *exit == Some(2) {
             std::fs::write(
                 &files.stderr,
@@ -81,19 +82,17 @@ fn shard(
     }
 }
 
-fn summary(runs: u64, failures: u64) -> serde_json::Value {
-    let first = json!({"run": 3, "seconds": 0.5, "seed": "0xabc", "outcome": "postcondition",
-        "detail": "wrong", "replay": {"mode": "raw"}});
-    json!({"type": "summary", "runs": runs, "failures": failures, "seconds": 1.0,
-        "time_to_first_failure": if failures > 0 { json!(0.5) } else { json!(null) },
-        "first_failure": if failures > 0 { first } else { json!(null) }})
+/// `wgstress run`'s summary line: `runs` in a second, `failures` of them failing, the first
+/// (seed 0xabc) half a second in.
+fn summary(runs: u64, failures: u64) -> LogLine {
+    LogLine::Summary(Box::new(Summary::Run(run_summary(runs, failures))))
 }
 
 #[test]
 fn a_failure_that_passes_its_rerun_is_a_flake_and_an_error_is_unexpected() {
     let dir = tempfile::tempdir().unwrap();
     let items = vec![item("a", Command::Run), item("b", Command::Run)];
-    let start = json!({"type": "start"});
+    let start = run_start();
     shard(
         &dir.path().join("s"),
         items,
@@ -126,24 +125,14 @@ fn a_failure_that_passes_its_rerun_is_a_flake_and_an_error_is_unexpected() {
 #[test]
 fn a_compare_cut_short_counts_each_configuration_to_its_last_batch() {
     let dir = tempfile::tempdir().unwrap();
-    let batch = |strategy: &str, total: u64, postcondition: u64| {
-        let failures = match postcondition {
-            0 => json!([]),
-            _ => {
-                json!([{"failure": {"run": 1, "seconds": 0.25, "seed": "0x5", "outcome": "postcondition",
-                "detail": "d", "replay": {"mode": "raw"}}}])
-            }
-        };
-        json!({"type": "batch", "strategy": strategy, "shuffle": true, "total_runs": total,
-            "seconds": 0.5, "counts": {"pass": total - postcondition, "postcondition": postcondition},
-            "failures": failures})
-    };
+    // Shuffled batches; one that failed lists its first failure, 0.25 s in.
+    let line = |strategy, total, failing| LogLine::Batch(batch(strategy, total, failing));
     let lines = vec![
-        json!({"type": "start"}),
-        batch("none", 4, 0),
-        batch("cache", 4, 1),
-        batch("none", 8, 0),
-        batch("cache", 8, 3),
+        compare_start(),
+        line(Strategy::None, 4, 0),
+        line(Strategy::Cache, 4, 1),
+        line(Strategy::None, 8, 0),
+        line(Strategy::Cache, 8, 3),
     ];
     shard(
         &dir.path().join("s"),
@@ -183,7 +172,7 @@ fn a_compare_cut_short_counts_each_configuration_to_its_last_batch() {
 
 /// A shard of one item `a` that ran 10 runs in its 2 seconds, in `dir`.
 fn one_item(dir: &Path) {
-    let start = json!({"type": "start"});
+    let start = run_start();
     shard(
         dir,
         vec![item("a", Command::Run)],
@@ -271,7 +260,7 @@ fn a_shard_log_without_a_version_or_of_another_is_refused() {
 #[test]
 fn counts_no_command_writes_are_refused_rather_than_wrapped() {
     let dir = tempfile::tempdir().unwrap();
-    let start = json!({"type": "start"});
+    let start = run_start();
     shard(
         &dir.path().join("s"),
         vec![item("a", Command::Run)],
@@ -292,19 +281,14 @@ fn counts_no_command_writes_are_refused_rather_than_wrapped() {
 #[test]
 fn an_item_killed_before_it_ended_counts_the_seconds_of_its_runs() {
     let dir = tempfile::tempdir().unwrap();
-    let batch = json!({"type": "batch", "total_runs": 8, "seconds": 0.5,
-        "counts": {"pass": 8}, "failures": []});
+    // 8 runs so far, none failing, in 0.5 s.
+    let cut_short = LogLine::Batch(batch(Strategy::None, 8, 0));
     shard(
         &dir.path().join("s"),
         vec![item("a", Command::Run), item("k", Command::Run)],
         &[
-            (
-                "a",
-                0,
-                Some(0),
-                vec![json!({"type": "start"}), summary(10, 0)],
-            ),
-            ("k", 0, None, vec![json!({"type": "start"}), batch]),
+            ("a", 0, Some(0), vec![run_start(), summary(10, 0)]),
+            ("k", 0, None, vec![run_start(), cut_short]),
         ],
     );
     let shards = super::read(&[dir.path().to_path_buf()]).unwrap();
@@ -324,4 +308,45 @@ fn nothing_to_merge_when_no_shard_log_has_its_start_line() {
         message.contains("nothing to merge: every shard.jsonl under"),
         "{message}"
     );
+}
+
+/// The command log of item `a` of a shard whose item logs `lines`, with the first `field`
+/// (a JSON key, which must occur once) renamed `to`: the merge's error, and the place it
+/// must name (the log, and the number of the line that held the field).
+fn renamed(lines: Vec<LogLine>, field: &str, to: &str) -> (String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let s = dir.path().join("s");
+    shard(
+        &s,
+        vec![item("a", Command::Run)],
+        &[("a", 0, Some(0), lines)],
+    );
+    let log = ItemFiles::new(&s, "a", 0).log;
+    let text = std::fs::read_to_string(&log).unwrap();
+    let key = format!("\"{field}\":");
+    assert_eq!(text.matches(&key).count(), 1, "{key} once in {text}");
+    let number = 1 + text.lines().position(|l| l.contains(&key)).unwrap();
+    std::fs::write(&log, text.replacen(&key, &format!("\"{to}\":"), 1)).unwrap();
+    let at = format!(
+        "{}:{number}: ",
+        std::fs::canonicalize(&log).unwrap().display()
+    );
+    (error(&[dir.path().to_path_buf()]), at)
+}
+
+#[test]
+fn a_command_log_line_with_a_field_renamed_is_refused_naming_its_file_and_line() {
+    // The summary merge counts from: its wall-clock seconds, a field merge does not use.
+    let (message, at) = renamed(vec![run_start(), summary(10, 0)], "wall_seconds", "wall");
+    assert!(message.contains(&at), "{at} in {message}");
+    assert!(message.contains("wall_seconds"), "{message}");
+    // A batch line before the summary, which merge reads but does not count from.
+    let lines = vec![
+        run_start(),
+        LogLine::Batch(batch(Strategy::None, 8, 0)),
+        summary(10, 0),
+    ];
+    let (message, at) = renamed(lines, "total_runs", "total");
+    assert!(message.contains(&at), "{at} in {message}");
+    assert!(message.contains("`total`"), "{message}");
 }

@@ -174,6 +174,21 @@ pub enum Outcome {
     DeviceLost,
 }
 
+/// As the log spells it.
+impl std::fmt::Display for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Outcome::Pass => "pass",
+            Outcome::Postcondition => "postcondition",
+            Outcome::Assertion => "assertion",
+            Outcome::Starved => "starved",
+            Outcome::Hang => "hang",
+            Outcome::Watchdog => "watchdog",
+            Outcome::DeviceLost => "device-lost",
+        })
+    }
+}
+
 impl Outcome {
     pub fn is_failure(&self) -> bool {
         *self != Outcome::Pass
