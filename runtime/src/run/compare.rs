@@ -6,11 +6,10 @@ use crate::error::Result;
 use crate::gpu::engine::Calibration;
 use crate::gpu::engine::Engine;
 use crate::run::log::{reborrow, CompareStart, RunLine, RunLog};
-use crate::run::runner::{run_into, summarize, Budget, Event, RunConfig, Stream, Summary};
+use crate::run::runner::{run_into, summarize, Budget, Event, RunConfig, Stream};
 use crate::run::stop::Stop;
 use crate::run::tally::seed_text;
 use crate::stress::strategy::Settings;
-use serde::{Deserialize, Serialize};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
@@ -28,28 +27,7 @@ pub struct Plan {
     pub stop: Arc<AtomicBool>,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Comparison {
-    pub app: String,
-    pub adapter: String,
-    pub rounds: u32,
-    pub master_seed: String,
-    pub rows: Vec<Summary>,
-    /// Why the comparison ended early, if it did.
-    #[serde(
-        flatten,
-        serialize_with = "crate::run::stop::fields",
-        deserialize_with = "crate::run::stop::from_fields"
-    )]
-    pub stopped: Option<Stop>,
-}
-
-impl Comparison {
-    /// Whether some run of some configuration failed.
-    pub fn failed(&self) -> bool {
-        self.rows.iter().any(|r| r.stats.failures > 0)
-    }
-}
+pub use crate::run::summary::Comparison;
 
 /// Runs every configuration of `plan` on `engine`, logging a start line, each batch and a
 /// summary line to `log`.

@@ -4,9 +4,8 @@
 
 use crate::error::Result;
 use crate::gpu::engine::Calibration;
-use crate::run::compare::Comparison;
 use crate::run::record::{Outcome, Record};
-use crate::run::runner::Summary;
+use crate::run::summary::{Comparison, Summary};
 use crate::run::tally::{Counts, Failure};
 use crate::stress::strategy::{Drawn, RunParams, Strategy, StressShape};
 use serde::{Deserialize, Serialize};

@@ -12,4 +12,5 @@ pub mod record;
 pub mod runner;
 pub mod stats;
 pub mod stop;
+pub mod summary;
 pub mod tally;

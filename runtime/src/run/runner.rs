@@ -7,10 +7,10 @@ use crate::run::log::{reborrow, Batch, BatchFailure, RunLine, RunLog, RunStart};
 use crate::run::pace::Pace;
 use crate::run::record::Outcome;
 use crate::run::stop::Stop;
-use crate::run::tally::{seed_text, Failure, Stats, Tally};
-use crate::stress::shapes::{ShapeChooser, ShapeRecord};
+pub use crate::run::summary::{Ran, Summary};
+use crate::run::tally::{seed_text, Failure, Tally};
+use crate::stress::shapes::ShapeChooser;
 use crate::stress::strategy::{run_seed, Replay, RunParams, Settings, Strategy};
-use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -125,91 +125,6 @@ pub enum Event<'a> {
     },
     /// The device was lost and recreated; the runs of the batch in flight count as lost.
     DeviceLost(&'a str),
-}
-
-/// What a session ran: the instrumented application under a stress strategy, or the user's
-/// shaders as given. Shown as the strategy's name, or `raw`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Ran {
-    Stressed(Strategy),
-    Raw,
-}
-
-impl Ran {
-    fn of(mode: Mode, strategy: Strategy) -> Ran {
-        match mode {
-            Mode::Instrumented => Ran::Stressed(strategy),
-            Mode::Raw => Ran::Raw,
-        }
-    }
-}
-
-impl std::fmt::Display for Ran {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Ran::Stressed(strategy) => write!(f, "{strategy}"),
-            Ran::Raw => f.write_str("raw"),
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for Ran {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> std::result::Result<Ran, D::Error> {
-        let name = String::deserialize(deserializer)?;
-        match name.as_str() {
-            "raw" => Ok(Ran::Raw),
-            _ => Strategy::deserialize(serde::de::value::StrDeserializer::<D::Error>::new(&name))
-                .map(Ran::Stressed),
-        }
-    }
-}
-
-impl Serialize for Ran {
-    fn serialize<S: serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> std::result::Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Summary {
-    pub app: String,
-    pub adapter: String,
-    pub strategy: Ran,
-    pub shuffle: bool,
-    pub buffer_shuffle: bool,
-    /// Calibrated (or given) stress iterations; adaptive arms run multiples of it.
-    pub iterations: u32,
-    pub calibration: Option<Calibration>,
-    /// Runs and failures per stress shape (systematic stress).
-    pub shapes: Vec<ShapeRecord>,
-    /// The watchdog's loop limit at the end; whether passing runs taught it (else it is the
-    /// ceiling, or the limit the user gave), and the longest loop they ran.
-    pub loop_limit: u32,
-    pub loop_limit_learned: bool,
-    pub longest_passing_loop: Option<u32>,
-    /// Set when passing runs came within 2x of a limit that cannot follow them: legitimate
-    /// waits may be counted as watchdog failures.
-    pub loop_limit_warning: Option<String>,
-    /// The largest batch the session's buffers hold.
-    pub batch: usize,
-    pub master_seed: String,
-    pub replay: Option<String>,
-    /// Why the session ended early, if it did (Ctrl-C, a hang).
-    #[serde(
-        flatten,
-        serialize_with = "crate::run::stop::fields",
-        deserialize_with = "crate::run::stop::from_fields"
-    )]
-    pub stopped: Option<Stop>,
-    /// Wall-clock seconds of the runs (calibration's are in `calibration`).
-    pub wall_seconds: f64,
-    #[serde(flatten)]
-    pub stats: Stats,
 }
 
 /// Runs `engine` under `config`, logging each batch to `log`.
