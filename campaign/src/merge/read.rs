@@ -134,18 +134,27 @@ fn find(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
     Ok(())
 }
 
-/// JSON lines of `path`, skipping any that do not parse: the last when a kill cut it off
-/// (it has no newline), and whole lines that are not JSON, counted in `damaged`.
-fn lines(path: &Path, damaged: &mut Vec<(PathBuf, usize)>) -> Result<Vec<Value>> {
+/// The bytes of the log at `path`, bounded as every log merge reads; none where no log is
+/// (a shard that never started writes none).
+fn log_bytes(path: &Path) -> Result<Option<Vec<u8>>> {
     if !path.exists() {
-        return Ok(Vec::new());
+        return Ok(None);
     }
-    let bytes = wgstress_runtime::read::bytes(
+    wgstress_runtime::read::bytes(
         path,
         wgstress_runtime::read::LOG_BYTES,
         "a log merge reads may hold",
     )
-    .map_err(Error::read)?;
+    .map(Some)
+    .map_err(Error::read)
+}
+
+/// JSON lines of `path`, skipping any that do not parse: the last when a kill cut it off
+/// (it has no newline), and whole lines that are not JSON, counted in `damaged`.
+fn lines(path: &Path, damaged: &mut Vec<(PathBuf, usize)>) -> Result<Vec<Value>> {
+    let Some(bytes) = log_bytes(path)? else {
+        return Ok(Vec::new());
+    };
     let (values, bad) = parse_lines(&bytes);
     if bad > 0 {
         damaged.push((path.to_path_buf(), bad));
@@ -264,15 +273,9 @@ fn command_lines(
     path: &Path,
     damaged: &mut Vec<(PathBuf, usize)>,
 ) -> Result<Vec<wgstress_log::Line>> {
-    if !path.exists() {
+    let Some(bytes) = log_bytes(path)? else {
         return Ok(Vec::new());
-    }
-    let bytes = wgstress_runtime::read::bytes(
-        path,
-        wgstress_runtime::read::LOG_BYTES,
-        "a log merge reads may hold",
-    )
-    .map_err(Error::read)?;
+    };
     let parsed = wgstress_log::parse(path, &bytes).map_err(|e| Error::Input(e.to_string()))?;
     if parsed.damaged > 0 {
         damaged.push((path.to_path_buf(), parsed.damaged));
