@@ -103,6 +103,9 @@ fn tint_accepts_every_example_shader_as_given_and_instrumented() {
             let (path, source) = app.shader_of(&dispatch);
             let options = wgstress_instrument::Options {
                 entry: dispatch.entry.clone(),
+                postcondition: (path == app.shader_path)
+                    .then(|| app.postcondition.clone())
+                    .flatten(),
                 file_name: Some(path.to_string()),
                 ..Default::default()
             };
