@@ -27,7 +27,10 @@ impl JsonLog {
 
     /// Writes one line and flushes it to the operating system.
     pub fn write(&mut self, line: &Line) -> Result<()> {
-        let mut text = serde_json::to_string(line).expect("log lines serialize");
+        // Only a value serde_json cannot write (a map with keys that are not strings) fails
+        // here: an error of the log, as a failed write is.
+        let mut text = serde_json::to_string(line)
+            .map_err(|e| Error::io(&self.path, std::io::Error::other(e)))?;
         text.push('\n');
         self.file
             .write_all(text.as_bytes())
