@@ -22,7 +22,7 @@ use wgstress_runtime::Result;
 /// Weak behaviours a setting must show for a step to choose it over the seed's default.
 pub const MIN_WEAK: u64 = 10;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct TuneConfig {
     /// Distances 1..=distances between x and y.
     pub distances: u32,

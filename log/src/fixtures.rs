@@ -5,7 +5,8 @@
 
 use crate::{
     FencesStart, FencesSummary, Line, LitmusStart, LitmusSummary, MutantsSearchStart, MutantsStart,
-    MutantsSummary, ProgressMode, ProgressStart, ProgressSummary, Start, StartOf, Summary, VERSION,
+    MutantsSummary, ProgressMode, ProgressStart, ProgressSummary, Start, StartOf, Summary,
+    TuneStart, VERSION,
 };
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -322,6 +323,20 @@ pub fn litmus_summary() -> LitmusSummary {
         reproducibility: 0.75,
         interrupted: false,
     }
+}
+
+pub fn tune_start() -> Line {
+    start(StartOf::Tune(TuneStart {
+        adapter: ADAPTER.into(),
+        config: wgstress_litmus::tune::TuneConfig {
+            distances: 4,
+            locations: 8,
+            max_sequence: 3,
+            max_spread: 2,
+            iterations_per_cell: 16,
+            env: Env::default(),
+        },
+    }))
 }
 
 pub fn mutants_start() -> Line {

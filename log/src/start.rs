@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 use wgstress_litmus::env::Env;
+use wgstress_litmus::tune::TuneConfig;
 use wgstress_progress::wgsl::Mapping;
 use wgstress_runtime::run::log::{CompareStart, RunStart};
 use wgstress_runtime::stress::strategy::Strategy;
@@ -43,16 +44,13 @@ pub struct FencesStart {
     pub master_seed: String,
 }
 
+/// The adapter and the tuning grid's configuration. Unknown keys are refused by the reader
+/// (read.rs), which serde's `deny_unknown_fields` cannot do beside `flatten`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct TuneStart {
     pub adapter: String,
-    pub distances: u32,
-    pub locations: u32,
-    pub max_sequence: usize,
-    pub max_spread: u32,
-    pub iterations_per_cell: u32,
-    pub env: Env,
+    #[serde(flatten)]
+    pub config: TuneConfig,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

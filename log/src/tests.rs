@@ -38,7 +38,25 @@ fn start_lines_round_trip() {
         mutants_start(),
         mutants_search_start(),
         progress_start(),
+        tune_start(),
     ]);
+}
+
+#[test]
+fn a_tune_start_line_keeps_its_configuration_fields_at_the_top() {
+    let value = serde_json::to_value(tune_start()).unwrap();
+    for field in [
+        "adapter",
+        "distances",
+        "locations",
+        "max_sequence",
+        "max_spread",
+        "iterations_per_cell",
+        "env",
+    ] {
+        assert!(value.get(field).is_some(), "{field} missing: {value}");
+    }
+    assert!(value.get("config").is_none(), "{value}");
 }
 
 #[test]

@@ -121,12 +121,7 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
     if let Some(log) = log.as_mut() {
         log.start(StartOf::Tune(TuneStart {
             adapter: wgstress_runtime::gpu::device::describe(&gpu.info),
-            distances: config.distances,
-            locations: config.locations,
-            max_sequence: config.max_sequence,
-            max_spread: config.max_spread,
-            iterations_per_cell: config.iterations_per_cell,
-            env: config.env.clone(),
+            config: config.clone(),
         }))?;
     }
     let mut progress = Progress::cells(config.cells(), notes.on);
