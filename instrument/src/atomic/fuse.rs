@@ -178,7 +178,7 @@ fn same_local_load(
         },
         _ => None,
     };
-    if local(a).is_none() || local(a) != local(b) {
+    if !matches!((local(a), local(b)), (Some(x), Some(y)) if x == y) {
         return false;
     }
     let first = a.min(b);

@@ -169,15 +169,7 @@ pub fn plan(
             occupancy: None,
         })
         .collect();
-    let app = &session.app;
-    let groups = app
-        .pipeline
-        .iter()
-        .map(|d| d.workgroups)
-        .chain(std::iter::once(app.workgroups))
-        .map(|w| w.iter().product::<u32>())
-        .max()
-        .unwrap_or(1);
+    let groups = session.app.max_groups();
     if !args.no_occupancy {
         let mut n = 1u32;
         while n < groups {

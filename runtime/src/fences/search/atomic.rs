@@ -56,12 +56,10 @@ pub fn search(
             Err(e) => return Err(e),
         }
     }
-    if usable.is_empty() {
-        return Ok(Step::Over(Verdict::NotFixed {
-            reasons: reasons(unfixed, tried, cx.shader),
-        }));
-    }
-    let step = try_variables(cx, config, rate, usable, tried, count)?;
+    let step = match usable.is_empty() {
+        true => None,
+        false => try_variables(cx, config, rate, usable, tried, count)?,
+    };
     Ok(step.unwrap_or_else(|| {
         Step::Over(Verdict::NotFixed {
             reasons: reasons(unfixed, tried, cx.shader),
