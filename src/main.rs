@@ -180,7 +180,13 @@ fn check_item(args: &[String]) -> Result<(), String> {
 fn fail(message: &str, json: bool) -> ExitCode {
     eprintln!("wgstress: error: {message}");
     if json {
-        println!("{}", serde_json::json!({ "error": message }));
+        #[derive(serde::Serialize)]
+        struct Failed<'a> {
+            error: &'a str,
+        }
+        if let Ok(line) = serde_json::to_string(&Failed { error: message }) {
+            println!("{line}");
+        }
     }
     ExitCode::from(2)
 }

@@ -1,11 +1,13 @@
 //! What `progress` shows: the oracle's verdicts, the generated suite's Table 4 beside the
 //! seed's, and what runs on the adapter say about its progress model.
 
+use serde::Serialize;
+use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::Path;
 use wgstress_progress::model::{Fairness, Model, Scheduler};
 use wgstress_progress::observe::{Judgement, Observed};
-use wgstress_progress::oracle::Verdict;
+use wgstress_progress::oracle::{Evidence, Verdict};
 use wgstress_progress::suite::{Table, SEED_TABLE_4};
 
 /// The schedulers a verdict table shows, in order: every model weak then strong.
@@ -16,24 +18,6 @@ pub fn columns() -> Vec<Scheduler> {
             [Fairness::Weak, Fairness::Strong].map(|fairness| Scheduler { model, fairness })
         })
         .collect()
-}
-
-fn key(model: Model) -> &'static str {
-    match model {
-        Model::Unfair => "unfair",
-        Model::Hsa => "hsa",
-        Model::Obe => "obe",
-        Model::HsaObe => "hsa-obe",
-        Model::Lobe => "lobe",
-        Model::Fair => "fair",
-    }
-}
-
-fn fairness(f: Fairness) -> &'static str {
-    match f {
-        Fairness::Weak => "weak",
-        Fairness::Strong => "strong",
-    }
 }
 
 /// One line per test: `yes` where it is guaranteed to terminate, `-` where not.
@@ -63,26 +47,40 @@ pub fn oracle_table(tests: &[(&str, Vec<Verdict>)]) -> String {
     s
 }
 
+/// One test file's verdicts in `progress --oracle --json`.
+#[derive(Serialize)]
+pub struct OracleFile<'a> {
+    pub file: &'a str,
+    /// Per model, per fairness: whether the test terminates, and the execution that starves
+    /// where it need not.
+    pub models: BTreeMap<Model, BTreeMap<Fairness, OracleVerdict<'a>>>,
+}
+
+#[derive(Serialize)]
+pub struct OracleVerdict<'a> {
+    pub terminates: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<&'a Evidence>,
+}
+
 /// Per file, per model and fairness: `terminates`, and the evidence where it need not.
-pub fn oracle_json(tests: &[(&str, Vec<Verdict>)]) -> serde_json::Value {
-    let files: Vec<serde_json::Value> = tests
+pub fn oracle_json<'a>(tests: &'a [(&'a str, Vec<Verdict>)]) -> Vec<OracleFile<'a>> {
+    tests
         .iter()
         .map(|(name, verdicts)| {
-            let mut models = serde_json::Map::new();
+            let mut models: BTreeMap<Model, BTreeMap<Fairness, OracleVerdict>> = BTreeMap::new();
             for v in verdicts {
-                let entry = models
-                    .entry(key(v.scheduler.model))
-                    .or_insert_with(|| serde_json::json!({}));
-                let mut verdict = serde_json::json!({ "terminates": v.terminates });
-                if let Some(e) = &v.evidence {
-                    verdict["evidence"] = serde_json::to_value(e).unwrap_or_default();
-                }
-                entry[fairness(v.scheduler.fairness)] = verdict;
+                models.entry(v.scheduler.model).or_default().insert(
+                    v.scheduler.fairness,
+                    OracleVerdict {
+                        terminates: v.terminates,
+                        evidence: v.evidence.as_ref(),
+                    },
+                );
             }
-            serde_json::json!({ "file": name, "models": models })
+            OracleFile { file: name, models }
         })
-        .collect();
-    serde_json::Value::Array(files)
+        .collect()
 }
 
 /// The suite's size per configuration and its Table 4 beside the seed's.

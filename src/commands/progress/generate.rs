@@ -4,10 +4,28 @@
 use crate::notes::{emit, Notes};
 use crate::status::Status;
 use anyhow::{anyhow, Result};
+use serde::Serialize;
 use std::io::Write;
 use std::path::Path;
 use wgstress_progress::generate::{generate as enumerate, Bounds};
 use wgstress_progress::suite::{Table, Verdicts};
+
+/// What `progress --generate DIR --json` prints.
+#[derive(Serialize)]
+struct Generated<'a> {
+    directory: &'a Path,
+    tests: usize,
+    configurations: Vec<Configuration>,
+    table4: &'a Table,
+}
+
+/// The suite's size at one bound of threads and instructions.
+#[derive(Serialize)]
+struct Configuration {
+    threads: usize,
+    instructions: usize,
+    tests: usize,
+}
 
 /// The extension of a test file.
 pub const EXTENSION: &str = "axb";
@@ -38,14 +56,19 @@ pub fn generate(dir: &Path, json: bool, notes: Notes) -> Result<Status> {
     if json {
         emit(&format!(
             "{}\n",
-            serde_json::to_string_pretty(&serde_json::json!({
-                "directory": dir.display().to_string(),
-                "tests": suite.len(),
-                "configurations": sizes.iter().map(|((t, i), n)| serde_json::json!({
-                    "threads": t, "instructions": i, "tests": n
-                })).collect::<Vec<_>>(),
-                "table4": table,
-            }))?
+            serde_json::to_string_pretty(&Generated {
+                directory: dir,
+                tests: suite.len(),
+                configurations: sizes
+                    .iter()
+                    .map(|&((threads, instructions), tests)| Configuration {
+                        threads,
+                        instructions,
+                        tests,
+                    })
+                    .collect(),
+                table4: &table,
+            })?
         ))?;
     } else {
         emit(&crate::present::termination::generated(dir, &sizes, &table))?;

@@ -49,12 +49,15 @@ pub fn validate(shaders: &[Shader]) -> Vec<Rejected> {
     if !dir.join("node_modules/webgpu/package.json").exists() {
         panic!("{INSTALL}");
     }
-    let batch = serde_json::Value::Array(
-        shaders
-            .iter()
-            .map(|s| serde_json::json!({ "name": s.name, "code": s.code }))
-            .collect(),
-    );
+    let batch: Vec<serde_json::Value> = shaders
+        .iter()
+        .map(|s| {
+            let mut entry = serde_json::Map::new();
+            entry.insert("name".into(), s.name.clone().into());
+            entry.insert("code".into(), s.code.clone().into());
+            entry.into()
+        })
+        .collect();
     let mut child = Command::new("node")
         .arg(dir.join("validate.mjs"))
         .arg("--batch")
@@ -65,7 +68,7 @@ pub fn validate(shaders: &[Shader]) -> Vec<Rejected> {
         .spawn()
         .unwrap_or_else(|e| panic!("{INSTALL} (starting node: {e})"));
     let mut stdin = child.stdin.take().expect("piped stdin");
-    let input = batch.to_string();
+    let input = serde_json::Value::Array(batch).to_string();
     // Written from another thread: the validator may fill its stdout before reading all input.
     let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
     let output = child.wait_with_output().expect("waiting for node");
