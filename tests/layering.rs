@@ -96,6 +96,53 @@ fn assert_no_cycle(root: &str) {
     }
 }
 
+/// The cycles between siblings of any folder of the crate rooted at `root`: folders (or
+/// files) that import each other, directly or through their other siblings.
+#[allow(dead_code)]
+fn folder_cycles(root: &str) -> Vec<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(root);
+    imports::read_crate(&root)
+        .sibling_cycles(root.parent().unwrap())
+        .iter()
+        .map(|c| c.to_string())
+        .collect()
+}
+
+#[test]
+fn a_folder_that_climbs_is_named_although_its_files_do_not() {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, text) in [
+        ("lib.rs", "mod gpu;\nmod run;\n"),
+        ("gpu/mod.rs", "mod device;\nmod engine;\n"),
+        ("gpu/device.rs", "pub struct Device;\n"),
+        (
+            "gpu/engine.rs",
+            "use crate::run::stop::Stop;\npub struct Engine(Stop);\n",
+        ),
+        ("run/mod.rs", "pub mod stop;\nmod runner;\n"),
+        ("run/stop.rs", "pub struct Stop;\n"),
+        (
+            "run/runner.rs",
+            "use crate::gpu::device::Device;\nfn f(_: Device) {}\n",
+        ),
+    ] {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let graph = imports::read_crate(&dir.path().join("lib.rs"));
+    assert!(
+        graph.cycles(dir.path()).is_empty(),
+        "no two files import each other"
+    );
+    let folders: Vec<String> = graph
+        .sibling_cycles(dir.path())
+        .iter()
+        .map(|c| c.to_string())
+        .collect();
+    assert_eq!(folders, ["gpu -> run (Stop) -> gpu (Device)"]);
+}
+
 #[test]
 fn no_import_cycle_in_the_runtime() {
     assert_no_cycle("runtime/src/lib.rs");

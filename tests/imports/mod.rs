@@ -430,6 +430,68 @@ impl Graph {
             .collect()
     }
 
+    /// Cycles between the siblings of every folder of the crate whose sources are under
+    /// `src`: the files and subfolders directly in one folder, a folder standing for every
+    /// file under it (and `name.rs` beside `name/` counting as that folder). The folder's own
+    /// module file (lib.rs, main.rs, mod.rs) is left out: it declares and re-exports its
+    /// children. At the deepest folders this is the file graph's cycles again; above them it
+    /// finds folders that climb into each other although no two files do.
+    pub fn sibling_cycles(&self, src: &Path) -> Vec<Cycle> {
+        let relative: Vec<PathBuf> = self
+            .files
+            .iter()
+            .map(|f| f.strip_prefix(src).unwrap_or(f).to_path_buf())
+            .collect();
+        let mut folders: BTreeSet<PathBuf> = BTreeSet::new();
+        for path in &relative {
+            let mut dir = path.parent();
+            while let Some(d) = dir {
+                folders.insert(d.to_path_buf());
+                dir = d.parent();
+            }
+        }
+        let mut out = Vec::new();
+        for folder in folders {
+            // The sibling under `folder` that holds file i, if it is not the folder's own module.
+            let sibling = |i: usize| -> Option<PathBuf> {
+                let rest = relative[i].strip_prefix(&folder).ok()?;
+                let first = rest.components().next()?.as_os_str().to_str()?.to_string();
+                if ["lib.rs", "main.rs", "mod.rs"].contains(&first.as_str()) {
+                    return None;
+                }
+                Some(folder.join(first.strip_suffix(".rs").unwrap_or(&first)))
+            };
+            let mut names: Vec<PathBuf> = Vec::new();
+            let mut edges: BTreeMap<(usize, usize), BTreeSet<String>> = BTreeMap::new();
+            let mut node =
+                |p: PathBuf, names: &mut Vec<PathBuf>| match names.iter().position(|n| *n == p) {
+                    Some(k) => k,
+                    None => {
+                        names.push(p);
+                        names.len() - 1
+                    }
+                };
+            for (&(from, to), imported) in &self.edges {
+                let (Some(a), Some(b)) = (sibling(from), sibling(to)) else {
+                    continue;
+                };
+                if a != b {
+                    let (a, b) = (node(a, &mut names), node(b, &mut names));
+                    edges
+                        .entry((a, b))
+                        .or_default()
+                        .extend(imported.iter().cloned());
+                }
+            }
+            let siblings = Graph {
+                files: names,
+                edges,
+            };
+            out.extend(siblings.cycles(Path::new("")));
+        }
+        out
+    }
+
     /// A cycle inside `component`: from its first file, the shortest way back to it.
     fn cycle_through(&self, next: &[Vec<usize>], component: &[usize]) -> Vec<usize> {
         let inside: BTreeSet<usize> = component.iter().copied().collect();
