@@ -64,6 +64,9 @@ enum Command {
     /// Merge campaign logs of every shard, host and GPU into one report; judge it against a
     /// baseline
     Merge(commands::merge::Args),
+    /// Record a Node program's WebGPU compute work as it runs, and write the spec that
+    /// replays it (dispatches, bindings, initial contents, its read-backs as checks)
+    Record(commands::record::Args),
     /// List the bundled applications
     Apps,
     /// List the GPU adapters wgpu finds
@@ -143,6 +146,7 @@ fn execute(cli: Cli) -> anyhow::Result<Status> {
             commands::campaign::execute(commands::campaign::plan(&args, &check_item)?, notes)
         }
         Command::Merge(args) => commands::merge::execute(commands::merge::plan(&args)?, notes),
+        Command::Record(args) => commands::record::execute(commands::record::plan(&args)?, notes),
         Command::Apps => commands::apps::list(),
         Command::Adapters => commands::apps::adapters(),
     }

@@ -8,13 +8,13 @@ set -euo pipefail
 missing=()
 command -v npm >/dev/null || missing+=(nodejs npm)
 python3 -m venv --help >/dev/null 2>&1 || missing+=(python3-venv)
-if [ ${#missing[@]} -eq 0 ]; then
-    exit 0
+if [ ${#missing[@]} -gt 0 ]; then
+    if [ "$(id -u)" != 0 ]; then
+        echo "test-deps: the tests need ${missing[*]}: apt-get install ${missing[*]} as root, then run the command again" >&2
+        exit 1
+    fi
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
-if [ "$(id -u)" != 0 ]; then
-    echo "test-deps: the tests need ${missing[*]}: apt-get install ${missing[*]} as root, then run the command again" >&2
-    exit 1
-fi
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-apt-get install -y -qq "${missing[@]}" >/dev/null
+bash "$(dirname "$0")/record/mesa.sh"

@@ -10,6 +10,7 @@ pub mod litmus;
 pub mod merge;
 pub mod mutants;
 pub mod progress;
+pub mod record;
 pub mod run;
 pub mod tune;
 

@@ -463,7 +463,7 @@ impl Graph {
             };
             let mut names: Vec<PathBuf> = Vec::new();
             let mut edges: BTreeMap<(usize, usize), BTreeSet<String>> = BTreeMap::new();
-            let mut node =
+            let node =
                 |p: PathBuf, names: &mut Vec<PathBuf>| match names.iter().position(|n| *n == p) {
                     Some(k) => k,
                     None => {

@@ -1,0 +1,25 @@
+//! A WebGPU program's compute work, as the recorder (tools/record) saw it run, turned into a
+//! wgstress spec that replays it at wgstress's own speed: the buffers a dispatch binds as
+//! bindings, what the program wrote first as their initial contents, every dispatch in order
+//! with its binding map, and what it read back after the last one as checks. The crate reads
+//! and writes data only; `wgstress record` runs the program and writes the files.
+
+#![deny(unreachable_pub)]
+
+mod base64;
+mod convert;
+mod error;
+mod fit;
+mod recording;
+mod render;
+
+pub use convert::{
+    convert, RecordedBinding, RecordedCheck, RecordedDispatch, RecordedKind, RecordedShader,
+    RecordedSpec,
+};
+pub use error::RecordError;
+pub use recording::Recording;
+pub use render::{render, Origin, SpecFile};
+
+#[cfg(test)]
+mod tests;

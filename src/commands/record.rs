@@ -1,0 +1,216 @@
+//! `wgstress record --out DIR -- node PROGRAM [ARGS]`: runs a Node program on WebGPU with the
+//! recorder loaded before it, twice, and writes the spec that replays its compute work.
+
+use crate::notes::Notes;
+use crate::status::Status;
+use anyhow::{anyhow, bail, Context, Result};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+use wgstress_record::{convert, render, Origin, Recording};
+
+/// The recorder, written next to the recording for each run: the binary carries it.
+const RECORDER: &str = include_str!("../../tools/record/recorder.mjs");
+const NODE_HOOK: &str = include_str!("../../tools/record/node-hook.mjs");
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The directory to write the spec into (a new or empty one)
+    #[arg(long)]
+    out: PathBuf,
+    /// End each recording after this many seconds if the program has not ended by itself
+    #[arg(long, default_value_t = 60.0)]
+    time: f64,
+    /// How many times to record the program: a word it read back differently in any of
+    /// them is not checked (1: every word is)
+    #[arg(long, default_value_t = 2)]
+    recordings: usize,
+    /// The application's name in the spec (default: the program's file stem)
+    #[arg(long)]
+    name: Option<String>,
+    /// The program: `node PROGRAM [ARGS]`
+    #[arg(last = true, required = true, value_name = "node PROGRAM [ARGS]")]
+    program: Vec<String>,
+}
+
+/// A validated `record`: a Node command line, an output directory that holds nothing yet.
+pub struct Plan {
+    out: PathBuf,
+    time: Duration,
+    recordings: usize,
+    name: String,
+    node: String,
+    program: Vec<String>,
+}
+
+pub fn plan(args: &Args) -> Result<Plan> {
+    let (node, program) = args
+        .program
+        .split_first()
+        .ok_or_else(|| anyhow!("give the program after --: -- node PROGRAM [ARGS]"))?;
+    let is_node = Path::new(node)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n == "node" || n.starts_with("node"));
+    if !is_node {
+        bail!("`{node}` is not Node: record runs `-- node PROGRAM [ARGS]`, a program on the npm package webgpu");
+    }
+    let script = program
+        .iter()
+        .find(|a| !a.starts_with('-'))
+        .ok_or_else(|| anyhow!("no program after `{node}`: -- node PROGRAM [ARGS]"))?;
+    if args.recordings == 0 {
+        bail!("--recordings 0: record the program at least once");
+    }
+    if !args.time.is_finite() || args.time <= 0.0 {
+        bail!("--time {}: give a number of seconds above 0", args.time);
+    }
+    if args.out.exists() {
+        let empty = std::fs::read_dir(&args.out)
+            .map(|mut d| d.next().is_none())
+            .unwrap_or(false);
+        if !empty {
+            bail!(
+                "{}: exists and is not an empty directory; record writes its spec into a new one",
+                args.out.display()
+            );
+        }
+    }
+    let name = match &args.name {
+        Some(n) => n.clone(),
+        None => Path::new(script)
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("recorded")
+            .to_string(),
+    };
+    Ok(Plan {
+        out: args.out.clone(),
+        time: Duration::from_secs_f64(args.time),
+        recordings: args.recordings,
+        name,
+        node: node.clone(),
+        program: program.to_vec(),
+    })
+}
+
+/// A directory of the recorder's files for one `record`, removed when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new() -> Result<Scratch> {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let dir =
+            std::env::temp_dir().join(format!("wgstress-record-{}-{nanos}", std::process::id()));
+        std::fs::create_dir(&dir).with_context(|| format!("{}: cannot create", dir.display()))?;
+        for (name, text) in [("recorder.mjs", RECORDER), ("node-hook.mjs", NODE_HOOK)] {
+            std::fs::write(dir.join(name), text)
+                .with_context(|| format!("{}: cannot write", dir.join(name).display()))?;
+        }
+        Ok(Scratch(dir))
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Runs the program once with the recorder; returns the recording and how the program ended.
+fn record_once(plan: &Plan, scratch: &Scratch, k: usize, notes: Notes) -> Result<Recording> {
+    let out = scratch.0.join(format!("recording-{k}.json"));
+    let mut child = Command::new(&plan.node)
+        .arg("--import")
+        .arg(scratch.0.join("node-hook.mjs"))
+        .args(&plan.program)
+        .env("WGSTRESS_RECORDING", &out)
+        .env(
+            "WGSTRESS_RECORD_SECONDS",
+            plan.time.as_secs_f64().to_string(),
+        )
+        // The program's own output is not wgstress's: it goes to stderr, with the notes.
+        .stdout(std::process::Stdio::from(std::io::stderr()))
+        .spawn()
+        .with_context(|| format!("cannot start `{}`", plan.node))?;
+    // The hook ends the program at --time itself, writing what it saw; this is in case it
+    // cannot (a program stuck in native code).
+    let deadline = Instant::now() + plan.time + Duration::from_secs(10);
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            bail!(
+                "the program did not end within --time {} s and 10 s more: nothing was recorded",
+                plan.time.as_secs_f64()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    if !status.success() {
+        notes.note(&format!("recording {k}: the program ended with {status}"));
+    }
+    let text = std::fs::read_to_string(&out).map_err(|_| {
+        anyhow!(
+            "the program wrote no recording ({status}): it must import the npm package webgpu \
+             from its own directory, and end by itself or by process.exit"
+        )
+    })?;
+    serde_json::from_str(&text).map_err(|e| anyhow!("recording {k}: {e}"))
+}
+
+pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
+    let scratch = Scratch::new()?;
+    let mut recordings = Vec::new();
+    for k in 1..=plan.recordings {
+        notes.note(&format!(
+            "recording {k} of {}: {} {}",
+            plan.recordings,
+            plan.node,
+            plan.program.join(" ")
+        ));
+        recordings.push(record_once(&plan, &scratch, k, notes)?);
+    }
+    let spec = convert(&recordings[0], &recordings[1..])?;
+    let origin = Origin {
+        name: plan.name.clone(),
+        program: format!("{} {}", plan.node, plan.program.join(" ")),
+        adapter: recordings[0]
+            .adapter
+            .as_ref()
+            .and_then(|a| a.description.clone()),
+        recordings: recordings.len(),
+    };
+    std::fs::create_dir_all(&plan.out)
+        .with_context(|| format!("{}: cannot create", plan.out.display()))?;
+    for file in render(&spec, &origin) {
+        let path = plan.out.join(&file.path);
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .with_context(|| format!("{}: cannot write", path.display()))?;
+        std::io::Write::write_all(&mut f, &file.bytes)
+            .with_context(|| format!("{}: cannot write", path.display()))?;
+    }
+    let spec_path = plan.out.join("spec.toml");
+    // What was written must load as any spec does: a recording this cannot replay is an
+    // error here, not at the first run.
+    wgstress_runtime::app::spec::load(&spec_path)?;
+    let words: usize = spec.checks.iter().map(|c| c.words.len()).sum();
+    notes.note(&format!(
+        "{}: {} dispatch(es), {} binding(s), {words} word(s) read back checked",
+        spec_path.display(),
+        spec.dispatches.len(),
+        spec.bindings.len(),
+    ));
+    for note in &spec.notes {
+        notes.note(note);
+    }
+    Ok(Status::Passed)
+}

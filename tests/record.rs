@@ -1,0 +1,277 @@
+//! `wgstress record` on real Node programs (examples/record/node) on Dawn, on Mesa 25's
+//! lavapipe (tools/record/mesa.sh, which the README's test command runs): the recorder changes
+//! nothing the program sees, and the spec it writes replays the program's own read-backs.
+
+mod common;
+
+use common::wgstress;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn workspace() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A directory holding the Node examples beside the `webgpu` package that tools/tint installs,
+/// as a user's project holds its own.
+fn project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let modules = workspace().join("tools/tint/node_modules");
+    assert!(
+        modules.join("webgpu/package.json").exists(),
+        "the webgpu package is missing: run `npm ci --prefix tools/tint` (the README's test command does)"
+    );
+    std::os::unix::fs::symlink(&modules, dir.path().join("node_modules")).unwrap();
+    for entry in std::fs::read_dir(workspace().join("examples/record/node")).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, dir.path().join(path.file_name().unwrap())).unwrap();
+    }
+    dir
+}
+
+/// The environment that runs Node's Dawn on Mesa 25's lavapipe.
+fn mesa() -> [(&'static str, PathBuf); 2] {
+    let mesa = workspace().join("tools/record/mesa");
+    assert!(
+        mesa.join("lvp.json").exists(),
+        "Mesa 25's lavapipe is missing: run `bash tools/record/mesa.sh` (the README's test \
+         command does, through tools/test-deps.sh)"
+    );
+    [
+        ("VK_DRIVER_FILES", mesa.join("lvp.json")),
+        ("LD_LIBRARY_PATH", mesa.join("lib")),
+    ]
+}
+
+fn node(dir: &Path, args: &[&str]) -> Output {
+    Command::new("node")
+        .args(args)
+        .envs(mesa())
+        .current_dir(dir)
+        .output()
+        .expect("node runs")
+}
+
+fn record(dir: &Path, out: &str, program: &[&str]) -> Output {
+    let mut args = vec!["record", "--out", out, "--"];
+    args.extend(program);
+    let output = Command::new(env!("CARGO_BIN_EXE_wgstress"))
+        .args(&args)
+        .envs(mesa())
+        .current_dir(dir)
+        .output()
+        .expect("wgstress runs");
+    assert!(
+        output.status.success(),
+        "record {program:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+#[test]
+fn the_recorder_changes_nothing_the_program_sees() {
+    let dir = project();
+    let hook = workspace().join("tools/record/node-hook.mjs");
+    let recording = dir.path().join("recording.json");
+    for program in [
+        vec!["spin_lock.mjs"],
+        vec!["spin_lock.mjs", "--fixed"],
+        vec!["compact.mjs"],
+        vec!["compact.mjs", "--indirect"],
+    ] {
+        let plain = node(dir.path(), &program);
+        let mut args = vec!["--import", hook.to_str().unwrap()];
+        args.extend(&program);
+        let recorded = Command::new("node")
+            .args(&args)
+            .envs(mesa())
+            .env("WGSTRESS_RECORDING", &recording)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert!(plain.status.success(), "{program:?}: {}", text(&plain));
+        assert_eq!(plain.status.code(), recorded.status.code(), "{program:?}");
+        assert_eq!(plain.stdout, recorded.stdout, "{program:?}");
+        assert!(recording.exists(), "{program:?} wrote no recording");
+        std::fs::remove_file(&recording).unwrap();
+    }
+}
+
+#[test]
+fn a_recorded_lock_replays_the_programs_read_back() {
+    let dir = project();
+    for (out, program) in [
+        ("fixed", vec!["node", "spin_lock.mjs", "--fixed"]),
+        ("buggy", vec!["node", "spin_lock.mjs"]),
+    ] {
+        record(dir.path(), out, &program);
+        let spec = dir.path().join(out).join("spec.toml");
+        let toml = std::fs::read_to_string(&spec).unwrap();
+        assert!(toml.contains("workgroups = [256, 1, 1]"), "{toml}");
+        // The program read back 1,024: the check expects those bytes.
+        let expected = std::fs::read(dir.path().join(out).join("expected-0.bin")).unwrap();
+        assert_eq!(expected, 1024u32.to_le_bytes(), "{out}");
+        let raw = wgstress(
+            &["run", "spec.toml", "--raw", "--runs", "10"],
+            &dir.path().join(out),
+        );
+        assert!(raw.status.success(), "{out} raw: {}", text(&raw));
+        assert!(
+            text(&raw).contains("failure rate     0 of 10"),
+            "{}",
+            text(&raw)
+        );
+    }
+    let fixed = wgstress(
+        &["run", "spec.toml", "--runs", "40"],
+        &dir.path().join("fixed"),
+    );
+    assert!(fixed.status.success(), "fixed, stressed: {}", text(&fixed));
+    // The check can fail: a read-back that is not the program's is caught.
+    std::fs::write(
+        dir.path().join("fixed/expected-0.bin"),
+        1025u32.to_le_bytes(),
+    )
+    .unwrap();
+    let wrong = wgstress(
+        &["run", "spec.toml", "--raw", "--runs", "3"],
+        &dir.path().join("fixed"),
+    );
+    assert_eq!(wrong.status.code(), Some(1), "{}", text(&wrong));
+    assert!(
+        text(&wrong).contains("[0] = 1024 (expected 1025)"),
+        "{}",
+        text(&wrong)
+    );
+}
+
+#[test]
+fn work_that_depends_on_what_the_program_read_is_recorded_as_it_ran() {
+    let dir = project();
+    record(dir.path(), "host", &["node", "compact.mjs"]);
+    let toml = std::fs::read_to_string(dir.path().join("host/spec.toml")).unwrap();
+    assert!(
+        toml.contains("# Note: the program read back binding 0:1 after dispatch 1 of 2"),
+        "{toml}"
+    );
+    // 100 values were picked: the second pass ran ceil(100 / 64) workgroups.
+    assert!(
+        toml.contains("entry = \"square\"\nworkgroups = [2, 1, 1]"),
+        "{toml}"
+    );
+    let raw = wgstress(
+        &["run", "spec.toml", "--raw", "--runs", "5"],
+        &dir.path().join("host"),
+    );
+    assert!(raw.status.success(), "{}", text(&raw));
+
+    record(
+        dir.path(),
+        "indirect",
+        &["node", "compact.mjs", "--indirect"],
+    );
+    let toml = std::fs::read_to_string(dir.path().join("indirect/spec.toml")).unwrap();
+    assert!(
+        toml.contains("workgroups = [2, 1, 1]  # from its indirect buffer in this run"),
+        "{toml}"
+    );
+    let raw = wgstress(
+        &["run", "spec.toml", "--raw", "--runs", "5"],
+        &dir.path().join("indirect"),
+    );
+    assert!(raw.status.success(), "{}", text(&raw));
+}
+
+#[test]
+fn a_program_that_renders_keeps_its_compute_part_and_says_what_was_left_out() {
+    let dir = project();
+    let program = r#"
+import { create, globals } from 'webgpu';
+Object.assign(globalThis, globals);
+const gpu = create([]);
+const device = await (await gpu.requestAdapter()).requestDevice();
+const texture = device.createTexture({ size: [4, 4], format: 'rgba8unorm', usage: GPUTextureUsage.STORAGE_BINDING });
+const out = device.createBuffer({ size: 16, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC });
+const read = device.createBuffer({ size: 16, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+const module = device.createShaderModule({ code: `
+@group(0) @binding(0) var<storage, read_write> out: array<u32, 4>;
+@compute @workgroup_size(4) fn main(@builtin(local_invocation_index) i: u32) { out[i] = i + 10u; }` });
+const pipeline = device.createComputePipeline({ layout: 'auto', compute: { module, entryPoint: 'main' } });
+const group = device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries: [{ binding: 0, resource: { buffer: out } }] });
+const e = device.createCommandEncoder();
+const pass = e.beginComputePass(); pass.setPipeline(pipeline); pass.setBindGroup(0, group); pass.dispatchWorkgroups(1); pass.end();
+e.copyBufferToBuffer(out, 0, read, 0, 16);
+device.queue.submit([e.finish()]);
+await read.mapAsync(GPUMapMode.READ);
+console.log(Array.from(new Uint32Array(read.getMappedRange())).join(' '));
+void texture;
+"#;
+    std::fs::write(dir.path().join("texture.mjs"), program).unwrap();
+    let out = record(dir.path(), "spec", &["node", "texture.mjs"]);
+    assert!(
+        text(&out).contains("left out: GPUDevice.createTexture at "),
+        "{}",
+        text(&out)
+    );
+    let toml = std::fs::read_to_string(dir.path().join("spec/spec.toml")).unwrap();
+    assert!(
+        toml.contains("# Note: left out: GPUDevice.createTexture at "),
+        "{toml}"
+    );
+    assert!(
+        toml.contains("texture.mjs:6:"),
+        "the note says where: {toml}"
+    );
+    let raw = wgstress(
+        &["run", "spec.toml", "--raw", "--runs", "3"],
+        &dir.path().join("spec"),
+    );
+    assert!(raw.status.success(), "{}", text(&raw));
+    assert_eq!(
+        std::fs::read(dir.path().join("spec/expected-0.bin")).unwrap(),
+        [10u32, 11, 12, 13]
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect::<Vec<u8>>()
+    );
+}
+
+#[test]
+fn bad_record_command_lines_are_one_line_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let python = wgstress(
+        &["record", "--out", "x", "--", "python3", "p.py"],
+        dir.path(),
+    );
+    assert_eq!(python.status.code(), Some(2));
+    assert!(
+        text(&python).contains("`python3` is not Node"),
+        "{}",
+        text(&python)
+    );
+    std::fs::create_dir(dir.path().join("full")).unwrap();
+    std::fs::write(dir.path().join("full/mine.txt"), "keep").unwrap();
+    let full = wgstress(
+        &["record", "--out", "full", "--", "node", "p.mjs"],
+        dir.path(),
+    );
+    assert_eq!(full.status.code(), Some(2));
+    assert!(
+        text(&full).contains("full: exists and is not an empty directory"),
+        "{}",
+        text(&full)
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("full/mine.txt")).unwrap(),
+        "keep"
+    );
+}
