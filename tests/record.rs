@@ -275,3 +275,40 @@ fn bad_record_command_lines_are_one_line_errors() {
         "keep"
     );
 }
+
+#[test]
+fn a_recorded_page_replays_its_scan() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = workspace().join("examples/record/web/scan.html");
+    for (out, query) in [("fixed", "?fixed"), ("buggy", "")] {
+        let url = format!("file://{}{query}", page.display());
+        let recorded = wgstress(
+            &["record", "--out", out, "--time", "60", "--browser", &url],
+            dir.path(),
+        );
+        assert!(recorded.status.success(), "{url}: {}", text(&recorded));
+        // The page's own check passed (src/commands/record/browser.rs checks that it says
+        // the same without the recorder).
+        assert!(
+            text(&recorded).contains("page: count right\n"),
+            "{url}: {}",
+            text(&recorded)
+        );
+        let spec = dir.path().join(out);
+        let expected = std::fs::read(spec.join("expected-0.bin")).unwrap();
+        let sums: Vec<u8> = (1..=4096u32).flat_map(|w| w.to_le_bytes()).collect();
+        assert_eq!(
+            expected, sums,
+            "{out}: the check holds the page's read-back"
+        );
+        let toml = std::fs::read_to_string(spec.join("spec.toml")).unwrap();
+        assert!(toml.contains("workgroups = [64, 1, 1]"), "{toml}");
+        let raw = wgstress(&["run", "spec.toml", "--raw", "--runs", "5"], &spec);
+        assert!(raw.status.success(), "{out} raw: {}", text(&raw));
+    }
+    let fixed = wgstress(
+        &["run", "spec.toml", "--runs", "20"],
+        &dir.path().join("fixed"),
+    );
+    assert!(fixed.status.success(), "fixed, stressed: {}", text(&fixed));
+}

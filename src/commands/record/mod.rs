@@ -1,5 +1,9 @@
-//! `wgstress record --out DIR -- node PROGRAM [ARGS]`: runs a Node program on WebGPU with the
-//! recorder loaded before it, twice, and writes the spec that replays its compute work.
+//! `wgstress record --out DIR -- node PROGRAM [ARGS]` or `--browser URL`: runs a Node program
+//! on WebGPU, or a page in a headless Chromium, with the recorder loaded before it, twice, and
+//! writes the spec that replays its compute work.
+
+mod browser;
+mod websocket;
 
 use crate::notes::Notes;
 use crate::status::Status;
@@ -10,8 +14,8 @@ use std::time::{Duration, Instant};
 use wgstress_record::{convert, render, Origin, Recording};
 
 /// The recorder, written next to the recording for each run: the binary carries it.
-const RECORDER: &str = include_str!("../../tools/record/recorder.mjs");
-const NODE_HOOK: &str = include_str!("../../tools/record/node-hook.mjs");
+const RECORDER: &str = include_str!("../../../tools/record/recorder.mjs");
+const NODE_HOOK: &str = include_str!("../../../tools/record/node-hook.mjs");
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -28,9 +32,25 @@ pub struct Args {
     /// The application's name in the spec (default: the program's file stem)
     #[arg(long)]
     name: Option<String>,
+    /// Record a web page instead: loaded in a headless Chromium (Debian's `chromium`), on the
+    /// GPU where Chromium has one, else on SwiftShader; its console goes to stderr
+    #[arg(long, value_name = "URL", conflicts_with = "program")]
+    browser: Option<String>,
     /// The program: `node PROGRAM [ARGS]`
-    #[arg(last = true, required = true, value_name = "node PROGRAM [ARGS]")]
+    #[arg(
+        last = true,
+        required_unless_present = "browser",
+        value_name = "node PROGRAM [ARGS]"
+    )]
     program: Vec<String>,
+}
+
+/// What is recorded.
+enum Source {
+    /// `node [NODE OPTIONS] PROGRAM [ARGS]`.
+    Node { node: String, program: Vec<String> },
+    /// A page, by its URL (a path is made a file:// URL).
+    Browser { url: String },
 }
 
 /// A validated `record`: a Node command line, an output directory that holds nothing yet.
@@ -39,26 +59,59 @@ pub struct Plan {
     time: Duration,
     recordings: usize,
     name: String,
-    node: String,
-    program: Vec<String>,
+    source: Source,
 }
 
 pub fn plan(args: &Args) -> Result<Plan> {
-    let (node, program) = args
-        .program
-        .split_first()
-        .ok_or_else(|| anyhow!("give the program after --: -- node PROGRAM [ARGS]"))?;
-    let is_node = Path::new(node)
-        .file_name()
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| n == "node" || n.starts_with("node"));
-    if !is_node {
-        bail!("`{node}` is not Node: record runs `-- node PROGRAM [ARGS]`, a program on the npm package webgpu");
-    }
-    let script = program
-        .iter()
-        .find(|a| !a.starts_with('-'))
-        .ok_or_else(|| anyhow!("no program after `{node}`: -- node PROGRAM [ARGS]"))?;
+    let (source, stem) = match &args.browser {
+        Some(url) => {
+            let url = if url.contains("://") || url.starts_with("about:") {
+                url.clone()
+            } else {
+                let path = std::fs::canonicalize(url)
+                    .map_err(|e| anyhow!("{url}: {e} (give a URL, or the path of a page)"))?;
+                format!("file://{}", path.display())
+            };
+            let stem = url
+                .trim_end_matches('/')
+                .rsplit('/')
+                .next()
+                .and_then(|last| last.split(['.', '?', '#']).next())
+                .filter(|s| !s.is_empty())
+                .unwrap_or("page")
+                .to_string();
+            (Source::Browser { url }, stem)
+        }
+        None => {
+            let (node, program) = args
+                .program
+                .split_first()
+                .ok_or_else(|| anyhow!("give the program after --: -- node PROGRAM [ARGS]"))?;
+            let is_node = Path::new(node)
+                .file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("node"));
+            if !is_node {
+                bail!("`{node}` is not Node: record runs `-- node PROGRAM [ARGS]`, a program on the npm package webgpu, or a page with --browser URL");
+            }
+            let script = program
+                .iter()
+                .find(|a| !a.starts_with('-'))
+                .ok_or_else(|| anyhow!("no program after `{node}`: -- node PROGRAM [ARGS]"))?;
+            let stem = Path::new(script)
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .unwrap_or("recorded")
+                .to_string();
+            (
+                Source::Node {
+                    node: node.clone(),
+                    program: program.to_vec(),
+                },
+                stem,
+            )
+        }
+    };
     if args.recordings == 0 {
         bail!("--recordings 0: record the program at least once");
     }
@@ -76,22 +129,22 @@ pub fn plan(args: &Args) -> Result<Plan> {
             );
         }
     }
-    let name = match &args.name {
-        Some(n) => n.clone(),
-        None => Path::new(script)
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .unwrap_or("recorded")
-            .to_string(),
-    };
     Ok(Plan {
         out: args.out.clone(),
         time: Duration::from_secs_f64(args.time),
         recordings: args.recordings,
-        name,
-        node: node.clone(),
-        program: program.to_vec(),
+        name: args.name.clone().unwrap_or(stem),
+        source,
     })
+}
+
+impl Source {
+    fn describe(&self) -> String {
+        match self {
+            Source::Node { node, program } => format!("{node} {}", program.join(" ")),
+            Source::Browser { url } => format!("the page {url}"),
+        }
+    }
 }
 
 /// A directory of the recorder's files for one `record`, removed when dropped.
@@ -119,13 +172,29 @@ impl Drop for Scratch {
     }
 }
 
-/// Runs the program once with the recorder; returns the recording and how the program ended.
+/// Runs the program once with the recorder; returns the recording.
 fn record_once(plan: &Plan, scratch: &Scratch, k: usize, notes: Notes) -> Result<Recording> {
+    let text = match &plan.source {
+        Source::Node { node, program } => record_node(plan, node, program, scratch, k, notes)?,
+        Source::Browser { url } => browser::record(url, plan.time, RECORDER, &scratch.0, k)?,
+    };
+    serde_json::from_str(&text).map_err(|e| anyhow!("recording {k}: {e}"))
+}
+
+/// Runs a Node program once with the recorder loaded before it; returns the recording's JSON.
+fn record_node(
+    plan: &Plan,
+    node: &str,
+    program: &[String],
+    scratch: &Scratch,
+    k: usize,
+    notes: Notes,
+) -> Result<String> {
     let out = scratch.0.join(format!("recording-{k}.json"));
-    let mut child = Command::new(&plan.node)
+    let mut child = Command::new(node)
         .arg("--import")
         .arg(scratch.0.join("node-hook.mjs"))
-        .args(&plan.program)
+        .args(program)
         .env("WGSTRESS_RECORDING", &out)
         .env(
             "WGSTRESS_RECORD_SECONDS",
@@ -134,7 +203,7 @@ fn record_once(plan: &Plan, scratch: &Scratch, k: usize, notes: Notes) -> Result
         // The program's own output is not wgstress's: it goes to stderr, with the notes.
         .stdout(std::process::Stdio::from(std::io::stderr()))
         .spawn()
-        .with_context(|| format!("cannot start `{}`", plan.node))?;
+        .with_context(|| format!("cannot start `{node}`"))?;
     // The hook ends the program at --time itself, writing what it saw; this is in case it
     // cannot (a program stuck in native code).
     let deadline = Instant::now() + plan.time + Duration::from_secs(10);
@@ -155,13 +224,12 @@ fn record_once(plan: &Plan, scratch: &Scratch, k: usize, notes: Notes) -> Result
     if !status.success() {
         notes.note(&format!("recording {k}: the program ended with {status}"));
     }
-    let text = std::fs::read_to_string(&out).map_err(|_| {
+    std::fs::read_to_string(&out).map_err(|_| {
         anyhow!(
             "the program wrote no recording ({status}): it must import the npm package webgpu \
              from its own directory, and end by itself or by process.exit"
         )
-    })?;
-    serde_json::from_str(&text).map_err(|e| anyhow!("recording {k}: {e}"))
+    })
 }
 
 pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
@@ -169,17 +237,16 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
     let mut recordings = Vec::new();
     for k in 1..=plan.recordings {
         notes.note(&format!(
-            "recording {k} of {}: {} {}",
+            "recording {k} of {}: {}",
             plan.recordings,
-            plan.node,
-            plan.program.join(" ")
+            plan.source.describe()
         ));
         recordings.push(record_once(&plan, &scratch, k, notes)?);
     }
     let spec = convert(&recordings[0], &recordings[1..])?;
     let origin = Origin {
         name: plan.name.clone(),
-        program: format!("{} {}", plan.node, plan.program.join(" ")),
+        program: plan.source.describe(),
         adapter: recordings[0]
             .adapter
             .as_ref()
