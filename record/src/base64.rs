@@ -1,5 +1,26 @@
 //! Standard base64 (with padding), as the recorder writes buffer contents.
 
+const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/// `bytes` in base64, padded.
+pub(crate) fn encode(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
 /// The bytes of `text`; `None` where it is not base64.
 pub(crate) fn decode(text: &str) -> Option<Vec<u8>> {
     fn value(c: u8) -> Option<u32> {
@@ -30,7 +51,7 @@ pub(crate) fn decode(text: &str) -> Option<Vec<u8>> {
 
 #[cfg(test)]
 mod tests {
-    use super::decode;
+    use super::{decode, encode};
 
     #[test]
     fn decodes_what_javascript_encodes() {
@@ -44,6 +65,9 @@ mod tests {
         assert_eq!(decode("YWJj").unwrap(), b"abc");
         assert_eq!(decode("").unwrap(), b"");
         assert!(decode("YW=").is_none());
+        for bytes in [&b""[..], b"a", b"ab", b"abc", b"abcd", &[0, 255, 7, 9, 200]] {
+            assert_eq!(decode(&encode(bytes)).unwrap(), bytes);
+        }
         assert!(decode("Y!==").is_none());
     }
 }

@@ -126,7 +126,7 @@ fn kind_of(buffer: &Buffer) -> RecordedKind {
 pub fn convert(recording: &Recording, again: &[Recording]) -> Result<RecordedSpec, RecordError> {
     if recording.version != 1 {
         return Err(RecordError::Malformed(format!(
-            "version {} (this wgstress reads version 1)",
+            "a recording of version {} (this wgstress reads version 1)",
             recording.version
         )));
     }
@@ -288,7 +288,9 @@ impl Walk<'_> {
                 at,
             } => {
                 let bytes = base64::decode(data).ok_or_else(|| {
-                    RecordError::Malformed(format!("timeline entry {index}: data is not base64"))
+                    RecordError::Malformed(format!(
+                        "the recording's timeline entry {index}: data is not base64"
+                    ))
                 })?;
                 self.write(*buffer, *offset, &bytes, at)
             }
@@ -327,7 +329,9 @@ impl Walk<'_> {
                 ..
             } => {
                 let bytes = base64::decode(data).ok_or_else(|| {
-                    RecordError::Malformed(format!("timeline entry {index}: data is not base64"))
+                    RecordError::Malformed(format!(
+                        "the recording's timeline entry {index}: data is not base64"
+                    ))
                 })?;
                 self.read(index, *buffer, *offset, &bytes, at)
             }

@@ -4,7 +4,8 @@
 /// program's own call site where the recorder knew it.
 #[derive(Debug, thiserror::Error)]
 pub enum RecordError {
-    #[error("the recording is not one the recorder writes: {0}")]
+    /// A recording or trace that is not one: what was wrong and where.
+    #[error("{0}")]
     Malformed(String),
     #[error("{at}: {what}")]
     NotReplayable { at: String, what: String },

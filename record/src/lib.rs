@@ -12,6 +12,8 @@ mod error;
 mod fit;
 mod recording;
 mod render;
+mod ron;
+mod trace;
 
 pub use convert::{
     convert, RecordedBinding, RecordedCheck, RecordedDispatch, RecordedKind, RecordedShader,
@@ -20,6 +22,7 @@ pub use convert::{
 pub use error::RecordError;
 pub use recording::Recording;
 pub use render::{render, Origin, SpecFile};
+pub use trace::read_trace;
 
 #[cfg(test)]
 mod tests;

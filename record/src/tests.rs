@@ -5,23 +5,8 @@ fn recording(json: &str) -> Recording {
 }
 
 fn b64(words: &[u32]) -> String {
-    // Test data only: the recorder's encoding, written by hand for a few words.
-    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    let mut s = String::new();
-    for c in bytes.chunks(3) {
-        let n = (c[0] as u32) << 16
-            | (*c.get(1).unwrap_or(&0) as u32) << 8
-            | *c.get(2).unwrap_or(&0) as u32;
-        for i in 0..4 {
-            if i <= c.len() {
-                s.push(T[(n >> (18 - 6 * i) & 63) as usize] as char);
-            } else {
-                s.push('=');
-            }
-        }
-    }
-    s
+    crate::base64::encode(&bytes)
 }
 
 /// A program that writes its input, runs `main` over it, copies the output to a staging
@@ -150,4 +135,67 @@ fn the_rendered_spec_names_its_files() {
         files[3].bytes,
         [1, 0, 0, 0, 3, 0, 0, 0, 6, 0, 0, 0, 10, 0, 0, 0]
     );
+}
+
+#[test]
+fn a_wgpu_trace_reads_as_a_recording_with_its_read_backs_to_replay() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("data1.wgsl"), "// the shader").unwrap();
+    std::fs::write(dir.path().join("data2.bin"), [4u8, 0, 0, 0]).unwrap();
+    // The shape wgpu 30 writes, cut to what a spin lock's program does.
+    let trace = r#"[
+Init(desc: (label: None, required_features: ""), backend: Vulkan),
+CreateShaderModule(id: PointerId(10), desc: (label: Some("spin lock")), data: File("data1.wgsl")),
+CreateComputePipeline(id: PointerId(20), desc: (label: Some("count"), layout: None,
+    stage: (module: PointerId(10), entry_point: Some("main"), constants: {}))),
+CreateBuffer(PointerId(30), (label: Some("total"), size: 4, usage: "COPY_SRC | STORAGE", mapped_at_creation: false)),
+CreateBuffer(PointerId(31), (label: Some("config"), size: 4, usage: "COPY_DST | UNIFORM", mapped_at_creation: false)),
+WriteBuffer(id: PointerId(31), data: File("data2.bin"), offset: 0, size: 4, queued: true),
+CreateBuffer(PointerId(32), (label: Some("readback"), size: 4, usage: "MAP_READ | COPY_DST", mapped_at_creation: false)),
+GetComputePipelineBindGroupLayout(id: PointerId(40), pipeline: PointerId(20), index: 0),
+CreateBindGroup(PointerId(50), (label: None, layout: PointerId(40), entries: [
+    (binding: 1, resource: Buffer((buffer: PointerId(30), offset: 0, size: None))),
+    (binding: 2, resource: Buffer((buffer: PointerId(31), offset: 0, size: None))),
+])),
+Submit(1, [
+    RunComputePass(pass: (label: None, commands: [
+        SetPipeline(PointerId(20)),
+        SetBindGroup(index: 0, num_dynamic_offsets: 0, bind_group: Some(PointerId(50))),
+        DispatchWorkgroups((256, 1, 1)),
+    ], dynamic_offsets: []), timestamp_writes: None),
+    CopyBufferToBuffer(src: PointerId(30), src_offset: 0, dst: PointerId(32), dst_offset: 0, size: Some(4)),
+]),
+CreateTexture(PointerId(60), (label: None)),
+DropBuffer(PointerId(30)),
+"#;
+    std::fs::write(dir.path().join("trace.ron"), trace).unwrap();
+    let recording = read_trace(dir.path()).unwrap();
+    assert_eq!(recording.buffers.len(), 3);
+    assert_eq!(recording.buffers[0].usage, 0x84);
+    assert_eq!(recording.shaders[0].code, "// the shader");
+    let spec = convert(&recording, &[]).unwrap();
+    assert_eq!(spec.dispatches[0].workgroups, [256, 1, 1]);
+    assert_eq!(spec.dispatches[0].entry.as_deref(), Some("main"));
+    assert_eq!(spec.bindings.len(), 2);
+    assert_eq!(spec.bindings[1].init, Some(vec![4]));
+    // The read-back is of `total`, through `readback`, its value to be replayed.
+    assert_eq!(spec.checks.len(), 1);
+    assert_eq!((spec.checks[0].group, spec.checks[0].binding), (0, 1));
+    assert!(
+        spec.notes.iter().any(|n| n.contains("CreateTexture")),
+        "{:?}",
+        spec.notes
+    );
+}
+
+#[test]
+fn a_trace_that_is_not_ron_says_where() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("trace.ron"),
+        "[\nInit(desc: (label: None,),\nCreateBuffer(PointerId(1), (size: ]",
+    )
+    .unwrap();
+    let error = read_trace(dir.path()).unwrap_err().to_string();
+    assert!(error.contains("trace.ron:3: expected"), "{error}");
 }
