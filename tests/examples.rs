@@ -115,8 +115,11 @@ fn tint_accepts_every_example_shader_as_given_and_instrumented() {
                 let entry = dispatch.entry.as_deref().unwrap_or("main");
                 format!("{} {entry} {what}", path.replace(':', "_"))
             };
-            shaders.push(wgstress_tint::Shader::new(name("source"), source));
-            shaders.push(wgstress_tint::Shader::new(name("instrumented"), out.wgsl));
+            shaders.push(wgstress_tint::NamedWgsl::new(name("source"), source));
+            shaders.push(wgstress_tint::NamedWgsl::new(
+                name("instrumented"),
+                out.wgsl,
+            ));
         }
     }
     wgstress_tint::assert_valid(&shaders);
@@ -154,7 +157,7 @@ fn fences_lists_the_sites_of_the_single_kernel_examples() {
         assert!(stdout.lines().count() >= 2, "{path}: {stdout}");
         let fenced = std::fs::read_to_string(&output).unwrap();
         assert!(fenced.contains("storageBarrier()"), "{path}");
-        all.push(wgstress_tint::Shader::new(
+        all.push(wgstress_tint::NamedWgsl::new(
             format!("{} all sites", spec.file_stem().unwrap().to_string_lossy()),
             fenced,
         ));

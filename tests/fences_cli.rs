@@ -102,7 +102,7 @@ fn a_lock_loop_bounded_by_read_only_storage_lists_sites_inside_the_loop() {
         listed.len(),
         "{all}"
     );
-    wgstress_tint::assert_valid(&[wgstress_tint::Shader::new("lock-loop all sites", all)]);
+    wgstress_tint::assert_valid(&[wgstress_tint::NamedWgsl::new("lock-loop all sites", all)]);
 }
 
 /// `storageBarrier()` calls outside comments.
@@ -237,7 +237,7 @@ fn lost_updates_are_fixed_by_make_atomic_not_by_fences_and_the_json_says_so() {
         patched.contains("    atomicAdd(&counter, 1u);"),
         "{patched}"
     );
-    wgstress_tint::assert_valid(&[wgstress_tint::Shader::new("racy patched", patched)]);
+    wgstress_tint::assert_valid(&[wgstress_tint::NamedWgsl::new("racy patched", patched)]);
 }
 
 /// The lines of `original` that `patched` no longer has.
@@ -424,7 +424,7 @@ fn make_atomic_then_the_barriers_it_still_needs() {
     let patched = std::fs::read_to_string(dir.path().join("patched.wgsl")).unwrap();
     assert!(patched.contains("atomicAdd(&count, 1u);"), "{patched}");
     assert_eq!(patched.matches("storageBarrier()").count(), 1, "{patched}");
-    wgstress_tint::assert_valid(&[wgstress_tint::Shader::new("tally patched", patched)]);
+    wgstress_tint::assert_valid(&[wgstress_tint::NamedWgsl::new("tally patched", patched)]);
 }
 
 #[test]

@@ -199,7 +199,7 @@ fn every_generated_shader_is_valid_wgsl() {
     }
     let tint: Vec<_> = shaders
         .into_iter()
-        .map(|(name, source)| wgstress_tint::Shader::new(name, source))
+        .map(|(name, source)| wgstress_tint::NamedWgsl::new(name, source))
         .collect();
     wgstress_tint::assert_valid(&tint);
 }

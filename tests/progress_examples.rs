@@ -171,8 +171,11 @@ fn tint_accepts_every_progress_example_as_given_and_instrumented() {
             };
             let out = wgstress_instrument::instrument_wgsl(source, &options)
                 .unwrap_or_else(|e| panic!("{file}: {e}"));
-            shaders.push(wgstress_tint::Shader::new(format!("{stem} source"), source));
-            shaders.push(wgstress_tint::Shader::new(
+            shaders.push(wgstress_tint::NamedWgsl::new(
+                format!("{stem} source"),
+                source,
+            ));
+            shaders.push(wgstress_tint::NamedWgsl::new(
                 format!("{stem} instrumented"),
                 out.wgsl,
             ));

@@ -4,12 +4,13 @@
 use crate::{random_words, Size, Variant};
 use wgstress_macros::{postconditions, Application};
 
-pub const NAME: &str = "cbe-dot";
-pub const SUMMARY: &str = "dot product, partial sums added under a spin lock (CUDA by Example)";
+pub(crate) const NAME: &str = "cbe-dot";
+pub(crate) const SUMMARY: &str =
+    "dot product, partial sums added under a spin lock (CUDA by Example)";
 
 #[derive(Clone, Application)]
 #[wgstress(name = "cbe-dot", shader = "wgsl/cbe_dot.wgsl")]
-pub struct Dot {
+pub(crate) struct Dot {
     #[storage(binding = 0)]
     a: Vec<u32>,
     #[storage(binding = 1)]
@@ -26,7 +27,7 @@ pub struct Dot {
 }
 
 impl Dot {
-    pub fn new(variant: Variant, size: Size) -> Dot {
+    pub(crate) fn new(variant: Variant, size: Size) -> Dot {
         let n = size.pick(1 << 16, 1 << 20);
         let (a, b) = (random_words(1, n, 16), random_words(2, n, 16));
         let expected = a

@@ -4,15 +4,16 @@
 use crate::{Size, Variant};
 use wgstress_macros::{postconditions, Application};
 
-pub const NAME: &str = "cbe-ht";
-pub const SUMMARY: &str = "hash table insertions under per-bucket spin locks (CUDA by Example)";
+pub(crate) const NAME: &str = "cbe-ht";
+pub(crate) const SUMMARY: &str =
+    "hash table insertions under per-bucket spin locks (CUDA by Example)";
 
 /// Keys per workgroup, as in the shader.
 const PER_GROUP: usize = 64;
 
 #[derive(Clone, Application)]
 #[wgstress(name = "cbe-ht", shader = "wgsl/cbe_ht.wgsl")]
-pub struct HashTable {
+pub(crate) struct HashTable {
     #[storage(binding = 0)]
     keys: Vec<u32>,
     #[storage(binding = 1)]
@@ -32,7 +33,7 @@ pub struct HashTable {
 }
 
 impl HashTable {
-    pub fn new(variant: Variant, size: Size) -> HashTable {
+    pub(crate) fn new(variant: Variant, size: Size) -> HashTable {
         let groups = size.pick(16, 264);
         let buckets = size.pick(16, 64);
         let n = groups * PER_GROUP;

@@ -4,13 +4,13 @@
 use crate::{Size, Variant};
 use wgstress_macros::{postconditions, Application};
 
-pub const NAME: &str = "ct-octree";
-pub const SUMMARY: &str =
+pub(crate) const NAME: &str = "ct-octree";
+pub(crate) const SUMMARY: &str =
     "per-workgroup deques with work stealing (Cederman and Tsigas octree partitioning)";
 
 #[derive(Clone, Application)]
 #[wgstress(name = "ct-octree", shader = "wgsl/ct_octree.wgsl")]
-pub struct WorkStealing {
+pub(crate) struct WorkStealing {
     #[storage(binding = 0)]
     slots: Vec<u32>,
     #[storage(binding = 1)]
@@ -26,7 +26,7 @@ pub struct WorkStealing {
 }
 
 impl WorkStealing {
-    pub fn new(variant: Variant, size: Size) -> WorkStealing {
+    pub(crate) fn new(variant: Variant, size: Size) -> WorkStealing {
         let groups = size.pick(16, 132);
         let tasks = groups * size.pick(64, 256);
         WorkStealing {

@@ -4,14 +4,14 @@
 use crate::{first_difference, random_words, Size, Variant};
 use wgstress_macros::{postconditions, Application};
 
-pub const NAME: &str = "cub-scan";
-pub const SUMMARY: &str = "single-pass prefix sum with decoupled look-back (CUB)";
+pub(crate) const NAME: &str = "cub-scan";
+pub(crate) const SUMMARY: &str = "single-pass prefix sum with decoupled look-back (CUB)";
 
 const TILE: usize = 256;
 
 #[derive(Clone, Application)]
 #[wgstress(name = "cub-scan", shader = "wgsl/cub_scan.wgsl")]
-pub struct Scan {
+pub(crate) struct Scan {
     #[storage(binding = 0)]
     input: Vec<u32>,
     #[storage(binding = 1)]
@@ -32,7 +32,7 @@ pub struct Scan {
 }
 
 impl Scan {
-    pub fn new(variant: Variant, size: Size) -> Scan {
+    pub(crate) fn new(variant: Variant, size: Size) -> Scan {
         let tiles = size.pick(64, 1024);
         let input = random_words(4, tiles * TILE, 100);
         let expected = input

@@ -4,12 +4,12 @@
 use crate::{first_difference, random_words, Size, Variant};
 use wgstress_macros::{postconditions, Application};
 
-pub const NAME: &str = "global-barrier";
-pub const SUMMARY: &str = "iterative stencil across workgroups with a global barrier and occupancy discovery (Xiao and Feng)";
+pub(crate) const NAME: &str = "global-barrier";
+pub(crate) const SUMMARY: &str = "iterative stencil across workgroups with a global barrier and occupancy discovery (Xiao and Feng)";
 
 #[derive(Clone, Application)]
 #[wgstress(name = "global-barrier", shader = "wgsl/global_barrier.wgsl")]
-pub struct Stencil {
+pub(crate) struct Stencil {
     #[storage(binding = 0)]
     grid: Vec<u32>,
     #[storage(binding = 1)]
@@ -44,7 +44,7 @@ fn stencil(cells: &[u32], iterations: u32) -> Vec<u32> {
 }
 
 impl Stencil {
-    pub fn new(variant: Variant, size: Size) -> Stencil {
+    pub(crate) fn new(variant: Variant, size: Size) -> Stencil {
         let cells = size.pick(4096, 1 << 16);
         let iterations = size.pick(8, 32);
         let groups = size.pick(8, 132);

@@ -6,6 +6,8 @@
 //! The variants share one WGSL source: the fixed variant sets the pipeline-override constant
 //! `FENCES`, which turns on the fences.
 
+#![deny(unreachable_pub)]
+
 mod cbe_dot;
 mod cbe_ht;
 mod ct_octree;
@@ -16,7 +18,7 @@ mod nofence;
 mod sdk_red;
 mod tpo_tm;
 
-pub use nofence::{strip_fences, Unrecognized};
+use nofence::strip_fences;
 use rand::{Rng, SeedableRng};
 use wgstress_runtime::app::spec::{App, Application};
 
@@ -25,7 +27,7 @@ pub enum Variant {
     Buggy,
     Fixed,
     /// The buggy variant's behaviour with its `if FENCES` fence sites taken out of the
-    /// source (see [`strip_fences`]), so that nothing in it points at where fences go.
+    /// source (see `nofence::strip_fences`), so that nothing in it points at where fences go.
     NoFence,
 }
 
@@ -76,12 +78,6 @@ impl Bundled {
                 strip_fences(&app.source).unwrap_or_else(|e| panic!("{}: {e}", app.shader_path));
         }
         app
-    }
-
-    /// The Rust application itself, to corrupt its outputs in tests, say. Its `app()` has
-    /// the shared source, fences guarded, for every variant.
-    pub fn application(&self, variant: Variant, size: Size) -> Box<dyn Application> {
-        (self.build)(variant, size)
     }
 }
 

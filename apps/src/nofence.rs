@@ -16,8 +16,8 @@ use std::fmt;
 
 /// An `if FENCES` the rule does not cover, at a 1-based line.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Unrecognized {
-    pub line: usize,
+pub(crate) struct Unrecognized {
+    pub(crate) line: usize,
 }
 
 impl fmt::Display for Unrecognized {
@@ -38,7 +38,7 @@ const FENCED: [&str; 6] = ["{", "storageBarrier", "(", ")", ";", "}"];
 const OTHERWISE: [&str; 7] = ["else", "{", "workgroupBarrier", "(", ")", ";", "}"];
 
 /// `source` with every FENCES guard reduced as the module documentation says.
-pub fn strip_fences(source: &str) -> Result<String, Unrecognized> {
+pub(crate) fn strip_fences(source: &str) -> Result<String, Unrecognized> {
     let mut out = String::with_capacity(source.len());
     let mut rest = 0;
     while let Some(start) = next_guard(source, rest) {

@@ -4,13 +4,13 @@
 use crate::{random_words, Size, Variant};
 use wgstress_macros::{postconditions, Application};
 
-pub const NAME: &str = "sdk-red";
-pub const SUMMARY: &str =
+pub(crate) const NAME: &str = "sdk-red";
+pub(crate) const SUMMARY: &str =
     "reduction finished by the last workgroup to take a ticket (CUDA SDK threadFenceReduction)";
 
 #[derive(Clone, Application)]
 #[wgstress(name = "sdk-red", shader = "wgsl/sdk_red.wgsl")]
-pub struct Reduction {
+pub(crate) struct Reduction {
     #[storage(binding = 0)]
     input: Vec<u32>,
     #[storage(binding = 1)]
@@ -27,7 +27,7 @@ pub struct Reduction {
 }
 
 impl Reduction {
-    pub fn new(variant: Variant, size: Size) -> Reduction {
+    pub(crate) fn new(variant: Variant, size: Size) -> Reduction {
         let input = random_words(3, size.pick(1 << 16, 1 << 20), 1000);
         let groups = size.pick(16, 264);
         let expected = input.iter().fold(0u32, |s, x| s.wrapping_add(*x));

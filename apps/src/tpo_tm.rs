@@ -4,13 +4,13 @@
 use crate::{Size, Variant};
 use wgstress_macros::{postconditions, Application};
 
-pub const NAME: &str = "tpo-tm";
-pub const SUMMARY: &str =
+pub(crate) const NAME: &str = "tpo-tm";
+pub(crate) const SUMMARY: &str =
     "task tree run from a mutex-protected shared queue (Tzeng, Patney, Owens)";
 
 #[derive(Clone, Application)]
 #[wgstress(name = "tpo-tm", shader = "wgsl/tpo_tm.wgsl")]
-pub struct TaskQueue {
+pub(crate) struct TaskQueue {
     #[storage(binding = 0)]
     queue: Vec<u32>,
     #[storage(binding = 1)]
@@ -24,7 +24,7 @@ pub struct TaskQueue {
 }
 
 impl TaskQueue {
-    pub fn new(variant: Variant, size: Size) -> TaskQueue {
+    pub(crate) fn new(variant: Variant, size: Size) -> TaskQueue {
         // Tasks 1..2^levels: a complete binary tree; slot 0 of `executed` is unused.
         let tasks = 1usize << size.pick(10, 14);
         let mut queue = vec![0; tasks + 2];

@@ -6,7 +6,7 @@ mod common;
 use common::{one_llvmpipe_thread, outputs_without_stress};
 use wgstress_apps::{find, Size, Variant};
 use wgstress_instrument::atomic::make_atomic_wgsl;
-use wgstress_tint::{assert_valid, Shader};
+use wgstress_tint::{assert_valid, NamedWgsl};
 
 /// The bundled source with plain cells: each edit must apply exactly once.
 fn plain_cells(source: &str) -> String {
@@ -48,7 +48,7 @@ fn global_barrier_with_plain_cells_made_atomic_matches_the_bundled_app() {
         rewritten.contains("grid: array<atomic<u32>>;"),
         "{rewritten}"
     );
-    assert_valid(&[Shader::new(
+    assert_valid(&[NamedWgsl::new(
         "global-barrier, grid made atomic",
         rewritten.clone(),
     )]);

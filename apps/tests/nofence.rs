@@ -7,7 +7,7 @@ use common::outputs_without_stress;
 use wgstress_apps::{all, Size, Variant};
 use wgstress_instrument::{instrument_wgsl, Options};
 use wgstress_runtime::app::spec::App;
-use wgstress_tint::{assert_valid, Shader};
+use wgstress_tint::{assert_valid, NamedWgsl};
 
 fn nofence_apps() -> Vec<App> {
     all()
@@ -70,8 +70,8 @@ fn nofence_sources_validate_in_naga_and_tint_and_instrument() {
         };
         let instrumented =
             instrument_wgsl(&app.source, &options).unwrap_or_else(|e| panic!("{}: {e}", app.name));
-        shaders.push(Shader::new(app.name.clone(), app.source.clone()));
-        shaders.push(Shader::new(
+        shaders.push(NamedWgsl::new(app.name.clone(), app.source.clone()));
+        shaders.push(NamedWgsl::new(
             format!("{} (instrumented)", app.name),
             instrumented.wgsl,
         ));

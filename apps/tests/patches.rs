@@ -13,7 +13,7 @@ use wgstress_instrument::fences::{
     analyse, fenced_at, fenced_at_atomic, fences, Analysis, Side, Why,
 };
 use wgstress_instrument::Options;
-use wgstress_tint::{assert_valid, Shader};
+use wgstress_tint::{assert_valid, NamedWgsl};
 
 /// A site as the search reports it: `line:column` of the access, and the side.
 type Kept = (u32, u32, Side);
@@ -192,7 +192,7 @@ fn portable_fixes_of_every_bundled_app_patch_the_source_and_hold_the_fixed_varia
                 .source_patch(sites)
                 .unwrap_or_else(|e| panic!("{name} {what}: {e}"));
             kept_lines(name, &source, &patch.text);
-            shaders.push(Shader::new(format!("{name} {what}"), patch.text));
+            shaders.push(NamedWgsl::new(format!("{name} {what}"), patch.text));
         }
     }
     assert_valid(&shaders);

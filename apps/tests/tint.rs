@@ -7,10 +7,10 @@ use wgstress_apps::{all, Size, Variant};
 use wgstress_instrument::{instrument_wgsl, Options};
 use wgstress_litmus::{catalog, shader};
 use wgstress_runtime::app::spec::App;
-use wgstress_tint::{assert_valid, Shader};
+use wgstress_tint::{assert_valid, NamedWgsl};
 
 /// The app instrumented with the options `Engine::new` gives it.
-fn instrumented(app: &App) -> Shader {
+fn instrumented(app: &App) -> NamedWgsl {
     let options = Options {
         entry: app.entry.clone(),
         postcondition: app.postcondition.clone(),
@@ -19,20 +19,20 @@ fn instrumented(app: &App) -> Shader {
     };
     let inst = instrument_wgsl(&app.source, &options)
         .unwrap_or_else(|e| panic!("{}: {e}", app.shader_path));
-    Shader::new(format!("{} (instrumented)", app.name), inst.wgsl)
+    NamedWgsl::new(format!("{} (instrumented)", app.name), inst.wgsl)
 }
 
 #[test]
 fn tint_accepts_every_instrumented_app_and_bench() {
     // The variants share one source (FENCES is a pipeline override), so one variant per app.
-    let mut shaders: Vec<Shader> = all()
+    let mut shaders: Vec<NamedWgsl> = all()
         .iter()
         .map(|bundled| instrumented(&bundled.build(Variant::Buggy, Size::Small)))
         .collect();
     let bench =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../bench/lock-distance/lock_distance.toml");
     let app = wgstress_runtime::app::spec::load(&bench).expect("the bench spec loads");
-    shaders.push(Shader::new("lock_distance.wgsl", app.source.clone()));
+    shaders.push(NamedWgsl::new("lock_distance.wgsl", app.source.clone()));
     shaders.push(instrumented(&app));
     assert!(shaders.len() >= 10, "{} shaders", shaders.len());
     assert_valid(&shaders);
@@ -44,11 +44,12 @@ fn tint_accepts_every_litmus_shader() {
     // both branches of `if FENCE` at module creation.
     let tests = catalog::all();
     assert!(!tests.is_empty());
-    let shaders: Vec<Shader> = tests
+    let shaders: Vec<NamedWgsl> = tests
         .iter()
         .flat_map(|t| {
-            [64, 256]
-                .map(|size| Shader::new(format!("{} at {size}", t.name), shader::generate(t, size)))
+            [64, 256].map(|size| {
+                NamedWgsl::new(format!("{} at {size}", t.name), shader::generate(t, size))
+            })
         })
         .collect();
     assert_valid(&shaders);

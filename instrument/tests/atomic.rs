@@ -4,7 +4,7 @@
 use wgstress_instrument::atomic::{
     candidates_wgsl, make_atomic_rmw_wgsl, make_atomic_wgsl, AtomicError,
 };
-use wgstress_tint::{assert_valid, Shader};
+use wgstress_tint::{assert_valid, NamedWgsl as Shader};
 
 const HEADER: &str = "@group(0) @binding(0) var<storage, read_write> v: array<u32>;
 @group(0) @binding(1) var<storage, read_write> flag: i32;

@@ -131,7 +131,7 @@ fn every_path_writes_wgsl_that_naga_and_tint_accept() {
     for case in CASES {
         let name = case.0;
         let source = source(case);
-        tint.push(wgstress_tint::Shader::new(
+        tint.push(wgstress_tint::NamedWgsl::new(
             format!("{name} (source)"),
             source.clone(),
         ));
@@ -157,7 +157,7 @@ fn every_path_writes_wgsl_that_naga_and_tint_accept() {
                     "{label}: `{directive}` is not kept:\n{wgsl}"
                 );
             }
-            tint.push(wgstress_tint::Shader::new(label, wgsl.to_string()));
+            tint.push(wgstress_tint::NamedWgsl::new(label, wgsl.to_string()));
         }
         // What wgpu compiles in a raw run: naga must take it (Tint need not: the
         // directives naga refuses are blanked out of it).
@@ -379,5 +379,5 @@ fn main() {
         "{}",
         out.wgsl
     );
-    wgstress_tint::assert_valid(&[wgstress_tint::Shader::new("results in IR", out.wgsl)]);
+    wgstress_tint::assert_valid(&[wgstress_tint::NamedWgsl::new("results in IR", out.wgsl)]);
 }

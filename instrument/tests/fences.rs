@@ -210,7 +210,10 @@ fn main(@builtin(local_invocation_index) lid: u32) {
         functions("if lid == 0u { outer(0u); }"),
         ["main", "main", "main"]
     );
-    wgstress_tint::assert_valid(&[wgstress_tint::Shader::new("callees", found.all_fenced_wgsl)]);
+    wgstress_tint::assert_valid(&[wgstress_tint::NamedWgsl::new(
+        "callees",
+        found.all_fenced_wgsl,
+    )]);
 }
 
 const CROSSING: &str = "@group(0) @binding(0) var<storage, read_write> buf: array<u32>;
@@ -285,16 +288,16 @@ fn tint_accepts_every_fenced_test_shader() {
         // condition was evaluated anew in the continuing block but the loop kept the old one).
         "    if lid == 0u { let v = buf[5]; buf[0] = v; loop { buf[1] = v; continuing { break if buf[2] > v; } } }\n",
     ];
-    let mut shaders: Vec<wgstress_tint::Shader> = bodies
+    let mut shaders: Vec<wgstress_tint::NamedWgsl> = bodies
         .iter()
         .enumerate()
         .map(|(i, body)| {
             let found = fences(&shader(body), &Options::default()).unwrap();
-            wgstress_tint::Shader::new(format!("body {i}"), found.all_fenced_wgsl)
+            wgstress_tint::NamedWgsl::new(format!("body {i}"), found.all_fenced_wgsl)
         })
         .collect();
     let crossing = fences(CROSSING, &Options::default()).unwrap();
-    shaders.push(wgstress_tint::Shader::new(
+    shaders.push(wgstress_tint::NamedWgsl::new(
         "crossing",
         crossing.all_fenced_wgsl,
     ));
@@ -330,7 +333,7 @@ fn every_bundled_app_with_every_site_fenced_is_valid_for_naga_and_tint() {
                 + some.len(),
             "{name}: a barrier at each chosen site, the application's own kept"
         );
-        shaders.push(wgstress_tint::Shader::new(
+        shaders.push(wgstress_tint::NamedWgsl::new(
             format!("{name} patched"),
             patched.wgsl,
         ));
@@ -338,11 +341,11 @@ fn every_bundled_app_with_every_site_fenced_is_valid_for_naga_and_tint() {
         wgstress_instrument::validate(&reparsed).unwrap_or_else(|e| panic!("{name}: {e:?}"));
         let instrumented = wgstress_instrument::instrument_wgsl(&found.all_fenced_wgsl, &options)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
-        shaders.push(wgstress_tint::Shader::new(
+        shaders.push(wgstress_tint::NamedWgsl::new(
             format!("{name} fenced"),
             found.all_fenced_wgsl,
         ));
-        shaders.push(wgstress_tint::Shader::new(
+        shaders.push(wgstress_tint::NamedWgsl::new(
             format!("{name} fenced, instrumented"),
             instrumented.wgsl,
         ));
@@ -402,7 +405,10 @@ fn accesses_in_a_non_uniform_loop_are_named_and_a_made_atomic_rmw_is_one_access(
         atomic.sites
     );
     assert!(!atomic.original_wgsl.contains("atomic<u32>>"));
-    wgstress_tint::assert_valid(&[wgstress_tint::Shader::new("atomic, all sites", atomic.wgsl)]);
+    wgstress_tint::assert_valid(&[wgstress_tint::NamedWgsl::new(
+        "atomic, all sites",
+        atomic.wgsl,
+    )]);
 }
 
 #[test]

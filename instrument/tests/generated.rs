@@ -517,12 +517,12 @@ fn arbitrary_modules_that_validate_stay_valid() {
 #[test]
 fn tint_accepts_instrumented_shaders_whose_source_it_accepts() {
     let seeds = cases();
-    let sources: Vec<wgstress_tint::Shader> = seeds
+    let sources: Vec<wgstress_tint::NamedWgsl> = seeds
         .iter()
-        .map(|seed| wgstress_tint::Shader::new(format!("seed {seed}"), shader(*seed)))
+        .map(|seed| wgstress_tint::NamedWgsl::new(format!("seed {seed}"), shader(*seed)))
         .collect();
     let rejected = wgstress_tint::validate(&sources);
-    let accepted: Vec<&wgstress_tint::Shader> = sources
+    let accepted: Vec<&wgstress_tint::NamedWgsl> = sources
         .iter()
         .filter(|s| !rejected.iter().any(|r| r.name == s.name))
         .collect();
@@ -546,12 +546,12 @@ fn tint_accepts_instrumented_shaders_whose_source_it_accepts() {
             );
         }
     }
-    let instrumented: Vec<wgstress_tint::Shader> = accepted
+    let instrumented: Vec<wgstress_tint::NamedWgsl> = accepted
         .iter()
         .map(|s| {
             let out = instrument_wgsl(&s.code, &Options::default())
                 .unwrap_or_else(|e| panic!("{}: {e}", s.name));
-            wgstress_tint::Shader::new(format!("{} instrumented", s.name), out.wgsl)
+            wgstress_tint::NamedWgsl::new(format!("{} instrumented", s.name), out.wgsl)
         })
         .collect();
     wgstress_tint::assert_valid(&instrumented);
@@ -564,9 +564,9 @@ fn tint_accepts_instrumented_shaders_whose_source_it_accepts() {
 #[test]
 fn tint_accepts_a_barrier_only_where_a_site_serves_and_at_every_site() {
     let seeds = cases();
-    let sources: Vec<wgstress_tint::Shader> = seeds
+    let sources: Vec<wgstress_tint::NamedWgsl> = seeds
         .iter()
-        .map(|seed| wgstress_tint::Shader::new(format!("seed {seed}"), shader(*seed)))
+        .map(|seed| wgstress_tint::NamedWgsl::new(format!("seed {seed}"), shader(*seed)))
         .collect();
     let rejected = wgstress_tint::validate(&sources);
     let accepted: Vec<(String, String)> = sources
@@ -653,12 +653,12 @@ fn source_patches_of_generated_shaders_rebuild_the_fix_or_are_refused_for_the_te
         patches.len()
     );
     let checked = patches.len();
-    let shaders: Vec<wgstress_tint::Shader> = patches
+    let shaders: Vec<wgstress_tint::NamedWgsl> = patches
         .into_iter()
         .flat_map(|(seed, text, ir)| {
             [
-                wgstress_tint::Shader::new(format!("seed {seed} source"), text),
-                wgstress_tint::Shader::new(format!("seed {seed} ir"), ir),
+                wgstress_tint::NamedWgsl::new(format!("seed {seed} source"), text),
+                wgstress_tint::NamedWgsl::new(format!("seed {seed} ir"), ir),
             ]
         })
         .collect();

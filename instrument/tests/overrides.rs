@@ -34,7 +34,7 @@ fn override_sized_workgroups_and_arrays_take_the_given_values() {
         inst.module.overrides
     );
     assert!(inst.wgsl.contains("array<u32, 8>"), "{}", inst.wgsl);
-    wgstress_tint::assert_valid(&[wgstress_tint::Shader::new("overrides", inst.wgsl)]);
+    wgstress_tint::assert_valid(&[wgstress_tint::NamedWgsl::new("overrides", inst.wgsl)]);
 }
 
 #[test]

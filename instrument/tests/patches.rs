@@ -4,7 +4,7 @@
 
 use wgstress_instrument::fences::{analyse, Analysis, Side, SourcePatch, Why};
 use wgstress_instrument::Options;
-use wgstress_tint::{assert_valid, Shader};
+use wgstress_tint::{assert_valid, NamedWgsl as Shader};
 
 fn analysis(source: &str, atomic: Option<&str>) -> Analysis {
     let options = Options {

@@ -195,7 +195,7 @@ const UNIFORM_LOOP_WITH_BARRIER: &str =
 
 #[test]
 fn tint_accepts_every_instrumented_snapshot_input() {
-    let shaders: Vec<wgstress_tint::Shader> = [
+    let shaders: Vec<wgstress_tint::NamedWgsl> = [
         ("one_dimensional", ONE_DIMENSIONAL),
         ("three_dimensional", THREE_DIMENSIONAL),
         ("assertions", ASSERTIONS),
@@ -204,7 +204,7 @@ fn tint_accepts_every_instrumented_snapshot_input() {
         ("uniform_loop_with_barrier", UNIFORM_LOOP_WITH_BARRIER),
     ]
     .into_iter()
-    .map(|(name, source)| wgstress_tint::Shader::new(name, instrument(source).wgsl))
+    .map(|(name, source)| wgstress_tint::NamedWgsl::new(name, instrument(source).wgsl))
     .collect();
     wgstress_tint::assert_valid(&shaders);
 }

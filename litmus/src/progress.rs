@@ -4,8 +4,8 @@
 //! iterations of a call share one submission and one read-back: a suite is tens of thousands
 //! of short runs, and a submission's round trip would otherwise be most of their time.
 
-use wgstress_progress::wgsl::{self, Layout, GAVE_UP, PARAMS, TERMINATED};
-use wgstress_progress::Test;
+use wgstress_progress::wgsl::{self, InstanceLayout as Layout, GAVE_UP, PARAMS, TERMINATED};
+use wgstress_progress::AxbTest as Test;
 use wgstress_runtime::gpu::device::Gpu;
 use wgstress_runtime::{Error, Result};
 

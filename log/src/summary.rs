@@ -7,7 +7,7 @@ use wgstress_litmus::runner::Counts;
 use wgstress_litmus::search::SearchResult;
 use wgstress_litmus::test::Kind;
 use wgstress_litmus::tune::Evidence;
-use wgstress_progress::observe::{Judgement, Observed};
+use wgstress_progress::observe::{ConformanceJudgement as Judgement, Observed};
 use wgstress_progress::wgsl::Mapping;
 use wgstress_runtime::fences::outcome::Outcome;
 use wgstress_runtime::run::compare::Comparison;

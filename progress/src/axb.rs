@@ -15,27 +15,27 @@ use serde::Serialize;
 use std::fmt;
 
 /// Shared locations: 0 and 1, each holding 0 or 1, both 0 at the start.
-pub const LOCATIONS: usize = 2;
+pub(crate) const LOCATIONS: usize = 2;
 /// Threads a test may have (the oracle packs a state into 64 bits).
-pub const MAX_THREADS: usize = 8;
+pub(crate) const MAX_THREADS: usize = 8;
 /// Instructions a thread may have.
-pub const MAX_INSTRUCTIONS: usize = 15;
+pub(crate) const MAX_INSTRUCTIONS: usize = 15;
 
 /// Where a branch goes: an instruction of the same thread, or past its last (the thread ends).
 #[derive(
     Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, serde::Deserialize,
 )]
-pub enum Target {
+pub enum BranchTarget {
     Inst(u8),
     End,
 }
 
-impl Target {
+impl BranchTarget {
     /// The program counter it sets in a thread of `len` instructions.
-    pub fn pc(self, len: usize) -> usize {
+    pub(crate) fn pc(self, len: usize) -> usize {
         match self {
-            Target::Inst(i) => usize::from(i),
-            Target::End => len,
+            BranchTarget::Inst(i) => usize::from(i),
+            BranchTarget::End => len,
         }
     }
 }
@@ -50,23 +50,27 @@ pub enum Instr {
         loc: u8,
         check: u8,
         exch: u8,
-        target: Target,
+        target: BranchTarget,
     },
     /// `atomic_chk_branch(L, C, T)`: read L; jump to T if it equals C.
-    Chk { loc: u8, check: u8, target: Target },
+    Chk {
+        loc: u8,
+        check: u8,
+        target: BranchTarget,
+    },
     /// `atomic_store(L, V)`: write V to L (the seed's AXB whose target is the next instruction).
     Store { loc: u8, value: u8 },
 }
 
 impl Instr {
-    pub fn loc(self) -> u8 {
+    pub(crate) fn loc(self) -> u8 {
         match self {
             Instr::Exch { loc, .. } | Instr::Chk { loc, .. } | Instr::Store { loc, .. } => loc,
         }
     }
 
     /// The value it writes, if it writes.
-    pub fn writes(self) -> Option<u8> {
+    pub(crate) fn writes(self) -> Option<u8> {
         match self {
             Instr::Exch { exch, .. } => Some(exch),
             Instr::Store { value, .. } => Some(value),
@@ -75,7 +79,7 @@ impl Instr {
     }
 
     /// The comparison and its target, for the instructions that branch.
-    pub fn branch(self) -> Option<(u8, Target)> {
+    pub(crate) fn branch(self) -> Option<(u8, BranchTarget)> {
         match self {
             Instr::Exch { check, target, .. } | Instr::Chk { check, target, .. } => {
                 Some((check, target))
@@ -101,7 +105,7 @@ impl Instr {
 
 /// A test: its threads, each a list of instructions; at least one thread, none empty.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, serde::Deserialize)]
-pub struct Test {
+pub struct AxbTest {
     threads: Vec<Vec<Instr>>,
 }
 
@@ -114,10 +118,10 @@ pub struct ParseError {
     pub message: String,
 }
 
-impl Test {
+impl AxbTest {
     /// A test of these threads, checked: 1 to MAX_THREADS threads of 1 to MAX_INSTRUCTIONS
     /// instructions, locations and values 0 or 1, targets within the thread or END.
-    pub fn new(threads: Vec<Vec<Instr>>) -> Result<Test, String> {
+    pub fn new(threads: Vec<Vec<Instr>>) -> Result<AxbTest, String> {
         if threads.is_empty() || threads.len() > MAX_THREADS {
             return Err(format!(
                 "a test has 1 to {MAX_THREADS} threads, not {}",
@@ -136,19 +140,15 @@ impl Test {
                     .map_err(|e| format!("THREAD{t} instruction {pc}: {e}"))?;
             }
         }
-        Ok(Test { threads })
+        Ok(AxbTest { threads })
     }
 
     pub fn threads(&self) -> &[Vec<Instr>] {
         &self.threads
     }
 
-    pub fn instructions(&self) -> usize {
-        self.threads.iter().map(Vec::len).sum()
-    }
-
     /// The test with locations 0 and 1 swapped (the same test up to naming).
-    pub fn swap_locations(&self) -> Test {
+    pub fn swap_locations(&self) -> AxbTest {
         let swap = |loc: u8| 1 - loc;
         let threads = self
             .threads
@@ -181,11 +181,11 @@ impl Test {
                     .collect()
             })
             .collect();
-        Test { threads }
+        AxbTest { threads }
     }
 
     /// Reads the text format; errors give the line and column.
-    pub fn parse(text: &str) -> Result<Test, ParseError> {
+    pub fn parse(text: &str) -> Result<AxbTest, ParseError> {
         let mut threads: Vec<Vec<Instr>> = Vec::new();
         let mut last = (1, 1);
         for (n, raw) in text.lines().enumerate() {
@@ -260,7 +260,7 @@ impl Test {
             }
             for instr in thread {
                 let at = cursor.next().expect("a line per instruction");
-                if let Some((_, Target::Inst(i))) = instr.branch() {
+                if let Some((_, BranchTarget::Inst(i))) = instr.branch() {
                     if usize::from(i) >= thread.len() {
                         let column = at.2.rfind(',').map_or(0, |c| c + 2);
                         return Err(ParseError {
@@ -275,7 +275,7 @@ impl Test {
                 }
             }
         }
-        Ok(Test { threads })
+        Ok(AxbTest { threads })
     }
 }
 
@@ -293,7 +293,7 @@ fn check_instr(instr: Instr, len: usize) -> Result<(), String> {
     }
     if let Some((check, target)) = instr.branch() {
         bit("a value", check)?;
-        if let Target::Inst(i) = target {
+        if let BranchTarget::Inst(i) = target {
             if usize::from(i) >= len {
                 return Err(format!("target {i} is past the thread's end"));
             }
@@ -347,14 +347,14 @@ fn parse_instr(text: &str) -> Result<Instr, (usize, String)> {
             _ => Err((at, format!("{what} must be 0 or 1, found `{arg}`"))),
         }
     };
-    let target = |(at, arg): (usize, &str)| -> Result<Target, (usize, String)> {
+    let target = |(at, arg): (usize, &str)| -> Result<BranchTarget, (usize, String)> {
         if arg == "END" {
-            return Ok(Target::End);
+            return Ok(BranchTarget::End);
         }
         arg.parse::<u8>()
             .ok()
             .filter(|&i| usize::from(i) < MAX_INSTRUCTIONS)
-            .map(Target::Inst)
+            .map(BranchTarget::Inst)
             .ok_or((
                 at,
                 format!("a target is an instruction index or END, found `{arg}`"),
@@ -379,11 +379,11 @@ fn parse_instr(text: &str) -> Result<Instr, (usize, String)> {
     })
 }
 
-impl fmt::Display for Target {
+impl fmt::Display for BranchTarget {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         match self {
-            Target::Inst(i) => write!(f, "{i}"),
-            Target::End => f.write_str("END"),
+            BranchTarget::Inst(i) => write!(f, "{i}"),
+            BranchTarget::End => f.write_str("END"),
         }
     }
 }
@@ -405,8 +405,8 @@ impl fmt::Display for Instr {
     }
 }
 
-/// The text format, which `Test::parse` reads back.
-impl fmt::Display for Test {
+/// The text format, which `AxbTest::parse` reads back.
+impl fmt::Display for AxbTest {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         for (t, thread) in self.threads.iter().enumerate() {
             writeln!(f, "THREAD{t}")?;

@@ -3,31 +3,31 @@
 //! pc and which threads have stepped, all that the progress models need; a thread whose pc is
 //! past its last instruction has terminated (its termination is folded into its last step).
 
-use crate::axb::{Test, LOCATIONS};
+use crate::axb::{AxbTest, LOCATIONS};
 use crate::model::Threads;
 use serde::Serialize;
 use std::collections::HashMap;
 
 /// A state packed into 64 bits: memory in bits 0-1, who has stepped in bits 2-9, thread t's
 /// pc in the 4 bits from 10 + 4t.
-pub type Packed = u64;
+pub(crate) type Packed = u64;
 
 /// A step of the transition system.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Edge {
-    pub thread: u8,
+pub(crate) struct Edge {
+    pub(crate) thread: u8,
     /// The instruction it executed.
-    pub pc: u8,
+    pub(crate) pc: u8,
     /// Whether its branch was taken (always false for a store).
-    pub taken: bool,
-    pub to: u32,
+    pub(crate) taken: bool,
+    pub(crate) to: u32,
 }
 
 /// Every reachable state (state 0 is the start) and its steps.
-pub struct Graph {
-    pub threads: usize,
-    pub states: Vec<Packed>,
-    pub edges: Vec<Vec<Edge>>,
+pub(crate) struct Graph {
+    pub(crate) threads: usize,
+    pub(crate) states: Vec<Packed>,
+    pub(crate) edges: Vec<Vec<Edge>>,
     lens: Vec<usize>,
 }
 
@@ -46,7 +46,7 @@ fn pc_of(state: Packed, t: usize) -> usize {
 }
 
 impl Graph {
-    pub fn of(test: &Test) -> Graph {
+    pub(crate) fn of(test: &AxbTest) -> Graph {
         let threads = test.threads();
         let lens: Vec<usize> = threads.iter().map(Vec::len).collect();
         let mut index: HashMap<Packed, u32> = HashMap::new();
@@ -92,20 +92,20 @@ impl Graph {
         }
     }
 
-    pub fn pc(&self, state: u32, thread: usize) -> usize {
+    pub(crate) fn pc(&self, state: u32, thread: usize) -> usize {
         pc_of(self.states[state as usize], thread)
     }
 
-    pub fn memory(&self, state: u32) -> [u8; LOCATIONS] {
+    pub(crate) fn memory(&self, state: u32) -> [u8; LOCATIONS] {
         let s = self.states[state as usize];
         [(s & 1) as u8, ((s >> 1) & 1) as u8]
     }
 
-    pub fn stepped(&self, state: u32) -> Threads {
+    pub(crate) fn stepped(&self, state: u32) -> Threads {
         ((self.states[state as usize] >> 2) & 0xff) as Threads
     }
 
-    pub fn done(&self, state: u32) -> Threads {
+    pub(crate) fn done(&self, state: u32) -> Threads {
         let mut done = 0;
         for t in 0..self.threads {
             if self.pc(state, t) == self.lens[t] {
@@ -116,11 +116,11 @@ impl Graph {
     }
 
     /// Whether every thread has terminated.
-    pub fn is_final(&self, state: u32) -> bool {
+    pub(crate) fn is_final(&self, state: u32) -> bool {
         self.edges[state as usize].is_empty()
     }
 
-    pub fn view(&self, state: u32) -> State {
+    pub(crate) fn view(&self, state: u32) -> State {
         let stepped = self.stepped(state);
         State {
             memory: self.memory(state),
@@ -134,7 +134,8 @@ impl Graph {
     /// The size of the seed's transition system, whose states are memory and pcs only (not
     /// who has stepped): its states and its steps (Table 2's and Table 3's "States" and
     /// "Actions").
-    pub fn seed_size(&self) -> (usize, usize) {
+    #[cfg(test)]
+    pub(crate) fn seed_size(&self) -> (usize, usize) {
         let project = |s: u32| self.states[s as usize] & !(0xff << 2);
         let mut states: Vec<Packed> = (0..self.states.len() as u32).map(project).collect();
         let mut steps: Vec<(Packed, u8, Packed)> = Vec::new();
@@ -152,7 +153,7 @@ impl Graph {
 
     /// Strongly connected components (Tarjan's, iterative): each state's component, and
     /// whether the component holds a cycle (a step that stays inside it).
-    pub fn components(&self) -> (Vec<u32>, Vec<bool>) {
+    pub(crate) fn components(&self) -> (Vec<u32>, Vec<bool>) {
         let n = self.states.len();
         const NONE: u32 = u32::MAX;
         let mut index = vec![NONE; n];
@@ -214,5 +215,30 @@ impl Graph {
             }
         }
         (component, cyclic)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Graph;
+    use crate::suite::seed_examples;
+
+    #[test]
+    fn transition_systems_are_as_large_as_the_seeds_table_3_says() {
+        // (actions, states) of Table 3.
+        for (name, actions, states) in [
+            ("prodcons-increasing", 3, 3),
+            ("prodcons-decreasing", 3, 3),
+            ("prodcons-bidirectional", 7, 5),
+            ("simplified-mutex", 7, 6),
+            ("dining-philosophers", 8, 8),
+        ] {
+            let (_, test) = seed_examples()
+                .into_iter()
+                .find(|(n, _)| *n == name)
+                .unwrap();
+            let graph = Graph::of(&test);
+            assert_eq!(graph.seed_size(), (states, actions), "{name}");
+        }
     }
 }

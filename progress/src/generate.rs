@@ -19,10 +19,10 @@
 //!   but take a step and is not generated.
 //!
 //! Tests are kept up to symmetry: of a test and the one with its two locations swapped, only
-//! the smaller (in the order of `Test`) is kept. Threads are not permuted: HSA and LOBE order
+//! the smaller (in the order of `AxbTest`) is kept. Threads are not permuted: HSA and LOBE order
 //! threads by id.
 
-use crate::axb::{Instr, Target, Test, LOCATIONS};
+use crate::axb::{AxbTest, BranchTarget, Instr, LOCATIONS};
 use crate::explore::Graph;
 
 /// Which tests to enumerate: thread counts and total instruction counts, every combination.
@@ -62,19 +62,19 @@ pub struct Generated {
     pub name: String,
     pub threads: usize,
     pub instructions: usize,
-    pub test: Test,
+    pub test: AxbTest,
 }
 
 /// Every instruction a thread of `len` instructions may hold at `pc`.
 fn alphabet(pc: usize, len: usize) -> Vec<Instr> {
     let next = if pc + 1 == len {
-        Target::End
+        BranchTarget::End
     } else {
-        Target::Inst((pc + 1) as u8)
+        BranchTarget::Inst((pc + 1) as u8)
     };
-    let targets: Vec<Target> = (0..len as u8)
-        .map(Target::Inst)
-        .chain([Target::End])
+    let targets: Vec<BranchTarget> = (0..len as u8)
+        .map(BranchTarget::Inst)
+        .chain([BranchTarget::End])
         .filter(|&t| t != next)
         .collect();
     let mut out = Vec::new();
@@ -149,7 +149,7 @@ fn may_qualify(threads: &[&Vec<Instr>]) -> bool {
         thread
             .iter()
             .enumerate()
-            .any(|(pc, i)| matches!(i.branch(), Some((_, Target::Inst(t))) if usize::from(t) <= pc))
+            .any(|(pc, i)| matches!(i.branch(), Some((_, BranchTarget::Inst(t))) if usize::from(t) <= pc))
     });
     if !back {
         return false;
@@ -187,7 +187,7 @@ fn may_qualify(threads: &[&Vec<Instr>]) -> bool {
 }
 
 /// Whether a test meets the constraints (the module's list).
-pub fn qualifies(test: &Test) -> bool {
+pub fn qualifies(test: &AxbTest) -> bool {
     let graph = Graph::of(test);
     let threads = test.threads();
     let n = graph.states.len();
@@ -273,7 +273,7 @@ pub fn generate(bounds: &Bounds) -> Vec<Generated> {
                 let chosen: Vec<&Vec<Instr>> =
                     (0..threads).map(|t| &by_len[lens[t]][index[t]]).collect();
                 if may_qualify(&chosen) {
-                    let test = Test::new(chosen.iter().map(|p| (*p).clone()).collect())
+                    let test = AxbTest::new(chosen.iter().map(|p| (*p).clone()).collect())
                         .expect("generated within the language's limits");
                     if test <= test.swap_locations() && qualifies(&test) {
                         count += 1;

@@ -7,8 +7,10 @@
 //! constraints, `suite` counts them as the seed's Table 4 does, and `wgsl` compiles a test to a
 //! compute shader with bounded loops. Pure: no GPU, no printing.
 
-pub mod axb;
-pub mod explore;
+#![deny(unreachable_pub)]
+
+mod axb;
+mod explore;
 pub mod generate;
 pub mod model;
 pub mod observe;
@@ -17,6 +19,6 @@ pub mod sequential;
 pub mod suite;
 pub mod wgsl;
 
-pub use axb::{Instr, Target, Test};
-pub use model::{Fairness, Model, Scheduler};
-pub use oracle::{Evidence, Verdict};
+pub use axb::{AxbTest, BranchTarget, Instr, ParseError};
+pub use model::{Fairness, Model, ProgressScheduler};
+pub use oracle::{EndlessExecution, TerminationVerdict};

@@ -7,7 +7,7 @@ use serde::Serialize;
 use std::fmt;
 
 /// Threads as bits: bit t for thread t.
-pub type Threads = u8;
+pub(crate) type Threads = u8;
 
 #[derive(
     Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, serde::Deserialize,
@@ -43,7 +43,7 @@ pub enum Fairness {
 #[derive(
     Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, serde::Deserialize,
 )]
-pub struct Scheduler {
+pub struct ProgressScheduler {
     pub model: Model,
     pub fairness: Fairness,
 }
@@ -59,7 +59,7 @@ impl Model {
     ];
 
     /// F, for a test of `threads` threads, given who has stepped and who has terminated.
-    pub fn fair(self, threads: usize, stepped: Threads, done: Threads) -> Threads {
+    pub(crate) fn fair(self, threads: usize, stepped: Threads, done: Threads) -> Threads {
         let all: Threads = ((1u16 << threads) - 1) as Threads;
         let live = all & !done;
         let lowest = live & live.wrapping_neg();
@@ -82,7 +82,7 @@ impl Model {
     /// Whether every test guaranteed to terminate under `self` is under `other` too (the
     /// seed's hierarchy: unfair below all; HSA and OBE, incomparable, below HSA+OBE, below
     /// LOBE, below fair).
-    pub fn at_most(self, other: Model) -> bool {
+    pub(crate) fn at_most(self, other: Model) -> bool {
         let rank = |m: Model| match m {
             Model::Unfair => 0,
             Model::Hsa | Model::Obe => 1,
@@ -105,17 +105,17 @@ impl Model {
     }
 }
 
-impl Scheduler {
+impl ProgressScheduler {
     /// Every model under both fairness notions; the unfair model once (fairness does not
     /// change it: it guarantees no thread anything).
-    pub fn all() -> Vec<Scheduler> {
-        let mut all = vec![Scheduler {
+    pub fn all() -> Vec<ProgressScheduler> {
+        let mut all = vec![ProgressScheduler {
             model: Model::Unfair,
             fairness: Fairness::Weak,
         }];
         for model in &Model::ALL[1..] {
             for fairness in [Fairness::Weak, Fairness::Strong] {
-                all.push(Scheduler {
+                all.push(ProgressScheduler {
                     model: *model,
                     fairness,
                 });
@@ -125,13 +125,13 @@ impl Scheduler {
     }
 
     /// Whether `self` guarantees termination of every test `other` does.
-    pub fn at_most(self, other: Scheduler) -> bool {
+    pub(crate) fn at_most(self, other: ProgressScheduler) -> bool {
         self.model == Model::Unfair
             || (self.model.at_most(other.model) && self.fairness <= other.fairness)
     }
 }
 
-impl fmt::Display for Scheduler {
+impl fmt::Display for ProgressScheduler {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         match (self.model, self.fairness) {
             (Model::Unfair, _) => f.write_str("unfair"),

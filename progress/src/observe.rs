@@ -3,7 +3,7 @@
 //! ran terminated under every mapping; the strongest models consistent with the runs are the
 //! conformed ones no other conformed model is above.
 
-use crate::model::{Model, Scheduler};
+use crate::model::{Model, ProgressScheduler};
 use crate::suite::Verdicts;
 use crate::wgsl::Mapping;
 use serde::Serialize;
@@ -42,7 +42,7 @@ pub struct Hang {
 /// One scheduler's conformance.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Conformance {
-    pub scheduler: Scheduler,
+    pub scheduler: ProgressScheduler,
     /// Its conformance tests among those run.
     pub tests: usize,
     /// Those that did not terminate, with their mapping.
@@ -56,18 +56,18 @@ impl Conformance {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
-pub struct Judgement {
+pub struct ConformanceJudgement {
     pub schedulers: Vec<Conformance>,
     /// Every test that did not terminate, with its mapping.
     pub hangs: Vec<Hang>,
     /// The conformed schedulers with no conformed scheduler above them, among those with a
     /// conformance test that ran (and the unfair model, which has none and which every
     /// device conforms to).
-    pub strongest: Vec<Scheduler>,
+    pub strongest: Vec<ProgressScheduler>,
 }
 
 /// Judges `observed` runs of tests whose verdicts `verdicts` gives (by test name).
-pub fn judge(verdicts: &[(String, Verdicts)], observed: &[Observed]) -> Judgement {
+pub fn judge(verdicts: &[(String, Verdicts)], observed: &[Observed]) -> ConformanceJudgement {
     let hangs: Vec<Hang> = observed
         .iter()
         .filter(|o| o.hung())
@@ -83,7 +83,7 @@ pub fn judge(verdicts: &[(String, Verdicts)], observed: &[Observed]) -> Judgemen
         .iter()
         .filter(|(name, _)| observed.iter().any(|o| &o.test == name))
         .collect();
-    let schedulers: Vec<Conformance> = Scheduler::all()
+    let schedulers: Vec<Conformance> = ProgressScheduler::all()
         .into_iter()
         .map(|scheduler| Conformance {
             scheduler,
@@ -95,7 +95,7 @@ pub fn judge(verdicts: &[(String, Verdicts)], observed: &[Observed]) -> Judgemen
                 .collect(),
         })
         .collect();
-    let conformed: Vec<Scheduler> = schedulers
+    let conformed: Vec<ProgressScheduler> = schedulers
         .iter()
         .filter(|c| c.conformed() && (c.tests > 0 || c.scheduler.model == Model::Unfair))
         .map(|c| c.scheduler)
@@ -105,7 +105,7 @@ pub fn judge(verdicts: &[(String, Verdicts)], observed: &[Observed]) -> Judgemen
         .filter(|&&s| !conformed.iter().any(|&o| o != s && s.at_most(o)))
         .copied()
         .collect();
-    Judgement {
+    ConformanceJudgement {
         schedulers,
         hangs,
         strongest,

@@ -15,14 +15,17 @@
 //! The unfair model guarantees nobody anything under either notion: a test terminates under it
 //! when its transition system has no cycle.
 
-use crate::axb::Test;
-use crate::explore::{Edge, Graph, State};
-use crate::model::{Fairness, Model, Scheduler, Threads};
+use crate::axb::AxbTest;
+use crate::explore::{Edge, Graph};
+use crate::model::{Fairness, Model, ProgressScheduler, Threads};
 use serde::Serialize;
 use std::collections::VecDeque;
 
+/// A state of the test, as an execution's steps show it.
+pub use crate::explore::State;
+
 /// A test's transition system with what every scheduler's check needs computed once.
-pub struct Oracle {
+pub struct TerminationOracle {
     graph: Graph,
     component: Vec<u32>,
     cyclic: Vec<bool>,
@@ -36,7 +39,7 @@ pub struct Oracle {
 
 /// One step of an execution: the thread, the instruction it executed, the state it left.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
-pub struct Step {
+pub struct ExecutionStep {
     pub thread: usize,
     pub instruction: usize,
     pub to: State,
@@ -45,24 +48,24 @@ pub struct Step {
 /// An execution that need not end under a scheduler: from the start, `prefix`, then `cycle`
 /// forever, during which the threads of `fair` are the ones guaranteed to run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
-pub struct Evidence {
+pub struct EndlessExecution {
     pub start: State,
-    pub prefix: Vec<Step>,
-    pub cycle: Vec<Step>,
+    pub prefix: Vec<ExecutionStep>,
+    pub cycle: Vec<ExecutionStep>,
     pub fair: Vec<usize>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
-pub struct Verdict {
-    pub scheduler: Scheduler,
+pub struct TerminationVerdict {
+    pub scheduler: ProgressScheduler,
     pub terminates: bool,
     /// When it need not terminate: the starving or livelocked execution.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub evidence: Option<Evidence>,
+    pub evidence: Option<EndlessExecution>,
 }
 
-impl Oracle {
-    pub fn new(test: &Test) -> Oracle {
+impl TerminationOracle {
+    pub fn new(test: &AxbTest) -> TerminationOracle {
         let graph = Graph::of(test);
         let (component, cyclic) = graph.components();
         let mut stepping = vec![0; cyclic.len()];
@@ -77,7 +80,7 @@ impl Oracle {
                 }
             }
         }
-        Oracle {
+        TerminationOracle {
             graph,
             component,
             cyclic,
@@ -85,10 +88,6 @@ impl Oracle {
             representative,
             into,
         }
-    }
-
-    pub fn graph(&self) -> &Graph {
-        &self.graph
     }
 
     fn fair(&self, model: Model, state: u32) -> Threads {
@@ -130,7 +129,7 @@ impl Oracle {
     }
 
     /// Whether the test is guaranteed to terminate under `scheduler`.
-    pub fn terminates(&self, scheduler: Scheduler) -> bool {
+    pub fn terminates(&self, scheduler: ProgressScheduler) -> bool {
         match (scheduler.model, scheduler.fairness) {
             (Model::Unfair, _) => !self.cyclic.iter().any(|&c| c),
             (model, Fairness::Weak) => self.weak_cycle(model).is_none(),
@@ -139,7 +138,7 @@ impl Oracle {
     }
 
     /// The verdict with its evidence.
-    pub fn decide(&self, scheduler: Scheduler) -> Verdict {
+    pub fn decide(&self, scheduler: ProgressScheduler) -> TerminationVerdict {
         let evidence = match (scheduler.model, scheduler.fairness) {
             (model, Fairness::Weak) | (model @ Model::Unfair, Fairness::Strong) => {
                 self.weak_cycle(model).map(|c| self.weak_evidence(model, c))
@@ -151,16 +150,16 @@ impl Oracle {
                     .map(|bad| self.strong_evidence(model, bad as u32, &good))
             }
         };
-        Verdict {
+        TerminationVerdict {
             scheduler,
             terminates: evidence.is_none(),
             evidence,
         }
     }
 
-    /// Every scheduler's verdict (`Scheduler::all`'s order).
-    pub fn verdicts(&self) -> Vec<Verdict> {
-        Scheduler::all()
+    /// Every scheduler's verdict (`ProgressScheduler::all`'s order).
+    pub fn verdicts(&self) -> Vec<TerminationVerdict> {
+        ProgressScheduler::all()
             .into_iter()
             .map(|s| self.decide(s))
             .collect()
@@ -201,10 +200,10 @@ impl Oracle {
         None
     }
 
-    fn steps(&self, steps: &[(u32, Edge)]) -> Vec<Step> {
+    fn steps(&self, steps: &[(u32, Edge)]) -> Vec<ExecutionStep> {
         steps
             .iter()
-            .map(|(_, e)| Step {
+            .map(|(_, e)| ExecutionStep {
                 thread: usize::from(e.thread),
                 instruction: usize::from(e.pc),
                 to: self.graph.view(e.to),
@@ -219,7 +218,7 @@ impl Oracle {
     }
 
     /// A cycle in component `c` in which every thread of its F steps.
-    fn weak_evidence(&self, model: Model, c: usize) -> Evidence {
+    fn weak_evidence(&self, model: Model, c: usize) -> EndlessExecution {
         let c32 = c as u32;
         let within = |s: u32| self.component[s as usize] == c32;
         let root = self.representative[c];
@@ -256,7 +255,7 @@ impl Oracle {
             .path(at, within, |s| s == root)
             .expect("inside one component");
         cycle.extend(back);
-        Evidence {
+        EndlessExecution {
             start: self.graph.view(0),
             prefix: self.steps(&prefix),
             cycle: self.steps(&cycle),
@@ -266,7 +265,7 @@ impl Oracle {
 
     /// From a state F's threads cannot lead out of, the steps they can take, followed until a
     /// state repeats: they all stay among such states.
-    fn strong_evidence(&self, model: Model, bad: u32, good: &[bool]) -> Evidence {
+    fn strong_evidence(&self, model: Model, bad: u32, good: &[bool]) -> EndlessExecution {
         let (mut prefix, _) = self
             .path(0, |_| true, |s| s == bad)
             .expect("every state is reachable");
@@ -295,7 +294,7 @@ impl Oracle {
         let start = first_visit[at as usize];
         let cycle = walk.split_off(start);
         prefix.extend(walk);
-        Evidence {
+        EndlessExecution {
             start: self.graph.view(0),
             prefix: self.steps(&prefix),
             cycle: self.steps(&cycle),

@@ -5,11 +5,11 @@
 //! not terminated, and the only one that has stepped and not terminated), so every test LOBE
 //! guarantees terminates under it (HSA's and OBE's too), and others may.
 
-use crate::axb::{Test, LOCATIONS};
+use crate::axb::{AxbTest, LOCATIONS};
 
 /// The first thread that never ends when the threads run alone in id order, each to its end
 /// from the memory the ones before left; `None` when they all end.
-pub fn first_stuck(test: &Test) -> Option<usize> {
+pub fn first_stuck(test: &AxbTest) -> Option<usize> {
     let mut mem = [0u8; LOCATIONS];
     for (t, thread) in test.threads().iter().enumerate() {
         let mut pc = 0;
@@ -30,7 +30,7 @@ pub fn first_stuck(test: &Test) -> Option<usize> {
 /// Per thread, whether it gives up when each thread runs alone in id order, executing at most
 /// `bound` instructions (as the compiled test's threads do) from the memory the ones before
 /// left, a thread that gave up included.
-pub fn gives_up(test: &Test, bound: u32) -> Vec<bool> {
+pub fn gives_up(test: &AxbTest, bound: u32) -> Vec<bool> {
     let mut mem = [0u8; LOCATIONS];
     test.threads()
         .iter()
@@ -73,7 +73,7 @@ mod tests {
     fn a_thread_that_gave_up_leaves_memory_to_the_next_as_its_bound_found_it() {
         // Thread 0 spins on its own flag, toggling location 1 each round; thread 1 waits
         // for location 1 to be 1: after an odd bound thread 0 left it 1, after an even 0.
-        let test = crate::Test::parse(
+        let test = crate::AxbTest::parse(
             "THREAD0\natomic_exch_branch(1, 0, 1, 1)\natomic_exch_branch(1, 1, 0, 0)\n\
              THREAD1\natomic_chk_branch(1, 0, 0)\n",
         )

@@ -3,28 +3,28 @@
 //! terminate under weak fairness and for those that need strong fairness). Also the seed's
 //! example tests (its Figures 2, 3, 8 and 9), written in the text format.
 
-use crate::axb::Test;
-use crate::model::{Fairness, Model, Scheduler};
-use crate::oracle::Oracle;
+use crate::axb::AxbTest;
+use crate::model::{Fairness, Model, ProgressScheduler};
+use crate::oracle::TerminationOracle;
 use serde::Serialize;
 
-/// Whether a test terminates under each scheduler, in `Scheduler::all`'s order.
+/// Whether a test terminates under each scheduler, in `ProgressScheduler::all`'s order.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Verdicts(Vec<bool>);
 
 impl Verdicts {
-    pub fn of(test: &Test) -> Verdicts {
-        let oracle = Oracle::new(test);
+    pub fn of(test: &AxbTest) -> Verdicts {
+        let oracle = TerminationOracle::new(test);
         Verdicts(
-            Scheduler::all()
+            ProgressScheduler::all()
                 .into_iter()
                 .map(|s| oracle.terminates(s))
                 .collect(),
         )
     }
 
-    pub fn terminates(&self, scheduler: Scheduler) -> bool {
-        let index = Scheduler::all()
+    pub fn terminates(&self, scheduler: ProgressScheduler) -> bool {
+        let index = ProgressScheduler::all()
             .iter()
             .position(|s| {
                 *s == scheduler || (s.model == Model::Unfair && scheduler.model == Model::Unfair)
@@ -34,7 +34,7 @@ impl Verdicts {
     }
 
     pub fn under(&self, model: Model, fairness: Fairness) -> bool {
-        self.terminates(Scheduler { model, fairness })
+        self.terminates(ProgressScheduler { model, fairness })
     }
 }
 
@@ -42,7 +42,7 @@ impl Verdicts {
 /// (those that terminate under weak fairness) under its weak variant and among the strong
 /// tests (those that need strong fairness) under its strong variant.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
-pub struct Row {
+pub struct ModelRow {
     pub model: Model,
     pub weak_distinguishing: usize,
     pub weak_conformance: usize,
@@ -60,7 +60,7 @@ pub struct Table {
     pub other: usize,
     /// HSA, OBE, LOBE and full as the seed's; HSA+OBE, which the seed leaves out, after them
     /// (distinguishing against HSA and OBE).
-    pub rows: Vec<Row>,
+    pub rows: Vec<ModelRow>,
 }
 
 impl Table {
@@ -96,7 +96,7 @@ impl Table {
             .map(|&(model, lower)| {
                 let (wd, wc) = count(&weak, Fairness::Weak, model, lower);
                 let (sd, sc) = count(&strong, Fairness::Strong, model, lower);
-                Row {
+                ModelRow {
                     model,
                     weak_distinguishing: wd,
                     weak_conformance: wc,
@@ -127,7 +127,7 @@ pub const SEED_TABLE_4: [(Model, usize, usize, usize, usize); 4] = [
 /// producer-consumer (increasing and decreasing id), Figure 8's bidirectional
 /// producer-consumer, simplified mutex and simplified dining philosophers, Figure 9's second
 /// bidirectional producer-consumer.
-pub fn seed_examples() -> Vec<(&'static str, Test)> {
+pub fn seed_examples() -> Vec<(&'static str, AxbTest)> {
     let tests = [
         (
             "mutex",
@@ -163,6 +163,11 @@ pub fn seed_examples() -> Vec<(&'static str, Test)> {
     ];
     tests
         .into_iter()
-        .map(|(name, text)| (name, Test::parse(text).expect("the seed's examples parse")))
+        .map(|(name, text)| {
+            (
+                name,
+                AxbTest::parse(text).expect("the seed's examples parse"),
+            )
+        })
         .collect()
 }

@@ -16,7 +16,7 @@
 //! it did not terminate, so a run whose test hangs ends by itself. Its status word says
 //! which: TERMINATED or GAVE_UP (0 if it never reported).
 
-use crate::axb::{Instr, Test, LOCATIONS};
+use crate::axb::{AxbTest, Instr, LOCATIONS};
 use serde::Serialize;
 use std::fmt::Write;
 
@@ -56,15 +56,15 @@ impl Mapping {
 
 /// How a run lays a test out: the mapping, and its instances (1 for plain).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
-pub struct Layout {
+pub struct InstanceLayout {
     mapping: Mapping,
     instances: u32,
 }
 
-impl Layout {
+impl InstanceLayout {
     /// Plain runs one instance whatever `instances` says.
-    pub fn new(mapping: Mapping, instances: u32) -> Layout {
-        Layout {
+    pub fn new(mapping: Mapping, instances: u32) -> InstanceLayout {
+        InstanceLayout {
             mapping,
             instances: if mapping == Mapping::Plain {
                 1
@@ -85,15 +85,6 @@ impl Layout {
     /// Workgroups a run of a test of `threads` threads dispatches.
     pub fn workgroups(&self, threads: usize) -> u32 {
         threads as u32 * self.instances
-    }
-
-    /// The workgroup that runs `thread` of `instance`.
-    pub fn workgroup(&self, threads: usize, instance: u32, thread: usize) -> u32 {
-        let (n, t) = (threads as u32, thread as u32);
-        match self.mapping {
-            Mapping::Plain | Mapping::RoundRobin => n * instance + t,
-            Mapping::Chunked => self.instances * t + instance,
-        }
     }
 
     /// The uniform's words for a loop bound.
@@ -120,7 +111,7 @@ impl Layout {
 pub const ENTRY: &str = "main";
 
 /// The shader of `test`, for any layout (the uniform gives it).
-pub fn shader(test: &Test) -> String {
+pub fn shader(test: &AxbTest) -> String {
     let threads = test.threads();
     let mut s = String::new();
     let _ = writeln!(s, "// A progress litmus test, compiled by wgstress.");

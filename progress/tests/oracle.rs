@@ -1,11 +1,11 @@
 //! The oracle against the seed's stated verdicts (§2.3, §5.4-5.5, §6.1).
 
-use wgstress_progress::model::{Fairness, Model, Scheduler};
-use wgstress_progress::oracle::Oracle;
+use wgstress_progress::model::{Fairness, Model, ProgressScheduler};
+use wgstress_progress::oracle::TerminationOracle;
 use wgstress_progress::suite::seed_examples;
-use wgstress_progress::Test;
+use wgstress_progress::AxbTest;
 
-fn example(name: &str) -> Test {
+fn example(name: &str) -> AxbTest {
     seed_examples()
         .into_iter()
         .find(|(n, _)| *n == name)
@@ -13,8 +13,8 @@ fn example(name: &str) -> Test {
         .1
 }
 
-fn terminates(test: &Test, model: Model, fairness: Fairness) -> bool {
-    Oracle::new(test).terminates(Scheduler { model, fairness })
+fn terminates(test: &AxbTest, model: Model, fairness: Fairness) -> bool {
+    TerminationOracle::new(test).terminates(ProgressScheduler { model, fairness })
 }
 
 #[test]
@@ -28,7 +28,7 @@ fn the_mutex_terminates_under_obe_not_under_hsa() {
     }
     // The starving execution under HSA: thread 1 holds the mutex while thread 0, the only
     // thread HSA guarantees, spins.
-    let verdict = Oracle::new(&mutex).decide(Scheduler {
+    let verdict = TerminationOracle::new(&mutex).decide(ProgressScheduler {
         model: Model::Hsa,
         fairness: Fairness::Weak,
     });
@@ -67,7 +67,7 @@ fn dining_philosophers_needs_strong_fairness() {
     assert!(!terminates(&dining, Model::Obe, Fairness::Weak));
     assert!(terminates(&dining, Model::Obe, Fairness::Strong));
     // The livelock: both threads keep stepping, neither gets out.
-    let verdict = Oracle::new(&dining).decide(Scheduler {
+    let verdict = TerminationOracle::new(&dining).decide(ProgressScheduler {
         model: Model::Fair,
         fairness: Fairness::Weak,
     });
@@ -82,9 +82,9 @@ fn dining_philosophers_needs_strong_fairness() {
 #[test]
 fn no_example_is_guaranteed_under_unfair_and_all_are_under_strong_fair() {
     for (name, test) in seed_examples() {
-        let oracle = Oracle::new(&test);
+        let oracle = TerminationOracle::new(&test);
         for fairness in [Fairness::Weak, Fairness::Strong] {
-            let unfair = oracle.decide(Scheduler {
+            let unfair = oracle.decide(ProgressScheduler {
                 model: Model::Unfair,
                 fairness,
             });
@@ -92,7 +92,7 @@ fn no_example_is_guaranteed_under_unfair_and_all_are_under_strong_fair() {
             assert!(!unfair.evidence.unwrap().cycle.is_empty(), "{name}");
         }
         assert!(
-            oracle.terminates(Scheduler {
+            oracle.terminates(ProgressScheduler {
                 model: Model::Fair,
                 fairness: Fairness::Strong
             }),
@@ -103,10 +103,11 @@ fn no_example_is_guaranteed_under_unfair_and_all_are_under_strong_fair() {
 
 #[test]
 fn a_test_without_a_cycle_terminates_under_every_scheduler() {
-    let test = Test::parse("THREAD0\natomic_store(0, 1)\nTHREAD1\natomic_chk_branch(0, 1, END)\n")
-        .unwrap();
-    let oracle = Oracle::new(&test);
-    for scheduler in Scheduler::all() {
+    let test =
+        AxbTest::parse("THREAD0\natomic_store(0, 1)\nTHREAD1\natomic_chk_branch(0, 1, END)\n")
+            .unwrap();
+    let oracle = TerminationOracle::new(&test);
+    for scheduler in ProgressScheduler::all() {
         assert!(oracle.terminates(scheduler), "{scheduler}");
         assert!(oracle.decide(scheduler).evidence.is_none());
     }
@@ -115,7 +116,7 @@ fn a_test_without_a_cycle_terminates_under_every_scheduler() {
 #[test]
 fn every_evidence_is_an_execution_of_the_test_that_returns_to_where_its_cycle_began() {
     for (name, test) in seed_examples() {
-        let oracle = Oracle::new(&test);
+        let oracle = TerminationOracle::new(&test);
         for verdict in oracle.verdicts() {
             let Some(evidence) = verdict.evidence else {
                 continue;
@@ -157,21 +158,6 @@ fn every_evidence_is_an_execution_of_the_test_that_returns_to_where_its_cycle_be
 }
 
 #[test]
-fn transition_systems_are_as_large_as_the_seeds_table_3_says() {
-    // (actions, states) of Table 3.
-    for (name, actions, states) in [
-        ("prodcons-increasing", 3, 3),
-        ("prodcons-decreasing", 3, 3),
-        ("prodcons-bidirectional", 7, 5),
-        ("simplified-mutex", 7, 6),
-        ("dining-philosophers", 8, 8),
-    ] {
-        let graph = wgstress_progress::explore::Graph::of(&example(name));
-        assert_eq!(graph.seed_size(), (states, actions), "{name}");
-    }
-}
-
-#[test]
 fn a_device_that_hangs_the_decreasing_producer_consumer_conforms_to_hsa_and_obe_not_fair() {
     use wgstress_progress::observe::{judge, Observed};
     use wgstress_progress::suite::Verdicts;
@@ -199,7 +185,7 @@ fn a_device_that_hangs_the_decreasing_producer_consumer_conforms_to_hsa_and_obe_
         judgement
             .schedulers
             .iter()
-            .find(|c| c.scheduler == Scheduler { model, fairness })
+            .find(|c| c.scheduler == ProgressScheduler { model, fairness })
             .unwrap()
             .conformed()
     };
@@ -212,7 +198,7 @@ fn a_device_that_hangs_the_decreasing_producer_consumer_conforms_to_hsa_and_obe_
     // LOBE (strong) is above HSA and OBE: it alone is the strongest consistent model.
     assert_eq!(
         judgement.strongest,
-        vec![Scheduler {
+        vec![ProgressScheduler {
             model: Model::Lobe,
             fairness: Fairness::Strong
         }]

@@ -52,13 +52,13 @@ fn the_suite_holds_the_seeds_examples_and_only_tests_that_need_fairness() {
 #[test]
 fn a_test_that_only_one_thread_touches_is_not_generated() {
     // Thread 1 spins on a location thread 0 never writes: no influence, and no way out.
-    let lonely = wgstress_progress::Test::parse(
+    let lonely = wgstress_progress::AxbTest::parse(
         "THREAD0\natomic_store(0, 1)\nTHREAD1\natomic_chk_branch(1, 0, 0)\n",
     )
     .unwrap();
     assert!(!qualifies(&lonely));
     // The producer-consumer with a store that nobody reads added: the seed's redundant t'.
-    let dead = wgstress_progress::Test::parse(
+    let dead = wgstress_progress::AxbTest::parse(
         "THREAD0\natomic_chk_branch(0, 0, 0)\nTHREAD1\natomic_store(0, 1)\natomic_store(1, 1)\n",
     )
     .unwrap();

@@ -2,18 +2,18 @@
 //! input named at its line and column.
 
 use wgstress_progress::suite::seed_examples;
-use wgstress_progress::{Instr, Target, Test};
+use wgstress_progress::{AxbTest, BranchTarget, Instr};
 
 #[test]
 fn tests_read_back_what_they_print() {
     for (_, test) in seed_examples() {
-        assert_eq!(Test::parse(&test.to_string()).unwrap(), test);
+        assert_eq!(AxbTest::parse(&test.to_string()).unwrap(), test);
     }
 }
 
 #[test]
 fn blank_lines_and_spacing_do_not_matter() {
-    let test = Test::parse("\n  THREAD0\n\natomic_exch_branch( 0,1 , 1,END )\n\nTHREAD1\n atomic_chk_branch(1, 0, 0)  \n")
+    let test = AxbTest::parse("\n  THREAD0\n\natomic_exch_branch( 0,1 , 1,END )\n\nTHREAD1\n atomic_chk_branch(1, 0, 0)  \n")
         .unwrap();
     assert_eq!(
         test.threads()[0][0],
@@ -21,7 +21,7 @@ fn blank_lines_and_spacing_do_not_matter() {
             loc: 0,
             check: 1,
             exch: 1,
-            target: Target::End
+            target: BranchTarget::End
         }
     );
     assert_eq!(
@@ -29,7 +29,7 @@ fn blank_lines_and_spacing_do_not_matter() {
         Instr::Chk {
             loc: 1,
             check: 0,
-            target: Target::Inst(0)
+            target: BranchTarget::Inst(0)
         }
     );
 }
@@ -50,7 +50,7 @@ fn bad_input_is_named_at_its_line_and_column() {
     ];
     for (text, message) in cases {
         assert_eq!(
-            Test::parse(text).unwrap_err().to_string(),
+            AxbTest::parse(text).unwrap_err().to_string(),
             message,
             "{text:?}"
         );

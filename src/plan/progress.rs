@@ -7,7 +7,7 @@ use anyhow::{anyhow, bail, Result};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use wgstress_progress::wgsl::Mapping;
-use wgstress_progress::Test;
+use wgstress_progress::AxbTest;
 
 /// The most a test file may hold: far past any test of MAX_THREADS threads.
 const TEST_BYTES: u64 = 64 << 10;
@@ -16,7 +16,7 @@ const TEST_BYTES: u64 = 64 << 10;
 #[derive(Clone, Debug)]
 pub struct NamedTest {
     pub name: String,
-    pub test: Test,
+    pub test: AxbTest,
 }
 
 pub enum ProgressPlan {
@@ -60,7 +60,7 @@ pub struct Runs {
 /// Reads and parses a test file.
 pub fn read_test(path: &Path) -> Result<NamedTest> {
     let text = wgstress_runtime::read::text(path, TEST_BYTES, "a progress test may hold")?;
-    let test = Test::parse(&text).map_err(|e| anyhow!("{}:{e}", path.display()))?;
+    let test = AxbTest::parse(&text).map_err(|e| anyhow!("{}:{e}", path.display()))?;
     Ok(NamedTest {
         name: path.display().to_string(),
         test,

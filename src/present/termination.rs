@@ -5,23 +5,23 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::Path;
-use wgstress_progress::model::{Fairness, Model, Scheduler};
-use wgstress_progress::observe::{Judgement, Observed};
-use wgstress_progress::oracle::{Evidence, Verdict};
+use wgstress_progress::model::{Fairness, Model, ProgressScheduler};
+use wgstress_progress::observe::{ConformanceJudgement, Observed};
+use wgstress_progress::oracle::{EndlessExecution, TerminationVerdict};
 use wgstress_progress::suite::{Table, SEED_TABLE_4};
 
 /// The schedulers a verdict table shows, in order: every model weak then strong.
-pub fn columns() -> Vec<Scheduler> {
+pub fn columns() -> Vec<ProgressScheduler> {
     Model::ALL
         .iter()
         .flat_map(|&model| {
-            [Fairness::Weak, Fairness::Strong].map(|fairness| Scheduler { model, fairness })
+            [Fairness::Weak, Fairness::Strong].map(|fairness| ProgressScheduler { model, fairness })
         })
         .collect()
 }
 
 /// One line per test: `yes` where it is guaranteed to terminate, `-` where not.
-pub fn oracle_table(tests: &[(&str, Vec<Verdict>)]) -> String {
+pub fn oracle_table(tests: &[(&str, Vec<TerminationVerdict>)]) -> String {
     let width = tests.iter().map(|(n, _)| n.len()).max().unwrap_or(4).max(4);
     let mut s = String::new();
     let _ = write!(s, "{:width$}", "");
@@ -35,7 +35,7 @@ pub fn oracle_table(tests: &[(&str, Vec<Verdict>)]) -> String {
     s.push('\n');
     for (name, verdicts) in tests {
         let _ = write!(s, "{name:width$}");
-        let mark = |v: &Verdict| if v.terminates { "yes" } else { "-" };
+        let mark = |v: &TerminationVerdict| if v.terminates { "yes" } else { "-" };
         for pair in verdicts.chunks(2) {
             let _ = write!(s, "  {:>4} {:>4}", mark(&pair[0]), mark(&pair[1]));
         }
@@ -60,11 +60,11 @@ pub struct OracleFile<'a> {
 pub struct OracleVerdict<'a> {
     pub terminates: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub evidence: Option<&'a Evidence>,
+    pub evidence: Option<&'a EndlessExecution>,
 }
 
 /// Per file, per model and fairness: `terminates`, and the evidence where it need not.
-pub fn oracle_json<'a>(tests: &'a [(&'a str, Vec<Verdict>)]) -> Vec<OracleFile<'a>> {
+pub fn oracle_json<'a>(tests: &'a [(&'a str, Vec<TerminationVerdict>)]) -> Vec<OracleFile<'a>> {
     tests
         .iter()
         .map(|(name, verdicts)| {
@@ -141,7 +141,7 @@ pub fn run_report(
     adapter: &str,
     tests: usize,
     observed: &[Observed],
-    judgement: &Judgement,
+    judgement: &ConformanceJudgement,
     error: Option<&str>,
     interrupted: bool,
 ) -> String {

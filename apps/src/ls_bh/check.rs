@@ -14,7 +14,7 @@ fn inside(p: [u32; 3], corner: [u32; 3], level: u32) -> bool {
 
 /// Walks the tree from the root: every body must be reached once, through valid slots, in the
 /// slot its coordinates lead to. Returns the reachable cells.
-pub fn every_body_once(children: &[u32], bodies: &[Body]) -> Result<Vec<usize>, String> {
+pub(super) fn every_body_once(children: &[u32], bodies: &[Body]) -> Result<Vec<usize>, String> {
     let n = bodies.len();
     let limit = children.len() / 8;
     let mut found = vec![0u32; n];
@@ -60,7 +60,7 @@ pub fn every_body_once(children: &[u32], bodies: &[Body]) -> Result<Vec<usize>, 
 }
 
 /// Every reachable cell holds the totals of its slots' contents.
-pub fn sums(
+pub(super) fn sums(
     children: &[u32],
     cells: &[u32],
     bodies: &[Body],

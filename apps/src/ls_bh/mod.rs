@@ -10,8 +10,8 @@ use rand::{Rng, SeedableRng};
 use std::collections::HashSet;
 use wgstress_macros::{postconditions, Application};
 
-pub const NAME: &str = "ls-bh";
-pub const SUMMARY: &str =
+pub(crate) const NAME: &str = "ls-bh";
+pub(crate) const SUMMARY: &str =
     "Barnes-Hut n-body: octree built under per-slot locks, summarized, forces (LonestarGPU)";
 
 /// Positions must match the host's to within this fraction of the distance a body moved...
@@ -21,7 +21,7 @@ const ABSOLUTE: f32 = 1e-2;
 
 #[derive(Clone, Application)]
 #[wgstress(name = "ls-bh", shader = "wgsl/ls_bh.wgsl")]
-pub struct BarnesHut {
+pub(crate) struct BarnesHut {
     #[storage(binding = 0)]
     bodies: Vec<u32>,
     #[storage(binding = 1)]
@@ -72,7 +72,7 @@ fn random_velocities(n: usize) -> Vec<[f32; 3]> {
 }
 
 impl BarnesHut {
-    pub fn new(variant: Variant, size: Size) -> BarnesHut {
+    pub(crate) fn new(variant: Variant, size: Size) -> BarnesHut {
         let n = size.pick(512, 16384);
         let groups = size.pick(4, 132);
         // About 50 length units of pull in a step, at the median, whatever the density.

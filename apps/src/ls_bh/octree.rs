@@ -5,29 +5,29 @@
 //! order; only the rounding of single operations can differ.
 
 /// Coordinates are below 2^(TOP + 1); a level-l cell has side 2^(TOP + 1 - l).
-pub const TOP: u32 = 13;
+pub(super) const TOP: u32 = 13;
 /// An empty slot.
-pub const NULL: u32 = u32::MAX;
+pub(super) const NULL: u32 = u32::MAX;
 /// A slot whose lock was never released.
-pub const LOCK: u32 = u32::MAX - 1;
+pub(super) const LOCK: u32 = u32::MAX - 1;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Body {
+pub(super) struct Body {
     pub at: [u32; 3],
     pub mass: u32,
 }
 
 /// Mass, then the mass-weighted sums of x, y and z: what the GPU stores per cell.
-pub type Summary = [u32; 4];
+pub(super) type Summary = [u32; 4];
 
 /// Which of a level-`level` cell's children holds `p`.
-pub fn octant(p: [u32; 3], level: u32) -> usize {
+pub(super) fn octant(p: [u32; 3], level: u32) -> usize {
     let bit = |c: u32| ((c >> (TOP - level)) & 1) as usize;
     bit(p[0]) | (bit(p[1]) << 1) | (bit(p[2]) << 2)
 }
 
 /// What a slot holds: mass and weighted sums of a body, or a cell's summary.
-pub fn content(child: u32, bodies: &[Body], cells: &[Summary]) -> Summary {
+pub(super) fn content(child: u32, bodies: &[Body], cells: &[Summary]) -> Summary {
     let n = bodies.len() as u32;
     match child {
         NULL => [0; 4],
@@ -40,7 +40,7 @@ pub fn content(child: u32, bodies: &[Body], cells: &[Summary]) -> Summary {
 }
 
 /// Sums the contents of a cell's slots.
-pub fn summarize(slots: &[u32; 8], bodies: &[Body], cells: &[Summary]) -> Summary {
+pub(super) fn summarize(slots: &[u32; 8], bodies: &[Body], cells: &[Summary]) -> Summary {
     slots.iter().fold([0; 4], |acc, child| {
         let c = content(*child, bodies, cells);
         std::array::from_fn(|i| acc[i].wrapping_add(c[i]))
@@ -48,14 +48,14 @@ pub fn summarize(slots: &[u32; 8], bodies: &[Body], cells: &[Summary]) -> Summar
 }
 
 /// An octree in the GPU's encoding: a slot holds NULL, a body, or `bodies + cell`.
-pub struct Octree {
+pub(super) struct Octree {
     pub cells: Vec<[u32; 8]>,
     n: u32,
 }
 
 impl Octree {
     /// Inserts the bodies in order; the shape is the one any order gives.
-    pub fn build(bodies: &[Body]) -> Octree {
+    pub(super) fn build(bodies: &[Body]) -> Octree {
         let mut tree = Octree {
             cells: vec![[NULL; 8]],
             n: bodies.len() as u32,
@@ -106,7 +106,7 @@ impl Octree {
     }
 
     /// Every cell's summary; children come after their parents, so from the last cell back.
-    pub fn summaries(&self, bodies: &[Body]) -> Vec<Summary> {
+    pub(super) fn summaries(&self, bodies: &[Body]) -> Vec<Summary> {
         let mut out = vec![[0; 4]; self.cells.len()];
         for cell in (0..self.cells.len()).rev() {
             out[cell] = summarize(&self.cells[cell], bodies, &out);
@@ -117,7 +117,7 @@ impl Octree {
 
 /// The physics constants of the step.
 #[derive(Clone, Copy, Debug)]
-pub struct Step {
+pub(super) struct Step {
     pub dt: f32,
     pub soften: f32,
 }
@@ -131,7 +131,7 @@ impl Step {
     }
 
     /// Body `me`'s acceleration, by the GPU's traversal (theta = 0.5, decided in integers).
-    pub fn acceleration(
+    pub(super) fn acceleration(
         &self,
         tree: &Octree,
         sums: &[Summary],
@@ -174,7 +174,7 @@ impl Step {
     }
 
     /// Where every body is after one step.
-    pub fn all(
+    pub(super) fn all(
         &self,
         tree: &Octree,
         sums: &[Summary],

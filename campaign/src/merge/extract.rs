@@ -4,7 +4,7 @@
 use crate::plan::Command;
 use serde::Serialize;
 use wgstress_log::{FencesSummary, Line, LitmusSummary, MutantsSummary, ProgressSummary, Summary};
-use wgstress_progress::model::{Fairness, Model, Scheduler};
+use wgstress_progress::model::{Fairness, Model, ProgressScheduler as Scheduler};
 use wgstress_runtime::fences::outcome::Verdict;
 use wgstress_runtime::run::log::Batch;
 use wgstress_runtime::run::record::Outcome;

@@ -7,7 +7,7 @@ use super::points::{self, Which};
 use std::collections::HashMap;
 use wgstress_instrument::fences::{fences, Point};
 use wgstress_instrument::Options;
-use wgstress_tint::Shader;
+use wgstress_tint::NamedWgsl as Shader;
 
 /// Tint runs this many shaders per process: Dawn has crashed after many thousands in one.
 const BATCH: usize = 2000;

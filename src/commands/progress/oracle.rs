@@ -4,10 +4,10 @@ use crate::notes::emit;
 use crate::plan::progress::NamedTest;
 use crate::status::Status;
 use anyhow::Result;
-use wgstress_progress::oracle::{Oracle, Verdict};
+use wgstress_progress::oracle::{TerminationOracle, TerminationVerdict};
 
 pub fn oracle(tests: &[NamedTest], json: bool) -> Result<Status> {
-    let verdicts: Vec<(&str, Vec<Verdict>)> = tests
+    let verdicts: Vec<(&str, Vec<TerminationVerdict>)> = tests
         .iter()
         .map(|t| (t.name.as_str(), verdicts(&t.test, json)))
         .collect();
@@ -24,15 +24,15 @@ pub fn oracle(tests: &[NamedTest], json: bool) -> Result<Status> {
 
 /// Every scheduler's verdict, the unfair model under both notions; the evidence only where it
 /// is shown (JSON).
-fn verdicts(test: &wgstress_progress::Test, evidence: bool) -> Vec<Verdict> {
-    let oracle = Oracle::new(test);
+fn verdicts(test: &wgstress_progress::AxbTest, evidence: bool) -> Vec<TerminationVerdict> {
+    let oracle = TerminationOracle::new(test);
     crate::present::termination::columns()
         .into_iter()
         .map(|scheduler| {
             if evidence {
                 oracle.decide(scheduler)
             } else {
-                Verdict {
+                TerminationVerdict {
                     scheduler,
                     terminates: oracle.terminates(scheduler),
                     evidence: None,

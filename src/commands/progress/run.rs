@@ -13,7 +13,7 @@ use wgstress_log::{JsonLog, Line, ProgressMode, ProgressStart, ProgressSummary, 
 use wgstress_progress::generate::{generate, Bounds};
 use wgstress_progress::observe::{judge, Observed};
 use wgstress_progress::suite::Verdicts;
-use wgstress_progress::wgsl::Layout;
+use wgstress_progress::wgsl::InstanceLayout;
 use wgstress_runtime::gpu::device::{self, Gpu};
 
 /// Runs a submission: the seed's 20 in one, whose status words (at most 65,535 a run) read back
@@ -119,8 +119,14 @@ pub fn run(plan: RunPlan, notes: Notes) -> Result<Status> {
             }
         };
         for &mapping in &mappings {
-            let (o, failed) =
-                run_mapping(&gpu, &mut compiled, t, Layout::new(mapping, m), runs, &stop);
+            let (o, failed) = run_mapping(
+                &gpu,
+                &mut compiled,
+                t,
+                InstanceLayout::new(mapping, m),
+                runs,
+                &stop,
+            );
             if o.iterations > 0 {
                 if let Some(log) = log.as_mut() {
                     log.write(&Line::Test(o.clone()))?;
@@ -198,7 +204,7 @@ fn run_mapping(
     gpu: &Gpu,
     compiled: &mut ProgressTest,
     test: &NamedTest,
-    layout: Layout,
+    layout: InstanceLayout,
     runs: Runs,
     stop: &AtomicBool,
 ) -> (Observed, Option<String>) {

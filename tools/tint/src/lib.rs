@@ -3,27 +3,30 @@
 //! by naga. Tint runs in one Node process per batch (`validate.mjs`, through the `webgpu`
 //! package's Dawn bindings on Dawn's null backend), so a batch of shaders costs one start.
 //!
-//! A missing Node or package is a test failure, never a skip: see [`INSTALL`].
+//! A missing Node or package is a test failure, never a skip: see `INSTALL`.
+
+#![deny(unreachable_pub)]
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 /// How to install the validator, for the failure message.
-pub const INSTALL: &str =
+pub(crate) const INSTALL: &str =
     "Tint validator not installed: run `npm ci --prefix tools/tint` (needs Node 18 or later and npm)";
 
-/// One shader to validate; `name` must not contain ':' (errors are reported as `name:line:col`).
-pub struct Shader {
+/// A shader to validate: its WGSL `code`, and the `name` Tint's errors for it are reported
+/// under (as `name:line:col`), which must not contain ':'.
+pub struct NamedWgsl {
     pub name: String,
     pub code: String,
 }
 
-impl Shader {
+impl NamedWgsl {
     pub fn new(name: impl Into<String>, code: impl Into<String>) -> Self {
         let name = name.into();
         assert!(!name.contains(':'), "shader name {name:?} contains ':'");
-        Shader {
+        NamedWgsl {
             name,
             code: code.into(),
         }
@@ -43,8 +46,8 @@ fn tool_dir() -> PathBuf {
 
 /// Validates every shader in one Node process; returns the rejected ones.
 ///
-/// Panics with [`INSTALL`] when Node or the `webgpu` package is missing.
-pub fn validate(shaders: &[Shader]) -> Vec<Rejected> {
+/// Panics with `INSTALL`'s message when Node or the `webgpu` package is missing.
+pub fn validate(shaders: &[NamedWgsl]) -> Vec<Rejected> {
     let dir = tool_dir();
     if !dir.join("node_modules/webgpu/package.json").exists() {
         panic!("{INSTALL}");
@@ -95,7 +98,7 @@ pub fn validate(shaders: &[Shader]) -> Vec<Rejected> {
 }
 
 /// Groups the validator's `name:line:col: message` lines by shader.
-fn rejected_of(shaders: &[Shader], stdout: &str) -> Vec<Rejected> {
+fn rejected_of(shaders: &[NamedWgsl], stdout: &str) -> Vec<Rejected> {
     let mut rejected: Vec<Rejected> = Vec::new();
     for line in stdout.lines() {
         let Some(shader) = shaders.iter().find(|s| {
@@ -117,7 +120,7 @@ fn rejected_of(shaders: &[Shader], stdout: &str) -> Vec<Rejected> {
 }
 
 /// Panics listing every error if Tint rejects any of `shaders`.
-pub fn assert_valid(shaders: &[Shader]) {
+pub fn assert_valid(shaders: &[NamedWgsl]) {
     assert!(!shaders.is_empty(), "no shaders to validate");
     let rejected = validate(shaders);
     if !rejected.is_empty() {
@@ -145,7 +148,7 @@ mod tests {
         let bad = "@compute @workgroup_size(2) fn main(@builtin(local_invocation_index) i: u32) {
     if i == 0u { workgroupBarrier(); }
 }";
-        let rejected = validate(&[Shader::new("good", good), Shader::new("bad", bad)]);
+        let rejected = validate(&[NamedWgsl::new("good", good), NamedWgsl::new("bad", bad)]);
         assert_eq!(rejected.len(), 1);
         assert_eq!(rejected[0].name, "bad");
         assert!(
