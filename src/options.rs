@@ -4,9 +4,12 @@
 use clap::ValueEnum;
 use std::path::PathBuf;
 use std::time::Duration;
-use wgstress_litmus::env::Placement as LitmusPlacement;
+use wgstress_model::litmus::env::Placement as LitmusPlacement;
+use wgstress_model::stress::params::{Placement, Scheduling};
+use wgstress_model::stress::schedule::Schedule;
+use wgstress_model::stress::sequence::Sequence;
+use wgstress_model::stress::strategy::Strategy;
 use wgstress_progress::wgsl::Mapping;
-use wgstress_runtime::stress::strategy::{Placement, Schedule, Scheduling, Sequence, Strategy};
 
 /// The application a command runs.
 #[derive(clap::Args, Clone, Debug)]
@@ -292,7 +295,7 @@ pub struct LitmusEnvOptions {
 
 impl LitmusEnvOptions {
     /// The environment of the options (not of --env FILE, which needs the adapter).
-    pub fn env(&self, fence: bool) -> wgstress_litmus::env::Env {
+    pub fn env(&self, fence: bool) -> wgstress_model::litmus::env::Env {
         let distance = match (self.y_gap, self.distance) {
             (None, Some(distance)) => distance,
             // Saturated: beyond u32 the environment's check refuses it as too much memory.
@@ -302,7 +305,7 @@ impl LitmusEnvOptions {
                 .saturating_add(u64::from(gap.unwrap_or(DEFAULT_Y_GAP)))
                 .min(u64::from(u32::MAX)) as u32,
         };
-        wgstress_litmus::env::Env {
+        wgstress_model::litmus::env::Env {
             testing_groups: self.testing_groups,
             workgroup_size: self.workgroup_size,
             stride: self.stride,

@@ -1,7 +1,7 @@
 //! How a command ended, and the exit status that says so.
 
 use std::process::ExitCode;
-use wgstress_runtime::run::stop::Stop;
+use wgstress_model::run::stop::Stop;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {

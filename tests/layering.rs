@@ -21,6 +21,7 @@ fn the_libraries_print_nothing() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
     for library in [
+        "model/src",
         "instrument/src",
         "runtime/src",
         "litmus/src",
@@ -141,6 +142,11 @@ fn a_folder_that_climbs_is_named_although_its_files_do_not() {
         .map(|c| c.to_string())
         .collect();
     assert_eq!(folders, ["gpu -> run (Stop) -> gpu (Device)"]);
+}
+
+#[test]
+fn no_import_cycle_in_the_model() {
+    assert_no_cycle("model/src/lib.rs");
 }
 
 #[test]

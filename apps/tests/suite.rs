@@ -6,10 +6,11 @@ mod common;
 use common::{one_llvmpipe_thread, settings};
 use std::sync::{Arc, Mutex};
 use wgstress_apps::{all, Size, Variant};
+use wgstress_model::run::record::Outcome;
+use wgstress_model::stress::params::RunParams;
+use wgstress_model::stress::strategy::Strategy;
 use wgstress_runtime::app::spec::Outputs;
 use wgstress_runtime::gpu::engine::{Engine, EngineConfig};
-use wgstress_runtime::run::record::Outcome;
-use wgstress_runtime::stress::strategy::{RunParams, Strategy};
 
 /// Batches of `batch` runs under a two-minute hang timeout: instrumented, a run on llvmpipe
 /// pays for the scheduler's step in every loop iteration, and a batch of eight may pass the

@@ -40,9 +40,9 @@ pub struct Baseline {
 
 impl Baseline {
     pub fn load(path: &Path) -> Result<Baseline> {
-        let text = wgstress_runtime::read::text(
+        let text = wgstress_model::read::text(
             path,
-            wgstress_runtime::read::PLAN_BYTES,
+            wgstress_model::read::PLAN_BYTES,
             "a baseline may hold",
         )
         .map_err(Error::read)?;

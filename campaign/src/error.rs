@@ -2,8 +2,7 @@
 //! argument) with its place, and files that cannot be read or written.
 
 use std::path::{Path, PathBuf};
-// A place in a file, `file:line:column`: the runtime's, as its spec errors have them.
-pub use wgstress_runtime::error::Location;
+use wgstress_model::location::Location;
 
 pub type Result<T> = std::result::Result<T, Error>;
 
@@ -23,15 +22,15 @@ pub enum Error {
 }
 
 impl Error {
-    /// A file refused or failed by the runtime's bounded reads (`wgstress_runtime::read`):
-    /// its message already names the file.
-    pub fn read(error: wgstress_runtime::error::Error) -> Error {
+    /// A file refused or failed by the model's bounded reads (`wgstress_model::read`): its
+    /// message already names the file.
+    pub fn read(error: wgstress_model::Error) -> Error {
         match error {
-            wgstress_runtime::error::Error::Io { path, source } => Error::Io {
+            wgstress_model::Error::Io { path, source } => Error::Io {
                 path: path.into(),
                 source,
             },
-            other => Error::Input(other.to_string()),
+            wgstress_model::Error::Input(message) => Error::Input(message),
         }
     }
 

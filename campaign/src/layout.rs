@@ -50,9 +50,8 @@ impl ItemFiles {
 
 /// This machine's name: the kernel's, else /etc/hostname's, else `hostname`'s.
 pub fn host_name() -> Option<String> {
-    let read = |path: &str| {
-        wgstress_runtime::read::text(Path::new(path), 4096, "a host name may hold").ok()
-    };
+    let read =
+        |path: &str| wgstress_model::read::text(Path::new(path), 4096, "a host name may hold").ok();
     let command = || {
         std::process::Command::new("hostname")
             .output()

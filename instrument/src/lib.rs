@@ -34,7 +34,6 @@ mod pointers;
 mod remap;
 mod render;
 mod reorder;
-pub mod schedule;
 mod shader;
 mod sites;
 mod spell;
@@ -48,9 +47,8 @@ pub use nesting::{check as check_nesting, MAX_NESTING};
 pub use options::Options;
 pub use overrides::constants_for;
 pub use render::{raw_wgsl, render, Raw};
-pub use schedule::Schedule;
 pub use shader::{read_module, validate};
-pub use stress::{library_source, Strategy};
+pub use stress::library_source;
 
 use naga::valid::ModuleInfo;
 use naga::Module;

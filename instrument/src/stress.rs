@@ -1,89 +1,19 @@
-//! The stress strategies, each described once: its name (on the command line, in logs and
-//! JSON), what it does (the CLI's help), and its code, the value of
-//! `WgstressParams::strategy`. The library's `switch` over that field names the codes through
-//! constants written from this table (`library_source`), so the WGSL cannot drift from it.
+//! The runtime library imported into every instrumented module. Its `switch`es over
+//! `WgstressParams::strategy` and `WgstressParams::schedule` name the codes through constants
+//! written from the strategies' and schedules' tables (`wgstress_model::stress`), so the WGSL
+//! cannot drift from them.
 
-use serde::{Deserialize, Serialize};
+use wgstress_model::stress::schedule::Schedule;
+use wgstress_model::stress::strategy::Strategy;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Strategy {
-    /// No stress: the application alone.
-    None,
-    /// Patch-based stress: a few random patches of a scratchpad, with a tuned access sequence.
-    Systematic,
-    /// Stream over an L2-sized scratchpad, one load and one store per word.
-    Cache,
-    /// Loads and stores at pseudo-random scratchpad words.
-    Random,
+/// The library's constant for `strategy`'s code.
+fn strategy_constant(strategy: Strategy) -> String {
+    format!("WGSTRESS_STRATEGY_{}", strategy.name().to_uppercase())
 }
 
-impl Strategy {
-    pub const ALL: [Strategy; 4] = [
-        Strategy::None,
-        Strategy::Systematic,
-        Strategy::Cache,
-        Strategy::Random,
-    ];
-
-    /// What the fence search tries, in order, when systematic stress shows no failure.
-    pub const FALLBACKS: [Strategy; 3] = [Strategy::Cache, Strategy::Random, Strategy::None];
-
-    /// The value of `WgstressParams::strategy`.
-    pub fn code(self) -> u32 {
-        match self {
-            Strategy::None => 0,
-            Strategy::Systematic => 1,
-            Strategy::Cache => 2,
-            Strategy::Random => 3,
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Strategy::None => "none",
-            Strategy::Systematic => "systematic",
-            Strategy::Cache => "cache",
-            Strategy::Random => "random",
-        }
-    }
-
-    /// What it does, in a line.
-    pub fn help(self) -> &'static str {
-        match self {
-            Strategy::None => "No stress: the application alone",
-            Strategy::Systematic => "A few patches of a scratchpad, with a tuned access sequence",
-            Strategy::Cache => "A stream over an L2-sized scratchpad",
-            Strategy::Random => "Loads and stores at pseudo-random scratchpad words",
-        }
-    }
-
-    /// The strategy called `name`.
-    pub fn named(name: &str) -> Option<Strategy> {
-        Strategy::ALL.into_iter().find(|s| s.name() == name)
-    }
-
-    /// The library's constant for this strategy's code.
-    fn constant(self) -> String {
-        format!("WGSTRESS_STRATEGY_{}", self.name().to_uppercase())
-    }
-}
-
-impl std::fmt::Display for Strategy {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl std::str::FromStr for Strategy {
-    type Err = String;
-
-    fn from_str(name: &str) -> Result<Strategy, String> {
-        Strategy::named(name).ok_or_else(|| {
-            let names: Vec<&str> = Strategy::ALL.iter().map(|s| s.name()).collect();
-            format!("no strategy `{name}` (choose from {})", names.join(", "))
-        })
-    }
+/// The library's constant for `schedule`'s code.
+fn schedule_constant(schedule: Schedule) -> String {
+    format!("WGSTRESS_SCHEDULE_{}", schedule.name().to_uppercase())
 }
 
 /// The runtime library imported into every instrumented module: a constant for each
@@ -93,12 +23,12 @@ impl std::str::FromStr for Strategy {
 pub fn library_source(parking: bool) -> String {
     let mut source: String = Strategy::ALL
         .iter()
-        .map(|s| format!("const {} = {};\n", s.constant(), s.code()))
+        .map(|s| format!("const {} = {};\n", strategy_constant(*s), s.code()))
         .collect();
-    for schedule in crate::schedule::Schedule::ALL {
+    for schedule in Schedule::ALL {
         source.push_str(&format!(
             "const {} = {};\n",
-            schedule.constant(),
+            schedule_constant(schedule),
             schedule.code()
         ));
     }
@@ -150,7 +80,7 @@ mod tests {
         let start = library.find("switch wgstress_params.strategy {").unwrap();
         let switch = &library[start..start + library[start..].find("default:").unwrap()];
         for strategy in Strategy::ALL {
-            let case = format!("case {}:", strategy.constant());
+            let case = format!("case {}:", strategy_constant(strategy));
             assert_eq!(
                 switch.contains(&case),
                 strategy != Strategy::None,
@@ -163,17 +93,17 @@ mod tests {
     }
 
     #[test]
-    fn names_parse_back_and_codes_are_distinct() {
-        for strategy in Strategy::ALL {
-            assert_eq!(strategy.name().parse::<Strategy>(), Ok(strategy));
+    fn the_library_switches_on_every_parking_schedule_by_its_constant() {
+        let library = include_str!("library.wgsl");
+        let start = library.find("switch wgstress_params.schedule {").unwrap();
+        let switch = &library[start..start + library[start..].find("default:").unwrap()];
+        for schedule in Schedule::ALL {
+            let case = format!("case {}:", schedule_constant(schedule));
+            assert_eq!(
+                switch.contains(&case),
+                schedule.parks(),
+                "{schedule}: {case}"
+            );
         }
-        let mut codes: Vec<u32> = Strategy::ALL.iter().map(|s| s.code()).collect();
-        codes.dedup();
-        assert_eq!(codes.len(), Strategy::ALL.len());
-        let refused = "nosuch".parse::<Strategy>().unwrap_err();
-        assert!(
-            refused.contains("none, systematic, cache, random"),
-            "{refused}"
-        );
     }
 }

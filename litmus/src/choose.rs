@@ -1,11 +1,7 @@
 //! Choosing an environment: Algorithm 1 of the MC Mutants paper (merging test environments)
 //! and the reproducibility arithmetic behind it.
 
-/// The death rate (kills per second) a behaviour needs so that a run of `budget` seconds shows
-/// it with probability `reproducibility`: line 7 of Algorithm 1, ceil(-ln(1 - r)) / b.
-pub fn ceiling_rate(reproducibility: f64, budget: f64) -> f64 {
-    (-(1.0 - reproducibility).ln()).ceil() / budget
-}
+use wgstress_model::litmus::mutants::ceiling_rate;
 
 /// How an environment scores: rates at or above the ceiling, and the least non-zero rate.
 #[derive(Clone, Copy, Debug, PartialEq)]

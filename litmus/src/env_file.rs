@@ -1,9 +1,9 @@
 //! The best environment the search found, as JSON: `litmus`, `mutants` and `tune` use it
 //! when it was found on the same adapter.
 
-use super::env::Env;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
+use wgstress_model::litmus::env::Env;
 use wgstress_runtime::{Error, Result};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -29,9 +29,9 @@ pub struct EnvFile {
 
 impl EnvFile {
     pub fn load(path: &Path) -> Result<EnvFile> {
-        let text = wgstress_runtime::read::text(
+        let text = wgstress_model::read::text(
             path,
-            wgstress_runtime::read::ENV_BYTES,
+            wgstress_model::read::ENV_BYTES,
             "an environment file may hold",
         )?;
         serde_json::from_str(&text).map_err(|e| Error::json(path, e))
@@ -64,7 +64,7 @@ pub fn env_for(adapter: &str, path: &Path) -> Result<(Option<Env>, String)> {
             path.display(),
             file.above_ceiling,
             file.mutants,
-            super::choose::ceiling_rate(file.reproducibility, file.budget),
+            wgstress_model::litmus::mutants::ceiling_rate(file.reproducibility, file.budget),
             file.reproducibility * 100.0,
             file.budget
         ),

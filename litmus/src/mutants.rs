@@ -2,49 +2,16 @@
 //! behaviour counted. For a mutant that is a kill, and kills per second its death rate; for a
 //! conformance test it is a disallowed behaviour, a possible bug in the driver or in naga.
 
-use super::env::Env;
-use super::runner::{Counts, Litmus};
-use super::test::{Kind, Test};
-use serde::Serialize;
+use super::runner::Litmus;
+use super::test::Test;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+use wgstress_model::litmus::counts::Counts;
+use wgstress_model::litmus::env::Env;
+use wgstress_model::litmus::mutants::{TestResult, Violation};
 use wgstress_runtime::gpu::device::Gpu;
 use wgstress_runtime::Result;
-
-/// One test's run.
-#[derive(Clone, Debug, Serialize, serde::Deserialize)]
-pub struct TestResult {
-    pub name: String,
-    pub kind: Kind,
-    pub iterations: u64,
-    pub instances: u64,
-    pub seconds: f64,
-    pub counts: Counts,
-    /// Target behaviours per second (for a mutant, its death rate).
-    pub rate: f64,
-    /// Disallowed outcomes seen, with their counts (any is a conformance violation).
-    pub violations: Vec<Violation>,
-}
-
-impl TestResult {
-    pub fn is_mutant(&self) -> bool {
-        matches!(self.kind, Kind::Mutant(_))
-    }
-    pub fn killed(&self) -> bool {
-        self.is_mutant() && self.counts.target > 0
-    }
-}
-
-/// A disallowed outcome seen.
-#[derive(Clone, Debug, Serialize, serde::Deserialize)]
-pub struct Violation {
-    pub outcome: String,
-    pub count: u64,
-    /// It breaks coherence (SC per location), which WGSL promises; otherwise it breaks only
-    /// the paper's release/acquire reading of storageBarrier() across workgroups.
-    pub incoherent: bool,
-}
 
 /// Compiled tests, reused across environments of the same shape (workgroups, fence flag).
 #[derive(Default)]
@@ -146,58 +113,4 @@ pub fn run_suite(
         results.push(result);
     }
     Ok(results)
-}
-
-/// The suite's scores over some results.
-#[derive(Clone, Debug, Serialize, serde::Deserialize)]
-pub struct Summary {
-    pub mutants: usize,
-    pub killed: usize,
-    /// Killed mutants / mutants.
-    pub mutation_score: f64,
-    /// Mean death rate over the mutants (kills per second).
-    pub mean_death_rate: f64,
-    /// For the reproducibility target and budget: the death rate needed, and how many
-    /// mutants reach it (the paper's reproducible mutants).
-    pub reproducibility: f64,
-    pub budget: f64,
-    pub ceiling_rate: f64,
-    pub reproducible: usize,
-    pub conformance_tests: usize,
-    /// Tests that showed an outcome breaking coherence (a bug by WGSL's own rules).
-    pub incoherent: Vec<String>,
-    /// Tests that showed an outcome breaking only the paper's release/acquire fences.
-    pub relacq_only: Vec<String>,
-}
-
-pub fn summarise(results: &[TestResult], reproducibility: f64, budget: f64) -> Summary {
-    let mutants: Vec<&TestResult> = results.iter().filter(|r| r.is_mutant()).collect();
-    let killed = mutants.iter().filter(|r| r.killed()).count();
-    let ceiling = super::choose::ceiling_rate(reproducibility, budget);
-    Summary {
-        mutants: mutants.len(),
-        killed,
-        mutation_score: killed as f64 / mutants.len().max(1) as f64,
-        // A fold from 0, not a sum: the sum of nothing is -0.
-        mean_death_rate: mutants.iter().fold(0.0, |sum, r| sum + r.rate)
-            / mutants.len().max(1) as f64,
-        reproducibility,
-        budget,
-        ceiling_rate: ceiling,
-        reproducible: mutants.iter().filter(|r| r.rate >= ceiling).count(),
-        conformance_tests: results
-            .iter()
-            .filter(|r| matches!(r.kind, Kind::Conformance(_)))
-            .count(),
-        incoherent: results
-            .iter()
-            .filter(|r| r.violations.iter().any(|v| v.incoherent))
-            .map(|r| r.name.clone())
-            .collect(),
-        relacq_only: results
-            .iter()
-            .filter(|r| !r.violations.is_empty() && r.violations.iter().all(|v| !v.incoherent))
-            .map(|r| r.name.clone())
-            .collect(),
-    }
 }

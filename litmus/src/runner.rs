@@ -2,83 +2,41 @@
 //! dispatch of every instance followed by the classification kernel; counts stay on the GPU
 //! until the batch is read back.
 
-use super::env::{Env, Placement};
 use super::shader::{bins, generate, PARAMS};
 use super::test::{Class, Outcomes, Test};
 use rand::{Rng, SeedableRng};
-use serde::Serialize;
+use wgstress_model::litmus::counts::Counts;
+use wgstress_model::litmus::env::{Env, Placement};
 use wgstress_runtime::gpu::device::Gpu;
 use wgstress_runtime::{Error, Result};
 
-/// Outcome counts over some iterations.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
-pub struct Counts {
-    pub sequential: u64,
-    pub interleaved: u64,
-    pub weak: u64,
-    /// Instances that showed the test's target behaviour.
-    pub target: u64,
-    /// Instances whose outcome the test's memory model disallows (a possible bug).
-    pub disallowed: u64,
-    /// Of those, instances whose outcome breaks coherence (SC per location), which WGSL
-    /// promises; the rest break only the paper's release/acquire fences.
-    pub incoherent: u64,
-    /// Instances that read or left a value no store wrote (a bug, counted as disallowed and
-    /// incoherent too).
-    pub impossible: u64,
-    /// Instances per outcome index (registers and final memory; `Test::describe` names them).
-    #[serde(skip)]
-    pub outcomes: Vec<u64>,
-}
-
-impl Counts {
-    pub fn total(&self) -> u64 {
-        self.sequential + self.interleaved + self.weak + self.impossible
-    }
-
-    /// Sorts a histogram (one bin per outcome, then one for impossible values) by class.
-    pub fn from_histogram(histogram: &[u64], outcomes: &Outcomes) -> Counts {
-        let n = outcomes.class.len();
-        let mut counts = Counts {
-            impossible: histogram[n],
-            disallowed: histogram[n],
-            incoherent: histogram[n],
-            outcomes: histogram[..n].to_vec(),
-            ..Counts::default()
-        };
-        for (o, &c) in histogram[..n].iter().enumerate() {
-            match outcomes.class[o] {
-                Class::Sequential => counts.sequential += c,
-                Class::Interleaved => counts.interleaved += c,
-                Class::Weak => counts.weak += c,
-            }
-            if outcomes.target[o] {
-                counts.target += c;
-            }
-            if !outcomes.allowed[o] {
-                counts.disallowed += c;
-            }
-            if !outcomes.coherent[o] {
-                counts.incoherent += c;
-            }
+/// Sorts a histogram (one bin per outcome, then one for impossible values) by class.
+pub fn counts_of(histogram: &[u64], outcomes: &Outcomes) -> Counts {
+    let n = outcomes.class.len();
+    let mut counts = Counts {
+        impossible: histogram[n],
+        disallowed: histogram[n],
+        incoherent: histogram[n],
+        outcomes: histogram[..n].to_vec(),
+        ..Counts::default()
+    };
+    for (o, &c) in histogram[..n].iter().enumerate() {
+        match outcomes.class[o] {
+            Class::Sequential => counts.sequential += c,
+            Class::Interleaved => counts.interleaved += c,
+            Class::Weak => counts.weak += c,
         }
-        counts
-    }
-
-    pub fn add(&mut self, other: &Counts) {
-        self.sequential += other.sequential;
-        self.interleaved += other.interleaved;
-        self.weak += other.weak;
-        self.target += other.target;
-        self.disallowed += other.disallowed;
-        self.incoherent += other.incoherent;
-        self.impossible += other.impossible;
-        self.outcomes
-            .resize(other.outcomes.len().max(self.outcomes.len()), 0);
-        for (a, b) in self.outcomes.iter_mut().zip(&other.outcomes) {
-            *a += b;
+        if outcomes.target[o] {
+            counts.target += c;
+        }
+        if !outcomes.allowed[o] {
+            counts.disallowed += c;
+        }
+        if !outcomes.coherent[o] {
+            counts.incoherent += c;
         }
     }
+    counts
 }
 
 /// How long a submission of litmus iterations may take before it counts as a hang.
@@ -107,13 +65,13 @@ pub struct Litmus {
 /// A multiplier co-prime with `n` other than 1 where there is one (a permutation that
 /// moves), below 2^32 / n so that the shader's k * m cannot overflow.
 fn coprime(rng: &mut impl Rng, n: u32) -> u32 {
-    wgstress_runtime::stress::strategy::coprime(rng, n, 2, u32::MAX / n.max(1))
+    wgstress_model::stress::params::coprime(rng, n, 2, u32::MAX / n.max(1))
 }
 
 impl Litmus {
     /// Compiles `test` for `env`; memory is sized for environments of up to `capacity_words`.
     pub fn new(gpu: &Gpu, test: Test, env: Env, capacity_words: u64, seed: u64) -> Result<Litmus> {
-        env.check(&gpu.limits).map_err(Error::Input)?;
+        crate::env::check(&env, &gpu.limits).map_err(Error::Input)?;
         let device = &gpu.device;
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let source = generate(&test, env.workgroup_size);
@@ -230,7 +188,7 @@ impl Litmus {
 
     /// Changes the environment's run-time parameters (not its shape: workgroups, fence).
     pub fn set_env(&mut self, env: Env, limits: &wgpu::Limits) -> Result<()> {
-        env.check(limits).map_err(Error::Input)?;
+        crate::env::check(&env, limits).map_err(Error::Input)?;
         let same_shape = env.testing_groups == self.env.testing_groups
             && env.workgroup_size == self.env.workgroup_size
             && env.fence == self.env.fence;
@@ -346,6 +304,6 @@ impl Litmus {
             .iter()
             .map(|w| u64::from(*w))
             .collect();
-        Ok(Counts::from_histogram(&histogram, &self.outcomes))
+        Ok(counts_of(&histogram, &self.outcomes))
     }
 }

@@ -2,16 +2,18 @@
 //! parameter redrawn), each scored on every mutant's death rate and chosen by Algorithm 1
 //! with the mutants in the place of the paper's devices.
 
-use super::choose::{ceiling_rate, merge_environments, Score};
-use super::env::{Env, Placement};
+use super::choose::{merge_environments, Score};
 use super::mutants::{run_suite, Pool};
-use super::test::{Kind, Test};
+use super::test::Test;
 use rand::{Rng, SeedableRng};
-use serde::Serialize;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+use wgstress_model::litmus::env::{Env, Placement};
+use wgstress_model::litmus::kind::Kind;
+use wgstress_model::litmus::mutants::ceiling_rate;
+use wgstress_model::litmus::search::{Candidate, Phase, SearchResult};
+use wgstress_model::stress::sequence::Sequence;
 use wgstress_runtime::gpu::device::Gpu;
-use wgstress_runtime::stress::strategy::Sequence;
 use wgstress_runtime::{Error, Result};
 
 /// The values each parameter may take.
@@ -123,7 +125,7 @@ impl Space {
             fence: false,
             same_thread: false,
         };
-        if env.check(limits).is_ok() {
+        if crate::env::check(&env, limits).is_ok() {
             return Some(env);
         }
         let calm = Env {
@@ -131,7 +133,7 @@ impl Space {
             pre_stress: 0,
             ..env
         };
-        calm.check(limits).is_ok().then_some(calm)
+        crate::env::check(&calm, limits).is_ok().then_some(calm)
     }
 }
 
@@ -148,44 +150,6 @@ pub struct SearchConfig {
     pub reproducibility: f64,
     pub test_budget: f64,
     pub seed: u64,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Phase {
-    Random,
-    Guided,
-}
-
-/// One environment tried.
-#[derive(Clone, Debug, Serialize, serde::Deserialize)]
-pub struct Candidate {
-    pub env: Env,
-    pub phase: Phase,
-    /// Death rate per mutant, in the order of `SearchResult::mutants`.
-    pub rates: Vec<f64>,
-    pub above_ceiling: usize,
-    pub min_rate: f64,
-    pub killed: usize,
-    pub seconds: f64,
-}
-
-#[derive(Clone, Debug, Serialize, serde::Deserialize)]
-pub struct SearchResult {
-    pub mutants: Vec<String>,
-    pub candidates: Vec<Candidate>,
-    /// The chosen candidate; none when the search was stopped before one was scored.
-    pub best: Option<usize>,
-    pub ceiling_rate: f64,
-    pub seconds: f64,
-    /// Stopped (Ctrl-C, SIGTERM) before its budget was spent: the candidates scored in full.
-    pub interrupted: bool,
-}
-
-impl SearchResult {
-    pub fn best(&self) -> Option<&Candidate> {
-        self.best.map(|b| &self.candidates[b])
-    }
 }
 
 fn choose(candidates: &[Candidate], config: &SearchConfig) -> usize {
@@ -308,7 +272,7 @@ mod tests {
         let mut split = 0;
         for _ in 0..500 {
             let env = space.env(&space.random(&mut rng), &limits).expect("fits");
-            env.check(&limits).unwrap();
+            crate::env::check(&env, &limits).unwrap();
             split += usize::from(env.split());
         }
         assert!(split > 0 && split < 500, "{split}");

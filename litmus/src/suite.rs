@@ -2,7 +2,8 @@
 //! happens-before templates (its Fig. 3) and the mutants its three edge disruptors make of
 //! them. Table 2 of the paper: 8 + 6 + 6 = 20 conformance tests, 8 + 6 + 18 = 32 mutants.
 
-use super::test::{Event, Kind, Loc, Mutator, Op, Test};
+use super::test::{Event, Loc, Op, Test};
+use wgstress_model::litmus::kind::{Kind, Mutator};
 
 /// An abstract memory event of a template, concretised.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]

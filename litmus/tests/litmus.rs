@@ -1,11 +1,12 @@
 //! Litmus tests and tuning on a real device (lavapipe in CI).
 
 use std::sync::atomic::AtomicBool;
-use wgstress_litmus::env::{Env, Placement};
 use wgstress_litmus::{catalog, runner::Litmus, test};
+use wgstress_model::litmus::env::{Env, Placement};
+use wgstress_model::stress::params::StressShape;
+use wgstress_model::stress::profile::Profile;
 use wgstress_runtime::gpu::device::open;
-use wgstress_runtime::stress::profile::{shape_for, Profile};
-use wgstress_runtime::stress::strategy::StressShape;
+use wgstress_runtime::stress::profile::shape_for;
 
 fn small() -> Env {
     Env {
@@ -171,8 +172,11 @@ fn profile_round_trips_and_is_used_when_the_adapter_matches() {
         iterations_per_cell: 8,
         seconds: 1.0,
     };
-    profile.save(&path).unwrap();
-    assert_eq!(Profile::load(&path).unwrap(), profile);
+    wgstress_runtime::stress::profile::save(&profile, &path).unwrap();
+    assert_eq!(
+        wgstress_runtime::stress::profile::load(&path).unwrap(),
+        profile
+    );
     let (shape, note) = shape_for("Some GPU", Some(&path)).unwrap();
     assert_eq!(
         (shape.patch_words, shape.spread, shape.sequence.to_string()),
@@ -187,7 +191,7 @@ fn profile_round_trips_and_is_used_when_the_adapter_matches() {
 #[test]
 fn tune_writes_a_profile_for_this_adapter() {
     let gpu = open(None).unwrap();
-    let config = wgstress_litmus::tune::TuneConfig {
+    let config = wgstress_model::litmus::tune::TuneConfig {
         distances: 1,
         locations: 8,
         max_sequence: 1,
@@ -214,7 +218,7 @@ fn tune_writes_a_profile_for_this_adapter() {
 #[test]
 fn a_tune_past_its_deadline_runs_the_least_of_each_step() {
     let gpu = open(None).unwrap();
-    let config = wgstress_litmus::tune::TuneConfig {
+    let config = wgstress_model::litmus::tune::TuneConfig {
         distances: 4,
         locations: 8,
         max_sequence: 3,
@@ -276,8 +280,9 @@ fn env_file_round_trips_and_is_used_when_the_adapter_matches() {
 fn the_suite_runs_and_the_search_chooses_by_algorithm_1() {
     use std::time::Duration;
     use wgstress_litmus::choose::merge_environments;
-    use wgstress_litmus::mutants::{run_suite, summarise, Pool};
+    use wgstress_litmus::mutants::{run_suite, Pool};
     use wgstress_litmus::search::{search, SearchConfig, Space};
+    use wgstress_model::litmus::mutants::summarise;
     let gpu = open(None).unwrap();
     let tests: Vec<_> = catalog::all()
         .into_iter()

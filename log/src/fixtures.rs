@@ -10,26 +10,28 @@ use crate::{
 };
 use std::collections::BTreeMap;
 use std::time::Duration;
-use wgstress_litmus::env::Env;
-use wgstress_litmus::mutants::{summarise, TestResult};
-use wgstress_litmus::runner::Counts as LitmusCounts;
-use wgstress_litmus::search::{Candidate, Phase, SearchResult};
-use wgstress_litmus::test::{Kind, Mutator};
+use wgstress_model::fences::measured::Measured;
+use wgstress_model::fences::outcome::{Kept, KeptRole, KeptSide, Outcome, StrategyRuns, Verdict};
+use wgstress_model::litmus::counts::Counts as LitmusCounts;
+use wgstress_model::litmus::env::Env;
+use wgstress_model::litmus::kind::{Kind, Mutator};
+use wgstress_model::litmus::mutants::{summarise, TestResult};
+use wgstress_model::litmus::search::{Candidate, Phase, SearchResult};
+use wgstress_model::run::calibration::Calibration;
+use wgstress_model::run::log::{Batch, BatchFailure, CompareStart, RunStart};
+use wgstress_model::run::record::{Outcome as RunOutcome, Record};
+use wgstress_model::run::summary::Comparison;
+use wgstress_model::run::summary::{Ran, Summary as RunSummary};
+use wgstress_model::run::tally::{Counts, Failure, Tally};
+use wgstress_model::stress::params::{
+    Drawn, Placement, Replay, RunParams, Scheduling, Settings, StressShape,
+};
+use wgstress_model::stress::sequence::Sequence;
+use wgstress_model::stress::shapes::ShapeRecord;
+use wgstress_model::stress::strategy::Strategy;
 use wgstress_progress::model::{Fairness, Model, ProgressScheduler as Scheduler};
 use wgstress_progress::observe::{Conformance, ConformanceJudgement as Judgement, Hang, Observed};
 use wgstress_progress::wgsl::Mapping;
-use wgstress_runtime::fences::lab::Measured;
-use wgstress_runtime::fences::outcome::{Kept, KeptRole, KeptSide, Outcome, StrategyRuns, Verdict};
-use wgstress_runtime::gpu::engine::Calibration;
-use wgstress_runtime::run::compare::Comparison;
-use wgstress_runtime::run::log::{Batch, BatchFailure, CompareStart, RunStart};
-use wgstress_runtime::run::record::{Outcome as RunOutcome, Record};
-use wgstress_runtime::run::runner::{Ran, Summary as RunSummary};
-use wgstress_runtime::run::tally::{Counts, Failure, Tally};
-use wgstress_runtime::stress::shapes::ShapeRecord;
-use wgstress_runtime::stress::strategy::{
-    Drawn, Placement, Replay, RunParams, Scheduling, Sequence, Settings, Strategy, StressShape,
-};
 
 pub const APP: &str = "app.toml";
 pub const ADAPTER: &str = "GPU";
@@ -328,7 +330,7 @@ pub fn litmus_summary() -> LitmusSummary {
 pub fn tune_start() -> Line {
     start(StartOf::Tune(TuneStart {
         adapter: ADAPTER.into(),
-        config: wgstress_litmus::tune::TuneConfig {
+        config: wgstress_model::litmus::tune::TuneConfig {
             distances: 4,
             locations: 8,
             max_sequence: 3,

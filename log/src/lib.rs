@@ -26,8 +26,8 @@ pub use summary::{
 pub use write::JsonLog;
 
 use serde::{Deserialize, Serialize};
+use wgstress_model::run::log::Batch;
 use wgstress_progress::observe::Observed;
-use wgstress_runtime::run::log::Batch;
 
 /// The version of the schema, in every start line. A change that renames, removes or
 /// retypes a field, or changes what one means, takes the next number.

@@ -1,11 +1,11 @@
 //! Start lines: the schema's version and what each command is about to do.
 
 use serde::{Deserialize, Serialize};
-use wgstress_litmus::env::Env;
-use wgstress_litmus::tune::TuneConfig;
+use wgstress_model::litmus::env::Env;
+use wgstress_model::litmus::tune::TuneConfig;
+use wgstress_model::run::log::{CompareStart, RunStart};
+use wgstress_model::stress::strategy::Strategy;
 use wgstress_progress::wgsl::Mapping;
-use wgstress_runtime::run::log::{CompareStart, RunStart};
-use wgstress_runtime::stress::strategy::Strategy;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Start {

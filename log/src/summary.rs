@@ -1,19 +1,19 @@
 //! Summary lines: what each command found, its last line.
 
 use serde::{Deserialize, Serialize};
-use wgstress_litmus::env::Env;
-use wgstress_litmus::mutants::{Summary as Scores, TestResult};
-use wgstress_litmus::runner::Counts;
-use wgstress_litmus::search::SearchResult;
-use wgstress_litmus::test::Kind;
-use wgstress_litmus::tune::Evidence;
+use wgstress_model::fences::outcome::Outcome;
+use wgstress_model::litmus::counts::Counts;
+use wgstress_model::litmus::env::Env;
+use wgstress_model::litmus::kind::Kind;
+use wgstress_model::litmus::mutants::{Summary as Scores, TestResult};
+use wgstress_model::litmus::search::SearchResult;
+use wgstress_model::litmus::tune::Evidence;
+use wgstress_model::run::progress::Report;
+use wgstress_model::run::summary::Comparison;
+use wgstress_model::run::summary::Summary as RunSummary;
+use wgstress_model::stress::profile::Profile;
 use wgstress_progress::observe::{ConformanceJudgement as Judgement, Observed};
 use wgstress_progress::wgsl::Mapping;
-use wgstress_runtime::fences::outcome::Outcome;
-use wgstress_runtime::run::compare::Comparison;
-use wgstress_runtime::run::progress::Report;
-use wgstress_runtime::run::runner::Summary as RunSummary;
-use wgstress_runtime::stress::profile::Profile;
 
 use crate::start::ProgressMode;
 

@@ -79,7 +79,7 @@ fn a_start_line_carries_the_schema_version() {
 
 #[test]
 fn batch_lines_round_trip_with_and_without_failures() {
-    use wgstress_runtime::stress::strategy::Strategy;
+    use wgstress_model::stress::strategy::Strategy;
     let failing = batch(Strategy::Cache, 8, 3);
     assert_eq!(failing.failures.len(), 1, "a batch that lists a failure");
     round_trip(&[
@@ -96,8 +96,8 @@ fn test_lines_round_trip() {
 /// The summary of every command `merge` counts.
 #[test]
 fn summary_lines_round_trip() {
-    use wgstress_runtime::run::runner::Ran;
-    use wgstress_runtime::stress::strategy::Strategy;
+    use wgstress_model::run::summary::Ran;
+    use wgstress_model::stress::strategy::Strategy;
     round_trip(&[
         summary(Summary::Run(run_summary(10, 0))),
         summary(Summary::Run(run_summary(10, 2))),
@@ -120,7 +120,7 @@ fn summary_lines_round_trip() {
 /// not merely as the same JSON.
 #[test]
 fn a_run_summary_reads_back_its_stop_and_first_failure() {
-    use wgstress_runtime::run::stop::Stop;
+    use wgstress_model::run::stop::Stop;
     let mut written = run_summary(10, 2);
     written.stopped = Some(Stop::Aborted("the batch hung".into()));
     let dir = tempfile::tempdir().unwrap();
@@ -165,7 +165,7 @@ fn parse_renamed(lines: &[Line], from: &str, to: &str) -> (String, String) {
 
 #[test]
 fn a_field_renamed_is_refused_with_its_file_and_line() {
-    use wgstress_runtime::stress::strategy::Strategy;
+    use wgstress_model::stress::strategy::Strategy;
     let run = |failures| summary(Summary::Run(run_summary(10, failures)));
     // A required field of a line that denies unknown ones.
     let lines = [

@@ -4,8 +4,8 @@ use crate::{Line, Start, StartOf, Summary, VERSION};
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use wgstress_runtime::error::{Error, Result};
-use wgstress_runtime::run::log::{RunLine, RunLog};
+use wgstress_model::run::log::{RunLine, RunLog};
+use wgstress_model::{Error, Result};
 
 pub struct JsonLog {
     file: File,

@@ -9,14 +9,15 @@
 //! - `gpu`: the application on a device (pipelines, buffers, batches, the engine);
 //! - `run`: sessions of runs (the run loop, pacing, the watchdog limit, log, tallies,
 //!   statistics, comparisons);
-//! - `fences`: the search for the fences an application needs;
-//! - `read`: file reads bounded by what a file may hold.
+//! - `fences`: the search for the fences an application needs.
+//!
+//! The data these produce and read (records, tallies, summaries, settings and run
+//! parameters, outcomes) is `wgstress_model`'s, which has no device.
 
 pub mod app;
 pub mod error;
 pub mod fences;
 pub mod gpu;
-pub mod read;
 pub mod run;
 pub mod stress;
 pub mod write;
@@ -24,5 +25,4 @@ pub mod write;
 pub use app::spec::App;
 pub use error::{Error, Result};
 pub use gpu::engine::{Engine, EngineConfig};
-pub use run::runner::{Budget, RunConfig, Summary};
-pub use stress::strategy::{Settings, Strategy};
+pub use run::runner::{Budget, RunConfig};

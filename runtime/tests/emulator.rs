@@ -12,7 +12,10 @@
 mod common;
 
 use common::*;
-use wgstress_instrument::Schedule;
+use wgstress_model::run::record::Outcome;
+use wgstress_model::stress::params::RunParams;
+use wgstress_model::stress::schedule::Schedule;
+use wgstress_model::stress::strategy::Strategy;
 use wgstress_progress::generate::{generate, Bounds};
 use wgstress_progress::oracle::TerminationOracle as Oracle;
 use wgstress_progress::wgsl::{self, InstanceLayout as Layout, Mapping};
@@ -21,8 +24,6 @@ use wgstress_runtime::app::check::{Check, Rule};
 use wgstress_runtime::app::init::Init;
 use wgstress_runtime::app::spec::BindingKind;
 use wgstress_runtime::gpu::engine::{Engine, EngineConfig};
-use wgstress_runtime::run::record::Outcome;
-use wgstress_runtime::stress::strategy::{RunParams, Strategy};
 
 /// Steps of a thread at which it is held, after its start: a test's threads hold at most four
 /// instructions, so the states a hold can matter in come within its first few steps.

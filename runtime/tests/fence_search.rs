@@ -5,6 +5,7 @@ mod common;
 use common::*;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
+use wgstress_model::stress::strategy::Strategy;
 use wgstress_runtime::app::failure::CheckFailure;
 use wgstress_runtime::app::init::Init;
 use wgstress_runtime::app::spec::App;
@@ -16,7 +17,6 @@ use wgstress_runtime::fences::{ddmin, FailureRate, FixSet, Lab};
 use wgstress_runtime::gpu::engine::EngineConfig;
 use wgstress_runtime::run::runner::{Budget, RunConfig};
 use wgstress_runtime::stress::plan::{Iterations, StressPlan};
-use wgstress_runtime::stress::strategy::Strategy;
 
 /// The last thread of one workgroup of 64 raises a flag, every thread then reads it. Without
 /// a barrier between, a CPU driver runs the workgroup's first threads to their end before

@@ -3,8 +3,8 @@
 
 mod common;
 use common::*;
+use wgstress_model::stress::strategy::Strategy;
 use wgstress_runtime::app::init::Init;
-use wgstress_runtime::stress::strategy::Strategy;
 
 const ONE_D: &str = "
 @group(0) @binding(0) var<storage, read_write> out: array<u32>;
@@ -35,7 +35,7 @@ fn check_identical(
     bindings: Vec<wgstress_runtime::app::spec::Binding>,
 ) {
     let original = run_original(source, workgroups, &bindings);
-    use wgstress_runtime::stress::strategy::Placement;
+    use wgstress_model::stress::params::Placement;
     let configs = [
         (Strategy::None, false, Placement::Interleaved),
         (Strategy::None, true, Placement::Interleaved),
@@ -109,7 +109,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     out[gid.x] = input[gid.x] * 3u + arrayLength(&input) * 1000u + arrayLength(&out);
     input[gid.x] = 7u;
 }";
-    use wgstress_runtime::gpu::layout::LAYOUTS;
+    use wgstress_model::stress::params::LAYOUTS;
     let bindings = vec![
         Binding::storage(0, 256, Init::Zeros),
         Binding::storage(1, 256, Init::Iota { start: 5 }),
@@ -122,12 +122,10 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let runs: Vec<_> = params(&engine, &settings, 0..LAYOUTS as u64)
         .into_iter()
         .enumerate()
-        .map(
-            |(layout, p)| wgstress_runtime::stress::strategy::RunParams {
-                layout: layout as u32,
-                ..p
-            },
-        )
+        .map(|(layout, p)| wgstress_model::stress::params::RunParams {
+            layout: layout as u32,
+            ..p
+        })
         .collect();
     engine.run(&runs).unwrap();
     let seen = seen.lock().unwrap();

@@ -6,9 +6,9 @@
 mod common;
 use common::*;
 use std::path::Path;
+use wgstress_model::run::record::Outcome;
+use wgstress_model::stress::strategy::Strategy;
 use wgstress_runtime::app::spec::{self, App};
-use wgstress_runtime::run::record::Outcome;
-use wgstress_runtime::stress::strategy::Strategy;
 
 /// Writes `files` (name, text) to `dir` and loads `dir/app.toml`.
 fn load(dir: &Path, spec_text: &str, files: &[(&str, &str)]) -> wgstress_runtime::Result<App> {

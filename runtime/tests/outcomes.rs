@@ -3,11 +3,12 @@
 
 mod common;
 use common::*;
+use wgstress_model::run::record::Outcome;
+use wgstress_model::stress::params::RunParams;
+use wgstress_model::stress::strategy::Strategy;
 use wgstress_runtime::app::check::{Check, Rule};
 use wgstress_runtime::app::init::Init;
-use wgstress_runtime::run::record::Outcome;
 use wgstress_runtime::run::tally::describe;
-use wgstress_runtime::stress::strategy::{RunParams, Strategy};
 
 const ATOMIC_COUNTER: &str = "
 @group(0) @binding(0) var<storage, read_write> counter: atomic<u32>;
@@ -212,7 +213,7 @@ fn a_seed_replays_the_same_stress_parameters() {
     let engine = engine(counter_app(ATOMIC_COUNTER));
     let s = settings(Strategy::Systematic, true);
     let groups = engine.app_groups();
-    let seed = wgstress_runtime::stress::strategy::run_seed(99, 17);
+    let seed = wgstress_model::stress::params::run_seed(99, 17);
     let a = RunParams::draw(seed, &s, groups);
     let b = RunParams::draw(seed, &s, groups);
     assert_eq!(a, b);

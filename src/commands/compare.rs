@@ -10,10 +10,10 @@ use anyhow::Result;
 use clap::ValueEnum;
 use std::path::PathBuf;
 use wgstress_log::JsonLog;
+use wgstress_model::run::log::RunLog;
+use wgstress_model::stress::strategy::Strategy;
 use wgstress_runtime::run::compare;
-use wgstress_runtime::run::log::RunLog;
 use wgstress_runtime::run::runner::Budget;
-use wgstress_runtime::stress::strategy::Strategy;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -122,7 +122,7 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
         }
         let aborted = calibration.as_ref().is_some_and(|c| c.aborted.is_some());
         for &shuffle in &plan.shuffles {
-            let settings = wgstress_runtime::stress::strategy::Settings {
+            let settings = wgstress_model::stress::params::Settings {
                 shuffle,
                 ..settings.clone()
             };

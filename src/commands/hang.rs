@@ -5,10 +5,10 @@
 use crate::plan::SessionPlan;
 use std::sync::mpsc;
 use std::time::Duration;
+use wgstress_model::run::record::Outcome;
+use wgstress_model::run::stop::Stop;
 use wgstress_runtime::gpu::engine::{Engine, Mode};
-use wgstress_runtime::run::record::Outcome;
 use wgstress_runtime::run::runner::{self, Budget, RunConfig};
-use wgstress_runtime::run::stop::Stop;
 
 /// What the instrumented run says of the hang.
 enum Located {

@@ -65,7 +65,7 @@ pub struct Plan {
 }
 
 pub fn plan(args: &Args) -> Result<Plan> {
-    let source = wgstress_runtime::read::source(&args.shader)?;
+    let source = wgstress_model::read::source(&args.shader)?;
     paths::distinct(&[
         ("SHADER", &args.shader),
         ("--output", &args.output),

@@ -17,9 +17,10 @@ pub mod tune;
 use crate::notes::Notes;
 use crate::plan::SessionPlan;
 use std::path::Path;
-use wgstress_litmus::env::Env;
-use wgstress_runtime::gpu::engine::{Calibration, Engine};
-use wgstress_runtime::stress::strategy::Settings;
+use wgstress_model::litmus::env::Env;
+use wgstress_model::run::calibration::Calibration;
+use wgstress_model::stress::params::Settings;
+use wgstress_runtime::gpu::engine::Engine;
 
 /// What runs where, and what the adapter's results are worth.
 fn announce(engine: &Engine, notes: Notes) {

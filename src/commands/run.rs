@@ -8,10 +8,10 @@ use crate::status::Status;
 use anyhow::Result;
 use std::time::Duration;
 use wgstress_log::JsonLog;
+use wgstress_model::run::log::RunLog;
+use wgstress_model::stress::strategy::Strategy;
 use wgstress_runtime::gpu::engine::Mode;
-use wgstress_runtime::run::log::RunLog;
 use wgstress_runtime::run::runner::{self, RunConfig};
-use wgstress_runtime::stress::strategy::Strategy;
 
 #[derive(clap::Args)]
 pub struct Args {

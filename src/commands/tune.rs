@@ -9,10 +9,10 @@ use crate::status::Status;
 use anyhow::{bail, Result};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
-use wgstress_litmus::env::Env;
-use wgstress_litmus::tune::{cell_cost, tune, TuneConfig, Tuned};
+use wgstress_litmus::tune::{cell_cost, tune, Tuned};
 use wgstress_log::{JsonLog, StartOf, Summary, TuneStart, TuneSummary};
-use wgstress_runtime::stress::profile::Profile;
+use wgstress_model::litmus::env::Env;
+use wgstress_model::litmus::tune::TuneConfig;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -165,7 +165,7 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
         return Ok(Status::Failed);
     }
     // The profile this one replaces, to say how tuning (in another environment) changed it.
-    let changes = Profile::load(&plan.profile)
+    let changes = wgstress_runtime::stress::profile::load(&plan.profile)
         .ok()
         .filter(|before| before.adapter == profile.adapter)
         .map(|before| profile.changes_from(&before));
@@ -186,7 +186,7 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
             interrupted: false,
         }))?;
     }
-    profile.save(&plan.profile)?;
+    wgstress_runtime::stress::profile::save(&profile, &plan.profile)?;
     crate::present::heat_map::heat_map(&profile, &plan.heat_map)?;
     Ok(Status::Passed)
 }

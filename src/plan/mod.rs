@@ -14,11 +14,11 @@ use anyhow::{bail, Result};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use wgstress_apps::{Size, Variant};
+use wgstress_model::stress::params::{Scheduling, StressShape};
 use wgstress_runtime::app::spec::App;
 use wgstress_runtime::gpu::engine::{Engine, EngineConfig, LoopStart, Mode};
 use wgstress_runtime::run::runner::Budget;
 use wgstress_runtime::stress::plan::{check_shape, Iterations, StressPlan};
-use wgstress_runtime::stress::strategy::{Scheduling, StressShape};
 
 /// What `run` and `compare` share.
 pub struct SessionPlan {
@@ -70,7 +70,7 @@ impl SessionPlan {
         }
         if let Some(path) = &stress.profile {
             // A broken profile is bad input, found now rather than after the device opens.
-            let profile = wgstress_runtime::stress::profile::Profile::load(path)?;
+            let profile = wgstress_runtime::stress::profile::load(path)?;
             check_shape(&profile.shape(), &path.display().to_string())?;
         }
         Ok(SessionPlan {

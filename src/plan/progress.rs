@@ -59,7 +59,7 @@ pub struct Runs {
 
 /// Reads and parses a test file.
 pub fn read_test(path: &Path) -> Result<NamedTest> {
-    let text = wgstress_runtime::read::text(path, TEST_BYTES, "a progress test may hold")?;
+    let text = wgstress_model::read::text(path, TEST_BYTES, "a progress test may hold")?;
     let test = AxbTest::parse(&text).map_err(|e| anyhow!("{}:{e}", path.display()))?;
     Ok(NamedTest {
         name: path.display().to_string(),

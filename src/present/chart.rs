@@ -2,7 +2,7 @@
 
 use anyhow::{anyhow, Result};
 use std::path::Path;
-use wgstress_runtime::run::compare::Comparison;
+use wgstress_model::run::summary::Comparison;
 
 /// A bar chart of failure rates per configuration, as SVG.
 pub fn chart(c: &Comparison, path: &Path) -> Result<()> {

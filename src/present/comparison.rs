@@ -1,9 +1,9 @@
 //! The comparison table.
 
 use std::fmt::Write;
-use wgstress_runtime::run::compare::Comparison;
-use wgstress_runtime::run::runner::Summary;
-use wgstress_runtime::run::stop::Stop;
+use wgstress_model::run::stop::Stop;
+use wgstress_model::run::summary::Comparison;
+use wgstress_model::run::summary::Summary;
 
 /// "systematic+shuffle": a configuration's name in the table and the chart.
 pub fn label(row: &Summary) -> String {

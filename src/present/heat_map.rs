@@ -2,7 +2,7 @@
 
 use anyhow::{anyhow, Result};
 use std::path::Path;
-use wgstress_runtime::stress::profile::Profile;
+use wgstress_model::stress::profile::Profile;
 
 /// A heat map of weak behaviour over distance x stressed location, one panel per test.
 pub fn heat_map(profile: &Profile, path: &Path) -> Result<()> {

@@ -1,9 +1,11 @@
 //! The human-readable report of `wgstress litmus`, and its list of tests.
 
 use std::fmt::Write;
-use wgstress_litmus::test::{Kind, Test};
-use wgstress_litmus::{env::Env, runner::Counts};
-use wgstress_runtime::run::stats::reproducibility;
+use wgstress_litmus::test::Test;
+use wgstress_model::litmus::counts::Counts;
+use wgstress_model::litmus::env::Env;
+use wgstress_model::litmus::kind::Kind;
+use wgstress_model::run::stats::reproducibility;
 
 /// What the test looks for: a classic test its weak outcomes, a suite test its target.
 pub fn looked_for(test: &Test, counts: &Counts) -> u64 {

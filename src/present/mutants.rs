@@ -4,9 +4,9 @@
 use anyhow::Result;
 use std::fmt::Write;
 use std::path::Path;
-use wgstress_litmus::env::Env;
-use wgstress_litmus::mutants::{Summary, TestResult};
-use wgstress_litmus::search::{Candidate, SearchResult};
+use wgstress_model::litmus::env::Env;
+use wgstress_model::litmus::mutants::{Summary, TestResult};
+use wgstress_model::litmus::search::{Candidate, SearchResult};
 
 /// One test's row: name, kind, instances, target behaviours, per second, and what it showed
 /// that its memory model disallows.
@@ -201,7 +201,7 @@ mod tests {
     use super::replay_options;
     use crate::options::LitmusEnvOptions;
     use clap::Parser;
-    use wgstress_litmus::env::{Env, Placement};
+    use wgstress_model::litmus::env::{Env, Placement};
 
     #[derive(Parser)]
     struct Options {

@@ -2,8 +2,8 @@
 
 use std::fmt::Write;
 use std::path::Path;
-use wgstress_litmus::tune::{Evidence, MIN_WEAK};
-use wgstress_runtime::stress::profile::Profile;
+use wgstress_model::litmus::tune::{Evidence, MIN_WEAK};
+use wgstress_model::stress::profile::Profile;
 
 /// `changes`: how the profile differs from the one of the same adapter it replaced, if any.
 pub fn report(

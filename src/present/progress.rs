@@ -2,10 +2,10 @@
 
 use indicatif::{ProgressBar, ProgressStyle};
 use std::time::Duration;
-use wgstress_runtime::gpu::engine::Calibration;
+use wgstress_model::run::calibration::Calibration;
+use wgstress_model::stress::params::Settings;
 use wgstress_runtime::run::runner::{Budget, Event};
 use wgstress_runtime::stress::plan::Iterations;
-use wgstress_runtime::stress::strategy::Settings;
 
 /// What calibration measured, as a note, when the iterations were measured rather than given.
 pub fn calibrated(

@@ -1,7 +1,7 @@
 //! The table of `wgstress progress APP`.
 
-use wgstress_runtime::run::progress::{ModelResult, Report};
-use wgstress_runtime::run::stop::Stop;
+use wgstress_model::run::progress::{ModelResult, Report};
+use wgstress_model::run::stop::Stop;
 
 pub fn table(report: &Report) -> String {
     let mut out = format!(

@@ -1,6 +1,7 @@
 //! A run's replay as the `wgstress run` options that, with `--seed`, replay it.
 
-use wgstress_runtime::stress::strategy::{Drawn, Placement, Replay, Strategy};
+use wgstress_model::stress::params::{Drawn, Placement, Replay};
+use wgstress_model::stress::strategy::Strategy;
 
 /// The options of `replay`.
 pub fn options(replay: &Replay) -> String {
@@ -69,7 +70,7 @@ mod tests {
     #[test]
     fn a_schedule_and_an_occupancy_are_part_of_the_replay() {
         let mut d = drawn(Strategy::None);
-        d.scheduling.schedule = wgstress_runtime::stress::strategy::Schedule::Hsa;
+        d.scheduling.schedule = wgstress_model::stress::schedule::Schedule::Hsa;
         d.scheduling.occupancy = Some(4);
         let replay = options(&Replay::Stressed(d));
         assert!(replay.ends_with("--schedule hsa --occupancy 4"), "{replay}");

@@ -1,8 +1,8 @@
 //! The human-readable summary of `wgstress run`.
 
 use std::fmt::Write;
-use wgstress_runtime::run::runner::{Ran, Summary};
-use wgstress_runtime::run::stop::Stop;
+use wgstress_model::run::stop::Stop;
+use wgstress_model::run::summary::{Ran, Summary};
 
 /// Shapes listed in the summary (the most failing first).
 const SHAPES_SHOWN: usize = 5;

@@ -2,9 +2,10 @@
 #![allow(dead_code)]
 
 use std::sync::{Arc, Mutex, Once};
+use wgstress_model::stress::params::{RunParams, Settings, StressShape};
+use wgstress_model::stress::strategy::Strategy;
 use wgstress_runtime::app::spec::{App, Outputs};
 use wgstress_runtime::gpu::engine::{Engine, EngineConfig};
-use wgstress_runtime::stress::strategy::{RunParams, Settings, Strategy, StressShape};
 
 /// Settings of the suite's runs under `strategy`.
 pub fn settings(strategy: Strategy) -> Settings {

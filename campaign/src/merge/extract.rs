@@ -4,13 +4,13 @@
 use crate::plan::Command;
 use serde::Serialize;
 use wgstress_log::{FencesSummary, Line, LitmusSummary, MutantsSummary, ProgressSummary, Summary};
+use wgstress_model::fences::outcome::Verdict;
+use wgstress_model::run::log::Batch;
+use wgstress_model::run::record::Outcome;
+use wgstress_model::run::summary::Summary as RunSummary;
+use wgstress_model::run::tally::Failure;
+use wgstress_model::stress::params::Replay;
 use wgstress_progress::model::{Fairness, Model, ProgressScheduler as Scheduler};
-use wgstress_runtime::fences::outcome::Verdict;
-use wgstress_runtime::run::log::Batch;
-use wgstress_runtime::run::record::Outcome;
-use wgstress_runtime::run::runner::Summary as RunSummary;
-use wgstress_runtime::run::tally::Failure;
-use wgstress_runtime::stress::strategy::Replay;
 
 /// What was counted: runs of an application, litmus instances, or mutants.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -137,7 +137,7 @@ fn from_summary(s: &RunSummary, config: Option<String>) -> Measure {
             .zip(stats.first_failure.as_ref())
             .map(|(after, f)| first_failure(f, after)),
         note: match &s.stopped {
-            Some(wgstress_runtime::run::stop::Stop::Aborted(a)) => Some(format!("aborted: {a}")),
+            Some(wgstress_model::run::stop::Stop::Aborted(a)) => Some(format!("aborted: {a}")),
             _ => None,
         },
     }

@@ -9,7 +9,7 @@ use crate::baseline::Baseline;
 use crate::outcome::{Expected, Judgement, Outcome};
 use crate::plan::{quote, Command};
 use std::collections::{BTreeMap, BTreeSet};
-use wgstress_runtime::stress::strategy::Replay;
+use wgstress_model::stress::params::Replay;
 
 /// One measure of one attempt, with where it ran.
 struct Sample<'a> {

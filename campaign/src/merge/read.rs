@@ -140,9 +140,9 @@ fn log_bytes(path: &Path) -> Result<Option<Vec<u8>>> {
     if !path.exists() {
         return Ok(None);
     }
-    wgstress_runtime::read::bytes(
+    wgstress_model::read::bytes(
         path,
-        wgstress_runtime::read::LOG_BYTES,
+        wgstress_model::read::LOG_BYTES,
         "a log merge reads may hold",
     )
     .map(Some)
@@ -313,7 +313,7 @@ fn attempt(dir: &Path, b: Begun, damaged: &mut Vec<(PathBuf, usize)>) -> Result<
 
 /// The command's `wgstress: error: ...` line, if it wrote one.
 fn error_line(stderr: &Path) -> Option<String> {
-    let tail = wgstress_runtime::read::tail(stderr, 64 << 10).ok()?;
+    let tail = wgstress_model::read::tail(stderr, 64 << 10).ok()?;
     let text = String::from_utf8_lossy(&tail);
     text.lines()
         .rev()

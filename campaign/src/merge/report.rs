@@ -104,7 +104,7 @@ impl Counts {
             0 => 0.0,
             n => self.failures as f64 / n as f64,
         };
-        let (lo, hi) = wgstress_runtime::run::stats::wilson_95(self.failures, self.runs);
+        let (lo, hi) = wgstress_model::run::stats::wilson_95(self.failures, self.runs);
         // No failure: the lower bound is 0, not the rounding error the formula leaves.
         let lo = if self.failures == 0 { 0.0 } else { lo };
         Counts {

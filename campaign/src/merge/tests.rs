@@ -10,7 +10,7 @@ use crate::shard::Shard;
 use std::path::Path;
 use wgstress_log::fixtures::{batch, compare_start, run_start, run_summary};
 use wgstress_log::{JsonLog, Line as LogLine, Summary};
-use wgstress_runtime::stress::strategy::Strategy;
+use wgstress_model::stress::strategy::Strategy;
 
 fn item(key: &str, command: Command) -> ItemRef {
     ItemRef {

@@ -3,12 +3,13 @@
 //! its hash, shard and seed do not depend on the order of keys or on where the plan lives.
 
 use super::file::{Entry, RawItem};
-use crate::error::{Error, Location, Result};
+use crate::error::{Error, Result};
 use crate::hash::fnv1a;
 use crate::names::slug;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
+use wgstress_model::location::Location;
 
 /// The commands a campaign runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

@@ -35,12 +35,9 @@ pub const DEFAULT_MASTER_SEED: u64 = 1;
 impl Plan {
     /// Reads and validates the plan at `path`; `check` validates each item's arguments.
     pub fn load(path: &Path, check: Check) -> Result<Plan> {
-        let text = wgstress_runtime::read::text(
-            path,
-            wgstress_runtime::read::PLAN_BYTES,
-            "a plan may hold",
-        )
-        .map_err(Error::read)?;
+        let text =
+            wgstress_model::read::text(path, wgstress_model::read::PLAN_BYTES, "a plan may hold")
+                .map_err(Error::read)?;
         Plan::parse(path, &text, check)
     }
 

@@ -92,7 +92,7 @@ impl Init {
     /// a file in /proc says it holds 0 bytes and gives more.
     pub fn check_file(&self, words: u32) -> Result<()> {
         if let Init::File { path } = self {
-            crate::read::bytes(path, u64::from(words) * 4, &holds(words))?;
+            wgstress_model::read::bytes(path, u64::from(words) * 4, &holds(words))?;
         }
         Ok(())
     }
@@ -134,7 +134,7 @@ fn holds(words: u32) -> String {
 /// Little-endian words from `path`, zero past its end.
 fn file_words(path: &Path, words: u32) -> Result<Vec<u32>> {
     let n = words as usize;
-    let bytes = crate::read::bytes(path, u64::from(words) * 4, &holds(words))?;
+    let bytes = wgstress_model::read::bytes(path, u64::from(words) * 4, &holds(words))?;
     let mut out = vec![0; n];
     for (word, chunk) in out.iter_mut().zip(bytes.chunks(4)) {
         let mut b = [0u8; 4];

@@ -5,11 +5,12 @@ use crate::app::check::Check;
 use crate::app::dims::dims;
 use crate::app::failure::CheckFailure;
 use crate::app::init::Init;
-use crate::error::{Error, Location, Result};
+use crate::error::{Error, Result};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use toml::Spanned;
+use wgstress_model::location::Location;
 
 /// How a binding is bound.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -497,13 +498,13 @@ fn yes() -> bool {
 
 /// Reads an app spec (TOML). Paths inside it are relative to the spec file.
 pub fn load(path: &Path) -> Result<App> {
-    let text = crate::read::source(path)?;
+    let text = wgstress_model::read::source(path)?;
     parse(&text, path)
 }
 
 /// Reads a shader file a spec names.
 fn read_shader(path: &Path) -> Result<Shader> {
-    let source = crate::read::source(path)?;
+    let source = wgstress_model::read::source(path)?;
     Ok(Shader {
         path: path.display().to_string(),
         source,
@@ -590,7 +591,7 @@ pub fn parse(text: &str, path: &Path) -> Result<App> {
                 message: format!("[[binding]] {}: init: {e}", i + 1),
             })?;
     }
-    let source = crate::read::source(&shader_path)?;
+    let source = wgstress_model::read::source(&shader_path)?;
     let mut pipeline = app.pipeline.clone();
     for (dispatch, file) in pipeline.iter_mut().zip(&spec.dispatches) {
         if let Some(own) = &file.get_ref().shader {

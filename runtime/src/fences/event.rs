@@ -2,9 +2,10 @@
 //! nothing itself.
 
 use super::trial::Trial;
-use crate::gpu::engine::Calibration;
-use crate::stress::strategy::{Settings, Strategy};
 use std::time::Duration;
+use wgstress_model::run::calibration::Calibration;
+use wgstress_model::stress::params::Settings;
+use wgstress_model::stress::strategy::Strategy;
 
 #[derive(Clone, Copy, Debug)]
 pub enum Event<'a> {

@@ -8,19 +8,22 @@
 //! guard orders memory whatever the mask: an application that fails without barriers
 //! passed with the guards all off. A compiled set fences only where it says.
 
-use super::lab::{FixSet, Lab, Measured, Subject};
+use super::lab::{FixSet, Lab, Subject};
 use super::source::Shader;
 use crate::app::spec::App;
 use crate::error::Result;
 use crate::gpu::device::{patiently, Gpu};
-use crate::gpu::engine::{Calibration, Engine, EngineConfig, LoopStart, Mode};
+use crate::gpu::engine::{Engine, EngineConfig, LoopStart, Mode};
 use crate::run::loop_limit::LoopLimit;
 use crate::run::pace::Pace;
-use crate::run::record::Outcome;
 use crate::run::runner::{run_into, Budget, RunConfig, Stream};
 use crate::stress::plan::StressPlan;
-use crate::stress::strategy::{RunParams, Settings, Strategy, StressShape};
 use std::time::{Duration, Instant};
+use wgstress_model::fences::measured::Measured;
+use wgstress_model::run::calibration::Calibration;
+use wgstress_model::run::record::Outcome;
+use wgstress_model::stress::params::{RunParams, Settings, StressShape};
+use wgstress_model::stress::strategy::Strategy;
 
 /// What a fixed engine was built from.
 #[derive(Clone, Debug, PartialEq)]

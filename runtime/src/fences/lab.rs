@@ -4,13 +4,13 @@
 
 use crate::app::spec::App;
 use crate::error::Result;
-use crate::gpu::engine::Calibration;
 use crate::run::loop_limit::LoopLimit;
 use crate::run::runner::{Budget, RunConfig};
-use crate::run::stop::Stop;
-use crate::stress::strategy::{Settings, Strategy};
-use serde::Serialize;
 use std::time::Duration;
+use wgstress_model::fences::measured::Measured;
+use wgstress_model::run::calibration::Calibration;
+use wgstress_model::stress::params::Settings;
+use wgstress_model::stress::strategy::Strategy;
 
 /// A fix to try: a storage barrier at each of `sites`, after the variables `atomic` (if any)
 /// were made atomic; the sites are then those of the rewritten module.
@@ -45,43 +45,6 @@ pub enum Subject<'a> {
     /// Another build of the application, for comparing costs (a bundled app's hand-written
     /// fixed variant).
     Reference(&'a App),
-}
-
-/// What runs of the application (as is, or with a fix) saw.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
-pub struct Measured {
-    pub runs: u64,
-    pub failures: u64,
-    /// Failing runs the watchdog stopped (a loop that reached its limit).
-    pub watchdog: u64,
-    pub seconds: f64,
-    /// Why the runs ended early, if Ctrl-C or an error (a hang, a lost device) ended them.
-    #[serde(
-        flatten,
-        serialize_with = "crate::run::stop::aborted",
-        deserialize_with = "crate::run::stop::from_aborted"
-    )]
-    pub stopped: Option<Stop>,
-}
-
-impl Measured {
-    /// Runs an error ended before any result: what the search reports as an abort, the
-    /// evidence gathered so far kept.
-    pub fn failed(error: crate::Error) -> Measured {
-        Measured {
-            stopped: Some(Stop::Aborted(error.to_string())),
-            ..Measured::default()
-        }
-    }
-
-    /// `measured`, or the error that ended it as a stop.
-    pub fn or_stopped(measured: Result<Measured>) -> Measured {
-        measured.unwrap_or_else(Measured::failed)
-    }
-
-    pub fn rate(&self) -> f64 {
-        self.failures as f64 / self.runs.max(1) as f64
-    }
 }
 
 /// One strategy's runs of the application as is, and the configuration they ran under (its

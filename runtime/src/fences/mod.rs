@@ -15,8 +15,6 @@ pub mod event;
 pub mod gpu;
 pub mod lab;
 mod merge;
-pub mod outcome;
-pub mod patch;
 pub mod search;
 pub mod shrink;
 pub mod source;
@@ -25,6 +23,6 @@ pub mod trial;
 pub mod trials;
 
 pub use ddmin::{ddmin, Search};
-pub use lab::{FixSet, Lab, Measured};
+pub use lab::{FixSet, Lab};
 pub use search::{search, SearchConfig};
 pub use trial::{FailureRate, Oracle, Trial};

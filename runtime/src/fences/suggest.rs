@@ -6,12 +6,12 @@
 //! cannot express it, as naga's rendering of the whole shader, saying why.
 
 use super::lab::FixSet;
-use super::outcome::{Kept, KeptRole, KeptSide};
-use super::patch::{Choice, FilePatch, Patch};
 use super::source::Shader;
 use crate::app::spec::App;
 use crate::error::Result;
 use wgstress_instrument::fences::{Analysis, FenceSite, Missing, Role, Side};
+use wgstress_model::fences::outcome::{Kept, KeptRole, KeptSide};
+use wgstress_model::fences::patch::{Choice, FilePatch, Patch};
 
 /// A fix of the application, as the user gets it and as it runs.
 pub struct Patched {

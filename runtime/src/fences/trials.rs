@@ -9,9 +9,9 @@ use crate::fences::event::Event;
 use crate::fences::lab::{FixSet, Lab, Subject};
 use crate::fences::trial::{Oracle, Trial};
 use crate::run::runner::{Budget, RunConfig};
-use crate::run::stop::Stop;
-use crate::stress::strategy::run_seed;
 use std::time::Instant;
+use wgstress_model::run::stop::Stop;
+use wgstress_model::stress::params::run_seed;
 
 pub struct Trials<'a> {
     lab: &'a mut dyn Lab,

@@ -6,8 +6,8 @@ use crate::app::spec::{App, BindingKind, Dispatch};
 use crate::error::Result;
 use crate::gpu::buffers::{uniform_buffers, AppBuffer};
 use crate::gpu::interface::{read_only, Binds, Use};
-use crate::gpu::layout::LAYOUTS;
 use wgstress_instrument::Manifest;
+use wgstress_model::stress::params::LAYOUTS;
 
 /// For each buffer layout, the bind groups of a pipeline by group number.
 pub type Groups = Vec<Vec<(u32, wgpu::BindGroup)>>;

@@ -6,11 +6,12 @@
 use crate::app::spec::{App, BindingKind, Dispatch};
 use crate::error::Result;
 use crate::gpu::interface::Slot;
-use crate::gpu::layout::{self, LAYOUTS};
+use crate::gpu::layout;
 use crate::gpu::program::Program;
 use crate::gpu::readback::ReadBack;
 use wgpu::util::DeviceExt;
 use wgpu::BufferUsages as U;
+use wgstress_model::stress::params::LAYOUTS;
 
 /// One binding of the application on the device.
 pub struct AppBuffer {

@@ -9,10 +9,12 @@ use crate::gpu::device::{self, Gpu};
 use crate::gpu::program::Program;
 use crate::gpu::session::Session;
 use crate::run::loop_limit::LoopLimit;
-use crate::run::record::{Outcome, Record};
-use crate::stress::strategy::{RunParams, Settings, Strategy};
 use std::time::{Duration, Instant};
 use wgstress_instrument::Manifest;
+use wgstress_model::run::calibration::Calibration;
+use wgstress_model::run::record::{Outcome, Record};
+use wgstress_model::stress::params::{RunParams, Settings};
+use wgstress_model::stress::strategy::Strategy;
 
 /// The result of one run.
 #[derive(Clone, Debug)]
@@ -102,19 +104,6 @@ pub struct Engine {
     /// What the driver said when the device was last lost and recreated, until the caller
     /// takes it to report it.
     pub(crate) lost: Option<String>,
-}
-
-/// What calibration measured, and how long it took.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-pub struct Calibration {
-    /// Stress iterations per thread.
-    pub iterations: u32,
-    /// Seconds per passing run of the application alone, if any ran in time.
-    pub app_seconds: Option<f64>,
-    pub seconds: f64,
-    /// Why calibration ended early, if an error (a hang, a lost device) ended it: the runs
-    /// it was for do not start, and their summary says why.
-    pub aborted: Option<String>,
 }
 
 /// Stress iterations when calibration saw no passing run of the application: on the H100, 512
@@ -291,7 +280,7 @@ impl Engine {
                     .zip(results)
                     .map(|(params, (record, host))| RunResult {
                         params: params.clone(),
-                        outcome: Outcome::classify(&record, &host),
+                        outcome: crate::run::record::classify(&record, &host),
                         record,
                         host: host.err(),
                     })

@@ -9,9 +9,7 @@
 //! buffer relative to every other.
 
 use rand::{Rng, SeedableRng};
-
-/// Layouts a session can bind; a run picks one with its seed.
-pub const LAYOUTS: usize = 16;
+use wgstress_model::stress::params::LAYOUTS;
 
 /// Largest shift, in offset-alignment steps.
 const MAX_STEPS: u64 = 255;

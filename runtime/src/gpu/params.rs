@@ -1,7 +1,7 @@
 //! Writing a run's parameters into the uniform block, at the offsets the manifest gives.
 
-use crate::stress::strategy::{RunParams, CAP_FACTOR, CAP_FLOOR, STALL_CHECKS};
 use wgstress_instrument::manifest::Layout;
+use wgstress_model::stress::params::{RunParams, CAP_FACTOR, CAP_FLOOR, STALL_CHECKS};
 
 /// How long a wait may see no progress before it is judged stalled, and a held workgroup be
 /// held, on one device.

@@ -15,14 +15,15 @@ use crate::gpu::bind::{pipeline_layout, Groups};
 use crate::gpu::buffers::{app_buffers, AppBuffer, Own, Sizes};
 use crate::gpu::device::{end_scope, shader_pipeline, Gpu};
 use crate::gpu::interface::{match_bindings, Use};
-use crate::gpu::layout::LAYOUTS;
 use crate::gpu::params::{encode, Pacing};
 use crate::gpu::program::{Program, Unit};
 use crate::gpu::readback::ReadBack;
-use crate::run::record::Record;
-use crate::stress::strategy::{RunParams, Settings, Strategy};
 use std::time::Duration;
 use wgstress_instrument::Manifest;
+use wgstress_model::run::record::Record;
+use wgstress_model::stress::params::LAYOUTS;
+use wgstress_model::stress::params::{RunParams, Settings};
+use wgstress_model::stress::strategy::Strategy;
 
 /// One dispatch of a run (or the postcondition): its pipeline and what it binds.
 struct Stage {
@@ -121,7 +122,7 @@ impl Session {
     /// most stress workgroups the settings draw, and the cache strategy's scratchpad.
     pub fn check(&self, settings: &Settings) -> Result<()> {
         let app = u64::from(self.app_groups());
-        let stress = crate::stress::strategy::max_stress_groups(settings, self.app_groups());
+        let stress = wgstress_model::stress::params::max_stress_groups(settings, self.app_groups());
         let limit = u64::from(self.max_dim) * u64::from(self.max_dim);
         if app + u64::from(stress) > limit {
             return Err(Error::Input(format!(
@@ -209,7 +210,10 @@ impl Session {
             .enumerate()
             .map(|(block, manifest)| {
                 let at = (run * self.sizes.blocks + block) * self.sizes.results_stride as usize;
-                Record::decode(&results[at..at + manifest.results.size as usize], manifest)
+                crate::run::record::decode(
+                    &results[at..at + manifest.results.size as usize],
+                    manifest,
+                )
             })
             .collect();
         Record::merge(&blocks)

@@ -3,16 +3,16 @@
 //! hits all of them alike.
 
 use crate::error::Result;
-use crate::gpu::engine::Calibration;
 use crate::gpu::engine::Engine;
-use crate::run::log::{reborrow, CompareStart, RunLine, RunLog};
 use crate::run::runner::{run_into, summarize, Budget, Event, RunConfig, Stream};
-use crate::run::stop::Stop;
-use crate::run::tally::seed_text;
-use crate::stress::strategy::Settings;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
+use wgstress_model::run::calibration::Calibration;
+use wgstress_model::run::log::{reborrow, CompareStart, RunLine, RunLog};
+use wgstress_model::run::stop::Stop;
+use wgstress_model::run::tally::seed_text;
+use wgstress_model::stress::params::Settings;
 
 pub struct Plan {
     /// Each configuration, with what its calibration measured (its time comes out of the
@@ -27,7 +27,7 @@ pub struct Plan {
     pub stop: Arc<AtomicBool>,
 }
 
-pub use crate::run::summary::Comparison;
+use wgstress_model::run::summary::Comparison;
 
 /// Runs every configuration of `plan` on `engine`, logging a start line, each batch and a
 /// summary line to `log`.
@@ -49,7 +49,7 @@ pub fn run(
                     .map_or(Duration::ZERO, |c| Duration::from_secs_f64(c.seconds)),
             ),
             // Each configuration its own stream of seeds, the same in every round.
-            master_seed: crate::stress::strategy::run_seed(plan.master_seed, i as u64),
+            master_seed: wgstress_model::stress::params::run_seed(plan.master_seed, i as u64),
             replay: None,
             adaptive: plan.adaptive,
             calibration: calibration.clone(),

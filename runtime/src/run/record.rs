@@ -1,150 +1,73 @@
-//! What one run leaves in its results block, decoded, and how it is classified.
+//! Decoding a run's results block, and classifying the run: the parts of a record that need
+//! the instrumenter's manifest and the host checks (the record is `wgstress_model`'s).
 
 use crate::app::failure::CheckFailure;
-use serde::{Deserialize, Serialize};
 use wgstress_instrument::manifest::{Layout, Manifest};
+use wgstress_model::run::record::{Event, Outcome, Record, Scheduler};
 
-/// One event record: how often it fired and who fired first.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Event {
-    pub count: u32,
-    pub site: u32,
-    pub group: [u32; 3],
-    pub local: [u32; 3],
-}
-
-/// The scheduler's control block at a run's end.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Scheduler {
-    /// Progress events: workgroups started or finished, loop iterations that changed state.
-    pub progress: u32,
-    pub started: u32,
-    pub finished: u32,
-    /// 1 + the victim's step when it was parked (1: at its start); 0 if it never was.
-    pub victim_parked: u32,
-    /// 1 + the loop the victim was parked in; 0 at its start.
-    pub victim_site: u32,
-    /// Workgroups that waited for a free slot under the occupancy bound.
-    pub admissions_held: u32,
-    /// A stall was found while a workgroup was held back: starvation.
-    pub starved: bool,
-    /// A stall was found with none held: the application stopped getting anywhere.
-    pub hung: bool,
-    /// Invocations that found their wait stalled, and the first eight: (workgroup, loop).
-    pub waiters: u32,
-    pub waits: [(u32, u32); 8],
-}
-
-impl Scheduler {
-    /// The waits recorded, distinct (workgroup, loop) pairs in the order found.
-    pub fn waits(&self) -> Vec<(u32, u32)> {
-        let mut out: Vec<(u32, u32)> = Vec::new();
-        for w in self.waits.iter().take(self.waiters.min(8) as usize) {
-            if !out.contains(w) {
-                out.push(*w);
-            }
+/// Decodes a results block laid out as the manifest says.
+pub fn decode(bytes: &[u8], manifest: &Manifest) -> Record {
+    let word = |offset: u32| {
+        let o = offset as usize;
+        u32::from_le_bytes(bytes[o..o + 4].try_into().expect("4 bytes"))
+    };
+    let events_at = field(&manifest.results, "events");
+    let event = |index: u32| {
+        let base = events_at + index * manifest.event.size;
+        let f = |name: &str| word(base + field(&manifest.event, name));
+        Event {
+            count: f("count"),
+            site: f("site"),
+            group: [f("group_x"), f("group_y"), f("group_z")],
+            local: [f("local_x"), f("local_y"), f("local_z")],
         }
-        out
+    };
+    let at = |name: &str| word(field(&manifest.results, name));
+    let waits_at = field(&manifest.results, "waits");
+    let mut waits = [(0, 0); 8];
+    for (i, w) in waits.iter_mut().enumerate() {
+        let base = waits_at + 8 * i as u32;
+        *w = (word(base), word(base + 4));
+    }
+    let scheduler = Scheduler {
+        progress: at("progress"),
+        started: at("started"),
+        finished: at("finished"),
+        victim_parked: at("victim_parked"),
+        victim_site: at("victim_site"),
+        admissions_held: at("admissions_held"),
+        starved: at("starved") != 0,
+        hung: at("hung") != 0,
+        waiters: at("waiters"),
+        waits,
+    };
+    Record {
+        assertion: event(0),
+        postcondition: event(1),
+        watchdog: event(2),
+        stall: event(3),
+        cut: event(4),
+        scheduler,
+        stress_groups_ran: word(field(&manifest.results, "stress_groups_ran")),
+        max_trips: word(field(&manifest.results, "max_trips")),
+        dispatch: 0,
     }
 }
 
-/// The GPU-side results of one run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Record {
-    pub assertion: Event,
-    pub postcondition: Event,
-    pub watchdog: Event,
-    /// A wait that saw no progress for the stall limit: its loop, and who found it first.
-    #[serde(default)]
-    pub stall: Event,
-    /// A loop the driver ended (llvmpipe's iteration limit): the first, and how many.
-    #[serde(default)]
-    pub cut: Event,
-    /// What the scheduler saw (docs/progress.md).
-    #[serde(default)]
-    pub scheduler: Scheduler,
-    pub stress_groups_ran: u32,
-    /// The highest count any application loop reached, as the watchdog counts: a `for` loop
-    /// of n iterations counts n + 1 (its last entry leaves by the condition). 0 in records
-    /// written before it was kept.
-    #[serde(default)]
-    pub max_trips: u32,
-    /// The results block the events come from: the dispatch's index in the pipeline (0 for
-    /// a single kernel), or the number of dispatches for a postcondition in its own file.
-    #[serde(default)]
-    pub dispatch: u32,
-}
-
-impl Record {
-    /// Decodes a results block laid out as the manifest says.
-    pub fn decode(bytes: &[u8], manifest: &Manifest) -> Record {
-        let word = |offset: u32| {
-            let o = offset as usize;
-            u32::from_le_bytes(bytes[o..o + 4].try_into().expect("4 bytes"))
-        };
-        let events_at = field(&manifest.results, "events");
-        let event = |index: u32| {
-            let base = events_at + index * manifest.event.size;
-            let f = |name: &str| word(base + field(&manifest.event, name));
-            Event {
-                count: f("count"),
-                site: f("site"),
-                group: [f("group_x"), f("group_y"), f("group_z")],
-                local: [f("local_x"), f("local_y"), f("local_z")],
-            }
-        };
-        let at = |name: &str| word(field(&manifest.results, name));
-        let waits_at = field(&manifest.results, "waits");
-        let mut waits = [(0, 0); 8];
-        for (i, w) in waits.iter_mut().enumerate() {
-            let base = waits_at + 8 * i as u32;
-            *w = (word(base), word(base + 4));
-        }
-        let scheduler = Scheduler {
-            progress: at("progress"),
-            started: at("started"),
-            finished: at("finished"),
-            victim_parked: at("victim_parked"),
-            victim_site: at("victim_site"),
-            admissions_held: at("admissions_held"),
-            starved: at("starved") != 0,
-            hung: at("hung") != 0,
-            waiters: at("waiters"),
-            waits,
-        };
-        Record {
-            assertion: event(0),
-            postcondition: event(1),
-            watchdog: event(2),
-            stall: event(3),
-            cut: event(4),
-            scheduler,
-            stress_groups_ran: word(field(&manifest.results, "stress_groups_ran")),
-            max_trips: word(field(&manifest.results, "max_trips")),
-            dispatch: 0,
-        }
-    }
-
-    /// One run's record from the records of its blocks (one per dispatch): the events of the
-    /// first block where the driver cut a loop, else where the scheduler starved a wait, else
-    /// where the watchdog fired, else of the first with a failed assertion, else
-    /// of the first with a failed postcondition; stress workgroups summed, loop counts the
-    /// highest.
-    pub fn merge(blocks: &[Record]) -> Record {
-        let first = |count: fn(&Record) -> u32| blocks.iter().position(|r| count(r) > 0);
-        let at = first(|r| r.cut.count)
-            .or_else(|| first(|r| u32::from(r.scheduler.starved)))
-            .or_else(|| first(|r| r.watchdog.count))
-            .or_else(|| first(|r| u32::from(r.scheduler.hung)))
-            .or_else(|| first(|r| r.assertion.count))
-            .or_else(|| first(|r| r.postcondition.count))
-            .unwrap_or(0);
-        Record {
-            stress_groups_ran: blocks.iter().map(|r| r.stress_groups_ran).sum(),
-            max_trips: blocks.iter().map(|r| r.max_trips).max().unwrap_or(0),
-            dispatch: at as u32,
-            ..blocks[at]
-        }
+/// Classifies a run from its GPU record and the host checks' verdict.
+pub fn classify(record: &Record, host: &Result<(), CheckFailure>) -> Outcome {
+    if record.scheduler.starved {
+        Outcome::Starved
+    } else if record.watchdog.count > 0 {
+        Outcome::Watchdog
+    } else if record.scheduler.hung {
+        Outcome::Hang
+    } else if record.assertion.count > 0 {
+        Outcome::Assertion
+    } else if record.postcondition.count > 0 || host.is_err() {
+        Outcome::Postcondition
+    } else {
+        Outcome::Pass
     }
 }
 
@@ -152,62 +75,4 @@ fn field(layout: &Layout, name: &str) -> u32 {
     layout
         .offset(name)
         .unwrap_or_else(|| panic!("the wgstress library lays out `{name}`"))
-}
-
-/// How a run ended. Starvation outranks the others: what follows the release of the held
-/// workgroups (a loop cut short, a failed check) may follow from it. A watchdog or hang
-/// outcome outranks the checks: once a loop was cut short, the application's results say
-/// nothing more.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Outcome {
-    Pass,
-    Postcondition,
-    Assertion,
-    /// A wait was held up by a workgroup the run's progress model did not guarantee to run;
-    /// the held workgroups were then released and the run completed.
-    Starved,
-    /// The application stopped getting anywhere (a deadlock, or a livelock that changes
-    /// nothing): every wait saw no progress, with nothing held back.
-    Hang,
-    Watchdog,
-    DeviceLost,
-}
-
-/// As the log spells it.
-impl std::fmt::Display for Outcome {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Outcome::Pass => "pass",
-            Outcome::Postcondition => "postcondition",
-            Outcome::Assertion => "assertion",
-            Outcome::Starved => "starved",
-            Outcome::Hang => "hang",
-            Outcome::Watchdog => "watchdog",
-            Outcome::DeviceLost => "device-lost",
-        })
-    }
-}
-
-impl Outcome {
-    pub fn is_failure(&self) -> bool {
-        *self != Outcome::Pass
-    }
-
-    /// Classifies a run from its GPU record and the host checks' verdict.
-    pub fn classify(record: &Record, host: &Result<(), CheckFailure>) -> Outcome {
-        if record.scheduler.starved {
-            Outcome::Starved
-        } else if record.watchdog.count > 0 {
-            Outcome::Watchdog
-        } else if record.scheduler.hung {
-            Outcome::Hang
-        } else if record.assertion.count > 0 {
-            Outcome::Assertion
-        } else if record.postcondition.count > 0 || host.is_err() {
-            Outcome::Postcondition
-        } else {
-            Outcome::Pass
-        }
-    }
 }

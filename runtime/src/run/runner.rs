@@ -2,18 +2,20 @@
 //! line per batch and an event per batch for whoever shows progress.
 
 use crate::error::Result;
-use crate::gpu::engine::{Calibration, Engine, Mode};
-use crate::run::log::{reborrow, Batch, BatchFailure, RunLine, RunLog, RunStart};
+use crate::gpu::engine::{Engine, Mode};
 use crate::run::pace::Pace;
-use crate::run::record::Outcome;
-use crate::run::stop::Stop;
-pub use crate::run::summary::{Ran, Summary};
-use crate::run::tally::{seed_text, Failure, Tally};
 use crate::stress::shapes::ShapeChooser;
-use crate::stress::strategy::{run_seed, Replay, RunParams, Settings, Strategy};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use wgstress_model::run::calibration::Calibration;
+use wgstress_model::run::log::{reborrow, Batch, BatchFailure, RunLine, RunLog, RunStart};
+use wgstress_model::run::record::Outcome;
+use wgstress_model::run::stop::Stop;
+use wgstress_model::run::summary::{Ran, Summary};
+use wgstress_model::run::tally::{seed_text, Failure, Tally};
+use wgstress_model::stress::params::{run_seed, Replay, RunParams, Settings};
+use wgstress_model::stress::strategy::Strategy;
 
 /// How long a session runs: a number of runs, a time, a number of failures, or whichever
 /// ends first.
@@ -177,7 +179,10 @@ pub fn summarize(
     stream: &Stream,
     stopped: Option<Stop>,
 ) -> Summary {
-    let ran = Ran::of(engine.mode(), config.settings.strategy);
+    let ran = match engine.mode() {
+        Mode::Instrumented => Ran::Stressed(config.settings.strategy),
+        Mode::Raw => Ran::Raw,
+    };
     let watched = ran != Ran::Raw;
     Summary {
         app: engine.app().name.clone(),
@@ -286,9 +291,13 @@ fn paced_batches(
             Mode::Raw => Replay::Raw,
             Mode::Instrumented => Replay::Stressed(config.settings.replay(run)),
         };
-        let failures = stream
-            .tally
-            .add(&results, elapsed, &engine.manifests(), &replay);
+        let failures = crate::run::tally::add(
+            &mut stream.tally,
+            &results,
+            elapsed,
+            &engine.manifests(),
+            &replay,
+        );
         if let Some(log) = log.as_deref_mut() {
             // A log that can no longer be written ends the session, not its results.
             let line = batch_line(config, &stream.tally, n, &failures, &results);

@@ -5,4 +5,3 @@
 pub mod plan;
 pub mod profile;
 pub mod shapes;
-pub mod strategy;

@@ -3,12 +3,15 @@
 //! `shape` and `settings` once the engine is open.
 
 use crate::error::{Error, Result};
-use crate::gpu::engine::{Calibration, Engine, PROBE_ITERATIONS};
+use crate::gpu::engine::{Engine, PROBE_ITERATIONS};
 use crate::run::runner::Budget;
 use crate::stress::profile::shape_for;
-use crate::stress::strategy::{Placement, Scheduling, Sequence, Settings, Strategy, StressShape};
 use std::path::PathBuf;
 use std::time::Duration;
+use wgstress_model::run::calibration::Calibration;
+use wgstress_model::stress::params::{Placement, Scheduling, Settings, StressShape};
+use wgstress_model::stress::sequence::Sequence;
+use wgstress_model::stress::strategy::Strategy;
 
 /// Calibration's share of a budget is at most this.
 const CALIBRATION_CAP: Duration = Duration::from_secs(10);

@@ -1,79 +1,28 @@
-//! Device profiles: what `wgstress tune` found on an adapter, used by the systematic strategy
-//! when the adapter matches.
+//! Device profiles on disk: reading and writing them, and the shape `run` and `compare` take
+//! from one (the profile is `wgstress_model`'s).
 
 use crate::error::{Error, Result};
-use crate::stress::strategy::{Sequence, StressShape};
-use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 use std::path::Path;
+use wgstress_model::stress::params::StressShape;
+use wgstress_model::stress::profile::Profile;
 
 /// Where `run` and `compare` look for a profile when none is named.
 pub const DEFAULT_PATH: &str = "wgstress-profile.json";
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Profile {
-    pub adapter: String,
-    pub driver: String,
-    pub backend: String,
-    pub patch_words: u32,
-    pub sequence: Sequence,
-    pub spread: u32,
-    /// Why the patch size is what it is (a period found, or the default kept).
-    pub patch_note: String,
-    /// Weak behaviours per test, per distance (rows) and stressed location (columns).
-    pub patch_grid: BTreeMap<String, Vec<Vec<u64>>>,
-    /// Weak behaviours per access sequence, summed over MP, SB and LB (normalised per test).
-    pub sequence_scores: Vec<(String, f64)>,
-    /// Weak behaviours per number of stressed patches.
-    pub spread_scores: Vec<(u32, f64)>,
-    pub iterations_per_cell: u32,
-    pub seconds: f64,
+/// The profile at `path`.
+pub fn load(path: &Path) -> Result<Profile> {
+    let text = wgstress_model::read::text(
+        path,
+        wgstress_model::read::PROFILE_BYTES,
+        "a profile may hold",
+    )?;
+    serde_json::from_str(&text).map_err(|e| Error::json(path, e))
 }
 
-impl Profile {
-    pub fn shape(&self) -> StressShape {
-        StressShape {
-            patch_words: self.patch_words,
-            spread: self.spread,
-            sequence: self.sequence.clone(),
-            ..StressShape::default()
-        }
-    }
-
-    /// How this profile differs from `before` in what the systematic strategy uses, one line
-    /// per setting: `patch size: 32 -> 16 words`; empty when nothing changed.
-    pub fn changes_from(&self, before: &Profile) -> Vec<String> {
-        let mut changes = Vec::new();
-        if self.patch_words != before.patch_words {
-            changes.push(format!(
-                "patch size: {} -> {} words",
-                before.patch_words, self.patch_words
-            ));
-        }
-        if self.sequence != before.sequence {
-            changes.push(format!(
-                "sequence: {} -> {}",
-                before.sequence, self.sequence
-            ));
-        }
-        if self.spread != before.spread {
-            changes.push(format!(
-                "spread: {} -> {} patches",
-                before.spread, self.spread
-            ));
-        }
-        changes
-    }
-
-    pub fn load(path: &Path) -> Result<Profile> {
-        let text = crate::read::text(path, crate::read::PROFILE_BYTES, "a profile may hold")?;
-        serde_json::from_str(&text).map_err(|e| Error::json(path, e))
-    }
-
-    pub fn save(&self, path: &Path) -> Result<()> {
-        let text = serde_json::to_string_pretty(self).expect("profiles serialize");
-        crate::write::replace(path, text.as_bytes()).map_err(|e| Error::io(path, e))
-    }
+/// Writes `profile` to `path`, in place of what was there.
+pub fn save(profile: &Profile, path: &Path) -> Result<()> {
+    let text = serde_json::to_string_pretty(profile).expect("profiles serialize");
+    crate::write::replace(path, text.as_bytes()).map_err(|e| Error::io(path, e))
 }
 
 /// The systematic stress shape for `adapter`: from the profile at `path` (or the default
@@ -89,7 +38,7 @@ pub fn shape_for(adapter: &str, path: Option<&Path>) -> Result<(StressShape, Str
         None if Path::new(DEFAULT_PATH).exists() => Path::new(DEFAULT_PATH).to_path_buf(),
         None => return Ok(default),
     };
-    let profile = Profile::load(&path)?;
+    let profile = load(&path)?;
     if profile.adapter != adapter {
         return Ok((
             default.0,
@@ -110,37 +59,4 @@ pub fn shape_for(adapter: &str, path: Option<&Path>) -> Result<(StressShape, Str
         shape.spread
     );
     Ok((shape, note))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn profile(patch_words: u32, sequence: &str, spread: u32) -> Profile {
-        Profile {
-            adapter: "GPU".into(),
-            driver: String::new(),
-            backend: String::new(),
-            patch_words,
-            sequence: sequence.parse().unwrap(),
-            spread,
-            patch_note: String::new(),
-            patch_grid: BTreeMap::new(),
-            sequence_scores: vec![],
-            spread_scores: vec![],
-            iterations_per_cell: 1,
-            seconds: 0.0,
-        }
-    }
-
-    #[test]
-    fn changes_name_what_moved() {
-        let before = profile(32, "ld;st", 2);
-        assert!(before.changes_from(&before).is_empty());
-        let after = profile(16, "st", 2);
-        assert_eq!(
-            after.changes_from(&before),
-            ["patch size: 32 -> 16 words", "sequence: ld;st -> st"]
-        );
-    }
 }

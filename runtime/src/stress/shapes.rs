@@ -13,10 +13,12 @@
 //! 8 patches and never with the seed's `ld;st` on 2, while the litmus-tuned `ld;ld;ld` made
 //! sdk-red and cub-scan stop failing (docs/h100/).
 
-use crate::stress::strategy::{Access, Sequence, StressShape};
 use rand::{Rng, SeedableRng};
 use rand_distr::{Beta, Distribution};
 use serde::Serialize;
+use wgstress_model::stress::params::StressShape;
+use wgstress_model::stress::sequence::{Access, Sequence};
+use wgstress_model::stress::shapes::ShapeRecord;
 
 /// Access sequences the arms use: the seed's default and store-heavy ones. On the H100 every
 /// bundled bug needs stores; `ld;ld;ld`, the litmus tuner's favourite there, exposed none of
@@ -71,14 +73,6 @@ pub struct ShapeChooser {
     /// Prior pseudo-failures of each arm: the starting shape's is higher.
     prior: Vec<f64>,
     rng: rand_chacha::ChaCha8Rng,
-}
-
-/// One arm's shape and record, for the summary.
-#[derive(Clone, Debug, Serialize, serde::Deserialize)]
-pub struct ShapeRecord {
-    pub shape: String,
-    pub runs: u64,
-    pub failures: u64,
 }
 
 /// `ld;st on 8 patches of 32 words, 4x iterations`.

@@ -3,9 +3,10 @@
 
 use std::sync::{Arc, Mutex};
 use wgpu::util::DeviceExt;
+use wgstress_model::stress::params::{RunParams, Settings, StressShape};
+use wgstress_model::stress::strategy::Strategy;
 pub use wgstress_runtime::app::spec::{App, Binding};
 use wgstress_runtime::gpu::engine::{Engine, EngineConfig};
-use wgstress_runtime::stress::strategy::{RunParams, Settings, Strategy, StressShape};
 
 pub fn engine(app: App) -> Engine {
     Engine::new(app, &EngineConfig::new(16, 1 << 16)).unwrap_or_else(|e| panic!("engine: {e}"))

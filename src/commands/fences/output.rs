@@ -9,8 +9,8 @@ use crate::status::Status;
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 use wgstress_log::{FencesSummary, JsonLog, NotFixedInPlace, Summary};
-use wgstress_runtime::fences::outcome::{Outcome, Verdict};
-use wgstress_runtime::fences::patch::FilePatch;
+use wgstress_model::fences::outcome::{Outcome, Verdict};
+use wgstress_model::fences::patch::FilePatch;
 use wgstress_runtime::fences::source::Shader;
 
 /// Edits the spec's files in place (`--fix`) when every one still holds the text the search
@@ -106,9 +106,9 @@ fn edit_in_place(shader: &Shader, patched: &[FilePatch]) -> InPlace {
             .find(|p| p.path == patch.file)
             .map(|p| p.source.as_str())
             .unwrap_or_default();
-        let now = wgstress_runtime::read::text(
+        let now = wgstress_model::read::text(
             path,
-            wgstress_runtime::read::SOURCE_BYTES,
+            wgstress_model::read::SOURCE_BYTES,
             "a shader may hold",
         );
         let why = match now {

@@ -9,14 +9,14 @@ use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use wgstress_log::{FencesStart, JsonLog, StartOf};
+use wgstress_model::fences::outcome::Outcome;
+use wgstress_model::fences::patch::Choice;
+use wgstress_model::run::tally::seed_text;
+use wgstress_model::stress::strategy::Strategy;
 use wgstress_runtime::fences::gpu::GpuLab;
-use wgstress_runtime::fences::outcome::Outcome;
-use wgstress_runtime::fences::patch::Choice;
 use wgstress_runtime::fences::source::Shader;
 use wgstress_runtime::fences::{search, SearchConfig};
-use wgstress_runtime::run::tally::seed_text;
 use wgstress_runtime::App;
-use wgstress_runtime::Strategy;
 
 #[derive(clap::Args)]
 pub struct SearchOptions {

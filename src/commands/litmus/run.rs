@@ -7,10 +7,13 @@ use anyhow::Result;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
-use wgstress_litmus::{env::Env, runner::Counts, runner::Litmus, test};
+use wgstress_litmus::runner::Litmus;
+use wgstress_litmus::test;
 use wgstress_log::{JsonLog, LitmusStart, LitmusSummary, StartOf, Summary};
-use wgstress_runtime::run::stats::reproducibility;
-use wgstress_runtime::run::stop::Stop;
+use wgstress_model::litmus::counts::Counts;
+use wgstress_model::litmus::env::Env;
+use wgstress_model::run::stats::reproducibility;
+use wgstress_model::run::stop::Stop;
 
 /// A validated run; the environment is checked against the adapter when it opens.
 pub struct RunPlan {

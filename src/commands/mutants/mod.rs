@@ -10,10 +10,11 @@ use clap::ValueEnum;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use wgstress_litmus::catalog;
-use wgstress_litmus::env::Env;
 use wgstress_litmus::search::{SearchConfig, Space};
-use wgstress_litmus::test::{Kind, Test};
+use wgstress_litmus::test::Test;
 use wgstress_log::JsonLog;
+use wgstress_model::litmus::env::Env;
+use wgstress_model::litmus::kind::Kind;
 use wgstress_runtime::gpu::device::open;
 
 mod report;

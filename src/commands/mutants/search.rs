@@ -7,9 +7,10 @@ use crate::status::Status;
 use anyhow::Result;
 use std::path::PathBuf;
 use wgstress_litmus::env_file::EnvFile;
-use wgstress_litmus::search::{search, Candidate, SearchConfig, SearchResult};
+use wgstress_litmus::search::{search, SearchConfig};
 use wgstress_litmus::test::Test;
 use wgstress_log::{JsonLog, MutantsSearchStart, StartOf, Summary};
+use wgstress_model::litmus::search::{Candidate, SearchResult};
 use wgstress_runtime::gpu::device::{describe, Gpu};
 
 /// A validated search: its configuration, the mutants it scores environments by, and where

@@ -7,12 +7,13 @@ use crate::status::Status;
 use anyhow::Result;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
-use wgstress_litmus::env::Env;
-use wgstress_litmus::mutants::{run_suite, summarise, Pool};
+use wgstress_litmus::mutants::{run_suite, Pool};
 use wgstress_litmus::test::Test;
 use wgstress_log::{JsonLog, MutantsStart, MutantsSummary, StartOf, Summary};
+use wgstress_model::litmus::env::Env;
+use wgstress_model::litmus::mutants::summarise;
+use wgstress_model::run::stop::Stop;
 use wgstress_runtime::gpu::device::{describe, Gpu};
-use wgstress_runtime::run::stop::Stop;
 
 /// The suite as it runs: the environment resolved on the adapter.
 pub struct Suite<'a> {

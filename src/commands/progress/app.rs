@@ -14,10 +14,13 @@ use crate::status::Status;
 use anyhow::Result;
 use std::time::Duration;
 use wgstress_log::{JsonLog, ProgressAppSummary};
-use wgstress_runtime::run::log::RunLog;
-use wgstress_runtime::run::progress::{needs, ModelResult, Report, Verdict};
-use wgstress_runtime::run::runner::{self, RunConfig, Summary};
-use wgstress_runtime::stress::strategy::{Schedule, Scheduling, Strategy};
+use wgstress_model::run::log::RunLog;
+use wgstress_model::run::progress::{needs, ModelResult, Report, Verdict};
+use wgstress_model::run::summary::Summary;
+use wgstress_model::stress::params::Scheduling;
+use wgstress_model::stress::schedule::Schedule;
+use wgstress_model::stress::strategy::Strategy;
+use wgstress_runtime::run::runner::{self, RunConfig};
 
 /// The options of `progress APP` that the litmus tests' modes do not take.
 #[derive(clap::Args)]

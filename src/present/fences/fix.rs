@@ -3,8 +3,8 @@
 //! cost of each fix, and the patch.
 
 use std::fmt::Write;
-use wgstress_runtime::fences::outcome::{Outcome as Report, Verdict};
-use wgstress_runtime::fences::patch::{Choice, Patch};
+use wgstress_model::fences::outcome::{Outcome as Report, Verdict};
+use wgstress_model::fences::patch::{Choice, Patch};
 
 /// The kept barriers, each with its role and reason, then what the portable fix adds and why.
 pub fn kept(out: &mut String, report: &Report) {

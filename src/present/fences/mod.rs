@@ -8,8 +8,8 @@ mod progress;
 pub use progress::Progress;
 
 use std::fmt::Write;
-use wgstress_runtime::fences::outcome::{quoted, Fix, Outcome as Report, StrategyRuns, Verdict};
-use wgstress_runtime::fences::Measured;
+use wgstress_model::fences::measured::Measured;
+use wgstress_model::fences::outcome::{quoted, Fix, Outcome as Report, StrategyRuns, Verdict};
 
 /// The report; `written`: where the patched files were written; `edited`: the files `--fix`
 /// edited in place.
@@ -235,8 +235,8 @@ fn rate(m: &Measured) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use wgstress_runtime::fences::outcome::Kept;
-    use wgstress_runtime::Strategy;
+    use wgstress_model::fences::outcome::Kept;
+    use wgstress_model::stress::strategy::Strategy;
 
     /// A make-atomic fix of `count` keeping site 2 of the rewritten shader's 5, where the
     /// shader as written has 6.
@@ -266,7 +266,7 @@ mod tests {
                 file: "tally.wgsl".into(),
                 line: 14,
                 column: 5,
-                side: wgstress_runtime::fences::outcome::KeptSide::Before,
+                side: wgstress_model::fences::outcome::KeptSide::Before,
                 function: "main".into(),
                 source: "seen[lid] = flag[0];".into(),
                 role: None,

@@ -70,7 +70,10 @@ struct Used {
 /// Runs `r` once and reads back every storage binding it writes.
 fn run(gpu: &Gpu, app: &App, r: &Reference) -> Result<Written> {
     let (path, source) = match &r.shader {
-        Some(path) => (path.display().to_string(), crate::read::source(path)?),
+        Some(path) => (
+            path.display().to_string(),
+            wgstress_model::read::source(path)?,
+        ),
         None => (app.shader_path.clone(), app.source.clone()),
     };
     // As wgpu takes it: directives naga refuses set aside, pointer parameters rewritten. A

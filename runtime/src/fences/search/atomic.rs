@@ -11,8 +11,7 @@ use super::config::Context;
 use super::step::{Count, Step};
 use crate::error::{Error, Result};
 use crate::fences::ddmin::ddmin;
-use crate::fences::lab::{FixSet, Measured};
-use crate::fences::outcome::{quoted, AtomicTrial, Fix, TrialRuns, Verdict};
+use crate::fences::lab::FixSet;
 use crate::fences::shrink::shrink;
 use crate::fences::source::{Patched, Shader};
 use crate::fences::trial::{passes, FailureRate, Oracle, Trial};
@@ -20,6 +19,8 @@ use crate::fences::trials::Trials;
 use crate::run::runner::RunConfig;
 use wgstress_instrument::atomic::AtomicError;
 use wgstress_instrument::fences::InLoop;
+use wgstress_model::fences::measured::Measured;
+use wgstress_model::fences::outcome::{quoted, AtomicTrial, Fix, TrialRuns, Verdict};
 
 /// What barriers alone could not fix: the application as is and its all-sites runs.
 pub struct Unfixed<'a> {

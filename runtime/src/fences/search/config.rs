@@ -3,12 +3,12 @@
 use crate::app::spec::App;
 use crate::fences::event::Event;
 use crate::fences::lab::{Confirmed, Lab};
-use crate::fences::patch::Choice;
 use crate::fences::source::Shader;
-use crate::stress::strategy::Strategy;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use wgstress_model::fences::patch::Choice;
+use wgstress_model::stress::strategy::Strategy;
 
 /// What the search is asked to do.
 #[derive(Clone)]

@@ -7,12 +7,14 @@
 use super::config::SearchConfig;
 use crate::error::Result;
 use crate::fences::event::Event;
-use crate::fences::lab::{Confirmed, Lab, Measured, Subject};
+use crate::fences::lab::{Confirmed, Lab, Subject};
 use crate::run::loop_limit::LoopLimit;
 use crate::run::runner::{Budget, RunConfig};
-use crate::stress::strategy::{run_seed, Strategy};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
+use wgstress_model::fences::measured::Measured;
+use wgstress_model::stress::params::run_seed;
+use wgstress_model::stress::strategy::Strategy;
 
 /// The strategies to try, each with its share of the budget's time, in order.
 pub fn schedule(given: Option<Strategy>, budget: Duration) -> Vec<(Strategy, Duration)> {

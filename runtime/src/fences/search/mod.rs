@@ -17,19 +17,20 @@ mod verify;
 #[cfg(test)]
 pub(crate) mod tests;
 
-use super::cost::{self, Cost};
+use super::cost;
 use super::event::Event;
 use super::lab::{Confirmed, Lab};
 use super::lab::{FixSet, Subject};
-use super::outcome::{Bound, Outcome, Round, StrategyRuns, Verdict};
-use super::patch::Choice;
 use super::source::Shader;
 use crate::error::Result;
-use crate::run::tally::seed_text;
-use crate::stress::strategy::Strategy;
 use config::Context;
 pub use config::SearchConfig;
 use round::{End, Found, RoundResult};
+use wgstress_model::fences::cost::Cost;
+use wgstress_model::fences::outcome::{Bound, Outcome, Round, StrategyRuns, Verdict};
+use wgstress_model::fences::patch::Choice;
+use wgstress_model::run::tally::seed_text;
+use wgstress_model::stress::strategy::Strategy;
 
 /// Searches for the fix of `shader`'s application, running on `lab`.
 pub fn search(

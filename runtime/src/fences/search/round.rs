@@ -8,14 +8,15 @@ use super::step::{Count, Step};
 use super::{atomic, verify};
 use crate::error::Result;
 use crate::fences::event::Event;
-use crate::fences::lab::{FixSet, Measured, Subject};
-use crate::fences::outcome::{AtomicTrial, Fix, StrategyRuns, Verdict};
+use crate::fences::lab::{FixSet, Subject};
 use crate::fences::shrink::shrink;
 use crate::fences::suggest::{suggest, Suggestion};
 use crate::fences::trial::FailureRate;
 use crate::fences::trials::Trials;
 use crate::run::runner::{Budget, RunConfig};
-use crate::stress::strategy::run_seed;
+use wgstress_model::fences::measured::Measured;
+use wgstress_model::fences::outcome::{AtomicTrial, Fix, StrategyRuns, Verdict};
+use wgstress_model::stress::params::run_seed;
 
 /// What one round found and measured.
 pub struct RoundResult {
@@ -145,7 +146,7 @@ fn settle(
     cx: &mut Context,
     fix: FixSet,
     kind: Fix,
-    stopped: Option<crate::run::stop::Stop>,
+    stopped: Option<wgstress_model::run::stop::Stop>,
     runs_per_trial: u64,
 ) -> Result<Found> {
     let suggestion = suggest(cx.shader, &fix, cx.config.choice)?;

@@ -14,8 +14,8 @@ use super::round::{round, End, RoundResult};
 use crate::error::Result;
 use crate::fences::event::Event;
 use crate::fences::lab::Confirmed;
-use crate::fences::outcome::{Fix, StrategyRuns, Verdict};
 use crate::fences::trial::FailureRate;
+use wgstress_model::fences::outcome::{Fix, StrategyRuns, Verdict};
 
 /// Rounds at most: each later round's trials are sized for at least four times lower a rate
 /// (the fifth for 256 times below the first). On the H100, ct-octree's third round kept three
@@ -81,10 +81,10 @@ pub fn lower_rate(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fences::lab::Measured;
-    use crate::fences::outcome::StrategyRuns;
-    use crate::run::stop::Stop;
-    use crate::stress::strategy::Strategy;
+    use wgstress_model::fences::measured::Measured;
+    use wgstress_model::fences::outcome::StrategyRuns;
+    use wgstress_model::run::stop::Stop;
+    use wgstress_model::stress::strategy::Strategy;
 
     /// A fix whose verification ran `verified` (runs, failures, stop), unverified.
     fn lower(verified: &[(u64, u64, Option<Stop>)], rate: FailureRate) -> Option<FailureRate> {

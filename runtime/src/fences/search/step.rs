@@ -2,8 +2,8 @@
 //! round), and what the trials cost.
 
 use crate::fences::lab::FixSet;
-use crate::fences::outcome::{Fix, Verdict};
 use crate::fences::trials::Trials;
+use wgstress_model::fences::outcome::{Fix, Verdict};
 
 /// A step's answer: a set that passed its trials (with how the trials ended, if early),
 /// or the verdict that ends the round.
@@ -11,7 +11,7 @@ pub enum Step {
     Passed {
         fix: FixSet,
         kind: Fix,
-        stopped: Option<crate::run::stop::Stop>,
+        stopped: Option<wgstress_model::run::stop::Stop>,
     },
     Over(Verdict),
 }

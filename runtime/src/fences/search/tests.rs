@@ -5,18 +5,19 @@
 use super::*;
 use crate::app::init::Init;
 use crate::app::spec::{App, Binding};
-use crate::fences::lab::{FixSet, Measured, Subject};
-use crate::fences::outcome::{Fix, KeptRole};
-use crate::fences::patch::{Choice, FilePatch, Patch};
-use crate::gpu::engine::Calibration;
+use crate::fences::lab::{FixSet, Subject};
 use crate::run::runner::{Budget, RunConfig};
-use crate::run::stop::Stop;
-use crate::stress::strategy::Settings;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
+use wgstress_model::fences::measured::Measured;
+use wgstress_model::fences::outcome::{Fix, KeptRole};
+use wgstress_model::fences::patch::{Choice, FilePatch, Patch};
+use wgstress_model::run::calibration::Calibration;
+use wgstress_model::run::stop::Stop;
+use wgstress_model::stress::params::Settings;
 
 /// What covers a bug: barriers at all of `sites`, on at least the variables `atomic` made
 /// atomic (or, with none, on the application as is).

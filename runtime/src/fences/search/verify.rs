@@ -6,11 +6,13 @@ use super::config::Context;
 use super::confirm::exposing;
 use crate::error::Result;
 use crate::fences::event::Event;
-use crate::fences::lab::{Measured, Subject};
-use crate::fences::outcome::{StrategyRuns, Verdict};
+use crate::fences::lab::Subject;
 use crate::run::runner::Budget;
-use crate::run::stop::Stop;
-use crate::stress::strategy::{run_seed, Strategy};
+use wgstress_model::fences::measured::Measured;
+use wgstress_model::fences::outcome::{StrategyRuns, Verdict};
+use wgstress_model::run::stop::Stop;
+use wgstress_model::stress::params::run_seed;
+use wgstress_model::stress::strategy::Strategy;
 
 /// The verification's runs of `fix` under each exposing strategy, up to the first that does
 /// not verify it, and the verdict.

@@ -2,9 +2,9 @@
 //! kept sites, and the evidence (for the report, the JSON and the log's summary line). An
 //! `Outcome` is built once, when the search ends.
 
-use super::cost::Cost;
-use super::lab::Measured;
-use super::patch::{Choice, FilePatch};
+use crate::fences::cost::Cost;
+use crate::fences::measured::Measured;
+use crate::fences::patch::{Choice, FilePatch};
 use crate::run::stop::Stop;
 use crate::stress::strategy::Strategy;
 use serde::Serialize;

@@ -3,11 +3,12 @@
 //! command's lines, its version, the reader) is in that crate; these are its run lines.
 
 use crate::error::Result;
-use crate::gpu::engine::Calibration;
+use crate::run::calibration::Calibration;
 use crate::run::record::{Outcome, Record};
 use crate::run::summary::{Comparison, Summary};
 use crate::run::tally::{Counts, Failure};
-use crate::stress::strategy::{Drawn, RunParams, Strategy, StressShape};
+use crate::stress::params::{Drawn, RunParams, StressShape};
+use crate::stress::strategy::Strategy;
 use serde::{Deserialize, Serialize};
 
 /// Where the run loop writes its lines; a failed write is an error the loop reports.

@@ -2,8 +2,9 @@
 //! command line, in logs and JSON), which workgroups it guarantees to run (Table 1 of Sorensen
 //! et al., "Specifying and Testing GPU Workgroup Progress Models", with workgroup = thread and
 //! id = the application's linear workgroup id), and its code, the value of
-//! `WgstressParams::schedule`. The library's `switch` over that field names the codes through
-//! constants written from this table (`library_source`), so the WGSL cannot drift from it.
+//! `WgstressParams::schedule`. The instrumenter's library `switch`es over that field through
+//! constants written from this table (`wgstress_instrument::library_source`), so the WGSL
+//! cannot drift from it.
 
 use serde::{Deserialize, Serialize};
 
@@ -93,11 +94,6 @@ impl Schedule {
     pub fn parks(self) -> bool {
         self != Schedule::Fair
     }
-
-    /// The library's constant for this schedule's code.
-    pub(crate) fn constant(self) -> String {
-        format!("WGSTRESS_SCHEDULE_{}", self.name().to_uppercase())
-    }
 }
 
 impl std::fmt::Display for Schedule {
@@ -120,21 +116,6 @@ impl std::str::FromStr for Schedule {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_library_switches_on_every_parking_schedule_by_its_constant() {
-        let library = include_str!("library.wgsl");
-        let start = library.find("switch wgstress_params.schedule {").unwrap();
-        let switch = &library[start..start + library[start..].find("default:").unwrap()];
-        for schedule in Schedule::ALL {
-            let case = format!("case {}:", schedule.constant());
-            assert_eq!(
-                switch.contains(&case),
-                schedule.parks(),
-                "{schedule}: {case}"
-            );
-        }
-    }
 
     #[test]
     fn names_parse_back_and_codes_are_distinct() {

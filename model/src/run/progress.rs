@@ -5,8 +5,8 @@
 //! weaker than fair).
 
 use crate::run::tally::Counts;
+use crate::stress::schedule::Schedule;
 use serde::Serialize;
-use wgstress_instrument::Schedule;
 
 /// What a model's runs showed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]

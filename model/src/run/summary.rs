@@ -2,7 +2,7 @@
 //! share, apart from the code that produces it (so the log's lines can name them without an
 //! import cycle).
 
-use crate::gpu::engine::{Calibration, Mode};
+use crate::run::calibration::Calibration;
 use crate::run::stop::Stop;
 use crate::run::tally::Stats;
 use crate::stress::shapes::ShapeRecord;
@@ -15,15 +15,6 @@ use serde::{Deserialize, Serialize};
 pub enum Ran {
     Stressed(Strategy),
     Raw,
-}
-
-impl Ran {
-    pub(crate) fn of(mode: Mode, strategy: Strategy) -> Ran {
-        match mode {
-            Mode::Instrumented => Ran::Stressed(strategy),
-            Mode::Raw => Ran::Raw,
-        }
-    }
 }
 
 impl std::fmt::Display for Ran {

@@ -1,0 +1,14 @@
+//! What calibrating stress on a device measured (`wgstress_runtime::gpu::engine` measures it).
+
+/// What calibration measured, and how long it took.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct Calibration {
+    /// Stress iterations per thread.
+    pub iterations: u32,
+    /// Seconds per passing run of the application alone, if any ran in time.
+    pub app_seconds: Option<f64>,
+    pub seconds: f64,
+    /// Why calibration ended early, if an error (a hang, a lost device) ended it: the runs
+    /// it was for do not start, and their summary says why.
+    pub aborted: Option<String>,
+}

@@ -1,0 +1,13 @@
+//! Sessions of runs as data: each run's results block and outcome (`record`), counts, rates
+//! and intervals (`tally`, `stats`), why runs ended early (`stop`), what calibration measured
+//! (`calibration`), what a session and a comparison report (`summary`), the run loop's log
+//! lines (`log`), and what runs under each progress model say (`progress`).
+
+pub mod calibration;
+pub mod log;
+pub mod progress;
+pub mod record;
+pub mod stats;
+pub mod stop;
+pub mod summary;
+pub mod tally;
