@@ -19,7 +19,7 @@ use crate::fences::trial::{passes, FailureRate, Oracle, Trial};
 use crate::fences::trials::Trials;
 use crate::run::runner::RunConfig;
 use wgstress_instrument::atomic::AtomicError;
-use wgstress_instrument::fences::InLoop;
+use wgstress_instrument::placement::InLoop;
 
 /// What barriers alone could not fix: the application as is and its all-sites runs.
 pub struct Unfixed<'a> {
