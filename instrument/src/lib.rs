@@ -9,6 +9,18 @@
 //! assert_eq!(result.manifest.entry_point.name, "main");
 //! assert_eq!(result.manifest.bind_group, 1);
 //! ```
+//!
+//! The source is grouped by job:
+//! - `lib.rs`, `error.rs`, `options.rs`, `manifest.rs`, `schedule.rs`, `stress.rs`
+//!   (with `library.wgsl`): the crate's interface, what it is asked and what it returns.
+//! - `passes/`: the steps of instrumentation over the user's module (overrides, pointer
+//!   specialization, name checks, assertion hooks, the loop watchdog, entry-point wrappers).
+//! - `ir/`: plumbing over naga's IR that the passes share (building, importing, remapping,
+//!   reordering and walking).
+//! - `wgsl/`: WGSL source text (parsing, directives, nesting, locating, outlining, rendering).
+//! - `placement/`: where a storage barrier may go (candidate fence sites, their roles, the
+//!   shader with barriers at a chosen set, and the same edits as patches of the source).
+//! - `atomic/`: make-atomic, the rewrite of a plain storage variable into an atomic one.
 
 #![deny(unreachable_pub)]
 
@@ -203,16 +215,16 @@ fn instrument(
         params: imported.global("wgstress_params"),
     };
     let entry_role = if options.postcondition_only {
-        entry::Role::Postcondition
+        entry::EntryRole::Postcondition
     } else {
-        entry::Role::Application
+        entry::EntryRole::Application
     };
     entry::wrap(&mut module, entry, entry_role, &lib, &locator)?;
     if let Some(check) = postcondition {
         entry::wrap(
             &mut module,
             check,
-            entry::Role::Postcondition,
+            entry::EntryRole::Postcondition,
             &lib,
             &locator,
         )?;

@@ -246,7 +246,7 @@ fn check_uses(
         .map(|(_, f)| f.name.clone().unwrap_or_default())
         .collect();
     let callee_names = |f: Handle<naga::Function>| names[f.index()].clone();
-    let target = uses::Target {
+    let target = uses::TargetVariable {
         var,
         ty,
         types: &module.types,

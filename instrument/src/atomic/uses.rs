@@ -18,7 +18,7 @@ pub(crate) struct Refused {
 }
 
 /// The variable and what make-atomic needs to know about the module around it.
-pub(crate) struct Target<'a> {
+pub(crate) struct TargetVariable<'a> {
     pub var: Handle<GlobalVariable>,
     pub ty: Handle<Type>,
     pub types: &'a UniqueArena<Type>,
@@ -26,7 +26,7 @@ pub(crate) struct Target<'a> {
 }
 
 /// Checks every use of the target variable in `function`.
-pub(crate) fn check(function: &mut Function, target: &Target) -> Result<(), Refused> {
+pub(crate) fn check(function: &mut Function, target: &TargetVariable) -> Result<(), Refused> {
     let derived = derived_pointers(function, target);
     let at_integer: Vec<Option<bool>> = derived
         .iter()
@@ -41,7 +41,7 @@ pub(crate) fn check(function: &mut Function, target: &Target) -> Result<(), Refu
 }
 
 /// For each expression that is a pointer into the variable, the type it points at.
-fn derived_pointers(function: &Function, target: &Target) -> Vec<Option<Handle<Type>>> {
+fn derived_pointers(function: &Function, target: &TargetVariable) -> Vec<Option<Handle<Type>>> {
     let mut derived = vec![None; function.expressions.len()];
     // Operands precede their users in the arena, so one pass in order sees every chain.
     for (handle, expr) in function.expressions.iter() {

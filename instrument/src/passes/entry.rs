@@ -22,7 +22,7 @@ use naga::{
 
 /// What a wrapped entry point does before it calls the user's function.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Role {
+pub(crate) enum EntryRole {
     /// The application kernel: stress workgroups are split off, workgroup ids remapped.
     Application,
     /// The postcondition kernel: dispatched on its own, builtins passed through.
@@ -55,7 +55,7 @@ const APP_GROUPS_FIELD: u32 = 0;
 pub(crate) fn wrap(
     module: &mut Module,
     index: usize,
-    role: Role,
+    role: EntryRole,
     lib: &Library,
     at: &Locator,
 ) -> Result<()> {
@@ -93,8 +93,8 @@ pub(crate) fn wrap(
         argument.binding = None;
     }
     let prefix = match role {
-        Role::Application => "app",
-        Role::Postcondition => "post",
+        EntryRole::Application => "app",
+        EntryRole::Postcondition => "post",
     };
     user.name = Some(format!("wgstress_{prefix}_{name}"));
     let user_args: Vec<_> = user.arguments.iter().map(|a| a.ty).collect();
@@ -197,12 +197,12 @@ impl Wrapper {
     }
 
     /// The wrapper takes the builtins it needs itself plus every builtin the user's takes.
-    fn declare(&mut self, inputs: &[Input], role: Role) {
+    fn declare(&mut self, inputs: &[Input], role: EntryRole) {
         let mut wanted = vec![
             (BuiltIn::WorkGroupId, self.vec3),
             (BuiltIn::LocalInvocationId, self.vec3),
         ];
-        if role == Role::Application {
+        if role == EntryRole::Application {
             wanted.push((BuiltIn::NumWorkGroups, self.vec3));
             wanted.push((BuiltIn::LocalInvocationIndex, self.u32_ty));
         }
@@ -214,7 +214,7 @@ impl Wrapper {
         }
         for (builtin, ty) in wanted {
             // The application's global id is computed from its remapped workgroup id.
-            let computed = role == Role::Application && builtin == BuiltIn::GlobalInvocationId;
+            let computed = role == EntryRole::Application && builtin == BuiltIn::GlobalInvocationId;
             if !computed && !self.builtins.contains(&builtin) {
                 self.builtins.push(builtin);
                 self.function.arguments.push(FunctionArgument {
@@ -237,7 +237,7 @@ impl Wrapper {
 
     fn build(
         &mut self,
-        role: Role,
+        role: EntryRole,
         size: [u32; 3],
         lib: &Library,
         user_fn: Handle<Function>,
@@ -248,11 +248,11 @@ impl Wrapper {
         let local_arg = self.argument(BuiltIn::LocalInvocationId);
         let (vec3, span) = (self.vec3, self.span);
         let remapped = match role {
-            Role::Application => Some((
+            EntryRole::Application => Some((
                 self.argument(BuiltIn::NumWorkGroups),
                 self.argument(BuiltIn::LocalInvocationIndex),
             )),
-            Role::Postcondition => None,
+            EntryRole::Postcondition => None,
         };
         let passthrough: Vec<(BuiltIn, Expression)> = self
             .builtins
@@ -347,7 +347,7 @@ impl Wrapper {
             arguments.push(handle);
         }
         b.call(user_fn, arguments, false);
-        if role == Role::Application {
+        if role == EntryRole::Application {
             let leave = if lib.has_barriers {
                 lib.leave_app
             } else {

@@ -14,6 +14,11 @@
 //! A non-uniform branch with an empty other side is split around the sites between its
 //! accesses (split.rs). module.rs places a module's sites, all.rs writes the shader with a
 //! barrier at every site, patch.rs the one with barriers at a chosen set.
+//!
+//! The folder was `fences/`, a name the workspace also gives runtime's fence search
+//! (runtime/src/fences) and the CLI's command and report (src/commands/fences,
+//! src/present/fences). What this one computes is the placement those rely on, where a
+//! barrier may go and what the shader looks like with it there, hence `placement`.
 
 mod access;
 mod all;

@@ -14,24 +14,24 @@ use std::ops::Range;
 /// `LanguageExtensionNotYetImplemented`), which Tint accepts. naga's subgroup operations
 /// need no `enable`; its validator refuses pointer parameters in any case (pointers.rs
 /// rewrites them). A test checks that naga still refuses each.
-pub(crate) const NAGA_REFUSES: [(Kind, &str); 2] = [
-    (Kind::Enable, "subgroups"),
-    (Kind::Requires, "unrestricted_pointer_parameters"),
+pub(crate) const NAGA_REFUSES: [(DirectiveKind, &str); 2] = [
+    (DirectiveKind::Enable, "subgroups"),
+    (DirectiveKind::Requires, "unrestricted_pointer_parameters"),
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Kind {
+pub(crate) enum DirectiveKind {
     Enable,
     Requires,
     Diagnostic,
 }
 
-impl Kind {
+impl DirectiveKind {
     fn keyword(self) -> &'static str {
         match self {
-            Kind::Enable => "enable",
-            Kind::Requires => "requires",
-            Kind::Diagnostic => "diagnostic",
+            DirectiveKind::Enable => "enable",
+            DirectiveKind::Requires => "requires",
+            DirectiveKind::Diagnostic => "diagnostic",
         }
     }
 }
@@ -40,7 +40,7 @@ impl Kind {
 /// byte ranges, and the byte range of the whole directive, `;` included.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Directive {
-    pub kind: Kind,
+    pub kind: DirectiveKind,
     pub names: Vec<(String, Range<usize>)>,
     pub span: Range<usize>,
 }
@@ -54,14 +54,14 @@ pub(crate) fn scan(source: &str) -> Vec<Directive> {
         lexer.skip_blank();
         let start = lexer.at;
         let kind = match lexer.word() {
-            Some("enable") => Kind::Enable,
-            Some("requires") => Kind::Requires,
-            Some("diagnostic") => Kind::Diagnostic,
+            Some("enable") => DirectiveKind::Enable,
+            Some("requires") => DirectiveKind::Requires,
+            Some("diagnostic") => DirectiveKind::Diagnostic,
             _ => return out,
         };
         let names = match kind {
-            Kind::Diagnostic => lexer.until_semicolon().map(|()| Vec::new()),
-            Kind::Enable | Kind::Requires => lexer.name_list(),
+            DirectiveKind::Diagnostic => lexer.until_semicolon().map(|()| Vec::new()),
+            DirectiveKind::Enable | DirectiveKind::Requires => lexer.name_list(),
         };
         match names {
             Some(names) => out.push(Directive {
@@ -128,7 +128,7 @@ pub(crate) fn for_naga(source: &str) -> Cow<'_, str> {
 pub(crate) fn head(wgsl: &str, module: &Module, source: Option<&str>) -> String {
     let user = source.map(scan).unwrap_or_default();
     let (written, body) = naga_enables(wgsl);
-    let mut enables: Vec<String> = names_of(&user, Kind::Enable);
+    let mut enables: Vec<String> = names_of(&user, DirectiveKind::Enable);
     let subgroups = needs_subgroups(module).then(|| "subgroups".to_string());
     for name in written.into_iter().chain(subgroups) {
         if !enables.contains(&name) {
@@ -137,13 +137,13 @@ pub(crate) fn head(wgsl: &str, module: &Module, source: Option<&str>) -> String 
     }
     let mut out = String::new();
     for name in &enables {
-        out.push_str(&format!("{} {name};\n", Kind::Enable.keyword()));
+        out.push_str(&format!("{} {name};\n", DirectiveKind::Enable.keyword()));
     }
-    for name in names_of(&user, Kind::Requires) {
-        out.push_str(&format!("{} {name};\n", Kind::Requires.keyword()));
+    for name in names_of(&user, DirectiveKind::Requires) {
+        out.push_str(&format!("{} {name};\n", DirectiveKind::Requires.keyword()));
     }
     for (rule, severity) in diagnostics(module) {
-        let keyword = Kind::Diagnostic.keyword();
+        let keyword = DirectiveKind::Diagnostic.keyword();
         out.push_str(&format!("{keyword}({severity}, {rule});\n"));
     }
     if !out.is_empty() {
@@ -153,7 +153,7 @@ pub(crate) fn head(wgsl: &str, module: &Module, source: Option<&str>) -> String 
     out
 }
 
-fn names_of(directives: &[Directive], kind: Kind) -> Vec<String> {
+fn names_of(directives: &[Directive], kind: DirectiveKind) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for (name, _) in directives
         .iter()
@@ -412,8 +412,15 @@ mod tests {
     fn directives_are_scanned_past_comments_and_blanked_by_name() {
         let source = "// head\nenable f16, /* x */ subgroups;\n/* a /* nested */ one */ requires unrestricted_pointer_parameters,\n  pointer_composite_access;\ndiagnostic(off, derivative_uniformity);\nfn f() {}\n";
         let found = scan(source);
-        let kinds: Vec<Kind> = found.iter().map(|d| d.kind).collect();
-        assert_eq!(kinds, [Kind::Enable, Kind::Requires, Kind::Diagnostic]);
+        let kinds: Vec<DirectiveKind> = found.iter().map(|d| d.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                DirectiveKind::Enable,
+                DirectiveKind::Requires,
+                DirectiveKind::Diagnostic
+            ]
+        );
         assert_eq!(found[0].names.len(), 2);
         let blanked = for_naga(source);
         assert_eq!(blanked.lines().count(), source.lines().count());

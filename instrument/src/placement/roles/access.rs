@@ -5,7 +5,7 @@ use naga::{Expression, GlobalVariable, Handle, Literal, Module, Span};
 
 /// How an access touches its location.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) enum Kind {
+pub(crate) enum AccessKind {
     Read,
     Write,
     /// A read-modify-write other than a compare-exchange (`atomicAdd`, `atomicExchange`, ...).
@@ -17,7 +17,7 @@ pub(crate) enum Kind {
 /// One storage access of the source (a load, a store, an atomic operation).
 #[derive(Clone, Debug)]
 pub(crate) struct Access {
-    pub kind: Kind,
+    pub kind: AccessKind,
     /// On an `atomic<...>` location.
     pub atomic: bool,
     pub global: Handle<GlobalVariable>,
@@ -36,11 +36,11 @@ pub(crate) struct Access {
 
 impl Access {
     pub(crate) fn reads(&self) -> bool {
-        self.kind != Kind::Write
+        self.kind != AccessKind::Write
     }
 
     pub(crate) fn writes(&self) -> bool {
-        self.kind != Kind::Read
+        self.kind != AccessKind::Read
     }
 
     /// Whether the two may touch one location: one variable, and no step whose indices
@@ -64,17 +64,17 @@ impl Access {
 
 /// What tells an access from the others of its function.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) enum Key {
+pub(crate) enum AccessKey {
     /// A load, by its expression.
     Expression(u32),
     /// A store or an atomic operation, by its statement's span (start and end).
     Statement(u32, u32),
 }
 
-impl Key {
-    pub(crate) fn statement(span: Span) -> Key {
+impl AccessKey {
+    pub(crate) fn statement(span: Span) -> AccessKey {
         let r = span.to_range().unwrap_or(0..0);
-        Key::Statement(r.start as u32, r.end as u32)
+        AccessKey::Statement(r.start as u32, r.end as u32)
     }
 }
 

@@ -12,8 +12,8 @@ use naga::{
 };
 use std::collections::{HashMap, HashSet};
 
-use super::access::{index as index_of, Index, Key};
-pub(crate) use super::access::{Access, Kind};
+use super::access::{index as index_of, AccessKey, Index};
+pub(crate) use super::access::{Access, AccessKind};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Event {
@@ -148,7 +148,7 @@ struct Builder<'a> {
     locator: Locator<'a>,
     source: &'a str,
     /// Each access's index, by function (`None`: the entry point), span and kind.
-    ids: HashMap<(Option<Handle<Function>>, Key, Kind), usize>,
+    ids: HashMap<(Option<Handle<Function>>, AccessKey, AccessKind), usize>,
     trace: Trace,
     /// Each local variable's number, by function walked (`None`: the entry point).
     locals: HashMap<(Option<Handle<Function>>, u32), u32>,
@@ -208,7 +208,11 @@ impl Builder<'_> {
                 match self.local_root(context, pointer) {
                     Some(local) => carried.extend(self.values.get(&local).into_iter().flatten()),
                     None => {
-                        let key = (context.key, Key::Expression(h.index() as u32), Kind::Read);
+                        let key = (
+                            context.key,
+                            AccessKey::Expression(h.index() as u32),
+                            AccessKind::Read,
+                        );
                         carried.extend(self.ids.get(&key));
                     }
                 }
@@ -245,8 +249,14 @@ impl Builder<'_> {
             Statement::Emit(range) => {
                 for h in range.clone() {
                     if let Expression::Load { pointer } = expressions[h] {
-                        let at = Key::Expression(h.index() as u32);
-                        self.access(context, pointer, Kind::Read, at, expressions.get_span(h));
+                        let at = AccessKey::Expression(h.index() as u32);
+                        self.access(
+                            context,
+                            pointer,
+                            AccessKind::Read,
+                            at,
+                            expressions.get_span(h),
+                        );
                     }
                 }
             }
@@ -255,14 +265,20 @@ impl Builder<'_> {
                     let carried = self.carried(context, *value);
                     self.set(local, carried);
                 }
-                self.access(context, *pointer, Kind::Write, Key::statement(span), span)
+                self.access(
+                    context,
+                    *pointer,
+                    AccessKind::Write,
+                    AccessKey::statement(span),
+                    span,
+                )
             }
             Statement::Atomic { pointer, fun, .. } => {
                 let kind = match fun {
-                    AtomicFunction::Exchange { compare: Some(_) } => Kind::Compare,
-                    _ => Kind::Update,
+                    AtomicFunction::Exchange { compare: Some(_) } => AccessKind::Compare,
+                    _ => AccessKind::Update,
                 };
-                self.access(context, *pointer, kind, Key::statement(span), span);
+                self.access(context, *pointer, kind, AccessKey::statement(span), span);
             }
             Statement::Call {
                 function,
@@ -381,8 +397,8 @@ impl Builder<'_> {
         &mut self,
         context: &Context,
         pointer: Handle<Expression>,
-        kind: Kind,
-        key: Key,
+        kind: AccessKind,
+        key: AccessKey,
         span: Span,
     ) {
         let expressions = &context.function.expressions;

@@ -1,7 +1,7 @@
 //! Where a barrier serves a release or an acquire: the flag and data around a site, and the
 //! windows of the trace on the other side of its pairs.
 
-use super::trace::{Access, Event, Kind};
+use super::trace::{Access, AccessKind, Event};
 use super::Roles;
 use std::collections::BTreeSet;
 
@@ -40,9 +40,9 @@ impl Roles {
             .rev()
             .filter(|&i| {
                 self.together(i, p)
-                    && self
-                        .access(i)
-                        .is_some_and(|a| a.kind == Kind::Write && !self.trace.same_place(i, flag))
+                    && self.access(i).is_some_and(|a| {
+                        a.kind == AccessKind::Write && !self.trace.same_place(i, flag)
+                    })
             })
             .collect();
         let windows = self.reading_windows(flag_access, &data);
@@ -59,9 +59,9 @@ impl Roles {
         let data: Vec<usize> = (p + 1..self.trace.events.len())
             .filter(|&i| {
                 self.together(i, p)
-                    && self
-                        .access(i)
-                        .is_some_and(|a| a.kind == Kind::Read && !self.trace.same_place(flag, i))
+                    && self.access(i).is_some_and(|a| {
+                        a.kind == AccessKind::Read && !self.trace.same_place(flag, i)
+                    })
             })
             .collect();
         let windows = self.writing_windows(flag_access, &data);
@@ -85,7 +85,7 @@ impl Roles {
                     self.together(j, i)
                         && !self.trace.same_place(i, j)
                         && self.access(j).is_some_and(|b| {
-                            b.kind == Kind::Read && data.iter().any(|d| d.may_alias(b))
+                            b.kind == AccessKind::Read && data.iter().any(|d| d.may_alias(b))
                         })
                 })?;
                 Some(Window {
@@ -105,7 +105,9 @@ impl Roles {
         (0..self.trace.events.len())
             .filter(|&i| {
                 self.access(i).is_some_and(|a| {
-                    a.atomic && matches!(a.kind, Kind::Write | Kind::Update) && a.may_alias(flag)
+                    a.atomic
+                        && matches!(a.kind, AccessKind::Write | AccessKind::Update)
+                        && a.may_alias(flag)
                 }) && self.first_instances(&mut seen, i)
             })
             .filter_map(|i| {
@@ -113,7 +115,7 @@ impl Roles {
                     self.together(k, i)
                         && !self.trace.same_place(k, i)
                         && self.access(k).is_some_and(|b| {
-                            b.kind == Kind::Write && data.iter().any(|d| d.may_alias(b))
+                            b.kind == AccessKind::Write && data.iter().any(|d| d.may_alias(b))
                         })
                 })?;
                 Some(Window {

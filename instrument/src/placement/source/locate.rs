@@ -89,7 +89,7 @@ pub(crate) fn locate(
                 range(prev.unwrap_or_default()),
                 range(next.unwrap_or_default()),
             );
-            // naga hoists a branch's final `return` after it (fences/returns.rs): a
+            // naga hoists a branch's final `return` after it (placement/returns.rs): a
             // statement after the branch whose span lies inside it.
             if p.start <= n.start && n.end <= p.end {
                 Place::After(a)

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 /// Something a call gives the function.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub(crate) enum Key {
+pub(crate) enum CallInput {
     /// The argument at this index.
     Value(u32),
     /// What the `ptr<function, T>` argument at this index points to, as the call finds it.
@@ -20,7 +20,7 @@ pub(crate) enum Dep {
     NonUniform,
     /// The same in every invocation of a call made in uniform control flow where these are
     /// uniform (none: whenever the call is).
-    On(BTreeSet<Key>),
+    On(BTreeSet<CallInput>),
 }
 
 impl Dep {
@@ -31,16 +31,16 @@ impl Dep {
 
     /// Uniform when parameter `index` is.
     pub(crate) fn parameter(index: u32) -> Dep {
-        Dep::On(BTreeSet::from([Key::Value(index)]))
+        Dep::On(BTreeSet::from([CallInput::Value(index)]))
     }
 
     /// Uniform when what pointer parameter `index` points to is, at the call.
     pub(crate) fn contents(index: u32) -> Dep {
-        Dep::On(BTreeSet::from([Key::Contents(index)]))
+        Dep::On(BTreeSet::from([CallInput::Contents(index)]))
     }
 
     /// The same, in the caller: each key replaced by what the call gives for it.
-    pub(crate) fn at_call(&self, given: impl Fn(Key) -> Dep) -> Dep {
+    pub(crate) fn at_call(&self, given: impl Fn(CallInput) -> Dep) -> Dep {
         match self {
             Dep::NonUniform => Dep::NonUniform,
             Dep::On(keys) => keys
@@ -81,11 +81,11 @@ pub(crate) enum Parameters {
     /// All of them: an entry point (whose arguments are builtins, judged on their own), or a
     /// function nothing calls.
     All,
-    Some(BTreeSet<Key>),
+    Some(BTreeSet<CallInput>),
 }
 
 impl Parameters {
-    pub(crate) fn contains(&self, key: Key) -> bool {
+    pub(crate) fn contains(&self, key: CallInput) -> bool {
         match self {
             Parameters::All => true,
             Parameters::Some(set) => set.contains(&key),
@@ -102,17 +102,20 @@ mod tests {
         let (a, b) = (Dep::parameter(0), Dep::contents(2));
         assert_eq!(
             a.join(&b),
-            Dep::On(BTreeSet::from([Key::Value(0), Key::Contents(2)]))
+            Dep::On(BTreeSet::from([
+                CallInput::Value(0),
+                CallInput::Contents(2)
+            ]))
         );
         assert_eq!(a.join(&Dep::NonUniform), Dep::NonUniform);
         assert_eq!(Dep::uniform().join(&a), a);
-        let first = Parameters::Some(BTreeSet::from([Key::Value(0)]));
+        let first = Parameters::Some(BTreeSet::from([CallInput::Value(0)]));
         assert!(a.holds(&first) && !b.holds(&first) && b.holds(&Parameters::All));
         assert!(!Dep::NonUniform.holds(&Parameters::All));
         // At a call: the argument is uniform, the pointee is not.
         let given = |key| match key {
-            Key::Value(_) => Dep::uniform(),
-            Key::Contents(_) => Dep::NonUniform,
+            CallInput::Value(_) => Dep::uniform(),
+            CallInput::Contents(_) => Dep::NonUniform,
         };
         assert_eq!(a.at_call(given), Dep::uniform());
         assert_eq!(b.at_call(given), Dep::NonUniform);

@@ -31,7 +31,7 @@
 //! (place.rs) follows.
 
 use super::behaviors::{self, Behaviors};
-use super::dep::{join_into, Dep, Key};
+use super::dep::{join_into, CallInput, Dep};
 use super::values::{initial, slot, Locals, Values};
 use crate::placement::memory::{root, Root};
 use naga::{Block, Expression, Function, Handle, Module, Statement};
@@ -78,10 +78,10 @@ pub(crate) struct CallSite {
 
 impl CallSite {
     /// What `key` of the callee is at this call.
-    pub(crate) fn given(&self, key: Key) -> Dep {
+    pub(crate) fn given(&self, key: CallInput) -> Dep {
         match key {
-            Key::Value(index) => self.arguments[index as usize].clone(),
-            Key::Contents(index) => self.pointees[index as usize]
+            CallInput::Value(index) => self.arguments[index as usize].clone(),
+            CallInput::Contents(index) => self.pointees[index as usize]
                 .clone()
                 .unwrap_or(Dep::NonUniform),
         }
@@ -99,7 +99,7 @@ pub(crate) struct Summary {
 }
 
 /// What the analysis of a function found.
-pub(crate) struct Analysis {
+pub(crate) struct FunctionUniformity {
     pub body: Positions,
     pub summary: Summary,
     pub calls: Vec<CallSite>,
@@ -125,7 +125,7 @@ pub(crate) fn analyze(
     body: &Block,
     entry: bool,
     callees: &HashMap<Handle<Function>, Summary>,
-) -> Analysis {
+) -> FunctionUniformity {
     let mut analyzer = Analyzer {
         module,
         function,
@@ -153,7 +153,7 @@ pub(crate) fn analyze(
             })
         })
         .collect();
-    Analysis {
+    FunctionUniformity {
         body: positions,
         summary: Summary {
             // A function none of whose returns is reached returns nothing uniform or not.

@@ -6,8 +6,8 @@
 //! function against every call of it, so a barrier inside a function is valid where the
 //! flow there depends only on parameters that every call passes uniformly.
 
-use super::dep::{Dep, Key, Parameters};
-use super::function::{analyze, Analysis, CallSite};
+use super::dep::{CallInput, Dep, Parameters};
+use super::function::{analyze, CallSite, FunctionUniformity};
 use naga::{Block, Function, Handle, Module};
 use std::collections::{BTreeSet, HashMap};
 
@@ -36,7 +36,7 @@ impl Context {
 
 /// The analysis of every function of a module, with its calling context.
 pub(crate) struct ModuleUniformity {
-    analyses: HashMap<Target, (Analysis, Context)>,
+    analyses: HashMap<Target, (FunctionUniformity, Context)>,
 }
 
 impl ModuleUniformity {
@@ -44,7 +44,7 @@ impl ModuleUniformity {
     /// to the same effect).
     pub(crate) fn new<'b>(module: &Module, body: impl Fn(Target) -> &'b Block) -> ModuleUniformity {
         let mut summaries = HashMap::new();
-        let mut analyses: HashMap<Target, Analysis> = HashMap::new();
+        let mut analyses: HashMap<Target, FunctionUniformity> = HashMap::new();
         for (handle, function) in module.functions.iter() {
             let target = Target::Function(handle);
             let analysis = analyze(module, function, body(target), false, &summaries);
@@ -68,7 +68,7 @@ impl ModuleUniformity {
         }
     }
 
-    pub(crate) fn analysis(&self, target: Target) -> &Analysis {
+    pub(crate) fn analysis(&self, target: Target) -> &FunctionUniformity {
         &self.analyses[&target].0
     }
 
@@ -78,7 +78,10 @@ impl ModuleUniformity {
 }
 
 /// Every function's calling context, callers first.
-fn contexts(module: &Module, analyses: &HashMap<Target, Analysis>) -> HashMap<Target, Context> {
+fn contexts(
+    module: &Module,
+    analyses: &HashMap<Target, FunctionUniformity>,
+) -> HashMap<Target, Context> {
     let mut contexts: HashMap<Target, Context> = HashMap::new();
     for index in 0..module.entry_points.len() {
         let context = Context {
@@ -95,15 +98,15 @@ fn contexts(module: &Module, analyses: &HashMap<Target, Analysis>) -> HashMap<Ta
     }
     for (handle, function) in module.functions.iter().rev() {
         let mut called_uniformly = true;
-        let mut uniform: Option<BTreeSet<Key>> = None;
+        let mut uniform: Option<BTreeSet<CallInput>> = None;
         for (caller, call) in calls.get(&handle).into_iter().flatten() {
             // Callers come after their callees: the caller's context is known.
             let context = &contexts[caller];
             called_uniformly &= context.called_uniformly && call.flow.holds(&context.parameters);
             let these = (0..function.arguments.len() as u32)
-                .flat_map(|i| [Key::Value(i), Key::Contents(i)])
+                .flat_map(|i| [CallInput::Value(i), CallInput::Contents(i)])
                 .filter(|key| call.given(*key).holds(&context.parameters))
-                .collect::<BTreeSet<Key>>();
+                .collect::<BTreeSet<CallInput>>();
             uniform = Some(match uniform {
                 Some(so_far) => so_far.intersection(&these).copied().collect(),
                 None => these,

@@ -6,12 +6,12 @@ use std::ops::Range;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Token {
-    pub kind: Kind,
+    pub kind: TokenKind,
     pub range: Range<usize>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Kind {
+pub(crate) enum TokenKind {
     /// An identifier, keyword or number literal.
     Word,
     Punct,
@@ -43,7 +43,7 @@ pub(crate) fn tokens(source: &str, start: usize, end: usize) -> Vec<Token> {
             }
             // A number's exponent sign or a decimal point stays in the word: `1e-3`, `1.5f`.
             out.push(Token {
-                kind: Kind::Word,
+                kind: TokenKind::Word,
                 range: from..at,
             });
         } else if c == b'.' && bytes.get(at + 1).is_some_and(u8::is_ascii_digit) {
@@ -53,7 +53,7 @@ pub(crate) fn tokens(source: &str, start: usize, end: usize) -> Vec<Token> {
                 at += 1;
             }
             out.push(Token {
-                kind: Kind::Word,
+                kind: TokenKind::Word,
                 range: from..at,
             });
         } else {
@@ -65,7 +65,7 @@ pub(crate) fn tokens(source: &str, start: usize, end: usize) -> Vec<Token> {
                     |p| p.len(),
                 );
             out.push(Token {
-                kind: Kind::Punct,
+                kind: TokenKind::Punct,
                 range: at..at + len,
             });
             at += len;

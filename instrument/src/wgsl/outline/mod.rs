@@ -145,14 +145,14 @@ impl Block {
 pub(crate) fn mentions(text: &str, name: &str) -> bool {
     lex::tokens(text, 0, text.len())
         .iter()
-        .any(|t| t.kind == lex::Kind::Word && &text[t.range.clone()] == name)
+        .any(|t| t.kind == lex::TokenKind::Word && &text[t.range.clone()] == name)
 }
 
 /// Every word (identifier, keyword, number) of `source`.
 pub(crate) fn words(source: &str) -> Vec<&str> {
     lex::tokens(source, 0, source.len())
         .into_iter()
-        .filter(|t: &Token| t.kind == lex::Kind::Word)
+        .filter(|t: &Token| t.kind == lex::TokenKind::Word)
         .map(|t| &source[t.range])
         .collect()
 }
