@@ -237,7 +237,7 @@ fn one_line(error: &anyhow::Error) -> String {
     let mut parts: Vec<String> = Vec::new();
     for cause in error.chain() {
         let text = cause.to_string();
-        if cause.is::<wgstress_instrument::Error>() {
+        if cause.is::<wgstress_instrument::InstrumentError>() {
             parts.push(text);
             break;
         }

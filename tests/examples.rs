@@ -101,7 +101,7 @@ fn tint_accepts_every_example_shader_as_given_and_instrumented() {
         let app = wgstress_runtime::app::spec::load(&spec).unwrap();
         for dispatch in app.dispatches() {
             let (path, source) = app.shader_of(&dispatch);
-            let options = wgstress_instrument::Options {
+            let options = wgstress_instrument::InstrumentOptions {
                 entry: dispatch.entry.clone(),
                 postcondition: (path == app.shader_path)
                     .then(|| app.postcondition.clone())

@@ -163,7 +163,7 @@ fn tint_accepts_every_progress_example_as_given_and_instrumented() {
         let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
         for dispatch in app.dispatches() {
             let (file, source) = app.shader_of(&dispatch);
-            let options = wgstress_instrument::Options {
+            let options = wgstress_instrument::InstrumentOptions {
                 entry: dispatch.entry.clone(),
                 file_name: Some(file.to_string()),
                 constants: app.constants.clone(),

@@ -5,7 +5,7 @@ mod common;
 
 use common::outputs_without_stress;
 use wgstress_apps::{all, Size, Variant};
-use wgstress_instrument::{instrument_wgsl, Options};
+use wgstress_instrument::{instrument_wgsl, InstrumentOptions};
 use wgstress_runtime::app::spec::App;
 use wgstress_tint::{assert_valid, NamedWgsl};
 
@@ -62,7 +62,7 @@ fn nofence_sources_validate_in_naga_and_tint_and_instrument() {
         naga::valid::Validator::new(Default::default(), naga::valid::Capabilities::all())
             .validate(&module)
             .unwrap_or_else(|e| panic!("{}: {e:?}", app.name));
-        let options = Options {
+        let options = InstrumentOptions {
             entry: app.entry.clone(),
             postcondition: app.postcondition.clone(),
             file_name: Some(app.shader_path.clone()),

@@ -9,10 +9,10 @@
 use std::collections::BTreeSet;
 use wgstress_apps::{all, find, Size, Variant};
 use wgstress_instrument::atomic::candidates_wgsl;
-use wgstress_instrument::fences::{
+use wgstress_instrument::placement::{
     analyse, fenced_at, fenced_at_atomic, fences, Analysis, Side, Why,
 };
-use wgstress_instrument::Options;
+use wgstress_instrument::InstrumentOptions;
 use wgstress_tint::{assert_valid, NamedWgsl};
 
 /// A site as the search reports it: `line:column` of the access, and the side.
@@ -45,8 +45,8 @@ const GAPS: [(&str, u32, &str); 1] = [
     ),
 ];
 
-fn options(app: &wgstress_runtime::app::spec::App) -> Options {
-    Options {
+fn options(app: &wgstress_runtime::app::spec::App) -> InstrumentOptions {
+    InstrumentOptions {
         entry: app.entry.clone(),
         postcondition: app.postcondition.clone(),
         file_name: Some(app.shader_path.clone()),

@@ -4,14 +4,14 @@
 
 use std::path::Path;
 use wgstress_apps::{all, Size, Variant};
-use wgstress_instrument::{instrument_wgsl, Options};
+use wgstress_instrument::{instrument_wgsl, InstrumentOptions};
 use wgstress_litmus::{catalog, shader};
 use wgstress_runtime::app::spec::App;
 use wgstress_tint::{assert_valid, NamedWgsl};
 
 /// The app instrumented with the options `Engine::new` gives it.
 fn instrumented(app: &App) -> NamedWgsl {
-    let options = Options {
+    let options = InstrumentOptions {
         entry: app.entry.clone(),
         postcondition: app.postcondition.clone(),
         file_name: Some(app.shader_path.clone()),

@@ -1,7 +1,7 @@
 fn main() {
     let path = std::env::args().nth(1).expect("path");
     let source = std::fs::read_to_string(&path).unwrap();
-    let options = wgstress_instrument::Options {
+    let options = wgstress_instrument::InstrumentOptions {
         file_name: Some(path),
         ..Default::default()
     };

@@ -8,13 +8,13 @@ use thiserror::Error;
 /// A place in the user's shader: `file:line:column`, or the file alone when the module came
 /// without source text (a Rust application's own module) or naga kept no span for the item.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Location {
+pub struct ShaderLocation {
     pub file: String,
     /// 1-based line and column.
     pub position: Option<(u32, u32)>,
 }
 
-impl fmt::Display for Location {
+impl fmt::Display for ShaderLocation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.position {
             Some((line, column)) => write!(f, "{}:{line}:{column}", self.file),
@@ -24,7 +24,7 @@ impl fmt::Display for Location {
 }
 
 #[derive(Debug, Error)]
-pub enum Error {
+pub enum InstrumentError {
     /// The WGSL does not parse or does not validate.
     #[error("{summary}\n{rendered}")]
     Shader {
@@ -50,9 +50,9 @@ pub enum Error {
     #[error(
         "{at}: `{name}` uses the prefix `wgstress_`, which is reserved for the instrumenter; rename it"
     )]
-    NameClash { name: String, at: Location },
+    NameClash { name: String, at: ShaderLocation },
     #[error("{at}: `wgstress_assert` must be declared as `fn wgstress_assert(cond: bool) {{}}`: {reason}")]
-    BadAssertHook { reason: String, at: Location },
+    BadAssertHook { reason: String, at: ShaderLocation },
     #[error(
         "the shader uses every bind group 0..{0}; wgstress needs one free group for its bindings"
     )]
@@ -62,17 +62,20 @@ pub enum Error {
     #[error("{file}: {message}")]
     Overrides { file: String, message: String },
     #[error("{at}: entry point `{entry}` sizes its workgroup with an override; give @workgroup_size constant values")]
-    OverrideWorkgroupSize { entry: String, at: Location },
+    OverrideWorkgroupSize { entry: String, at: ShaderLocation },
     #[error(
         "{at}: entry point `{entry}` takes input `{what}`, which a compute shader cannot instrument"
     )]
     UnsupportedInput {
         entry: String,
         what: String,
-        at: Location,
+        at: ShaderLocation,
     },
     #[error("{at}: the shader uses {what}, which wgstress cannot instrument yet")]
-    Unsupported { what: &'static str, at: Location },
+    Unsupported {
+        what: &'static str,
+        at: ShaderLocation,
+    },
     #[error("fence site {site} does not exist: the entry point has {sites} candidate fence sites")]
     NoSuchFenceSite { site: u32, sites: usize },
     #[error("internal error: the instrumented module does not validate (please report this with the shader): {0}")]
@@ -81,33 +84,33 @@ pub enum Error {
     Write(String),
 }
 
-pub type Result<T> = std::result::Result<T, Error>;
+pub(crate) type Result<T> = std::result::Result<T, InstrumentError>;
 
-impl Error {
+impl InstrumentError {
     /// The source line and column the error points at, if it has them.
     pub fn location(&self) -> Option<(u32, u32)> {
         match self {
-            Error::Shader {
+            InstrumentError::Shader {
                 line: Some(l),
                 column: Some(c),
                 ..
             } => Some((*l, *c)),
-            Error::NameClash { at, .. }
-            | Error::BadAssertHook { at, .. }
-            | Error::OverrideWorkgroupSize { at, .. }
-            | Error::UnsupportedInput { at, .. }
-            | Error::Unsupported { at, .. } => at.position,
-            Error::Shader { .. }
-            | Error::NoComputeEntry { .. }
-            | Error::AmbiguousEntry { .. }
-            | Error::UnknownEntry { .. }
-            | Error::PostconditionIsEntry { .. }
-            | Error::NoFreeBindGroup(_)
-            | Error::BindGroupTaken(_)
-            | Error::Overrides { .. }
-            | Error::NoSuchFenceSite { .. }
-            | Error::Internal(_)
-            | Error::Write(_) => None,
+            InstrumentError::NameClash { at, .. }
+            | InstrumentError::BadAssertHook { at, .. }
+            | InstrumentError::OverrideWorkgroupSize { at, .. }
+            | InstrumentError::UnsupportedInput { at, .. }
+            | InstrumentError::Unsupported { at, .. } => at.position,
+            InstrumentError::Shader { .. }
+            | InstrumentError::NoComputeEntry { .. }
+            | InstrumentError::AmbiguousEntry { .. }
+            | InstrumentError::UnknownEntry { .. }
+            | InstrumentError::PostconditionIsEntry { .. }
+            | InstrumentError::NoFreeBindGroup(_)
+            | InstrumentError::BindGroupTaken(_)
+            | InstrumentError::Overrides { .. }
+            | InstrumentError::NoSuchFenceSite { .. }
+            | InstrumentError::Internal(_)
+            | InstrumentError::Write(_) => None,
         }
     }
 }

@@ -9,50 +9,48 @@
 //! assert_eq!(result.manifest.entry_point.name, "main");
 //! assert_eq!(result.manifest.bind_group, 1);
 //! ```
+//!
+//! The source is grouped by job:
+//! - `lib.rs`, `error.rs`, `options.rs`, `manifest.rs`, `schedule.rs`, `stress.rs`
+//!   (with `library.wgsl`): the crate's interface, what it is asked and what it returns.
+//! - `passes/`: the steps of instrumentation over the user's module (overrides, pointer
+//!   specialization, name checks, assertion hooks, the loop watchdog, entry-point wrappers).
+//! - `ir/`: plumbing over naga's IR that the passes share (building, importing, remapping,
+//!   reordering and walking).
+//! - `wgsl/`: WGSL source text (parsing, directives, nesting, locating, outlining, rendering).
+//! - `placement/`: where a storage barrier may go (candidate fence sites, their roles, the
+//!   shader with barriers at a chosen set, and the same edits as patches of the source).
+//! - `atomic/`: make-atomic, the rewrite of a plain storage variable into an atomic one.
+
+#![deny(unreachable_pub)]
 
 pub mod atomic;
-mod barriers;
-mod builder;
-mod counters;
-mod directives;
-mod entry;
 mod error;
-pub mod fences;
-mod hooks;
-mod import;
-mod import_map;
-mod lines;
-mod locate;
-mod loop_state;
+mod ir;
 pub mod manifest;
-mod names;
-mod nesting;
 mod options;
-mod outline;
-mod overrides;
-mod pointers;
-mod remap;
-mod render;
-mod reorder;
-mod shader;
-mod sites;
-mod spell;
+mod passes;
+pub mod placement;
 pub mod stress;
-mod walk;
-mod watchdog;
+mod wgsl;
 
-pub use error::{Error, Location, Result};
+pub use error::{InstrumentError, ShaderLocation};
 pub use manifest::Manifest;
-pub use nesting::{check as check_nesting, MAX_NESTING};
-pub use options::Options;
-pub use overrides::constants_for;
-pub use render::{raw_wgsl, render, Raw};
-pub use shader::{read_module, validate};
+pub use options::InstrumentOptions;
+pub use passes::overrides::constants_for;
 pub use stress::library_source;
+pub use wgsl::nesting::{check as check_nesting, MAX_NESTING};
+pub use wgsl::render::{raw_wgsl, render, Raw};
+pub use wgsl::shader::{read_module, validate};
+
+use error::Result;
+use ir::import;
+use passes::{barriers, entry, hooks, loop_state, names, overrides, pointers, sites, watchdog};
+use wgsl::{directives, locate, render};
 
 use naga::valid::ModuleInfo;
 use naga::Module;
-use shader::{parse, postcondition_directive, validate_user};
+use wgsl::shader::{parse, postcondition_directive, validate_user};
 
 /// Bind groups a WebGPU device is guaranteed to offer (`maxBindGroups`).
 pub const MAX_BIND_GROUPS: u32 = 4;
@@ -79,7 +77,7 @@ impl Instrumented {
 }
 
 /// Parses, validates and instruments WGSL source.
-pub fn instrument_wgsl(source: &str, options: &Options) -> Result<Instrumented> {
+pub fn instrument_wgsl(source: &str, options: &InstrumentOptions) -> Result<Instrumented> {
     let path = options.file_name.as_deref().unwrap_or("shader.wgsl");
     let module = parse(source, path)?;
     let mut options = options.clone();
@@ -98,13 +96,17 @@ pub fn for_wgpu(wgsl: &str) -> std::borrow::Cow<'_, str> {
 
 /// Instruments a module a Rust application built or parsed itself. Without source text the
 /// manifest's sites carry no line numbers.
-pub fn instrument_module(mut module: Module, options: &Options) -> Result<Instrumented> {
+pub fn instrument_module(mut module: Module, options: &InstrumentOptions) -> Result<Instrumented> {
     pointers::specialize(&mut module);
     instrument(module, None, options)
 }
 
 /// Instruments `module`, parsed from `source` when there is one.
-fn instrument(module: Module, source: Option<&str>, options: &Options) -> Result<Instrumented> {
+fn instrument(
+    module: Module,
+    source: Option<&str>,
+    options: &InstrumentOptions,
+) -> Result<Instrumented> {
     let path = options.file_name.as_deref().unwrap_or("shader.wgsl");
     let info = validate_user(&module, source, path)?;
     let (mut module, info) = overrides::resolve(module, info, &options.constants, path)?;
@@ -124,7 +126,7 @@ fn instrument(module: Module, source: Option<&str>, options: &Options) -> Result
     };
     let assert_hook = names::assert_hook(&module, &locator)?;
     if let Some((what, span)) = import::unsupported(&module) {
-        return Err(Error::Unsupported {
+        return Err(InstrumentError::Unsupported {
             what,
             at: locator.at(span),
         });
@@ -211,22 +213,22 @@ fn instrument(module: Module, source: Option<&str>, options: &Options) -> Result
         params: imported.global("wgstress_params"),
     };
     let entry_role = if options.postcondition_only {
-        entry::Role::Postcondition
+        entry::EntryRole::Postcondition
     } else {
-        entry::Role::Application
+        entry::EntryRole::Application
     };
     entry::wrap(&mut module, entry, entry_role, &lib, &locator)?;
     if let Some(check) = postcondition {
         entry::wrap(
             &mut module,
             check,
-            entry::Role::Postcondition,
+            entry::EntryRole::Postcondition,
             &lib,
             &locator,
         )?;
     }
 
-    let info = validate(&module).map_err(|e| Error::Internal(format!("{e:?}")))?;
+    let info = validate(&module).map_err(|e| InstrumentError::Internal(format!("{e:?}")))?;
     let (wgsl, written_names) = render::render_named(&module, &info, source)?;
     let describe = |index: usize| manifest::EntryPoint {
         name: module.entry_points[index].name.clone(),
@@ -272,20 +274,20 @@ fn free_bind_group(module: &Module) -> Result<u32> {
         .collect();
     (0..MAX_BIND_GROUPS)
         .find(|g| !used.contains(g))
-        .ok_or(Error::NoFreeBindGroup(MAX_BIND_GROUPS))
+        .ok_or(InstrumentError::NoFreeBindGroup(MAX_BIND_GROUPS))
 }
 
 /// `group` if the shader leaves it free.
 fn taken_check(module: &Module, group: u32) -> Result<u32> {
     if group >= MAX_BIND_GROUPS {
-        return Err(Error::NoFreeBindGroup(MAX_BIND_GROUPS));
+        return Err(InstrumentError::NoFreeBindGroup(MAX_BIND_GROUPS));
     }
     let taken = module
         .global_variables
         .iter()
         .any(|(_, v)| v.binding.as_ref().is_some_and(|b| b.group == group));
     if taken {
-        return Err(Error::BindGroupTaken(group));
+        return Err(InstrumentError::BindGroupTaken(group));
     }
     Ok(group)
 }

@@ -1,7 +1,7 @@
 //! What the caller asks of the instrumenter.
 
 #[derive(Clone, Debug, Default)]
-pub struct Options {
+pub struct InstrumentOptions {
     /// The application entry point; may be left out when the shader has one compute entry
     /// point besides the postcondition.
     pub entry: Option<String>,

@@ -5,12 +5,12 @@
 //! the place. Every patch is checked against the IR-level fix inside `source_patch`; Tint
 //! accepts the patched text.
 
-use wgstress_instrument::fences::{analyse, Analysis, Side, Why};
-use wgstress_instrument::Options;
+use wgstress_instrument::placement::{analyse, Analysis, Side, Why};
+use wgstress_instrument::InstrumentOptions;
 use wgstress_tint::{assert_valid, NamedWgsl as Shader};
 
 fn analysis(source: &str) -> Analysis {
-    let options = Options {
+    let options = InstrumentOptions {
         file_name: Some("test.wgsl".into()),
         ..Default::default()
     };

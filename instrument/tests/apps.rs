@@ -10,7 +10,7 @@ fn every_bundled_shader_instruments_and_validates() {
             continue;
         }
         let source = std::fs::read_to_string(&path).unwrap();
-        let options = wgstress_instrument::Options {
+        let options = wgstress_instrument::InstrumentOptions {
             file_name: Some(path.display().to_string()),
             ..Default::default()
         };

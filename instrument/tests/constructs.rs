@@ -6,8 +6,8 @@
 //! search's all-sites shader and patches, the raw shader for wgpu) must write WGSL that naga
 //! (as wgpu reads it) and Tint accept, keeping the directives.
 
-use wgstress_instrument::fences::{fenced_at, fences};
-use wgstress_instrument::{for_wgpu, instrument_wgsl, raw_wgsl, validate, Options};
+use wgstress_instrument::placement::{fenced_at, fences};
+use wgstress_instrument::{for_wgpu, instrument_wgsl, raw_wgsl, validate, InstrumentOptions};
 
 const HEAD: &str = "@group(0) @binding(0) var<storage, read_write> buf: array<u32>;
 @group(0) @binding(1) var<storage, read_write> lock: atomic<u32>;
@@ -135,7 +135,7 @@ fn every_path_writes_wgsl_that_naga_and_tint_accept() {
             format!("{name} (source)"),
             source.clone(),
         ));
-        let options = Options::default();
+        let options = InstrumentOptions::default();
         let instrumented =
             instrument_wgsl(&source, &options).unwrap_or_else(|e| panic!("{name}: {e}\n{source}"));
         let all = fences(&source, &options).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -169,7 +169,7 @@ fn every_path_writes_wgsl_that_naga_and_tint_accept() {
 #[test]
 fn a_predeclared_type_gets_a_struct_only_where_a_declaration_names_it() {
     let named = source(CASES[0]);
-    let out = instrument_wgsl(&named, &Options::default()).unwrap();
+    let out = instrument_wgsl(&named, &InstrumentOptions::default()).unwrap();
     assert!(
         out.wgsl
             .contains("struct AtomicCompareExchangeResult_u32_ {"),
@@ -187,7 +187,7 @@ fn a_predeclared_type_gets_a_struct_only_where_a_declaration_names_it() {
         "",
         "let l = atomicCompareExchangeWeak(&lock, 0u, 1u);\n    buf[lid] = l.old_value;",
     ));
-    let out = instrument_wgsl(&let_only, &Options::default()).unwrap();
+    let out = instrument_wgsl(&let_only, &InstrumentOptions::default()).unwrap();
     assert!(
         !out.wgsl.contains("AtomicCompareExchangeResult"),
         "{}",
@@ -197,7 +197,7 @@ fn a_predeclared_type_gets_a_struct_only_where_a_declaration_names_it() {
 
 #[test]
 fn pointer_parameters_become_indices_of_the_global_they_point_into() {
-    let out = instrument_wgsl(&source(CASES[4]), &Options::default()).unwrap();
+    let out = instrument_wgsl(&source(CASES[4]), &InstrumentOptions::default()).unwrap();
     assert!(!out.wgsl.contains("ptr<storage"), "{}", out.wgsl);
     // `fill` is called with two paths (a dynamic index and a constant one): two copies;
     // `put` with two paths from each copy of `fill` and one directly: five.
@@ -213,7 +213,7 @@ fn pointers_to_function_memory_stay_parameters() {
 fn twice(p: ptr<function, u32>) { *p = *p * 2u; }
 @compute @workgroup_size(1)
 fn main() { var x = buf[0]; twice(&x); buf[0] = x; }";
-    let out = instrument_wgsl(source, &Options::default()).unwrap();
+    let out = instrument_wgsl(source, &InstrumentOptions::default()).unwrap();
     assert!(out.wgsl.contains("p: ptr<function, u32>"), "{}", out.wgsl);
 }
 
@@ -223,7 +223,7 @@ fn an_entry_point_named_like_a_builtin_is_asked_for_by_its_written_name() {
     let source = "@group(0) @binding(0) var<storage, read_write> buf: array<u32>;
 @compute @workgroup_size(64)
 fn step(@builtin(global_invocation_id) id: vec3<u32>) { buf[id.x] += 1u; }";
-    let out = instrument_wgsl(source, &Options::default()).unwrap();
+    let out = instrument_wgsl(source, &InstrumentOptions::default()).unwrap();
     let entry = &out.manifest.entry_point;
     assert_eq!(entry.name, "step");
     let written = naga::front::wgsl::parse_str(&for_wgpu(&out.wgsl)).unwrap();
@@ -365,7 +365,8 @@ fn main() {
     }
     main.body = fixed;
     validate(&module).expect("the rewritten module is valid IR");
-    let out = wgstress_instrument::instrument_module(module, &Options::default()).unwrap();
+    let out =
+        wgstress_instrument::instrument_module(module, &InstrumentOptions::default()).unwrap();
     naga_accepts("results in IR", &out.wgsl);
     assert!(
         out.wgsl.contains("r: AtomicCompareExchangeResult_u32_"),

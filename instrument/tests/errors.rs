@@ -1,11 +1,11 @@
 //! Bad input: a clear error naming the problem, never a panic.
 
-use wgstress_instrument::{instrument_wgsl, Error, Options};
+use wgstress_instrument::{instrument_wgsl, InstrumentError, InstrumentOptions};
 
-fn error(source: &str) -> Error {
+fn error(source: &str) -> InstrumentError {
     match instrument_wgsl(
         source,
-        &Options {
+        &InstrumentOptions {
             file_name: Some("app.wgsl".into()),
             ..Default::default()
         },
@@ -45,7 +45,7 @@ fn entry_point_problems() {
     );
     let e = instrument_wgsl(
         two,
-        &Options {
+        &InstrumentOptions {
             entry: Some("c".into()),
             ..Default::default()
         },
@@ -58,7 +58,7 @@ fn entry_point_problems() {
     );
     let e = instrument_wgsl(
         two,
-        &Options {
+        &InstrumentOptions {
             entry: Some("a".into()),
             postcondition: Some("a".into()),
             ..Default::default()
@@ -66,7 +66,7 @@ fn entry_point_problems() {
     )
     .err()
     .unwrap();
-    assert!(matches!(e, Error::PostconditionIsEntry { .. }));
+    assert!(matches!(e, InstrumentError::PostconditionIsEntry { .. }));
 }
 
 #[test]
@@ -79,7 +79,7 @@ fn reserved_names_clash() {
 #[test]
 fn bad_hook_signature() {
     let e = error("fn wgstress_assert(x: u32) {} @compute @workgroup_size(1) fn main() { wgstress_assert(1u); }");
-    assert!(matches!(e, Error::BadAssertHook { .. }), "{e}");
+    assert!(matches!(e, InstrumentError::BadAssertHook { .. }), "{e}");
     assert!(e.to_string().starts_with("app.wgsl:1:1: "), "{e}");
 }
 
@@ -101,7 +101,7 @@ fn every_bind_group_used() {
 #[test]
 fn an_override_without_a_value_is_refused_by_name() {
     let e = error("override size: u32; @compute @workgroup_size(size) fn main() {}");
-    assert!(matches!(e, Error::Overrides { .. }), "{e}");
+    assert!(matches!(e, InstrumentError::Overrides { .. }), "{e}");
     assert_eq!(
         e.to_string(),
         "app.wgsl: override `size` has no default and no value; give it one in the spec's [constants] (or `--constant size=VALUE` to `wgstress instrument`)"

@@ -1,12 +1,12 @@
 //! Candidate fence sites: where they go in small shaders, and that a barrier at every site of
 //! every bundled application is valid for naga and for Tint.
 
-use wgstress_instrument::fences::{fenced_at, fences, Side};
-use wgstress_instrument::Options;
+use wgstress_instrument::placement::{fenced_at, fences, Side};
+use wgstress_instrument::InstrumentOptions;
 use Side::{After, Before};
 
 fn sites(source: &str) -> Vec<(Side, u32, u32)> {
-    let found = fences(source, &Options::default()).unwrap_or_else(|e| panic!("{e}"));
+    let found = fences(source, &InstrumentOptions::default()).unwrap_or_else(|e| panic!("{e}"));
     let barriers = found.all_fenced_wgsl.matches("storageBarrier()").count();
     assert_eq!(barriers, found.sites.len(), "{}", found.all_fenced_wgsl);
     found
@@ -171,7 +171,7 @@ fn main(@builtin(local_invocation_index) lid: u32) {
     if lid == 0u { other(x); }
 }
 ";
-    let found = fences(source, &Options::default()).unwrap();
+    let found = fences(source, &InstrumentOptions::default()).unwrap();
     let listed: Vec<_> = found
         .sites
         .iter()
@@ -196,7 +196,9 @@ fn main(@builtin(local_invocation_index) lid: u32) {
         let shared = format!(
             "{source}// wgstress: postcondition check\n@compute @workgroup_size(64)\nfn check(@builtin(local_invocation_index) lid: u32) {{ {check} }}\n"
         );
-        let shared_sites = fences(&shared, &Options::default()).unwrap().sites;
+        let shared_sites = fences(&shared, &InstrumentOptions::default())
+            .unwrap()
+            .sites;
         shared_sites
             .iter()
             .map(|s| s.function.clone())
@@ -241,7 +243,7 @@ fn a_split_keeps_crossing_values_in_variables() {
             (After, 8, 9)
         ]
     );
-    let fenced = fences(CROSSING, &Options::default())
+    let fenced = fences(CROSSING, &InstrumentOptions::default())
         .unwrap()
         .all_fenced_wgsl;
     assert_eq!(fenced.matches("lid % 2u").count(), 1, "{fenced}");
@@ -292,11 +294,11 @@ fn tint_accepts_every_fenced_test_shader() {
         .iter()
         .enumerate()
         .map(|(i, body)| {
-            let found = fences(&shader(body), &Options::default()).unwrap();
+            let found = fences(&shader(body), &InstrumentOptions::default()).unwrap();
             wgstress_tint::NamedWgsl::new(format!("body {i}"), found.all_fenced_wgsl)
         })
         .collect();
-    let crossing = fences(CROSSING, &Options::default()).unwrap();
+    let crossing = fences(CROSSING, &InstrumentOptions::default()).unwrap();
     shaders.push(wgstress_tint::NamedWgsl::new(
         "crossing",
         crossing.all_fenced_wgsl,
@@ -317,7 +319,7 @@ fn every_bundled_app_with_every_site_fenced_is_valid_for_naga_and_tint() {
         }
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         let source = std::fs::read_to_string(&path).unwrap();
-        let options = Options {
+        let options = InstrumentOptions {
             file_name: Some(name.clone()),
             ..Default::default()
         };
@@ -363,7 +365,7 @@ fn accesses_in_a_non_uniform_loop_are_named_and_a_made_atomic_rmw_is_one_access(
     }
 ",
     );
-    let plain = fenced_at(&source, &Options::default(), &[]).unwrap();
+    let plain = fenced_at(&source, &InstrumentOptions::default(), &[]).unwrap();
     let in_loop: Vec<(u32, u32)> = plain.in_loops.iter().map(|l| (l.line, l.column)).collect();
     assert_eq!(in_loop, vec![(7, 20)], "{:?}", plain.in_loops);
     // A spin-wait inside a non-uniform branch (a lock taken by one invocation) is named too.
@@ -376,13 +378,13 @@ fn accesses_in_a_non_uniform_loop_are_named_and_a_made_atomic_rmw_is_one_access(
     buf[3] = 1u;
 ",
     );
-    let nested = fenced_at(&nested, &Options::default(), &[]).unwrap();
+    let nested = fenced_at(&nested, &InstrumentOptions::default(), &[]).unwrap();
     let in_loop: Vec<(u32, u32)> = nested.in_loops.iter().map(|l| (l.line, l.column)).collect();
     assert_eq!(in_loop, vec![(6, 15)], "{:?}", nested.in_loops);
     let atomic_at = |chosen: &[u32]| {
-        wgstress_instrument::fences::fenced_at_atomic(
+        wgstress_instrument::placement::fenced_at_atomic(
             &source,
-            &Options::default(),
+            &InstrumentOptions::default(),
             &["buf".to_string()],
             chosen,
         )

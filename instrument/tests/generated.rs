@@ -12,7 +12,9 @@ mod common;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::fmt::Write;
-use wgstress_instrument::{for_wgpu, instrument_module, instrument_wgsl, validate, Error, Options};
+use wgstress_instrument::{
+    for_wgpu, instrument_module, instrument_wgsl, validate, InstrumentError, InstrumentOptions,
+};
 
 /// What a generated shader may use besides plain u32 arithmetic, storage and atomics.
 #[derive(Clone, Copy)]
@@ -437,7 +439,7 @@ fn generated_shaders_stay_valid_after_instrumentation() {
                 panic!("seed {seed}: the generator wrote an invalid shader: {e:?}\n{source}")
             });
         }
-        let result = instrument_wgsl(&source, &Options::default());
+        let result = instrument_wgsl(&source, &InstrumentOptions::default());
         let out = result.unwrap_or_else(|e| {
             panic!("seed {seed} (replay: WGSTRESS_SEED={seed}): {e}\n{source}")
         });
@@ -499,12 +501,12 @@ fn arbitrary_modules_that_validate_stay_valid() {
         if validate(&module).is_err() {
             continue;
         }
-        match instrument_module(module, &Options::default()) {
+        match instrument_module(module, &InstrumentOptions::default()) {
             Ok(out) => {
                 validate(&out.module).unwrap_or_else(|e| panic!("case {case}: {e:?}"));
                 instrumented += 1;
             }
-            Err(Error::Internal(e)) => panic!("case {case}: {e}"),
+            Err(InstrumentError::Internal(e)) => panic!("case {case}: {e}"),
             Err(_) => {}
         }
     }
@@ -549,7 +551,7 @@ fn tint_accepts_instrumented_shaders_whose_source_it_accepts() {
     let instrumented: Vec<wgstress_tint::NamedWgsl> = accepted
         .iter()
         .map(|s| {
-            let out = instrument_wgsl(&s.code, &Options::default())
+            let out = instrument_wgsl(&s.code, &InstrumentOptions::default())
                 .unwrap_or_else(|e| panic!("{}: {e}", s.name));
             wgstress_tint::NamedWgsl::new(format!("{} instrumented", s.name), out.wgsl)
         })
@@ -601,15 +603,15 @@ fn tint_accepts_a_barrier_only_where_a_site_serves_and_at_every_site() {
 /// accepts the IR-level fix it rebuilds.
 #[test]
 fn source_patches_of_generated_shaders_rebuild_the_fix_or_are_refused_for_the_text() {
-    use wgstress_instrument::fences::{analyse, fences, Why};
+    use wgstress_instrument::placement::{analyse, fences, Why};
     let seeds: Vec<u64> = cases().into_iter().step_by(4).collect();
     let mut patches = Vec::new();
     for &seed in &seeds {
         let source = shader(seed);
-        let analysis = analyse(&source, &Options::default(), &[])
+        let analysis = analyse(&source, &InstrumentOptions::default(), &[])
             .unwrap_or_else(|e| panic!("seed {seed} (WGSTRESS_SEED={seed}): {e}\n{source}"));
         // One numbering of the sites: the search's (`fences`, `fenced_at`) and the report's.
-        let found = fences(&source, &Options::default()).unwrap();
+        let found = fences(&source, &InstrumentOptions::default()).unwrap();
         assert_eq!(analysis.sites, found.sites, "seed {seed}");
         let ids: Vec<u32> = analysis.sites.iter().map(|s| s.id).collect();
         let expressible: Vec<u32> = ids

@@ -1,7 +1,7 @@
 //! `override`s are resolved with the application's values before instrumenting: workgroup
 //! sizes and array lengths from overrides, defaults, values for other files ignored.
 
-use wgstress_instrument::{instrument_wgsl, Options};
+use wgstress_instrument::{instrument_wgsl, InstrumentOptions};
 
 const SHADER: &str = "
 override size: u32 = 64;
@@ -16,8 +16,8 @@ fn main(@builtin(local_invocation_index) i: u32) {
 }
 ";
 
-fn options(constants: &[(&str, f64)]) -> Options {
-    Options {
+fn options(constants: &[(&str, f64)]) -> InstrumentOptions {
+    InstrumentOptions {
         file_name: Some("app.wgsl".into()),
         constants: constants.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
         ..Default::default()

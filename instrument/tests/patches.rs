@@ -2,12 +2,12 @@
 //! outside the edits kept, accepted by naga and by Tint, and refused (with the reason and
 //! the place) where the text cannot say what the IR-level fix does.
 
-use wgstress_instrument::fences::{analyse, Analysis, Side, SourcePatch, Why};
-use wgstress_instrument::Options;
+use wgstress_instrument::placement::{analyse, Analysis, Side, SourcePatch, Why};
+use wgstress_instrument::InstrumentOptions;
 use wgstress_tint::{assert_valid, NamedWgsl as Shader};
 
 fn analysis(source: &str, atomic: Option<&str>) -> Analysis {
-    let options = Options {
+    let options = InstrumentOptions {
         file_name: Some("test.wgsl".into()),
         ..Default::default()
     };
@@ -122,7 +122,7 @@ fn main() {
 #[test]
 fn several_variables_are_made_atomic_in_one_patch() {
     let atomic = ["count".to_string(), "poll_open".to_string()];
-    let options = Options {
+    let options = InstrumentOptions {
         file_name: Some("test.wgsl".into()),
         ..Default::default()
     };

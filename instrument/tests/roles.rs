@@ -1,11 +1,11 @@
 //! Release and acquire roles of sites, their counterparts through a flag, a lock or a
 //! look-back's flags, and the portable completion of a kept set, on small shaders.
 
-use wgstress_instrument::fences::{analyse, Analysis, Role, Side};
-use wgstress_instrument::Options;
+use wgstress_instrument::placement::{analyse, Analysis, Role, Side};
+use wgstress_instrument::InstrumentOptions;
 
 fn analysis(source: &str) -> Analysis {
-    let options = Options {
+    let options = InstrumentOptions {
         file_name: Some("roles.wgsl".into()),
         ..Default::default()
     };

@@ -6,7 +6,7 @@
 
 mod common;
 
-use wgstress_instrument::fences::Side::Before;
+use wgstress_instrument::placement::Side::Before;
 
 fn read(path: &std::path::Path) -> (String, String) {
     let name = path.file_name().unwrap().to_string_lossy().to_string();
@@ -56,7 +56,7 @@ fn a_lock_loop_bounded_by_read_only_storage_has_sites_inside() {
     let path =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/lock-loop.wgsl");
     let (name, source) = read(&path);
-    let found = wgstress_instrument::fences::fences(&source, &Default::default()).unwrap();
+    let found = wgstress_instrument::placement::fences(&source, &Default::default()).unwrap();
     let lines: Vec<u32> = found.sites.iter().map(|s| s.line).collect();
     let inside = |line: u32| (24..=33).contains(&line);
     assert!(lines.iter().all(|l| inside(*l)), "{lines:?}");
@@ -155,7 +155,7 @@ fn uniformity_as_wgsl_defines_it() {
     // Where the analysis puts sites, shape by shape: inside uniform constructs.
     let sites = |name: &str| {
         let (_, body) = SHAPES.iter().find(|(n, _)| *n == name).unwrap();
-        let found = wgstress_instrument::fences::fences(&shape(body), &Default::default());
+        let found = wgstress_instrument::placement::fences(&shape(body), &Default::default());
         found.unwrap().sites
     };
     let inside = |name: &str| sites(name).iter().any(|s| !s.point.path.is_empty());

@@ -2,7 +2,7 @@
 
 mod common;
 use common::{instrument, instrument_with, user_part};
-use wgstress_instrument::Options;
+use wgstress_instrument::InstrumentOptions;
 
 const ONE_DIMENSIONAL: &str = "@group(0) @binding(0) var<storage, read_write> out: array<u32>;
          @compute @workgroup_size(64)
@@ -107,7 +107,7 @@ fn flag_overrides_directive_and_picks_entry() {
          // wgstress: postcondition c";
     let out = instrument_with(
         source,
-        Options {
+        InstrumentOptions {
             entry: Some("a".into()),
             postcondition: Some("b".into()),
             ..Default::default()

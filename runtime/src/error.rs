@@ -38,7 +38,7 @@ pub enum Error {
     #[error("{0}")]
     Input(String),
     #[error(transparent)]
-    Instrument(#[from] wgstress_instrument::Error),
+    Instrument(#[from] wgstress_instrument::InstrumentError),
     #[error(transparent)]
     MakeAtomic(#[from] wgstress_instrument::atomic::AtomicError),
     #[error("no GPU adapter found: install a Vulkan driver (on a CPU-only Debian machine: apt-get install mesa-vulkan-drivers libvulkan1)")]

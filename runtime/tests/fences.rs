@@ -4,7 +4,7 @@
 
 mod common;
 use common::*;
-use wgstress_instrument::fences::fences;
+use wgstress_instrument::placement::fences;
 use wgstress_runtime::app::init::Init;
 
 /// Non-uniform branches with values crossing the splits, a uniform loop, a non-uniform loop,

@@ -58,7 +58,7 @@ fn constant(text: &str) -> Result<(String, f64), String> {
 /// and from each other.
 pub struct Plan {
     source: String,
-    options: wgstress_instrument::Options,
+    options: wgstress_instrument::InstrumentOptions,
     output: PathBuf,
     manifest: PathBuf,
     diff: bool,
@@ -75,7 +75,7 @@ pub fn plan(args: &Args) -> Result<Plan> {
     paths::writable(&args.manifest, "--manifest")?;
     Ok(Plan {
         source,
-        options: wgstress_instrument::Options {
+        options: wgstress_instrument::InstrumentOptions {
             entry: args.entry.clone(),
             postcondition: args.postcondition.clone(),
             file_name: Some(args.shader.display().to_string()),

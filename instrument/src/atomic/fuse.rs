@@ -7,14 +7,14 @@
 //! stored, and only evaluations (no access, call or barrier) lie between the load and the
 //! store, so moving the read to the store changes what the invocation computes in no way.
 
-use crate::fences::operands;
+use crate::ir::operands;
 use naga::{
     AtomicFunction, BinaryOperator, Block, Expression, Function, GlobalVariable, Handle, Span,
     Statement,
 };
 
 /// Fuses the read-modify-writes of `var` in `function`; returns where each fused store was.
-pub fn fuse(function: &mut Function, var: Handle<GlobalVariable>) -> Vec<Span> {
+pub(crate) fn fuse(function: &mut Function, var: Handle<GlobalVariable>) -> Vec<Span> {
     let uses = use_counts(function);
     let mut fused = Vec::new();
     let mut body = std::mem::take(&mut function.body);
@@ -38,7 +38,7 @@ fn use_counts(function: &Function) -> Vec<u32> {
 }
 
 fn count_block(block: &Block, uses: &mut [u32]) {
-    crate::walk::each_statement(block, &mut |statement| {
+    crate::ir::walk::each_statement(block, &mut |statement| {
         operands::of_statement(&mut statement.clone(), &mut |h| uses[h.index()] += 1)
     });
 }
@@ -56,7 +56,7 @@ fn fuse_block(
     let old = std::mem::take(block);
     let mut out: Vec<(Statement, Span)> = Vec::new();
     for (mut statement, span) in old.span_into_iter() {
-        crate::walk::nested_blocks(&mut statement, |inner| {
+        crate::ir::walk::nested_blocks(&mut statement, |inner| {
             fuse_block(inner, function, var, uses, fused)
         });
         if let Some((atomic, load, value)) = fusion(&statement, &out, function, var, uses) {

@@ -29,8 +29,8 @@ mod fuse;
 mod shape;
 mod uses;
 
-use crate::error::Location;
-use crate::locate::Locator;
+use crate::error::ShaderLocation;
+use crate::wgsl::locate::Locator;
 use naga::{AddressSpace, GlobalVariable, Handle, Module, StorageAccess};
 use thiserror::Error;
 
@@ -39,24 +39,24 @@ pub enum AtomicError {
     #[error("no global variable named `{0}`")]
     UnknownVariable(String),
     #[error("{at}: `{name}` is not a var<storage, read_write>")]
-    NotReadWriteStorage { name: String, at: Location },
+    NotReadWriteStorage { name: String, at: ShaderLocation },
     #[error(
         "{at}: `{name}` is {why}; make-atomic rewrites u32, i32, and arrays and structs of them"
     )]
     UnsupportedType {
         name: String,
         why: &'static str,
-        at: Location,
+        at: ShaderLocation,
     },
     #[error("{at}: make-atomic cannot rewrite `{name}`: {what}")]
     UnsupportedUse {
         name: String,
         what: String,
-        at: Location,
+        at: ShaderLocation,
     },
     /// The source does not parse or validate, or the result does not render.
     #[error(transparent)]
-    Shader(#[from] crate::error::Error),
+    Shader(#[from] crate::error::InstrumentError),
 }
 
 impl AtomicError {
@@ -74,22 +74,22 @@ impl AtomicError {
 
 /// A variable make-atomic can be asked to rewrite.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Candidate {
+pub struct AtomicCandidate {
     pub name: String,
     pub handle: Handle<GlobalVariable>,
     /// Its declaration.
-    pub at: Location,
+    pub at: ShaderLocation,
 }
 
 /// The plain (no part atomic yet) read_write storage variables of a rewritable type that some
 /// entry point accesses, in declaration order. Accesses are not checked: `make_atomic` may
 /// still refuse one for how it is used.
-pub fn candidates(
+pub(crate) fn candidates(
     module: &Module,
     info: &naga::valid::ModuleInfo,
     file: &str,
     source: Option<&str>,
-) -> Vec<Candidate> {
+) -> Vec<AtomicCandidate> {
     let locator = Locator::new(file, source);
     let accessed = |handle: Handle<GlobalVariable>| {
         (0..module.entry_points.len()).any(|i| !info.get_entry_point(i)[handle].is_empty())
@@ -102,7 +102,7 @@ pub fn candidates(
                 && shape::check(&module.types, var.ty).is_ok()
                 && accessed(handle)
         })
-        .map(|(handle, var)| Candidate {
+        .map(|(handle, var)| AtomicCandidate {
             name: var.name.clone().unwrap_or_default(),
             handle,
             at: locator.at(module.global_variables.get_span(handle)),
@@ -111,15 +111,15 @@ pub fn candidates(
 }
 
 /// `candidates` of WGSL source.
-pub fn candidates_wgsl(source: &str, file: &str) -> Result<Vec<Candidate>, AtomicError> {
-    let module = crate::shader::parse(source, file)?;
-    let info = crate::shader::validate_user(&module, Some(source), file)?;
+pub fn candidates_wgsl(source: &str, file: &str) -> Result<Vec<AtomicCandidate>, AtomicError> {
+    let module = crate::wgsl::shader::parse(source, file)?;
+    let info = crate::wgsl::shader::validate_user(&module, Some(source), file)?;
     Ok(candidates(&module, &info, file, Some(source)))
 }
 
 /// `module` with the global variable `name` made atomic; `source` (the text `module` was
 /// parsed from, if any) places errors. The result validates.
-pub fn make_atomic(
+pub(crate) fn make_atomic(
     mut module: Module,
     name: &str,
     file: &str,
@@ -147,8 +147,11 @@ pub fn make_atomic(
         at: locator.at(refused.span),
     })?;
     module.global_variables[handle].ty = shape::atomic_type(&mut module, ty);
-    crate::shader::validate(&module).map_err(|e| {
-        crate::error::Error::Internal(format!("make-atomic of `{name}`: {}", e.as_inner()))
+    crate::wgsl::shader::validate(&module).map_err(|e| {
+        crate::error::InstrumentError::Internal(format!(
+            "make-atomic of `{name}`: {}",
+            e.as_inner()
+        ))
     })?;
     Ok(module)
 }
@@ -168,12 +171,12 @@ fn global(module: &Module, name: &str) -> Result<Handle<GlobalVariable>, AtomicE
 /// between) made one atomic operation (`atomicAdd(&v[i], x)`; fuse.rs says when): the fix for
 /// lost updates, which an atomic load and an atomic store still allow. Returns the module and
 /// where each fused store was.
-pub fn make_atomic_rmw(
+pub(crate) fn make_atomic_rmw(
     module: Module,
     name: &str,
     file: &str,
     source: Option<&str>,
-) -> Result<(Module, Vec<Location>), AtomicError> {
+) -> Result<(Module, Vec<ShaderLocation>), AtomicError> {
     let locator = Locator::new(file, source);
     let (module, fused) = make_atomic_rmw_spans(module, &[name.to_string()], file, source)?;
     Ok((module, fused.into_iter().map(|s| locator.at(s)).collect()))
@@ -197,8 +200,8 @@ pub(crate) fn make_atomic_rmw_spans(
         for entry in module.entry_points.iter_mut() {
             fused.extend(fuse::fuse(&mut entry.function, handle));
         }
-        crate::shader::validate(&module).map_err(|e| {
-            crate::error::Error::Internal(format!(
+        crate::wgsl::shader::validate(&module).map_err(|e| {
+            crate::error::InstrumentError::Internal(format!(
                 "make-atomic of `{name}` with its read-modify-writes fused: {}",
                 e.as_inner()
             ))
@@ -209,21 +212,21 @@ pub(crate) fn make_atomic_rmw_spans(
 
 /// `make_atomic_rmw` of WGSL source, rendered as WGSL.
 pub fn make_atomic_rmw_wgsl(source: &str, file: &str, name: &str) -> Result<String, AtomicError> {
-    let module = crate::shader::parse(source, file)?;
-    crate::shader::validate_user(&module, Some(source), file)?;
+    let module = crate::wgsl::shader::parse(source, file)?;
+    crate::wgsl::shader::validate_user(&module, Some(source), file)?;
     let (module, _) = make_atomic_rmw(module, name, file, Some(source))?;
-    let info = crate::shader::validate(&module)
-        .map_err(|e| crate::error::Error::Internal(e.to_string()))?;
+    let info = crate::wgsl::shader::validate(&module)
+        .map_err(|e| crate::error::InstrumentError::Internal(e.to_string()))?;
     Ok(crate::render(&module, &info, Some(source))?)
 }
 
 /// Parses WGSL, makes the variable `name` atomic, and renders the result as WGSL.
 pub fn make_atomic_wgsl(source: &str, file: &str, name: &str) -> Result<String, AtomicError> {
-    let module = crate::shader::parse(source, file)?;
-    crate::shader::validate_user(&module, Some(source), file)?;
+    let module = crate::wgsl::shader::parse(source, file)?;
+    crate::wgsl::shader::validate_user(&module, Some(source), file)?;
     let module = make_atomic(module, name, file, Some(source))?;
-    let info = crate::shader::validate(&module)
-        .map_err(|e| crate::error::Error::Internal(e.to_string()))?;
+    let info = crate::wgsl::shader::validate(&module)
+        .map_err(|e| crate::error::InstrumentError::Internal(e.to_string()))?;
     Ok(crate::render(&module, &info, Some(source))?)
 }
 
@@ -243,7 +246,7 @@ fn check_uses(
         .map(|(_, f)| f.name.clone().unwrap_or_default())
         .collect();
     let callee_names = |f: Handle<naga::Function>| names[f.index()].clone();
-    let target = uses::Target {
+    let target = uses::TargetVariable {
         var,
         ty,
         types: &module.types,

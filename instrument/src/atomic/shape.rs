@@ -4,7 +4,7 @@
 use naga::{Handle, Module, Scalar, ScalarKind, StructMember, Type, TypeInner, UniqueArena};
 
 /// Why `ty` cannot be made atomic, if it cannot.
-pub fn check(types: &UniqueArena<Type>, ty: Handle<Type>) -> Result<(), &'static str> {
+pub(crate) fn check(types: &UniqueArena<Type>, ty: Handle<Type>) -> Result<(), &'static str> {
     match types[ty].inner {
         TypeInner::Scalar(scalar) if is_atomic_scalar(scalar) => Ok(()),
         TypeInner::Scalar(_) => Err("of a scalar type other than u32 or i32"),
@@ -18,12 +18,16 @@ pub fn check(types: &UniqueArena<Type>, ty: Handle<Type>) -> Result<(), &'static
 }
 
 /// Whether a pointer to `ty` points at one integer: what a load or store may reach.
-pub fn is_integer(types: &UniqueArena<Type>, ty: Handle<Type>) -> bool {
+pub(crate) fn is_integer(types: &UniqueArena<Type>, ty: Handle<Type>) -> bool {
     matches!(types[ty].inner, TypeInner::Scalar(scalar) if is_atomic_scalar(scalar))
 }
 
 /// The type a pointer to `ty` reaches through one access (`index` for a struct member).
-pub fn element(types: &UniqueArena<Type>, ty: Handle<Type>, index: Option<u32>) -> Handle<Type> {
+pub(crate) fn element(
+    types: &UniqueArena<Type>,
+    ty: Handle<Type>,
+    index: Option<u32>,
+) -> Handle<Type> {
     match (&types[ty].inner, index) {
         (&TypeInner::Array { base, .. }, _) => base,
         (TypeInner::Struct { members, .. }, Some(i)) => members[i as usize].ty,
@@ -35,7 +39,7 @@ pub fn element(types: &UniqueArena<Type>, ty: Handle<Type>, index: Option<u32>) 
 /// `ty` (which `check` passed) with `atomic<...>` in place of every integer, added to the
 /// module's types. atomic<u32> and atomic<i32> have u32's size and alignment, so strides and
 /// member offsets stay.
-pub fn atomic_type(module: &mut Module, ty: Handle<Type>) -> Handle<Type> {
+pub(crate) fn atomic_type(module: &mut Module, ty: Handle<Type>) -> Handle<Type> {
     let Type { name, inner } = module.types[ty].clone();
     let inner = match inner {
         TypeInner::Scalar(scalar) => TypeInner::Atomic(scalar),

@@ -5,20 +5,20 @@
 //! only the uses that would no longer validate, or mean something else, are refused.
 
 use super::shape;
-use crate::fences::operands;
-use crate::walk;
+use crate::ir::operands;
+use crate::ir::walk;
 use naga::{
     Block, Expression, Function, GlobalVariable, Handle, Span, Statement, Type, UniqueArena,
 };
 
 /// A use that make-atomic cannot rewrite: what it is, and where.
-pub struct Refused {
+pub(crate) struct Refused {
     pub what: String,
     pub span: Span,
 }
 
 /// The variable and what make-atomic needs to know about the module around it.
-pub struct Target<'a> {
+pub(crate) struct TargetVariable<'a> {
     pub var: Handle<GlobalVariable>,
     pub ty: Handle<Type>,
     pub types: &'a UniqueArena<Type>,
@@ -26,7 +26,7 @@ pub struct Target<'a> {
 }
 
 /// Checks every use of the target variable in `function`.
-pub fn check(function: &mut Function, target: &Target) -> Result<(), Refused> {
+pub(crate) fn check(function: &mut Function, target: &TargetVariable) -> Result<(), Refused> {
     let derived = derived_pointers(function, target);
     let at_integer: Vec<Option<bool>> = derived
         .iter()
@@ -41,7 +41,7 @@ pub fn check(function: &mut Function, target: &Target) -> Result<(), Refused> {
 }
 
 /// For each expression that is a pointer into the variable, the type it points at.
-fn derived_pointers(function: &Function, target: &Target) -> Vec<Option<Handle<Type>>> {
+fn derived_pointers(function: &Function, target: &TargetVariable) -> Vec<Option<Handle<Type>>> {
     let mut derived = vec![None; function.expressions.len()];
     // Operands precede their users in the arena, so one pass in order sees every chain.
     for (handle, expr) in function.expressions.iter() {

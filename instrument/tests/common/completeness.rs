@@ -5,18 +5,18 @@
 
 use super::points::{self, Which};
 use std::collections::HashMap;
-use wgstress_instrument::fences::{fences, Point};
-use wgstress_instrument::Options;
+use wgstress_instrument::placement::{fences, IrPoint};
+use wgstress_instrument::InstrumentOptions;
 use wgstress_tint::NamedWgsl as Shader;
 
 /// Tint runs this many shaders per process: Dawn has crashed after many thousands in one.
 const BATCH: usize = 2000;
 
 /// A point to check: which shader, which function, where.
-struct Candidate {
+struct AtomicCandidate {
     case: usize,
     which: Which,
-    point: Point,
+    point: IrPoint,
 }
 
 /// What the check found for a set of shaders.
@@ -36,18 +36,18 @@ pub struct Report {
 pub fn check(cases: &[(String, String)]) -> Report {
     let mut shaders = Vec::new();
     let mut candidates = Vec::new();
-    let mut site_points: Vec<HashMap<String, Vec<Point>>> = Vec::new();
+    let mut site_points: Vec<HashMap<String, Vec<IrPoint>>> = Vec::new();
     let mut modules = Vec::new();
     let mut all_fenced = Vec::new();
     let mut sites = 0;
     for (case, (name, source)) in cases.iter().enumerate() {
-        let options = Options {
+        let options = InstrumentOptions {
             file_name: Some(name.clone()),
             ..Default::default()
         };
         let found = fences(source, &options).unwrap_or_else(|e| panic!("{name}: {e}\n{source}"));
         sites += found.sites.len();
-        let mut by_function: HashMap<String, Vec<Point>> = HashMap::new();
+        let mut by_function: HashMap<String, Vec<IrPoint>> = HashMap::new();
         for site in &found.sites {
             by_function
                 .entry(site.function.clone())
@@ -71,7 +71,7 @@ pub fn check(cases: &[(String, String)]) -> Report {
                 };
                 let wgsl = wgstress_instrument::render(&fenced, &info, Some(source)).unwrap();
                 shaders.push(Shader::new(format!("{name}#{}", shaders.len()), wgsl));
-                candidates.push(Candidate { case, which, point });
+                candidates.push(AtomicCandidate { case, which, point });
             }
         }
         modules.push(module);
@@ -151,7 +151,7 @@ fn application_entry(module: &naga::Module, source: &str) -> usize {
 }
 
 /// The source line of the statement at or before `point`, for messages.
-fn near_line(function: &naga::Function, point: &Point, source: &str) -> usize {
+fn near_line(function: &naga::Function, point: &IrPoint, source: &str) -> usize {
     let mut block = &function.body;
     for &(index, child) in &point.path {
         block = points::children(block.get(index).unwrap())[child];

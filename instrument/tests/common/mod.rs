@@ -4,13 +4,13 @@
 pub mod completeness;
 pub mod points;
 
-use wgstress_instrument::{instrument_wgsl, Instrumented, Options};
+use wgstress_instrument::{instrument_wgsl, InstrumentOptions, Instrumented};
 
 pub fn instrument(source: &str) -> Instrumented {
-    instrument_with(source, Options::default())
+    instrument_with(source, InstrumentOptions::default())
 }
 
-pub fn instrument_with(source: &str, options: Options) -> Instrumented {
+pub fn instrument_with(source: &str, options: InstrumentOptions) -> Instrumented {
     instrument_wgsl(source, &options)
         .unwrap_or_else(|e| panic!("instrumenting failed: {e}\n{source}"))
 }

@@ -6,7 +6,7 @@
 
 use naga::{AddressSpace, Block, Expression, Function, Handle, Module, Statement, TypeInner};
 use std::collections::HashSet;
-use wgstress_instrument::fences::Point;
+use wgstress_instrument::placement::IrPoint;
 
 /// A function of the module.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -60,7 +60,7 @@ fn each(block: &Block, visit: &mut impl FnMut(&Statement)) {
     }
 }
 
-/// The blocks nested in a statement, in the order `Point` paths count them.
+/// The blocks nested in a statement, in the order `IrPoint` paths count them.
 pub fn children(statement: &Statement) -> Vec<&Block> {
     match statement {
         Statement::Block(b) => vec![b],
@@ -86,7 +86,7 @@ fn children_mut(statement: &mut Statement) -> Vec<&mut Block> {
 }
 
 /// `module` with a `storageBarrier()` at `point` of `which`.
-pub fn with_barrier(module: &Module, which: Which, point: &Point) -> Module {
+pub fn with_barrier(module: &Module, which: Which, point: &IrPoint) -> Module {
     let mut module = module.clone();
     let function = match which {
         Which::Entry(i) => &mut module.entry_points[i].function,
@@ -265,7 +265,7 @@ fn condition_points(body: &Block) -> usize {
 }
 
 /// Every point of `which` that separates storage accesses and is a point of the source.
-pub fn boundaries(storage: &Storage, function: &Function) -> Vec<Point> {
+pub fn boundaries(storage: &Storage, function: &Function) -> Vec<IrPoint> {
     let mut found = Vec::new();
     collect(
         storage,
@@ -286,7 +286,7 @@ fn collect(
     path: &mut Vec<(usize, usize)>,
     around: (bool, bool),
     skip: usize,
-    found: &mut Vec<Point>,
+    found: &mut Vec<IrPoint>,
 ) {
     let touches: Vec<bool> = block.iter().map(|s| storage.touches(function, s)).collect();
     let mut reached = true;
@@ -294,7 +294,7 @@ fn collect(
         let before = around.0 || touches[..i].iter().any(|t| *t);
         let after = around.1 || touches[i..].iter().any(|t| *t);
         if reached && i >= skip && before && after {
-            found.push(Point {
+            found.push(IrPoint {
                 path: path.clone(),
                 index: i,
             });
@@ -333,18 +333,18 @@ fn collect(
 /// rule: in the same block (a nested `{ }` block counts as part of the one around it), with
 /// only statements that touch no storage between, none of which may leave when the site is
 /// after the point.
-pub fn served(storage: &Storage, function: &Function, sites: &[Point], at: &Point) -> bool {
+pub fn served(storage: &Storage, function: &Function, sites: &[IrPoint], at: &IrPoint) -> bool {
     let sequence = flat(function, storage, at);
-    let position = |p: &Point| {
+    let position = |p: &IrPoint| {
         sequence
             .iter()
-            .position(|item| matches!(item, Item::Point(q) if q == p))
+            .position(|item| matches!(item, Item::IrPoint(q) if q == p))
     };
     let here = position(at).unwrap_or_else(|| panic!("{at:?} is not in {sequence:?}"));
     sites.iter().filter_map(position).any(|site| {
         let (from, to) = (site.min(here), site.max(here));
         sequence[from..to].iter().all(|item| match item {
-            Item::Point(_) => true,
+            Item::IrPoint(_) => true,
             Item::Statement { touches, leaves } => !touches && (site < here || !leaves),
         })
     })
@@ -352,13 +352,13 @@ pub fn served(storage: &Storage, function: &Function, sites: &[Point], at: &Poin
 
 #[derive(Debug)]
 enum Item {
-    Point(Point),
+    IrPoint(IrPoint),
     Statement { touches: bool, leaves: bool },
 }
 
 /// The points and statements of the block holding `at`, nested `{ }` blocks spread out:
 /// the innermost block on the path that is not itself a `{ }` block.
-fn flat(function: &Function, storage: &Storage, at: &Point) -> Vec<Item> {
+fn flat(function: &Function, storage: &Storage, at: &IrPoint) -> Vec<Item> {
     let mut block = &function.body;
     let mut root = (block, 0);
     for (step, &(index, child)) in at.path.iter().enumerate() {
@@ -382,7 +382,7 @@ fn spread(
     items: &mut Vec<Item>,
 ) {
     for i in 0..=block.len() {
-        items.push(Item::Point(Point {
+        items.push(Item::IrPoint(IrPoint {
             path: path.clone(),
             index: i,
         }));

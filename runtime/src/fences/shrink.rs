@@ -17,7 +17,7 @@
 
 use super::ddmin::{ddmin, Search};
 use super::trial::{FailureRate, Oracle, Trial};
-use wgstress_instrument::fences::FenceSite;
+use wgstress_instrument::placement::FenceSite;
 
 /// The site indices in the order ddmin should prefer them: the functions in reverse of their
 /// numbering (sites are numbered in the entry point first, then callers before callees), each
@@ -123,7 +123,7 @@ impl Oracle for With<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use wgstress_instrument::fences::Side;
+    use wgstress_instrument::placement::Side;
 
     /// Passes exactly when the set holds every site of one of `fixes`; remembers what it was
     /// asked.

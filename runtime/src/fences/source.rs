@@ -9,8 +9,8 @@ use super::shrink::callees_first;
 use crate::app::spec::{App, Shader as File};
 use crate::error::Result;
 use wgstress_instrument::atomic::candidates_wgsl;
-use wgstress_instrument::fences::{analyse, fenced_at_atomic, Analysis, FenceSite, InLoop};
-use wgstress_instrument::Location;
+use wgstress_instrument::placement::{analyse, fenced_at_atomic, Analysis, FenceSite, InLoop};
+use wgstress_instrument::ShaderLocation;
 
 /// A stressed dispatch's shader file and entry point.
 #[derive(Clone, Debug, PartialEq)]
@@ -42,7 +42,7 @@ pub struct Patched {
     /// Every site of every part, in the order of their global numbers.
     pub sites: Vec<Site>,
     /// Each part's module with its share of the fix, as naga writes it.
-    pub parts: Vec<wgstress_instrument::fences::Patched>,
+    pub parts: Vec<wgstress_instrument::placement::FencedShader>,
 }
 
 impl Patched {
@@ -57,7 +57,7 @@ impl Patched {
     }
 
     /// Where read-modify-writes became one atomic operation.
-    pub fn fused(&self) -> Vec<Location> {
+    pub fn fused(&self) -> Vec<ShaderLocation> {
         self.parts.iter().flat_map(|p| p.fused.clone()).collect()
     }
 
@@ -108,8 +108,8 @@ impl Shader {
         !self.app.pipeline.is_empty()
     }
 
-    fn options(part: &Part) -> wgstress_instrument::Options {
-        wgstress_instrument::Options {
+    fn options(part: &Part) -> wgstress_instrument::InstrumentOptions {
+        wgstress_instrument::InstrumentOptions {
             entry: part.entry.clone(),
             postcondition: part.postcondition.clone(),
             file_name: Some(part.path.clone()),
@@ -124,7 +124,7 @@ impl Shader {
         p: usize,
         atomic: &[String],
         chosen: &[u32],
-    ) -> Result<wgstress_instrument::fences::Patched> {
+    ) -> Result<wgstress_instrument::placement::FencedShader> {
         let part = &self.parts[p];
         let atomic = self.own(p, atomic);
         Ok(fenced_at_atomic(

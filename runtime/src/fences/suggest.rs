@@ -9,7 +9,7 @@ use super::lab::FixSet;
 use super::source::Shader;
 use crate::app::spec::App;
 use crate::error::Result;
-use wgstress_instrument::fences::{Analysis, FenceSite, Missing, Role, Side};
+use wgstress_instrument::placement::{Analysis, FenceSite, MissingPartner, Role, Side};
 use wgstress_model::fences::outcome::{Kept, KeptRole, KeptSide};
 use wgstress_model::fences::patch::{Choice, FilePatch, Patch};
 
@@ -255,7 +255,7 @@ fn site(
 }
 
 /// What a pair without a legal site for its other side lacks, in words.
-fn describe(m: &Missing, file: &str, offset: usize) -> String {
+fn describe(m: &MissingPartner, file: &str, offset: usize) -> String {
     let side = match m.side {
         Role::Release => "release",
         _ => "acquire",

@@ -53,7 +53,7 @@ pub struct EngineConfig {
     pub mode: Mode,
     /// Whether runs may hold a workgroup back inside a loop (a progress model other than
     /// fair): the shaders then carry the parking code, which costs some applications much of
-    /// their speed (`wgstress_instrument::Options::parking`).
+    /// their speed (`wgstress_instrument::InstrumentOptions::parking`).
     pub parking: bool,
 }
 

@@ -7,7 +7,7 @@
 
 use crate::app::spec::{App, Dispatch};
 use crate::error::Result;
-use wgstress_instrument::{Instrumented, Manifest, Options};
+use wgstress_instrument::{InstrumentOptions, Instrumented, Manifest};
 
 /// A dispatch's shader, instrumented for its entry point, with the text as the user gave it.
 pub struct Unit {
@@ -28,17 +28,17 @@ pub struct Program {
 }
 
 impl Program {
-    /// `parking`: whether runs may hold a workgroup back inside a loop (`Options::parking`).
+    /// `parking`: whether runs may hold a workgroup back inside a loop (`InstrumentOptions::parking`).
     pub fn build(app: &App, parking: bool) -> Result<Program> {
         let dispatches = app.dispatches();
-        let mut plans: Vec<(Options, String, String)> = Vec::new();
+        let mut plans: Vec<(InstrumentOptions, String, String)> = Vec::new();
         let last = dispatches.len() - 1;
         for (index, dispatch) in dispatches.iter().enumerate() {
             let (path, source) = app.shader_of(dispatch);
             let postcondition = (index == last && app.postcondition_shader.is_none())
                 .then(|| app.postcondition.clone())
                 .flatten();
-            let options = Options {
+            let options = InstrumentOptions {
                 entry: dispatch.entry.clone(),
                 postcondition,
                 file_name: Some(path.to_string()),
@@ -49,7 +49,7 @@ impl Program {
             plans.push((options, path.to_string(), source.to_string()));
         }
         if let Some(shader) = &app.postcondition_shader {
-            let options = Options {
+            let options = InstrumentOptions {
                 postcondition: app.postcondition.clone(),
                 file_name: Some(shader.path.clone()),
                 constants: app.constants.clone(),
@@ -112,11 +112,14 @@ impl Program {
     }
 }
 
-fn instrument_all(plans: &[(Options, String, String)], group: Option<u32>) -> Result<Vec<Unit>> {
+fn instrument_all(
+    plans: &[(InstrumentOptions, String, String)],
+    group: Option<u32>,
+) -> Result<Vec<Unit>> {
     plans
         .iter()
         .map(|(options, path, source)| {
-            let options = Options {
+            let options = InstrumentOptions {
                 bind_group: group,
                 ..options.clone()
             };

@@ -5,7 +5,7 @@ use crate::notes::emit;
 use crate::status::Status;
 use anyhow::{Context, Result};
 use std::path::Path;
-use wgstress_instrument::fences::Side;
+use wgstress_instrument::placement::Side;
 use wgstress_runtime::fences::source::Shader;
 use wgstress_runtime::fences::FixSet;
 use wgstress_runtime::App;

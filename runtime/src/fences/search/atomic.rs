@@ -18,7 +18,7 @@ use crate::fences::trial::{passes, FailureRate, Oracle, Trial};
 use crate::fences::trials::Trials;
 use crate::run::runner::RunConfig;
 use wgstress_instrument::atomic::AtomicError;
-use wgstress_instrument::fences::InLoop;
+use wgstress_instrument::placement::InLoop;
 use wgstress_model::fences::measured::Measured;
 use wgstress_model::fences::outcome::{quoted, AtomicTrial, Fix, TrialRuns, Verdict};
 

@@ -568,7 +568,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>) {
 ";
 
 /// The id of the site on `side` of the access at `line:column` of MESSAGE.
-fn message_site(side: wgstress_instrument::fences::Side, line: u32, column: u32) -> usize {
+fn message_site(side: wgstress_instrument::placement::Side, line: u32, column: u32) -> usize {
     let analysis = shader(MESSAGE).analyse(&[]).unwrap().remove(0);
     let site = analysis
         .sites
@@ -580,7 +580,7 @@ fn message_site(side: wgstress_instrument::fences::Side, line: u32, column: u32)
 
 #[test]
 fn the_portable_fix_adds_the_acquire_side_this_adapter_did_not_need_and_is_verified_as_text() {
-    use wgstress_instrument::fences::Side;
+    use wgstress_instrument::placement::Side;
     let release = message_site(Side::After, 8, 9);
     let acquire = message_site(Side::After, 11, 17);
     // This adapter needs only the writer's barrier.
@@ -653,7 +653,7 @@ fn the_portable_fix_adds_the_acquire_side_this_adapter_did_not_need_and_is_verif
 
 #[test]
 fn the_minimal_choice_keeps_what_this_adapter_needed() {
-    use wgstress_instrument::fences::Side;
+    use wgstress_instrument::placement::Side;
     let release = message_site(Side::After, 8, 9);
     let mut sim = Sim::new(vec![Bug::barriers(0.3, &[release])]);
     let config = SearchConfig {
