@@ -245,7 +245,7 @@ fn one_line(error: &anyhow::Error) -> String {
         if !parts.iter().any(|p| p.contains(&text)) {
             parts.push(text);
         }
-        if cause.is::<wgstress_runtime::Error>() {
+        if cause.is::<wgstress_runtime::RuntimeError>() {
             break;
         }
     }

@@ -45,7 +45,8 @@ pub use wgsl::shader::{read_module, validate};
 
 use error::Result;
 use ir::import;
-use passes::{barriers, entry, hooks, loop_state, names, overrides, pointers, sites, watchdog};
+use ir::pointers;
+use passes::{barriers, entry, hooks, loop_state, names, overrides, sites, watchdog};
 use wgsl::{directives, locate, render};
 
 use naga::valid::ModuleInfo;

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use wgstress_model::litmus::env::Env;
-use wgstress_runtime::{Error, Result};
+use wgstress_runtime::{Result, RuntimeError};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct EnvFile {
@@ -34,12 +34,13 @@ impl EnvFile {
             wgstress_model::read::ENV_BYTES,
             "an environment file may hold",
         )?;
-        serde_json::from_str(&text).map_err(|e| Error::json(path, e))
+        serde_json::from_str(&text).map_err(|e| RuntimeError::json(path, e))
     }
 
     pub fn save(&self, path: &Path) -> Result<()> {
         let text = serde_json::to_string_pretty(self).expect("environments serialize");
-        wgstress_runtime::write::replace(path, text.as_bytes()).map_err(|e| Error::io(path, e))
+        wgstress_runtime::write::replace(path, text.as_bytes())
+            .map_err(|e| RuntimeError::io(path, e))
     }
 }
 

@@ -7,7 +7,7 @@
 use wgstress_progress::wgsl::{self, InstanceLayout as Layout, GAVE_UP, PARAMS, TERMINATED};
 use wgstress_progress::AxbTest as Test;
 use wgstress_runtime::gpu::device::Gpu;
-use wgstress_runtime::{Error, Result};
+use wgstress_runtime::{Result, RuntimeError};
 
 /// What one iteration showed.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -46,7 +46,7 @@ impl ProgressTest {
         let threads = test.threads().len();
         let most = gpu.limits.max_compute_workgroups_per_dimension;
         if Layout::new(wgsl::Mapping::Chunked, capacity).workgroups(threads) > most {
-            return Err(Error::Input(format!(
+            return Err(RuntimeError::Input(format!(
                 "{capacity} instances of {name} need {} workgroups; this adapter dispatches at most {most} (give fewer --instances)",
                 u64::from(capacity) * threads as u64
             )));
@@ -161,7 +161,7 @@ impl ProgressTest {
         timeout: std::time::Duration,
     ) -> Result<Vec<Iteration>> {
         if layout.instances() > self.capacity || iterations > self.batch {
-            return Err(Error::Input(format!(
+            return Err(RuntimeError::Input(format!(
                 "{} instances and {iterations} iterations a submission, room for {} and {}",
                 layout.instances(),
                 self.capacity,

@@ -8,7 +8,7 @@ use rand::{Rng, SeedableRng};
 use wgstress_model::litmus::counts::Counts;
 use wgstress_model::litmus::env::{Env, Placement};
 use wgstress_runtime::gpu::device::Gpu;
-use wgstress_runtime::{Error, Result};
+use wgstress_runtime::{Result, RuntimeError};
 
 /// Sorts a histogram (one bin per outcome, then one for impossible values) by class.
 pub fn counts_of(histogram: &[u64], outcomes: &Outcomes) -> Counts {
@@ -71,7 +71,7 @@ fn coprime(rng: &mut impl Rng, n: u32) -> u32 {
 impl Litmus {
     /// Compiles `test` for `env`; memory is sized for environments of up to `capacity_words`.
     pub fn new(gpu: &Gpu, test: Test, env: Env, capacity_words: u64, seed: u64) -> Result<Litmus> {
-        crate::env::check(&env, &gpu.limits).map_err(Error::Input)?;
+        crate::env::check(&env, &gpu.limits).map_err(RuntimeError::Input)?;
         let device = &gpu.device;
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let source = generate(&test, env.workgroup_size);
@@ -188,12 +188,12 @@ impl Litmus {
 
     /// Changes the environment's run-time parameters (not its shape: workgroups, fence).
     pub fn set_env(&mut self, env: Env, limits: &wgpu::Limits) -> Result<()> {
-        crate::env::check(&env, limits).map_err(Error::Input)?;
+        crate::env::check(&env, limits).map_err(RuntimeError::Input)?;
         let same_shape = env.testing_groups == self.env.testing_groups
             && env.workgroup_size == self.env.workgroup_size
             && env.fence == self.env.fence;
         if !same_shape || env.memory_words() > self.capacity {
-            return Err(Error::Input(
+            return Err(RuntimeError::Input(
                 "this environment needs a new compilation: build a new Litmus".into(),
             ));
         }

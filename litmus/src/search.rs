@@ -14,7 +14,7 @@ use wgstress_model::litmus::mutants::ceiling_rate;
 use wgstress_model::litmus::search::{Candidate, Phase, SearchResult};
 use wgstress_model::stress::sequence::Sequence;
 use wgstress_runtime::gpu::device::Gpu;
-use wgstress_runtime::{Error, Result};
+use wgstress_runtime::{Result, RuntimeError};
 
 /// The values each parameter may take.
 #[derive(Clone, Debug)]
@@ -174,7 +174,7 @@ pub fn search(
         .cloned()
         .collect();
     if mutants.is_empty() {
-        return Err(Error::Input("no mutants to search with".into()));
+        return Err(RuntimeError::Input("no mutants to search with".into()));
     }
     let ceiling = ceiling_rate(config.reproducibility, config.test_budget);
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(config.seed);
@@ -202,7 +202,7 @@ pub fn search(
         let Some(env) = config.space.env(&point, &gpu.limits) else {
             invalid += 1;
             if invalid > 10_000 {
-                return Err(Error::Input(
+                return Err(RuntimeError::Input(
                     "no environment of the search space fits this adapter".into(),
                 ));
             }

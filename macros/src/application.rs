@@ -250,7 +250,7 @@ pub fn expand(input: DeriveInput) -> Result<TokenStream> {
         Some(path) => {
             let path = shader_path(path)?;
             quote! {
-                ::std::option::Option::Some(::wgstress_runtime::app::spec::Shader {
+                ::std::option::Option::Some(::wgstress_runtime::app::spec::ShaderFile {
                     path: #path.to_string(),
                     source: include_str!(#path).to_string(),
                 })

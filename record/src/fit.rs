@@ -3,7 +3,7 @@
 //! binding holds what its shaders declare, so a binding every shader declares with a
 //! fixed-size type is cut to that size, its initial contents with it.
 
-use crate::convert::{RecordedBinding, RecordedSpec};
+use crate::spec::{RecordedBinding, RecordedSpec};
 use naga::{ArraySize, TypeInner};
 
 /// The words of the fixed-size type each shader that binds `b` declares there, if every one

@@ -13,15 +13,16 @@ mod fit;
 mod recording;
 mod render;
 mod ron;
+mod spec;
 mod trace;
 
-pub use convert::{
-    convert, RecordedBinding, RecordedCheck, RecordedDispatch, RecordedKind, RecordedShader,
-    RecordedSpec,
-};
+pub use convert::convert;
 pub use error::RecordError;
 pub use recording::Recording;
 pub use render::{render, Origin, SpecFile};
+pub use spec::{
+    RecordedBinding, RecordedCheck, RecordedDispatch, RecordedKind, RecordedShader, RecordedSpec,
+};
 pub use trace::read_trace;
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! the shaders as the program gave them, initial contents and expected read-backs as
 //! little-endian words.
 
-use crate::convert::{RecordedKind, RecordedSpec};
+use crate::spec::{RecordedKind, RecordedSpec};
 use std::fmt::Write;
 
 /// One file of a recorded spec, relative to its directory.

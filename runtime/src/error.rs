@@ -7,7 +7,7 @@ use thiserror::Error;
 use wgstress_model::location::Location;
 
 #[derive(Debug, Error)]
-pub enum Error {
+pub enum RuntimeError {
     #[error("{path}: {source}")]
     Io {
         path: String,
@@ -60,11 +60,11 @@ pub enum Error {
     DriverCut { at: String, runs: usize },
 }
 
-pub type Result<T> = std::result::Result<T, Error>;
+pub type Result<T> = std::result::Result<T, RuntimeError>;
 
-impl Error {
+impl RuntimeError {
     pub fn io(path: &Path, source: std::io::Error) -> Self {
-        Error::Io {
+        RuntimeError::Io {
             path: path.display().to_string(),
             source,
         }
@@ -72,9 +72,9 @@ impl Error {
 
     /// A TOML error in `text`, read from `path`, at the place it points at (the file's
     /// start when it points nowhere).
-    pub fn toml(path: &Path, text: &str, source: toml::de::Error) -> Self {
+    pub(crate) fn toml(path: &Path, text: &str, source: toml::de::Error) -> Self {
         let offset = source.span().map_or(0, |span| span.start);
-        Error::Toml {
+        RuntimeError::Toml {
             at: Location::of(path, text, offset),
             message: source.message().trim().replace('\n', " "),
             source: Box::new(source),
@@ -83,7 +83,7 @@ impl Error {
 
     /// A JSON error in the file at `path`.
     pub fn json(path: &Path, source: serde_json::Error) -> Self {
-        Error::Json {
+        RuntimeError::Json {
             path: path.display().to_string(),
             line: source.line(),
             column: source.column(),
@@ -94,11 +94,11 @@ impl Error {
 
 /// A file the model's reads (`wgstress_model::read`) or the log could not read or write, or
 /// refused: the same message as the runtime's own errors of those kinds.
-impl From<wgstress_model::Error> for Error {
-    fn from(error: wgstress_model::Error) -> Error {
+impl From<wgstress_model::Error> for RuntimeError {
+    fn from(error: wgstress_model::Error) -> RuntimeError {
         match error {
-            wgstress_model::Error::Io { path, source } => Error::Io { path, source },
-            wgstress_model::Error::Input(message) => Error::Input(message),
+            wgstress_model::Error::Io { path, source } => RuntimeError::Io { path, source },
+            wgstress_model::Error::Input(message) => RuntimeError::Input(message),
         }
     }
 }

@@ -14,6 +14,8 @@
 //! The data these produce and read (records, tallies, summaries, settings and run
 //! parameters, outcomes) is `wgstress_model`'s, which has no device.
 
+#![deny(unreachable_pub)]
+
 pub mod app;
 pub mod error;
 pub mod fences;
@@ -23,6 +25,6 @@ pub mod stress;
 pub mod write;
 
 pub use app::spec::App;
-pub use error::{Error, Result};
+pub use error::{Result, RuntimeError};
 pub use gpu::engine::{Engine, EngineConfig};
 pub use run::runner::{Budget, RunConfig};

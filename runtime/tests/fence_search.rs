@@ -11,12 +11,12 @@ use wgstress_runtime::app::init::Init;
 use wgstress_runtime::app::spec::App;
 use wgstress_runtime::fences::gpu::GpuLab;
 use wgstress_runtime::fences::lab::Subject;
-use wgstress_runtime::fences::source::Shader;
+use wgstress_runtime::fences::source::AppSource;
 use wgstress_runtime::fences::trials::Trials;
 use wgstress_runtime::fences::{ddmin, FailureRate, FixSet, Lab};
 use wgstress_runtime::gpu::engine::EngineConfig;
 use wgstress_runtime::run::runner::{Budget, RunConfig};
-use wgstress_runtime::stress::plan::{Iterations, StressPlan};
+use wgstress_runtime::run::stress_plan::{Iterations, StressPlan};
 
 /// The last thread of one workgroup of 64 raises a flag, every thread then reads it. Without
 /// a barrier between, a CPU driver runs the workgroup's first threads to their end before
@@ -99,8 +99,8 @@ fn the_fixture_fails_without_a_barrier_and_passes_with_one() {
     assert_eq!(fixed[1], vec![1; 64]);
 }
 
-fn lab(app: App) -> (Shader, GpuLab) {
-    let shader = Shader::new(app);
+fn lab(app: App) -> (AppSource, GpuLab) {
+    let shader = AppSource::new(app);
     let stress = StressPlan {
         iterations: Iterations::Given(64),
         cache_words: 1 << 12,
@@ -139,8 +139,8 @@ fn the_search_finds_the_one_barrier_between_the_write_and_the_read() {
 
     let rate = FailureRate::measured(before.failures, before.runs).unwrap();
     let mut tried = Vec::new();
-    let mut on_event = |e: wgstress_runtime::fences::event::Event<'_>| {
-        if let wgstress_runtime::fences::event::Event::Trial { sites, trial } = e {
+    let mut on_event = |e: wgstress_runtime::fences::event::SearchEvent<'_>| {
+        if let wgstress_runtime::fences::event::SearchEvent::Trial { sites, trial } = e {
             tried.push((sites, trial));
         }
     };

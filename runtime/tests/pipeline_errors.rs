@@ -3,7 +3,7 @@
 //! of a shader diagnostic.
 
 use wgstress_runtime::gpu::device::{self, shader_pipeline};
-use wgstress_runtime::Error;
+use wgstress_runtime::RuntimeError;
 
 fn empty_layout(gpu: &device::Gpu) -> wgpu::PipelineLayout {
     gpu.device
@@ -18,7 +18,7 @@ fn refusal(wgsl: &str, entry: &str) -> (String, String) {
     let gpu = device::open(None).unwrap();
     let layout = empty_layout(&gpu);
     match shader_pipeline(&gpu.device, &layout, "shader app.wgsl", wgsl, entry, &[]) {
-        Err(Error::Wgpu { what, message }) => (what, message),
+        Err(RuntimeError::Wgpu { what, message }) => (what, message),
         Err(other) => panic!("not a wgpu refusal: {other}"),
         Ok(_) => panic!("wgpu made the pipeline"),
     }

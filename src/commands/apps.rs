@@ -16,7 +16,7 @@ pub fn list() -> Result<Status> {
 pub fn adapters() -> Result<Status> {
     let found = wgstress_runtime::gpu::device::adapters();
     if found.is_empty() {
-        return Err(wgstress_runtime::Error::NoAdapter.into());
+        return Err(wgstress_runtime::RuntimeError::NoAdapter.into());
     }
     // `#N` picks the N-th with --adapter: identical GPUs of one host differ only there.
     let text: String = found

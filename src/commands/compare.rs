@@ -54,7 +54,7 @@ enum Shuffle {
 }
 
 /// A validated `compare`.
-pub struct Plan {
+pub struct ComparePlan {
     session: SessionPlan,
     rounds: u32,
     svg: PathBuf,
@@ -63,7 +63,7 @@ pub struct Plan {
     shuffles: Vec<bool>,
 }
 
-pub fn plan(args: &Args) -> Result<Plan> {
+pub fn plan(args: &Args) -> Result<ComparePlan> {
     let session = SessionPlan::new(
         &args.app,
         &args.budget,
@@ -86,7 +86,7 @@ pub fn plan(args: &Args) -> Result<Plan> {
             strategies.push(*s);
         }
     }
-    Ok(Plan {
+    Ok(ComparePlan {
         session,
         rounds: args.rounds,
         svg: args.svg.clone(),
@@ -99,7 +99,7 @@ pub fn plan(args: &Args) -> Result<Plan> {
     })
 }
 
-pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
+pub fn execute(plan: ComparePlan, notes: Notes) -> Result<Status> {
     let session = &plan.session;
     // Watched from the start: a signal while the shaders compile or calibration runs stops
     // the command before its first batch, with a summary of no runs.
@@ -134,7 +134,7 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
         }
     }
     let n = configs.len() as u32;
-    let rounds = compare::Plan {
+    let rounds = compare::ComparePlan {
         configs,
         budget: session.budget,
         adaptive: session.stress.adaptive(),

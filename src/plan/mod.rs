@@ -18,7 +18,7 @@ use wgstress_model::stress::params::{Scheduling, StressShape};
 use wgstress_runtime::app::spec::App;
 use wgstress_runtime::gpu::engine::{Engine, EngineConfig, LoopStart, Mode};
 use wgstress_runtime::run::runner::Budget;
-use wgstress_runtime::stress::plan::{check_shape, Iterations, StressPlan};
+use wgstress_runtime::run::stress_plan::{check_shape, Iterations, StressPlan};
 
 /// What `run` and `compare` share.
 pub struct SessionPlan {

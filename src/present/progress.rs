@@ -4,8 +4,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use std::time::Duration;
 use wgstress_model::run::calibration::Calibration;
 use wgstress_model::stress::params::Settings;
-use wgstress_runtime::run::runner::{Budget, Event};
-use wgstress_runtime::stress::plan::Iterations;
+use wgstress_runtime::run::runner::{Budget, RunEvent};
+use wgstress_runtime::run::stress_plan::Iterations;
 
 /// What calibration measured, as a note, when the iterations were measured rather than given.
 pub fn calibrated(
@@ -78,9 +78,9 @@ impl Progress {
         }
     }
 
-    pub fn on_event(&mut self, event: Event) {
+    pub fn on_event(&mut self, event: RunEvent) {
         match event {
-            Event::Batch {
+            RunEvent::Batch {
                 runs,
                 failures,
                 elapsed,
@@ -95,7 +95,7 @@ impl Progress {
                 });
                 self.bar.set_message(format!("failures: {}", self.failures));
             }
-            Event::DeviceLost(message) => {
+            RunEvent::DeviceLost(message) => {
                 if self.notes {
                     let line = format!("wgstress: device lost ({message}); recreating it");
                     self.bar.suspend(|| eprintln!("{line}"));

@@ -5,7 +5,7 @@
 
 use super::{directives, spell};
 use crate::error::{InstrumentError, Result};
-use crate::passes::pointers;
+use crate::ir::pointers;
 use crate::wgsl::shader::{parse_as_given, validate, validate_user};
 use naga::back::wgsl::{write_string, WriterFlags};
 use naga::proc::{CaseInsensitiveKeywordSet, NameKey, Namer};

@@ -9,7 +9,7 @@ use naga::{Module, ShaderStage};
 /// rewritten); errors carry file:line:column and naga's rendering.
 pub(crate) fn parse(source: &str, path: &str) -> Result<Module> {
     let mut module = parse_as_given(source, path)?;
-    crate::passes::pointers::specialize(&mut module);
+    crate::ir::pointers::specialize(&mut module);
     Ok(module)
 }
 

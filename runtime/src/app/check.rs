@@ -5,10 +5,8 @@
 mod kinds;
 mod slice;
 
-pub use kinds::{
-    Compare, Equals, Expected, Of, Reference, Scan, ScanOp, SortedPermutation, Tolerance,
-};
-pub use slice::{Selection, Slice};
+pub(crate) use kinds::{Compare, Equals, Expected, Of, Reference, Scan, ScanOp, SortedPermutation};
+pub(crate) use slice::{Selection, Slice};
 
 use crate::app::init::ElementType;
 use serde::Deserialize;
@@ -100,7 +98,7 @@ impl Rule {
     }
 
     /// The kind and what it compares with: "inclusive-scan of 0:1", "all-equal 1024".
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let of = |(g, b): Of| format!("{g}:{b}");
         match self {
             Rule::EqualsFile { path } => format!("equals-file {}", path.display()),
@@ -137,14 +135,14 @@ impl Rule {
 
 impl Check {
     /// The bindings this check reads: the checked one, and the one it compares with.
-    pub fn reads(&self) -> Vec<(u32, u32)> {
+    pub(crate) fn reads(&self) -> Vec<(u32, u32)> {
         let mut reads = vec![(self.group, self.binding)];
         reads.extend(self.rule.of());
         reads
     }
 
     /// How reports name this check.
-    pub fn label(&self) -> String {
+    pub(crate) fn label(&self) -> String {
         match &self.name {
             Some(name) => format!("check `{name}`"),
             None => self.rule.describe(),
@@ -153,7 +151,7 @@ impl Check {
 
     /// The elements checked in a binding of `words` words, or what is wrong with the
     /// selection. A `sum` checks one element unless told otherwise.
-    pub fn slice(&self, words: u32) -> Result<Slice, String> {
+    pub(crate) fn slice(&self, words: u32) -> Result<Slice, String> {
         if self.words.is_some() && self.count.is_some() {
             return Err("give `count` or `words` (its older name), not both".into());
         }
@@ -174,7 +172,7 @@ impl Check {
     /// (`words`: 0 for a binding the spec does not declare): a selection past the binding,
     /// a binding compared with that is shorter than the elements checked reach, a list of
     /// expected values of another length.
-    pub fn validate(&self, words: &dyn Fn(Of) -> u32) -> Result<(), String> {
+    pub(crate) fn validate(&self, words: &dyn Fn(Of) -> u32) -> Result<(), String> {
         let slice = self.slice(words((self.group, self.binding)))?;
         if let Some(of) = self.rule.of() {
             let available = words(of) as usize;
@@ -205,7 +203,7 @@ impl Check {
 
     /// Puts the files the check names (relative to the spec that declares it) under `dir`,
     /// the spec's directory.
-    pub fn resolve_paths(&mut self, dir: &Path) {
+    pub(crate) fn resolve_paths(&mut self, dir: &Path) {
         match &mut self.rule {
             Rule::EqualsFile { path }
             | Rule::Reference(Reference {

@@ -6,9 +6,9 @@ mod mismatch;
 mod multiset;
 mod order;
 
-pub use mismatch::{Mismatches, FIRST_FEW};
-pub use multiset::NotPermutation;
-pub use order::OutOfOrder;
+pub(crate) use mismatch::Mismatches;
+pub(crate) use multiset::NotPermutation;
+pub(crate) use order::OutOfOrder;
 
 use crate::app::check::Slice;
 use crate::app::init::ElementType;

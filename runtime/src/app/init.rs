@@ -2,9 +2,9 @@
 
 mod typed;
 
-pub use typed::{ElementType, Fill, List, Range};
+pub(crate) use typed::{ElementType, Fill, List, Range};
 
-use crate::error::{Error, Result};
+use crate::error::{Result, RuntimeError};
 use rand::{Rng, SeedableRng};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
@@ -55,7 +55,7 @@ impl Init {
     /// What is wrong with these contents for a binding of `words` words, if anything: a list
     /// longer than the binding, an empty pattern, a range that leaves its type. Files are read
     /// later, when the buffers are made.
-    pub fn check(&self, words: u32) -> std::result::Result<(), String> {
+    pub(crate) fn check(&self, words: u32) -> std::result::Result<(), String> {
         let fits = |len: usize, what: &str| {
             if len > words as usize {
                 Err(format!(
@@ -90,7 +90,7 @@ impl Init {
     /// Whether a file's contents can be read into a binding of `words` words: a regular file
     /// that fits (a spec is checked before the device opens). It is read, within the bound:
     /// a file in /proc says it holds 0 bytes and gives more.
-    pub fn check_file(&self, words: u32) -> Result<()> {
+    pub(crate) fn check_file(&self, words: u32) -> Result<()> {
         if let Init::File { path } = self {
             wgstress_model::read::bytes(path, u64::from(words) * 4, &holds(words))?;
         }
@@ -99,7 +99,7 @@ impl Init {
 
     /// The first `words` words of these contents.
     pub fn words(&self, words: u32) -> Result<Vec<u32>> {
-        self.check(words).map_err(Error::Input)?;
+        self.check(words).map_err(RuntimeError::Input)?;
         let n = words as usize;
         Ok(match self {
             Init::Zeros => vec![0; n],

@@ -4,7 +4,6 @@
 //! device is `checks`.
 
 pub mod check;
-pub mod checks;
 pub mod dims;
 pub mod failure;
 pub mod init;

@@ -5,7 +5,7 @@ use crate::app::check::Check;
 use crate::app::dims::dims;
 use crate::app::failure::CheckFailure;
 use crate::app::init::Init;
-use crate::error::{Error, Result};
+use crate::error::{Result, RuntimeError};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -40,7 +40,7 @@ pub struct Binding {
 
 /// A shader file: where it came from (for diagnostics and reports) and its text.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Shader {
+pub struct ShaderFile {
     pub path: String,
     pub source: String,
 }
@@ -72,7 +72,7 @@ pub struct BindAt {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Dispatch {
     /// The dispatch's own shader file; `None`: the application's.
-    pub shader: Option<Shader>,
+    pub shader: Option<ShaderFile>,
     /// The entry point; may be left out when the shader has one compute entry point besides
     /// the postcondition.
     pub entry: Option<String>,
@@ -88,7 +88,8 @@ pub struct Dispatch {
 /// A host-side check over read-back buffers, for applications written in Rust: `Err` says
 /// what failed (`CheckFailure::Message` in a closure's own words, `Postcondition` from the
 /// `#[postconditions]` macro).
-pub type HostCheck = Arc<dyn Fn(&Outputs) -> std::result::Result<(), CheckFailure> + Send + Sync>;
+pub(crate) type HostCheck =
+    Arc<dyn Fn(&Outputs) -> std::result::Result<(), CheckFailure> + Send + Sync>;
 
 /// The contents of every binding after one run, as words, by (group, binding).
 pub struct Outputs<'a> {
@@ -131,7 +132,7 @@ pub struct App {
     /// and `workgroups`); `validate` refuses an `entry` beside a pipeline.
     pub pipeline: Vec<Dispatch>,
     /// The file the postcondition entry point lives in, when not the application's shader.
-    pub postcondition_shader: Option<Shader>,
+    pub postcondition_shader: Option<ShaderFile>,
 }
 
 impl Binding {
@@ -228,7 +229,7 @@ impl App {
             .unwrap_or(1)
     }
 
-    pub fn binding(&self, group: u32, binding: u32) -> Option<&Binding> {
+    pub(crate) fn binding(&self, group: u32, binding: u32) -> Option<&Binding> {
         self.bindings
             .iter()
             .find(|b| b.group == group && b.binding == binding)
@@ -250,17 +251,17 @@ pub trait Postconditions {
 
 /// Most workgroups an application may dispatch: with as many stress workgroups again, the
 /// count still fits the u32 the shader computes workgroup ids in.
-pub const MAX_WORKGROUPS: u64 = 1 << 31;
+pub(crate) const MAX_WORKGROUPS: u64 = 1 << 31;
 
 /// Largest binding a spec may declare, in words (4 GiB): beyond any adapter's limit, and
 /// refused before its initial contents are built on the host.
-pub const MAX_WORDS: u32 = 1 << 30;
+pub(crate) const MAX_WORDS: u32 = 1 << 30;
 
 impl App {
     /// What a spec or a Rust application can get wrong without a device: a dispatch too large
     /// to count, a binding declared twice or too large, a check of an undeclared binding.
     /// `Err` is the message and the index of the binding or check it is about.
-    pub fn validate(&self) -> std::result::Result<(), Invalid> {
+    pub(crate) fn validate(&self) -> std::result::Result<(), Invalid> {
         if !self.pipeline.is_empty() && self.entry.is_some() {
             return Err(Invalid::Dispatch(
                 0,
@@ -346,11 +347,11 @@ impl App {
     /// Checks that each dispatch fits the adapter dimension by dimension, as a raw run
     /// dispatches it as given (an instrumented run spreads its workgroups over two dimensions,
     /// which `check_limits` bounds).
-    pub fn check_dimensions(&self, limits: &wgpu::Limits) -> Result<()> {
+    pub(crate) fn check_dimensions(&self, limits: &wgpu::Limits) -> Result<()> {
         let max_dim = limits.max_compute_workgroups_per_dimension;
         for dispatch in self.dispatches() {
             if let Some(&g) = dispatch.workgroups.iter().find(|&&g| g > max_dim) {
-                return Err(Error::Input(format!(
+                return Err(RuntimeError::Input(format!(
                     "{}: workgroups {:?} has {g} in one dimension, beyond this adapter's limit of {max_dim} (max_compute_workgroups_per_dimension): --raw dispatches the workgroups as given; spread them over more dimensions",
                     self.name, dispatch.workgroups
                 )));
@@ -360,12 +361,12 @@ impl App {
     }
 
     /// Checks the application against the adapter's limits, before any buffer is made.
-    pub fn check_limits(&self, limits: &wgpu::Limits) -> Result<()> {
+    pub(crate) fn check_limits(&self, limits: &wgpu::Limits) -> Result<()> {
         let max_dim = u64::from(limits.max_compute_workgroups_per_dimension);
         for dispatch in self.dispatches() {
             let groups: u128 = dispatch.workgroups.iter().map(|&g| u128::from(g)).product();
             if groups > u128::from(max_dim * max_dim) {
-                return Err(Error::Input(format!(
+                return Err(RuntimeError::Input(format!(
                     "{}: {groups} workgroups are beyond this adapter's limit of {} (max_compute_workgroups_per_dimension squared)",
                     self.name,
                     max_dim * max_dim
@@ -377,7 +378,7 @@ impl App {
             .iter()
             .find(|&&d| u64::from(d) > max_dim)
         {
-            return Err(Error::Input(format!(
+            return Err(RuntimeError::Input(format!(
                 "{}: postcondition_workgroups has {d}, beyond this adapter's limit of {max_dim} per dimension",
                 self.name
             )));
@@ -395,7 +396,7 @@ impl App {
                 ),
             };
             if bytes > limit {
-                return Err(Error::Input(format!(
+                return Err(RuntimeError::Input(format!(
                     "{}: binding {}:{} of {bytes} bytes is beyond this adapter's limit of {limit} bytes ({name})",
                     self.name, b.group, b.binding
                 )));
@@ -437,7 +438,7 @@ fn bind_is_valid(app: &App, bind: &[BindAt]) -> std::result::Result<(), String> 
 
 /// What `App::validate` found wrong, and where.
 #[derive(Debug, PartialEq)]
-pub enum Invalid {
+pub(crate) enum Invalid {
     Workgroups(String),
     /// The index of the binding, and what is wrong.
     Binding(usize, String),
@@ -503,9 +504,9 @@ pub fn load(path: &Path) -> Result<App> {
 }
 
 /// Reads a shader file a spec names.
-fn read_shader(path: &Path) -> Result<Shader> {
+fn read_shader(path: &Path) -> Result<ShaderFile> {
     let source = wgstress_model::read::source(path)?;
-    Ok(Shader {
+    Ok(ShaderFile {
         path: path.display().to_string(),
         source,
     })
@@ -520,12 +521,12 @@ enum Form {
 /// Parses and validates an app spec read from `path`; errors point at the spec's line and
 /// column.
 pub fn parse(text: &str, path: &Path) -> Result<App> {
-    let spec: SpecFile = toml::from_str(text).map_err(|e| Error::toml(path, text, e))?;
+    let spec: SpecFile = toml::from_str(text).map_err(|e| RuntimeError::toml(path, text, e))?;
     let at = |span: std::ops::Range<usize>| Location::of(path, text, span.start);
     let dir = path.parent().unwrap_or(Path::new("."));
     let form = form(&spec, &at)?;
     let postcondition_workgroups = match &spec.postcondition_workgroups {
-        Some(d) => dims(d.get_ref()).map_err(|m| Error::Spec {
+        Some(d) => dims(d.get_ref()).map_err(|m| RuntimeError::Spec {
             at: at(d.span()),
             message: format!("postcondition_workgroups: {m}"),
         })?,
@@ -576,7 +577,7 @@ pub fn parse(text: &str, path: &Path) -> Result<App> {
             Invalid::Check(i, _) => check_spans[*i].clone(),
             Invalid::Dispatch(i, _) => dispatch_spans.get(*i).cloned().unwrap_or(0..0),
         };
-        Error::Spec {
+        RuntimeError::Spec {
             at: at(span),
             message: invalid.to_string(),
         }
@@ -586,7 +587,7 @@ pub fn parse(text: &str, path: &Path) -> Result<App> {
         binding
             .init
             .check_file(binding.words)
-            .map_err(|e| Error::Spec {
+            .map_err(|e| RuntimeError::Spec {
                 at: at(binding_spans[i].clone()),
                 message: format!("[[binding]] {}: init: {e}", i + 1),
             })?;
@@ -619,7 +620,7 @@ fn form(spec: &SpecFile, at: &dyn Fn(std::ops::Range<usize>) -> Location) -> Res
             .map(|e| ("entry", e.span()))
             .or(spec.workgroups.as_ref().map(|w| ("workgroups", w.span())));
         if let Some((key, span)) = mixed {
-            return Err(Error::Spec {
+            return Err(RuntimeError::Spec {
                 at: at(span),
                 message: format!(
                     "`{key}` at the top is the single-kernel form; with [[dispatch]] tables give it in each dispatch"
@@ -629,7 +630,7 @@ fn form(spec: &SpecFile, at: &dyn Fn(std::ops::Range<usize>) -> Location) -> Res
         let mut out = Vec::new();
         for (index, d) in spec.dispatches.iter().enumerate() {
             let file = d.get_ref();
-            let workgroups = dims(file.workgroups.get_ref()).map_err(|m| Error::Spec {
+            let workgroups = dims(file.workgroups.get_ref()).map_err(|m| RuntimeError::Spec {
                 at: at(file.workgroups.span()),
                 message: format!("[[dispatch]] {}: workgroups: {m}", index + 1),
             })?;
@@ -648,11 +649,11 @@ fn form(spec: &SpecFile, at: &dyn Fn(std::ops::Range<usize>) -> Location) -> Res
     match &spec.workgroups {
         Some(w) => dims(w.get_ref())
             .map(Form::Single)
-            .map_err(|m| Error::Spec {
+            .map_err(|m| RuntimeError::Spec {
                 at: at(w.span()),
                 message: format!("workgroups: {m}"),
             }),
-        None => Err(Error::Spec {
+        None => Err(RuntimeError::Spec {
             at: at(0..0),
             message: "give `workgroups` (a single kernel) or [[dispatch]] tables (a pipeline)"
                 .into(),

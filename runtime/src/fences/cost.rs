@@ -12,7 +12,7 @@ use std::time::Duration;
 use wgstress_model::fences::cost::Cost;
 
 /// Times `variants` (the original first) for about `time` in all.
-pub fn measure(
+pub(crate) fn measure(
     lab: &mut dyn Lab,
     variants: &[(&str, Subject)],
     time: Duration,

@@ -8,7 +8,7 @@ use wgstress_model::stress::params::Settings;
 use wgstress_model::stress::strategy::Strategy;
 
 #[derive(Clone, Copy, Debug)]
-pub enum Event<'a> {
+pub enum SearchEvent<'a> {
     /// Systematic stress showed no failure: the other strategies share the rest of the
     /// budget.
     TryingOthers,

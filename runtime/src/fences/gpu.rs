@@ -9,15 +9,15 @@
 //! passed with the guards all off. A compiled set fences only where it says.
 
 use super::lab::{FixSet, Lab, Subject};
-use super::source::Shader;
+use super::source::AppSource;
 use crate::app::spec::App;
 use crate::error::Result;
 use crate::gpu::device::{patiently, Gpu};
 use crate::gpu::engine::{Engine, EngineConfig, LoopStart, Mode};
-use crate::run::loop_limit::LoopLimit;
+use crate::gpu::loop_limit::LoopLimit;
 use crate::run::pace::Pace;
 use crate::run::runner::{run_into, Budget, RunConfig, Stream};
-use crate::stress::plan::StressPlan;
+use crate::run::stress_plan::StressPlan;
 use std::time::{Duration, Instant};
 use wgstress_model::fences::measured::Measured;
 use wgstress_model::run::calibration::Calibration;
@@ -36,7 +36,7 @@ enum Built {
 
 /// The application on a device, as is and with fixes.
 pub struct GpuLab {
-    shader: Shader,
+    shader: AppSource,
     config: EngineConfig,
     stress: StressPlan,
     shape: StressShape,
@@ -58,7 +58,7 @@ pub struct GpuLab {
 impl GpuLab {
     /// Opens the device and builds the application as is; systematic stress takes `shape`.
     pub fn open(
-        shader: Shader,
+        shader: AppSource,
         config: EngineConfig,
         stress: StressPlan,
         shape: StressShape,
@@ -69,7 +69,7 @@ impl GpuLab {
 
     /// A lab over an engine already built from `shader`'s application with `config`.
     pub fn with_engine(
-        shader: Shader,
+        shader: AppSource,
         config: EngineConfig,
         stress: StressPlan,
         shape: StressShape,
@@ -85,11 +85,6 @@ impl GpuLab {
             last: None,
             pace: None,
         }
-    }
-
-    /// The engine of the application as is (until the first fix runs).
-    pub fn engine(&self) -> Option<&Engine> {
-        self.engine.as_ref()
     }
 
     /// The engine for `fix`: the last one if it ran the same fix, else a new one whose

@@ -4,7 +4,7 @@
 
 use crate::app::spec::App;
 use crate::error::Result;
-use crate::run::loop_limit::LoopLimit;
+use crate::gpu::loop_limit::LoopLimit;
 use crate::run::runner::{Budget, RunConfig};
 use std::time::Duration;
 use wgstress_model::fences::measured::Measured;
@@ -50,7 +50,7 @@ pub enum Subject<'a> {
 /// One strategy's runs of the application as is, and the configuration they ran under (its
 /// stress calibrated on the device).
 #[derive(Clone)]
-pub struct Confirmed {
+pub(crate) struct Confirmed {
     pub config: RunConfig,
     pub measured: Measured,
 }

@@ -34,7 +34,7 @@ fn edits(original: &str, edited: &str) -> Vec<Edit> {
 
 /// `original` with the edits of every text of `edited` made in it; none when two of them
 /// change the same lines, or insert at one place, differently.
-pub fn merge(original: &str, edited: &[&str]) -> Option<String> {
+pub(crate) fn merge(original: &str, edited: &[&str]) -> Option<String> {
     let mut all: Vec<Edit> = edited.iter().flat_map(|e| edits(original, e)).collect();
     all.sort_by_key(|e| (e.start, e.end));
     all.dedup();

@@ -24,5 +24,5 @@ pub mod trials;
 
 pub use ddmin::{ddmin, Search};
 pub use lab::{FixSet, Lab};
-pub use search::{search, SearchConfig};
+pub use search::{search, FenceSearchConfig};
 pub use trial::{FailureRate, Oracle, Trial};

@@ -22,7 +22,7 @@ use wgstress_instrument::placement::FenceSite;
 /// The site indices in the order ddmin should prefer them: the functions in reverse of their
 /// numbering (sites are numbered in the entry point first, then callers before callees), each
 /// function's sites in their own order.
-pub fn callees_first(sites: &[FenceSite]) -> Vec<usize> {
+pub(crate) fn callees_first(sites: &[FenceSite]) -> Vec<usize> {
     let mut functions: Vec<&str> = Vec::new();
     for site in sites {
         if !functions.contains(&site.function.as_str()) {
@@ -39,7 +39,7 @@ pub fn callees_first(sites: &[FenceSite]) -> Vec<usize> {
 /// A 1-minimal passing subset of `order` (every site, in the order of preference; all of
 /// them passed). `failed`: the last round's fix, which failed its verification, kept while
 /// the other sites are searched for what it lacks; empty in a first round.
-pub fn shrink(
+pub(crate) fn shrink(
     order: &[usize],
     failed: &[usize],
     rate: FailureRate,

@@ -6,7 +6,7 @@
 
 use super::lab::FixSet;
 use super::shrink::callees_first;
-use crate::app::spec::{App, Shader as File};
+use crate::app::spec::{App, ShaderFile};
 use crate::error::Result;
 use wgstress_instrument::atomic::candidates_wgsl;
 use wgstress_instrument::placement::{analyse, fenced_at_atomic, Analysis, FenceSite, InLoop};
@@ -24,30 +24,30 @@ pub struct Part {
 
 /// The application the search patches, and its parts.
 #[derive(Clone)]
-pub struct Shader {
+pub struct AppSource {
     pub app: App,
     pub parts: Vec<Part>,
 }
 
 /// A candidate site of a part.
 #[derive(Clone, Debug)]
-pub struct Site {
+pub struct PartSite {
     pub part: usize,
     /// The site, numbered within its part.
     pub site: FenceSite,
 }
 
 /// The application's parts with a fix placed by the instrumenter.
-pub struct Patched {
+pub struct PlacedFix {
     /// Every site of every part, in the order of their global numbers.
-    pub sites: Vec<Site>,
+    pub sites: Vec<PartSite>,
     /// Each part's module with its share of the fix, as naga writes it.
     pub parts: Vec<wgstress_instrument::placement::FencedShader>,
 }
 
-impl Patched {
+impl PlacedFix {
     /// Storage accesses in loops where no site can go, with their files.
-    pub fn in_loops(&self, shader: &Shader) -> Vec<(String, InLoop)> {
+    pub(crate) fn in_loops(&self, shader: &AppSource) -> Vec<(String, InLoop)> {
         let mut found = Vec::new();
         for (p, patched) in self.parts.iter().enumerate() {
             let path = &shader.parts[p].path;
@@ -57,12 +57,12 @@ impl Patched {
     }
 
     /// Where read-modify-writes became one atomic operation.
-    pub fn fused(&self) -> Vec<ShaderLocation> {
+    pub(crate) fn fused(&self) -> Vec<ShaderLocation> {
         self.parts.iter().flat_map(|p| p.fused.clone()).collect()
     }
 
     /// The sites in the order ddmin should prefer them: within each part, callees first.
-    pub fn order(&self) -> Vec<usize> {
+    pub(crate) fn order(&self) -> Vec<usize> {
         let mut order = Vec::new();
         let mut offset = 0;
         for part in &self.parts {
@@ -73,7 +73,7 @@ impl Patched {
     }
 
     /// A unified diff of each part that changed, from naga's rendering of the original.
-    pub fn diff(&self) -> String {
+    pub(crate) fn diff(&self) -> String {
         self.parts
             .iter()
             .filter(|p| p.wgsl != p.original_wgsl)
@@ -82,9 +82,9 @@ impl Patched {
     }
 }
 
-impl Shader {
+impl AppSource {
     /// The parts of `app`: each stressed dispatch's file and entry point, once.
-    pub fn new(app: App) -> Shader {
+    pub fn new(app: App) -> AppSource {
         let mut parts: Vec<Part> = Vec::new();
         for dispatch in app.dispatches().iter().filter(|d| d.stress) {
             let (path, source) = app.shader_of(dispatch);
@@ -100,11 +100,11 @@ impl Shader {
                 parts.push(part);
             }
         }
-        Shader { app, parts }
+        AppSource { app, parts }
     }
 
     /// Whether the application is a pipeline of dispatches (its fix may change several files).
-    pub fn is_pipeline(&self) -> bool {
+    pub(crate) fn is_pipeline(&self) -> bool {
         !self.app.pipeline.is_empty()
     }
 
@@ -129,7 +129,7 @@ impl Shader {
         let atomic = self.own(p, atomic);
         Ok(fenced_at_atomic(
             &part.source,
-            &Shader::options(part),
+            &AppSource::options(part),
             &atomic,
             chosen,
         )?)
@@ -147,7 +147,7 @@ impl Shader {
     }
 
     /// The parts with `fix` placed: each part gets the fix's sites that fall in it.
-    pub fn patch(&self, fix: &FixSet) -> Result<Patched> {
+    pub fn patch(&self, fix: &FixSet) -> Result<PlacedFix> {
         let atomic = &fix.atomic;
         let mut sites = Vec::new();
         let mut parts = Vec::new();
@@ -165,17 +165,17 @@ impl Shader {
                 .map(|&s| (s - offset) as u32)
                 .collect();
             let patched = self.patch_part(p, atomic, &chosen)?;
-            sites.extend(patched.sites.iter().map(|s| Site {
+            sites.extend(patched.sites.iter().map(|s| PartSite {
                 part: p,
                 site: s.clone(),
             }));
             parts.push(patched);
         }
-        Ok(Patched { sites, parts })
+        Ok(PlacedFix { sites, parts })
     }
 
     /// The application with `fix` placed, for an engine.
-    pub fn app_with(&self, fix: &FixSet) -> Result<App> {
+    pub(crate) fn app_with(&self, fix: &FixSet) -> Result<App> {
         let patched = self.patch(fix)?;
         let texts: Vec<(usize, String, Option<String>)> = patched
             .parts
@@ -188,7 +188,7 @@ impl Shader {
 
     /// The application with each part `p` of `texts` running that text (its postcondition
     /// named anew where the text no longer carries the source's directive).
-    pub fn with_parts(&self, texts: &[(usize, String, Option<String>)]) -> App {
+    pub(crate) fn with_parts(&self, texts: &[(usize, String, Option<String>)]) -> App {
         let mut app = self.app.clone();
         if !self.is_pipeline() {
             if let Some((_, text, postcondition)) = texts.first() {
@@ -209,7 +209,7 @@ impl Shader {
             };
             let p = self.parts.iter().position(|q| *q == part);
             if let Some((_, text, _)) = texts.iter().find(|(q, _, _)| Some(*q) == p) {
-                dispatch.shader = Some(File {
+                dispatch.shader = Some(ShaderFile {
                     path: part.path,
                     source: text.clone(),
                 });
@@ -221,12 +221,12 @@ impl Shader {
     /// What a fix means in each part's text: its sites (with the variables `atomic` made
     /// atomic first where the part has them), their roles and counterparts, and source
     /// patches.
-    pub fn analyse(&self, atomic: &[String]) -> Result<Vec<Analysis>> {
+    pub(crate) fn analyse(&self, atomic: &[String]) -> Result<Vec<Analysis>> {
         (0..self.parts.len())
             .map(|p| {
                 let part = &self.parts[p];
                 let atomic = self.own(p, atomic);
-                Ok(analyse(&part.source, &Shader::options(part), &atomic)?)
+                Ok(analyse(&part.source, &AppSource::options(part), &atomic)?)
             })
             .collect()
     }
@@ -240,7 +240,7 @@ impl Shader {
     /// The variables make-atomic may rewrite, in declaration order, over the parts (the
     /// plain read_write storage integers, and arrays and structs of them, that an entry point
     /// accesses). A variable is made atomic in every part that has it.
-    pub fn atomic_candidates(&self) -> Result<Vec<String>> {
+    pub(crate) fn atomic_candidates(&self) -> Result<Vec<String>> {
         let mut names: Vec<String> = Vec::new();
         for p in 0..self.parts.len() {
             for name in self.part_candidates(p)? {

@@ -6,7 +6,7 @@
 //! cannot express it, as naga's rendering of the whole shader, saying why.
 
 use super::lab::FixSet;
-use super::source::Shader;
+use super::source::AppSource;
 use crate::app::spec::App;
 use crate::error::Result;
 use wgstress_instrument::placement::{Analysis, FenceSite, MissingPartner, Role, Side};
@@ -14,7 +14,7 @@ use wgstress_model::fences::outcome::{Kept, KeptRole, KeptSide};
 use wgstress_model::fences::patch::{Choice, FilePatch, Patch};
 
 /// A fix of the application, as the user gets it and as it runs.
-pub struct Patched {
+pub struct SuggestedFix {
     pub fix: FixSet,
     /// A patch per file the fix changes; none where a file's patch cannot be had (the
     /// reasons are in `unexpressed`).
@@ -26,7 +26,7 @@ pub struct Patched {
 }
 
 /// The suggested fix, with the minimal one it grew from.
-pub struct Suggestion {
+pub(crate) struct Suggestion {
     pub choice: Choice,
     /// What this adapter needed: the set the trials kept.
     pub minimal: Vec<u32>,
@@ -34,14 +34,14 @@ pub struct Suggestion {
     pub kept: Vec<Kept>,
     /// Pairs a kept barrier belongs to whose other side has no legal site.
     pub missing: Vec<String>,
-    pub suggested: Patched,
+    pub suggested: SuggestedFix,
     /// The other choice's fix (the minimal one when the portable one is suggested), when it
     /// differs: the cost step times it too.
-    pub other: Option<Patched>,
+    pub other: Option<SuggestedFix>,
 }
 
 /// The suggestion grown from `minimal` (the kept set, on its variables made atomic if any).
-pub fn suggest(shader: &Shader, minimal: &FixSet, choice: Choice) -> Result<Suggestion> {
+pub(crate) fn suggest(shader: &AppSource, minimal: &FixSet, choice: Choice) -> Result<Suggestion> {
     let analyses = shader.analyse(&minimal.atomic)?;
     let offsets: Vec<usize> = analyses
         .iter()
@@ -103,11 +103,11 @@ fn local(sites: &[usize], offset: usize, len: usize) -> Vec<u32> {
 /// `fix` as an edit of each file it changes, else as naga's rendering, and the application
 /// it makes.
 fn patched(
-    shader: &Shader,
+    shader: &AppSource,
     analyses: &[Analysis],
     offsets: &[usize],
     fix: FixSet,
-) -> Result<Patched> {
+) -> Result<SuggestedFix> {
     let mut edited: Vec<(String, Vec<std::result::Result<String, String>>)> = Vec::new();
     for (p, analysis) in analyses.iter().enumerate() {
         let chosen = local(&fix.sites, offsets[p], analysis.sites.len());
@@ -175,7 +175,7 @@ fn patched(
         });
         unexpressed.clear();
     }
-    Ok(Patched {
+    Ok(SuggestedFix {
         fix,
         files,
         unexpressed,
@@ -217,7 +217,7 @@ fn source_patch(file: &str, original: &str, text: String) -> Patch {
 
 /// Site `id` of part `p` as the report shows it: where, its role and why it is there.
 fn site(
-    shader: &Shader,
+    shader: &AppSource,
     p: usize,
     analysis: &Analysis,
     id: u32,

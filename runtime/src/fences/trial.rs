@@ -12,17 +12,17 @@ impl FailureRate {
     }
 
     /// A rate given as a probability; none outside (0, 1].
-    pub fn new(p: f64) -> Option<FailureRate> {
+    pub(crate) fn new(p: f64) -> Option<FailureRate> {
         (p > 0.0 && p <= 1.0).then_some(FailureRate(p))
     }
 
-    pub fn get(self) -> f64 {
+    pub(crate) fn get(self) -> f64 {
         self.0
     }
 
     /// Runs that show at least one failure with 99% confidence at this rate:
     /// the least n with (1 - p)^n <= 0.01, n = ceil(ln 0.01 / ln(1 - p)), at least 1.
-    pub fn runs_needed(self) -> u64 {
+    pub(crate) fn runs_needed(self) -> u64 {
         if self.0 >= 1.0 {
             return 1;
         }
@@ -63,14 +63,14 @@ pub trait Oracle {
 /// What asking whether a set passes cost: a set passes only after two passing trials in a
 /// row (ddmin.rs says why), so a failing set costs one trial and a passing one two.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Passes {
+pub(crate) struct Passes {
     pub passed: bool,
     pub trials: u64,
     pub runs: u64,
 }
 
 /// Whether `sites` passes, as the search counts a pass: two passing trials in a row.
-pub fn passes(oracle: &mut dyn Oracle, sites: &[usize], runs_needed: u64) -> Passes {
+pub(crate) fn passes(oracle: &mut dyn Oracle, sites: &[usize], runs_needed: u64) -> Passes {
     let first = oracle.trial(sites, runs_needed);
     if !first.passed() {
         return Passes {

@@ -5,7 +5,7 @@
 //! search's deadline a trial fails at once too (its sites are kept), and so does one that
 //! reaches the deadline before its runs: `out_of_time` says so.
 
-use crate::fences::event::Event;
+use crate::fences::event::SearchEvent;
 use crate::fences::lab::{FixSet, Lab, Subject};
 use crate::fences::trial::{Oracle, Trial};
 use crate::run::runner::{Budget, RunConfig};
@@ -18,7 +18,7 @@ pub struct Trials<'a> {
     atomic: Vec<String>,
     /// Its master seed is the trials' stream: trial i draws its runs from seed i.
     config: &'a RunConfig,
-    on_event: &'a mut dyn FnMut(Event),
+    on_event: &'a mut dyn FnMut(SearchEvent),
     /// Trials asked, and their runs.
     pub trials: u64,
     pub runs: u64,
@@ -33,7 +33,7 @@ impl<'a> Trials<'a> {
         lab: &'a mut dyn Lab,
         atomic: Vec<String>,
         config: &'a RunConfig,
-        on_event: &'a mut dyn FnMut(Event),
+        on_event: &'a mut dyn FnMut(SearchEvent),
         deadline: Instant,
     ) -> Trials<'a> {
         Trials {
@@ -50,7 +50,7 @@ impl<'a> Trials<'a> {
     }
 
     /// The variables made atomic in the trials from now on.
-    pub fn set_atomic(&mut self, atomic: Vec<String>) {
+    pub(crate) fn set_atomic(&mut self, atomic: Vec<String>) {
         self.atomic = atomic;
     }
 
@@ -99,7 +99,7 @@ impl Oracle for Trials<'_> {
         self.trials += 1;
         let trial = self.run(sites, runs_needed);
         self.runs += trial.runs();
-        (self.on_event)(Event::Trial {
+        (self.on_event)(SearchEvent::Trial {
             sites: sites.len(),
             trial,
         });

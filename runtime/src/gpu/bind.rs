@@ -10,11 +10,11 @@ use wgstress_instrument::Manifest;
 use wgstress_model::stress::params::LAYOUTS;
 
 /// For each buffer layout, the bind groups of a pipeline by group number.
-pub type Groups = Vec<Vec<(u32, wgpu::BindGroup)>>;
+pub(crate) type Groups = Vec<Vec<(u32, wgpu::BindGroup)>>;
 
 /// The pipeline layout and bind groups of `pipeline`, which runs `dispatch` (`None`: the
 /// postcondition) with wgstress's own `ours` (params, results, scratchpad).
-pub fn pipeline_layout(
+pub(crate) fn pipeline_layout(
     device: &wgpu::Device,
     app: &App,
     buffers: &[AppBuffer],

@@ -14,7 +14,7 @@ use wgpu::BufferUsages as U;
 use wgstress_model::stress::params::LAYOUTS;
 
 /// One binding of the application on the device.
-pub struct AppBuffer {
+pub(crate) struct AppBuffer {
     pub slot: Slot,
     pub buffer: wgpu::Buffer,
     /// Pristine contents copied in before every run (storage bindings only).
@@ -26,7 +26,7 @@ pub struct AppBuffer {
 /// The application's buffers, one per slot, holding their initial contents; storage
 /// buffers are padded so that every layout's shift fits (`align`: the storage offset
 /// alignment).
-pub fn app_buffers(
+pub(crate) fn app_buffers(
     device: &wgpu::Device,
     app: &App,
     slots: Vec<Slot>,
@@ -75,7 +75,7 @@ pub fn app_buffers(
 }
 
 /// A dispatch's own uniform contents, as buffers by (group, binding).
-pub fn uniform_buffers(
+pub(crate) fn uniform_buffers(
     device: &wgpu::Device,
     app: &App,
     buffers: &[AppBuffer],
@@ -109,7 +109,7 @@ pub fn uniform_buffers(
 
 /// How a session's runs are laid out in wgstress's own buffers: per run, a params block
 /// per slot, a results block per block and the read-back copies of checked bindings.
-pub struct Sizes {
+pub(crate) struct Sizes {
     /// Runs per batch at most.
     pub batch: usize,
     /// Params blocks per run: one per dispatch and one for the postcondition.
@@ -127,7 +127,7 @@ impl Sizes {
     /// The sizes for `program` on an adapter of `limits`: batches of at most `batch` runs,
     /// fewer where the read-back copies would pass their share, and a scratchpad of
     /// `scratch_words` within the adapter's largest storage binding.
-    pub fn new(
+    pub(crate) fn new(
         program: &Program,
         limits: &wgpu::Limits,
         read_back: &ReadBack,
@@ -159,7 +159,7 @@ fn align(value: u64, to: u64) -> u64 {
 }
 
 /// wgstress's own buffers.
-pub struct Own {
+pub(crate) struct Own {
     pub params: wgpu::Buffer,
     pub results: wgpu::Buffer,
     pub results_read: wgpu::Buffer,
@@ -169,7 +169,7 @@ pub struct Own {
 }
 
 impl Own {
-    pub fn new(device: &wgpu::Device, sizes: &Sizes) -> Own {
+    pub(crate) fn new(device: &wgpu::Device, sizes: &Sizes) -> Own {
         let buffer = |label: &str, size: u64, usage: U| {
             device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(label),

@@ -1,6 +1,6 @@
 //! Choosing and opening a GPU.
 
-use crate::error::{Error, Result};
+use crate::error::{Result, RuntimeError};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -21,7 +21,7 @@ pub struct Gpu {
 
 impl Gpu {
     /// Set once the driver reports the device lost.
-    pub fn is_lost(&self) -> bool {
+    pub(crate) fn is_lost(&self) -> bool {
         self.lost.load(Ordering::SeqCst)
     }
 
@@ -118,11 +118,11 @@ pub fn find(wanted: Option<&str>) -> Result<(usize, wgpu::AdapterInfo)> {
 /// (case-insensitive) in order of preference; none, the most preferred.
 fn pick(infos: &[wgpu::AdapterInfo], wanted: Option<&str>) -> Result<usize> {
     if infos.is_empty() {
-        return Err(Error::NoAdapter);
+        return Err(RuntimeError::NoAdapter);
     }
     let mut order: Vec<usize> = (0..infos.len()).collect();
     order.sort_by_key(|&i| preference(infos[i].device_type));
-    let not_found = |wanted: &str| Error::AdapterNotFound {
+    let not_found = |wanted: &str| RuntimeError::AdapterNotFound {
         wanted: wanted.to_string(),
         found: infos
             .iter()
@@ -149,7 +149,11 @@ fn pick(infos: &[wgpu::AdapterInfo], wanted: Option<&str>) -> Result<usize> {
 
 /// `open`, with the device `features` that `needed_by` (an application's name) needs: an
 /// adapter without one of them is a one-line error naming it.
-pub fn open_with(wanted: Option<&str>, features: wgpu::Features, needed_by: &str) -> Result<Gpu> {
+pub(crate) fn open_with(
+    wanted: Option<&str>,
+    features: wgpu::Features,
+    needed_by: &str,
+) -> Result<Gpu> {
     let instance = instance();
     let all = enumerate(&instance);
     let infos: Vec<wgpu::AdapterInfo> = all.iter().map(|a| a.get_info()).collect();
@@ -165,7 +169,7 @@ pub fn open_with(wanted: Option<&str>, features: wgpu::Features, needed_by: &str
         ..Default::default()
     };
     let (device, queue) = pollster::block_on(adapter.request_device(&desc))
-        .map_err(|e| Error::Device(e.to_string()))?;
+        .map_err(|e| RuntimeError::Device(e.to_string()))?;
     let lost = Arc::new(AtomicBool::new(false));
     let flag = lost.clone();
     device.set_device_lost_callback(move |_, _| flag.store(true, Ordering::SeqCst));
@@ -192,7 +196,11 @@ impl Drop for Gpu {
 }
 
 /// `open_with` after a device was lost, asked again while the driver recovers (`patiently`).
-pub fn reopen(wanted: Option<&str>, features: wgpu::Features, needed_by: &str) -> Result<Gpu> {
+pub(crate) fn reopen(
+    wanted: Option<&str>,
+    features: wgpu::Features,
+    needed_by: &str,
+) -> Result<Gpu> {
     patiently(|| open_with(wanted, features, needed_by))
 }
 
@@ -200,12 +208,14 @@ pub fn reopen(wanted: Option<&str>, features: wgpu::Features, needed_by: &str) -
 /// driver that is resetting the GPU after a lost device lists no adapter for a while (on the
 /// H100, fence searches of ct-octree and radix_sort, which open a device for each fix they
 /// try, ended partway with "no GPU adapter found" when they opened one at once).
-pub fn patiently<T>(mut open: impl FnMut() -> Result<T>) -> Result<T> {
+pub(crate) fn patiently<T>(mut open: impl FnMut() -> Result<T>) -> Result<T> {
     let mut wait = std::time::Duration::from_millis(100);
     let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
     loop {
         match open() {
-            Err(Error::NoAdapter | Error::Device(_)) if std::time::Instant::now() < until => {
+            Err(RuntimeError::NoAdapter | RuntimeError::Device(_))
+                if std::time::Instant::now() < until =>
+            {
                 std::thread::sleep(wait);
                 wait = (wait * 2).min(std::time::Duration::from_secs(2));
             }
@@ -215,11 +225,11 @@ pub fn patiently<T>(mut open: impl FnMut() -> Result<T>) -> Result<T> {
 }
 
 /// Ends a validation error scope (`Device::push_error_scope`): what wgpu rejected in it
-/// comes back as `Error::Wgpu` about `what`, with wgpu's reason on one line, instead of a
+/// comes back as `RuntimeError::Wgpu` about `what`, with wgpu's reason on one line, instead of a
 /// panic in wgpu's default handler.
 pub fn end_scope(scope: wgpu::ErrorScopeGuard, what: impl FnOnce() -> String) -> Result<()> {
     match pollster::block_on(scope.pop()) {
-        Some(error) => Err(Error::Wgpu {
+        Some(error) => Err(RuntimeError::Wgpu {
             what: what(),
             message: reason(&error),
         }),
@@ -231,7 +241,7 @@ pub fn end_scope(scope: wgpu::ErrorScopeGuard, what: impl FnOnce() -> String) ->
 /// "Validation Error" on its first line and the causes below), each cause's first line but
 /// the call it was in ("In Device::create_compute_pipeline, label = ..."), and the
 /// `line:column` of a shader diagnostic where it has one.
-pub fn reason(error: &wgpu::Error) -> String {
+pub(crate) fn reason(error: &wgpu::Error) -> String {
     let mut parts: Vec<String> = Vec::new();
     let mut cause = std::error::Error::source(error);
     while let Some(e) = cause {
@@ -305,7 +315,7 @@ pub fn submit_and_read(
         let mapped = buffer
             .slice(..*bytes)
             .get_mapped_range()
-            .map_err(|e| Error::DeviceLost(format!("reading results back: {e}")))?;
+            .map_err(|e| RuntimeError::DeviceLost(format!("reading results back: {e}")))?;
         words.push(bytemuck::cast_slice(&mapped).to_vec());
     }
     for (buffer, _) in reads {
@@ -323,12 +333,12 @@ fn wait(gpu: &Gpu, index: wgpu::SubmissionIndex, timeout: Duration) -> Result<()
         Ok(_) => Ok(()),
         Err(wgpu::PollError::Timeout) => {
             gpu.hung.store(true, Ordering::SeqCst);
-            Err(Error::Hang(timeout))
+            Err(RuntimeError::Hang(timeout))
         }
-        Err(e) if gpu.is_lost() => Err(Error::DeviceLost(format!(
+        Err(e) if gpu.is_lost() => Err(RuntimeError::DeviceLost(format!(
             "{e} (the driver reported it lost)"
         ))),
-        Err(e) => Err(Error::DeviceLost(e.to_string())),
+        Err(e) => Err(RuntimeError::DeviceLost(e.to_string())),
     }
 }
 

@@ -1,14 +1,15 @@
 //! An application compiled for a device, ready to run batches: recreates the device when it
 //! is lost, and measures how many stress iterations match the application's own duration.
 
-use crate::app::checks::Prepared;
 use crate::app::failure::CheckFailure;
 use crate::app::spec::{App, Outputs};
-use crate::error::{Error, Result};
+use crate::error::{Result, RuntimeError};
+use crate::gpu::checks::Prepared;
 use crate::gpu::device::{self, Gpu};
+use crate::gpu::loop_limit::LoopLimit;
 use crate::gpu::program::Program;
 use crate::gpu::session::Session;
-use crate::run::loop_limit::LoopLimit;
+use crate::stress::shapes::MAX_CALIBRATED;
 use std::time::{Duration, Instant};
 use wgstress_instrument::Manifest;
 use wgstress_model::run::calibration::Calibration;
@@ -71,7 +72,7 @@ pub enum LoopStart {
 }
 
 /// The hang timeout unless a command says otherwise.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 
 impl EngineConfig {
     /// The best adapter, instrumented runs that may park (every progress model), a learned
@@ -108,17 +109,10 @@ pub struct Engine {
 
 /// Stress iterations when calibration saw no passing run of the application: on the H100, 512
 /// iterations exposed as many bugs as 8,192, at twelve times the runs per second.
-pub const FALLBACK_ITERATIONS: u32 = 512;
-
-/// The most iterations calibration gives. Past a few thousand, stress showed no more bugs on
-/// the H100 (cbe-dot: 512 as many as 8,192), but it lengthens every run and the application's
-/// own waits: tpo-tm calibrated to 35,782 (its kernel runs 17 ms), and its passing runs then
-/// polled up to 118,300 times, which put its learned loop limit, and so the cost of each
-/// failing run, ten times higher (docs/h100/tpo-tm-limits.txt).
-pub const MAX_CALIBRATED: u32 = 8192;
+pub(crate) const FALLBACK_ITERATIONS: u32 = 512;
 
 /// The stress iterations calibration times stress at.
-pub const PROBE_ITERATIONS: u32 = 256;
+pub(crate) const PROBE_ITERATIONS: u32 = 256;
 
 /// Consecutive device losses after which the engine gives up.
 const MAX_LOSSES: u32 = 3;
@@ -137,7 +131,7 @@ impl Engine {
     /// found").
     pub fn on(app: App, config: &EngineConfig, gpu: Option<&Gpu>) -> Result<Engine> {
         app.validate()
-            .map_err(|invalid| Error::Input(format!("{}: {invalid}", app.name)))?;
+            .map_err(|invalid| RuntimeError::Input(format!("{}: {invalid}", app.name)))?;
         let program = Program::build(&app, config.parking)?;
         let gpu = match gpu {
             Some(gpu) if !gpu.is_lost() && gpu.device.features().contains(program.features) => {
@@ -147,7 +141,7 @@ impl Engine {
         };
         app.check_limits(&gpu.limits)?;
         crate::gpu::limits::check(&app, &program, &gpu.limits)?;
-        let checks = crate::app::checks::prepare(&app, &gpu)?;
+        let checks = crate::gpu::checks::prepare(&app, &gpu)?;
         let session = Session::new(
             &gpu,
             &app,
@@ -182,16 +176,16 @@ impl Engine {
         &self.gpu
     }
 
-    pub fn mode(&self) -> Mode {
+    pub(crate) fn mode(&self) -> Mode {
         self.config.mode
     }
 
-    pub fn timeout(&self) -> Duration {
+    pub(crate) fn timeout(&self) -> Duration {
         self.config.timeout
     }
 
     /// The watchdog's loop limit and what passing runs taught it.
-    pub fn loop_limit(&self) -> &LoopLimit {
+    pub(crate) fn loop_limit(&self) -> &LoopLimit {
         &self.loop_limit
     }
 
@@ -201,10 +195,10 @@ impl Engine {
     }
 
     /// Checks `settings` against the device's limits before any run uses them.
-    pub fn check(&self, settings: &Settings) -> Result<()> {
+    pub(crate) fn check(&self, settings: &Settings) -> Result<()> {
         let schedule = settings.scheduling.schedule;
         if schedule.parks() && !self.config.parking && self.config.mode == Mode::Instrumented {
-            return Err(Error::Input(format!(
+            return Err(RuntimeError::Input(format!(
                 "{}: runs under --schedule {} need shaders that can park a workgroup, and this \
                  engine was built without (EngineConfig::parking)",
                 self.app.name,
@@ -219,7 +213,7 @@ impl Engine {
         self.program.manifests()
     }
 
-    pub fn batch_size(&self) -> usize {
+    pub(crate) fn batch_size(&self) -> usize {
         self.session.batch()
     }
 
@@ -258,7 +252,7 @@ impl Engine {
         };
         let manifests = self.program.manifests();
         let manifest = manifests[(first.dispatch as usize).min(manifests.len() - 1)];
-        Err(Error::DriverCut {
+        Err(RuntimeError::DriverCut {
             at: manifest.loop_at(first.cut.site),
             runs: cut.len(),
         })
@@ -280,13 +274,13 @@ impl Engine {
                     .zip(results)
                     .map(|(params, (record, host))| RunResult {
                         params: params.clone(),
-                        outcome: crate::run::record::classify(&record, &host),
+                        outcome: crate::gpu::record::classify(&record, &host),
                         record,
                         host: host.err(),
                     })
                     .collect())
             }
-            Err(Error::DeviceLost(message)) if self.recreated < MAX_LOSSES => {
+            Err(RuntimeError::DeviceLost(message)) if self.recreated < MAX_LOSSES => {
                 self.recreated += 1;
                 self.lost = Some(message);
                 self.gpu = device::reopen(
@@ -390,7 +384,7 @@ impl Engine {
     /// The pipelines are warmed first, untimed: a driver whose shader cache is cold compiles
     /// at the first dispatch (hundreds of milliseconds on llvmpipe), which is start-up, not
     /// the application's time, and would leave the runs of a short budget sized for it.
-    pub fn calibrate(
+    pub(crate) fn calibrate(
         &mut self,
         settings: &Settings,
         ratio: f64,
@@ -410,7 +404,7 @@ impl Engine {
                 seconds: start.elapsed().as_secs_f64(),
                 aborted: None,
             }),
-            Err(e @ (Error::Hang(_) | Error::DeviceLost(_))) => Ok(Calibration {
+            Err(e @ (RuntimeError::Hang(_) | RuntimeError::DeviceLost(_))) => Ok(Calibration {
                 iterations: FALLBACK_ITERATIONS,
                 app_seconds: None,
                 seconds: start.elapsed().as_secs_f64(),

@@ -2,7 +2,7 @@
 //! to wgpu features (subgroups, f16, 64-bit integers, ...), found by validating each shader
 //! without one feature at a time; and the one-line refusal when the adapter lacks one.
 
-use crate::error::{Error, Result};
+use crate::error::{Result, RuntimeError};
 use naga::valid::{ValidationFlags, Validator};
 
 /// The shader features wgstress knows how to ask for, with wgpu's names. Each maps to naga
@@ -45,7 +45,7 @@ fn validates_with(module: &naga::Module, features: wgpu::Features) -> bool {
 }
 
 /// The features `module` cannot validate without.
-pub fn required(module: &naga::Module) -> wgpu::Features {
+pub(crate) fn required(module: &naga::Module) -> wgpu::Features {
     let all = all_candidates();
     CANDIDATES
         .iter()
@@ -55,7 +55,7 @@ pub fn required(module: &naga::Module) -> wgpu::Features {
 
 /// `Err` naming the first of `needed` that `offered` lacks, and who needs it: injectable, so
 /// that the refusal is tested without an adapter that lacks a feature.
-pub fn check(
+pub(crate) fn check(
     needed: wgpu::Features,
     offered: wgpu::Features,
     adapter: &str,
@@ -64,7 +64,7 @@ pub fn check(
     let missing = needed - offered;
     match CANDIDATES.iter().find(|(f, _)| missing.contains(*f)) {
         None => Ok(()),
-        Some((_, name)) => Err(Error::Input(format!(
+        Some((_, name)) => Err(RuntimeError::Input(format!(
             "{needed_by} needs the device feature {name}, which {adapter} does not offer"
         ))),
     }

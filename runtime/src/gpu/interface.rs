@@ -5,12 +5,12 @@
 //! `bind` puts a binding at another slot of its shader than its own number (`Binds`).
 
 use crate::app::spec::{App, BindAt, BindingKind};
-use crate::error::{Error, Result};
+use crate::error::{Result, RuntimeError};
 use naga::{AddressSpace, ArraySize, StorageAccess, TypeInner};
 use wgstress_instrument::Instrumented;
 
 /// What the shaders say about one binding the spec declares.
-pub struct Slot {
+pub(crate) struct Slot {
     pub group: u32,
     pub binding: u32,
     pub kind: BindingKind,
@@ -20,7 +20,7 @@ pub struct Slot {
 
 /// One pipeline of a run as its bindings see it: a shader, the entry point it runs, and the
 /// dispatch's `bind` (none for the postcondition).
-pub struct Use<'a> {
+pub(crate) struct Use<'a> {
     pub inst: &'a Instrumented,
     pub entry: &'a str,
     pub bind: &'a [BindAt],
@@ -29,11 +29,11 @@ pub struct Use<'a> {
 /// Which binding of the spec each slot of a shader gets: the one `bind` puts there, else the
 /// binding of the slot's own number, unless `bind` put that one at another slot.
 #[derive(Clone, Copy)]
-pub struct Binds<'a>(pub &'a [BindAt]);
+pub(crate) struct Binds<'a>(pub &'a [BindAt]);
 
 impl Binds<'_> {
     /// The spec's binding at the shader's `@group(group) @binding(slot)`, if any.
-    pub fn spec_at(self, group: u32, slot: u32) -> Option<u32> {
+    pub(crate) fn spec_at(self, group: u32, slot: u32) -> Option<u32> {
         if let Some(b) = self.0.iter().find(|b| (b.group, b.slot) == (group, slot)) {
             return Some(b.binding);
         }
@@ -42,7 +42,7 @@ impl Binds<'_> {
     }
 
     /// The shader slot the spec's `binding` is at, if any.
-    pub fn slot_of(self, group: u32, binding: u32) -> Option<u32> {
+    pub(crate) fn slot_of(self, group: u32, binding: u32) -> Option<u32> {
         if let Some(b) = self
             .0
             .iter()
@@ -57,7 +57,7 @@ impl Binds<'_> {
 
 /// Whether `inst` declares `@group(group) @binding(slot)` read-only (a shader that does not
 /// declare it binds it read-write).
-pub fn read_only(inst: &Instrumented, group: u32, slot: u32) -> bool {
+pub(crate) fn read_only(inst: &Instrumented, group: u32, slot: u32) -> bool {
     inst.module.global_variables.iter().any(|(_, v)| {
         v.binding
             .as_ref()
@@ -78,7 +78,7 @@ struct Declared {
 /// Checks every binding the pipelines' entry points use against the spec, and the spec's
 /// bindings against the shaders (at the slots each pipeline binds them); returns the slots in
 /// spec order.
-pub fn match_bindings(app: &App, uses: &[Use]) -> Result<Vec<Slot>> {
+pub(crate) fn match_bindings(app: &App, uses: &[Use]) -> Result<Vec<Slot>> {
     for u in uses {
         used_are_declared(app, u)?;
     }
@@ -98,7 +98,7 @@ pub fn match_bindings(app: &App, uses: &[Use]) -> Result<Vec<Slot>> {
                     .map(|u| u.inst.manifest.source.as_str())
                     .collect();
                 files.dedup();
-                return Err(Error::Input(format!(
+                return Err(RuntimeError::Input(format!(
                     "{}: the spec declares binding {}:{}, which {} does not declare",
                     app.name,
                     b.group,
@@ -107,13 +107,13 @@ pub fn match_bindings(app: &App, uses: &[Use]) -> Result<Vec<Slot>> {
                 )));
             };
             if first.kind != b.kind {
-                return Err(Error::Input(format!(
+                return Err(RuntimeError::Input(format!(
                     "binding {}:{} `{}`: the spec says {:?} but the shader declares {:?}",
                     b.group, b.binding, first.name, b.kind, first.kind
                 )));
             }
             if let Some(other) = declared.iter().find(|d| d.kind != first.kind) {
-                return Err(Error::Input(format!(
+                return Err(RuntimeError::Input(format!(
                     "binding {}:{}: one shader declares it {:?} (`{}`), another {:?} (`{}`)",
                     b.group, b.binding, first.kind, first.name, other.kind, other.name
                 )));
@@ -151,7 +151,7 @@ fn used_are_declared(app: &App, u: &Use) -> Result<()> {
             } else {
                 "its dispatch's `bind` puts that binding at another slot and nothing here"
             };
-            return Err(Error::Input(format!(
+            return Err(RuntimeError::Input(format!(
                 "{}: `{}` uses @group({}) @binding({}) `{name}` but {why}",
                 inst.manifest.source, u.entry, rb.group, rb.binding
             )));
@@ -184,14 +184,14 @@ fn declared(
         AddressSpace::Storage { .. } => BindingKind::Storage,
         AddressSpace::Uniform => BindingKind::Uniform,
         other => {
-            return Err(Error::Input(format!(
+            return Err(RuntimeError::Input(format!(
                 "binding {}:{} `{name}` is in the {other:?} space, which wgstress cannot fill",
                 b.group, b.binding
             )))
         }
     };
     if let Some(wrong) = size_mismatch(module, &module.types[var.ty].inner, b.words) {
-        return Err(Error::Input(format!(
+        return Err(RuntimeError::Input(format!(
             "binding {}:{} `{name}`: {} words ({} bytes) {wrong}",
             b.group,
             b.binding,

@@ -15,13 +15,13 @@ use wgstress_model::stress::params::LAYOUTS;
 const MAX_STEPS: u64 = 255;
 
 /// Bytes to allocate beyond a buffer's size so that every layout's shift fits.
-pub fn padding(align: u64) -> u64 {
+pub(crate) fn padding(align: u64) -> u64 {
     MAX_STEPS * align
 }
 
 /// The byte offset of buffer `index` in each layout. Drawn from a fixed seed, so that a run's
 /// layout is the same in every session (and a `--seed` replay binds the same offsets).
-pub fn offsets(index: usize, align: u64) -> [u64; LAYOUTS] {
+pub(crate) fn offsets(index: usize, align: u64) -> [u64; LAYOUTS] {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0x1a70_0000 + index as u64);
     let mut out = [0; LAYOUTS];
     for offset in out.iter_mut().skip(1) {

@@ -6,7 +6,7 @@
 //! are `App::check_limits`'s.
 
 use crate::app::spec::{App, BindAt, BindingKind};
-use crate::error::{Error, Result};
+use crate::error::{Result, RuntimeError};
 use crate::gpu::interface::Binds;
 use crate::gpu::program::{Program, Unit};
 use naga::AddressSpace;
@@ -18,7 +18,7 @@ const OWN_STORAGE: u32 = 2;
 
 /// Checks every pipeline of `program` (each dispatch, and the postcondition) against
 /// `limits`.
-pub fn check(app: &App, program: &Program, limits: &wgpu::Limits) -> Result<()> {
+pub(crate) fn check(app: &App, program: &Program, limits: &wgpu::Limits) -> Result<()> {
     for (unit, dispatch) in program.units.iter().zip(&program.dispatches) {
         let entry = &unit.inst.manifest.entry_point;
         check_pipeline(app, unit, &entry.name, &dispatch.bind, limits)?;
@@ -39,7 +39,7 @@ fn check_pipeline(
     limits: &wgpu::Limits,
 ) -> Result<()> {
     let refuse = |what: String, limit: u32, name: &str| {
-        Err(Error::Input(format!(
+        Err(RuntimeError::Input(format!(
             "{}: entry point `{entry}`: {what}, beyond this adapter's limit of {limit} ({name})",
             unit.path
         )))

@@ -7,13 +7,16 @@
 
 pub mod bind;
 pub mod buffers;
+pub mod checks;
 pub mod device;
 pub mod engine;
 pub mod features;
 pub mod interface;
 pub mod layout;
 pub mod limits;
+pub mod loop_limit;
 pub mod params;
 pub mod program;
 pub mod readback;
+pub mod record;
 pub mod session;

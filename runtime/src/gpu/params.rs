@@ -6,7 +6,7 @@ use wgstress_model::stress::params::{RunParams, CAP_FACTOR, CAP_FLOOR, STALL_CHE
 /// How long a wait may see no progress before it is judged stalled, and a held workgroup be
 /// held, on one device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Pacing {
+pub(crate) struct Pacing {
     /// Progress checks (one per 64 steps of an invocation) without progress.
     pub stall_checks: u32,
     /// Checks a held invocation makes at most before it runs anyway.
@@ -22,7 +22,7 @@ impl Pacing {
     /// descheduled for a while holds up whoever waits for it), a stall with nothing held is a
     /// hang only once its loop passed 16,384 iterations (a quarter of llvmpipe's budget, which
     /// a loop with barriers spends three times as fast).
-    pub fn for_adapter(name: &str) -> Pacing {
+    pub(crate) fn for_adapter(name: &str) -> Pacing {
         if name.contains("llvmpipe") {
             Pacing {
                 stall_checks: 16,
@@ -40,7 +40,7 @@ impl Pacing {
 }
 
 /// Fills `out` (one params block) with `run`'s values for an application of `workgroups`.
-pub fn encode(
+pub(crate) fn encode(
     run: &RunParams,
     pacing: Pacing,
     workgroups: [u32; 3],

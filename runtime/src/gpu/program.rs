@@ -10,14 +10,14 @@ use crate::error::Result;
 use wgstress_instrument::{InstrumentOptions, Instrumented, Manifest};
 
 /// A dispatch's shader, instrumented for its entry point, with the text as the user gave it.
-pub struct Unit {
+pub(crate) struct Unit {
     pub inst: Instrumented,
     pub path: String,
     /// The user's shader as given, for raw runs.
     pub source: String,
 }
 
-pub struct Program {
+pub(crate) struct Program {
     pub dispatches: Vec<Dispatch>,
     /// One per dispatch.
     pub units: Vec<Unit>,
@@ -29,7 +29,7 @@ pub struct Program {
 
 impl Program {
     /// `parking`: whether runs may hold a workgroup back inside a loop (`InstrumentOptions::parking`).
-    pub fn build(app: &App, parking: bool) -> Result<Program> {
+    pub(crate) fn build(app: &App, parking: bool) -> Result<Program> {
         let dispatches = app.dispatches();
         let mut plans: Vec<(InstrumentOptions, String, String)> = Vec::new();
         let last = dispatches.len() - 1;
@@ -83,7 +83,7 @@ impl Program {
 
     /// The manifest of each results block of a run, in order: the dispatches', then the
     /// postcondition's own file's.
-    pub fn manifests(&self) -> Vec<&Manifest> {
+    pub(crate) fn manifests(&self) -> Vec<&Manifest> {
         self.units
             .iter()
             .chain(&self.check)
@@ -92,7 +92,7 @@ impl Program {
     }
 
     /// The unit whose module holds the postcondition, and its results block, if any.
-    pub fn postcondition(&self) -> Option<(&Unit, usize)> {
+    pub(crate) fn postcondition(&self) -> Option<(&Unit, usize)> {
         match &self.check {
             Some(unit) => Some((unit, self.units.len())),
             None => {
@@ -107,7 +107,7 @@ impl Program {
     }
 
     /// Results blocks a run has.
-    pub fn blocks(&self) -> usize {
+    pub(crate) fn blocks(&self) -> usize {
         self.units.len() + usize::from(self.check.is_some())
     }
 }

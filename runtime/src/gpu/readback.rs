@@ -2,28 +2,28 @@
 //! run into the run's share of one read-back buffer, and handed to the checks as `Outputs`.
 
 use crate::app::spec::{App, Outputs};
-use crate::error::{Error, Result};
+use crate::error::{Result, RuntimeError};
 use crate::gpu::interface::Slot;
 
 /// Readback bytes a batch may hold for host checks.
 const CHECK_BYTES_PER_BATCH: u64 = 256 << 20;
 
 /// Where one checked binding's copy sits in a run's share of the readback buffer.
-pub struct Checked {
+pub(crate) struct Checked {
     pub key: (u32, u32),
     pub offset: u64,
     pub bytes: u64,
 }
 
 /// The checked bindings of a run, one after the other: a run's share is `stride` bytes.
-pub struct ReadBack {
+pub(crate) struct ReadBack {
     pub checked: Vec<Checked>,
     pub stride: u64,
 }
 
 impl ReadBack {
     /// Lays out the bindings `app`'s host checks read, among `slots`.
-    pub fn plan(app: &App, slots: &[Slot]) -> Result<ReadBack> {
+    pub(crate) fn plan(app: &App, slots: &[Slot]) -> Result<ReadBack> {
         let mut checked = Vec::new();
         let mut stride = 0;
         for key in app.checked_bindings() {
@@ -31,7 +31,7 @@ impl ReadBack {
                 .iter()
                 .find(|s| (s.group, s.binding) == key)
                 .ok_or_else(|| {
-                    Error::Input(format!(
+                    RuntimeError::Input(format!(
                         "{}: a check reads binding {}:{}, which the spec does not declare",
                         app.name, key.0, key.1
                     ))
@@ -49,7 +49,7 @@ impl ReadBack {
 
     /// `batch` cut so that a batch's read-back copies fit `CHECK_BYTES_PER_BATCH`; at
     /// least one run.
-    pub fn bound(&self, batch: usize) -> usize {
+    pub(crate) fn bound(&self, batch: usize) -> usize {
         match CHECK_BYTES_PER_BATCH.checked_div(self.stride) {
             Some(fit) => batch.min(fit.max(1) as usize),
             None => batch,
@@ -58,7 +58,7 @@ impl ReadBack {
     }
 
     /// The checked bindings of run `run` of a batch, from the words read back.
-    pub fn outputs<'a>(&self, words: &'a [u32], run: usize) -> Outputs<'a> {
+    pub(crate) fn outputs<'a>(&self, words: &'a [u32], run: usize) -> Outputs<'a> {
         let base = (run as u64 * self.stride / 4) as usize;
         Outputs::new(
             self.checked

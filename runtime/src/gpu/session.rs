@@ -10,7 +10,7 @@
 
 use crate::app::failure::CheckFailure;
 use crate::app::spec::{App, Dispatch, Outputs};
-use crate::error::{Error, Result};
+use crate::error::{Result, RuntimeError};
 use crate::gpu::bind::{pipeline_layout, Groups};
 use crate::gpu::buffers::{app_buffers, AppBuffer, Own, Sizes};
 use crate::gpu::device::{end_scope, shader_pipeline, Gpu};
@@ -41,7 +41,7 @@ struct Stage {
     groups: Groups,
 }
 
-pub struct Session {
+pub(crate) struct Session {
     /// The manifest of each results block of a run (`Program::manifests`).
     manifests: Vec<Manifest>,
     stages: Vec<Stage>,
@@ -59,7 +59,7 @@ impl Session {
     /// Builds `program`'s pipelines (the user's shaders as given when `raw`) and buffers on
     /// `gpu`, for batches of at most `batch` runs and a scratchpad of `scratch_words`
     /// (`Sizes::new`).
-    pub fn new(
+    pub(crate) fn new(
         gpu: &Gpu,
         app: &App,
         program: &Program,
@@ -105,12 +105,12 @@ impl Session {
     }
 
     /// Runs a batch holds at most.
-    pub fn batch(&self) -> usize {
+    pub(crate) fn batch(&self) -> usize {
         self.sizes.batch
     }
 
     /// The most workgroups any dispatch of a run has: stress is drawn and checked against it.
-    pub fn app_groups(&self) -> u32 {
+    pub(crate) fn app_groups(&self) -> u32 {
         self.stages
             .iter()
             .map(|s| s.workgroups.iter().product())
@@ -120,17 +120,17 @@ impl Session {
 
     /// Checks that runs of `settings` fit this device: the application's workgroups with the
     /// most stress workgroups the settings draw, and the cache strategy's scratchpad.
-    pub fn check(&self, settings: &Settings) -> Result<()> {
+    pub(crate) fn check(&self, settings: &Settings) -> Result<()> {
         let app = u64::from(self.app_groups());
         let stress = wgstress_model::stress::params::max_stress_groups(settings, self.app_groups());
         let limit = u64::from(self.max_dim) * u64::from(self.max_dim);
         if app + u64::from(stress) > limit {
-            return Err(Error::Input(format!(
+            return Err(RuntimeError::Input(format!(
                 "{app} application and up to {stress} stress workgroups are beyond this adapter's limit of {limit} (max_compute_workgroups_per_dimension squared): lower --stress-fraction or the workgroups"
             )));
         }
         if settings.strategy == Strategy::Cache && settings.cache_words > self.sizes.scratch_words {
-            return Err(Error::Input(format!(
+            return Err(RuntimeError::Input(format!(
                 "--cache-mib {} is beyond this adapter's largest storage buffer ({} MiB, max_storage_buffer_binding_size)",
                 settings.cache_words >> 18,
                 self.sizes.scratch_words >> 18
@@ -141,7 +141,7 @@ impl Session {
 
     /// Runs `runs` (at most `batch()`) in one submission. `check` sees each run's read-back
     /// buffers; its verdicts come back beside the GPU records.
-    pub fn run_batch(
+    pub(crate) fn run_batch(
         &self,
         gpu: &Gpu,
         runs: &[RunParams],
@@ -210,7 +210,7 @@ impl Session {
             .enumerate()
             .map(|(block, manifest)| {
                 let at = (run * self.sizes.blocks + block) * self.sizes.results_stride as usize;
-                crate::run::record::decode(
+                crate::gpu::record::decode(
                     &results[at..at + manifest.results.size as usize],
                     manifest,
                 )

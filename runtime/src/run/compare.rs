@@ -4,7 +4,7 @@
 
 use crate::error::Result;
 use crate::gpu::engine::Engine;
-use crate::run::runner::{run_into, summarize, Budget, Event, RunConfig, Stream};
+use crate::run::runner::{run_into, summarize, Budget, RunConfig, RunEvent, Stream};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
@@ -14,7 +14,7 @@ use wgstress_model::run::stop::Stop;
 use wgstress_model::run::tally::seed_text;
 use wgstress_model::stress::params::Settings;
 
-pub struct Plan {
+pub struct ComparePlan {
     /// Each configuration, with what its calibration measured (its time comes out of the
     /// configuration's budget).
     pub configs: Vec<(Settings, Option<Calibration>)>,
@@ -33,9 +33,9 @@ use wgstress_model::run::summary::Comparison;
 /// summary line to `log`.
 pub fn run(
     engine: &mut Engine,
-    plan: &Plan,
+    plan: &ComparePlan,
     mut log: Option<&mut dyn RunLog>,
-    on_event: &mut dyn FnMut(Event),
+    on_event: &mut dyn FnMut(RunEvent),
 ) -> Result<Comparison> {
     let configs: Vec<RunConfig> = plan
         .configs

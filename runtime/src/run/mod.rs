@@ -4,8 +4,7 @@
 //! interleaved rounds (`compare`). The data they produce is `wgstress_model::run`'s.
 
 pub mod compare;
-pub mod loop_limit;
 pub mod pace;
-pub mod record;
 pub mod runner;
+pub mod stress_plan;
 pub mod tally;

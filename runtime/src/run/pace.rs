@@ -14,15 +14,10 @@
 use std::time::Duration;
 
 /// What one submission should last.
-pub const TARGET_SUBMISSION: Duration = Duration::from_millis(250);
-
-/// How far past its time a budget may end: 10%, at least one second.
-pub fn tolerance(time: Duration) -> Duration {
-    (time / 10).max(Duration::from_secs(1))
-}
+pub(crate) const TARGET_SUBMISSION: Duration = Duration::from_millis(250);
 
 #[derive(Clone, Debug)]
-pub struct Pace {
+pub(crate) struct Pace {
     /// The most runs a submission can hold (the session's buffers).
     capacity: usize,
     /// Seconds per run the watchdog did not stop; `None` before such a run finished.
@@ -52,7 +47,7 @@ fn mean(old: Option<f64>, sample: f64) -> f64 {
 }
 
 impl Pace {
-    pub fn new(capacity: usize) -> Pace {
+    pub(crate) fn new(capacity: usize) -> Pace {
         Pace {
             capacity: capacity.max(1),
             per_run: None,
@@ -65,7 +60,7 @@ impl Pace {
 
     /// Learns from a batch of `runs`, `stalled` of them stopped by the watchdog, that took
     /// `elapsed`.
-    pub fn observe(&mut self, runs: usize, stalled: usize, elapsed: Duration) {
+    pub(crate) fn observe(&mut self, runs: usize, stalled: usize, elapsed: Duration) {
         if runs == 0 {
             return;
         }
@@ -90,7 +85,7 @@ impl Pace {
     }
 
     /// Expected seconds per run: plain and stalled runs in the proportion seen.
-    pub fn per_run(&self) -> Option<f64> {
+    pub(crate) fn per_run(&self) -> Option<f64> {
         let rate = self.stall_rate();
         match (self.per_run, self.per_stall) {
             (Some(p), Some(s)) => Some(p * (1.0 - rate) + s * rate),
@@ -130,7 +125,7 @@ impl Pace {
     /// The size of the next batch, given the time left before the budget's end, the runs
     /// left and the hang timeout; `None` when not even one more run fits before the budget's
     /// end plus `slack`.
-    pub fn next(
+    pub(crate) fn next(
         &self,
         time_left: Option<Duration>,
         slack: Duration,
@@ -257,11 +252,5 @@ mod tests {
         pace.observe(1, 1, ms(7_000));
         assert_eq!(pace.hang_bound(HANG), 1);
         assert_eq!(pace.next(None, ms(0), None, HANG), Some(1));
-    }
-
-    #[test]
-    fn tolerance_is_a_tenth_and_at_least_a_second() {
-        assert_eq!(tolerance(Duration::from_secs(60)), Duration::from_secs(6));
-        assert_eq!(tolerance(Duration::from_secs(5)), Duration::from_secs(1));
     }
 }

@@ -30,7 +30,7 @@ pub struct Budget {
 impl Budget {
     /// A share of this budget: for interleaving several configurations in rounds. The failure
     /// count is not shared: it counts a configuration's failures over all its rounds.
-    pub fn share(&self, parts: u32) -> Budget {
+    pub(crate) fn share(&self, parts: u32) -> Budget {
         Budget {
             runs: self.runs.map(|n| n.div_ceil(u64::from(parts))),
             time: self.time.map(|t| t / parts),
@@ -66,7 +66,7 @@ pub struct RunConfig {
 
 /// One configuration's runs so far: their tally, the shapes they chose and the pace of its
 /// batches. Kept across the rounds of a comparison.
-pub struct Stream {
+pub(crate) struct Stream {
     pub tally: Tally,
     pub shapes: ShapeChooser,
     /// Batch sizes; a caller running many short streams of one application (the fence
@@ -77,7 +77,7 @@ pub struct Stream {
 }
 
 impl Stream {
-    pub fn new(config: &RunConfig, capacity: usize) -> Stream {
+    pub(crate) fn new(config: &RunConfig, capacity: usize) -> Stream {
         let settings = &config.settings;
         let adaptive =
             config.adaptive && config.replay.is_none() && settings.strategy == Strategy::Systematic;
@@ -118,7 +118,7 @@ impl Stream {
 
 /// What the run loop reports as it goes; the library prints nothing itself.
 #[derive(Clone, Copy, Debug)]
-pub enum Event<'a> {
+pub enum RunEvent<'a> {
     /// A batch finished: its runs, how many of them failed, and how long it took.
     Batch {
         runs: u64,
@@ -134,7 +134,7 @@ pub fn run(
     engine: &mut Engine,
     config: &RunConfig,
     mut log: Option<&mut dyn RunLog>,
-    on_event: &mut dyn FnMut(Event),
+    on_event: &mut dyn FnMut(RunEvent),
 ) -> Result<Summary> {
     let mut stream = Stream::new(config, engine.batch_size());
     if let Some(log) = log.as_deref_mut() {
@@ -173,7 +173,7 @@ pub fn run(
     Ok(summary)
 }
 
-pub fn summarize(
+pub(crate) fn summarize(
     engine: &Engine,
     config: &RunConfig,
     stream: &Stream,
@@ -215,13 +215,13 @@ pub fn summarize(
 /// stopped early, when Ctrl-C or an error (a hang, say) ended it. Run i of the tally uses seed
 /// `run_seed(master_seed, i)`, so a session continued in rounds draws the same seeds. Each
 /// batch is sized so that it ends before the budget's time does.
-pub fn run_into(
+pub(crate) fn run_into(
     engine: &mut Engine,
     config: &RunConfig,
     budget: &Budget,
     stream: &mut Stream,
     mut log: Option<&mut dyn RunLog>,
-    on_event: &mut dyn FnMut(Event),
+    on_event: &mut dyn FnMut(RunEvent),
 ) -> Result<Option<Stop>> {
     let started = Instant::now();
     let error = paced_batches(engine, config, budget, stream, &mut log, on_event, started);
@@ -235,7 +235,7 @@ fn paced_batches(
     budget: &Budget,
     stream: &mut Stream,
     log: &mut Option<&mut dyn RunLog>,
-    on_event: &mut dyn FnMut(Event),
+    on_event: &mut dyn FnMut(RunEvent),
     started: Instant,
 ) -> Result<Option<String>> {
     // A hang in calibration ends the runs it was for before they start.
@@ -269,7 +269,7 @@ fn paced_batches(
         let start = Instant::now();
         let results = engine.run(&params);
         if let Some(message) = engine.lost.take() {
-            on_event(Event::DeviceLost(&message));
+            on_event(RunEvent::DeviceLost(&message));
         }
         let results = match results {
             Ok(r) => r,
@@ -305,7 +305,7 @@ fn paced_batches(
                 return Ok(Some(e.to_string()));
             }
         }
-        on_event(Event::Batch {
+        on_event(RunEvent::Batch {
             runs: n as u64,
             failures: failures.len() as u64,
             elapsed,

@@ -10,7 +10,7 @@ use wgstress_model::stress::params::{Replay, RunParams};
 
 /// Adds to `tally` a batch that took `elapsed`; returns the batch's failures, described, each with
 /// what `replay` says replays it.
-pub fn add(
+pub(crate) fn add(
     tally: &mut Tally,
     results: &[RunResult],
     elapsed: Duration,

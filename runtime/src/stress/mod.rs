@@ -2,6 +2,5 @@
 //! from its seed (`strategy`), the adaptive shapes of systematic stress (`shapes`), and the
 //! shapes tuned to a device (`profile`).
 
-pub mod plan;
 pub mod profile;
 pub mod shapes;

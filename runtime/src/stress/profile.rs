@@ -1,7 +1,7 @@
 //! Device profiles on disk: reading and writing them, and the shape `run` and `compare` take
 //! from one (the profile is `wgstress_model`'s).
 
-use crate::error::{Error, Result};
+use crate::error::{Result, RuntimeError};
 use std::path::Path;
 use wgstress_model::stress::params::StressShape;
 use wgstress_model::stress::profile::Profile;
@@ -16,13 +16,13 @@ pub fn load(path: &Path) -> Result<Profile> {
         wgstress_model::read::PROFILE_BYTES,
         "a profile may hold",
     )?;
-    serde_json::from_str(&text).map_err(|e| Error::json(path, e))
+    serde_json::from_str(&text).map_err(|e| RuntimeError::json(path, e))
 }
 
 /// Writes `profile` to `path`, in place of what was there.
 pub fn save(profile: &Profile, path: &Path) -> Result<()> {
     let text = serde_json::to_string_pretty(profile).expect("profiles serialize");
-    crate::write::replace(path, text.as_bytes()).map_err(|e| Error::io(path, e))
+    crate::write::replace(path, text.as_bytes()).map_err(|e| RuntimeError::io(path, e))
 }
 
 /// The systematic stress shape for `adapter`: from the profile at `path` (or the default

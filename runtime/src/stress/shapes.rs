@@ -43,31 +43,38 @@ const START_PRIOR: f64 = 1.5;
 
 /// Runs and failures of one arm.
 #[derive(Clone, Debug, Default, Serialize, serde::Deserialize, PartialEq, Eq)]
-pub struct ArmStats {
+pub(crate) struct ArmStats {
     pub runs: u64,
     pub failures: u64,
 }
 
 /// One arm: a stress shape and how many times the calibrated iterations it runs.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Arm {
+pub(crate) struct Arm {
     pub shape: StressShape,
     pub scale: u32,
 }
 
 impl Arm {
     /// Stress iterations of this arm when calibration gave `calibrated`.
-    pub fn iterations(&self, calibrated: u32) -> u32 {
+    pub(crate) fn iterations(&self, calibrated: u32) -> u32 {
         calibrated.saturating_mul(self.scale).min(MAX_ITERATIONS)
     }
 }
 
+/// The most iterations calibration gives. Past a few thousand, stress showed no more bugs on
+/// the H100 (cbe-dot: 512 as many as 8,192), but it lengthens every run and the application's
+/// own waits: tpo-tm calibrated to 35,782 (its kernel runs 17 ms), and its passing runs then
+/// polled up to 118,300 times, which put its learned loop limit, and so the cost of each
+/// failing run, ten times higher (docs/h100/tpo-tm-limits.txt).
+pub(crate) const MAX_CALIBRATED: u32 = 8192;
+
 /// The most stress iterations a scaled arm runs: twice calibration's most.
-pub const MAX_ITERATIONS: u32 = 2 * crate::gpu::engine::MAX_CALIBRATED;
+pub(crate) const MAX_ITERATIONS: u32 = 2 * MAX_CALIBRATED;
 
 /// The shapes and what each has shown.
 #[derive(Clone, Debug)]
-pub struct ShapeChooser {
+pub(crate) struct ShapeChooser {
     arms: Vec<Arm>,
     stats: Vec<ArmStats>,
     /// Prior pseudo-failures of each arm: the starting shape's is higher.
@@ -76,7 +83,7 @@ pub struct ShapeChooser {
 }
 
 /// `ld;st on 8 patches of 32 words, 4x iterations`.
-pub fn describe(arm: &Arm) -> String {
+pub(crate) fn describe(arm: &Arm) -> String {
     let shape = &arm.shape;
     format!(
         "{} on {} patches of {} words, {}x iterations",
@@ -86,13 +93,13 @@ pub fn describe(arm: &Arm) -> String {
 
 impl ShapeChooser {
     /// One arm: every run gets `shape` (the user fixed it).
-    pub fn fixed(shape: StressShape) -> ShapeChooser {
+    pub(crate) fn fixed(shape: StressShape) -> ShapeChooser {
         ShapeChooser::with_arms(vec![Arm { shape, scale: 1 }], 0)
     }
 
     /// The standard arms around `start` (a device profile's shape or the seed's default),
     /// which is one of them and starts ahead; `seed` makes the choices repeatable.
-    pub fn adaptive(start: &StressShape, seed: u64) -> ShapeChooser {
+    pub(crate) fn adaptive(start: &StressShape, seed: u64) -> ShapeChooser {
         let mut arms = vec![Arm {
             shape: start.clone(),
             scale: 1,
@@ -126,16 +133,16 @@ impl ShapeChooser {
         }
     }
 
-    pub fn arms(&self) -> &[Arm] {
+    pub(crate) fn arms(&self) -> &[Arm] {
         &self.arms
     }
 
-    pub fn is_adaptive(&self) -> bool {
+    pub(crate) fn is_adaptive(&self) -> bool {
         self.arms.len() > 1
     }
 
     /// The arm for the next run.
-    pub fn choose(&mut self) -> usize {
+    pub(crate) fn choose(&mut self) -> usize {
         if self.arms.len() == 1 {
             return 0;
         }
@@ -157,14 +164,14 @@ impl ShapeChooser {
     }
 
     /// Records a run of arm `arm`.
-    pub fn record(&mut self, arm: usize, failed: bool) {
+    pub(crate) fn record(&mut self, arm: usize, failed: bool) {
         let stats = &mut self.stats[arm];
         stats.runs += 1;
         stats.failures += u64::from(failed);
     }
 
     /// Every arm that ran, most failures first.
-    pub fn records(&self) -> Vec<ShapeRecord> {
+    pub(crate) fn records(&self) -> Vec<ShapeRecord> {
         let mut out: Vec<ShapeRecord> = self
             .arms
             .iter()

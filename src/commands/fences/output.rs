@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use wgstress_log::{FencesSummary, JsonLog, NotFixedInPlace, Summary};
 use wgstress_model::fences::outcome::{Outcome, Verdict};
 use wgstress_model::fences::patch::FilePatch;
-use wgstress_runtime::fences::source::Shader;
+use wgstress_runtime::fences::source::AppSource;
 
 /// Edits the spec's files in place (`--fix`) when every one still holds the text the search
 /// began from, then logs and prints the outcome with what became of each file (one report,
@@ -21,7 +21,7 @@ pub fn show(plan: &Plan, outcome: &Outcome, log: Option<&mut JsonLog>) -> Result
     let patched = outcome.patched();
     let written = written(plan, patched);
     let in_place = match plan.fix && !patched.is_empty() {
-        true => edit_in_place(&Shader::new(plan.session.app.clone()), patched),
+        true => edit_in_place(&AppSource::new(plan.session.app.clone()), patched),
         false => InPlace::default(),
     };
     let value = FencesSummary {
@@ -96,7 +96,7 @@ fn written<'a>(plan: &Plan, patched: &'a [FilePatch]) -> Vec<(PathBuf, &'a FileP
 
 /// Writes each patched file over the user's, when every one still holds the text the search
 /// began from (checked for all before any is written).
-fn edit_in_place(shader: &Shader, patched: &[FilePatch]) -> InPlace {
+fn edit_in_place(shader: &AppSource, patched: &[FilePatch]) -> InPlace {
     let all = || patched.iter().map(|p| p.file.clone()).collect::<Vec<_>>();
     for patch in patched {
         let path = Path::new(&patch.file);

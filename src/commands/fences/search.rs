@@ -14,8 +14,8 @@ use wgstress_model::fences::patch::Choice;
 use wgstress_model::run::tally::seed_text;
 use wgstress_model::stress::strategy::Strategy;
 use wgstress_runtime::fences::gpu::GpuLab;
-use wgstress_runtime::fences::source::Shader;
-use wgstress_runtime::fences::{search, SearchConfig};
+use wgstress_runtime::fences::source::AppSource;
+use wgstress_runtime::fences::{search, FenceSearchConfig};
 use wgstress_runtime::App;
 
 #[derive(clap::Args)]
@@ -144,7 +144,7 @@ pub fn plan(app: &AppOptions, args: &SearchOptions, output: Option<&Path>) -> Re
         );
     }
     if args.fix {
-        for part in Shader::new(session.app.clone()).parts {
+        for part in AppSource::new(session.app.clone()).parts {
             paths::writable(Path::new(&part.path), "--fix")?;
         }
     }
@@ -168,7 +168,7 @@ pub fn plan(app: &AppOptions, args: &SearchOptions, output: Option<&Path>) -> Re
 /// Runs the search; the outcome and the log it goes on to are the caller's to show.
 pub fn execute(plan: &Plan, notes: Notes) -> Result<(Outcome, Option<JsonLog>)> {
     let session = &plan.session;
-    let shader = Shader::new(session.app.clone());
+    let shader = AppSource::new(session.app.clone());
     // Watched from the start: a signal while the shaders compile or calibration runs stops
     // the command before its first batch, with a summary of no runs.
     let stop = crate::interrupt::stop_flag(notes.on);
@@ -178,7 +178,7 @@ pub fn execute(plan: &Plan, notes: Notes) -> Result<(Outcome, Option<JsonLog>)> 
     if plan.strategy.is_none_or(|s| s == Strategy::Systematic) {
         notes.note(&format!("systematic stress from {source}"));
     }
-    let config = SearchConfig {
+    let config = FenceSearchConfig {
         strategy: plan.strategy,
         budget: session.budget.time.unwrap_or_default(),
         verify: plan.verify,

@@ -6,12 +6,12 @@ use crate::status::Status;
 use anyhow::{Context, Result};
 use std::path::Path;
 use wgstress_instrument::placement::Side;
-use wgstress_runtime::fences::source::Shader;
+use wgstress_runtime::fences::source::AppSource;
 use wgstress_runtime::fences::FixSet;
 use wgstress_runtime::App;
 
 pub fn sites(app: App, list: bool, output: Option<&Path>) -> Result<Status> {
-    let shader = Shader::new(app);
+    let shader = AppSource::new(app);
     let unfenced = shader.patch(&FixSet::default())?;
     if list {
         let mut text = String::new();

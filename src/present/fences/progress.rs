@@ -4,14 +4,14 @@ use crate::notes::Notes;
 use crate::plan::SessionPlan;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::time::Duration;
-use wgstress_runtime::fences::event::Event;
+use wgstress_runtime::fences::event::SearchEvent;
 use wgstress_runtime::fences::Trial;
 
 /// The search's notes and progress bar, from its events.
 pub struct Progress {
     notes: Notes,
     /// Calibration's target ratio, when the iterations are measured.
-    iterations: wgstress_runtime::stress::plan::Iterations,
+    iterations: wgstress_runtime::run::stress_plan::Iterations,
     bar: Option<SearchBar>,
 }
 
@@ -24,14 +24,14 @@ impl Progress {
         }
     }
 
-    pub fn on_event(&mut self, event: Event) {
+    pub fn on_event(&mut self, event: SearchEvent) {
         let notes = self.notes;
         match event {
-            Event::TryingOthers => notes.note(
+            SearchEvent::TryingOthers => notes.note(
                 "no failure under systematic stress: trying cache, random and no stress in the \
                  other half of the budget",
             ),
-            Event::Calibrated {
+            SearchEvent::Calibrated {
                 settings,
                 calibration,
             } => {
@@ -41,11 +41,11 @@ impl Progress {
                     notes.note(&text);
                 }
             }
-            Event::Confirming { strategy, time } => notes.note(&format!(
+            SearchEvent::Confirming { strategy, time } => notes.note(&format!(
                 "confirming the failure: {:.0} s of {strategy} stress",
                 time.as_secs_f64()
             )),
-            Event::Round {
+            SearchEvent::Round {
                 rate,
                 strategy,
                 runs_per_trial,
@@ -58,16 +58,16 @@ impl Progress {
                 ));
                 self.bar = Some(SearchBar::new(sites, notes.on));
             }
-            Event::MakeAtomic => notes.note(
+            SearchEvent::MakeAtomic => notes.note(
                 "a barrier at every site still fails: trying make-atomic on every candidate variable together, then on the fewest that pass",
             ),
-            Event::Trial { sites, trial } => {
+            SearchEvent::Trial { sites, trial } => {
                 if let Some(bar) = self.bar.as_mut() {
                     bar.trial(sites, trial);
                 }
             }
-            Event::TrialsDone => self.finish(),
-            Event::Verifying {
+            SearchEvent::TrialsDone => self.finish(),
+            SearchEvent::Verifying {
                 sites,
                 time,
                 strategy,
@@ -75,7 +75,7 @@ impl Progress {
                 "verifying the fix ({sites} sites) for {:.0} s of {strategy} stress",
                 time.as_secs_f64()
             )),
-            Event::Refining { kept, rate } => notes.note(&format!(
+            SearchEvent::Refining { kept, rate } => notes.note(&format!(
                 "the fix kept {kept} sites and failed its verification: searching again with \
                  trials sized for a failure rate of {}",
                 crate::present::numbers::rate(rate)

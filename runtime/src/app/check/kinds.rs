@@ -45,7 +45,7 @@ impl Compare {
 
     /// Whether `got` counts as `expected`. f32 compares as numbers (+0 equals -0, NaN
     /// equals NaN); integers bit for bit.
-    pub fn equal(&self, got: u32, expected: u32) -> bool {
+    pub(crate) fn equal(&self, got: u32, expected: u32) -> bool {
         if self.ty != ElementType::F32 || got == expected {
             return got == expected;
         }
@@ -62,7 +62,7 @@ impl Compare {
 }
 
 /// A binding whose initial contents a check compares with; group 0 unless `of_group`.
-pub type Of = (u32, u32);
+pub(crate) type Of = (u32, u32);
 
 /// `kind = "sorted-permutation"`: the output is sorted (as `type`) and holds the same values
 /// as binding `of` did before the run.

@@ -3,7 +3,7 @@
 use crate::app::init::ElementType;
 
 /// Wrong elements a report lists before it stops.
-pub const FIRST_FEW: usize = 4;
+pub(crate) const FIRST_FEW: usize = 4;
 
 /// The wrong elements of a checked binding: their count, and the first `FIRST_FEW` with
 /// what was read and what was expected.
@@ -17,7 +17,11 @@ pub struct Mismatches {
 
 impl Mismatches {
     /// Compares `got` with `expected` element by element (the shorter length) with `equal`.
-    pub fn find(got: &[u32], expected: &[u32], equal: impl Fn(u32, u32) -> bool) -> Mismatches {
+    pub(crate) fn find(
+        got: &[u32],
+        expected: &[u32],
+        equal: impl Fn(u32, u32) -> bool,
+    ) -> Mismatches {
         let mut m = Mismatches {
             of: got.len().min(expected.len()),
             ..Mismatches::default()
@@ -35,19 +39,19 @@ impl Mismatches {
 
     /// The same, the listed elements named `[index(k)]`: their place in the binding where
     /// a check reads a slice of it.
-    pub fn at(mut self, index: impl Fn(usize) -> usize) -> Mismatches {
+    pub(crate) fn at(mut self, index: impl Fn(usize) -> usize) -> Mismatches {
         for (k, _, _) in &mut self.first {
             *k = index(*k);
         }
         self
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.wrong == 0
     }
 
     /// "3 of 256 elements wrong: [4] = 9 (expected 5), [7] = 1 (expected 2), ..."
-    pub fn describe(&self, ty: ElementType) -> String {
+    pub(crate) fn describe(&self, ty: ElementType) -> String {
         let listed: Vec<String> = self
             .first
             .iter()

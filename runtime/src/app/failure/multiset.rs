@@ -19,7 +19,7 @@ pub struct NotPermutation {
 
 impl NotPermutation {
     /// How `got` differs from the multiset `expected`, if it does.
-    pub fn find(got: &[u32], expected: &[u32], of: Of, ty: ElementType) -> Option<Self> {
+    pub(crate) fn find(got: &[u32], expected: &[u32], of: Of, ty: ElementType) -> Option<Self> {
         let mut got = got.to_vec();
         got.sort_unstable();
         let mut sorted = expected.to_vec();

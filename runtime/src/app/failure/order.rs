@@ -16,7 +16,11 @@ pub struct OutOfOrder {
 impl OutOfOrder {
     /// The neighbours of `got` out of order as `ty`, if any; element k of `got` is element
     /// `index(k)` of the binding.
-    pub fn find(got: &[u32], ty: ElementType, index: &dyn Fn(usize) -> usize) -> Option<Self> {
+    pub(crate) fn find(
+        got: &[u32],
+        ty: ElementType,
+        index: &dyn Fn(usize) -> usize,
+    ) -> Option<Self> {
         let out: Vec<usize> = (1..got.len())
             .filter(|&i| !ty.in_order(got[i - 1], got[i]))
             .collect();

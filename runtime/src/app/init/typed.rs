@@ -14,7 +14,7 @@ pub enum ElementType {
 }
 
 impl ElementType {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             ElementType::U32 => "u32",
             ElementType::I32 => "i32",
@@ -24,7 +24,7 @@ impl ElementType {
 
     /// The bits of `value` as this type. TOML numbers reach us as f64, which holds every u32
     /// and i32 exactly; `Err` says why the value is not one of this type.
-    pub fn word(self, value: f64) -> Result<u32, String> {
+    pub(crate) fn word(self, value: f64) -> Result<u32, String> {
         let integral = value.fract() == 0.0;
         match self {
             ElementType::U32 if integral && (0.0..=f64::from(u32::MAX)).contains(&value) => {
@@ -44,12 +44,12 @@ impl ElementType {
     }
 
     /// `words`, each read as this type.
-    pub fn words(self, values: &[f64]) -> Result<Vec<u32>, String> {
+    pub(crate) fn words(self, values: &[f64]) -> Result<Vec<u32>, String> {
         values.iter().map(|&v| self.word(v)).collect()
     }
 
     /// A word as a user wrote it: `7`, `-1`, `0.5`.
-    pub fn show(self, word: u32) -> String {
+    pub(crate) fn show(self, word: u32) -> String {
         match self {
             ElementType::U32 => word.to_string(),
             ElementType::I32 => (word as i32).to_string(),
@@ -59,7 +59,7 @@ impl ElementType {
 
     /// The order of two words as this type; f32 in IEEE total order (-NaN < -inf < ... < -0 <
     /// +0 < ... < NaN), so that every list has one sorted form.
-    pub fn order(self, a: u32, b: u32) -> Ordering {
+    pub(crate) fn order(self, a: u32, b: u32) -> Ordering {
         match self {
             ElementType::U32 => a.cmp(&b),
             ElementType::I32 => (a as i32).cmp(&(b as i32)),
@@ -69,7 +69,7 @@ impl ElementType {
 
     /// Whether `a` may precede `b` in a sorted list: for f32 by `<=`, so that -0 and +0 may
     /// come in either order, as a GPU sort comparing with `<` leaves them.
-    pub fn in_order(self, a: u32, b: u32) -> bool {
+    pub(crate) fn in_order(self, a: u32, b: u32) -> bool {
         match self {
             ElementType::F32 if f32::from_bits(a) <= f32::from_bits(b) => true,
             _ => self.order(a, b) != Ordering::Greater,
@@ -201,7 +201,7 @@ impl TryFrom<RawRange> for Range {
 
 impl Range {
     /// `Err` when the `n`-element sequence leaves its type.
-    pub fn check(&self, n: u32) -> Result<(), String> {
+    pub(crate) fn check(&self, n: u32) -> Result<(), String> {
         let last = i64::from(n.saturating_sub(1));
         match *self {
             Range::Int { ty, start, step } => {
@@ -224,7 +224,7 @@ impl Range {
     }
 
     /// The first `n` elements, as words.
-    pub fn words(&self, n: u32) -> Vec<u32> {
+    pub(crate) fn words(&self, n: u32) -> Vec<u32> {
         match *self {
             Range::Int { start, step, .. } => (0..i64::from(n))
                 .map(|i| (start + step * i) as u32)

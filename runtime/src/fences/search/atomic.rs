@@ -9,11 +9,11 @@
 
 use super::config::Context;
 use super::step::{Count, Step};
-use crate::error::{Error, Result};
+use crate::error::{Result, RuntimeError};
 use crate::fences::ddmin::ddmin;
 use crate::fences::lab::FixSet;
 use crate::fences::shrink::shrink;
-use crate::fences::source::{Patched, Shader};
+use crate::fences::source::{AppSource, PlacedFix};
 use crate::fences::trial::{passes, FailureRate, Oracle, Trial};
 use crate::fences::trials::Trials;
 use crate::run::runner::RunConfig;
@@ -23,14 +23,14 @@ use wgstress_model::fences::measured::Measured;
 use wgstress_model::fences::outcome::{quoted, AtomicTrial, Fix, TrialRuns, Verdict};
 
 /// What barriers alone could not fix: the application as is and its all-sites runs.
-pub struct Unfixed<'a> {
-    pub unfenced: &'a Patched,
+pub(crate) struct Unfixed<'a> {
+    pub unfenced: &'a PlacedFix,
     pub all_sites: &'a Measured,
 }
 
 /// Tries make-atomic on every candidate variable it can rewrite, together, then on the
 /// fewest of them that pass, recording the trials in `tried`.
-pub fn search(
+pub(crate) fn search(
     cx: &mut Context,
     config: &RunConfig,
     rate: FailureRate,
@@ -45,7 +45,9 @@ pub fn search(
             sites: Vec::new(),
         }) {
             Ok(_) => usable.push(variable),
-            Err(Error::MakeAtomic(refused)) if !matches!(refused, AtomicError::Shader(_)) => {
+            Err(RuntimeError::MakeAtomic(refused))
+                if !matches!(refused, AtomicError::Shader(_)) =>
+            {
                 tried.push(AtomicTrial {
                     variables: vec![variable],
                     refused: Some(refused.to_string()),
@@ -72,7 +74,7 @@ pub fn search(
 /// made atomic, with a barrier at every site of the rewritten shader, pass.
 struct ByVariables<'t, 'a> {
     trials: &'t mut Trials<'a>,
-    shader: &'t Shader,
+    shader: &'t AppSource,
     candidates: &'t [String],
 }
 
@@ -227,7 +229,7 @@ fn loop_reasons(in_loops: &[(String, InLoop)]) -> Vec<String> {
 
 /// Why nothing fixed it: what each attempt measured, and the cause when the site analysis
 /// knows it (storage accesses in loops where no barrier may go).
-fn reasons(unfixed: &Unfixed, tried: &[AtomicTrial], shader: &Shader) -> Vec<String> {
+fn reasons(unfixed: &Unfixed, tried: &[AtomicTrial], shader: &AppSource) -> Vec<String> {
     let all = unfixed.all_sites;
     let mut reasons = vec![format!(
         "fences: with a storageBarrier() at all {} candidate sites, {} of {} runs failed",

@@ -1,9 +1,9 @@
 //! What the search is asked to do, and what every step of it works with.
 
 use crate::app::spec::App;
-use crate::fences::event::Event;
+use crate::fences::event::SearchEvent;
 use crate::fences::lab::{Confirmed, Lab};
-use crate::fences::source::Shader;
+use crate::fences::source::AppSource;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -12,7 +12,7 @@ use wgstress_model::stress::strategy::Strategy;
 
 /// What the search is asked to do.
 #[derive(Clone)]
-pub struct SearchConfig {
+pub struct FenceSearchConfig {
     /// The user's strategy; none: systematic, then a short compare if it shows nothing.
     pub strategy: Option<Strategy>,
     /// Time to confirm the failure and measure its rate (calibration's share included).
@@ -39,12 +39,12 @@ pub struct SearchConfig {
 
 /// What every step of the search works with.
 pub(crate) struct Context<'a> {
-    pub config: &'a SearchConfig,
-    pub shader: &'a Shader,
+    pub config: &'a FenceSearchConfig,
+    pub shader: &'a AppSource,
     pub lab: &'a mut dyn Lab,
-    pub on_event: &'a mut dyn FnMut(Event<'_>),
+    pub on_event: &'a mut dyn FnMut(SearchEvent<'_>),
     /// The confirming runs, one per strategy tried.
     pub tried: &'a [Confirmed],
-    /// When the search's time (`SearchConfig::search`) is spent.
+    /// When the search's time (`FenceSearchConfig::search`) is spent.
     pub deadline: Instant,
 }

@@ -4,11 +4,11 @@
 //! search then runs under the strategy that failed most, and the fix is verified under every
 //! strategy that failed.
 
-use super::config::SearchConfig;
+use super::config::FenceSearchConfig;
 use crate::error::Result;
-use crate::fences::event::Event;
+use crate::fences::event::SearchEvent;
 use crate::fences::lab::{Confirmed, Lab, Subject};
-use crate::run::loop_limit::LoopLimit;
+use crate::gpu::loop_limit::LoopLimit;
 use crate::run::runner::{Budget, RunConfig};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -17,7 +17,7 @@ use wgstress_model::stress::params::run_seed;
 use wgstress_model::stress::strategy::Strategy;
 
 /// The strategies to try, each with its share of the budget's time, in order.
-pub fn schedule(given: Option<Strategy>, budget: Duration) -> Vec<(Strategy, Duration)> {
+pub(crate) fn schedule(given: Option<Strategy>, budget: Duration) -> Vec<(Strategy, Duration)> {
     match given {
         Some(strategy) => vec![(strategy, budget)],
         None => {
@@ -31,10 +31,10 @@ pub fn schedule(given: Option<Strategy>, budget: Duration) -> Vec<(Strategy, Dur
 
 /// Runs the application under each strategy of the schedule until one fails (the first
 /// failing ends the compare at once), or an error or Ctrl-C ends it.
-pub fn confirm(
-    config: &SearchConfig,
+pub(crate) fn confirm(
+    config: &FenceSearchConfig,
     lab: &mut dyn Lab,
-    on_event: &mut dyn FnMut(Event),
+    on_event: &mut dyn FnMut(SearchEvent),
 ) -> Result<Vec<Confirmed>> {
     let mut tried: Vec<Confirmed> = Vec::new();
     for (i, (strategy, share)) in schedule(config.strategy, config.budget)
@@ -48,7 +48,7 @@ pub fn confirm(
             break;
         }
         if i == 1 {
-            on_event(Event::TryingOthers);
+            on_event(SearchEvent::TryingOthers);
         }
         let budget = Budget {
             runs: None,
@@ -57,7 +57,7 @@ pub fn confirm(
         };
         let (settings, calibration) = lab.settings(strategy, &budget)?;
         if let Some(c) = &calibration {
-            on_event(Event::Calibrated {
+            on_event(SearchEvent::Calibrated {
                 settings: &settings,
                 calibration: c,
             });
@@ -74,7 +74,7 @@ pub fn confirm(
             calibration,
             stop: config.stop.clone(),
         };
-        on_event(Event::Confirming {
+        on_event(SearchEvent::Confirming {
             strategy,
             time: run.budget.time.unwrap_or_default(),
         });
@@ -89,7 +89,7 @@ pub fn confirm(
 }
 
 /// The strategy the search runs under: the one that failed most (the first of equals).
-pub fn chosen(tried: &[Confirmed]) -> Option<&Confirmed> {
+pub(crate) fn chosen(tried: &[Confirmed]) -> Option<&Confirmed> {
     let measured: Vec<&Measured> = tried.iter().map(|c| &c.measured).collect();
     most_failing(&measured).map(|i| &tried[i])
 }
@@ -108,7 +108,7 @@ fn most_failing(measured: &[&Measured]) -> Option<usize> {
 /// runs looped within 2x of the limit: long but legitimate waits cut by the watchdog (on a
 /// busy CPU, llvmpipe's spin-waits passed at 27,590 polls against its fixed 30,000). A lost
 /// wake-up also ends at the watchdog, but its passing runs wait far below a learned limit.
-pub fn watchdog_stops(tried: &[Confirmed], limit: Option<&LoopLimit>) -> Option<String> {
+pub(crate) fn watchdog_stops(tried: &[Confirmed], limit: Option<&LoopLimit>) -> Option<String> {
     let (runs, failures, stops) = tried.iter().fold((0, 0, 0), |(r, f, w), c| {
         let m = &c.measured;
         (r + m.runs, f + m.failures, w + m.watchdog)
@@ -128,7 +128,7 @@ pub fn watchdog_stops(tried: &[Confirmed], limit: Option<&LoopLimit>) -> Option<
 }
 
 /// The strategies whose runs failed: the verification runs under each.
-pub fn exposing(tried: &[Confirmed]) -> Vec<&Confirmed> {
+pub(crate) fn exposing(tried: &[Confirmed]) -> Vec<&Confirmed> {
     tried.iter().filter(|c| c.measured.failures > 0).collect()
 }
 

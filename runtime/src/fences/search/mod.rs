@@ -18,13 +18,13 @@ mod verify;
 pub(crate) mod tests;
 
 use super::cost;
-use super::event::Event;
+use super::event::SearchEvent;
 use super::lab::{Confirmed, Lab};
 use super::lab::{FixSet, Subject};
-use super::source::Shader;
+use super::source::AppSource;
 use crate::error::Result;
 use config::Context;
-pub use config::SearchConfig;
+pub use config::FenceSearchConfig;
 use round::{End, Found, RoundResult};
 use wgstress_model::fences::cost::Cost;
 use wgstress_model::fences::outcome::{Bound, Outcome, Round, StrategyRuns, Verdict};
@@ -34,10 +34,10 @@ use wgstress_model::stress::strategy::Strategy;
 
 /// Searches for the fix of `shader`'s application, running on `lab`.
 pub fn search(
-    config: &SearchConfig,
-    shader: &Shader,
+    config: &FenceSearchConfig,
+    shader: &AppSource,
     lab: &mut dyn Lab,
-    on_event: &mut dyn FnMut(Event<'_>),
+    on_event: &mut dyn FnMut(SearchEvent<'_>),
 ) -> Result<Outcome> {
     let tried = confirm::confirm(config, lab, on_event)?;
     let (app, adapter) = lab.names();
@@ -91,8 +91,8 @@ pub fn search(
 /// What the verified fix costs against the application as is, the other choice's fix, a
 /// barrier at every site and the reference build, if any.
 fn cost(
-    config: &SearchConfig,
-    shader: &Shader,
+    config: &FenceSearchConfig,
+    shader: &AppSource,
     lab: &mut dyn Lab,
     found: &Found,
 ) -> std::result::Result<Vec<Cost>, String> {

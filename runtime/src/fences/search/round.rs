@@ -7,7 +7,7 @@ use super::config::Context;
 use super::step::{Count, Step};
 use super::{atomic, verify};
 use crate::error::Result;
-use crate::fences::event::Event;
+use crate::fences::event::SearchEvent;
 use crate::fences::lab::{FixSet, Subject};
 use crate::fences::shrink::shrink;
 use crate::fences::suggest::{suggest, Suggestion};
@@ -19,7 +19,7 @@ use wgstress_model::fences::outcome::{AtomicTrial, Fix, StrategyRuns, Verdict};
 use wgstress_model::stress::params::run_seed;
 
 /// What one round found and measured.
-pub struct RoundResult {
+pub(crate) struct RoundResult {
     pub runs_per_trial: u64,
     /// Candidate sites of the application as is.
     pub sites: usize,
@@ -34,7 +34,7 @@ pub struct RoundResult {
 }
 
 /// How a round ended.
-pub enum End {
+pub(crate) enum End {
     /// No fix: Ctrl-C or an error stopped it first, or nothing fixed it.
     Over(Verdict),
     /// A set that passed its trials, verified or not (its verdict says).
@@ -43,7 +43,7 @@ pub enum End {
 
 /// A fix that passed its trials, the fix suggested from it, and the suggestion's
 /// verification.
-pub struct Found {
+pub(crate) struct Found {
     /// The set the trials kept: what this adapter needed.
     pub fix: FixSet,
     pub kind: Fix,
@@ -54,7 +54,7 @@ pub struct Found {
 
 /// Round `index` (from 0): trials sized for `rate`, keeping `failed` (the last round's fix,
 /// which failed its verification) while it looks for what that fix lacks.
-pub fn round(
+pub(crate) fn round(
     cx: &mut Context,
     chosen: &RunConfig,
     rate: FailureRate,
@@ -64,7 +64,7 @@ pub fn round(
     let runs_per_trial = rate.runs_needed();
     let unfenced = cx.shader.patch(&FixSet::default())?;
     let sites = unfenced.sites.len();
-    (cx.on_event)(Event::Round {
+    (cx.on_event)(SearchEvent::Round {
         rate: rate.get(),
         strategy: chosen.settings.strategy,
         runs_per_trial,
@@ -123,14 +123,14 @@ pub fn round(
             stopped: trials.stopped,
         }
     } else {
-        (cx.on_event)(Event::MakeAtomic);
+        (cx.on_event)(SearchEvent::MakeAtomic);
         let unfixed = atomic::Unfixed {
             unfenced: &unfenced,
             all_sites: &all_sites,
         };
         atomic::search(cx, &trials_config, rate, &unfixed, &mut tried, &mut count)?
     };
-    (cx.on_event)(Event::TrialsDone);
+    (cx.on_event)(SearchEvent::TrialsDone);
     let end = match step {
         Step::Over(verdict) => End::Over(verdict),
         Step::Passed { fix, kind, stopped } => {

@@ -12,7 +12,7 @@
 use super::config::Context;
 use super::round::{round, End, RoundResult};
 use crate::error::Result;
-use crate::fences::event::Event;
+use crate::fences::event::SearchEvent;
 use crate::fences::lab::Confirmed;
 use crate::fences::trial::FailureRate;
 use wgstress_model::fences::outcome::{Fix, StrategyRuns, Verdict};
@@ -20,11 +20,11 @@ use wgstress_model::fences::outcome::{Fix, StrategyRuns, Verdict};
 /// Rounds at most: each later round's trials are sized for at least four times lower a rate
 /// (the fifth for 256 times below the first). On the H100, ct-octree's third round kept three
 /// barriers in push that still failed 2 of 2,560 verification runs.
-pub const ROUNDS: u32 = 5;
+pub(crate) const ROUNDS: u32 = 5;
 
 /// The rounds of a search under `chosen` (the strategy that failed most), the last one's
 /// fix the search's.
-pub fn run(cx: &mut Context, chosen: &Confirmed) -> Result<Vec<RoundResult>> {
+pub(crate) fn run(cx: &mut Context, chosen: &Confirmed) -> Result<Vec<RoundResult>> {
     let mut rate = FailureRate::measured(chosen.measured.failures, chosen.measured.runs)
         .expect("the chosen strategy failed");
     let mut rounds: Vec<RoundResult> = Vec::new();
@@ -47,7 +47,7 @@ pub fn run(cx: &mut Context, chosen: &Confirmed) -> Result<Vec<RoundResult>> {
                     End::Found(found) => found.fix.sites.len(),
                     End::Over(_) => 0,
                 });
-                (cx.on_event)(Event::Refining {
+                (cx.on_event)(SearchEvent::Refining {
                     kept,
                     rate: lower.get(),
                 });
@@ -60,7 +60,7 @@ pub fn run(cx: &mut Context, chosen: &Confirmed) -> Result<Vec<RoundResult>> {
 
 /// The failure rate the next round's trials are sized for, when the fix found failed its
 /// verification (not an error, an interruption or too few runs).
-pub fn lower_rate(
+pub(crate) fn lower_rate(
     verified: &[StrategyRuns],
     verdict: &Verdict,
     rate: FailureRate,

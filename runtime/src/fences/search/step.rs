@@ -7,7 +7,7 @@ use wgstress_model::fences::outcome::{Fix, Verdict};
 
 /// A step's answer: a set that passed its trials (with how the trials ended, if early),
 /// or the verdict that ends the round.
-pub enum Step {
+pub(crate) enum Step {
     Passed {
         fix: FixSet,
         kind: Fix,
@@ -18,7 +18,7 @@ pub enum Step {
 
 /// Trials and their runs over a round's steps.
 #[derive(Default)]
-pub struct Count {
+pub(crate) struct Count {
     pub trials: u64,
     pub runs: u64,
     /// The search's deadline kept a trial from its runs.
@@ -26,7 +26,7 @@ pub struct Count {
 }
 
 impl Count {
-    pub fn add(&mut self, trials: &Trials) {
+    pub(crate) fn add(&mut self, trials: &Trials) {
         self.trials += trials.trials;
         self.runs += trials.runs;
         self.out_of_time |= trials.out_of_time;

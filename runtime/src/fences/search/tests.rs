@@ -103,7 +103,7 @@ impl Lab for Sim {
         ("sim-app".into(), "simulated GPU".into())
     }
 
-    fn loop_limit(&self) -> Option<&crate::run::loop_limit::LoopLimit> {
+    fn loop_limit(&self) -> Option<&crate::gpu::loop_limit::LoopLimit> {
         None
     }
 
@@ -172,7 +172,7 @@ impl Lab for Sim {
 }
 
 /// A run configuration of the simulated GPU's systematic stress.
-pub fn run_config() -> RunConfig {
+pub(crate) fn run_config() -> RunConfig {
     RunConfig {
         settings: settings(Strategy::Systematic),
         budget: Budget {
@@ -238,15 +238,15 @@ fn main() {
     counter = seen + 1u;
 }";
 
-fn shader(source: &str) -> Shader {
+fn shader(source: &str) -> AppSource {
     let bindings = (0..3)
         .map(|b| Binding::storage(b, 64, Init::Zeros))
         .collect();
-    Shader::new(App::bare("sim-app", source, [1, 1, 1], bindings))
+    AppSource::new(App::bare("sim-app", source, [1, 1, 1], bindings))
 }
 
-fn config(sim: &Sim, strategy: Option<Strategy>) -> SearchConfig {
-    SearchConfig {
+fn config(sim: &Sim, strategy: Option<Strategy>) -> FenceSearchConfig {
+    FenceSearchConfig {
         strategy,
         budget: Duration::from_secs(10),
         verify: Duration::from_secs(10),
@@ -265,7 +265,7 @@ fn run(source: &str, sim: &mut Sim, strategy: Option<Strategy>) -> (Outcome, u64
     let config = config(sim, strategy);
     let mut trials = 0;
     let outcome = search(&config, &shader(source), sim, &mut |e| {
-        if let Event::Trial { .. } = e {
+        if let SearchEvent::Trial { .. } = e {
             trials += 1;
         }
     })
@@ -656,7 +656,7 @@ fn the_minimal_choice_keeps_what_this_adapter_needed() {
     use wgstress_instrument::placement::Side;
     let release = message_site(Side::After, 8, 9);
     let mut sim = Sim::new(vec![Bug::barriers(0.3, &[release])]);
-    let config = SearchConfig {
+    let config = FenceSearchConfig {
         choice: Choice::Minimal,
         ..config(&sim, None)
     };
@@ -697,7 +697,7 @@ fn consume(@builtin(local_invocation_index) lid: u32) {
 }
 ";
 
-fn pipeline(source: &str) -> Shader {
+fn pipeline(source: &str) -> AppSource {
     use crate::app::spec::Dispatch;
     let mut app = shader(source).app;
     app.pipeline = ["produce", "consume"]
@@ -710,7 +710,7 @@ fn pipeline(source: &str) -> Shader {
             bind: Vec::new(),
         })
         .to_vec();
-    Shader::new(app)
+    AppSource::new(app)
 }
 
 #[test]
@@ -755,7 +755,7 @@ fn a_pipeline_is_searched_over_the_sites_of_every_stressed_pass_and_patched_once
 #[test]
 fn past_its_time_bound_the_search_keeps_every_site_and_verifies_that() {
     let mut sim = Sim::new(vec![Bug::barriers(0.3, &[2])]);
-    let config = SearchConfig {
+    let config = FenceSearchConfig {
         search: Duration::ZERO,
         choice: Choice::Minimal,
         ..config(&sim, None)

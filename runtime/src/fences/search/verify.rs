@@ -5,7 +5,7 @@
 use super::config::Context;
 use super::confirm::exposing;
 use crate::error::Result;
-use crate::fences::event::Event;
+use crate::fences::event::SearchEvent;
 use crate::fences::lab::Subject;
 use crate::run::runner::Budget;
 use wgstress_model::fences::measured::Measured;
@@ -16,7 +16,7 @@ use wgstress_model::stress::strategy::Strategy;
 
 /// The verification's runs of `fix` under each exposing strategy, up to the first that does
 /// not verify it, and the verdict.
-pub fn verify(
+pub(crate) fn verify(
     cx: &mut Context,
     subject: Subject,
     sites: usize,
@@ -27,7 +27,7 @@ pub fn verify(
     let mut verified = Vec::new();
     for (i, c) in exposing.iter().enumerate() {
         let strategy = c.config.settings.strategy;
-        (cx.on_event)(Event::Verifying {
+        (cx.on_event)(SearchEvent::Verifying {
             sites,
             time: share,
             strategy,

@@ -2,7 +2,7 @@
 //! needs the device: the profile's match to the adapter and the measured iterations come from
 //! `shape` and `settings` once the engine is open.
 
-use crate::error::{Error, Result};
+use crate::error::{Result, RuntimeError};
 use crate::gpu::engine::{Engine, PROBE_ITERATIONS};
 use crate::run::runner::Budget;
 use crate::stress::profile::shape_for;
@@ -108,7 +108,7 @@ impl StressPlan {
             shape: StressShape::default(),
             iterations: 0,
             cache_words: self.cache_words,
-            watchdog_limit: crate::run::loop_limit::FLOOR,
+            watchdog_limit: crate::gpu::loop_limit::FLOOR,
             stress_fraction: self.stress_fraction,
             placement: self.placement,
             buffer_shuffle: false,
@@ -152,7 +152,7 @@ impl StressPlan {
 pub fn check_shape(shape: &StressShape, source: &str) -> Result<()> {
     for (name, value) in [("patch_words", shape.patch_words), ("spread", shape.spread)] {
         if !(1..=64).contains(&value) {
-            return Err(Error::Input(format!(
+            return Err(RuntimeError::Input(format!(
                 "{source}: {name} = {value}; give 1 to 64"
             )));
         }

@@ -13,7 +13,7 @@ use std::cmp::Ordering;
 
 /// Prepares `app`'s checks on `gpu`: expected values from the initial contents, and from
 /// one run of each reference kernel, shared by the checks that name the same one.
-pub fn prepare(app: &App, gpu: &Gpu) -> crate::Result<Vec<Prepared>> {
+pub(crate) fn prepare(app: &App, gpu: &Gpu) -> crate::Result<Vec<Prepared>> {
     let mut runs = reference::Runs::default();
     app.checks
         .iter()
@@ -37,7 +37,7 @@ pub fn prepare(app: &App, gpu: &Gpu) -> crate::Result<Vec<Prepared>> {
 fn check_slice(check: &Check, app: &App) -> crate::Result<Slice> {
     let b = binding(app, (check.group, check.binding))?;
     check.slice(b.words).map_err(|m| {
-        crate::Error::Input(format!(
+        crate::RuntimeError::Input(format!(
             "{}: binding {}:{}: {m}",
             check.label(),
             check.group,
@@ -48,7 +48,7 @@ fn check_slice(check: &Check, app: &App) -> crate::Result<Slice> {
 
 fn binding(app: &App, (group, binding): Of) -> crate::Result<&crate::app::spec::Binding> {
     app.binding(group, binding).ok_or_else(|| {
-        crate::Error::Input(format!(
+        crate::RuntimeError::Input(format!(
             "a check refers to binding {group}:{binding}, which the spec does not declare"
         ))
     })
@@ -104,7 +104,7 @@ fn expected(check: &Check, app: &App, slice: &Slice) -> crate::Result<Vec<u32>> 
 }
 
 /// The inclusive or exclusive scan of `input` under `s.op`, as `s`'s type.
-pub fn scan(input: &[u32], s: &Scan, inclusive: bool) -> Vec<u32> {
+pub(crate) fn scan(input: &[u32], s: &Scan, inclusive: bool) -> Vec<u32> {
     let ty = s.compare.ty;
     let mut out = Vec::with_capacity(input.len());
     if (ty, s.op) == (ElementType::F32, ScanOp::Add) {
@@ -145,7 +145,7 @@ fn identity(ty: ElementType, op: ScanOp) -> u32 {
 
 /// A check with the elements it reads and the expected values it compares them with,
 /// computed once per session.
-pub struct Prepared {
+pub(crate) struct Prepared {
     check: Check,
     slice: Slice,
     expected: Vec<u32>,
@@ -153,7 +153,7 @@ pub struct Prepared {
 
 impl Prepared {
     /// `Err` says which check failed on which binding and what it found there.
-    pub fn verify(&self, outputs: &Outputs) -> Result<(), CheckFailure> {
+    pub(crate) fn verify(&self, outputs: &Outputs) -> Result<(), CheckFailure> {
         let c = &self.check;
         let binding = (c.group, c.binding);
         let all = outputs

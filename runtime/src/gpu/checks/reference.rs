@@ -4,7 +4,7 @@
 
 use crate::app::check::Reference;
 use crate::app::spec::{App, BindingKind};
-use crate::error::{Error, Result};
+use crate::error::{Result, RuntimeError};
 use crate::gpu::device::{self, Gpu};
 use naga::{AddressSpace, StorageAccess};
 use std::path::PathBuf;
@@ -17,7 +17,7 @@ const TIMEOUT: Duration = Duration::from_secs(60);
 /// The reference kernels run so far this session: checks that name the same kernel (file,
 /// entry point, workgroups) share its one run.
 #[derive(Default)]
-pub struct Runs {
+pub(crate) struct Runs {
     done: Vec<(Key, Written)>,
 }
 
@@ -29,7 +29,7 @@ type Written = Vec<((u32, u32), Vec<u32>)>;
 
 impl Runs {
     /// The words the reference kernel `r` leaves in binding `key`.
-    pub fn output(
+    pub(crate) fn output(
         &mut self,
         gpu: &Gpu,
         app: &App,
@@ -50,7 +50,7 @@ impl Runs {
             .find(|(k, _)| *k == key)
             .map(|(_, words)| words.as_slice())
             .ok_or_else(|| {
-                Error::Input(format!(
+                RuntimeError::Input(format!(
                     "{}: the reference kernel `{}` does not write binding {}:{}, which a check compares with it",
                     app.name, r.entry, key.0, key.1
                 ))
@@ -91,7 +91,7 @@ fn run(gpu: &Gpu, app: &App, r: &Reference) -> Result<Written> {
         gpu.limits.max_compute_workgroups_per_dimension,
     );
     if x.max(y).max(z) > max {
-        return Err(Error::Input(format!(
+        return Err(RuntimeError::Input(format!(
             "{path}: reference `{}`: workgroups {x} x {y} x {z} are beyond this adapter's limit of {max} per dimension",
             r.entry
         )));
@@ -148,16 +148,16 @@ fn buffer(
     );
     let b = app
         .binding(u.group, u.binding)
-        .ok_or_else(|| Error::Input(format!("{at}, which the spec does not declare")))?;
+        .ok_or_else(|| RuntimeError::Input(format!("{at}, which the spec does not declare")))?;
     if u64::from(b.words) * 4 < u64::from(u.min_bytes) {
-        return Err(Error::Input(format!(
+        return Err(RuntimeError::Input(format!(
             "{at}, which needs at least {} bytes; the spec gives {} words",
             u.min_bytes, b.words
         )));
     }
     let uniform = u.ty == wgpu::BufferBindingType::Uniform;
     if uniform != (b.kind == BindingKind::Uniform) {
-        return Err(Error::Input(format!(
+        return Err(RuntimeError::Input(format!(
             "{at} as {}, but the spec declares it {}",
             if uniform { "a uniform" } else { "storage" },
             format!("{:?}", b.kind).to_lowercase()
@@ -275,9 +275,10 @@ fn interface(source: &str, path: &str, entry: &str) -> Result<(naga::Module, Vec
     };
     wgstress_instrument::check_nesting(source, path)?;
     let module = naga::front::wgsl::parse_str(source)
-        .map_err(|e| Error::Input(format!("{}: {}", at(e.location(source)), e.message())))?;
-    let info = wgstress_instrument::validate(&module)
-        .map_err(|e| Error::Input(format!("{}: {}", at(e.location(source)), e.as_inner())))?;
+        .map_err(|e| RuntimeError::Input(format!("{}: {}", at(e.location(source)), e.message())))?;
+    let info = wgstress_instrument::validate(&module).map_err(|e| {
+        RuntimeError::Input(format!("{}: {}", at(e.location(source)), e.as_inner()))
+    })?;
     let index = module
         .entry_points
         .iter()
@@ -289,7 +290,7 @@ fn interface(source: &str, path: &str, entry: &str) -> Result<(naga::Module, Vec
                 .filter(|ep| ep.stage == naga::ShaderStage::Compute)
                 .map(|ep| ep.name.as_str())
                 .collect();
-            Error::Input(format!(
+            RuntimeError::Input(format!(
                 "{path}: no @compute entry point named `{}` for the reference check (the shader has: {})",
                 entry,
                 names.join(", ")
@@ -308,7 +309,7 @@ fn interface(source: &str, path: &str, entry: &str) -> Result<(naga::Module, Vec
             },
             AddressSpace::Uniform => wgpu::BufferBindingType::Uniform,
             other => {
-                return Err(Error::Input(format!(
+                return Err(RuntimeError::Input(format!(
                     "{path}: the reference kernel `{}` uses @group({}) @binding({}) in the {other:?} space; wgstress binds buffers only",
                     entry, rb.group, rb.binding
                 )))

@@ -25,37 +25,37 @@ pub struct LoopLimit {
 /// iterations: on the H100 a tpo-tm run that lost a task took about 30 us a poll, so each
 /// failing run 2.4 s at a limit of 80,000 and 9 s at 300,000 (docs/h100/tpo-tm-limits.txt);
 /// the fixed variants' waits stayed within a few times the longest seen early.
-pub const MARGIN: u32 = 8;
+pub(crate) const MARGIN: u32 = 8;
 /// The lowest learned limit. Sixteen passing runs do not show how long stress can stretch a
 /// wait: on the H100, cbe-dot's fixed variant learned 6,336 (8 x 792) from its first runs and a
 /// later run was cut there, though passing runs went on to need 23,796 polls; ls-bh's fixed
 /// variant likewise at 7,072 against 28,642 (docs/h100/defaults-fixed-60s-floor4096.txt). Every passing
 /// loop of the bundled fixed variants stayed below 2^16 (tpo-tm's longest, 42,955), and an
 /// endless spin still ends within 2^16 polls, milliseconds on a GPU.
-pub const FLOOR: u32 = 1 << 16;
+pub(crate) const FLOOR: u32 = 1 << 16;
 /// Passing runs needed before the limit drops below the ceiling: stress and scheduling
 /// lengthen waits, and a few runs have not seen the long ones.
 /// Calibration's 16 passing runs of the application alone are enough: at 32, tpo-tm's first
 /// failing run spun to the ceiling and outlasted the hang timeout on the H100.
-pub const MIN_PASSING: u64 = 16;
+pub(crate) const MIN_PASSING: u64 = 16;
 
 /// The ceiling on a GPU: 2^18 polls, six times the longest loop of any passing run of the
 /// bundled fixed variants on the H100 (tpo-tm, 42,955; docs/h100/defaults-fixed-20s.txt), and
 /// short enough that a run which spins to it before the limit is learned (about 8 s for
 /// tpo-tm's lock convoy) ends within the hang timeout.
-pub const GPU_CEILING: u32 = 1 << 18;
+pub(crate) const GPU_CEILING: u32 = 1 << 18;
 /// The ceiling on llvmpipe, whose shared loop limiter ends every loop of an invocation after
 /// 65,535 iterations in all, silently: below it, an endless loop is reported at its line.
-pub const LLVMPIPE_CEILING: u32 = 30_000;
+pub(crate) const LLVMPIPE_CEILING: u32 = 30_000;
 
 /// A passing run whose longest loop came within this factor of the limit draws a warning:
 /// on a busy CPU, legitimate spin-waits on llvmpipe reached 27,590 polls against its fixed
 /// 30,000, and a slightly slower run is then cut and counted as a watchdog failure.
-pub const NEAR: u32 = 2;
+pub(crate) const NEAR: u32 = 2;
 
 impl LoopLimit {
     /// A limit learned below `ceiling`.
-    pub fn learned(ceiling: u32) -> LoopLimit {
+    pub(crate) fn learned(ceiling: u32) -> LoopLimit {
         LoopLimit {
             ceiling: ceiling.max(1),
             seen: None,
@@ -65,7 +65,7 @@ impl LoopLimit {
     }
 
     /// A limit the user fixed.
-    pub fn fixed(limit: u32) -> LoopLimit {
+    pub(crate) fn fixed(limit: u32) -> LoopLimit {
         LoopLimit {
             learning: false,
             ..LoopLimit::learned(limit)
@@ -73,7 +73,7 @@ impl LoopLimit {
     }
 
     /// The ceiling for an adapter.
-    pub fn ceiling_for(adapter_name: &str) -> u32 {
+    pub(crate) fn ceiling_for(adapter_name: &str) -> u32 {
         if adapter_name.contains("llvmpipe") {
             LLVMPIPE_CEILING
         } else {
@@ -82,26 +82,26 @@ impl LoopLimit {
     }
 
     /// Learns from a passing run whose loops reached at most `trips` iterations.
-    pub fn observe_pass(&mut self, trips: u32) {
+    pub(crate) fn observe_pass(&mut self, trips: u32) {
         self.passing += 1;
         self.seen = Some(self.seen.map_or(trips, |s| s.max(trips)));
     }
 
     /// Whether the limit now follows what passing runs showed.
-    pub fn is_learned(&self) -> bool {
+    pub(crate) fn is_learned(&self) -> bool {
         self.learning && self.seen.is_some() && self.passing >= MIN_PASSING
     }
 
     /// Whether a passing run looped within `NEAR` times of the limit. A learned limit keeps
     /// `MARGIN` times the longest wait; this happens only where the limit cannot follow (the
     /// ceiling, or the limit the user gave).
-    pub fn near_limit(&self) -> bool {
+    pub(crate) fn near_limit(&self) -> bool {
         self.seen
             .is_some_and(|seen| u64::from(seen) * u64::from(NEAR) >= u64::from(self.limit()))
     }
 
     /// What to say when passing runs came near the limit, if they did.
-    pub fn warning(&self) -> Option<String> {
+    pub(crate) fn warning(&self) -> Option<String> {
         if !self.near_limit() {
             return None;
         }
@@ -125,7 +125,7 @@ impl LoopLimit {
     }
 
     /// The limit for the next runs.
-    pub fn limit(&self) -> u32 {
+    pub(crate) fn limit(&self) -> u32 {
         match self.seen {
             Some(seen) if self.is_learned() => seen
                 .saturating_mul(MARGIN)

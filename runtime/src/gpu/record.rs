@@ -6,7 +6,7 @@ use wgstress_instrument::manifest::{Layout, Manifest};
 use wgstress_model::run::record::{Event, Outcome, Record, Scheduler};
 
 /// Decodes a results block laid out as the manifest says.
-pub fn decode(bytes: &[u8], manifest: &Manifest) -> Record {
+pub(crate) fn decode(bytes: &[u8], manifest: &Manifest) -> Record {
     let word = |offset: u32| {
         let o = offset as usize;
         u32::from_le_bytes(bytes[o..o + 4].try_into().expect("4 bytes"))
@@ -55,7 +55,7 @@ pub fn decode(bytes: &[u8], manifest: &Manifest) -> Record {
 }
 
 /// Classifies a run from its GPU record and the host checks' verdict.
-pub fn classify(record: &Record, host: &Result<(), CheckFailure>) -> Outcome {
+pub(crate) fn classify(record: &Record, host: &Result<(), CheckFailure>) -> Outcome {
     if record.scheduler.starved {
         Outcome::Starved
     } else if record.watchdog.count > 0 {
