@@ -491,73 +491,14 @@ fn wgstress_word(index: u32) -> u32 {
     return index % max(wgstress_params.scratch_words, 1u);
 }
 
-// Systematic stress: threads spread evenly over the K chosen patches, each running the
-// access sequence on its patch's stressed word.
-fn wgstress_stress_patches(thread: u32) {
-    let k = clamp(wgstress_params.spread, 1u, 64u);
-    let slot = thread % k;
-    let chosen = wgstress_params.patches[slot / 4u][slot % 4u];
-    let word = wgstress_word(chosen * wgstress_params.patch_words + wgstress_params.patch_offset);
-    let len = min(wgstress_params.sequence_len, 5u);
-    var acc = 0u;
-    for (var i = 0u; i < wgstress_params.iterations; i++) {
-        for (var s = 0u; s < len; s++) {
-            if ((wgstress_params.sequence >> s) & 1u) == 1u {
-                atomicStore(&wgstress_scratch[word], i);
-            } else {
-                acc += atomicLoad(&wgstress_scratch[word]);
-            }
-        }
-    }
-    wgstress_sink(acc);
-}
-
-// Cache stress: all stressing threads together stream over the whole scratchpad,
-// one load and one store per word.
-fn wgstress_stress_cache(thread: u32, threads: u32) {
-    var word = wgstress_word(thread);
-    var acc = 0u;
-    for (var i = 0u; i < wgstress_params.iterations; i++) {
-        acc += atomicLoad(&wgstress_scratch[word]);
-        atomicStore(&wgstress_scratch[word], acc);
-        word = wgstress_word(word + threads);
-    }
-    wgstress_sink(acc);
-}
-
-// Random stress: each iteration loads or stores a pseudo-random scratchpad word.
-fn wgstress_stress_random(thread: u32) {
-    var state = wgstress_hash(wgstress_params.seed ^ wgstress_hash(thread + 1u));
-    var acc = 0u;
-    for (var i = 0u; i < wgstress_params.iterations; i++) {
-        state ^= state << 13u;
-        state ^= state >> 17u;
-        state ^= state << 5u;
-        let word = wgstress_word(state >> 1u);
-        if (state & 1u) == 1u {
-            atomicStore(&wgstress_scratch[word], i);
-        } else {
-            acc += atomicLoad(&wgstress_scratch[word]);
-        }
-    }
-    wgstress_sink(acc);
-}
-
+// wgstress: strategies
 fn wgstress_stress(stress_group: u32, local_index: u32, group_size: u32) {
     if local_index == 0u {
         atomicAdd(&wgstress_results.stress_groups_ran, 1u);
     }
     let thread = stress_group * group_size + local_index;
     switch wgstress_params.strategy {
-        case WGSTRESS_STRATEGY_SYSTEMATIC: {
-            wgstress_stress_patches(thread);
-        }
-        case WGSTRESS_STRATEGY_CACHE: {
-            wgstress_stress_cache(thread, wgstress_params.stress_groups * group_size);
-        }
-        case WGSTRESS_STRATEGY_RANDOM: {
-            wgstress_stress_random(thread);
-        }
+        // wgstress: strategy cases
         default: {}
     }
 }

@@ -32,7 +32,8 @@ pub fn library_source(parking: bool) -> String {
             schedule.code()
         ));
     }
-    let library = include_str!("library.wgsl");
+    let library = with_strategies(include_str!("library.wgsl"));
+    let library = library.as_str();
     if parking {
         source.push_str(library);
     } else {
@@ -49,6 +50,31 @@ pub fn library_source(parking: bool) -> String {
     source
 }
 
+/// library.wgsl with each strategy's function where it marks them, and a `case` calling it
+/// in its `switch` over the strategy.
+fn with_strategies(library: &str) -> String {
+    let stressing: Vec<(Strategy, _)> = Strategy::ALL
+        .iter()
+        .filter_map(|&s| s.wgsl().map(|w| (s, w)))
+        .collect();
+    let functions: String = stressing.iter().map(|(_, w)| w.function).collect();
+    let cases: String = stressing
+        .iter()
+        .map(|(s, w)| {
+            format!(
+                "        case {}: {{\n            {}\n        }}\n",
+                strategy_constant(*s),
+                w.call
+            )
+        })
+        .collect();
+    library
+        .replacen(STRATEGIES, &functions, 1)
+        .replacen(STRATEGY_CASES, &cases, 1)
+}
+
+const STRATEGIES: &str = "// wgstress: strategies\n";
+const STRATEGY_CASES: &str = "        // wgstress: strategy cases\n";
 const PARKING_BEGIN: &str = "// wgstress: parking begin\n";
 const PARKING_END: &str = "// wgstress: parking end\n";
 
@@ -76,7 +102,7 @@ mod tests {
 
     #[test]
     fn the_library_switches_on_every_stressing_strategy_by_its_constant() {
-        let library = include_str!("library.wgsl");
+        let library = library_source(true);
         let start = library.find("switch wgstress_params.strategy {").unwrap();
         let switch = &library[start..start + library[start..].find("default:").unwrap()];
         for strategy in Strategy::ALL {
@@ -88,6 +114,14 @@ mod tests {
             );
         }
         assert_eq!(switch.matches("case ").count(), 3, "{switch}");
+        // Each stressing strategy's function is in the library once, and called in its case.
+        for strategy in Strategy::ALL {
+            if let Some(wgsl) = strategy.wgsl() {
+                assert_eq!(library.matches(wgsl.function).count(), 1, "{strategy}");
+                assert!(switch.contains(wgsl.call), "{strategy}");
+            }
+        }
+        assert!(!library.contains("// wgstress: strateg"), "every marker is filled");
         // The constants are abstract: they name the codes and leave no trace in the output.
         assert!(library_source(false).starts_with("const WGSTRESS_STRATEGY_NONE = 0;"));
     }

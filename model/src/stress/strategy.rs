@@ -1,8 +1,9 @@
 //! The stress strategies, each described once: its name (on the command line, in logs and
-//! JSON), what it does (the CLI's help), and its code, the value of
-//! `WgstressParams::strategy`. The instrumenter's library `switch`es over that field through
-//! constants written from this table (`wgstress_instrument::library_source`), so the WGSL
-//! cannot drift from it.
+//! JSON), what it does (the CLI's help), its code (the value of `WgstressParams::strategy`)
+//! and the WGSL its stressing threads run (wgsl/NAME.wgsl, with the call that runs it). The
+//! instrumenter's library takes the functions and its `switch` over the code from this table
+//! (`wgstress_instrument::library_source`), so the WGSL cannot drift from it. Adding a
+//! strategy is a change to this folder: mod.rs says which files.
 
 use serde::{Deserialize, Serialize};
 
@@ -59,10 +60,40 @@ impl Strategy {
         }
     }
 
+    /// The WGSL its stressing threads run: the function (wgsl/NAME.wgsl), and the statement
+    /// that calls it inside the library's `wgstress_stress(stress_group, local_index,
+    /// group_size)`, where `thread` is the thread's index among every stressing thread.
+    /// `None` for no stress.
+    pub fn wgsl(self) -> Option<StressWgsl> {
+        let (function, call) = match self {
+            Strategy::None => return None,
+            Strategy::Systematic => (
+                include_str!("wgsl/systematic.wgsl"),
+                "wgstress_stress_patches(thread);",
+            ),
+            Strategy::Cache => (
+                include_str!("wgsl/cache.wgsl"),
+                "wgstress_stress_cache(thread, wgstress_params.stress_groups * group_size);",
+            ),
+            Strategy::Random => (
+                include_str!("wgsl/random.wgsl"),
+                "wgstress_stress_random(thread);",
+            ),
+        };
+        Some(StressWgsl { function, call })
+    }
+
     /// The strategy called `name`.
     pub fn named(name: &str) -> Option<Strategy> {
         Strategy::ALL.into_iter().find(|s| s.name() == name)
     }
+}
+
+/// A strategy's WGSL: its function's text, and the statement that runs it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StressWgsl {
+    pub function: &'static str,
+    pub call: &'static str,
 }
 
 impl std::fmt::Display for Strategy {
