@@ -2,8 +2,8 @@
 //! the outcome a campaign expects (pass, fail or flaky). The first entry that matches an
 //! item on an adapter decides; an item no entry matches is expected to pass.
 
-use crate::error::{Error, Result};
-use crate::outcome::Expected;
+use crate::error::{CampaignError, Result};
+use crate::outcome::ExpectedOutcome;
 use serde::Deserialize;
 use std::path::Path;
 use toml::Spanned;
@@ -17,15 +17,16 @@ struct File {
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Entry {
+pub(crate) struct Entry {
     /// A pattern over the item's name (`*` any text, `?` one character, case-insensitive).
     pub item: String,
     /// A pattern over the adapter's name and driver ("NVIDIA H100 80GB HBM3, driver ...").
     #[serde(default = "any")]
     pub adapter: String,
-    pub outcome: Expected,
-    /// Why, for the reader.
+    pub outcome: ExpectedOutcome,
+    /// Why, for the reader: read from the file (which may hold it), used by nothing.
     #[serde(default)]
+    #[allow(dead_code)]
     pub reason: Option<String>,
 }
 
@@ -35,7 +36,7 @@ fn any() -> String {
 
 #[derive(Clone, Debug, Default)]
 pub struct Baseline {
-    pub entries: Vec<Entry>,
+    pub(crate) entries: Vec<Entry>,
 }
 
 impl Baseline {
@@ -45,10 +46,15 @@ impl Baseline {
             wgstress_model::read::PLAN_BYTES,
             "a baseline may hold",
         )
-        .map_err(Error::read)?;
-        let file: File = toml::from_str(&text).map_err(|e| Error::toml(path, &text, &e))?;
+        .map_err(CampaignError::read)?;
+        let file: File = toml::from_str(&text).map_err(|e| CampaignError::toml(path, &text, &e))?;
         if file.expect.is_empty() {
-            return Err(Error::at(path, &text, 0, "the baseline has no [[expect]]"));
+            return Err(CampaignError::at(
+                path,
+                &text,
+                0,
+                "the baseline has no [[expect]]",
+            ));
         }
         Ok(Baseline {
             entries: file.expect.into_iter().map(Spanned::into_inner).collect(),
@@ -56,16 +62,16 @@ impl Baseline {
     }
 
     /// What is expected of the item named `item` on `adapter` (its model: name and driver).
-    pub fn expect(&self, item: &str, adapter: &str) -> Expected {
+    pub(crate) fn expect(&self, item: &str, adapter: &str) -> ExpectedOutcome {
         self.entries
             .iter()
             .find(|e| matches(&e.item, item) && matches(&e.adapter, adapter))
-            .map_or(Expected::Pass, |e| e.outcome)
+            .map_or(ExpectedOutcome::Pass, |e| e.outcome)
     }
 }
 
 /// Whether `text` matches `pattern` (`*` any text, `?` any one character), ignoring case.
-pub fn matches(pattern: &str, text: &str) -> bool {
+pub(crate) fn matches(pattern: &str, text: &str) -> bool {
     let p: Vec<char> = pattern.to_lowercase().chars().collect();
     let t: Vec<char> = text.to_lowercase().chars().collect();
     // The classic two-pointer match, backtracking to the last star.
@@ -118,9 +124,9 @@ mod tests {
         )
         .unwrap();
         let b = Baseline::load(&path).unwrap();
-        assert_eq!(b.expect("ab", "Some GPU"), Expected::Fail);
-        assert_eq!(b.expect("ab", "llvmpipe"), Expected::Flaky);
-        assert_eq!(b.expect("b", "Some GPU"), Expected::Pass);
+        assert_eq!(b.expect("ab", "Some GPU"), ExpectedOutcome::Fail);
+        assert_eq!(b.expect("ab", "llvmpipe"), ExpectedOutcome::Flaky);
+        assert_eq!(b.expect("b", "Some GPU"), ExpectedOutcome::Pass);
         std::fs::write(&path, "[[expect]]\nitem = \"a\"\noutcome = \"broken\"\n").unwrap();
         let error = Baseline::load(&path).unwrap_err().to_string();
         assert!(

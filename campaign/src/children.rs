@@ -36,13 +36,8 @@ impl Children {
         }
     }
 
-    /// Whether a signal came: no further item should start.
-    pub fn stopping(&self) -> bool {
-        self.lock().signal != 0
-    }
-
     /// Waits for `child` while signals reach it; returns how it ended.
-    pub fn wait(&self, mut child: Child) -> std::io::Result<std::process::ExitStatus> {
+    pub(crate) fn wait(&self, mut child: Child) -> std::io::Result<std::process::ExitStatus> {
         let pid = child.id();
         {
             let mut state = self.lock();

@@ -4,10 +4,10 @@
 use std::path::{Path, PathBuf};
 use wgstress_model::location::Location;
 
-pub type Result<T> = std::result::Result<T, Error>;
+pub(crate) type Result<T> = std::result::Result<T, CampaignError>;
 
 #[derive(Debug, thiserror::Error)]
-pub enum Error {
+pub enum CampaignError {
     /// A plan or baseline file's error at `file:line:column`.
     #[error("{at}: {message}")]
     At { at: Location, message: String },
@@ -21,37 +21,42 @@ pub enum Error {
     Input(String),
 }
 
-impl Error {
+impl CampaignError {
     /// A file refused or failed by the model's bounded reads (`wgstress_model::read`): its
     /// message already names the file.
-    pub fn read(error: wgstress_model::Error) -> Error {
+    pub(crate) fn read(error: wgstress_model::Error) -> CampaignError {
         match error {
-            wgstress_model::Error::Io { path, source } => Error::Io {
+            wgstress_model::Error::Io { path, source } => CampaignError::Io {
                 path: path.into(),
                 source,
             },
-            wgstress_model::Error::Input(message) => Error::Input(message),
+            wgstress_model::Error::Input(message) => CampaignError::Input(message),
         }
     }
 
-    pub fn io(path: &Path, source: std::io::Error) -> Error {
-        Error::Io {
+    pub(crate) fn io(path: &Path, source: std::io::Error) -> CampaignError {
+        CampaignError::Io {
             path: path.to_path_buf(),
             source,
         }
     }
 
     /// An error at byte `offset` of `text`, the contents of `file`.
-    pub fn at(file: &Path, text: &str, offset: usize, message: impl Into<String>) -> Error {
-        Error::At {
+    pub(crate) fn at(
+        file: &Path,
+        text: &str,
+        offset: usize,
+        message: impl Into<String>,
+    ) -> CampaignError {
+        CampaignError::At {
             at: Location::of(file, text, offset),
             message: message.into(),
         }
     }
 
     /// A TOML syntax or shape error, at the place the parser gives.
-    pub fn toml(file: &Path, text: &str, error: &toml::de::Error) -> Error {
+    pub(crate) fn toml(file: &Path, text: &str, error: &toml::de::Error) -> CampaignError {
         let offset = error.span().map_or(0, |s| s.start);
-        Error::at(file, text, offset, error.message().trim_end().to_string())
+        CampaignError::at(file, text, offset, error.message().trim_end().to_string())
     }
 }

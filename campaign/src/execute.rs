@@ -5,11 +5,11 @@
 
 use crate::baseline::Baseline;
 use crate::children::Children;
-use crate::error::{Error, Result};
+use crate::error::{CampaignError, Result};
 use crate::hash::{attempt_seed, item_seed};
 use crate::layout::{ItemFiles, SHARD_LOG};
-use crate::outcome::{Expected, Outcome};
-use crate::plan::{Command, Item, Plan};
+use crate::outcome::{ExpectedOutcome, SessionOutcome};
+use crate::plan::{CampaignPlan, Command, Item};
 use crate::record::{self, Adapter, Exit, ItemDone, ItemRef, ItemStart, Line, PlanRef, Writer};
 use crate::shard::Shard;
 use std::fs::File;
@@ -28,7 +28,7 @@ pub struct Worker {
 
 /// A shard to run, validated: its directories exist and hold no earlier shard.
 pub struct Campaign<'a> {
-    pub plan: &'a Plan,
+    pub plan: &'a CampaignPlan,
     pub shard: Shard,
     pub host: String,
     pub workers: Vec<Worker>,
@@ -43,7 +43,7 @@ pub struct Campaign<'a> {
 }
 
 /// What a shard reports as it goes; the library prints nothing itself.
-pub enum Event<'a> {
+pub enum ShardEvent<'a> {
     Started {
         adapter: &'a Adapter,
         item: &'a Item,
@@ -64,8 +64,8 @@ pub struct ItemOutcome {
     pub item: String,
     pub adapter: Adapter,
     pub attempts: Vec<Exit>,
-    pub expected: Expected,
-    pub outcome: Outcome,
+    pub expected: ExpectedOutcome,
+    pub outcome: SessionOutcome,
 }
 
 /// The directory of each adapter's shard, created; one that already holds a shard's log is
@@ -77,13 +77,13 @@ pub fn prepare(out: &Path, host: &str, adapters: &[Adapter], shard: Shard) -> Re
             let dir = crate::layout::shard_dir(out, host, adapter, shard.index);
             let log = dir.join(SHARD_LOG);
             if log.exists() {
-                return Err(Error::Input(format!(
+                return Err(CampaignError::Input(format!(
                     "{}: shard {} already ran here; give another --out or remove it",
                     log.display(),
                     shard.index
                 )));
             }
-            std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+            std::fs::create_dir_all(&dir).map_err(|e| CampaignError::io(&dir, e))?;
             Ok(Worker {
                 adapter: adapter.clone(),
                 dir,
@@ -93,7 +93,10 @@ pub fn prepare(out: &Path, host: &str, adapters: &[Adapter], shard: Shard) -> Re
 }
 
 /// Runs the shard on every worker at once; returns every item's outcome per adapter.
-pub fn run(campaign: &Campaign, on_event: &(dyn Fn(Event) + Sync)) -> Result<Vec<ItemOutcome>> {
+pub fn run(
+    campaign: &Campaign,
+    on_event: &(dyn Fn(ShardEvent) + Sync),
+) -> Result<Vec<ItemOutcome>> {
     let items: Vec<&Item> = campaign
         .plan
         .items
@@ -122,7 +125,7 @@ fn work(
     campaign: &Campaign,
     worker: &Worker,
     items: &[&Item],
-    on_event: &(dyn Fn(Event) + Sync),
+    on_event: &(dyn Fn(ShardEvent) + Sync),
 ) -> Result<Vec<ItemOutcome>> {
     let started = Instant::now();
     let mut log = Writer::create(&worker.dir.join(SHARD_LOG))?;
@@ -133,12 +136,12 @@ fn work(
             break;
         }
         let adapter = &worker.adapter;
-        let expected = campaign
-            .baseline
-            .map_or(Expected::Pass, |b| b.expect(&item.name, &adapter.model()));
+        let expected = campaign.baseline.map_or(ExpectedOutcome::Pass, |b| {
+            b.expect(&item.name, &adapter.model())
+        });
         let mut attempts = vec![attempt(campaign, worker, item, 0, &mut log, on_event)?];
         // Only a failure nobody expected is re-run: a flake passes in one of them.
-        if attempts[0].failed() && expected == Expected::Pass {
+        if attempts[0].failed() && expected == ExpectedOutcome::Pass {
             for n in 1..=campaign.rerun_unexpected {
                 if campaign.stop.load(Ordering::SeqCst) {
                     break;
@@ -154,7 +157,7 @@ fn work(
         outcomes.push(ItemOutcome {
             item: item.name.clone(),
             adapter: adapter.clone(),
-            outcome: Outcome::of(&ended),
+            outcome: SessionOutcome::of(&ended),
             attempts,
             expected,
         });
@@ -202,7 +205,7 @@ fn attempt(
     item: &Item,
     n: u32,
     log: &mut Writer,
-    on_event: &(dyn Fn(Event) + Sync),
+    on_event: &(dyn Fn(ShardEvent) + Sync),
 ) -> Result<Exit> {
     let files = ItemFiles::new(&worker.dir, &item.key, n);
     let seed = item
@@ -218,7 +221,7 @@ fn attempt(
         started: record::now(),
     }))?;
     let adapter = &worker.adapter;
-    on_event(Event::Started {
+    on_event(ShardEvent::Started {
         adapter,
         item,
         attempt: n,
@@ -232,7 +235,7 @@ fn attempt(
         exit,
         seconds,
     }))?;
-    on_event(Event::Finished {
+    on_event(ShardEvent::Finished {
         adapter,
         item,
         attempt: n,
@@ -262,8 +265,8 @@ fn arguments(item: &Item, files: &ItemFiles, adapter: &Adapter, seed: Option<u64
 
 fn spawn(campaign: &Campaign, args: &[String], files: &ItemFiles) -> Result<Exit> {
     let binary = &campaign.binary;
-    let stdout = File::create(&files.json).map_err(|e| Error::io(&files.json, e))?;
-    let stderr = File::create(&files.stderr).map_err(|e| Error::io(&files.stderr, e))?;
+    let stdout = File::create(&files.json).map_err(|e| CampaignError::io(&files.json, e))?;
+    let stderr = File::create(&files.stderr).map_err(|e| CampaignError::io(&files.stderr, e))?;
     let mut command = std::process::Command::new(binary);
     command
         .args(args)
@@ -274,11 +277,11 @@ fn spawn(campaign: &Campaign, args: &[String], files: &ItemFiles) -> Result<Exit
     std::os::unix::process::CommandExt::process_group(&mut command, 0);
     #[cfg(target_os = "linux")]
     stop_with_the_campaign(&mut command);
-    let child = command.spawn().map_err(|e| Error::io(binary, e))?;
+    let child = command.spawn().map_err(|e| CampaignError::io(binary, e))?;
     let status = campaign
         .children
         .wait(child)
-        .map_err(|e| Error::io(binary, e))?;
+        .map_err(|e| CampaignError::io(binary, e))?;
     Ok(match status.code() {
         Some(code) => Exit::Status(code),
         None => signal(&status).map_or(Exit::NotStarted, Exit::Signal),

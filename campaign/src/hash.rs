@@ -3,7 +3,7 @@
 //! Rust releases; these do not, so every machine of a cluster deals and seeds alike.
 
 /// FNV-1a, 64 bits.
-pub fn fnv1a(bytes: &[u8]) -> u64 {
+pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     for &b in bytes {
         hash ^= u64::from(b);
@@ -13,7 +13,7 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
 }
 
 /// SplitMix64's finaliser: a bijection that spreads every input bit over the output.
-pub fn mix(x: u64) -> u64 {
+pub(crate) fn mix(x: u64) -> u64 {
     let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
@@ -26,7 +26,7 @@ pub fn item_seed(master: u64, item_hash: u64) -> u64 {
 }
 
 /// The seed of attempt `attempt` of an item seeded `seed`: 0 is the item's own.
-pub fn attempt_seed(seed: u64, attempt: u32) -> u64 {
+pub(crate) fn attempt_seed(seed: u64, attempt: u32) -> u64 {
     match attempt {
         0 => seed,
         n => mix(seed.wrapping_add(u64::from(n))),

@@ -7,10 +7,10 @@ use crate::record::Adapter;
 use std::path::{Path, PathBuf};
 
 /// The shard's own log's file name.
-pub const SHARD_LOG: &str = "shard.jsonl";
+pub(crate) const SHARD_LOG: &str = "shard.jsonl";
 
 /// `OUT/<host>/gpu<N>-<adapter>/shard-I`: the place number keeps identical GPUs apart.
-pub fn shard_dir(out: &Path, host: &str, adapter: &Adapter, shard: u32) -> PathBuf {
+pub(crate) fn shard_dir(out: &Path, host: &str, adapter: &Adapter, shard: u32) -> PathBuf {
     let name = slug(&adapter.name);
     out.join(safe_name(host))
         .join(format!("gpu{}-{name}", adapter.index))
@@ -19,7 +19,7 @@ pub fn shard_dir(out: &Path, host: &str, adapter: &Adapter, shard: u32) -> PathB
 
 /// The files of one attempt of one item.
 #[derive(Clone, Debug)]
-pub struct ItemFiles {
+pub(crate) struct ItemFiles {
     pub log: PathBuf,
     pub json: PathBuf,
     pub stderr: PathBuf,
@@ -31,7 +31,7 @@ pub struct ItemFiles {
 
 impl ItemFiles {
     /// Attempt 0 is the item's run; later ones re-run an unexpected failure.
-    pub fn new(dir: &Path, key: &str, attempt: u32) -> ItemFiles {
+    pub(crate) fn new(dir: &Path, key: &str, attempt: u32) -> ItemFiles {
         let stem = match attempt {
             0 => key.to_string(),
             n => format!("{key}.rerun-{n}"),

@@ -6,18 +6,20 @@
 //! report (merge/), judged against a baseline (baseline.rs, outcome.rs), shown as text or
 //! HTML with SVG (render/). It prints nothing: progress comes back through events.
 
+#![deny(unreachable_pub)]
+
 pub mod baseline;
 pub mod children;
-pub mod error;
+mod error;
 pub mod execute;
 pub mod hash;
 pub mod layout;
 pub mod merge;
-pub mod names;
+mod names;
 pub mod outcome;
 pub mod plan;
 pub mod record;
 pub mod render;
 pub mod shard;
 
-pub use error::{Error, Result};
+pub use error::CampaignError;

@@ -1,7 +1,7 @@
 //! Readable names that are safe as file names: for items, adapters and hosts.
 
 /// A file or directory name made of `text`: letters, digits, `.`, `_` and `-`.
-pub fn safe_name(text: &str) -> String {
+pub(crate) fn safe_name(text: &str) -> String {
     let name: String = text
         .chars()
         .map(|c| match c {
@@ -17,7 +17,7 @@ pub fn safe_name(text: &str) -> String {
 
 /// Lower-case letters, digits, dots and single dashes, at most 48 characters: readable
 /// file names for items and adapters.
-pub fn slug(text: &str) -> String {
+pub(crate) fn slug(text: &str) -> String {
     let mut out = String::new();
     for c in text.chars() {
         if c.is_ascii_alphanumeric() || c == '.' {

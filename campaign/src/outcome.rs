@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 /// What one session of an item (its run, and its re-runs) showed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Outcome {
+pub enum SessionOutcome {
     Pass,
     /// Failed, and passed in a re-run.
     Flaky,
@@ -19,47 +19,47 @@ pub enum Outcome {
     Incomplete,
 }
 
-impl Outcome {
+impl SessionOutcome {
     /// The outcome of `attempts` (the first the item's own run, the rest re-runs of it;
     /// `None` for one that never ended).
-    pub fn of(attempts: &[Option<Exit>]) -> Outcome {
+    pub(crate) fn of(attempts: &[Option<Exit>]) -> SessionOutcome {
         match attempts.first().copied().flatten() {
-            None => Outcome::Incomplete,
-            Some(e) if e.passed() => Outcome::Pass,
+            None => SessionOutcome::Incomplete,
+            Some(e) if e.passed() => SessionOutcome::Pass,
             Some(e) if e.failed() => {
                 match attempts[1..].iter().any(|a| a.is_some_and(Exit::passed)) {
-                    true => Outcome::Flaky,
-                    false => Outcome::Fail,
+                    true => SessionOutcome::Flaky,
+                    false => SessionOutcome::Fail,
                 }
             }
-            Some(e) if e.interrupted() => Outcome::Incomplete,
-            Some(_) => Outcome::Error,
+            Some(e) if e.interrupted() => SessionOutcome::Incomplete,
+            Some(_) => SessionOutcome::Error,
         }
     }
 
     /// The outcome of several sessions of one item on one GPU: an error first, then a
     /// failure, a flake, a pass; incomplete only when nothing else is known.
-    pub fn pool(outcomes: impl IntoIterator<Item = Outcome>) -> Outcome {
-        let rank = |o: &Outcome| match o {
-            Outcome::Error => 0,
-            Outcome::Fail => 1,
-            Outcome::Flaky => 2,
-            Outcome::Pass => 3,
-            Outcome::Incomplete => 4,
+    pub(crate) fn pool(outcomes: impl IntoIterator<Item = SessionOutcome>) -> SessionOutcome {
+        let rank = |o: &SessionOutcome| match o {
+            SessionOutcome::Error => 0,
+            SessionOutcome::Fail => 1,
+            SessionOutcome::Flaky => 2,
+            SessionOutcome::Pass => 3,
+            SessionOutcome::Incomplete => 4,
         };
         outcomes
             .into_iter()
             .min_by_key(rank)
-            .unwrap_or(Outcome::Incomplete)
+            .unwrap_or(SessionOutcome::Incomplete)
     }
 
     pub fn name(self) -> &'static str {
         match self {
-            Outcome::Pass => "pass",
-            Outcome::Flaky => "flaky",
-            Outcome::Fail => "fail",
-            Outcome::Error => "error",
-            Outcome::Incomplete => "incomplete",
+            SessionOutcome::Pass => "pass",
+            SessionOutcome::Flaky => "flaky",
+            SessionOutcome::Fail => "fail",
+            SessionOutcome::Error => "error",
+            SessionOutcome::Incomplete => "incomplete",
         }
     }
 }
@@ -67,19 +67,19 @@ impl Outcome {
 /// What a baseline expects of an item on an adapter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Expected {
+pub enum ExpectedOutcome {
     Pass,
     Fail,
     /// Passes or fails.
     Flaky,
 }
 
-impl Expected {
-    pub fn name(self) -> &'static str {
+impl ExpectedOutcome {
+    pub(crate) fn name(self) -> &'static str {
         match self {
-            Expected::Pass => "pass",
-            Expected::Fail => "fail",
-            Expected::Flaky => "flaky",
+            ExpectedOutcome::Pass => "pass",
+            ExpectedOutcome::Fail => "fail",
+            ExpectedOutcome::Flaky => "flaky",
         }
     }
 }
@@ -87,7 +87,7 @@ impl Expected {
 /// An outcome held against its expectation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Judgement {
+pub enum BaselineJudgement {
     Expected,
     /// Expected to pass, failed, then passed in a re-run: reported, not a regression.
     Flake,
@@ -98,17 +98,19 @@ pub enum Judgement {
     Incomplete,
 }
 
-impl Judgement {
-    pub fn of(expected: Expected, outcome: Outcome) -> Judgement {
+impl BaselineJudgement {
+    pub fn of(expected: ExpectedOutcome, outcome: SessionOutcome) -> BaselineJudgement {
         match (expected, outcome) {
-            (_, Outcome::Error) => Judgement::UnexpectedError,
-            (_, Outcome::Incomplete) => Judgement::Incomplete,
-            (Expected::Flaky, _) => Judgement::Expected,
-            (Expected::Pass, Outcome::Pass) => Judgement::Expected,
-            (Expected::Pass, Outcome::Flaky) => Judgement::Flake,
-            (Expected::Pass, Outcome::Fail) => Judgement::UnexpectedFail,
-            (Expected::Fail, Outcome::Pass) => Judgement::UnexpectedPass,
-            (Expected::Fail, Outcome::Fail | Outcome::Flaky) => Judgement::Expected,
+            (_, SessionOutcome::Error) => BaselineJudgement::UnexpectedError,
+            (_, SessionOutcome::Incomplete) => BaselineJudgement::Incomplete,
+            (ExpectedOutcome::Flaky, _) => BaselineJudgement::Expected,
+            (ExpectedOutcome::Pass, SessionOutcome::Pass) => BaselineJudgement::Expected,
+            (ExpectedOutcome::Pass, SessionOutcome::Flaky) => BaselineJudgement::Flake,
+            (ExpectedOutcome::Pass, SessionOutcome::Fail) => BaselineJudgement::UnexpectedFail,
+            (ExpectedOutcome::Fail, SessionOutcome::Pass) => BaselineJudgement::UnexpectedPass,
+            (ExpectedOutcome::Fail, SessionOutcome::Fail | SessionOutcome::Flaky) => {
+                BaselineJudgement::Expected
+            }
         }
     }
 
@@ -116,18 +118,20 @@ impl Judgement {
     pub fn unexpected(self) -> bool {
         matches!(
             self,
-            Judgement::UnexpectedPass | Judgement::UnexpectedFail | Judgement::UnexpectedError
+            BaselineJudgement::UnexpectedPass
+                | BaselineJudgement::UnexpectedFail
+                | BaselineJudgement::UnexpectedError
         )
     }
 
     pub fn name(self) -> &'static str {
         match self {
-            Judgement::Expected => "expected",
-            Judgement::Flake => "flake",
-            Judgement::UnexpectedPass => "unexpected pass",
-            Judgement::UnexpectedFail => "unexpected fail",
-            Judgement::UnexpectedError => "unexpected error",
-            Judgement::Incomplete => "incomplete",
+            BaselineJudgement::Expected => "expected",
+            BaselineJudgement::Flake => "flake",
+            BaselineJudgement::UnexpectedPass => "unexpected pass",
+            BaselineJudgement::UnexpectedFail => "unexpected fail",
+            BaselineJudgement::UnexpectedError => "unexpected error",
+            BaselineJudgement::Incomplete => "incomplete",
         }
     }
 }
@@ -139,28 +143,49 @@ mod tests {
     #[test]
     fn a_failure_that_passes_on_a_rerun_is_a_flake() {
         let (pass, fail) = (Some(Exit::Status(0)), Some(Exit::Status(1)));
-        assert_eq!(Outcome::of(&[pass]), Outcome::Pass);
-        assert_eq!(Outcome::of(&[fail, fail, fail]), Outcome::Fail);
-        assert_eq!(Outcome::of(&[fail, fail, pass]), Outcome::Flaky);
-        assert_eq!(Outcome::of(&[Some(Exit::Status(2))]), Outcome::Error);
-        assert_eq!(Outcome::of(&[None]), Outcome::Incomplete);
-        assert_eq!(Outcome::of(&[Some(Exit::Signal(11))]), Outcome::Error);
-        assert_eq!(Outcome::of(&[Some(Exit::Signal(9))]), Outcome::Incomplete);
-        assert_eq!(Outcome::of(&[Some(Exit::Signal(15))]), Outcome::Incomplete);
+        assert_eq!(SessionOutcome::of(&[pass]), SessionOutcome::Pass);
+        assert_eq!(
+            SessionOutcome::of(&[fail, fail, fail]),
+            SessionOutcome::Fail
+        );
+        assert_eq!(
+            SessionOutcome::of(&[fail, fail, pass]),
+            SessionOutcome::Flaky
+        );
+        assert_eq!(
+            SessionOutcome::of(&[Some(Exit::Status(2))]),
+            SessionOutcome::Error
+        );
+        assert_eq!(SessionOutcome::of(&[None]), SessionOutcome::Incomplete);
+        assert_eq!(
+            SessionOutcome::of(&[Some(Exit::Signal(11))]),
+            SessionOutcome::Error
+        );
+        assert_eq!(
+            SessionOutcome::of(&[Some(Exit::Signal(9))]),
+            SessionOutcome::Incomplete
+        );
+        assert_eq!(
+            SessionOutcome::of(&[Some(Exit::Signal(15))]),
+            SessionOutcome::Incomplete
+        );
     }
 
     #[test]
     fn only_unexpected_passes_failures_and_errors_count() {
-        use Expected as E;
-        use Outcome as O;
-        assert!(!Judgement::of(E::Fail, O::Fail).unexpected());
-        assert!(!Judgement::of(E::Flaky, O::Pass).unexpected());
-        assert!(!Judgement::of(E::Flaky, O::Fail).unexpected());
-        assert_eq!(Judgement::of(E::Pass, O::Flaky), Judgement::Flake);
-        assert!(Judgement::of(E::Fail, O::Pass).unexpected());
-        assert!(Judgement::of(E::Pass, O::Fail).unexpected());
-        assert!(Judgement::of(E::Flaky, O::Error).unexpected());
-        assert!(!Judgement::of(E::Pass, O::Incomplete).unexpected());
+        use ExpectedOutcome as E;
+        use SessionOutcome as O;
+        assert!(!BaselineJudgement::of(E::Fail, O::Fail).unexpected());
+        assert!(!BaselineJudgement::of(E::Flaky, O::Pass).unexpected());
+        assert!(!BaselineJudgement::of(E::Flaky, O::Fail).unexpected());
+        assert_eq!(
+            BaselineJudgement::of(E::Pass, O::Flaky),
+            BaselineJudgement::Flake
+        );
+        assert!(BaselineJudgement::of(E::Fail, O::Pass).unexpected());
+        assert!(BaselineJudgement::of(E::Pass, O::Fail).unexpected());
+        assert!(BaselineJudgement::of(E::Flaky, O::Error).unexpected());
+        assert!(!BaselineJudgement::of(E::Pass, O::Incomplete).unexpected());
         assert_eq!(O::pool([O::Pass, O::Flaky, O::Incomplete]), O::Flaky);
         assert_eq!(O::pool([O::Incomplete]), O::Incomplete);
     }

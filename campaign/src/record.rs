@@ -3,7 +3,7 @@
 //! and an end line; each written and flushed at once, so a killed shard leaves what it did,
 //! and a missing end line says it was cut short.
 
-use crate::error::{Error, Result};
+use crate::error::{CampaignError, Result};
 use crate::plan::Command;
 use crate::shard::Shard;
 use serde::{Deserialize, Serialize};
@@ -12,11 +12,11 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// The version of this format, in every start line.
-pub const VERSION: u32 = 1;
+pub(crate) const VERSION: u32 = 1;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub enum Line {
+pub(crate) enum Line {
     Start(Start),
     Item(ItemStart),
     Done(ItemDone),
@@ -24,7 +24,7 @@ pub enum Line {
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Start {
+pub(crate) struct Start {
     pub version: u32,
     pub host: String,
     pub adapter: Adapter,
@@ -49,7 +49,7 @@ pub struct Adapter {
 
 impl Adapter {
     /// "NVIDIA H100 80GB HBM3, driver NVIDIA 550.54" (no driver part when it is unknown).
-    pub fn model(&self) -> String {
+    pub(crate) fn model(&self) -> String {
         match self.driver.is_empty() {
             true => self.name.clone(),
             false => format!("{}, driver {}", self.name, self.driver),
@@ -58,7 +58,7 @@ impl Adapter {
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct PlanRef {
+pub(crate) struct PlanRef {
     pub name: String,
     pub path: String,
     pub digest: String,
@@ -68,7 +68,7 @@ pub struct PlanRef {
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct ItemRef {
+pub(crate) struct ItemRef {
     pub key: String,
     pub name: String,
     pub command: Command,
@@ -78,7 +78,7 @@ pub struct ItemRef {
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct ItemStart {
+pub(crate) struct ItemStart {
     pub key: String,
     pub attempt: u32,
     /// The master seed the item's runs derive from (none for litmus and mutants).
@@ -89,7 +89,7 @@ pub struct ItemStart {
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct ItemDone {
+pub(crate) struct ItemDone {
     pub key: String,
     pub attempt: u32,
     pub exit: Exit,
@@ -98,7 +98,7 @@ pub struct ItemDone {
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct End {
+pub(crate) struct End {
     pub seconds: f64,
     pub interrupted: bool,
     pub ended: f64,
@@ -118,17 +118,17 @@ pub enum Exit {
 }
 
 impl Exit {
-    pub fn passed(self) -> bool {
+    pub(crate) fn passed(self) -> bool {
         self == Exit::Status(0)
     }
 
-    pub fn failed(self) -> bool {
+    pub(crate) fn failed(self) -> bool {
         self == Exit::Status(1)
     }
 
     /// Stopped from outside: Ctrl-C, or killed by SIGINT, SIGKILL or SIGTERM (what Slurm
     /// and Kubernetes send at a time limit), as opposed to a crash.
-    pub fn interrupted(self) -> bool {
+    pub(crate) fn interrupted(self) -> bool {
         matches!(
             self,
             Exit::Status(129)
@@ -157,38 +157,38 @@ impl std::fmt::Display for Exit {
 }
 
 /// Seconds since the Unix epoch, now.
-pub fn now() -> f64 {
+pub(crate) fn now() -> f64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0.0, |d| d.as_secs_f64())
 }
 
 /// An append-only JSON-lines file, each line flushed as it is written.
-pub struct Writer {
+pub(crate) struct Writer {
     file: File,
     path: PathBuf,
 }
 
 impl Writer {
     /// Creates `path`; an existing file is an error (a shard is not run twice into one place).
-    pub fn create(path: &Path) -> Result<Writer> {
+    pub(crate) fn create(path: &Path) -> Result<Writer> {
         let file = OpenOptions::new()
             .create_new(true)
             .append(true)
             .open(path)
-            .map_err(|e| Error::io(path, e))?;
+            .map_err(|e| CampaignError::io(path, e))?;
         Ok(Writer {
             file,
             path: path.to_path_buf(),
         })
     }
 
-    pub fn write(&mut self, line: &Line) -> Result<()> {
+    pub(crate) fn write(&mut self, line: &Line) -> Result<()> {
         let mut text = serde_json::to_string(line).expect("shard lines serialize");
         text.push('\n');
         self.file
             .write_all(text.as_bytes())
             .and_then(|_| self.file.flush())
-            .map_err(|e| Error::io(&self.path, e))
+            .map_err(|e| CampaignError::io(&self.path, e))
     }
 }

@@ -2,7 +2,7 @@
 //! machine deals the plan alike, and an item's seed (from the plan and the item alone) does
 //! not depend on N.
 
-use crate::error::{Error, Result};
+use crate::error::{CampaignError, Result};
 use crate::plan::Item;
 use serde::{Deserialize, Serialize};
 
@@ -18,14 +18,15 @@ impl Shard {
 
     /// `I/N`, with I counted from 0.
     pub fn parse(text: &str) -> Result<Shard> {
-        let bad = || Error::Input(format!("`{text}` is not a shard: give I/N with 0 <= I < N"));
+        let bad =
+            || CampaignError::Input(format!("`{text}` is not a shard: give I/N with 0 <= I < N"));
         let (i, n) = text.split_once('/').ok_or_else(bad)?;
         let (index, count): (u64, u64) = (
             i.trim().parse().map_err(|_| bad())?,
             n.trim().parse().map_err(|_| bad())?,
         );
         if count > u64::from(u32::MAX) {
-            return Err(Error::Input(format!(
+            return Err(CampaignError::Input(format!(
                 "`{text}`: {count} shards are more than a plan is split into (at most {})",
                 u32::MAX
             )));
@@ -35,7 +36,7 @@ impl Shard {
             .ok_or_else(bad)
     }
 
-    pub fn new(index: u32, count: u32) -> Option<Shard> {
+    pub(crate) fn new(index: u32, count: u32) -> Option<Shard> {
         (index < count).then_some(Shard { index, count })
     }
 
@@ -48,7 +49,7 @@ impl Shard {
             var(name)
                 .map(|v| {
                     v.trim().parse().map_err(|_| {
-                        Error::Input(format!("{name}=`{v}` is not a non-negative number"))
+                        CampaignError::Input(format!("{name}=`{v}` is not a non-negative number"))
                     })
                 })
                 .transpose()
@@ -56,12 +57,14 @@ impl Shard {
         let (index, count, source) = if let Some(id) = number("SLURM_ARRAY_TASK_ID")? {
             let min = number("SLURM_ARRAY_TASK_MIN")?.unwrap_or(0);
             let count = number("SLURM_ARRAY_TASK_COUNT")?.ok_or_else(|| {
-                Error::Input("SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not".into())
+                CampaignError::Input(
+                    "SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not".into(),
+                )
             })?;
             (id.checked_sub(min), count, "SLURM_ARRAY_TASK_ID")
         } else if let Some(index) = number("JOB_COMPLETION_INDEX")? {
             let count = number("JOB_COMPLETIONS")?.ok_or_else(|| {
-                Error::Input(
+                CampaignError::Input(
                     "JOB_COMPLETION_INDEX is set but JOB_COMPLETIONS is not: set it to the \
                      Job's completions (deploy/kubernetes/job.yaml does)"
                         .into(),
@@ -75,7 +78,7 @@ impl Shard {
             .and_then(|i| Shard::new(i, count))
             .map(Some)
             .ok_or_else(|| {
-                Error::Input(format!(
+                CampaignError::Input(format!(
                     "{source} gives no shard of {count}: an array of consecutive indices is needed"
                 ))
             })

@@ -4,6 +4,8 @@
 //! `merge` reads logs back through the same type (`read`), so a line it cannot read is an
 //! error, never a count of zero. The schema is documented in docs/log.md.
 
+#![deny(unreachable_pub)]
+
 #[cfg(any(test, feature = "fixtures"))]
 pub mod fixtures;
 mod read;
@@ -14,7 +16,7 @@ mod write;
 #[cfg(test)]
 mod tests;
 
-pub use read::{parse, Error, Parsed};
+pub use read::{parse, LogReadError, Parsed};
 pub use start::{
     FencesStart, LitmusStart, MutantsSearchStart, MutantsStart, ProgressMode, ProgressStart, Start,
     StartOf, TuneStart,
@@ -31,7 +33,7 @@ use wgstress_progress::observe::Observed;
 
 /// The version of the schema, in every start line. A change that renames, removes or
 /// retypes a field, or changes what one means, takes the next number.
-pub const VERSION: u32 = 1;
+pub(crate) const VERSION: u32 = 1;
 
 /// One line of a log.
 #[derive(Clone, Debug, Serialize, Deserialize)]

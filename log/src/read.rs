@@ -10,7 +10,7 @@ use std::path::Path;
 /// A line of a log that is not a line of this schema.
 #[derive(Debug, thiserror::Error)]
 #[error("{file}:{line}: {what}")]
-pub struct Error {
+pub struct LogReadError {
     pub file: String,
     /// 1-based.
     pub line: usize,
@@ -26,7 +26,7 @@ pub struct Parsed {
 }
 
 /// The lines of `bytes`, the contents of the log at `path` (named in errors).
-pub fn parse(path: &Path, bytes: &[u8]) -> Result<Parsed, Error> {
+pub fn parse(path: &Path, bytes: &[u8]) -> Result<Parsed, LogReadError> {
     let mut parsed = Parsed::default();
     let mut rest = bytes;
     let mut number = 0;
@@ -40,7 +40,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Parsed, Error> {
         if text.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let error = |what: String| Error {
+        let error = |what: String| LogReadError {
             file: path.display().to_string(),
             line: number,
             what,

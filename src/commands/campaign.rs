@@ -10,8 +10,8 @@ use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use wgstress_campaign::baseline::Baseline;
 use wgstress_campaign::execute::{self, Campaign};
-use wgstress_campaign::outcome::{Judgement, Outcome};
-use wgstress_campaign::plan::{Check, Plan as CampaignPlan};
+use wgstress_campaign::outcome::{BaselineJudgement, SessionOutcome};
+use wgstress_campaign::plan::{CampaignPlan, ItemCheck};
 use wgstress_campaign::shard::Shard;
 
 #[derive(clap::Args)]
@@ -65,7 +65,7 @@ pub struct RunPlan {
     rerun_unexpected: u32,
 }
 
-pub fn plan(args: &Args, check: Check) -> Result<Plan> {
+pub fn plan(args: &Args, check: ItemCheck) -> Result<Plan> {
     let plan = CampaignPlan::load(&args.plan, check)?;
     let shard = match args.shard {
         Some(s) => s,
@@ -130,10 +130,10 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
     }
     let unexpected = outcomes
         .iter()
-        .any(|o| Judgement::of(o.expected, o.outcome).unexpected());
+        .any(|o| BaselineJudgement::of(o.expected, o.outcome).unexpected());
     Ok(if campaign.stop.load(Ordering::SeqCst) {
         Status::Interrupted
-    } else if outcomes.iter().any(|o| o.outcome == Outcome::Error) {
+    } else if outcomes.iter().any(|o| o.outcome == SessionOutcome::Error) {
         Status::Aborted
     } else {
         Status::of(None, unexpected)

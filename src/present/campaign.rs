@@ -1,15 +1,15 @@
 //! What a campaign shows: its items and their shards (`--list`), each item as it starts and
 //! ends, and per item and GPU its outcome, what the baseline expected, and its attempts.
 
-use wgstress_campaign::execute::{Event, ItemOutcome};
+use wgstress_campaign::execute::{ItemOutcome, ShardEvent};
 use wgstress_campaign::hash::item_seed;
-use wgstress_campaign::outcome::Judgement;
-use wgstress_campaign::plan::Plan;
+use wgstress_campaign::outcome::BaselineJudgement;
+use wgstress_campaign::plan::CampaignPlan;
 use wgstress_campaign::shard::Shard;
 
 /// Every item of `plan`: its shard of `count`, its seed (for the commands that take one) and
 /// its name, this shard's marked.
-pub fn list(plan: &Plan, shard: Shard) -> String {
+pub fn list(plan: &CampaignPlan, shard: Shard) -> String {
     let mut out = format!(
         "plan {} ({}), master seed {:#x}, {} items\n",
         plan.name,
@@ -33,13 +33,13 @@ pub fn list(plan: &Plan, shard: Shard) -> String {
 }
 
 /// A note as an item's attempt starts or ends.
-pub fn event(event: &Event) -> String {
+pub fn event(event: &ShardEvent) -> String {
     let rerun = |attempt: u32| match attempt {
         0 => String::new(),
         n => format!(" (re-run {n})"),
     };
     match event {
-        Event::Started {
+        ShardEvent::Started {
             adapter,
             item,
             attempt,
@@ -49,7 +49,7 @@ pub fn event(event: &Event) -> String {
             item.name,
             rerun(*attempt)
         ),
-        Event::Finished {
+        ShardEvent::Finished {
             adapter,
             item,
             attempt,
@@ -73,7 +73,7 @@ pub fn table(outcomes: &[ItemOutcome]) -> String {
             o.adapter.index,
             o.item,
             o.outcome.name(),
-            Judgement::of(o.expected, o.outcome).name(),
+            BaselineJudgement::of(o.expected, o.outcome).name(),
             attempts.join(", then ")
         ));
     }

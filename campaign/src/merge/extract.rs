@@ -15,7 +15,7 @@ use wgstress_progress::model::{Fairness, Model, ProgressScheduler as Scheduler};
 /// What was counted: runs of an application, litmus instances, or mutants.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Unit {
+pub(crate) enum Unit {
     /// Runs of an application; failures are failing runs.
     Runs,
     /// Litmus instances; failures are instances that showed the test's target behaviour.
@@ -28,7 +28,7 @@ pub enum Unit {
 }
 
 impl Unit {
-    pub fn of(command: Command) -> Unit {
+    pub(crate) fn of(command: Command) -> Unit {
         match command {
             Command::Run | Command::Compare | Command::Fences => Unit::Runs,
             Command::Litmus => Unit::Instances,
@@ -38,7 +38,7 @@ impl Unit {
     }
 
     /// What a unit is and what a failure is, for a table's heading.
-    pub fn words(self) -> (&'static str, &'static str) {
+    pub(crate) fn words(self) -> (&'static str, &'static str) {
         match self {
             Unit::Runs => ("runs", "failing"),
             Unit::Instances => ("instances", "target"),
@@ -50,7 +50,7 @@ impl Unit {
 
 /// One configuration's counts (compare has one per strategy and shuffle; the others one).
 #[derive(Clone, Debug, Serialize)]
-pub struct Measure {
+pub(crate) struct Measure {
     /// compare's configuration, as "systematic, shuffled"; none for the other commands.
     pub config: Option<String>,
     pub runs: u64,
@@ -64,7 +64,7 @@ pub struct Measure {
 
 /// The first failing run of a session, as its log gives it.
 #[derive(Clone, Debug, Serialize)]
-pub struct FirstFailure {
+pub(crate) struct FirstFailure {
     /// Seconds of runs before it ended.
     pub after_seconds: f64,
     /// Its index among the session's runs.
@@ -78,7 +78,7 @@ pub struct FirstFailure {
 
 /// The log's lines turned into measures, and whether the log has its summary (else the
 /// command was cut short). A summary of another command than the item's counts nothing.
-pub fn measures(command: Command, lines: &[Line]) -> (Vec<Measure>, bool) {
+pub(crate) fn measures(command: Command, lines: &[Line]) -> (Vec<Measure>, bool) {
     let summary = lines.iter().rev().find_map(|l| match l {
         Line::Summary(s) => Some(s.as_ref()),
         _ => None,

@@ -1,14 +1,14 @@
 //! `wgstress merge`: the shards under some directories read (read.rs, each item's log by
 //! its command in extract.rs), pooled (pool.rs) into one report (report.rs).
 
-pub mod extract;
+pub(crate) mod extract;
 mod pool;
-pub mod read;
-pub mod report;
+pub(crate) mod read;
+pub(crate) mod report;
 
-pub use pool::{merge, Options};
+pub use pool::merge;
 pub use read::read;
-pub use report::Report;
+pub use report::MergedReport;
 
 #[cfg(test)]
 mod tests;

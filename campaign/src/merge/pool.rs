@@ -6,7 +6,7 @@ use super::extract::{Measure, Unit};
 use super::read::{Attempt, ShardRun, Shards};
 use super::report::*;
 use crate::baseline::Baseline;
-use crate::outcome::{Expected, Judgement, Outcome};
+use crate::outcome::{BaselineJudgement, ExpectedOutcome, SessionOutcome};
 use crate::plan::{quote, Command};
 use std::collections::{BTreeMap, BTreeSet};
 use wgstress_model::stress::params::Replay;
@@ -17,14 +17,14 @@ struct Sample<'a> {
     attempt: &'a Attempt,
     measure: &'a Measure,
     /// The outcome of the attempt's session (the item's run and its re-runs here).
-    outcome: Outcome,
+    outcome: SessionOutcome,
 }
 
 type RowKey = (String, Option<String>, String, usize, String, String);
 
 /// How the caller renders a failing run's settings as `wgstress run` options (the CLI's
 /// replay line).
-pub type Options<'a> = &'a dyn Fn(&Replay) -> String;
+pub(crate) type Options<'a> = &'a dyn Fn(&Replay) -> String;
 
 /// The report over `shards`, judged against `baseline` (read from `baseline_path`), each
 /// first failure's replay rendered by `options`.
@@ -33,7 +33,7 @@ pub fn merge(
     baseline: Option<&Baseline>,
     baseline_path: Option<String>,
     options: Options,
-) -> Report {
+) -> MergedReport {
     let runs = &shards.runs;
     let samples = samples(runs);
     let mut by_row: BTreeMap<RowKey, Vec<&Sample>> = BTreeMap::new();
@@ -50,7 +50,7 @@ pub fn merge(
         by_row.entry(key).or_default().push(s);
     }
     let expect =
-        |item: &str, model: &str| baseline.map_or(Expected::Pass, |b| b.expect(item, model));
+        |item: &str, model: &str| baseline.map_or(ExpectedOutcome::Pass, |b| b.expect(item, model));
     let rows: Vec<Row> = by_row.values().map(|s| row(s, &expect, options)).collect();
     let models = pooled(&rows, &expect);
     let mut model_names: Vec<String> = Vec::new();
@@ -60,7 +60,7 @@ pub fn merge(
         }
     }
     let (gpus, total) = throughput(runs);
-    Report {
+    MergedReport {
         shards: runs.iter().map(shard_row).collect(),
         unexpected: rows.iter().filter(|r| r.judgement.unexpected()).count(),
         rows,
@@ -105,7 +105,7 @@ fn samples(runs: &[ShardRun]) -> Vec<Sample<'_>> {
                 .filter(|b| b.item.key == a.item.key)
                 .map(|b| b.done.as_ref().map(|d| d.exit))
                 .collect();
-            let outcome = Outcome::of(&session);
+            let outcome = SessionOutcome::of(&session);
             for measure in &a.measures {
                 out.push(Sample {
                     run,
@@ -140,10 +140,12 @@ static NOTHING: Measure = Measure {
 
 /// compare fails when any configuration does; each configuration's row passes or fails by
 /// its own runs.
-fn config_outcome(command: Command, outcome: Outcome, measure: &Measure) -> Outcome {
+fn config_outcome(command: Command, outcome: SessionOutcome, measure: &Measure) -> SessionOutcome {
     match (command, outcome) {
-        (Command::Compare, Outcome::Fail | Outcome::Flaky) if measure.failures == 0 => {
-            Outcome::Pass
+        (Command::Compare, SessionOutcome::Fail | SessionOutcome::Flaky)
+            if measure.failures == 0 =>
+        {
+            SessionOutcome::Pass
         }
         (_, o) => o,
     }
@@ -176,11 +178,15 @@ fn place(run: &ShardRun, attempt: &Attempt) -> Place {
     }
 }
 
-fn row(samples: &[&Sample], expect: &dyn Fn(&str, &str) -> Expected, options: Options) -> Row {
+fn row(
+    samples: &[&Sample],
+    expect: &dyn Fn(&str, &str) -> ExpectedOutcome,
+    options: Options,
+) -> Row {
     let first = samples[0];
     let adapter = first.run.start.adapter.clone();
     let wall = |s: &Sample| s.attempt.done.as_ref().map_or(0.0, |d| d.seconds);
-    let mut sessions: BTreeMap<(String, u32), Outcome> = BTreeMap::new();
+    let mut sessions: BTreeMap<(String, u32), SessionOutcome> = BTreeMap::new();
     let mut notes: Vec<String> = Vec::new();
     let mut first_failures = Vec::new();
     for s in samples {
@@ -202,7 +208,7 @@ fn row(samples: &[&Sample], expect: &dyn Fn(&str, &str) -> Expected, options: Op
             });
         }
     }
-    let outcome = Outcome::pool(sessions.values().copied());
+    let outcome = SessionOutcome::pool(sessions.values().copied());
     let expected = expect(&first.attempt.item.name, &adapter.model());
     Row {
         item: first.attempt.item.name.clone(),
@@ -217,7 +223,7 @@ fn row(samples: &[&Sample], expect: &dyn Fn(&str, &str) -> Expected, options: Op
         notes,
         outcome,
         expected,
-        judgement: Judgement::of(expected, outcome),
+        judgement: BaselineJudgement::of(expected, outcome),
         adapter,
     }
 }
@@ -237,7 +243,7 @@ fn replay(s: &Sample, seed: &str, options: Option<String>) -> String {
     }
 }
 
-fn pooled(rows: &[Row], expect: &dyn Fn(&str, &str) -> Expected) -> Vec<Pooled> {
+fn pooled(rows: &[Row], expect: &dyn Fn(&str, &str) -> ExpectedOutcome) -> Vec<Pooled> {
     let mut groups: BTreeMap<(String, Option<String>, String), Vec<&Row>> = BTreeMap::new();
     for r in rows {
         let key = (r.item.clone(), r.config.clone(), r.adapter.model());
@@ -251,7 +257,7 @@ fn pooled(rows: &[Row], expect: &dyn Fn(&str, &str) -> Expected) -> Vec<Pooled> 
                 counts.add(&r.counts);
             }
             let counts = counts.rated();
-            let outcome = Outcome::pool(rows.iter().map(|r| r.outcome));
+            let outcome = SessionOutcome::pool(rows.iter().map(|r| r.outcome));
             let first_failure = rows
                 .iter()
                 .flat_map(|r| &r.first_failures)
@@ -264,7 +270,7 @@ fn pooled(rows: &[Row], expect: &dyn Fn(&str, &str) -> Expected) -> Vec<Pooled> 
                     .iter()
                     .map(|r| format!("{} #{}", r.host, r.adapter.index))
                     .collect(),
-                judgement: Judgement::of(expect(&item, &model), outcome),
+                judgement: BaselineJudgement::of(expect(&item, &model), outcome),
                 item,
                 config,
                 model,

@@ -5,7 +5,7 @@
 //! of a shard read already is named and counted once.
 
 use super::extract::{measures, Measure};
-use crate::error::{Error, Result};
+use crate::error::{CampaignError, Result};
 use crate::layout::{ItemFiles, SHARD_LOG};
 use crate::record::{End, ItemDone, ItemRef, Line, Start, VERSION};
 use serde_json::Value;
@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 /// One shard as it ran on one adapter of one host.
 #[derive(Clone, Debug)]
-pub struct ShardRun {
+pub(crate) struct ShardRun {
     pub dir: PathBuf,
     pub start: Start,
     pub attempts: Vec<Attempt>,
@@ -25,12 +25,10 @@ pub struct ShardRun {
 
 /// One attempt of one item.
 #[derive(Clone, Debug)]
-pub struct Attempt {
+pub(crate) struct Attempt {
     pub item: ItemRef,
     pub attempt: u32,
     pub seed: Option<String>,
-    /// Seconds since the Unix epoch when it started.
-    pub started: f64,
     pub done: Option<ItemDone>,
     pub measures: Vec<Measure>,
     /// Its log has the command's summary line.
@@ -42,27 +40,27 @@ pub struct Attempt {
 /// What the directories hold.
 #[derive(Clone, Debug)]
 pub struct Shards {
-    pub runs: Vec<ShardRun>,
+    pub(crate) runs: Vec<ShardRun>,
     /// Shard logs without a start line: killed before they wrote one.
-    pub unreadable: Vec<PathBuf>,
+    pub(crate) unreadable: Vec<PathBuf>,
     /// Logs with whole lines that are not JSON, skipped: the log and how many.
-    pub damaged: Vec<(PathBuf, usize)>,
+    pub(crate) damaged: Vec<(PathBuf, usize)>,
     /// Shard logs that are copies of one read already (the same start line: host, adapter,
     /// shard, plan and start time), not counted again: the copy and the one counted.
-    pub duplicates: Vec<(PathBuf, PathBuf)>,
+    pub(crate) duplicates: Vec<(PathBuf, PathBuf)>,
 }
 
 /// More runs (or instances, or failures) than one command counts in any real campaign (a
 /// GPU at a million runs a second would need 13 days): a log that claims more was not
 /// written by wgstress, and sums of such counts could overflow.
-pub const MAX_COUNT: u64 = 1 << 40;
+pub(crate) const MAX_COUNT: u64 = 1 << 40;
 
 /// Every shard under `dirs`, in path order.
 pub fn read(dirs: &[PathBuf]) -> Result<Shards> {
     let mut logs = Vec::new();
     for dir in dirs {
         if !dir.is_dir() {
-            return Err(Error::Input(format!(
+            return Err(CampaignError::Input(format!(
                 "{}: no such directory (give the --out of a campaign)",
                 dir.display()
             )));
@@ -72,7 +70,7 @@ pub fn read(dirs: &[PathBuf]) -> Result<Shards> {
     logs.sort();
     logs.dedup();
     if logs.is_empty() {
-        return Err(Error::Input(format!(
+        return Err(CampaignError::Input(format!(
             "no {SHARD_LOG} under {}: nothing to merge",
             dirs.iter()
                 .map(|d| d.display().to_string())
@@ -100,7 +98,7 @@ pub fn read(dirs: &[PathBuf]) -> Result<Shards> {
         }
     }
     if shards.runs.is_empty() {
-        return Err(Error::Input(format!(
+        return Err(CampaignError::Input(format!(
             "nothing to merge: every {SHARD_LOG} under {} lacks its start line (killed as it began)",
             dirs.iter()
                 .map(|d| d.display().to_string())
@@ -122,9 +120,9 @@ fn same_start(a: &Start, b: &Start) -> bool {
 }
 
 fn find(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
-    let entries = std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))?;
+    let entries = std::fs::read_dir(dir).map_err(|e| CampaignError::io(dir, e))?;
     for entry in entries {
-        let path = entry.map_err(|e| Error::io(dir, e))?.path();
+        let path = entry.map_err(|e| CampaignError::io(dir, e))?.path();
         if path.is_dir() {
             find(&path, out)?;
         } else if path.file_name().is_some_and(|n| n == SHARD_LOG) {
@@ -146,7 +144,7 @@ fn log_bytes(path: &Path) -> Result<Option<Vec<u8>>> {
         "a log merge reads may hold",
     )
     .map(Some)
-    .map_err(Error::read)
+    .map_err(CampaignError::read)
 }
 
 /// JSON lines of `path`, skipping any that do not parse: the last when a kill cut it off
@@ -257,11 +255,11 @@ fn shard(path: &Path, damaged: &mut Vec<(PathBuf, usize)>) -> Result<Option<Shar
 fn check_version(path: &Path, start: &Value) -> Result<()> {
     let at = format!("{}:1", path.display());
     match start.get("version").map(|v| (v, v.as_u64())) {
-        None => Err(Error::Input(format!(
+        None => Err(CampaignError::Input(format!(
             "{at}: the start line has no version: not a shard log that wgstress wrote"
         ))),
         Some((_, Some(v))) if v == u64::from(VERSION) => Ok(()),
-        Some((v, _)) => Err(Error::Input(format!(
+        Some((v, _)) => Err(CampaignError::Input(format!(
             "{at}: shard log version {v}; this wgstress reads version {VERSION} (merge it with the wgstress that wrote it)"
         ))),
     }
@@ -276,7 +274,8 @@ fn command_lines(
     let Some(bytes) = log_bytes(path)? else {
         return Ok(Vec::new());
     };
-    let parsed = wgstress_log::parse(path, &bytes).map_err(|e| Error::Input(e.to_string()))?;
+    let parsed =
+        wgstress_log::parse(path, &bytes).map_err(|e| CampaignError::Input(e.to_string()))?;
     if parsed.damaged > 0 {
         damaged.push((path.to_path_buf(), parsed.damaged));
     }
@@ -291,7 +290,7 @@ fn attempt(dir: &Path, b: Begun, damaged: &mut Vec<(PathBuf, usize)>) -> Result<
     let (measures, complete) = measures(b.item.command, &command_lines(&files.log, damaged)?);
     for m in &measures {
         if m.runs > MAX_COUNT || m.failures > m.runs {
-            return Err(Error::Input(format!(
+            return Err(CampaignError::Input(format!(
                 "{}: {} runs with {} failures: not counts a wgstress command writes (at most 2^40, failures at most runs)",
                 files.log.display(),
                 m.runs,
@@ -306,7 +305,6 @@ fn attempt(dir: &Path, b: Begun, damaged: &mut Vec<(PathBuf, usize)>) -> Result<
         item: b.item,
         attempt: b.attempt,
         seed: b.seed,
-        started: b.started,
         done: b.done,
     })
 }

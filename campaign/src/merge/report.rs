@@ -3,48 +3,48 @@
 //! are missing or were cut short. The renderings (text, HTML) and `--json` show this value.
 
 use super::extract::{FirstFailure, Unit};
-use crate::outcome::{Expected, Judgement, Outcome};
+use crate::outcome::{BaselineJudgement, ExpectedOutcome, SessionOutcome};
 use crate::plan::Command;
 use crate::record::Adapter;
 use crate::shard::Shard;
 use serde::Serialize;
 
 #[derive(Clone, Debug, Serialize)]
-pub struct Report {
+pub struct MergedReport {
     /// Every shard read, where it ran, and whether it finished.
-    pub shards: Vec<ShardRow>,
+    pub(crate) shards: Vec<ShardRow>,
     /// Per item (and compare configuration), host and GPU.
-    pub rows: Vec<Row>,
+    pub(crate) rows: Vec<Row>,
     /// Per item (and configuration) and adapter model, pooled over hosts and GPUs.
-    pub models: Vec<Pooled>,
+    pub(crate) models: Vec<Pooled>,
     /// The adapter models, in the order of the side-by-side table's columns.
-    pub model_names: Vec<String>,
+    pub(crate) model_names: Vec<String>,
     /// Per host and GPU: runs and seconds.
-    pub gpus: Vec<GpuRow>,
-    pub total: Total,
+    pub(crate) gpus: Vec<GpuRow>,
+    pub(crate) total: Total,
     /// Per campaign (plan and shard count): the shards no directory holds.
-    pub missing: Vec<Missing>,
+    pub(crate) missing: Vec<Missing>,
     /// Shard logs without a start line (killed before they wrote one).
-    pub unreadable: Vec<String>,
+    pub(crate) unreadable: Vec<String>,
     /// Logs with whole lines that are not JSON (skipped), and how many.
-    pub damaged: Vec<Damaged>,
+    pub(crate) damaged: Vec<Damaged>,
     /// Shard logs that copy one counted already (the same shard's start line), not counted.
-    pub duplicates: Vec<Duplicate>,
+    pub(crate) duplicates: Vec<Duplicate>,
     /// The baseline the rows were judged against, if any.
-    pub baseline: Option<String>,
+    pub(crate) baseline: Option<String>,
     /// Rows whose judgement is unexpected (a pass, a failure or an error).
-    pub unexpected: usize,
+    pub(crate) unexpected: usize,
 }
 
 #[derive(Clone, Debug, Serialize)]
-pub struct Damaged {
+pub(crate) struct Damaged {
     pub log: String,
     /// Lines skipped.
     pub lines: usize,
 }
 
 #[derive(Clone, Debug, Serialize)]
-pub struct Duplicate {
+pub(crate) struct Duplicate {
     /// The copy, not counted.
     pub log: String,
     /// The log counted.
@@ -52,7 +52,7 @@ pub struct Duplicate {
 }
 
 #[derive(Clone, Debug, Serialize)]
-pub struct ShardRow {
+pub(crate) struct ShardRow {
     pub host: String,
     pub adapter: Adapter,
     pub shard: Shard,
@@ -70,7 +70,7 @@ pub struct ShardRow {
 
 /// Runs and failures, pooled.
 #[derive(Clone, Debug, Default, Serialize)]
-pub struct Counts {
+pub(crate) struct Counts {
     pub runs: u64,
     pub failures: u64,
     pub rate: f64,
@@ -86,7 +86,7 @@ pub struct Counts {
 
 impl Counts {
     /// Adds a measure's runs, failures and seconds (and the command's wall-clock seconds).
-    pub fn add(&mut self, other: &Counts) {
+    pub(crate) fn add(&mut self, other: &Counts) {
         self.runs += other.runs;
         self.failures += other.failures;
         self.seconds += other.seconds;
@@ -99,7 +99,7 @@ impl Counts {
     }
 
     /// With the rate and its Wilson interval of the runs added.
-    pub fn rated(self) -> Counts {
+    pub(crate) fn rated(self) -> Counts {
         let rate = match self.runs {
             0 => 0.0,
             n => self.failures as f64 / n as f64,
@@ -117,7 +117,7 @@ impl Counts {
 
 /// Where something ran.
 #[derive(Clone, Debug, Serialize)]
-pub struct Place {
+pub(crate) struct Place {
     pub host: String,
     pub gpu: usize,
     pub adapter: String,
@@ -129,7 +129,7 @@ pub struct Place {
 }
 
 #[derive(Clone, Debug, Serialize)]
-pub struct FirstFailureAt {
+pub(crate) struct FirstFailureAt {
     #[serde(flatten)]
     pub failure: FirstFailure,
     /// The command that replays it (its stress, shuffle and layout; not the GPU's timing).
@@ -138,7 +138,7 @@ pub struct FirstFailureAt {
 }
 
 #[derive(Clone, Debug, Serialize)]
-pub struct Row {
+pub(crate) struct Row {
     pub item: String,
     pub command: Command,
     pub config: Option<String>,
@@ -153,13 +153,13 @@ pub struct Row {
     pub complete: bool,
     pub first_failures: Vec<FirstFailureAt>,
     pub notes: Vec<String>,
-    pub outcome: Outcome,
-    pub expected: Expected,
-    pub judgement: Judgement,
+    pub outcome: SessionOutcome,
+    pub expected: ExpectedOutcome,
+    pub judgement: BaselineJudgement,
 }
 
 #[derive(Clone, Debug, Serialize)]
-pub struct Pooled {
+pub(crate) struct Pooled {
     pub item: String,
     pub command: Command,
     pub config: Option<String>,
@@ -172,12 +172,12 @@ pub struct Pooled {
     pub gpus: Vec<String>,
     /// The earliest first failure among them.
     pub first_failure: Option<FirstFailureAt>,
-    pub outcome: Outcome,
-    pub judgement: Judgement,
+    pub outcome: SessionOutcome,
+    pub judgement: BaselineJudgement,
 }
 
 #[derive(Clone, Debug, Serialize)]
-pub struct GpuRow {
+pub(crate) struct GpuRow {
     pub host: String,
     pub adapter: Adapter,
     pub shards: Vec<Shard>,
@@ -189,7 +189,7 @@ pub struct GpuRow {
 }
 
 #[derive(Clone, Debug, Serialize)]
-pub struct Total {
+pub(crate) struct Total {
     pub hosts: usize,
     pub gpus: usize,
     pub runs: u64,
@@ -201,7 +201,7 @@ pub struct Total {
 }
 
 #[derive(Clone, Debug, Serialize)]
-pub struct Missing {
+pub(crate) struct Missing {
     pub plan: String,
     pub digest: String,
     pub shards: u32,
@@ -211,7 +211,7 @@ pub struct Missing {
     pub items_unseen: usize,
 }
 
-impl Report {
+impl MergedReport {
     /// Whether `merge` exits 1: some row's result was not what the baseline (or, without
     /// one, a pass) expected.
     pub fn failed(&self) -> bool {

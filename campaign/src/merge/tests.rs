@@ -3,7 +3,7 @@
 //! a flake, an error, a compare cut short.
 
 use crate::layout::{ItemFiles, SHARD_LOG};
-use crate::outcome::{Judgement, Outcome};
+use crate::outcome::{BaselineJudgement, SessionOutcome};
 use crate::plan::Command;
 use crate::record::*;
 use crate::shard::Shard;
@@ -106,7 +106,10 @@ fn a_failure_that_passes_its_rerun_is_a_flake_and_an_error_is_unexpected() {
     let report = super::merge(&shards, None, None, &|_| "--raw".into());
     let a = report.rows.iter().find(|r| r.item == "a").unwrap();
     assert_eq!((a.counts.runs, a.counts.failures), (20, 2));
-    assert_eq!((a.outcome, a.judgement), (Outcome::Flaky, Judgement::Flake));
+    assert_eq!(
+        (a.outcome, a.judgement),
+        (SessionOutcome::Flaky, BaselineJudgement::Flake)
+    );
     assert_eq!(a.counts.time_to_first_failure, Some(0.5));
     assert_eq!(
         a.first_failures[0].replay,
@@ -115,7 +118,7 @@ fn a_failure_that_passes_its_rerun_is_a_flake_and_an_error_is_unexpected() {
     let b = report.rows.iter().find(|r| r.item == "b").unwrap();
     assert_eq!(
         (b.outcome, b.judgement),
-        (Outcome::Error, Judgement::UnexpectedError)
+        (SessionOutcome::Error, BaselineJudgement::UnexpectedError)
     );
     assert_eq!(b.notes, ["the batch hung"]);
     assert_eq!(report.unexpected, 1, "the flake is reported, not counted");
@@ -163,7 +166,7 @@ fn a_compare_cut_short_counts_each_configuration_to_its_last_batch() {
             ("none, shuffled".to_string(), 8, 0, false)
         ]
     );
-    assert_eq!(report.rows[0].outcome, Outcome::Incomplete);
+    assert_eq!(report.rows[0].outcome, SessionOutcome::Incomplete);
     assert_eq!(report.rows[0].first_failures[0].failure.after_seconds, 0.25);
     assert_eq!(report.shards[0].cut_short, ["c"]);
     assert_eq!(report.unreadable.len(), 1);

@@ -1,7 +1,7 @@
 //! The plan file as TOML gives it: keys and values with their byte offsets, before any
 //! meaning is given to an item's options.
 
-use crate::error::{Error, Result};
+use crate::error::{CampaignError, Result};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -22,7 +22,7 @@ struct PlanFile {
 
 /// One key of an item or of a command's defaults, and its value.
 #[derive(Clone, Debug)]
-pub struct Entry {
+pub(crate) struct Entry {
     pub key: String,
     pub value: toml::Value,
     /// Byte offset of the value.
@@ -31,13 +31,13 @@ pub struct Entry {
 
 /// An `[[item]]` as written.
 #[derive(Clone, Debug)]
-pub struct RawItem {
+pub(crate) struct RawItem {
     pub offset: usize,
     pub entries: Vec<Entry>,
 }
 
 /// The plan file as written.
-pub struct RawPlan {
+pub(crate) struct RawPlan {
     pub name: Option<String>,
     pub master_seed: Option<u64>,
     /// Per command name, its default options, with the offset of the command's table.
@@ -45,12 +45,12 @@ pub struct RawPlan {
     pub items: Vec<RawItem>,
 }
 
-pub fn parse(path: &Path, text: &str) -> Result<RawPlan> {
-    let file: PlanFile = toml::from_str(text).map_err(|e| Error::toml(path, text, &e))?;
+pub(crate) fn parse(path: &Path, text: &str) -> Result<RawPlan> {
+    let file: PlanFile = toml::from_str(text).map_err(|e| CampaignError::toml(path, text, &e))?;
     let master_seed = match file.master_seed {
         None => None,
         Some(seed) => Some(master_seed(seed.get_ref()).ok_or_else(|| {
-            Error::at(
+            CampaignError::at(
                 path,
                 text,
                 seed.span().start,

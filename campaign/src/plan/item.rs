@@ -3,7 +3,7 @@
 //! its hash, shard and seed do not depend on the order of keys or on where the plan lives.
 
 use super::file::{Entry, RawItem};
-use crate::error::{Error, Result};
+use crate::error::{CampaignError, Result};
 use crate::hash::fnv1a;
 use crate::names::slug;
 use serde::{Deserialize, Serialize};
@@ -25,7 +25,7 @@ pub enum Command {
 }
 
 impl Command {
-    pub const ALL: [Command; 6] = [
+    pub(crate) const ALL: [Command; 6] = [
         Command::Run,
         Command::Compare,
         Command::Fences,
@@ -34,7 +34,7 @@ impl Command {
         Command::Progress,
     ];
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Command::Run => "run",
             Command::Compare => "compare",
@@ -59,7 +59,7 @@ impl Command {
         matches!(self, Command::Run | Command::Compare | Command::Fences)
     }
 
-    pub fn parse(name: &str) -> Option<Command> {
+    pub(crate) fn parse(name: &str) -> Option<Command> {
         Command::ALL.into_iter().find(|c| c.name() == name)
     }
 }
@@ -116,7 +116,7 @@ const PATHS: [&str; 2] = ["profile", "env"];
 const APP_OPTIONS: [&str; 4] = ["variant", "size", "entry", "postcondition"];
 
 /// Where a plan's text came from, for errors at `file:line:column`.
-pub struct Source<'a> {
+pub(crate) struct Source<'a> {
     pub path: &'a Path,
     pub text: &'a str,
     /// Where each line starts, found once: each item's place is looked up, and counting
@@ -125,14 +125,14 @@ pub struct Source<'a> {
 }
 
 impl<'a> Source<'a> {
-    pub fn new(path: &'a Path, text: &'a str) -> Source<'a> {
+    pub(crate) fn new(path: &'a Path, text: &'a str) -> Source<'a> {
         let lines = std::iter::once(0)
             .chain(text.match_indices('\n').map(|(i, _)| i + 1))
             .collect();
         Source { path, text, lines }
     }
 
-    pub fn at(&self, offset: usize) -> Location {
+    pub(crate) fn at(&self, offset: usize) -> Location {
         let offset = offset.min(self.text.len());
         let line = self.lines.partition_point(|&start| start <= offset);
         let start = self.lines[line - 1];
@@ -147,8 +147,8 @@ impl<'a> Source<'a> {
         }
     }
 
-    fn error(&self, offset: usize, message: impl Into<String>) -> Error {
-        Error::At {
+    fn error(&self, offset: usize, message: impl Into<String>) -> CampaignError {
+        CampaignError::At {
             at: self.at(offset),
             message: message.into(),
         }
@@ -156,7 +156,7 @@ impl<'a> Source<'a> {
 }
 
 /// The items of one `[[item]]`: one per application (or test) it names.
-pub fn build(
+pub(crate) fn build(
     raw: &RawItem,
     defaults: &BTreeMap<String, (usize, Vec<Entry>)>,
     base: &Path,
@@ -363,7 +363,7 @@ fn resolve(base: &Path, path: &str) -> String {
 }
 
 /// A word as a shell reads it back: quoted when it holds anything but plain characters.
-pub fn quote(word: &str) -> String {
+pub(crate) fn quote(word: &str) -> String {
     let plain = |c: char| c.is_ascii_alphanumeric() || "_-./:,=@+#".contains(c);
     if !word.is_empty() && word.chars().all(plain) {
         word.to_string()

@@ -6,16 +6,17 @@
 mod file;
 mod item;
 
-pub use item::{quote, Command, Item};
+pub(crate) use item::quote;
+pub use item::{Command, Item};
 
-use crate::error::{Error, Result};
+use crate::error::{CampaignError, Result};
 use crate::hash::fnv1a;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 /// A validated plan.
 #[derive(Clone, Debug)]
-pub struct Plan {
+pub struct CampaignPlan {
     pub path: PathBuf,
     /// The plan's `name`, else its file's stem.
     pub name: String,
@@ -27,27 +28,27 @@ pub struct Plan {
 
 /// Checks one item's arguments (the command first) as the command would: `Err` holds the
 /// one-line reason.
-pub type Check<'a> = &'a dyn Fn(&[String]) -> std::result::Result<(), String>;
+pub type ItemCheck<'a> = &'a dyn Fn(&[String]) -> std::result::Result<(), String>;
 
 /// The master seed when the plan gives none.
-pub const DEFAULT_MASTER_SEED: u64 = 1;
+pub(crate) const DEFAULT_MASTER_SEED: u64 = 1;
 
-impl Plan {
+impl CampaignPlan {
     /// Reads and validates the plan at `path`; `check` validates each item's arguments.
-    pub fn load(path: &Path, check: Check) -> Result<Plan> {
+    pub fn load(path: &Path, check: ItemCheck) -> Result<CampaignPlan> {
         let text =
             wgstress_model::read::text(path, wgstress_model::read::PLAN_BYTES, "a plan may hold")
-                .map_err(Error::read)?;
-        Plan::parse(path, &text, check)
+                .map_err(CampaignError::read)?;
+        CampaignPlan::parse(path, &text, check)
     }
 
-    pub fn parse(path: &Path, text: &str, check: Check) -> Result<Plan> {
+    pub(crate) fn parse(path: &Path, text: &str, check: ItemCheck) -> Result<CampaignPlan> {
         let parsed = file::parse(path, text)?;
         let source = item::Source::new(path, text);
         for (command, (offset, _)) in &parsed.defaults {
             if Command::parse(command).is_none() {
                 let message = format!("[defaults.{command}]: no such command");
-                return Err(Error::at(path, text, *offset, message));
+                return Err(CampaignError::at(path, text, *offset, message));
             }
         }
         let base = path.parent().unwrap_or(Path::new(""));
@@ -57,7 +58,7 @@ impl Plan {
         let mut names: HashSet<String> = HashSet::new();
         for raw in &parsed.items {
             for item in item::build(raw, &parsed.defaults, base, &source)? {
-                let clash = |message: String| Error::At {
+                let clash = |message: String| CampaignError::At {
                     at: item.at.clone(),
                     message,
                 };
@@ -79,7 +80,7 @@ impl Plan {
             }
         }
         if items.is_empty() {
-            return Err(Error::at(path, text, 0, "the plan has no [[item]]"));
+            return Err(CampaignError::at(path, text, 0, "the plan has no [[item]]"));
         }
         let master_seed = parsed.master_seed.unwrap_or(DEFAULT_MASTER_SEED);
         let mut all = format!("{master_seed}\n");
@@ -87,7 +88,7 @@ impl Plan {
             all.push_str(&item.description);
             all.push('\n');
         }
-        Ok(Plan {
+        Ok(CampaignPlan {
             path: path.to_path_buf(),
             name: parsed.name.unwrap_or_else(|| {
                 path.file_stem()

@@ -1,12 +1,12 @@
-use super::{Command, Plan};
+use super::{CampaignPlan, Command};
 use std::path::Path;
 
 fn accept(_: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-fn parse(text: &str) -> crate::Result<Plan> {
-    Plan::parse(Path::new("dir/plan.toml"), text, &accept)
+fn parse(text: &str) -> crate::error::Result<CampaignPlan> {
+    CampaignPlan::parse(Path::new("dir/plan.toml"), text, &accept)
 }
 
 fn error(text: &str) -> String {
@@ -141,7 +141,7 @@ fn the_check_sees_each_item_and_its_refusal_names_the_item() {
         }
     };
     let text = "[[item]]\ncommand = \"run\"\napp = \"a\"\n\n[[item]]\ncommand = \"run\"\napp = \"b\"\nbogus = 1\n";
-    let message = Plan::parse(Path::new("p.toml"), text, &refuse)
+    let message = CampaignPlan::parse(Path::new("p.toml"), text, &refuse)
         .unwrap_err()
         .to_string();
     assert_eq!(

@@ -1,13 +1,13 @@
 //! What the text, the page and the chart share: rates and counts as cells, tables, and the
 //! series the side-by-side table and the chart compare.
 
-use crate::merge::report::{Counts, Report, Row};
-use crate::outcome::{Judgement, Outcome};
+use crate::merge::report::{Counts, MergedReport, Row};
+use crate::outcome::{BaselineJudgement, SessionOutcome};
 use std::collections::BTreeMap;
 
 /// What the side-by-side table and the chart compare: the adapter models, or the GPUs when
 /// they are all of one model.
-pub struct Series {
+pub(crate) struct Series {
     /// "adapter model" or "GPU".
     pub of: &'static str,
     pub names: Vec<String>,
@@ -17,7 +17,7 @@ pub struct Series {
     pub cells: BTreeMap<(usize, usize), Counts>,
 }
 
-pub fn series(r: &Report) -> Series {
+pub(crate) fn series(r: &MergedReport) -> Series {
     let by_gpu = r.model_names.len() < 2 && r.gpus.len() > 1;
     let cells: Vec<(String, String, &Counts)> = match by_gpu {
         false => r
@@ -61,7 +61,7 @@ pub fn series(r: &Report) -> Series {
 }
 
 /// A rate as a percentage, or in scientific notation below 0.1%.
-pub fn rate(p: f64) -> String {
+pub(crate) fn rate(p: f64) -> String {
     if p == 0.0 {
         "0".to_string()
     } else if p >= 0.001 {
@@ -72,7 +72,7 @@ pub fn rate(p: f64) -> String {
 }
 
 /// "12 / 3400  0.35% [0.07%, 1.0%]"
-pub fn counts(c: &Counts) -> String {
+pub(crate) fn counts(c: &Counts) -> String {
     format!(
         "{} / {}  {} [{}, {}]",
         c.failures,
@@ -84,23 +84,23 @@ pub fn counts(c: &Counts) -> String {
 }
 
 /// An item and its compare configuration, as one label.
-pub fn label(item: &str, config: Option<&String>) -> String {
+pub(crate) fn label(item: &str, config: Option<&String>) -> String {
     match config {
         Some(c) => format!("{item} [{c}]"),
         None => item.to_string(),
     }
 }
 
-pub fn seconds(s: Option<f64>) -> String {
+pub(crate) fn seconds(s: Option<f64>) -> String {
     s.map_or("-".to_string(), |s| format!("{s:.2} s"))
 }
 
 /// "fail (expected)", "pass (unexpected pass)"; "incomplete" once.
-pub fn verdict(row: &Row) -> String {
+pub(crate) fn verdict(row: &Row) -> String {
     verdict_of(row.outcome, row.judgement)
 }
 
-fn verdict_of(outcome: Outcome, judgement: Judgement) -> String {
+fn verdict_of(outcome: SessionOutcome, judgement: BaselineJudgement) -> String {
     let (outcome, judgement) = (outcome.name(), judgement.name());
     if outcome == judgement {
         outcome.to_string()
@@ -110,7 +110,7 @@ fn verdict_of(outcome: Outcome, judgement: Judgement) -> String {
 }
 
 /// Columns padded to their widest cell, two spaces apart.
-pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
+pub(crate) fn table(header: &[&str], rows: &[Vec<String>]) -> String {
     let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
     for row in rows {
         for (w, cell) in widths.iter_mut().zip(row) {
@@ -139,15 +139,15 @@ mod tests {
     #[test]
     fn a_verdict_says_each_word_once() {
         assert_eq!(
-            verdict_of(Outcome::Incomplete, Judgement::Incomplete),
+            verdict_of(SessionOutcome::Incomplete, BaselineJudgement::Incomplete),
             "incomplete"
         );
         assert_eq!(
-            verdict_of(Outcome::Pass, Judgement::UnexpectedPass),
+            verdict_of(SessionOutcome::Pass, BaselineJudgement::UnexpectedPass),
             "pass (unexpected pass)"
         );
         assert_eq!(
-            verdict_of(Outcome::Fail, Judgement::Expected),
+            verdict_of(SessionOutcome::Fail, BaselineJudgement::Expected),
             "fail (expected)"
         );
     }

@@ -3,14 +3,14 @@
 
 use super::cells::{counts, label, seconds, verdict};
 use super::svg::{escape, rates};
-use crate::merge::report::Report;
+use crate::merge::report::MergedReport;
 use std::fmt::Write;
 
 const STYLE: &str = "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;\
 margin-bottom:2em}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}\
 .unexpected{background:#fdd}.flake{background:#ffd}code{font-size:90%}";
 
-pub fn html(r: &Report) -> String {
+pub fn html(r: &MergedReport) -> String {
     let mut page = format!(
         "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>wgstress campaign</title>\
          <style>{STYLE}</style></head><body>\n<h1>wgstress campaign</h1>\n"
@@ -77,7 +77,7 @@ pub fn html(r: &Report) -> String {
     page
 }
 
-fn rows(r: &Report) -> String {
+fn rows(r: &MergedReport) -> String {
     let mut out = String::from(
         "\n<h2>Per item and GPU</h2>\n<table><tr><th>item</th><th>host</th><th>GPU</th><th>of</th>\
          <th>failures / total, rate [95%]</th><th>first failure</th><th>outcome</th><th>replay</th></tr>\n",
@@ -85,7 +85,7 @@ fn rows(r: &Report) -> String {
     for row in &r.rows {
         let class = match (row.judgement.unexpected(), row.judgement) {
             (true, _) => " class=\"unexpected\"",
-            (false, crate::outcome::Judgement::Flake) => " class=\"flake\"",
+            (false, crate::outcome::BaselineJudgement::Flake) => " class=\"flake\"",
             _ => "",
         };
         let replay = row.first_failures.first().map_or(String::new(), |f| {
@@ -107,7 +107,7 @@ fn rows(r: &Report) -> String {
     out + "</table>\n"
 }
 
-fn gpus(r: &Report) -> String {
+fn gpus(r: &MergedReport) -> String {
     let mut out = String::from(
         "<h2>Throughput</h2>\n<table><tr><th>host</th><th>GPU</th><th>runs</th><th>seconds</th><th>runs/s</th></tr>\n",
     );

@@ -2,7 +2,7 @@
 //! with the 95% interval as a whisker and the rate written beside it.
 
 use super::cells::rate;
-use crate::merge::report::Report;
+use crate::merge::report::MergedReport;
 use std::fmt::Write;
 
 const LABEL: f64 = 360.0;
@@ -14,7 +14,7 @@ const COLOURS: [&str; 8] = [
 ];
 
 /// Escapes text for XML and HTML.
-pub fn escape(text: &str) -> String {
+pub(crate) fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -30,7 +30,7 @@ fn short(text: &str) -> String {
 }
 
 /// The rates of every item per adapter model (or per GPU), as one SVG.
-pub fn rates(r: &Report) -> String {
+pub(crate) fn rates(r: &MergedReport) -> String {
     let series = super::cells::series(r);
     let names = &series.names;
     let top = 20.0 + 18.0 * names.len() as f64;

@@ -2,9 +2,9 @@
 //! adapter models side by side, the first failures with their replays, the throughput.
 
 use super::cells::{counts, label, rate, seconds, table, verdict};
-use crate::merge::report::{Report, ShardRow};
+use crate::merge::report::{MergedReport, ShardRow};
 
-pub fn text(r: &Report) -> String {
+pub fn text(r: &MergedReport) -> String {
     let mut out = read(r);
     out.push_str("\nper item and GPU\n");
     let rows: Vec<Vec<String>> = r
@@ -40,7 +40,7 @@ pub fn text(r: &Report) -> String {
 }
 
 /// What was read, and the shards missing or cut short.
-fn read(r: &Report) -> String {
+fn read(r: &MergedReport) -> String {
     let mut plans: Vec<String> = r
         .shards
         .iter()
@@ -114,7 +114,7 @@ fn partial(s: &ShardRow) -> String {
     line + "\n"
 }
 
-fn side_by_side(r: &Report) -> String {
+fn side_by_side(r: &MergedReport) -> String {
     let series = super::cells::series(r);
     if series.names.len() < 2 {
         return String::new();
@@ -138,7 +138,7 @@ fn side_by_side(r: &Report) -> String {
     )
 }
 
-fn first_failures(r: &Report) -> String {
+fn first_failures(r: &MergedReport) -> String {
     let mut out = String::new();
     for row in &r.rows {
         for f in &row.first_failures {
@@ -165,7 +165,7 @@ fn first_failures(r: &Report) -> String {
     }
 }
 
-fn throughput(r: &Report) -> String {
+fn throughput(r: &MergedReport) -> String {
     let mut rows: Vec<Vec<String>> = r
         .gpus
         .iter()
@@ -193,7 +193,7 @@ fn throughput(r: &Report) -> String {
     )
 }
 
-fn judged(r: &Report) -> String {
+fn judged(r: &MergedReport) -> String {
     let mut out = String::new();
     let against = r.baseline.as_deref().map_or(
         "no baseline: every item expected to pass".to_string(),
@@ -202,7 +202,7 @@ fn judged(r: &Report) -> String {
     let flakes = r
         .rows
         .iter()
-        .filter(|row| row.judgement == crate::outcome::Judgement::Flake)
+        .filter(|row| row.judgement == crate::outcome::BaselineJudgement::Flake)
         .count();
     out.push_str(&format!(
         "\n{} unexpected, {flakes} flake(s) ({against})\n",
