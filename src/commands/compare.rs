@@ -38,7 +38,7 @@ pub struct Args {
         long,
         value_parser = crate::options::strategies(),
         value_delimiter = ',',
-        default_value = "none,systematic,cache,random"
+        default_values_t = Strategy::ALL
     )]
     strategies: Vec<Strategy>,
     /// Workgroup shuffling: each strategy with and without it, or only on, or only off
