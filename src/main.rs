@@ -67,6 +67,9 @@ enum Command {
     /// Record a Node program's WebGPU compute work as it runs, and write the spec that
     /// replays it (dispatches, bindings, initial contents, its read-backs as checks)
     Record(commands::record::Args),
+    /// Turn a Rust program's wgpu API trace (Trace::Directory) into the spec that replays it;
+    /// the words it could read back come from two raw replays on this adapter
+    Import(commands::record::import::Args),
     /// List the bundled applications
     Apps,
     /// List the GPU adapters wgpu finds
@@ -147,6 +150,9 @@ fn execute(cli: Cli) -> anyhow::Result<Status> {
         }
         Command::Merge(args) => commands::merge::execute(commands::merge::plan(&args)?, notes),
         Command::Record(args) => commands::record::execute(commands::record::plan(&args)?, notes),
+        Command::Import(args) => {
+            commands::record::import::execute(commands::record::import::plan(&args)?, notes)
+        }
         Command::Apps => commands::apps::list(),
         Command::Adapters => commands::apps::adapters(),
     }

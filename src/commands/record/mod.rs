@@ -3,6 +3,7 @@
 //! writes the spec that replays its compute work.
 
 mod browser;
+pub mod import;
 mod websocket;
 
 use crate::notes::Notes;
@@ -118,17 +119,7 @@ pub fn plan(args: &Args) -> Result<Plan> {
     if !args.time.is_finite() || args.time <= 0.0 {
         bail!("--time {}: give a number of seconds above 0", args.time);
     }
-    if args.out.exists() {
-        let empty = std::fs::read_dir(&args.out)
-            .map(|mut d| d.next().is_none())
-            .unwrap_or(false);
-        if !empty {
-            bail!(
-                "{}: exists and is not an empty directory; record writes its spec into a new one",
-                args.out.display()
-            );
-        }
-    }
+    check_out(&args.out)?;
     Ok(Plan {
         out: args.out.clone(),
         time: Duration::from_secs_f64(args.time),
@@ -145,6 +136,38 @@ impl Source {
             Source::Browser { url } => format!("the page {url}"),
         }
     }
+}
+
+/// Refuses an output directory that holds anything: a recording writes a new one.
+fn check_out(out: &Path) -> Result<()> {
+    if out.exists() {
+        let empty = std::fs::read_dir(out)
+            .map(|mut d| d.next().is_none())
+            .unwrap_or(false);
+        if !empty {
+            bail!(
+                "{}: exists and is not an empty directory; record writes its spec into a new one",
+                out.display()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Writes a spec's files into `dir`, each a new file.
+fn write_new(dir: &Path, files: &[wgstress_record::SpecFile]) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
+    for file in files {
+        let path = dir.join(&file.path);
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .with_context(|| format!("{}: cannot write", path.display()))?;
+        std::io::Write::write_all(&mut f, &file.bytes)
+            .with_context(|| format!("{}: cannot write", path.display()))?;
+    }
+    Ok(())
 }
 
 /// A directory of the recorder's files for one `record`, removed when dropped.
@@ -253,18 +276,7 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
             .and_then(|a| a.description.clone()),
         recordings: recordings.len(),
     };
-    std::fs::create_dir_all(&plan.out)
-        .with_context(|| format!("{}: cannot create", plan.out.display()))?;
-    for file in render(&spec, &origin) {
-        let path = plan.out.join(&file.path);
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&path)
-            .with_context(|| format!("{}: cannot write", path.display()))?;
-        std::io::Write::write_all(&mut f, &file.bytes)
-            .with_context(|| format!("{}: cannot write", path.display()))?;
-    }
+    write_new(&plan.out, &render(&spec, &origin))?;
     let spec_path = plan.out.join("spec.toml");
     // What was written must load as any spec does: a recording this cannot replay is an
     // error here, not at the first run.
