@@ -24,13 +24,13 @@ pub enum Error {
 impl Error {
     /// A file refused or failed by the model's bounded reads (`wgstress_model::read`): its
     /// message already names the file.
-    pub fn read(error: wgstress_model::Error) -> Error {
+    pub fn read(error: wgstress_model::FileError) -> Error {
         match error {
-            wgstress_model::Error::Io { path, source } => Error::Io {
+            wgstress_model::FileError::Io { path, source } => Error::Io {
                 path: path.into(),
                 source,
             },
-            wgstress_model::Error::Input(message) => Error::Input(message),
+            wgstress_model::FileError::Input(message) => Error::Input(message),
         }
     }
 

@@ -94,11 +94,11 @@ impl Error {
 
 /// A file the model's reads (`wgstress_model::read`) or the log could not read or write, or
 /// refused: the same message as the runtime's own errors of those kinds.
-impl From<wgstress_model::Error> for Error {
-    fn from(error: wgstress_model::Error) -> Error {
+impl From<wgstress_model::FileError> for Error {
+    fn from(error: wgstress_model::FileError) -> Error {
         match error {
-            wgstress_model::Error::Io { path, source } => Error::Io { path, source },
-            wgstress_model::Error::Input(message) => Error::Input(message),
+            wgstress_model::FileError::Io { path, source } => Error::Io { path, source },
+            wgstress_model::FileError::Input(message) => Error::Input(message),
         }
     }
 }
