@@ -4,8 +4,8 @@
 use clap::ValueEnum;
 use std::path::PathBuf;
 use std::time::Duration;
-use wgstress_model::litmus::env::Placement as LitmusPlacement;
-use wgstress_model::stress::params::{Placement, Scheduling};
+use wgstress_model::litmus::env::LitmusPlacement;
+use wgstress_model::stress::params::{Scheduling, StressPlacement};
 use wgstress_model::stress::schedule::Schedule;
 use wgstress_model::stress::sequence::Sequence;
 use wgstress_model::stress::strategy::Strategy;
@@ -361,12 +361,12 @@ pub enum PlacementArg {
     Before,
 }
 
-impl From<PlacementArg> for Placement {
-    fn from(arg: PlacementArg) -> Placement {
+impl From<PlacementArg> for StressPlacement {
+    fn from(arg: PlacementArg) -> StressPlacement {
         match arg {
-            PlacementArg::Interleaved => Placement::Interleaved,
-            PlacementArg::After => Placement::After,
-            PlacementArg::Before => Placement::Before,
+            PlacementArg::Interleaved => StressPlacement::Interleaved,
+            PlacementArg::After => StressPlacement::After,
+            PlacementArg::Before => StressPlacement::Before,
         }
     }
 }

@@ -6,7 +6,7 @@ mod common;
 use common::{one_llvmpipe_thread, settings};
 use std::sync::{Arc, Mutex};
 use wgstress_apps::{all, Size, Variant};
-use wgstress_model::run::record::Outcome;
+use wgstress_model::run::record::RunOutcome;
 use wgstress_model::stress::params::RunParams;
 use wgstress_model::stress::strategy::Strategy;
 use wgstress_runtime::app::spec::Outputs;
@@ -37,7 +37,7 @@ fn fixed_variants_pass_under_none_systematic_and_random() {
             for r in engine.run(&runs).unwrap() {
                 assert_eq!(
                     r.outcome,
-                    Outcome::Pass,
+                    RunOutcome::Pass,
                     "{} under {strategy}: {:?} {:?}",
                     bundled.name,
                     r.host,

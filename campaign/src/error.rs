@@ -24,13 +24,13 @@ pub enum CampaignError {
 impl CampaignError {
     /// A file refused or failed by the model's bounded reads (`wgstress_model::read`): its
     /// message already names the file.
-    pub(crate) fn read(error: wgstress_model::Error) -> CampaignError {
+    pub(crate) fn read(error: wgstress_model::FileError) -> CampaignError {
         match error {
-            wgstress_model::Error::Io { path, source } => CampaignError::Io {
+            wgstress_model::FileError::Io { path, source } => CampaignError::Io {
                 path: path.into(),
                 source,
             },
-            wgstress_model::Error::Input(message) => CampaignError::Input(message),
+            wgstress_model::FileError::Input(message) => CampaignError::Input(message),
         }
     }
 

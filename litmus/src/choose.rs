@@ -5,14 +5,14 @@ use wgstress_model::litmus::mutants::ceiling_rate;
 
 /// How an environment scores: rates at or above the ceiling, and the least non-zero rate.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Score {
+pub(crate) struct Score {
     pub above_ceiling: usize,
     /// Infinity when no rate is above zero (as in the paper's pseudocode).
     pub min_rate: f64,
 }
 
 impl Score {
-    pub fn of(rates: &[f64], ceiling: f64) -> Score {
+    pub(crate) fn of(rates: &[f64], ceiling: f64) -> Score {
         Score {
             above_ceiling: rates.iter().filter(|r| **r >= ceiling).count(),
             min_rate: rates
@@ -24,7 +24,7 @@ impl Score {
     }
 
     /// Line 24 of Algorithm 1: more rates above the ceiling, or as many and a larger minimum.
-    pub fn beats(&self, other: &Score) -> bool {
+    pub(crate) fn beats(&self, other: &Score) -> bool {
         self.above_ceiling > other.above_ceiling
             || (self.above_ceiling == other.above_ceiling && self.min_rate > other.min_rate)
     }

@@ -4,7 +4,7 @@
 use wgstress_model::litmus::env::Env;
 
 /// Checks `env` against the device's limits, before anything is dispatched.
-pub fn check(env: &Env, limits: &wgpu::Limits) -> Result<(), String> {
+pub(crate) fn check(env: &Env, limits: &wgpu::Limits) -> Result<(), String> {
     if env.testing_groups == 0 {
         return Err("--testing-groups must be at least 1".into());
     }

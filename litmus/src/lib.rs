@@ -7,16 +7,18 @@
 //! Tests are data (`test`, `suite`): the WGSL (`shader`) and the outcome classes (`model`)
 //! are derived from them; `catalog` lists them.
 
+#![deny(unreachable_pub)]
+
 pub mod catalog;
 pub mod choose;
-pub mod env;
+mod env;
 pub mod env_file;
-pub mod model;
+mod model;
 pub mod mutants;
 pub mod progress;
 pub mod runner;
 pub mod search;
 pub mod shader;
-pub mod suite;
+mod suite;
 pub mod test;
 pub mod tune;

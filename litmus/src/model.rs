@@ -209,7 +209,7 @@ fn acyclic(edges: &[Vec<bool>]) -> bool {
 }
 
 /// What the model says about every outcome of a test.
-pub struct Judgement {
+pub(crate) struct Judgement {
     /// Allowed with release/acquire fences (the paper's model).
     pub allowed: Vec<bool>,
     /// Allowed by SC per location alone: seeing any other outcome breaks coherence.
@@ -221,7 +221,7 @@ pub struct Judgement {
 /// cycle's edges, every consistent execution giving it has them, and it is allowed when the
 /// edges can be consistent at all (a mutant) or disallowed when they cannot (a conformance
 /// test); so a mutant's target never includes an unrelated violation.
-pub fn judge(test: &Test) -> Judgement {
+pub(crate) fn judge(test: &Test) -> Judgement {
     let events = Events::of(test);
     let edges: Vec<(usize, usize)> = test
         .cycle

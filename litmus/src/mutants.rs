@@ -7,7 +7,7 @@ use super::test::Test;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
-use wgstress_model::litmus::counts::Counts;
+use wgstress_model::litmus::counts::LitmusCounts;
 use wgstress_model::litmus::env::Env;
 use wgstress_model::litmus::mutants::{TestResult, Violation};
 use wgstress_runtime::gpu::device::Gpu;
@@ -45,7 +45,7 @@ impl Pool {
 
 /// Runs `test` in `env` for `time`, or until `stop` is up (then for as long as it ran):
 /// submissions grow until each takes about a tenth of it.
-pub fn run_test(
+pub(crate) fn run_test(
     gpu: &Gpu,
     pool: &mut Pool,
     test: &Test,
@@ -57,7 +57,7 @@ pub fn run_test(
     // One untimed iteration first: the first dispatch of a pipeline may compile it.
     litmus.run(gpu, 1)?;
     let start = Instant::now();
-    let (mut counts, mut iterations, mut batch) = (Counts::default(), 0u64, 1u32);
+    let (mut counts, mut iterations, mut batch) = (LitmusCounts::default(), 0u64, 1u32);
     while iterations == 0 || (start.elapsed() < time && !stop.load(Ordering::SeqCst)) {
         let t = Instant::now();
         counts.add(&litmus.run(gpu, batch)?);

@@ -17,7 +17,7 @@ pub struct Iteration {
     /// Per test thread, the instances in which it gave up.
     pub gave_up: Vec<u32>,
     /// Threads that reported nothing (a driver that ended the loop itself): counted as hung.
-    pub silent: u32,
+    pub(crate) silent: u32,
 }
 
 /// A test compiled for a device, with memory for up to `capacity` instances and read-back
@@ -197,7 +197,7 @@ impl ProgressTest {
 }
 
 /// Sorts status words (instance-major, a word per thread) into an iteration's counts.
-pub fn tally(words: &[u32], threads: usize) -> Iteration {
+pub(crate) fn tally(words: &[u32], threads: usize) -> Iteration {
     let mut it = Iteration {
         gave_up: vec![0; threads],
         ..Iteration::default()

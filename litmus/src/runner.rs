@@ -5,20 +5,20 @@
 use super::shader::{bins, generate, PARAMS};
 use super::test::{Class, Outcomes, Test};
 use rand::{Rng, SeedableRng};
-use wgstress_model::litmus::counts::Counts;
-use wgstress_model::litmus::env::{Env, Placement};
+use wgstress_model::litmus::counts::LitmusCounts;
+use wgstress_model::litmus::env::{Env, LitmusPlacement};
 use wgstress_runtime::gpu::device::Gpu;
 use wgstress_runtime::{Result, RuntimeError};
 
 /// Sorts a histogram (one bin per outcome, then one for impossible values) by class.
-pub fn counts_of(histogram: &[u64], outcomes: &Outcomes) -> Counts {
+pub(crate) fn counts_of(histogram: &[u64], outcomes: &Outcomes) -> LitmusCounts {
     let n = outcomes.class.len();
-    let mut counts = Counts {
+    let mut counts = LitmusCounts {
         impossible: histogram[n],
         disallowed: histogram[n],
         incoherent: histogram[n],
         outcomes: histogram[..n].to_vec(),
-        ..Counts::default()
+        ..LitmusCounts::default()
     };
     for (o, &c) in histogram[..n].iter().enumerate() {
         match outcomes.class[o] {
@@ -187,7 +187,7 @@ impl Litmus {
     }
 
     /// Changes the environment's run-time parameters (not its shape: workgroups, fence).
-    pub fn set_env(&mut self, env: Env, limits: &wgpu::Limits) -> Result<()> {
+    pub(crate) fn set_env(&mut self, env: Env, limits: &wgpu::Limits) -> Result<()> {
         crate::env::check(&env, limits).map_err(RuntimeError::Input)?;
         let same_shape = env.testing_groups == self.env.testing_groups
             && env.workgroup_size == self.env.workgroup_size
@@ -224,12 +224,12 @@ impl Litmus {
         let (pair_mul, observer_mul) = (draw(!e.same_thread), draw(!e.same_thread));
         let x_mul = draw(matches!(
             e.placement,
-            Placement::Permuted | Placement::Scattered
+            LitmusPlacement::Permuted | LitmusPlacement::Scattered
         ));
         let y_mul = match e.placement {
-            Placement::Direct => 1,
-            Placement::Permuted => x_mul,
-            Placement::YPermuted | Placement::Scattered => draw(true),
+            LitmusPlacement::Direct => 1,
+            LitmusPlacement::Permuted => x_mul,
+            LitmusPlacement::YPermuted | LitmusPlacement::Scattered => draw(true),
         };
         let params = vec![
             instances,
@@ -257,9 +257,9 @@ impl Litmus {
     }
 
     /// Runs `iterations` iterations, as few submissions as the 32-bit counters allow.
-    pub fn run(&mut self, gpu: &Gpu, iterations: u32) -> Result<Counts> {
+    pub fn run(&mut self, gpu: &Gpu, iterations: u32) -> Result<LitmusCounts> {
         let per_submission = (u32::MAX / self.env.instances().max(1)).max(1);
-        let mut counts = Counts::default();
+        let mut counts = LitmusCounts::default();
         let mut left = iterations;
         while left > 0 {
             let n = left.min(per_submission);
@@ -270,7 +270,7 @@ impl Litmus {
     }
 
     /// Runs `iterations` iterations in one submission (new permutations for each submission).
-    fn submit(&mut self, gpu: &Gpu, iterations: u32) -> Result<Counts> {
+    fn submit(&mut self, gpu: &Gpu, iterations: u32) -> Result<LitmusCounts> {
         let params = self.params();
         gpu.queue
             .write_buffer(&self.params, 0, bytemuck::cast_slice(&params));

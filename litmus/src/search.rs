@@ -8,7 +8,7 @@ use super::test::Test;
 use rand::{Rng, SeedableRng};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
-use wgstress_model::litmus::env::{Env, Placement};
+use wgstress_model::litmus::env::{Env, LitmusPlacement};
 use wgstress_model::litmus::kind::Kind;
 use wgstress_model::litmus::mutants::ceiling_rate;
 use wgstress_model::litmus::search::{Candidate, Phase, SearchResult};
@@ -24,7 +24,7 @@ pub struct Space {
     pub strides: Vec<u32>,
     /// Words between the end of the x region and y's region; 0 puts y inside x's stride.
     pub y_gaps: Vec<u32>,
-    pub placements: Vec<Placement>,
+    pub placements: Vec<LitmusPlacement>,
     pub shuffles: Vec<bool>,
     /// Stress workgroups per testing workgroup.
     pub stress_ratios: Vec<f64>,
@@ -44,10 +44,10 @@ impl Default for Space {
             strides: vec![1, 2, 4, 16, 32, 64],
             y_gaps: vec![0, 1 << 18, 1 << 20],
             placements: vec![
-                Placement::Direct,
-                Placement::Permuted,
-                Placement::YPermuted,
-                Placement::Scattered,
+                LitmusPlacement::Direct,
+                LitmusPlacement::Permuted,
+                LitmusPlacement::YPermuted,
+                LitmusPlacement::Scattered,
             ],
             shuffles: vec![false, true],
             stress_ratios: vec![0.0, 0.0, 0.25, 0.5, 1.0],
@@ -61,7 +61,7 @@ impl Default for Space {
 }
 
 /// A point of the space: an index into each parameter's values.
-pub type Point = [usize; 11];
+pub(crate) type Point = [usize; 11];
 
 impl Space {
     fn sizes(&self) -> Point {
@@ -138,7 +138,7 @@ impl Space {
 }
 
 #[derive(Clone, Debug)]
-pub struct SearchConfig {
+pub struct EnvSearchConfig {
     pub space: Space,
     /// Wall time for the whole search.
     pub budget: Duration,
@@ -152,7 +152,7 @@ pub struct SearchConfig {
     pub seed: u64,
 }
 
-fn choose(candidates: &[Candidate], config: &SearchConfig) -> usize {
+fn choose(candidates: &[Candidate], config: &EnvSearchConfig) -> usize {
     let rates: Vec<Vec<f64>> = candidates.iter().map(|c| c.rates.clone()).collect();
     merge_environments(&rates, config.reproducibility, config.test_budget).unwrap_or(0)
 }
@@ -164,7 +164,7 @@ fn choose(candidates: &[Candidate], config: &SearchConfig) -> usize {
 pub fn search(
     gpu: &Gpu,
     tests: &[Test],
-    config: &SearchConfig,
+    config: &EnvSearchConfig,
     stop: &AtomicBool,
     progress: &mut dyn FnMut(&Candidate, &Candidate),
 ) -> Result<SearchResult> {

@@ -7,7 +7,7 @@ use super::test::{Loc, Op, Test};
 use std::fmt::Write;
 
 /// Fields of the `Params` uniform, in order; all u32.
-pub const PARAMS: [&str; 19] = [
+pub(crate) const PARAMS: [&str; 19] = [
     "instances",
     "pair_mul",
     "observer_mul",
@@ -30,7 +30,7 @@ pub const PARAMS: [&str; 19] = [
 ];
 
 /// Count bins of a test: one per outcome, one for values no store wrote.
-pub fn bins(test: &Test) -> usize {
+pub(crate) fn bins(test: &Test) -> usize {
     test.outcome_count() + 1
 }
 

@@ -272,7 +272,7 @@ fn weakening_sw() -> Vec<Test> {
 }
 
 /// The whole suite, grouped by mutator.
-pub fn suite() -> Vec<Test> {
+pub(crate) fn suite() -> Vec<Test> {
     let mut tests = reversing_po_loc();
     tests.extend(weakening_po_loc());
     tests.extend(weakening_sw());

@@ -36,7 +36,7 @@ impl Op {
             _ => None,
         }
     }
-    pub fn register(&self) -> Option<usize> {
+    pub(crate) fn register(&self) -> Option<usize> {
         match *self {
             Op::Load(_, r) | Op::Exchange(_, _, r) => Some(r),
             _ => None,
@@ -58,7 +58,7 @@ pub struct Test {
 }
 
 /// An operation of a test: (thread, index in the thread).
-pub type Event = (usize, usize);
+pub(crate) type Event = (usize, usize);
 
 /// How an outcome relates to sequential consistency.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
@@ -165,7 +165,7 @@ impl Test {
     }
 
     /// Outcomes: registers, then the final x and y, each a digit in base `values()`.
-    pub fn outcome_count(&self) -> usize {
+    pub(crate) fn outcome_count(&self) -> usize {
         (self.values() as usize).pow(self.registers() as u32 + 2)
     }
 
@@ -206,7 +206,7 @@ impl Test {
         parts.join(" ")
     }
 
-    pub fn uses_y(&self) -> bool {
+    pub(crate) fn uses_y(&self) -> bool {
         self.ops().any(|op| op.loc() == Some(Y))
     }
 

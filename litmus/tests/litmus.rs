@@ -2,7 +2,7 @@
 
 use std::sync::atomic::AtomicBool;
 use wgstress_litmus::{catalog, runner::Litmus, test};
-use wgstress_model::litmus::env::{Env, Placement};
+use wgstress_model::litmus::env::{Env, LitmusPlacement};
 use wgstress_model::stress::params::StressShape;
 use wgstress_model::stress::profile::Profile;
 use wgstress_runtime::gpu::device::open;
@@ -48,10 +48,10 @@ fn split_layouts_and_placements_run_and_count_every_instance() {
     let gpu = open(None).unwrap();
     let mp = catalog::find("mut-mp").unwrap();
     for placement in [
-        Placement::Direct,
-        Placement::Permuted,
-        Placement::YPermuted,
-        Placement::Scattered,
+        LitmusPlacement::Direct,
+        LitmusPlacement::Permuted,
+        LitmusPlacement::YPermuted,
+        LitmusPlacement::Scattered,
     ] {
         // x of every instance in one region, y of every instance 1 MiB further on.
         let env = Env {
@@ -253,7 +253,7 @@ fn env_file_round_trips_and_is_used_when_the_adapter_matches() {
         env: Env {
             stride: 4,
             distance: 1 << 20,
-            placement: Placement::Scattered,
+            placement: LitmusPlacement::Scattered,
             ..small()
         },
         reproducibility: 0.99999,
@@ -281,7 +281,7 @@ fn the_suite_runs_and_the_search_chooses_by_algorithm_1() {
     use std::time::Duration;
     use wgstress_litmus::choose::merge_environments;
     use wgstress_litmus::mutants::{run_suite, Pool};
-    use wgstress_litmus::search::{search, SearchConfig, Space};
+    use wgstress_litmus::search::{search, EnvSearchConfig, Space};
     use wgstress_model::litmus::mutants::summarise;
     let gpu = open(None).unwrap();
     let tests: Vec<_> = catalog::all()
@@ -317,7 +317,7 @@ fn the_suite_runs_and_the_search_chooses_by_algorithm_1() {
         y_gaps: vec![0, 1 << 12],
         ..Space::default()
     };
-    let config = SearchConfig {
+    let config = EnvSearchConfig {
         space,
         budget: Duration::from_millis(300),
         per_test: Duration::from_millis(5),

@@ -11,20 +11,22 @@ use crate::{
 use std::collections::BTreeMap;
 use std::time::Duration;
 use wgstress_model::fences::measured::Measured;
-use wgstress_model::fences::outcome::{Kept, KeptRole, KeptSide, Outcome, StrategyRuns, Verdict};
-use wgstress_model::litmus::counts::Counts as LitmusCounts;
+use wgstress_model::fences::outcome::{
+    FenceOutcome, FenceVerdict, Kept, KeptRole, KeptSide, StrategyRuns,
+};
+use wgstress_model::litmus::counts::LitmusCounts;
 use wgstress_model::litmus::env::Env;
 use wgstress_model::litmus::kind::{Kind, Mutator};
 use wgstress_model::litmus::mutants::{summarise, TestResult};
 use wgstress_model::litmus::search::{Candidate, Phase, SearchResult};
 use wgstress_model::run::calibration::Calibration;
 use wgstress_model::run::log::{Batch, BatchFailure, CompareStart, RunStart};
-use wgstress_model::run::record::{Outcome as RunOutcome, Record};
+use wgstress_model::run::record::{Record, RunOutcome};
 use wgstress_model::run::summary::Comparison;
-use wgstress_model::run::summary::{Ran, Summary as RunSummary};
-use wgstress_model::run::tally::{Counts, Failure, Tally};
+use wgstress_model::run::summary::{Ran, RunSummary};
+use wgstress_model::run::tally::{Failure, RunCounts, Tally};
 use wgstress_model::stress::params::{
-    Drawn, Placement, Replay, RunParams, Scheduling, Settings, StressShape,
+    Drawn, Replay, RunParams, Scheduling, Settings, StressPlacement, StressShape,
 };
 use wgstress_model::stress::sequence::Sequence;
 use wgstress_model::stress::shapes::ShapeRecord;
@@ -53,7 +55,7 @@ fn drawn(strategy: Strategy, shuffle: bool) -> Drawn {
         strategy,
         iterations: 1024,
         stress_fraction: (0.5, 1.0),
-        placement: Placement::Interleaved,
+        placement: StressPlacement::Interleaved,
         sequence: Sequence::default(),
         spread: 2,
         patch_words: 32,
@@ -186,7 +188,7 @@ pub fn batch(strategy: Strategy, total_runs: u64, failing: u64) -> Batch {
         cache_words: 1 << 20,
         watchdog_limit: 1 << 16,
         stress_fraction: (0.5, 1.0),
-        placement: Placement::Interleaved,
+        placement: StressPlacement::Interleaved,
         buffer_shuffle: false,
         scheduling: Scheduling::default(),
     };
@@ -204,10 +206,10 @@ pub fn batch(strategy: Strategy, total_runs: u64, failing: u64) -> Batch {
         runs: 4,
         total_runs,
         seconds: 0.5,
-        counts: Counts {
+        counts: RunCounts {
             pass: total_runs - failing,
             postcondition: failing,
-            ..Counts::default()
+            ..RunCounts::default()
         },
         failures,
     }
@@ -243,13 +245,13 @@ pub fn fences_summary() -> FencesSummary {
         runs,
     };
     FencesSummary {
-        outcome: Outcome {
+        outcome: FenceOutcome {
             app: APP.into(),
             adapter: ADAPTER.into(),
             strategy: Some(Strategy::Systematic),
             iterations: Some(1024),
             master_seed: "0x1".into(),
-            verdict: Verdict::Fixed,
+            verdict: FenceVerdict::Fixed,
             before: vec![runs(measured(100, 7))],
             sites: Some(3),
             all_sites: Some(measured(50, 0)),

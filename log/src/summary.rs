@@ -1,16 +1,16 @@
 //! Summary lines: what each command found, its last line.
 
 use serde::{Deserialize, Serialize};
-use wgstress_model::fences::outcome::Outcome;
-use wgstress_model::litmus::counts::Counts;
+use wgstress_model::fences::outcome::FenceOutcome;
+use wgstress_model::litmus::counts::LitmusCounts;
 use wgstress_model::litmus::env::Env;
 use wgstress_model::litmus::kind::Kind;
-use wgstress_model::litmus::mutants::{Summary as Scores, TestResult};
+use wgstress_model::litmus::mutants::{MutantScores, TestResult};
 use wgstress_model::litmus::search::SearchResult;
 use wgstress_model::litmus::tune::Evidence;
-use wgstress_model::run::progress::Report;
+use wgstress_model::run::progress::ProgressReport;
 use wgstress_model::run::summary::Comparison;
-use wgstress_model::run::summary::Summary as RunSummary;
+use wgstress_model::run::summary::RunSummary;
 use wgstress_model::stress::profile::Profile;
 use wgstress_progress::observe::{ConformanceJudgement as Judgement, Observed};
 use wgstress_progress::wgsl::Mapping;
@@ -38,7 +38,7 @@ pub enum Summary {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct FencesSummary {
     #[serde(flatten)]
-    pub outcome: Outcome,
+    pub outcome: FenceOutcome,
     /// Files the verified fix was written to (`-o`).
     pub output: Vec<String>,
     /// Files edited in place (`--fix`).
@@ -74,7 +74,7 @@ pub struct MutantsSummary {
     pub adapter: String,
     pub env: Env,
     pub time_per_test: f64,
-    pub summary: Scores,
+    pub summary: MutantScores,
     pub results: Vec<TestResult>,
     pub seconds: f64,
     pub tests: usize,
@@ -91,7 +91,7 @@ pub struct LitmusSummary {
     pub env: Env,
     pub iterations: u64,
     pub instances: u64,
-    pub counts: Counts,
+    pub counts: LitmusCounts,
     pub seconds: f64,
     pub weak_per_second: f64,
     pub reproducibility: f64,
@@ -119,5 +119,5 @@ pub struct ProgressSummary {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ProgressAppSummary {
-    pub report: Report,
+    pub report: ProgressReport,
 }

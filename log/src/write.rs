@@ -5,7 +5,7 @@ use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use wgstress_model::run::log::{RunLine, RunLog};
-use wgstress_model::{Error, Result};
+use wgstress_model::FileError;
 
 pub struct JsonLog {
     file: File,
@@ -13,12 +13,12 @@ pub struct JsonLog {
 }
 
 impl JsonLog {
-    pub fn append_to(path: &Path) -> Result<JsonLog> {
+    pub fn append_to(path: &Path) -> Result<JsonLog, FileError> {
         let file = OpenOptions::new()
             .create(true)
             .append(true)
             .open(path)
-            .map_err(|e| Error::io(path, e))?;
+            .map_err(|e| FileError::io(path, e))?;
         Ok(JsonLog {
             file,
             path: path.to_path_buf(),
@@ -26,20 +26,20 @@ impl JsonLog {
     }
 
     /// Writes one line and flushes it to the operating system.
-    pub fn write(&mut self, line: &Line) -> Result<()> {
+    pub fn write(&mut self, line: &Line) -> Result<(), FileError> {
         // Only a value serde_json cannot write (a map with keys that are not strings) fails
         // here: an error of the log, as a failed write is.
         let mut text = serde_json::to_string(line)
-            .map_err(|e| Error::io(&self.path, std::io::Error::other(e)))?;
+            .map_err(|e| FileError::io(&self.path, std::io::Error::other(e)))?;
         text.push('\n');
         self.file
             .write_all(text.as_bytes())
             .and_then(|_| self.file.flush())
-            .map_err(|e| Error::io(&self.path, e))
+            .map_err(|e| FileError::io(&self.path, e))
     }
 
     /// Writes a command's start line, with the schema's version.
-    pub fn start(&mut self, command: StartOf) -> Result<()> {
+    pub fn start(&mut self, command: StartOf) -> Result<(), FileError> {
         self.write(&Line::Start(Start {
             version: VERSION,
             command,
@@ -47,13 +47,13 @@ impl JsonLog {
     }
 
     /// Writes a command's summary line.
-    pub fn summary(&mut self, summary: Summary) -> Result<()> {
+    pub fn summary(&mut self, summary: Summary) -> Result<(), FileError> {
         self.write(&Line::Summary(Box::new(summary)))
     }
 }
 
 impl RunLog for JsonLog {
-    fn write(&mut self, line: RunLine) -> Result<()> {
+    fn write(&mut self, line: RunLine) -> Result<(), FileError> {
         match line {
             RunLine::Start(s) => self.start(StartOf::Run(s)),
             RunLine::CompareStart(s) => self.start(StartOf::Compare(s)),

@@ -6,7 +6,7 @@ use std::path::Path;
 use thiserror::Error;
 
 #[derive(Debug, Error)]
-pub enum Error {
+pub enum FileError {
     #[error("{path}: {source}")]
     Io {
         path: String,
@@ -18,11 +18,11 @@ pub enum Error {
     Input(String),
 }
 
-pub type Result<T> = std::result::Result<T, Error>;
+pub(crate) type Result<T> = std::result::Result<T, FileError>;
 
-impl Error {
+impl FileError {
     pub fn io(path: &Path, source: std::io::Error) -> Self {
-        Error::Io {
+        FileError::Io {
             path: path.display().to_string(),
             source,
         }

@@ -22,7 +22,9 @@
 //!   tuning's results;
 //! - `read`, `location`, `error`: bounded file reads, places in files, and their error.
 
-pub mod error;
+#![deny(unreachable_pub)]
+
+mod error;
 pub mod fences;
 pub mod litmus;
 pub mod location;
@@ -30,4 +32,4 @@ pub mod read;
 pub mod run;
 pub mod stress;
 
-pub use error::{Error, Result};
+pub use error::FileError;

@@ -4,7 +4,7 @@
 //! campaign's plan or baseline it reached 23 GB. Only regular files are read: a device never
 //! ends, and opening a FIFO waits for a writer that may never come, past any Ctrl-C.
 
-use crate::error::{Error, Result};
+use crate::error::{FileError, Result};
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
@@ -31,16 +31,16 @@ pub const LOG_BYTES: u64 = 512 << 20;
 /// Whether the file at `path` may be read: a regular file of at most `limit` bytes, its size
 /// as the file system gives it (without reading). `holds` says what bounds it, for the
 /// message ("a binding of 4 words holds").
-pub fn check(path: &Path, limit: u64, holds: &str) -> Result<u64> {
-    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
+pub(crate) fn check(path: &Path, limit: u64, holds: &str) -> Result<u64> {
+    let meta = std::fs::metadata(path).map_err(|e| FileError::io(path, e))?;
     if meta.is_dir() {
-        return Err(Error::Input(format!(
+        return Err(FileError::Input(format!(
             "{}: a directory, not a file",
             path.display()
         )));
     }
     if !meta.is_file() {
-        return Err(Error::Input(format!(
+        return Err(FileError::Input(format!(
             "{}: not a regular file (a device, a FIFO or a socket): give a file",
             path.display()
         )));
@@ -51,8 +51,8 @@ pub fn check(path: &Path, limit: u64, holds: &str) -> Result<u64> {
     Ok(meta.len())
 }
 
-fn too_big(path: &Path, size: u64, limit: u64, holds: &str) -> Error {
-    Error::Input(format!(
+fn too_big(path: &Path, size: u64, limit: u64, holds: &str) -> FileError {
+    FileError::Input(format!(
         "{}: {size} bytes, more than {holds} ({limit} bytes)",
         path.display()
     ))
@@ -61,7 +61,7 @@ fn too_big(path: &Path, size: u64, limit: u64, holds: &str) -> Error {
 /// The regular file at `path`, opened for reading, and its size; refused past `limit` bytes.
 /// The type is checked before opening, so a FIFO is never opened, and again on the open file,
 /// which is opened without blocking, in case the path was swapped in between.
-pub fn open(path: &Path, limit: u64, holds: &str) -> Result<(File, u64)> {
+pub(crate) fn open(path: &Path, limit: u64, holds: &str) -> Result<(File, u64)> {
     check(path, limit, holds)?;
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
@@ -70,10 +70,10 @@ pub fn open(path: &Path, limit: u64, holds: &str) -> Result<(File, u64)> {
         use std::os::unix::fs::OpenOptionsExt;
         options.custom_flags(libc::O_NONBLOCK);
     }
-    let file = options.open(path).map_err(|e| Error::io(path, e))?;
-    let meta = file.metadata().map_err(|e| Error::io(path, e))?;
+    let file = options.open(path).map_err(|e| FileError::io(path, e))?;
+    let meta = file.metadata().map_err(|e| FileError::io(path, e))?;
     if !meta.is_file() {
-        return Err(Error::Input(format!(
+        return Err(FileError::Input(format!(
             "{}: not a regular file (a device, a FIFO or a socket): give a file",
             path.display()
         )));
@@ -92,7 +92,7 @@ pub fn bytes(path: &Path, limit: u64, holds: &str) -> Result<Vec<u8>> {
     let mut out = Vec::with_capacity(size as usize);
     file.take(limit + 1)
         .read_to_end(&mut out)
-        .map_err(|e| Error::io(path, e))?;
+        .map_err(|e| FileError::io(path, e))?;
     if out.len() as u64 > limit {
         return Err(too_big(path, out.len() as u64, limit, holds));
     }
@@ -104,11 +104,11 @@ pub fn bytes(path: &Path, limit: u64, holds: &str) -> Result<Vec<u8>> {
 pub fn tail(path: &Path, most: u64) -> Result<Vec<u8>> {
     let (mut file, size) = open(path, u64::MAX, "any file holds")?;
     file.seek(SeekFrom::Start(size.saturating_sub(most)))
-        .map_err(|e| Error::io(path, e))?;
+        .map_err(|e| FileError::io(path, e))?;
     let mut out = Vec::new();
     file.take(most)
         .read_to_end(&mut out)
-        .map_err(|e| Error::io(path, e))?;
+        .map_err(|e| FileError::io(path, e))?;
     Ok(out)
 }
 
@@ -121,7 +121,7 @@ pub fn text(path: &Path, limit: u64, holds: &str) -> Result<String> {
         bytes.drain(..3);
     }
     String::from_utf8(bytes).map_err(|_| {
-        Error::io(
+        FileError::io(
             path,
             std::io::Error::new(
                 std::io::ErrorKind::InvalidData,

@@ -94,11 +94,11 @@ impl RuntimeError {
 
 /// A file the model's reads (`wgstress_model::read`) or the log could not read or write, or
 /// refused: the same message as the runtime's own errors of those kinds.
-impl From<wgstress_model::Error> for RuntimeError {
-    fn from(error: wgstress_model::Error) -> RuntimeError {
+impl From<wgstress_model::FileError> for RuntimeError {
+    fn from(error: wgstress_model::FileError) -> RuntimeError {
         match error {
-            wgstress_model::Error::Io { path, source } => RuntimeError::Io { path, source },
-            wgstress_model::Error::Input(message) => RuntimeError::Input(message),
+            wgstress_model::FileError::Io { path, source } => RuntimeError::Io { path, source },
+            wgstress_model::FileError::Input(message) => RuntimeError::Input(message),
         }
     }
 }

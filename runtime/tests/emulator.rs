@@ -12,7 +12,7 @@
 mod common;
 
 use common::*;
-use wgstress_model::run::record::Outcome;
+use wgstress_model::run::record::RunOutcome;
 use wgstress_model::stress::params::RunParams;
 use wgstress_model::stress::schedule::Schedule;
 use wgstress_model::stress::strategy::Strategy;
@@ -126,17 +126,17 @@ fn disagreement(engine: &mut Engine, test: &Test, name: &str, shown: &mut Shown)
         let results = engine
             .run(&runs(engine, schedule, threads))
             .unwrap_or_else(|e| panic!("{name} under {}: {e}", schedule.name()));
-        let ended: Vec<&Outcome> = results
+        let ended: Vec<&RunOutcome> = results
             .iter()
             .map(|r| &r.outcome)
-            .filter(|o| **o != Outcome::Pass)
+            .filter(|o| **o != RunOutcome::Pass)
             .collect();
         let guaranteed = oracle.terminates(Scheduler {
             model,
             fairness: Fairness::Weak,
         });
-        let starved = ended.iter().filter(|o| ***o == Outcome::Starved).count();
-        shown.hangs += ended.iter().filter(|o| ***o == Outcome::Hang).count();
+        let starved = ended.iter().filter(|o| ***o == RunOutcome::Starved).count();
+        shown.hangs += ended.iter().filter(|o| ***o == RunOutcome::Hang).count();
         if guaranteed && starved > 0 {
             wrong.push(format!(
                 "{name}: {} guarantees termination, yet {starved} of {} runs starved",

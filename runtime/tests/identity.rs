@@ -35,15 +35,15 @@ fn check_identical(
     bindings: Vec<wgstress_runtime::app::spec::Binding>,
 ) {
     let original = run_original(source, workgroups, &bindings);
-    use wgstress_model::stress::params::Placement;
+    use wgstress_model::stress::params::StressPlacement;
     let configs = [
-        (Strategy::None, false, Placement::Interleaved),
-        (Strategy::None, true, Placement::Interleaved),
-        (Strategy::Systematic, true, Placement::Interleaved),
-        (Strategy::Systematic, true, Placement::After),
-        (Strategy::Systematic, false, Placement::Before),
-        (Strategy::Random, true, Placement::Interleaved),
-        (Strategy::Cache, false, Placement::Interleaved),
+        (Strategy::None, false, StressPlacement::Interleaved),
+        (Strategy::None, true, StressPlacement::Interleaved),
+        (Strategy::Systematic, true, StressPlacement::Interleaved),
+        (Strategy::Systematic, true, StressPlacement::After),
+        (Strategy::Systematic, false, StressPlacement::Before),
+        (Strategy::Random, true, StressPlacement::Interleaved),
+        (Strategy::Cache, false, StressPlacement::Interleaved),
     ];
     for (strategy, shuffle, placement) in configs {
         let mut app = App::bare("identity", source, workgroups, bindings.clone());

@@ -6,7 +6,7 @@
 mod common;
 use common::*;
 use std::path::Path;
-use wgstress_model::run::record::Outcome;
+use wgstress_model::run::record::RunOutcome;
 use wgstress_model::stress::strategy::Strategy;
 use wgstress_runtime::app::spec::{self, App};
 
@@ -29,8 +29,8 @@ fn verdicts(app: App) -> Vec<Option<String>> {
         .unwrap()
         .into_iter()
         .map(|r| {
-            let failed = r.outcome == Outcome::Postcondition;
-            assert!(failed || r.outcome == Outcome::Pass, "{r:?}");
+            let failed = r.outcome == RunOutcome::Postcondition;
+            assert!(failed || r.outcome == RunOutcome::Pass, "{r:?}");
             assert_eq!(failed, r.host.is_some(), "{r:?}");
             r.host.map(|failure| failure.to_string())
         })

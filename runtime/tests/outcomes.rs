@@ -3,7 +3,7 @@
 
 mod common;
 use common::*;
-use wgstress_model::run::record::Outcome;
+use wgstress_model::run::record::RunOutcome;
 use wgstress_model::stress::params::RunParams;
 use wgstress_model::stress::strategy::Strategy;
 use wgstress_runtime::app::check::{Check, Rule};
@@ -52,7 +52,7 @@ fn correct_application_passes_every_run_under_every_strategy() {
             let runs = params(&engine, &settings(strategy, shuffle), 0..32);
             let results = engine.run(&runs).unwrap();
             assert!(
-                results.iter().all(|r| r.outcome == Outcome::Pass),
+                results.iter().all(|r| r.outcome == RunOutcome::Pass),
                 "{strategy}: {results:?}"
             );
         }
@@ -66,7 +66,7 @@ fn non_atomic_counter_race_is_reported_failing() {
     let results = engine.run(&runs).unwrap();
     let failing: Vec<_> = results
         .iter()
-        .filter(|r| r.outcome == Outcome::Postcondition)
+        .filter(|r| r.outcome == RunOutcome::Postcondition)
         .collect();
     assert!(
         !failing.is_empty(),
@@ -101,7 +101,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) i:
     ));
     let runs = params(&engine, &settings(Strategy::Systematic, true), 0..4);
     for r in engine.run(&runs).unwrap() {
-        assert_eq!(r.outcome, Outcome::Assertion);
+        assert_eq!(r.outcome, RunOutcome::Assertion);
         assert_eq!(r.record.assertion.count, 1);
         assert_eq!(
             r.record.assertion.group,
@@ -133,7 +133,7 @@ fn main() {
     for r in engine.run(&runs).unwrap() {
         // The wait sees no progress: a hang, found by the scheduler's step; the first threads
         // to find it stop every loop, the others leave without finding it themselves.
-        assert_eq!(r.outcome, Outcome::Hang);
+        assert_eq!(r.outcome, RunOutcome::Hang);
         assert!(
             (1..=8).contains(&r.record.stall.count),
             "{} threads found the stall",
@@ -172,7 +172,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) { out[g.x] = 1u; }";
         for strategy in [Strategy::None, Strategy::Systematic] {
             let runs = params(&engine, &settings(strategy, true), 0..3);
             for r in engine.run(&runs).unwrap() {
-                assert_eq!(r.outcome, Outcome::Pass);
+                assert_eq!(r.outcome, RunOutcome::Pass);
                 assert_eq!(r.record.max_trips, expected, "{strategy}\n{source}");
             }
         }
@@ -200,7 +200,7 @@ fn check() {
     ));
     let runs = params(&engine, &settings(Strategy::Random, true), 0..3);
     for r in engine.run(&runs).unwrap() {
-        assert_eq!(r.outcome, Outcome::Postcondition);
+        assert_eq!(r.outcome, RunOutcome::Postcondition);
         assert_eq!(r.record.postcondition.count, 1, "only out[31] is off");
         assert_eq!(r.record.assertion.count, 0);
         let text = describe(&r, &engine.manifests());

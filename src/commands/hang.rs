@@ -5,7 +5,7 @@
 use crate::plan::SessionPlan;
 use std::sync::mpsc;
 use std::time::Duration;
-use wgstress_model::run::record::Outcome;
+use wgstress_model::run::record::RunOutcome;
 use wgstress_model::run::stop::Stop;
 use wgstress_runtime::gpu::engine::{Engine, Mode};
 use wgstress_runtime::run::runner::{self, Budget, RunConfig};
@@ -49,7 +49,7 @@ fn locate(session: &SessionPlan, deadline: Duration) -> Located {
             Ok(mut engine) => match runner::run(&mut engine, &config, None, &mut |_| {}) {
                 Err(e) => Located::Unknown(e.to_string()),
                 Ok(summary) => match summary.stats.first_failure {
-                    Some(f) if matches!(f.outcome, Outcome::Hang | Outcome::Watchdog) => {
+                    Some(f) if matches!(f.outcome, RunOutcome::Hang | RunOutcome::Watchdog) => {
                         Located::At(f.detail)
                     }
                     _ => Located::Passed,

@@ -3,10 +3,10 @@
 use std::fmt::Write;
 use wgstress_model::run::stop::Stop;
 use wgstress_model::run::summary::Comparison;
-use wgstress_model::run::summary::Summary;
+use wgstress_model::run::summary::RunSummary;
 
 /// "systematic+shuffle": a configuration's name in the table and the chart.
-pub fn label(row: &Summary) -> String {
+pub fn label(row: &RunSummary) -> String {
     format!(
         "{}{}",
         row.strategy,

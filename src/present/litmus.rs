@@ -2,13 +2,13 @@
 
 use std::fmt::Write;
 use wgstress_litmus::test::Test;
-use wgstress_model::litmus::counts::Counts;
+use wgstress_model::litmus::counts::LitmusCounts;
 use wgstress_model::litmus::env::Env;
 use wgstress_model::litmus::kind::Kind;
 use wgstress_model::run::stats::reproducibility;
 
 /// What the test looks for: a classic test its weak outcomes, a suite test its target.
-pub fn looked_for(test: &Test, counts: &Counts) -> u64 {
+pub fn looked_for(test: &Test, counts: &LitmusCounts) -> u64 {
     if test.kind == Kind::Classic {
         counts.weak
     } else {
@@ -20,7 +20,7 @@ pub fn report(
     test: &Test,
     adapter: &str,
     env: &Env,
-    counts: &Counts,
+    counts: &LitmusCounts,
     iterations: u64,
     seconds: f64,
 ) -> String {
@@ -62,7 +62,7 @@ pub fn report(
     out
 }
 
-fn verdict(out: &mut String, env: &Env, counts: &Counts) {
+fn verdict(out: &mut String, env: &Env, counts: &LitmusCounts) {
     if counts.incoherent > 0 {
         let _ = writeln!(
             out,

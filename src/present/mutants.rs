@@ -5,7 +5,7 @@ use anyhow::Result;
 use std::fmt::Write;
 use std::path::Path;
 use wgstress_model::litmus::env::Env;
-use wgstress_model::litmus::mutants::{Summary, TestResult};
+use wgstress_model::litmus::mutants::{MutantScores, TestResult};
 use wgstress_model::litmus::search::{Candidate, SearchResult};
 
 /// One test's row: name, kind, instances, target behaviours, per second, and what it showed
@@ -34,7 +34,7 @@ pub fn line(r: &TestResult) -> String {
 /// test that showed a disallowed behaviour.
 pub fn suite(
     results: &[TestResult],
-    summary: &Summary,
+    summary: &MutantScores,
     env: &Env,
     time: f64,
     seconds: f64,
@@ -62,7 +62,7 @@ pub fn suite(
 
 /// The mutants' scores when mutants ran; the conformance verdict when conformance tests ran
 /// or any test showed a disallowed behaviour.
-fn scores(out: &mut String, s: &Summary) {
+fn scores(out: &mut String, s: &MutantScores) {
     if s.mutants > 0 {
         mutant_scores(out, s);
     }
@@ -73,7 +73,7 @@ fn scores(out: &mut String, s: &Summary) {
     }
 }
 
-fn mutant_scores(out: &mut String, s: &Summary) {
+fn mutant_scores(out: &mut String, s: &MutantScores) {
     let _ = writeln!(
         out,
         "mutation score   {}/{} = {:.1}% (mean death rate {:.1}/s)",
@@ -201,7 +201,7 @@ mod tests {
     use super::replay_options;
     use crate::options::LitmusEnvOptions;
     use clap::Parser;
-    use wgstress_model::litmus::env::{Env, Placement};
+    use wgstress_model::litmus::env::{Env, LitmusPlacement};
 
     #[derive(Parser)]
     struct Options {
@@ -222,7 +222,7 @@ mod tests {
             testing_groups: 512,
             stride: 4,
             distance: 1 << 20,
-            placement: Placement::Scattered,
+            placement: LitmusPlacement::Scattered,
             shuffle: false,
             stress_groups: 7,
             stress_offset: 3,
@@ -238,7 +238,7 @@ mod tests {
             testing_groups: 1024,
             stride: 1024,
             distance: (1024 * 256 * 1024) + 262_144,
-            placement: Placement::YPermuted,
+            placement: LitmusPlacement::YPermuted,
             ..Env::default()
         };
         assert_eq!(replayed(&split), split);
@@ -250,7 +250,7 @@ mod tests {
             Options::try_parse_from(std::iter::once("wgstress").chain(words.iter().copied()))
         };
         let env = parse(&[]).unwrap().env.env(false);
-        assert_eq!(env.placement, Placement::Direct);
+        assert_eq!(env.placement, LitmusPlacement::Direct);
         assert_eq!((env.testing_groups, env.stride), (512, 4));
         assert!(env.split(), "y in a region of its own: {env:?}");
         assert_eq!(u64::from(env.distance), 512 * 256 * 4 + (1 << 18));

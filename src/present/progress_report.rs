@@ -1,9 +1,9 @@
 //! The table of `wgstress progress APP`.
 
-use wgstress_model::run::progress::{ModelResult, Report};
+use wgstress_model::run::progress::{ModelResult, ProgressReport};
 use wgstress_model::run::stop::Stop;
 
-pub fn table(report: &Report) -> String {
+pub fn table(report: &ProgressReport) -> String {
     let mut out = format!(
         "app       {}\nadapter   {}\n\n{:<14} {:<13} {:>6} {:>8} {:>8}  the wait that starves\n",
         report.app, report.adapter, "model", "verdict", "runs", "starved", "failed"

@@ -1,6 +1,6 @@
 //! A run's replay as the `wgstress run` options that, with `--seed`, replay it.
 
-use wgstress_model::stress::params::{Drawn, Placement, Replay};
+use wgstress_model::stress::params::{Drawn, Replay, StressPlacement};
 use wgstress_model::stress::strategy::Strategy;
 
 /// The options of `replay`.
@@ -17,7 +17,7 @@ fn stressed(d: &Drawn) -> String {
         let (lo, hi) = d.stress_fraction;
         options.push(format!("--iterations {}", d.iterations));
         options.push(format!("--stress-fraction {lo}-{hi}"));
-        if d.placement != Placement::default() {
+        if d.placement != StressPlacement::default() {
             options.push(format!("--stress-placement {}", d.placement));
         }
     }
@@ -55,7 +55,7 @@ mod tests {
             strategy,
             iterations: 512,
             stress_fraction: (0.15, 0.5),
-            placement: Placement::default(),
+            placement: StressPlacement::default(),
             sequence: "st;ld".parse().unwrap(),
             spread: 4,
             patch_words: 32,

@@ -2,14 +2,14 @@
 
 use std::fmt::Write;
 use wgstress_model::run::stop::Stop;
-use wgstress_model::run::summary::{Ran, Summary};
+use wgstress_model::run::summary::{Ran, RunSummary};
 
 /// Shapes listed in the summary (the most failing first).
 const SHAPES_SHOWN: usize = 5;
 
 use super::numbers::percent;
 
-pub fn table(s: &Summary) -> String {
+pub fn table(s: &RunSummary) -> String {
     let st = &s.stats;
     let mut out = String::new();
     let mut row = |key: &str, value: String| {

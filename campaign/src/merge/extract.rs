@@ -4,10 +4,10 @@
 use crate::plan::Command;
 use serde::Serialize;
 use wgstress_log::{FencesSummary, Line, LitmusSummary, MutantsSummary, ProgressSummary, Summary};
-use wgstress_model::fences::outcome::Verdict;
+use wgstress_model::fences::outcome::FenceVerdict;
 use wgstress_model::run::log::Batch;
-use wgstress_model::run::record::Outcome;
-use wgstress_model::run::summary::Summary as RunSummary;
+use wgstress_model::run::record::RunOutcome;
+use wgstress_model::run::summary::RunSummary;
 use wgstress_model::run::tally::Failure;
 use wgstress_model::stress::params::Replay;
 use wgstress_progress::model::{Fairness, Model, ProgressScheduler as Scheduler};
@@ -70,7 +70,7 @@ pub(crate) struct FirstFailure {
     /// Its index among the session's runs.
     pub run: u64,
     pub seed: String,
-    pub outcome: Outcome,
+    pub outcome: RunOutcome,
     pub detail: String,
     /// What, with its seed, replays its stress (as the log has it: structured settings).
     pub settings: Option<Replay>,
@@ -185,13 +185,13 @@ fn from_batches(command: Command, lines: &[Line]) -> Vec<Measure> {
 fn fences(s: &FencesSummary) -> Measure {
     let outcome = &s.outcome;
     let note = match &outcome.verdict {
-        Verdict::Fixed => format!("fixed with {} barrier(s)", outcome.kept.len()),
-        Verdict::DoesNotFail => "does not fail".into(),
-        Verdict::WatchdogStops { .. } => "watchdog stops".into(),
-        Verdict::NotFixed { .. } => "not fixed".into(),
-        Verdict::Unverified { .. } => "unverified".into(),
-        Verdict::Interrupted { .. } => "interrupted".into(),
-        Verdict::Aborted { .. } => "aborted".into(),
+        FenceVerdict::Fixed => format!("fixed with {} barrier(s)", outcome.kept.len()),
+        FenceVerdict::DoesNotFail => "does not fail".into(),
+        FenceVerdict::WatchdogStops { .. } => "watchdog stops".into(),
+        FenceVerdict::NotFixed { .. } => "not fixed".into(),
+        FenceVerdict::Unverified { .. } => "unverified".into(),
+        FenceVerdict::Interrupted { .. } => "interrupted".into(),
+        FenceVerdict::Aborted { .. } => "aborted".into(),
     };
     Measure {
         config: None,

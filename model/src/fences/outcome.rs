@@ -1,6 +1,6 @@
 //! What the fence search found and measured: the verdict, the fix and what it relies on, the
 //! kept sites, and the evidence (for the report, the JSON and the log's summary line). An
-//! `Outcome` is built once, when the search ends.
+//! `FenceOutcome` is built once, when the search ends.
 
 use crate::fences::cost::Cost;
 use crate::fences::measured::Measured;
@@ -12,7 +12,7 @@ use serde::Serialize;
 /// How the search ended.
 #[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 #[serde(tag = "verdict", rename_all = "snake_case")]
-pub enum Verdict {
+pub enum FenceVerdict {
     /// No run failed under the stress tried: nothing to fix.
     DoesNotFail,
     /// Every failure was a watchdog stop while passing runs looped near the limit: waits
@@ -32,14 +32,14 @@ pub enum Verdict {
     Aborted { why: String },
 }
 
-impl Verdict {
+impl FenceVerdict {
     /// The verdict of a search that `stop` ended `during` a step.
-    pub fn stopped(stop: Stop, during: &str) -> Verdict {
+    pub fn stopped(stop: Stop, during: &str) -> FenceVerdict {
         match stop {
-            Stop::Interrupted => Verdict::Interrupted {
+            Stop::Interrupted => FenceVerdict::Interrupted {
                 during: during.to_string(),
             },
-            Stop::Aborted(why) => Verdict::Aborted { why },
+            Stop::Aborted(why) => FenceVerdict::Aborted { why },
         }
     }
 }
@@ -104,7 +104,7 @@ impl Fix {
 }
 
 /// Why a storage barrier fix holds, and what for.
-pub const BARRIERS: &str = "platform: storageBarrier orders device memory on this adapter; \
+pub(crate) const BARRIERS: &str = "platform: storageBarrier orders device memory on this adapter; \
     the WGSL specification gives barriers workgroup scope";
 
 /// Which side of its access a kept barrier goes.
@@ -211,7 +211,7 @@ pub struct Round {
 
 /// Everything the search measured.
 #[derive(Clone, Debug, Serialize, serde::Deserialize)]
-pub struct Outcome {
+pub struct FenceOutcome {
     pub app: String,
     pub adapter: String,
     /// The strategy of the search's trials: the user's, else the one that failed most (the
@@ -220,7 +220,7 @@ pub struct Outcome {
     pub iterations: Option<u32>,
     pub master_seed: String,
     #[serde(flatten)]
-    pub verdict: Verdict,
+    pub verdict: FenceVerdict,
     /// Runs without added barriers, under each strategy tried (the user's, else systematic,
     /// then the others when systematic showed no failure).
     pub before: Vec<StrategyRuns>,
@@ -265,11 +265,11 @@ pub struct Outcome {
     pub bound: Option<Bound>,
 }
 
-impl Outcome {
+impl FenceOutcome {
     /// The patched files, for `-o` and `--fix`: a verified fix only.
     pub fn patched(&self) -> &[FilePatch] {
         match self.verdict {
-            Verdict::Fixed => &self.patches,
+            FenceVerdict::Fixed => &self.patches,
             _ => &[],
         }
     }

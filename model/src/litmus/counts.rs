@@ -5,7 +5,7 @@ use serde::Serialize;
 
 /// Outcome counts over some iterations.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
-pub struct Counts {
+pub struct LitmusCounts {
     pub sequential: u64,
     pub interleaved: u64,
     pub weak: u64,
@@ -24,12 +24,12 @@ pub struct Counts {
     pub outcomes: Vec<u64>,
 }
 
-impl Counts {
+impl LitmusCounts {
     pub fn total(&self) -> u64 {
         self.sequential + self.interleaved + self.weak + self.impossible
     }
 
-    pub fn add(&mut self, other: &Counts) {
+    pub fn add(&mut self, other: &LitmusCounts) {
         self.sequential += other.sequential;
         self.interleaved += other.interleaved;
         self.weak += other.weak;

@@ -20,7 +20,7 @@ pub struct Env {
     pub distance: u32,
     /// How instances are placed in memory.
     #[serde(default)]
-    pub placement: Placement,
+    pub placement: LitmusPlacement,
     pub shuffle: bool,
     pub stress_groups: u32,
     /// Word of each stressed instance region that stress hammers (never x or y).
@@ -49,7 +49,7 @@ impl Default for Env {
             workgroup_size: 256,
             stride: 64,
             distance: 32,
-            placement: Placement::Permuted,
+            placement: LitmusPlacement::Permuted,
             shuffle: true,
             stress_groups: 0,
             stress_offset: 48,
@@ -103,7 +103,7 @@ fn one() -> u32 {
 /// another for y.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Placement {
+pub enum LitmusPlacement {
     Direct,
     #[default]
     Permuted,
@@ -111,14 +111,14 @@ pub enum Placement {
     Scattered,
 }
 
-impl std::str::FromStr for Placement {
+impl std::str::FromStr for LitmusPlacement {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
         match s {
-            "direct" => Ok(Placement::Direct),
-            "permuted" => Ok(Placement::Permuted),
-            "y-permuted" => Ok(Placement::YPermuted),
-            "scattered" => Ok(Placement::Scattered),
+            "direct" => Ok(LitmusPlacement::Direct),
+            "permuted" => Ok(LitmusPlacement::Permuted),
+            "y-permuted" => Ok(LitmusPlacement::YPermuted),
+            "scattered" => Ok(LitmusPlacement::Scattered),
             _ => Err(format!(
                 "unknown placement `{s}` (known: direct, permuted, y-permuted, scattered)"
             )),
@@ -126,13 +126,13 @@ impl std::str::FromStr for Placement {
     }
 }
 
-impl std::fmt::Display for Placement {
+impl std::fmt::Display for LitmusPlacement {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
-            Placement::Direct => "direct",
-            Placement::Permuted => "permuted",
-            Placement::YPermuted => "y-permuted",
-            Placement::Scattered => "scattered",
+            LitmusPlacement::Direct => "direct",
+            LitmusPlacement::Permuted => "permuted",
+            LitmusPlacement::YPermuted => "y-permuted",
+            LitmusPlacement::Scattered => "scattered",
         })
     }
 }

@@ -1,7 +1,7 @@
 //! The MC Mutants suite's results in one environment, and its scores over them
 //! (`wgstress_litmus::mutants` runs the suite on a device).
 
-use crate::litmus::counts::Counts;
+use crate::litmus::counts::LitmusCounts;
 use crate::litmus::kind::Kind;
 use serde::Serialize;
 
@@ -13,7 +13,7 @@ pub struct TestResult {
     pub iterations: u64,
     pub instances: u64,
     pub seconds: f64,
-    pub counts: Counts,
+    pub counts: LitmusCounts,
     /// Target behaviours per second (for a mutant, its death rate).
     pub rate: f64,
     /// Disallowed outcomes seen, with their counts (any is a conformance violation).
@@ -47,7 +47,7 @@ pub fn ceiling_rate(reproducibility: f64, budget: f64) -> f64 {
 
 /// The suite's scores over some results.
 #[derive(Clone, Debug, Serialize, serde::Deserialize)]
-pub struct Summary {
+pub struct MutantScores {
     pub mutants: usize,
     pub killed: usize,
     /// Killed mutants / mutants.
@@ -67,11 +67,11 @@ pub struct Summary {
     pub relacq_only: Vec<String>,
 }
 
-pub fn summarise(results: &[TestResult], reproducibility: f64, budget: f64) -> Summary {
+pub fn summarise(results: &[TestResult], reproducibility: f64, budget: f64) -> MutantScores {
     let mutants: Vec<&TestResult> = results.iter().filter(|r| r.is_mutant()).collect();
     let killed = mutants.iter().filter(|r| r.killed()).count();
     let ceiling = ceiling_rate(reproducibility, budget);
-    Summary {
+    MutantScores {
         mutants: mutants.len(),
         killed,
         mutation_score: killed as f64 / mutants.len().max(1) as f64,

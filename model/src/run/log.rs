@@ -4,9 +4,9 @@
 
 use crate::error::Result;
 use crate::run::calibration::Calibration;
-use crate::run::record::{Outcome, Record};
-use crate::run::summary::{Comparison, Summary};
-use crate::run::tally::{Counts, Failure};
+use crate::run::record::{Record, RunOutcome};
+use crate::run::summary::{Comparison, RunSummary};
+use crate::run::tally::{Failure, RunCounts};
 use crate::stress::params::{Drawn, RunParams, StressShape};
 use crate::stress::strategy::Strategy;
 use serde::{Deserialize, Serialize};
@@ -30,7 +30,7 @@ pub enum RunLine {
     Start(RunStart),
     CompareStart(CompareStart),
     Batch(Batch),
-    Summary(Box<Summary>),
+    Summary(Box<RunSummary>),
     CompareSummary(Box<Comparison>),
 }
 
@@ -73,7 +73,7 @@ pub struct Batch {
     pub runs: usize,
     pub total_runs: u64,
     pub seconds: f64,
-    pub counts: Counts,
+    pub counts: RunCounts,
     pub failures: Vec<BatchFailure>,
 }
 
@@ -94,7 +94,7 @@ pub struct BatchFailure {
 }
 
 impl BatchFailure {
-    pub fn outcome(&self) -> &Outcome {
+    pub fn outcome(&self) -> &RunOutcome {
         &self.failure.outcome
     }
 }

@@ -4,14 +4,14 @@
 //! unfair is weaker than HSA and OBE, which are incomparable, each weaker than LOBE, which is
 //! weaker than fair).
 
-use crate::run::tally::Counts;
+use crate::run::tally::RunCounts;
 use crate::stress::schedule::Schedule;
 use serde::Serialize;
 
 /// What a model's runs showed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Verdict {
+pub enum ProgressVerdict {
     /// Every run ended without a starved wait.
     Terminates,
     /// Some run's wait starved: the model does not guarantee the application ends.
@@ -22,27 +22,27 @@ pub enum Verdict {
     Inconclusive,
 }
 
-impl Verdict {
+impl ProgressVerdict {
     /// The verdict of a model's runs, from their outcomes: a starved run decides it (a run
     /// released after it starved may then compute wrongly); without one, it terminates only if
     /// every run passed and there were at least `enough` of them. Each run holds one
     /// workgroup, drawn at random: a 1,024-workgroup lock that passed 64 runs under unfair had
     /// most of its workgroups never held, and starved under HSA in 1 of 162.
-    pub fn of(runs: u64, counts: &Counts, enough: u64) -> Verdict {
+    pub fn of(runs: u64, counts: &RunCounts, enough: u64) -> ProgressVerdict {
         if counts.starved > 0 {
-            Verdict::Starves
+            ProgressVerdict::Starves
         } else if runs == 0 || runs < enough || counts.pass < runs {
-            Verdict::Inconclusive
+            ProgressVerdict::Inconclusive
         } else {
-            Verdict::Terminates
+            ProgressVerdict::Terminates
         }
     }
 
     pub fn name(self) -> &'static str {
         match self {
-            Verdict::Terminates => "terminates",
-            Verdict::Starves => "starves",
-            Verdict::Inconclusive => "inconclusive",
+            ProgressVerdict::Terminates => "terminates",
+            ProgressVerdict::Starves => "starves",
+            ProgressVerdict::Inconclusive => "inconclusive",
         }
     }
 }
@@ -69,11 +69,11 @@ fn weaker(a: Schedule, b: Schedule) -> bool {
 }
 
 /// The weakest models among those that terminated, given each model's verdict.
-pub fn needs(verdicts: &[(Schedule, Verdict)]) -> Needs {
+pub fn needs(verdicts: &[(Schedule, ProgressVerdict)]) -> Needs {
     let terminates = |s: Schedule| {
         verdicts
             .iter()
-            .any(|(m, v)| *m == s && *v == Verdict::Terminates)
+            .any(|(m, v)| *m == s && *v == ProgressVerdict::Terminates)
     };
     let models: Vec<Schedule> = if terminates(Schedule::Unfair) {
         vec![Schedule::Unfair]
@@ -94,7 +94,9 @@ pub fn needs(verdicts: &[(Schedule, Verdict)]) -> Needs {
     };
     let inconclusive: Vec<Schedule> = verdicts
         .iter()
-        .filter(|(m, v)| *v == Verdict::Inconclusive && models.iter().any(|n| weaker(*m, *n)))
+        .filter(|(m, v)| {
+            *v == ProgressVerdict::Inconclusive && models.iter().any(|n| weaker(*m, *n))
+        })
         .map(|(m, _)| *m)
         .collect();
     let need = if inconclusive.is_empty() {
@@ -135,7 +137,7 @@ pub struct ModelResult {
     pub model: Schedule,
     /// At most this many workgroups ran at once (`None`: as the device ran them).
     pub occupancy: Option<u32>,
-    pub verdict: Verdict,
+    pub verdict: ProgressVerdict,
     pub runs: u64,
     pub starved_runs: u64,
     /// Runs that failed otherwise (a check, a hang with nothing held back, the watchdog).
@@ -147,7 +149,7 @@ pub struct ModelResult {
 }
 
 #[derive(Clone, Debug, Serialize, serde::Deserialize)]
-pub struct Report {
+pub struct ProgressReport {
     pub app: String,
     pub adapter: String,
     pub models: Vec<ModelResult>,
@@ -168,50 +170,68 @@ pub struct Report {
 mod tests {
     use super::*;
 
-    fn counts(pass: u64, starved: u64, hang: u64) -> Counts {
-        Counts {
+    fn counts(pass: u64, starved: u64, hang: u64) -> RunCounts {
+        RunCounts {
             pass,
             starved,
             hang,
-            ..Counts::default()
+            ..RunCounts::default()
         }
     }
 
     #[test]
     fn a_starved_run_decides_and_a_hang_leaves_it_open() {
-        assert_eq!(Verdict::of(10, &counts(10, 0, 0), 1), Verdict::Terminates);
-        assert_eq!(Verdict::of(10, &counts(9, 1, 0), 1), Verdict::Starves);
-        assert_eq!(Verdict::of(10, &counts(9, 0, 1), 1), Verdict::Inconclusive);
-        assert_eq!(Verdict::of(0, &counts(0, 0, 0), 1), Verdict::Inconclusive);
-        let failed_check = Counts {
+        assert_eq!(
+            ProgressVerdict::of(10, &counts(10, 0, 0), 1),
+            ProgressVerdict::Terminates
+        );
+        assert_eq!(
+            ProgressVerdict::of(10, &counts(9, 1, 0), 1),
+            ProgressVerdict::Starves
+        );
+        assert_eq!(
+            ProgressVerdict::of(10, &counts(9, 0, 1), 1),
+            ProgressVerdict::Inconclusive
+        );
+        assert_eq!(
+            ProgressVerdict::of(0, &counts(0, 0, 0), 1),
+            ProgressVerdict::Inconclusive
+        );
+        let failed_check = RunCounts {
             pass: 9,
             postcondition: 1,
-            ..Counts::default()
+            ..RunCounts::default()
         };
-        assert_eq!(Verdict::of(10, &failed_check, 1), Verdict::Inconclusive);
+        assert_eq!(
+            ProgressVerdict::of(10, &failed_check, 1),
+            ProgressVerdict::Inconclusive
+        );
     }
 
     #[test]
     fn runs_too_few_to_hold_each_workgroup_leave_it_open() {
         assert_eq!(
-            Verdict::of(64, &counts(64, 0, 0), 1024),
-            Verdict::Inconclusive
+            ProgressVerdict::of(64, &counts(64, 0, 0), 1024),
+            ProgressVerdict::Inconclusive
         );
         assert_eq!(
-            Verdict::of(1024, &counts(1024, 0, 0), 1024),
-            Verdict::Terminates
+            ProgressVerdict::of(1024, &counts(1024, 0, 0), 1024),
+            ProgressVerdict::Terminates
         );
-        assert_eq!(Verdict::of(64, &counts(63, 1, 0), 1024), Verdict::Starves);
+        assert_eq!(
+            ProgressVerdict::of(64, &counts(63, 1, 0), 1024),
+            ProgressVerdict::Starves
+        );
     }
 
-    fn verdicts(terminating: &[Schedule]) -> Vec<(Schedule, Verdict)> {
+    fn verdicts(terminating: &[Schedule]) -> Vec<(Schedule, ProgressVerdict)> {
         Schedule::ALL
             .iter()
             .map(|s| {
                 let v = if terminating.contains(s) {
-                    Verdict::Terminates
+                    ProgressVerdict::Terminates
                 } else {
-                    Verdict::Starves
+                    ProgressVerdict::Starves
                 };
                 (*s, v)
             })
@@ -248,11 +268,11 @@ mod tests {
         // The 1,024-workgroup ticket lock in five seconds a model: OBE and LOBE ran fewer
         // runs than it has workgroups.
         let lock = [
-            (Fair, Verdict::Terminates),
-            (Obe, Verdict::Inconclusive),
-            (Hsa, Verdict::Starves),
-            (Lobe, Verdict::Inconclusive),
-            (Unfair, Verdict::Starves),
+            (Fair, ProgressVerdict::Terminates),
+            (Obe, ProgressVerdict::Inconclusive),
+            (Hsa, ProgressVerdict::Starves),
+            (Lobe, ProgressVerdict::Inconclusive),
+            (Unfair, ProgressVerdict::Starves),
         ];
         let n = needs(&lock);
         assert_eq!(n.models, vec![Fair]);
@@ -265,7 +285,7 @@ mod tests {
         );
         // An inconclusive model stronger than the one it needs changes nothing.
         let mut scan = verdicts(&[Fair, Obe, Lobe]);
-        scan[0].1 = Verdict::Inconclusive;
+        scan[0].1 = ProgressVerdict::Inconclusive;
         let n = needs(&scan);
         assert_eq!(n.models, vec![Obe]);
         assert!(n.inconclusive.is_empty());

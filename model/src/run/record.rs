@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 /// One event record: how often it fired and who fired first.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Event {
+pub struct EventRecord {
     pub count: u32,
     pub site: u32,
     pub group: [u32; 3],
@@ -50,15 +50,15 @@ impl Scheduler {
 /// The GPU-side results of one run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Record {
-    pub assertion: Event,
-    pub postcondition: Event,
-    pub watchdog: Event,
+    pub assertion: EventRecord,
+    pub postcondition: EventRecord,
+    pub watchdog: EventRecord,
     /// A wait that saw no progress for the stall limit: its loop, and who found it first.
     #[serde(default)]
-    pub stall: Event,
+    pub stall: EventRecord,
     /// A loop the driver ended (llvmpipe's iteration limit): the first, and how many.
     #[serde(default)]
-    pub cut: Event,
+    pub cut: EventRecord,
     /// What the scheduler saw (docs/progress.md).
     #[serde(default)]
     pub scheduler: Scheduler,
@@ -104,7 +104,7 @@ impl Record {
 /// nothing more.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Outcome {
+pub enum RunOutcome {
     Pass,
     Postcondition,
     Assertion,
@@ -119,22 +119,22 @@ pub enum Outcome {
 }
 
 /// As the log spells it.
-impl std::fmt::Display for Outcome {
+impl std::fmt::Display for RunOutcome {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
-            Outcome::Pass => "pass",
-            Outcome::Postcondition => "postcondition",
-            Outcome::Assertion => "assertion",
-            Outcome::Starved => "starved",
-            Outcome::Hang => "hang",
-            Outcome::Watchdog => "watchdog",
-            Outcome::DeviceLost => "device-lost",
+            RunOutcome::Pass => "pass",
+            RunOutcome::Postcondition => "postcondition",
+            RunOutcome::Assertion => "assertion",
+            RunOutcome::Starved => "starved",
+            RunOutcome::Hang => "hang",
+            RunOutcome::Watchdog => "watchdog",
+            RunOutcome::DeviceLost => "device-lost",
         })
     }
 }
 
-impl Outcome {
+impl RunOutcome {
     pub fn is_failure(&self) -> bool {
-        *self != Outcome::Pass
+        *self != RunOutcome::Pass
     }
 }

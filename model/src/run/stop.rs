@@ -31,7 +31,7 @@ impl Stop {
 
 /// `Option<Stop>` as the logs and the JSON output show it: `"interrupted": bool` and
 /// `"aborted": message or null` (use with `#[serde(flatten, serialize_with = ...)]`).
-pub fn fields<S: Serializer>(stop: &Option<Stop>, serializer: S) -> Result<S::Ok, S::Error> {
+pub(crate) fn fields<S: Serializer>(stop: &Option<Stop>, serializer: S) -> Result<S::Ok, S::Error> {
     let mut map = serializer.serialize_map(Some(2))?;
     map.serialize_entry("interrupted", &(*stop == Some(Stop::Interrupted)))?;
     let aborted = match stop {
@@ -44,7 +44,9 @@ pub fn fields<S: Serializer>(stop: &Option<Stop>, serializer: S) -> Result<S::Ok
 
 /// `Option<Stop>` read back from what `fields` wrote (use with `#[serde(flatten,
 /// deserialize_with = ...)]`); both fields are required, so a log without them is refused.
-pub fn from_fields<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Stop>, D::Error> {
+pub(crate) fn from_fields<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Stop>, D::Error> {
     #[derive(serde::Deserialize)]
     struct Fields {
         interrupted: bool,
@@ -61,7 +63,10 @@ pub fn from_fields<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<
 
 /// `Option<Stop>` where only an abort is shown (`"aborted"`): an interruption is said
 /// elsewhere.
-pub fn aborted<S: Serializer>(stop: &Option<Stop>, serializer: S) -> Result<S::Ok, S::Error> {
+pub(crate) fn aborted<S: Serializer>(
+    stop: &Option<Stop>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
     let mut map = serializer.serialize_map(Some(1))?;
     let aborted = match stop {
         Some(Stop::Aborted(why)) => Some(why.as_str()),
@@ -72,7 +77,9 @@ pub fn aborted<S: Serializer>(stop: &Option<Stop>, serializer: S) -> Result<S::O
 }
 
 /// `Option<Stop>` read back from what `aborted` wrote: an abort or nothing.
-pub fn from_aborted<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Stop>, D::Error> {
+pub(crate) fn from_aborted<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Stop>, D::Error> {
     #[derive(serde::Deserialize)]
     struct Fields {
         #[serde(deserialize_with = "Option::deserialize")]

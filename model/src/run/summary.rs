@@ -49,7 +49,7 @@ impl Serialize for Ran {
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Summary {
+pub struct RunSummary {
     pub app: String,
     pub adapter: String,
     pub strategy: Ran,
@@ -91,7 +91,7 @@ pub struct Comparison {
     pub adapter: String,
     pub rounds: u32,
     pub master_seed: String,
-    pub rows: Vec<Summary>,
+    pub rows: Vec<RunSummary>,
     /// Why the comparison ended early, if it did.
     #[serde(
         flatten,

@@ -1,6 +1,6 @@
 //! Counting outcomes over a session of runs, and the summary a user reads.
 
-use crate::run::record::Outcome;
+use crate::run::record::RunOutcome;
 use crate::run::stats::{reproducibility, wilson_95};
 use crate::stress::params::Replay;
 use serde::{Deserialize, Serialize};
@@ -13,7 +13,7 @@ pub struct Failure {
     pub run: u64,
     pub seconds: f64,
     pub seed: String,
-    pub outcome: Outcome,
+    pub outcome: RunOutcome,
     pub detail: String,
     /// What, with its seed, replays this run.
     pub replay: Replay,
@@ -22,7 +22,7 @@ pub struct Failure {
 #[derive(Clone, Debug, Default)]
 pub struct Tally {
     pub runs: u64,
-    pub counts: BTreeMap<Outcome, u64>,
+    pub counts: BTreeMap<RunOutcome, u64>,
     pub elapsed: Duration,
     pub first_failure: Option<Failure>,
     pub stress_groups_ran: u64,
@@ -35,7 +35,7 @@ pub fn seed_text(seed: u64) -> String {
 
 impl Tally {
     /// Runs whose outcome was `outcome`.
-    pub fn count(&self, outcome: &Outcome) -> u64 {
+    pub fn count(&self, outcome: &RunOutcome) -> u64 {
         self.counts.get(outcome).copied().unwrap_or(0)
     }
 
@@ -57,7 +57,7 @@ impl Tally {
         Stats {
             runs: self.runs,
             failures,
-            counts: Counts::from(&self.counts),
+            counts: RunCounts::from(&self.counts),
             seconds: self.elapsed.as_secs_f64(),
             runs_per_second: self.runs_per_second(),
             failure_rate: if self.runs == 0 {
@@ -79,7 +79,7 @@ impl Tally {
 pub struct Stats {
     pub runs: u64,
     pub failures: u64,
-    pub counts: Counts,
+    pub counts: RunCounts,
     pub seconds: f64,
     pub runs_per_second: f64,
     pub failure_rate: f64,
@@ -95,7 +95,7 @@ pub struct Stats {
 
 /// Runs per outcome.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Counts {
+pub struct RunCounts {
     pub pass: u64,
     pub postcondition: u64,
     pub assertion: u64,
@@ -107,22 +107,22 @@ pub struct Counts {
     pub device_lost: u64,
 }
 
-impl From<&BTreeMap<Outcome, u64>> for Counts {
-    fn from(map: &BTreeMap<Outcome, u64>) -> Counts {
-        let get = |o: Outcome| map.get(&o).copied().unwrap_or(0);
-        Counts {
-            pass: get(Outcome::Pass),
-            postcondition: get(Outcome::Postcondition),
-            assertion: get(Outcome::Assertion),
-            starved: get(Outcome::Starved),
-            hang: get(Outcome::Hang),
-            watchdog: get(Outcome::Watchdog),
-            device_lost: get(Outcome::DeviceLost),
+impl From<&BTreeMap<RunOutcome, u64>> for RunCounts {
+    fn from(map: &BTreeMap<RunOutcome, u64>) -> RunCounts {
+        let get = |o: RunOutcome| map.get(&o).copied().unwrap_or(0);
+        RunCounts {
+            pass: get(RunOutcome::Pass),
+            postcondition: get(RunOutcome::Postcondition),
+            assertion: get(RunOutcome::Assertion),
+            starved: get(RunOutcome::Starved),
+            hang: get(RunOutcome::Hang),
+            watchdog: get(RunOutcome::Watchdog),
+            device_lost: get(RunOutcome::DeviceLost),
         }
     }
 }
 
-impl std::fmt::Display for Counts {
+impl std::fmt::Display for RunCounts {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "pass {}", self.pass)?;
         for (kind, n) in self.failing_kinds() {
@@ -132,7 +132,7 @@ impl std::fmt::Display for Counts {
     }
 }
 
-impl Counts {
+impl RunCounts {
     /// Runs per failing outcome, in the order the summary prints them.
     fn failing_kinds(&self) -> [(&'static str, u64); 6] {
         [
@@ -168,20 +168,20 @@ impl Counts {
 
 #[cfg(test)]
 mod tests {
-    use super::Counts;
+    use super::RunCounts;
 
     #[test]
     fn failing_names_only_the_kinds_that_occurred() {
-        let none = Counts {
+        let none = RunCounts {
             pass: 5,
-            ..Counts::default()
+            ..RunCounts::default()
         };
         assert_eq!(none.failing(), "-");
-        let some = Counts {
+        let some = RunCounts {
             pass: 5,
             postcondition: 700,
             watchdog: 3,
-            ..Counts::default()
+            ..RunCounts::default()
         };
         assert_eq!(some.failing(), "postcondition 700, watchdog 3");
         assert_eq!(

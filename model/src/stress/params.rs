@@ -16,7 +16,7 @@ pub const LAYOUTS: usize = 16;
 /// Where the stress workgroups sit among the dispatched ones.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Placement {
+pub enum StressPlacement {
     /// Spread evenly among the application's, so both run together on any scheduler.
     #[default]
     Interleaved,
@@ -26,18 +26,18 @@ pub enum Placement {
     Before,
 }
 
-impl Placement {
+impl StressPlacement {
     pub fn code(self) -> u32 {
         self as u32
     }
 }
 
-impl std::fmt::Display for Placement {
+impl std::fmt::Display for StressPlacement {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
-            Placement::Interleaved => "interleaved",
-            Placement::After => "after",
-            Placement::Before => "before",
+            StressPlacement::Interleaved => "interleaved",
+            StressPlacement::After => "after",
+            StressPlacement::Before => "before",
         })
     }
 }
@@ -81,7 +81,7 @@ pub struct Settings {
     pub watchdog_limit: u32,
     /// Stressing workgroups as a fraction of the application's, drawn per run in this range.
     pub stress_fraction: (f64, f64),
-    pub placement: Placement,
+    pub placement: StressPlacement,
     /// Each run binds the application's storage buffers at one of `LAYOUTS` offsets.
     pub buffer_shuffle: bool,
     /// The progress model runs are scheduled under, and the occupancy bound.
@@ -125,7 +125,7 @@ pub struct Drawn {
     pub strategy: Strategy,
     pub iterations: u32,
     pub stress_fraction: (f64, f64),
-    pub placement: Placement,
+    pub placement: StressPlacement,
     /// Systematic stress's shape.
     pub sequence: Sequence,
     pub spread: u32,
@@ -201,7 +201,7 @@ pub struct RunParams {
     /// False only while calibrating stress alone.
     pub app_enabled: bool,
     #[serde(default)]
-    pub placement: Placement,
+    pub placement: StressPlacement,
     /// Which buffer layout the run binds (0: the buffers as allocated).
     #[serde(default)]
     pub layout: u32,
@@ -408,7 +408,7 @@ mod tests {
             cache_words: 1 << 20,
             watchdog_limit: 1000,
             stress_fraction: (0.15, 0.5),
-            placement: Placement::Interleaved,
+            placement: StressPlacement::Interleaved,
             buffer_shuffle: true,
             scheduling: Default::default(),
         }

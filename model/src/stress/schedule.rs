@@ -75,7 +75,7 @@ impl Schedule {
     }
 
     /// What a programmer's GPU must give for a wait that needs this model, in a phrase.
-    pub fn in_practice(self) -> &'static str {
+    pub(crate) fn in_practice(self) -> &'static str {
         match self {
             Schedule::Fair => "hangs where workgroups wait for a free compute unit in id order without preemption, as on every GPU tested so far once it is full",
             Schedule::Obe => "hangs on GPUs that do not keep running a started workgroup (every GPU of the seed's campaign gave OBE)",

@@ -14,7 +14,7 @@ pub enum Access {
 }
 
 impl Sequence {
-    pub const MAX_LEN: usize = 5;
+    pub(crate) const MAX_LEN: usize = 5;
 
     pub fn new(accesses: Vec<Access>) -> Result<Self, String> {
         if accesses.is_empty() || accesses.len() > Self::MAX_LEN {

@@ -21,7 +21,7 @@ use crate::run::stress_plan::StressPlan;
 use std::time::{Duration, Instant};
 use wgstress_model::fences::measured::Measured;
 use wgstress_model::run::calibration::Calibration;
-use wgstress_model::run::record::Outcome;
+use wgstress_model::run::record::RunOutcome;
 use wgstress_model::stress::params::{RunParams, Settings, StressShape};
 use wgstress_model::stress::strategy::Strategy;
 
@@ -185,7 +185,7 @@ impl Lab for GpuLab {
         Ok(Measured {
             runs: stream.tally.runs,
             failures: stream.tally.failures(),
-            watchdog: stream.tally.count(&Outcome::Watchdog),
+            watchdog: stream.tally.count(&RunOutcome::Watchdog),
             seconds: stream.wall.as_secs_f64(),
             stopped,
         })

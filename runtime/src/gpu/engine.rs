@@ -13,7 +13,7 @@ use crate::stress::shapes::MAX_CALIBRATED;
 use std::time::{Duration, Instant};
 use wgstress_instrument::Manifest;
 use wgstress_model::run::calibration::Calibration;
-use wgstress_model::run::record::{Outcome, Record};
+use wgstress_model::run::record::{Record, RunOutcome};
 use wgstress_model::stress::params::{RunParams, Settings};
 use wgstress_model::stress::strategy::Strategy;
 
@@ -21,7 +21,7 @@ use wgstress_model::stress::strategy::Strategy;
 #[derive(Clone, Debug)]
 pub struct RunResult {
     pub params: RunParams,
-    pub outcome: Outcome,
+    pub outcome: RunOutcome,
     pub record: Record,
     /// What a host check found wrong, if anything.
     pub host: Option<CheckFailure>,
@@ -300,7 +300,7 @@ impl Engine {
                     .iter()
                     .map(|params| RunResult {
                         params: params.clone(),
-                        outcome: Outcome::DeviceLost,
+                        outcome: RunOutcome::DeviceLost,
                         record: Record::default(),
                         host: None,
                     })
@@ -357,12 +357,12 @@ impl Engine {
             let per_run = start.elapsed().as_secs_f64() / n as f64;
             slowest = slowest.max(per_run);
             for r in results.iter().filter(|r| r.params.app_enabled) {
-                if r.outcome == Outcome::Pass {
+                if r.outcome == RunOutcome::Pass {
                     self.loop_limit.observe_pass(r.record.max_trips);
                 }
             }
             // Runs without the application check nothing of it: only their time counts.
-            let passed = |r: &RunResult| !r.params.app_enabled || r.outcome == Outcome::Pass;
+            let passed = |r: &RunResult| !r.params.app_enabled || r.outcome == RunOutcome::Pass;
             if !results.iter().all(passed) {
                 continue;
             }

@@ -3,7 +3,7 @@
 
 use crate::app::failure::CheckFailure;
 use wgstress_instrument::manifest::{Layout, Manifest};
-use wgstress_model::run::record::{Event, Outcome, Record, Scheduler};
+use wgstress_model::run::record::{EventRecord, Record, RunOutcome, Scheduler};
 
 /// Decodes a results block laid out as the manifest says.
 pub(crate) fn decode(bytes: &[u8], manifest: &Manifest) -> Record {
@@ -15,7 +15,7 @@ pub(crate) fn decode(bytes: &[u8], manifest: &Manifest) -> Record {
     let event = |index: u32| {
         let base = events_at + index * manifest.event.size;
         let f = |name: &str| word(base + field(&manifest.event, name));
-        Event {
+        EventRecord {
             count: f("count"),
             site: f("site"),
             group: [f("group_x"), f("group_y"), f("group_z")],
@@ -55,19 +55,19 @@ pub(crate) fn decode(bytes: &[u8], manifest: &Manifest) -> Record {
 }
 
 /// Classifies a run from its GPU record and the host checks' verdict.
-pub(crate) fn classify(record: &Record, host: &Result<(), CheckFailure>) -> Outcome {
+pub(crate) fn classify(record: &Record, host: &Result<(), CheckFailure>) -> RunOutcome {
     if record.scheduler.starved {
-        Outcome::Starved
+        RunOutcome::Starved
     } else if record.watchdog.count > 0 {
-        Outcome::Watchdog
+        RunOutcome::Watchdog
     } else if record.scheduler.hung {
-        Outcome::Hang
+        RunOutcome::Hang
     } else if record.assertion.count > 0 {
-        Outcome::Assertion
+        RunOutcome::Assertion
     } else if record.postcondition.count > 0 || host.is_err() {
-        Outcome::Postcondition
+        RunOutcome::Postcondition
     } else {
-        Outcome::Pass
+        RunOutcome::Pass
     }
 }
 

@@ -10,9 +10,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use wgstress_model::run::calibration::Calibration;
 use wgstress_model::run::log::{reborrow, Batch, BatchFailure, RunLine, RunLog, RunStart};
-use wgstress_model::run::record::Outcome;
+use wgstress_model::run::record::RunOutcome;
 use wgstress_model::run::stop::Stop;
-use wgstress_model::run::summary::{Ran, Summary};
+use wgstress_model::run::summary::{Ran, RunSummary};
 use wgstress_model::run::tally::{seed_text, Failure, Tally};
 use wgstress_model::stress::params::{run_seed, Replay, RunParams, Settings};
 use wgstress_model::stress::strategy::Strategy;
@@ -135,7 +135,7 @@ pub fn run(
     config: &RunConfig,
     mut log: Option<&mut dyn RunLog>,
     on_event: &mut dyn FnMut(RunEvent),
-) -> Result<Summary> {
+) -> Result<RunSummary> {
     let mut stream = Stream::new(config, engine.batch_size());
     if let Some(log) = log.as_deref_mut() {
         log.write(RunLine::Start(RunStart {
@@ -178,13 +178,13 @@ pub(crate) fn summarize(
     config: &RunConfig,
     stream: &Stream,
     stopped: Option<Stop>,
-) -> Summary {
+) -> RunSummary {
     let ran = match engine.mode() {
         Mode::Instrumented => Ran::Stressed(config.settings.strategy),
         Mode::Raw => Ran::Raw,
     };
     let watched = ran != Ran::Raw;
-    Summary {
+    RunSummary {
         app: engine.app().name.clone(),
         adapter: engine.gpu().describe(),
         strategy: ran,
@@ -278,12 +278,12 @@ fn paced_batches(
         let elapsed = start.elapsed();
         let stalled = results
             .iter()
-            .filter(|r| r.outcome == Outcome::Watchdog)
+            .filter(|r| r.outcome == RunOutcome::Watchdog)
             .count();
         stream.pace.observe(n, stalled, elapsed);
         for (arm, r) in arms.iter().zip(&results) {
             stream.shapes.record(*arm, r.outcome.is_failure());
-            if r.outcome == Outcome::Pass {
+            if r.outcome == RunOutcome::Pass {
                 engine.loop_limit.observe_pass(r.record.max_trips);
             }
         }

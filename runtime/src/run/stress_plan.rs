@@ -9,7 +9,7 @@ use crate::stress::profile::shape_for;
 use std::path::PathBuf;
 use std::time::Duration;
 use wgstress_model::run::calibration::Calibration;
-use wgstress_model::stress::params::{Placement, Scheduling, Settings, StressShape};
+use wgstress_model::stress::params::{Scheduling, Settings, StressPlacement, StressShape};
 use wgstress_model::stress::sequence::Sequence;
 use wgstress_model::stress::strategy::Strategy;
 
@@ -35,7 +35,7 @@ pub struct StressPlan {
     /// Given: the watchdog's limit; `None`: learned from passing runs.
     pub watchdog_limit: Option<u32>,
     pub stress_fraction: (f64, f64),
-    pub placement: Placement,
+    pub placement: StressPlacement,
     pub buffer_shuffle: bool,
     pub profile: Option<PathBuf>,
     pub sequence: Option<Sequence>,

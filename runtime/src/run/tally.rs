@@ -4,7 +4,7 @@
 use crate::gpu::engine::RunResult;
 use std::time::Duration;
 use wgstress_instrument::Manifest;
-use wgstress_model::run::record::Outcome;
+use wgstress_model::run::record::RunOutcome;
 use wgstress_model::run::tally::{seed_text, Failure, Tally};
 use wgstress_model::stress::params::{Replay, RunParams};
 
@@ -51,7 +51,7 @@ pub fn describe(r: &RunResult, manifests: &[&Manifest]) -> String {
     // A postcondition's failure names its own file and entry point already.
     let in_dispatch = matches!(
         r.outcome,
-        Outcome::Watchdog | Outcome::Assertion | Outcome::Starved | Outcome::Hang
+        RunOutcome::Watchdog | RunOutcome::Assertion | RunOutcome::Starved | RunOutcome::Hang
     );
     if manifests.len() > 1 && in_dispatch {
         format!(
@@ -66,7 +66,7 @@ pub fn describe(r: &RunResult, manifests: &[&Manifest]) -> String {
 
 fn describe_in(r: &RunResult, manifest: &Manifest) -> String {
     let file = &manifest.source;
-    let at = |event: &wgstress_model::run::record::Event,
+    let at = |event: &wgstress_model::run::record::EventRecord,
               sites: &[wgstress_instrument::manifest::Site]| {
         let place = sites
             .get(event.site as usize)
@@ -77,32 +77,32 @@ fn describe_in(r: &RunResult, manifest: &Manifest) -> String {
         )
     };
     match r.outcome {
-        Outcome::Pass => "pass".into(),
-        Outcome::Watchdog => format!(
+        RunOutcome::Pass => "pass".into(),
+        RunOutcome::Watchdog => format!(
             "loop ran past the watchdog limit at {}",
             at(&r.record.watchdog, &manifest.loops)
         ),
-        Outcome::Assertion => format!(
+        RunOutcome::Assertion => format!(
             "assertion failed at {}",
             at(&r.record.assertion, &manifest.hooks)
         ),
-        Outcome::Starved => starved(r, manifest),
-        Outcome::Hang => format!(
+        RunOutcome::Starved => starved(r, manifest),
+        RunOutcome::Hang => format!(
             "no progress: {} waited while nothing got anywhere (a deadlock, or a livelock that changes nothing); every loop was stopped{}",
             waits(&r.record.scheduler, manifest),
             held(r, manifest).map_or(String::new(), |h| format!(" ({h} before, and released)"))
         ),
-        Outcome::Postcondition if r.record.postcondition.count > 0 => {
+        RunOutcome::Postcondition if r.record.postcondition.count > 0 => {
             format!(
                 "postcondition failed at {}",
                 at(&r.record.postcondition, &manifest.hooks)
             )
         }
-        Outcome::Postcondition => {
+        RunOutcome::Postcondition => {
             let why = r.host.as_ref().map_or("?".into(), ToString::to_string);
             format!("host check failed: {why}")
         }
-        Outcome::DeviceLost => "the device was lost during this run's batch".into(),
+        RunOutcome::DeviceLost => "the device was lost during this run's batch".into(),
     }
 }
 

@@ -9,7 +9,7 @@ use crate::status::Status;
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 use wgstress_log::{FencesSummary, JsonLog, NotFixedInPlace, Summary};
-use wgstress_model::fences::outcome::{Outcome, Verdict};
+use wgstress_model::fences::outcome::{FenceOutcome, FenceVerdict};
 use wgstress_model::fences::patch::FilePatch;
 use wgstress_runtime::fences::source::AppSource;
 
@@ -17,7 +17,7 @@ use wgstress_runtime::fences::source::AppSource;
 /// began from, then logs and prints the outcome with what became of each file (one report,
 /// true to what happened), then writes the verified fix to `-o`. A fix that could not be
 /// applied in place is in the report, and the command exits 1.
-pub fn show(plan: &Plan, outcome: &Outcome, log: Option<&mut JsonLog>) -> Result<Status> {
+pub fn show(plan: &Plan, outcome: &FenceOutcome, log: Option<&mut JsonLog>) -> Result<Status> {
     let patched = outcome.patched();
     let written = written(plan, patched);
     let in_place = match plan.fix && !patched.is_empty() {
@@ -146,14 +146,14 @@ fn edit_in_place(shader: &AppSource, patched: &[FilePatch]) -> InPlace {
 }
 
 /// 0 for a fix or no failure, 1 for no fix, 2 for an error, 130 for Ctrl-C.
-pub fn status(verdict: &Verdict) -> Status {
+pub fn status(verdict: &FenceVerdict) -> Status {
     match verdict {
-        Verdict::DoesNotFail | Verdict::Fixed => Status::Passed,
-        Verdict::NotFixed { .. } | Verdict::Unverified { .. } | Verdict::WatchdogStops { .. } => {
-            Status::Failed
-        }
-        Verdict::Interrupted { .. } => Status::Interrupted,
-        Verdict::Aborted { .. } => Status::Aborted,
+        FenceVerdict::DoesNotFail | FenceVerdict::Fixed => Status::Passed,
+        FenceVerdict::NotFixed { .. }
+        | FenceVerdict::Unverified { .. }
+        | FenceVerdict::WatchdogStops { .. } => Status::Failed,
+        FenceVerdict::Interrupted { .. } => Status::Interrupted,
+        FenceVerdict::Aborted { .. } => Status::Aborted,
     }
 }
 
@@ -163,15 +163,15 @@ mod tests {
 
     #[test]
     fn a_fix_or_no_failure_exits_0_no_fix_1_an_error_2_an_interruption_130() {
-        assert_eq!(status(&Verdict::Fixed).number(), 0);
-        assert_eq!(status(&Verdict::DoesNotFail).number(), 0);
+        assert_eq!(status(&FenceVerdict::Fixed).number(), 0);
+        assert_eq!(status(&FenceVerdict::DoesNotFail).number(), 0);
         let reasons = Vec::new();
-        assert_eq!(status(&Verdict::NotFixed { reasons }).number(), 1);
+        assert_eq!(status(&FenceVerdict::NotFixed { reasons }).number(), 1);
         let why = String::from("w");
-        assert_eq!(status(&Verdict::Unverified { why }).number(), 1);
+        assert_eq!(status(&FenceVerdict::Unverified { why }).number(), 1);
         let why = String::from("lost");
-        assert_eq!(status(&Verdict::Aborted { why }).number(), 2);
+        assert_eq!(status(&FenceVerdict::Aborted { why }).number(), 2);
         let during = String::from("the search");
-        assert_eq!(status(&Verdict::Interrupted { during }).number(), 130);
+        assert_eq!(status(&FenceVerdict::Interrupted { during }).number(), 130);
     }
 }

@@ -9,7 +9,7 @@ use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use wgstress_log::{FencesStart, JsonLog, StartOf};
-use wgstress_model::fences::outcome::Outcome;
+use wgstress_model::fences::outcome::FenceOutcome;
 use wgstress_model::fences::patch::Choice;
 use wgstress_model::run::tally::seed_text;
 use wgstress_model::stress::strategy::Strategy;
@@ -166,7 +166,7 @@ pub fn plan(app: &AppOptions, args: &SearchOptions, output: Option<&Path>) -> Re
 }
 
 /// Runs the search; the outcome and the log it goes on to are the caller's to show.
-pub fn execute(plan: &Plan, notes: Notes) -> Result<(Outcome, Option<JsonLog>)> {
+pub fn execute(plan: &Plan, notes: Notes) -> Result<(FenceOutcome, Option<JsonLog>)> {
     let session = &plan.session;
     let shader = AppSource::new(session.app.clone());
     // Watched from the start: a signal while the shaders compile or calibration runs stops

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use wgstress_litmus::runner::Litmus;
 use wgstress_litmus::test;
 use wgstress_log::{JsonLog, LitmusStart, LitmusSummary, StartOf, Summary};
-use wgstress_model::litmus::counts::Counts;
+use wgstress_model::litmus::counts::LitmusCounts;
 use wgstress_model::litmus::env::Env;
 use wgstress_model::run::stats::reproducibility;
 use wgstress_model::run::stop::Stop;
@@ -52,7 +52,7 @@ pub fn run(mut plan: RunPlan, notes: Notes) -> Result<Status> {
         }))?;
     }
     let stop = crate::interrupt::stop_flag(notes.on);
-    let (mut counts, mut done, start) = (Counts::default(), 0u64, Instant::now());
+    let (mut counts, mut done, start) = (LitmusCounts::default(), 0u64, Instant::now());
     while plan.iterations.is_none_or(|n| done < n)
         && plan.time.is_none_or(|t| start.elapsed() < t)
         && !stop.load(Ordering::SeqCst)
@@ -97,7 +97,7 @@ pub fn run(mut plan: RunPlan, notes: Notes) -> Result<Status> {
 /// Unfenced, weak behaviour is what relaxed WGSL atomics allow; fenced, it is a failure. A
 /// broken coherence promise is a failure either way: a bug by WGSL's own rules (in the
 /// driver or in naga).
-fn status(fence: bool, counts: &Counts, interrupted: bool) -> Status {
+fn status(fence: bool, counts: &LitmusCounts, interrupted: bool) -> Status {
     Status::of(
         interrupted.then_some(&Stop::Interrupted),
         (fence && counts.weak > 0) || counts.incoherent > 0,
@@ -106,13 +106,13 @@ fn status(fence: bool, counts: &Counts, interrupted: bool) -> Status {
 
 #[cfg(test)]
 mod tests {
-    use super::{status, Counts, Status};
+    use super::{status, LitmusCounts, Status};
 
-    fn counts(weak: u64, incoherent: u64) -> Counts {
-        Counts {
+    fn counts(weak: u64, incoherent: u64) -> LitmusCounts {
+        LitmusCounts {
             weak,
             incoherent,
-            ..Counts::default()
+            ..LitmusCounts::default()
         }
     }
 

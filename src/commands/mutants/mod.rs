@@ -10,7 +10,7 @@ use clap::ValueEnum;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use wgstress_litmus::catalog;
-use wgstress_litmus::search::{SearchConfig, Space};
+use wgstress_litmus::search::{EnvSearchConfig, Space};
 use wgstress_litmus::test::Test;
 use wgstress_log::JsonLog;
 use wgstress_model::litmus::env::Env;
@@ -136,8 +136,8 @@ pub fn plan(args: &Args) -> Result<Plan> {
     })
 }
 
-fn search_config(args: &Args, seconds: Duration) -> SearchConfig {
-    SearchConfig {
+fn search_config(args: &Args, seconds: Duration) -> EnvSearchConfig {
+    EnvSearchConfig {
         space: Space {
             testing_groups: args.search_groups.clone(),
             workgroup_size: args.env.workgroup_size,

@@ -7,7 +7,7 @@ use crate::status::Status;
 use anyhow::Result;
 use std::path::PathBuf;
 use wgstress_litmus::env_file::EnvFile;
-use wgstress_litmus::search::{search, SearchConfig};
+use wgstress_litmus::search::{search, EnvSearchConfig};
 use wgstress_litmus::test::Test;
 use wgstress_log::{JsonLog, MutantsSearchStart, StartOf, Summary};
 use wgstress_model::litmus::search::{Candidate, SearchResult};
@@ -16,7 +16,7 @@ use wgstress_runtime::gpu::device::{describe, Gpu};
 /// A validated search: its configuration, the mutants it scores environments by, and where
 /// the best environment goes.
 pub struct Search {
-    pub config: SearchConfig,
+    pub config: EnvSearchConfig,
     pub mutants: Vec<Test>,
     pub write_env: PathBuf,
 }

@@ -15,8 +15,8 @@ use anyhow::Result;
 use std::time::Duration;
 use wgstress_log::{JsonLog, ProgressAppSummary};
 use wgstress_model::run::log::RunLog;
-use wgstress_model::run::progress::{needs, ModelResult, Report, Verdict};
-use wgstress_model::run::summary::Summary;
+use wgstress_model::run::progress::{needs, ModelResult, ProgressReport, ProgressVerdict};
+use wgstress_model::run::summary::RunSummary;
 use wgstress_model::stress::params::Scheduling;
 use wgstress_model::stress::schedule::Schedule;
 use wgstress_model::stress::strategy::Strategy;
@@ -250,14 +250,15 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
     }
     let (models, occupancy): (Vec<ModelResult>, Vec<ModelResult>) =
         results.into_iter().partition(|r| r.occupancy.is_none());
-    let verdicts: Vec<(Schedule, Verdict)> = models.iter().map(|r| (r.model, r.verdict)).collect();
+    let verdicts: Vec<(Schedule, ProgressVerdict)> =
+        models.iter().map(|r| (r.model, r.verdict)).collect();
     let needs_occupancy = occupancy
         .iter()
-        .filter(|r| r.verdict == Verdict::Starves)
+        .filter(|r| r.verdict == ProgressVerdict::Starves)
         .filter_map(|r| r.occupancy)
         .max()
         .map(|n| n.saturating_mul(2));
-    let report = Report {
+    let report = ProgressReport {
         app: engine.app().name.clone(),
         adapter: engine.gpu().describe(),
         models,
@@ -280,7 +281,7 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
         .models
         .iter()
         .chain(&report.occupancy)
-        .any(|r| r.verdict == Verdict::Starves);
+        .any(|r| r.verdict == ProgressVerdict::Starves);
     Ok(Status::of(report.stopped.as_ref(), starved))
 }
 
@@ -297,14 +298,19 @@ fn label(s: &Scheduling) -> String {
     }
 }
 
-fn result(scheduling: Scheduling, summary: &Summary, app_args: &str, groups: u32) -> ModelResult {
+fn result(
+    scheduling: Scheduling,
+    summary: &RunSummary,
+    app_args: &str,
+    groups: u32,
+) -> ModelResult {
     let stats = &summary.stats;
     let enough = if scheduling.schedule.parks() {
         u64::from(groups)
     } else {
         1
     };
-    let verdict = Verdict::of(stats.runs, &stats.counts, enough);
+    let verdict = ProgressVerdict::of(stats.runs, &stats.counts, enough);
     let failure = stats.first_failure.as_ref();
     ModelResult {
         model: scheduling.schedule,

@@ -3,11 +3,11 @@
 //! cost of each fix, and the patch.
 
 use std::fmt::Write;
-use wgstress_model::fences::outcome::{Outcome as Report, Verdict};
+use wgstress_model::fences::outcome::{FenceOutcome, FenceVerdict};
 use wgstress_model::fences::patch::{Choice, Patch};
 
 /// The kept barriers, each with its role and reason, then what the portable fix adds and why.
-pub fn kept(out: &mut String, report: &Report) {
+pub fn kept(out: &mut String, report: &FenceOutcome) {
     for k in &report.kept {
         let _ = writeln!(
             out,
@@ -46,7 +46,7 @@ pub fn kept(out: &mut String, report: &Report) {
 }
 
 /// What a clean verification bounds, next to the rate before.
-pub fn bound(out: &mut String, report: &Report) {
+pub fn bound(out: &mut String, report: &FenceOutcome) {
     let Some(bound) = report.bound else {
         return;
     };
@@ -71,7 +71,7 @@ pub fn bound(out: &mut String, report: &Report) {
 }
 
 /// Each fix's time per run against the original's.
-pub fn cost(out: &mut String, report: &Report) {
+pub fn cost(out: &mut String, report: &FenceOutcome) {
     if let Some(why) = &report.cost_error {
         let _ = writeln!(out, "\ncost: not measured: {why}");
     }
@@ -99,8 +99,8 @@ pub fn cost(out: &mut String, report: &Report) {
 
 /// The patches of a verified fix: an edit of each file it changes, or naga's rendering and
 /// why.
-pub fn patch(out: &mut String, report: &Report) {
-    if report.verdict != Verdict::Fixed {
+pub fn patch(out: &mut String, report: &FenceOutcome) {
+    if report.verdict != FenceVerdict::Fixed {
         return;
     }
     for file in &report.patches {

@@ -9,11 +9,11 @@ pub use progress::Progress;
 
 use std::fmt::Write;
 use wgstress_model::fences::measured::Measured;
-use wgstress_model::fences::outcome::{quoted, Fix, Outcome as Report, StrategyRuns, Verdict};
+use wgstress_model::fences::outcome::{quoted, FenceOutcome, FenceVerdict, Fix, StrategyRuns};
 
 /// The report; `written`: where the patched files were written; `edited`: the files `--fix`
 /// edited in place.
-pub fn text(report: &Report, written: &[String], edited: &[String]) -> String {
+pub fn text(report: &FenceOutcome, written: &[String], edited: &[String]) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -26,7 +26,7 @@ pub fn text(report: &Report, written: &[String], edited: &[String]) -> String {
         report.iterations.unwrap_or_default()
     );
     let _ = writeln!(out, "{}", headline(report));
-    if let Verdict::NotFixed { reasons } = &report.verdict {
+    if let FenceVerdict::NotFixed { reasons } = &report.verdict {
         for reason in reasons {
             let _ = writeln!(out, "  - {reason}");
         }
@@ -89,7 +89,7 @@ fn fix_text(fix: &Fix, barriers: usize) -> String {
     }
 }
 
-fn evidence(out: &mut String, report: &Report) {
+fn evidence(out: &mut String, report: &FenceOutcome) {
     let _ = writeln!(out, "\nevidence:");
     for before in &report.before {
         let _ = writeln!(out, "  no fix ({}): {}", label(before), rate(&before.runs));
@@ -164,44 +164,46 @@ fn passed(passed: bool, runs: u64) -> String {
     }
 }
 
-fn headline(report: &Report) -> String {
+fn headline(report: &FenceOutcome) -> String {
     let tried: Vec<String> = report
         .before
         .iter()
         .map(|b| b.strategy.to_string())
         .collect();
     match &report.verdict {
-        Verdict::DoesNotFail => format!(
+        FenceVerdict::DoesNotFail => format!(
             "does not fail: {} runs passed under {} stress; `wgstress compare` tries every \
              strategy, with and without shuffling",
             report.before.iter().map(|b| b.runs.runs).sum::<u64>(),
             tried.join(", ")
         ),
-        Verdict::WatchdogStops { why } => format!("not searched: {why}"),
-        Verdict::NotFixed { .. } => {
+        FenceVerdict::WatchdogStops { why } => format!("not searched: {why}"),
+        FenceVerdict::NotFixed { .. } => {
             "not fixed: neither barriers nor make-atomic stopped the failures".into()
         }
-        Verdict::Fixed => format!("fixed: {}, verified without a failure", fix_summary(report)),
-        Verdict::Unverified { why } => format!(
+        FenceVerdict::Fixed => {
+            format!("fixed: {}, verified without a failure", fix_summary(report))
+        }
+        FenceVerdict::Unverified { why } => format!(
             "no verified fix: the search found {}, but {why}",
             fix_summary(report)
         ),
-        Verdict::Interrupted { during } if report.fix.is_none() => {
+        FenceVerdict::Interrupted { during } if report.fix.is_none() => {
             format!("interrupted during {during}: no fix found yet")
         }
-        Verdict::Interrupted { during } => format!(
+        FenceVerdict::Interrupted { during } => format!(
             "interrupted during {during}: the smallest fix that passed its trials so far is {} \
              (not verified: interrupted)",
             fix_summary(report)
         ),
-        Verdict::Aborted { why } => format!("the search ended early: {why}"),
+        FenceVerdict::Aborted { why } => format!("the search ended early: {why}"),
     }
 }
 
 /// The fix in a few words: the barriers kept, and the variable made atomic. The sites of a
 /// rewritten shader are not those `--sites` lists (a fused read-modify-write is one access
 /// where the shader as written has two): the text gives both counts.
-fn fix_summary(report: &Report) -> String {
+fn fix_summary(report: &FenceOutcome) -> String {
     let written = report.sites.unwrap_or_default();
     let barriers = format!("{} of {written} sites", report.kept.len());
     match &report.fix {
@@ -240,14 +242,14 @@ mod tests {
 
     /// A make-atomic fix of `count` keeping site 2 of the rewritten shader's 5, where the
     /// shader as written has 6.
-    fn make_atomic_fix() -> Report {
-        Report {
+    fn make_atomic_fix() -> FenceOutcome {
+        FenceOutcome {
             app: "tally".into(),
             adapter: "llvmpipe".into(),
             strategy: Some(Strategy::Systematic),
             iterations: Some(8),
             master_seed: "0x1".into(),
-            verdict: Verdict::Fixed,
+            verdict: FenceVerdict::Fixed,
             before: Vec::new(),
             sites: Some(6),
             all_sites: None,

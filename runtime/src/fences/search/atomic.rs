@@ -20,7 +20,7 @@ use crate::run::runner::RunConfig;
 use wgstress_instrument::atomic::AtomicError;
 use wgstress_instrument::placement::InLoop;
 use wgstress_model::fences::measured::Measured;
-use wgstress_model::fences::outcome::{quoted, AtomicTrial, Fix, TrialRuns, Verdict};
+use wgstress_model::fences::outcome::{quoted, AtomicTrial, FenceVerdict, Fix, TrialRuns};
 
 /// What barriers alone could not fix: the application as is and its all-sites runs.
 pub(crate) struct Unfixed<'a> {
@@ -64,7 +64,7 @@ pub(crate) fn search(
         false => try_variables(cx, config, rate, usable, tried, count)?,
     };
     Ok(step.unwrap_or_else(|| {
-        Step::Over(Verdict::NotFixed {
+        Step::Over(FenceVerdict::NotFixed {
             reasons: reasons(unfixed, tried, cx.shader),
         })
     }))
@@ -130,7 +130,7 @@ fn try_variables(
     });
     if let Some(stop) = trials.stopped.take() {
         count.add(&trials);
-        return Ok(Some(Step::Over(Verdict::stopped(
+        return Ok(Some(Step::Over(FenceVerdict::stopped(
             stop,
             "the make-atomic trials",
         ))));

@@ -27,7 +27,7 @@ use config::Context;
 pub use config::FenceSearchConfig;
 use round::{End, Found, RoundResult};
 use wgstress_model::fences::cost::Cost;
-use wgstress_model::fences::outcome::{Bound, Outcome, Round, StrategyRuns, Verdict};
+use wgstress_model::fences::outcome::{Bound, FenceOutcome, FenceVerdict, Round, StrategyRuns};
 use wgstress_model::fences::patch::Choice;
 use wgstress_model::run::tally::seed_text;
 use wgstress_model::stress::strategy::Strategy;
@@ -38,7 +38,7 @@ pub fn search(
     shader: &AppSource,
     lab: &mut dyn Lab,
     on_event: &mut dyn FnMut(SearchEvent<'_>),
-) -> Result<Outcome> {
+) -> Result<FenceOutcome> {
     let tried = confirm::confirm(config, lab, on_event)?;
     let (app, adapter) = lab.names();
     let shown = confirm::chosen(&tried).or(tried.first());
@@ -46,9 +46,12 @@ pub fn search(
     let stopped = tried.last().and_then(|c| c.measured.stopped.clone());
     let watchdog = confirm::watchdog_stops(&tried, lab.loop_limit());
     let (rounds, verdict) = match (stopped, watchdog, confirm::chosen(&tried)) {
-        (Some(stop), _, _) => (Vec::new(), Verdict::stopped(stop, "confirming the failure")),
-        (None, Some(why), _) => (Vec::new(), Verdict::WatchdogStops { why }),
-        (None, None, None) => (Vec::new(), Verdict::DoesNotFail),
+        (Some(stop), _, _) => (
+            Vec::new(),
+            FenceVerdict::stopped(stop, "confirming the failure"),
+        ),
+        (None, Some(why), _) => (Vec::new(), FenceVerdict::WatchdogStops { why }),
+        (None, None, None) => (Vec::new(), FenceVerdict::DoesNotFail),
         (None, None, Some(chosen)) => {
             let chosen = chosen.clone();
             let mut cx = Context {
@@ -68,7 +71,7 @@ pub fn search(
         }
     };
     let costs = match rounds.last().map(|r| &r.end) {
-        Some(End::Found(found)) if verdict == Verdict::Fixed => {
+        Some(End::Found(found)) if verdict == FenceVerdict::Fixed => {
             Some(cost(config, shader, lab, found))
         }
         _ => None,
@@ -150,10 +153,10 @@ fn strategy_runs(c: &Confirmed) -> StrategyRuns {
 /// fixes that failed their verification, and the trials of all.
 fn assemble(
     head: Head,
-    verdict: Verdict,
+    verdict: FenceVerdict,
     mut rounds: Vec<RoundResult>,
     costs: Option<std::result::Result<Vec<Cost>, String>>,
-) -> Outcome {
+) -> FenceOutcome {
     let trials = rounds.iter().map(|r| r.trials).sum();
     let search_runs = rounds.iter().map(|r| r.runs).sum();
     let search_out_of_time = rounds.iter().any(|r| r.out_of_time);
@@ -183,7 +186,7 @@ fn assemble(
         ),
         None => (None, None, None, None),
     };
-    let fixed = verdict == Verdict::Fixed;
+    let fixed = verdict == FenceVerdict::Fixed;
     let verified_runs = found
         .as_ref()
         .map_or(0, |f| f.verified.iter().map(|v| v.runs.runs).sum());
@@ -192,7 +195,7 @@ fn assemble(
         Some(Err(why)) => (Vec::new(), Some(why)),
         None => (Vec::new(), None),
     };
-    Outcome {
+    FenceOutcome {
         app: head.app,
         adapter: head.adapter,
         strategy: head.strategy,

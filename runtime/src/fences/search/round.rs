@@ -15,7 +15,7 @@ use crate::fences::trial::FailureRate;
 use crate::fences::trials::Trials;
 use crate::run::runner::{Budget, RunConfig};
 use wgstress_model::fences::measured::Measured;
-use wgstress_model::fences::outcome::{AtomicTrial, Fix, StrategyRuns, Verdict};
+use wgstress_model::fences::outcome::{AtomicTrial, FenceVerdict, Fix, StrategyRuns};
 use wgstress_model::stress::params::run_seed;
 
 /// What one round found and measured.
@@ -36,7 +36,7 @@ pub(crate) struct RoundResult {
 /// How a round ended.
 pub(crate) enum End {
     /// No fix: Ctrl-C or an error stopped it first, or nothing fixed it.
-    Over(Verdict),
+    Over(FenceVerdict),
     /// A set that passed its trials, verified or not (its verdict says).
     Found(Box<Found>),
 }
@@ -49,7 +49,7 @@ pub(crate) struct Found {
     pub kind: Fix,
     pub suggestion: Suggestion,
     pub verified: Vec<StrategyRuns>,
-    pub verdict: Verdict,
+    pub verdict: FenceVerdict,
 }
 
 /// Round `index` (from 0): trials sized for `rate`, keeping `failed` (the last round's fix,
@@ -97,7 +97,7 @@ pub(crate) fn round(
         end,
     };
     if let Some(stop) = all_sites.stopped.clone() {
-        let end = End::Over(Verdict::stopped(stop, "the trial of all sites"));
+        let end = End::Over(FenceVerdict::stopped(stop, "the trial of all sites"));
         return Ok(result(all_sites, Vec::new(), Count::default(), end));
     }
     let trials_config = RunConfig {
@@ -151,7 +151,7 @@ fn settle(
 ) -> Result<Found> {
     let suggestion = suggest(cx.shader, &fix, cx.config.choice)?;
     let (verified, verdict) = match stopped {
-        Some(stop) => (Vec::new(), Verdict::stopped(stop, "the search")),
+        Some(stop) => (Vec::new(), FenceVerdict::stopped(stop, "the search")),
         None => {
             let patched = &suggestion.suggested;
             let subject = Subject::Patched(&patched.fix, &patched.app);

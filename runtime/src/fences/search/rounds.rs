@@ -15,7 +15,7 @@ use crate::error::Result;
 use crate::fences::event::SearchEvent;
 use crate::fences::lab::Confirmed;
 use crate::fences::trial::FailureRate;
-use wgstress_model::fences::outcome::{Fix, StrategyRuns, Verdict};
+use wgstress_model::fences::outcome::{FenceVerdict, Fix, StrategyRuns};
 
 /// Rounds at most: each later round's trials are sized for at least four times lower a rate
 /// (the fifth for 256 times below the first). On the H100, ct-octree's third round kept three
@@ -62,10 +62,10 @@ pub(crate) fn run(cx: &mut Context, chosen: &Confirmed) -> Result<Vec<RoundResul
 /// verification (not an error, an interruption or too few runs).
 pub(crate) fn lower_rate(
     verified: &[StrategyRuns],
-    verdict: &Verdict,
+    verdict: &FenceVerdict,
     rate: FailureRate,
 ) -> Option<FailureRate> {
-    let failed_verification = matches!(verdict, Verdict::Unverified { .. })
+    let failed_verification = matches!(verdict, FenceVerdict::Unverified { .. })
         && verified.iter().all(|v| v.runs.stopped.is_none())
         && verified.iter().any(|v| v.runs.failures > 0);
     if !failed_verification {
@@ -102,7 +102,7 @@ mod tests {
                 },
             })
             .collect();
-        let verdict = Verdict::Unverified { why: "w".into() };
+        let verdict = FenceVerdict::Unverified { why: "w".into() };
         lower_rate(&verified, &verdict, rate)
     }
 

@@ -3,7 +3,7 @@
 
 use crate::fences::lab::FixSet;
 use crate::fences::trials::Trials;
-use wgstress_model::fences::outcome::{Fix, Verdict};
+use wgstress_model::fences::outcome::{FenceVerdict, Fix};
 
 /// A step's answer: a set that passed its trials (with how the trials ended, if early),
 /// or the verdict that ends the round.
@@ -13,7 +13,7 @@ pub(crate) enum Step {
         kind: Fix,
         stopped: Option<wgstress_model::run::stop::Stop>,
     },
-    Over(Verdict),
+    Over(FenceVerdict),
 }
 
 /// Trials and their runs over a round's steps.

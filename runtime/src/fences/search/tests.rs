@@ -261,7 +261,7 @@ fn config(sim: &Sim, strategy: Option<Strategy>) -> FenceSearchConfig {
 }
 
 /// Runs the search, counting the trials its events report.
-fn run(source: &str, sim: &mut Sim, strategy: Option<Strategy>) -> (Outcome, u64) {
+fn run(source: &str, sim: &mut Sim, strategy: Option<Strategy>) -> (FenceOutcome, u64) {
     let config = config(sim, strategy);
     let mut trials = 0;
     let outcome = search(&config, &shader(source), sim, &mut |e| {
@@ -281,7 +281,7 @@ fn sites_of(source: &str) -> usize {
         .len()
 }
 
-fn kept(outcome: &Outcome) -> Vec<u32> {
+fn kept(outcome: &FenceOutcome) -> Vec<u32> {
     outcome.kept.iter().map(|k| k.site).collect()
 }
 
@@ -290,7 +290,7 @@ fn the_needed_barrier_is_found_and_verified() {
     assert!(sites_of(FLAGS) >= 4, "the shader has sites to choose from");
     let mut sim = Sim::new(vec![Bug::barriers(0.3, &[2])]);
     let (outcome, trials) = run(FLAGS, &mut sim, None);
-    assert_eq!(outcome.verdict, Verdict::Fixed, "{outcome:?}");
+    assert_eq!(outcome.verdict, FenceVerdict::Fixed, "{outcome:?}");
     assert_eq!(kept(&outcome), [2]);
     assert_eq!(outcome.fix, Some(Fix::Barriers));
     // Systematic stress showed it: no other strategy was tried, and it verified the fix.
@@ -321,7 +321,7 @@ fn without_a_failure_under_systematic_stress_the_others_are_tried() {
     };
     let mut sim = Sim::new(vec![only_cache]);
     let (outcome, _) = run(FLAGS, &mut sim, None);
-    assert_eq!(outcome.verdict, Verdict::Fixed, "{outcome:?}");
+    assert_eq!(outcome.verdict, FenceVerdict::Fixed, "{outcome:?}");
     let tried: Vec<Strategy> = outcome.before.iter().map(|b| b.strategy).collect();
     assert_eq!(tried, [Strategy::Systematic, Strategy::Cache]);
     assert_eq!(outcome.strategy, Some(Strategy::Cache));
@@ -335,7 +335,7 @@ fn without_a_failure_under_systematic_stress_the_others_are_tried() {
 fn a_correct_application_does_not_fail_and_every_strategy_was_tried() {
     let mut sim = Sim::new(Vec::new());
     let (outcome, trials) = run(FLAGS, &mut sim, None);
-    assert_eq!(outcome.verdict, Verdict::DoesNotFail);
+    assert_eq!(outcome.verdict, FenceVerdict::DoesNotFail);
     assert_eq!(outcome.before.len(), 4);
     assert_eq!((outcome.trials, trials), (0, 0));
     assert!(outcome.fix.is_none() && outcome.patched().is_empty() && outcome.sites.is_none());
@@ -347,7 +347,7 @@ fn a_fix_that_fails_its_verification_starts_a_round_that_keeps_it() {
     // verification's thousands of runs show.
     let mut sim = Sim::new(vec![Bug::barriers(0.5, &[1]), Bug::barriers(0.002, &[3])]);
     let (outcome, _) = run(FLAGS, &mut sim, Some(Strategy::Systematic));
-    assert_eq!(outcome.verdict, Verdict::Fixed, "{outcome:?}");
+    assert_eq!(outcome.verdict, FenceVerdict::Fixed, "{outcome:?}");
     assert_eq!(kept(&outcome), [1, 3]);
     assert_eq!(outcome.refined.len(), 1, "{:?}", outcome.refined);
     let first = &outcome.refined[0];
@@ -379,7 +379,7 @@ fn lost_updates_are_fixed_by_make_atomic_when_every_barrier_still_fails() {
     };
     let mut sim = Sim::new(vec![atomic]);
     let (outcome, _) = run(COUNTER, &mut sim, None);
-    assert_eq!(outcome.verdict, Verdict::Fixed, "{outcome:?}");
+    assert_eq!(outcome.verdict, FenceVerdict::Fixed, "{outcome:?}");
     assert!(outcome.all_sites.as_ref().unwrap().failures > 0);
     assert!(
         matches!(&outcome.fix, Some(Fix::MakeAtomic { variables, fused, .. })
@@ -421,7 +421,7 @@ fn variables_needed_together_are_made_atomic_together_and_the_rest_left_plain() 
     };
     let mut sim = Sim::new(vec![both]);
     let (outcome, _) = run(POLL, &mut sim, None);
-    assert_eq!(outcome.verdict, Verdict::Fixed, "{outcome:?}");
+    assert_eq!(outcome.verdict, FenceVerdict::Fixed, "{outcome:?}");
     let Some(Fix::MakeAtomic {
         variables, fused, ..
     }) = &outcome.fix
@@ -486,7 +486,7 @@ fn a_rare_bug_of_another_variable_left_by_a_make_atomic_fix_is_found_in_the_next
     };
     let mut sim = Sim::new(vec![totals, stale]);
     let (outcome, _) = run(POLL, &mut sim, Some(Strategy::Systematic));
-    assert_eq!(outcome.verdict, Verdict::Fixed, "{outcome:?}");
+    assert_eq!(outcome.verdict, FenceVerdict::Fixed, "{outcome:?}");
     let Some(Fix::MakeAtomic { variables, .. }) = &outcome.fix else {
         panic!("{:?}", outcome.fix);
     };
@@ -504,7 +504,7 @@ fn nothing_fixes_a_bug_no_fix_covers_and_the_reasons_say_what_was_tried() {
     };
     let mut sim = Sim::new(vec![hopeless]);
     let (outcome, _) = run(COUNTER, &mut sim, None);
-    let Verdict::NotFixed { reasons } = &outcome.verdict else {
+    let FenceVerdict::NotFixed { reasons } = &outcome.verdict else {
         panic!("{outcome:?}");
     };
     assert!(
@@ -527,7 +527,7 @@ fn ctrl_c_in_the_verification_reports_the_fix_found_not_verified() {
     let (outcome, _) = run(FLAGS, &mut sim, None);
     assert_eq!(
         outcome.verdict,
-        Verdict::Interrupted {
+        FenceVerdict::Interrupted {
             during: "the verification".into()
         }
     );
@@ -586,7 +586,7 @@ fn the_portable_fix_adds_the_acquire_side_this_adapter_did_not_need_and_is_verif
     // This adapter needs only the writer's barrier.
     let mut sim = Sim::new(vec![Bug::barriers(0.3, &[release])]);
     let (outcome, _) = run(MESSAGE, &mut sim, None);
-    assert_eq!(outcome.verdict, Verdict::Fixed, "{outcome:?}");
+    assert_eq!(outcome.verdict, FenceVerdict::Fixed, "{outcome:?}");
     assert_eq!(outcome.choice, Some(Choice::Portable));
     assert_eq!(outcome.minimal, [release as u32]);
     let kept: Vec<(u32, Option<KeptRole>, bool)> = outcome
@@ -661,7 +661,7 @@ fn the_minimal_choice_keeps_what_this_adapter_needed() {
         ..config(&sim, None)
     };
     let outcome = search(&config, &shader(MESSAGE), &mut sim, &mut |_| {}).unwrap();
-    assert_eq!(outcome.verdict, Verdict::Fixed, "{outcome:?}");
+    assert_eq!(outcome.verdict, FenceVerdict::Fixed, "{outcome:?}");
     assert_eq!(kept(&outcome), [release as u32]);
     assert!(outcome.kept[0].needed);
     assert_eq!(
@@ -729,7 +729,7 @@ fn a_pipeline_is_searched_over_the_sites_of_every_stressed_pass_and_patched_once
     let mut sim = Sim::new(vec![Bug::barriers(0.4, &[a, b])]);
     let config = config(&sim, None);
     let outcome = search(&config, &shader, &mut sim, &mut |_| {}).unwrap();
-    assert_eq!(outcome.verdict, Verdict::Fixed, "{outcome:?}");
+    assert_eq!(outcome.verdict, FenceVerdict::Fixed, "{outcome:?}");
     assert_eq!(kept(&outcome), [a as u32, b as u32]);
     let functions: Vec<&str> = outcome.kept.iter().map(|k| k.function.as_str()).collect();
     assert_eq!(functions, ["produce", "consume"]);
@@ -765,5 +765,5 @@ fn past_its_time_bound_the_search_keeps_every_site_and_verifies_that() {
     assert_eq!(outcome.trials, 0, "no trial ran past the bound");
     // Nothing was dropped: the set kept is every site, and its verification passed.
     assert_eq!(kept(&outcome).len(), sites_of(FLAGS), "{outcome:?}");
-    assert_eq!(outcome.verdict, Verdict::Fixed, "{outcome:?}");
+    assert_eq!(outcome.verdict, FenceVerdict::Fixed, "{outcome:?}");
 }

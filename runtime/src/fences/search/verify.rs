@@ -9,7 +9,7 @@ use crate::fences::event::SearchEvent;
 use crate::fences::lab::Subject;
 use crate::run::runner::Budget;
 use wgstress_model::fences::measured::Measured;
-use wgstress_model::fences::outcome::{StrategyRuns, Verdict};
+use wgstress_model::fences::outcome::{FenceVerdict, StrategyRuns};
 use wgstress_model::run::stop::Stop;
 use wgstress_model::stress::params::run_seed;
 use wgstress_model::stress::strategy::Strategy;
@@ -21,7 +21,7 @@ pub(crate) fn verify(
     subject: Subject,
     sites: usize,
     runs_needed: u64,
-) -> Result<(Vec<StrategyRuns>, Verdict)> {
+) -> Result<(Vec<StrategyRuns>, FenceVerdict)> {
     let exposing = exposing(cx.tried);
     let share = cx.config.verify / exposing.len().max(1) as u32;
     let mut verified = Vec::new();
@@ -45,34 +45,34 @@ pub(crate) fn verify(
             iterations: c.config.settings.iterations,
             runs,
         });
-        if verdict != Verdict::Fixed {
+        if verdict != FenceVerdict::Fixed {
             return Ok((verified, verdict));
         }
     }
-    Ok((verified, Verdict::Fixed))
+    Ok((verified, FenceVerdict::Fixed))
 }
 
 /// A fix only when the verification ran at least a trial's runs, all passing.
-fn verdict(verified: &Measured, runs_needed: u64, strategy: Strategy) -> Verdict {
+fn verdict(verified: &Measured, runs_needed: u64, strategy: Strategy) -> FenceVerdict {
     match &verified.stopped {
-        Some(Stop::Interrupted) => Verdict::Interrupted {
+        Some(Stop::Interrupted) => FenceVerdict::Interrupted {
             during: "the verification".into(),
         },
-        Some(Stop::Aborted(why)) => Verdict::Unverified { why: why.clone() },
-        None if verified.failures > 0 => Verdict::Unverified {
+        Some(Stop::Aborted(why)) => FenceVerdict::Unverified { why: why.clone() },
+        None if verified.failures > 0 => FenceVerdict::Unverified {
             why: format!(
                 "{} of {} runs failed with the fix under {strategy} stress",
                 verified.failures, verified.runs
             ),
         },
-        None if verified.runs < runs_needed => Verdict::Unverified {
+        None if verified.runs < runs_needed => FenceVerdict::Unverified {
             why: format!(
                 "only {} runs of {strategy} stress in the verification time; {runs_needed} show \
                  the failure with 99% confidence",
                 verified.runs
             ),
         },
-        None => Verdict::Fixed,
+        None => FenceVerdict::Fixed,
     }
 }
 
@@ -93,19 +93,19 @@ mod tests {
     #[test]
     fn only_enough_passing_runs_verify_a_fix() {
         let s = Strategy::Systematic;
-        assert_eq!(verdict(&runs(50, 0, None), 44, s), Verdict::Fixed);
-        assert_eq!(verdict(&runs(44, 0, None), 44, s), Verdict::Fixed);
+        assert_eq!(verdict(&runs(50, 0, None), 44, s), FenceVerdict::Fixed);
+        assert_eq!(verdict(&runs(44, 0, None), 44, s), FenceVerdict::Fixed);
         for unverified in [
             verdict(&runs(50, 1, None), 44, s),
             verdict(&runs(43, 0, None), 44, s),
             verdict(&runs(50, 0, Some(Stop::Aborted("hang".into()))), 44, s),
         ] {
             assert!(
-                matches!(unverified, Verdict::Unverified { .. }),
+                matches!(unverified, FenceVerdict::Unverified { .. }),
                 "{unverified:?}"
             );
         }
         let interrupted = verdict(&runs(50, 0, Some(Stop::Interrupted)), 44, s);
-        assert!(matches!(interrupted, Verdict::Interrupted { .. }));
+        assert!(matches!(interrupted, FenceVerdict::Interrupted { .. }));
     }
 }
