@@ -312,3 +312,74 @@ fn a_recorded_page_replays_its_scan() {
     );
     assert!(fixed.status.success(), "fixed, stressed: {}", text(&fixed));
 }
+
+/// Builds the Rust wgpu example (its own crate, with wgpu's `trace` feature) and returns its
+/// binary.
+fn wgpu_example() -> PathBuf {
+    let manifest = workspace().join("examples/record/wgpu/Cargo.toml");
+    let target = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("record-wgpu");
+    let built = Command::new(env!("CARGO"))
+        .args(["build", "--locked", "--quiet", "--manifest-path"])
+        .arg(&manifest)
+        .arg("--target-dir")
+        .arg(&target)
+        .status()
+        .expect("cargo runs");
+    assert!(built.success(), "building {}", manifest.display());
+    target.join("debug/spin-lock-wgpu")
+}
+
+#[test]
+fn a_wgpu_trace_imports_as_a_spec_that_replays_the_program() {
+    let program = wgpu_example();
+    let dir = tempfile::tempdir().unwrap();
+    for (variant, flags) in [("fixed", vec!["--fixed"]), ("buggy", vec![])] {
+        let trace = dir.path().join(format!("trace-{variant}"));
+        std::fs::create_dir(&trace).unwrap();
+        let ran = Command::new(&program)
+            .args(&flags)
+            .arg("--trace")
+            .arg(&trace)
+            .env("XDG_RUNTIME_DIR", dir.path())
+            .output()
+            .unwrap();
+        assert!(ran.status.success(), "{variant}: {}", text(&ran));
+        assert_eq!(String::from_utf8_lossy(&ran.stdout), "count 1024 (expected 1024)\n");
+        let out = format!("spec-{variant}");
+        let imported = wgstress(
+            &["import", trace.to_str().unwrap(), "--out", &out],
+            dir.path(),
+        );
+        assert!(imported.status.success(), "{variant}: {}", text(&imported));
+        let spec = dir.path().join(&out);
+        let toml = std::fs::read_to_string(spec.join("spec.toml")).unwrap();
+        assert!(toml.contains("workgroups = [256, 1, 1]"), "{toml}");
+        assert!(toml.contains("# Note: a trace holds no read-backs"), "{toml}");
+        // What the program read back, 1,024, is what the spec's check expects.
+        assert_eq!(
+            std::fs::read(spec.join("expected-0.bin")).unwrap(),
+            1024u32.to_le_bytes()
+        );
+        assert_eq!(
+            std::fs::read_to_string(spec.join("shader-0.wgsl")).unwrap(),
+            std::fs::read_to_string(workspace().join(format!(
+                "examples/record/node/spin_lock{}.wgsl",
+                if variant == "fixed" { "_fixed" } else { "" }
+            )))
+            .unwrap(),
+            "the shader as the program gave it"
+        );
+        let raw = wgstress(&["run", "spec.toml", "--raw", "--runs", "5"], &spec);
+        assert!(raw.status.success(), "{variant} raw: {}", text(&raw));
+    }
+    let fixed = wgstress(&["run", "spec.toml", "--runs", "20"], &dir.path().join("spec-fixed"));
+    assert!(fixed.status.success(), "fixed, stressed: {}", text(&fixed));
+}
+
+#[test]
+fn a_directory_without_a_trace_is_a_one_line_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = wgstress(&["import", ".", "--out", "spec"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).contains("no trace.ron here"), "{}", text(&out));
+}
