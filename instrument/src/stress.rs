@@ -121,7 +121,10 @@ mod tests {
                 assert!(switch.contains(wgsl.call), "{strategy}");
             }
         }
-        assert!(!library.contains("// wgstress: strateg"), "every marker is filled");
+        assert!(
+            !library.contains("// wgstress: strateg"),
+            "every marker is filled"
+        );
         // The constants are abstract: they name the codes and leave no trace in the output.
         assert!(library_source(false).starts_with("const WGSTRESS_STRATEGY_NONE = 0;"));
     }
