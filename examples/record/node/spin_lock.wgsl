@@ -3,7 +3,7 @@
 // are relaxed (every WGSL atomic is), and the counter is plain memory: nothing orders its read
 // after the lock was taken, nor its write before the lock is let go, so a workgroup can read
 // a count the last holder has not made visible yet and lose an update. spin_lock_fixed.wgsl
-// makes the counter atomic.
+// makes the count one atomicAdd.
 
 struct Config {
     rounds: u32,
