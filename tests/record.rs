@@ -344,7 +344,10 @@ fn a_wgpu_trace_imports_as_a_spec_that_replays_the_program() {
             .output()
             .unwrap();
         assert!(ran.status.success(), "{variant}: {}", text(&ran));
-        assert_eq!(String::from_utf8_lossy(&ran.stdout), "count 1024 (expected 1024)\n");
+        assert_eq!(
+            String::from_utf8_lossy(&ran.stdout),
+            "count 1024 (expected 1024)\n"
+        );
         let out = format!("spec-{variant}");
         let imported = wgstress(
             &["import", trace.to_str().unwrap(), "--out", &out],
@@ -354,7 +357,10 @@ fn a_wgpu_trace_imports_as_a_spec_that_replays_the_program() {
         let spec = dir.path().join(&out);
         let toml = std::fs::read_to_string(spec.join("spec.toml")).unwrap();
         assert!(toml.contains("workgroups = [256, 1, 1]"), "{toml}");
-        assert!(toml.contains("# Note: a trace holds no read-backs"), "{toml}");
+        assert!(
+            toml.contains("# Note: a trace holds no read-backs"),
+            "{toml}"
+        );
         // What the program read back, 1,024, is what the spec's check expects.
         assert_eq!(
             std::fs::read(spec.join("expected-0.bin")).unwrap(),
@@ -372,7 +378,10 @@ fn a_wgpu_trace_imports_as_a_spec_that_replays_the_program() {
         let raw = wgstress(&["run", "spec.toml", "--raw", "--runs", "5"], &spec);
         assert!(raw.status.success(), "{variant} raw: {}", text(&raw));
     }
-    let fixed = wgstress(&["run", "spec.toml", "--runs", "20"], &dir.path().join("spec-fixed"));
+    let fixed = wgstress(
+        &["run", "spec.toml", "--runs", "20"],
+        &dir.path().join("spec-fixed"),
+    );
     assert!(fixed.status.success(), "fixed, stressed: {}", text(&fixed));
 }
 
