@@ -117,6 +117,18 @@ fn a_recorded_lock_replays_the_programs_read_back() {
         let spec = dir.path().join(out).join("spec.toml");
         let toml = std::fs::read_to_string(&spec).unwrap();
         assert!(toml.contains("workgroups = [256, 1, 1]"), "{toml}");
+        // The program read its shader from a file: the spec runs that file, so that a fix of
+        // the spec is a fix of the program's own file.
+        let shader = if out == "fixed" {
+            "spin_lock_fixed.wgsl"
+        } else {
+            "spin_lock.wgsl"
+        };
+        assert!(
+            toml.contains(&format!("shader = \"../{shader}\"")),
+            "{toml}"
+        );
+        assert!(!dir.path().join(out).join("shader-0.wgsl").exists());
         // The program read back 1,024: the check expects those bytes.
         let expected = std::fs::read(dir.path().join(out).join("expected-0.bin")).unwrap();
         assert_eq!(expected, 1024u32.to_le_bytes(), "{out}");
@@ -136,6 +148,13 @@ fn a_recorded_lock_replays_the_programs_read_back() {
         &dir.path().join("fixed"),
     );
     assert!(fixed.status.success(), "fixed, stressed: {}", text(&fixed));
+    // The search's sites are in the program's own file.
+    let sites = wgstress(
+        &["fences", "spec.toml", "--sites"],
+        &dir.path().join("buggy"),
+    );
+    assert!(sites.status.success(), "{}", text(&sites));
+    assert!(text(&sites).contains("spin_lock.wgsl:"), "{}", text(&sites));
     // The check can fail: a read-back that is not the program's is caught.
     std::fs::write(
         dir.path().join("fixed/expected-0.bin"),

@@ -344,6 +344,7 @@ impl Walk<'_> {
                 let s = same.unwrap_or_else(|| {
                     self.spec_shaders.push(RecordedShader {
                         code: code.code.clone(),
+                        file: code.file.clone(),
                         label: code.label.clone(),
                         at: code.at.clone(),
                     });

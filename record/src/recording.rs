@@ -53,6 +53,9 @@ pub struct ShaderModule {
     #[serde(default)]
     pub label: String,
     pub code: String,
+    /// The file the program read this text from, where the recorder saw it read.
+    #[serde(default)]
+    pub file: Option<String>,
     #[serde(default)]
     pub at: String,
 }

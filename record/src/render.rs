@@ -4,6 +4,7 @@
 
 use crate::spec::{RecordedKind, RecordedSpec};
 use std::fmt::Write;
+use std::path::{Path, PathBuf};
 
 /// One file of a recorded spec, relative to its directory.
 #[derive(Clone, Debug, PartialEq)]
@@ -22,6 +23,32 @@ pub struct Origin {
     pub adapter: Option<String>,
     /// How many recordings the spec's checks agree with.
     pub recordings: usize,
+    /// The absolute directory the spec is written to: a shader the program read from a file
+    /// is named by its path from there.
+    pub dir: Option<PathBuf>,
+}
+
+/// `to` as a path from the directory `from`, both absolute; `to` itself where they share no
+/// root.
+fn relative(from: &Path, to: &Path) -> String {
+    let from: Vec<_> = from.components().collect();
+    let to_parts: Vec<_> = to.components().collect();
+    let common = from
+        .iter()
+        .zip(&to_parts)
+        .take_while(|(a, b)| a == b)
+        .count();
+    if common == 0 {
+        return to.display().to_string();
+    }
+    let mut path = PathBuf::new();
+    for _ in common..from.len() {
+        path.push("..");
+    }
+    for part in &to_parts[common..] {
+        path.push(part);
+    }
+    path.display().to_string()
 }
 
 fn toml_string(s: &str) -> String {
@@ -76,15 +103,30 @@ pub fn render(spec: &RecordedSpec, origin: &Origin) -> Vec<SpecFile> {
         let _ = writeln!(t, "# Note: {}", comment(note));
     }
     let _ = writeln!(t, "name = {}", toml_string(&origin.name));
-    let shader_file = |i: usize| format!("shader-{i}.wgsl");
+    // A shader the program read from a file is that file, so that a fix of the spec is a fix
+    // of the program's own file; any other is written beside the spec as the program gave it.
+    let shader_file = |i: usize| match (&spec.shaders[i].file, &origin.dir) {
+        (Some(file), Some(dir)) => relative(dir, Path::new(file)),
+        (Some(file), None) => file.clone(),
+        (None, _) => format!("shader-{i}.wgsl"),
+    };
+    for (i, s) in spec.shaders.iter().enumerate() {
+        match &s.file {
+            Some(file) => {
+                let _ = writeln!(
+                    t,
+                    "# shader {i}: the program read it from {}",
+                    comment(file)
+                );
+            }
+            None => files.push(SpecFile {
+                path: shader_file(i),
+                bytes: s.code.clone().into_bytes(),
+            }),
+        }
+    }
     let first = spec.dispatches.first().map_or(0, |d| d.shader);
     let _ = writeln!(t, "shader = {}", toml_string(&shader_file(first)));
-    for (i, s) in spec.shaders.iter().enumerate() {
-        files.push(SpecFile {
-            path: shader_file(i),
-            bytes: s.code.clone().into_bytes(),
-        });
-    }
     if !spec.constants.is_empty() {
         let _ = writeln!(t, "\n[constants]");
         for (name, value) in &spec.constants {

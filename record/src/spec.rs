@@ -19,6 +19,9 @@ pub struct RecordedSpec {
 #[derive(Clone, Debug, PartialEq)]
 pub struct RecordedShader {
     pub code: String,
+    /// The file the program read it from: the spec runs that file, so that a fix of the
+    /// spec (`fences -o`, `--fix`) is a fix of the program's own file.
+    pub file: Option<String>,
     pub label: String,
     pub at: String,
 }

@@ -70,6 +70,7 @@ fn words_that_differ_between_two_recordings_are_not_checked() {
             program: "node prog.mjs".into(),
             adapter: None,
             recordings: 2,
+            dir: None,
         },
     );
     let toml = String::from_utf8(files[0].bytes.clone()).unwrap();
@@ -114,6 +115,7 @@ fn the_rendered_spec_names_its_files() {
             program: "node prog.mjs".into(),
             adapter: Some("llvmpipe".into()),
             recordings: 1,
+            dir: None,
         },
     );
     let names: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
@@ -198,4 +200,29 @@ fn a_trace_that_is_not_ron_says_where() {
     .unwrap();
     let error = read_trace(dir.path()).unwrap_err().to_string();
     assert!(error.contains("trace.ron:3: expected"), "{error}");
+}
+
+#[test]
+fn a_shader_the_program_read_from_a_file_is_named_by_its_path_from_the_spec() {
+    let mut recording = recording(&staged(&[1, 3, 6, 10]));
+    recording.shaders[0].file = Some("/home/me/app/shaders/sum.wgsl".into());
+    let spec = convert(&recording, &[]).unwrap();
+    let origin = Origin {
+        name: "sum".into(),
+        program: "node prog.mjs".into(),
+        adapter: None,
+        recordings: 1,
+        dir: Some("/home/me/app/recorded".into()),
+    };
+    let files = render(&spec, &origin);
+    let toml = String::from_utf8(files[0].bytes.clone()).unwrap();
+    assert!(toml.contains("shader = \"../shaders/sum.wgsl\""), "{toml}");
+    assert!(
+        toml.contains("# shader 0: the program read it from /home/me/app/shaders/sum.wgsl"),
+        "{toml}"
+    );
+    assert!(
+        files.iter().all(|f| !f.path.ends_with(".wgsl")),
+        "no copy is written"
+    );
 }

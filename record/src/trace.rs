@@ -167,6 +167,7 @@ impl Reader<'_> {
                     .to_string();
                 self.shaders.insert(key, self.recording.shaders.len());
                 self.recording.shaders.push(ShaderModule {
+                    file: None,
                     label,
                     code: String::from_utf8_lossy(&bytes).into_owned(),
                     at,

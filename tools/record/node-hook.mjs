@@ -3,10 +3,11 @@
 // share one module and its classes), and writes the recording to $WGSTRESS_RECORDING when the
 // program ends (or logs `wgstress:done`, or runs past $WGSTRESS_RECORD_SECONDS).
 
-import { createRequire } from 'node:module';
+import { createRequire, syncBuiltinESMExports } from 'node:module';
+import fs from 'node:fs';
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { install, serialize } from './recorder.mjs';
 
 const out = process.env.WGSTRESS_RECORDING;
@@ -18,8 +19,33 @@ try {
 } catch (e) {
     process.stderr.write(`wgstress record: the program's webgpu package was not found from ${program}: ${e.message}\n`);
 }
+/// The texts the program read from files, by text: a shader module made from one names it.
+const files = new Map();
+const remember = (path, data, options) => {
+    try {
+        const text = typeof data === 'string' ? data : Buffer.from(data).toString('utf8');
+        const where = path instanceof URL ? fileURLToPath(path) : typeof path === 'string' ? resolve(path) : null;
+        if (where && text.length < 64 << 20) files.set(text, where);
+    } catch {
+        // A read the recorder cannot follow is only not remembered.
+    }
+    void options;
+};
+const readFileSync = fs.readFileSync;
+fs.readFileSync = function (path, options) {
+    const data = readFileSync.call(this, path, options);
+    remember(path, data, options);
+    return data;
+};
+const readFile = fs.promises.readFile;
+fs.promises.readFile = async function (path, options) {
+    const data = await readFile.call(this, path, options);
+    remember(path, data, options);
+    return data;
+};
+syncBuiltinESMExports();
 if (classes && out) {
-    const recording = install(classes);
+    const recording = install(classes, files);
     let written = false;
     const write = () => {
         if (!written) {

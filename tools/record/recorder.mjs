@@ -54,7 +54,9 @@ function wrap(proto, name, make) {
     });
 }
 
-export function install(classes) {
+// `files` maps a text the program read from a file to that file's path (the Node hook fills
+// it by watching `fs`), so that a shader module made from a file's text names the file.
+export function install(classes, files = new Map()) {
     const recording = {
         version: VERSION,
         adapter: null,
@@ -121,7 +123,12 @@ export function install(classes) {
     wrap(P('GPUDevice'), 'createShaderModule', (original) => function (descriptor) {
         const module = original.call(this, descriptor);
         ids.set(module, recording.shaders.length);
-        recording.shaders.push({ label: descriptor.label ?? '', code: descriptor.code, at: callSite() });
+        recording.shaders.push({
+            label: descriptor.label ?? '',
+            code: descriptor.code,
+            file: files.get(descriptor.code) ?? null,
+            at: callSite(),
+        });
         return module;
     });
 

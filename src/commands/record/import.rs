@@ -149,6 +149,7 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
         program: format!("the wgpu trace {}", plan.trace.display()),
         adapter: None,
         recordings: 1,
+        dir: None,
     };
     let scratch = Scratch::new()?;
     let draft = scratch.0.join("draft");

@@ -154,6 +154,25 @@ fn check_out(out: &Path) -> Result<()> {
     Ok(())
 }
 
+/// `path` from the root, `.` and `..` taken out, without following links (the directory may
+/// not exist yet).
+fn absolute(path: &Path) -> Result<PathBuf> {
+    let joined = std::env::current_dir()
+        .context("the current directory")?
+        .join(path);
+    let mut out = PathBuf::new();
+    for part in joined.components() {
+        match part {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    Ok(out)
+}
+
 /// Writes a spec's files into `dir`, each a new file.
 fn write_new(dir: &Path, files: &[wgstress_record::SpecFile]) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
@@ -275,6 +294,7 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
             .as_ref()
             .and_then(|a| a.description.clone()),
         recordings: recordings.len(),
+        dir: Some(absolute(&plan.out)?),
     };
     write_new(&plan.out, &render(&spec, &origin))?;
     let spec_path = plan.out.join("spec.toml");
