@@ -29,8 +29,10 @@ struct Walk<'a> {
     shaders: BTreeMap<usize, usize>,
     spec_shaders: Vec<RecordedShader>,
     constants: BTreeMap<String, f64>,
-    /// Uniform words written since the last dispatch: (binding index) -> bytes up to the write.
-    pending_uniforms: BTreeMap<usize, usize>,
+    /// Uniforms the program wrote after the first dispatch: (binding index) -> bytes up to
+    /// the furthest write. Every later dispatch gives them the words they held then: a
+    /// dispatch's uniform words replace the binding's initial contents for that dispatch only.
+    written_uniforms: BTreeMap<usize, usize>,
     /// Per read event of the timeline: the check it gives, and the dispatches before it.
     reads: Vec<(usize, RecordedCheck)>,
     /// Per read of the timeline, the byte ranges of the mapped buffer that a second
@@ -87,7 +89,7 @@ pub fn convert(recording: &Recording, again: &[Recording]) -> Result<RecordedSpe
         shaders: BTreeMap::new(),
         spec_shaders: Vec::new(),
         constants: BTreeMap::new(),
-        pending_uniforms: BTreeMap::new(),
+        written_uniforms: BTreeMap::new(),
         reads: Vec::new(),
         differing,
         notes: Vec::new(),
@@ -197,7 +199,7 @@ impl Walk<'_> {
             if !self.dispatches.is_empty() {
                 match self.bindings[b].kind {
                     RecordedKind::Uniform => {
-                        let upto = self.pending_uniforms.entry(b).or_insert(0);
+                        let upto = self.written_uniforms.entry(b).or_insert(0);
                         *upto = (*upto).max(end as usize);
                     }
                     RecordedKind::Storage => {
@@ -429,9 +431,10 @@ impl Walk<'_> {
                 }
             }
         }
-        let uniforms = std::mem::take(&mut self.pending_uniforms)
-            .into_iter()
-            .map(|(b, upto)| {
+        let uniforms = self
+            .written_uniforms
+            .iter()
+            .map(|(&b, &upto)| {
                 let buffer = self
                     .bound
                     .iter()

@@ -226,3 +226,37 @@ fn a_shader_the_program_read_from_a_file_is_named_by_its_path_from_the_spec() {
         "no copy is written"
     );
 }
+
+#[test]
+fn a_uniform_written_between_dispatches_holds_its_words_for_every_later_dispatch() {
+    // Two dispatches after a write of 7 into the uniform `pass`, the second with no write
+    // of its own: both run with 7, not with the contents it had before the first.
+    let text = format!(
+        r#"{{"version": 1,
+        "buffers": [
+          {{"label": "data", "size": 16, "usage": 132}},
+          {{"label": "pass", "size": 4, "usage": 72}}],
+        "shaders": [{{"label": "", "code": "// wgsl"}}],
+        "pipelines": [{{"label": "", "shader": 0, "entryPoint": "main", "constants": {{}}}}],
+        "bindGroups": [{{"label": "", "entries": [
+            {{"binding": 0, "buffer": 0, "offset": 0, "size": null}},
+            {{"binding": 1, "buffer": 1, "offset": 0, "size": null}}]}}],
+        "timeline": [
+          {{"kind": "write", "buffer": 1, "offset": 0, "data": "{one}"}},
+          {{"kind": "dispatch", "pipeline": 0, "groups": [{{"index": 0, "group": 0, "offsets": []}}],
+            "counts": [1, 1, 1], "indirect": null, "submit": 0}},
+          {{"kind": "write", "buffer": 1, "offset": 0, "data": "{seven}"}},
+          {{"kind": "dispatch", "pipeline": 0, "groups": [{{"index": 0, "group": 0, "offsets": []}}],
+            "counts": [1, 1, 1], "indirect": null, "submit": 1}},
+          {{"kind": "dispatch", "pipeline": 0, "groups": [{{"index": 0, "group": 0, "offsets": []}}],
+            "counts": [1, 1, 1], "indirect": null, "submit": 2}}],
+        "unsupported": []}}"#,
+        one = b64(&[1]),
+        seven = b64(&[7])
+    );
+    let spec = convert(&recording(&text), &[]).unwrap();
+    assert_eq!(spec.bindings[1].init, Some(vec![1]));
+    assert!(spec.dispatches[0].uniforms.is_empty());
+    assert_eq!(spec.dispatches[1].uniforms, [(0, 1, vec![7])]);
+    assert_eq!(spec.dispatches[2].uniforms, [(0, 1, vec![7])]);
+}
