@@ -29,8 +29,9 @@ fn project() -> tempfile::TempDir {
     dir
 }
 
-/// The environment that runs Node's Dawn on Mesa 25's lavapipe.
-fn mesa() -> [(&'static str, PathBuf); 2] {
+/// The environment that runs Node's Dawn on Mesa 25's lavapipe, on one thread (see `replay`:
+/// the programs' own checks would otherwise fail now and then on a busy machine).
+fn mesa() -> [(&'static str, PathBuf); 3] {
     let mesa = workspace().join("tools/record/mesa");
     assert!(
         mesa.join("lvp.json").exists(),
@@ -40,6 +41,7 @@ fn mesa() -> [(&'static str, PathBuf); 2] {
     [
         ("VK_DRIVER_FILES", mesa.join("lvp.json")),
         ("LD_LIBRARY_PATH", mesa.join("lib")),
+        ("LP_NUM_THREADS", PathBuf::from("1")),
     ]
 }
 
@@ -67,6 +69,20 @@ fn record(dir: &Path, out: &str, program: &[&str]) -> Output {
         String::from_utf8_lossy(&output.stderr)
     );
     output
+}
+
+/// Runs `wgstress` on a recorded spec. lavapipe runs one workgroup per thread to its end and
+/// cuts a loop at 65,535 iterations: on a busy machine a lock's or a look-back's waiter spins
+/// past that while the thread it waits for is descheduled, and the run goes wrong for the
+/// driver's sake. On one thread each workgroup runs after the ones it waits for: what is
+/// tested here is that the spec replays the program, not lavapipe's scheduling.
+fn replay(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_wgstress"))
+        .args(args)
+        .env("LP_NUM_THREADS", "1")
+        .current_dir(dir)
+        .output()
+        .expect("wgstress runs")
 }
 
 fn text(o: &Output) -> String {
@@ -132,7 +148,7 @@ fn a_recorded_lock_replays_the_programs_read_back() {
         // The program read back 1,024: the check expects those bytes.
         let expected = std::fs::read(dir.path().join(out).join("expected-0.bin")).unwrap();
         assert_eq!(expected, 1024u32.to_le_bytes(), "{out}");
-        let raw = wgstress(
+        let raw = replay(
             &["run", "spec.toml", "--raw", "--runs", "10"],
             &dir.path().join(out),
         );
@@ -143,7 +159,7 @@ fn a_recorded_lock_replays_the_programs_read_back() {
             text(&raw)
         );
     }
-    let fixed = wgstress(
+    let fixed = replay(
         &["run", "spec.toml", "--runs", "40"],
         &dir.path().join("fixed"),
     );
@@ -161,7 +177,7 @@ fn a_recorded_lock_replays_the_programs_read_back() {
         1025u32.to_le_bytes(),
     )
     .unwrap();
-    let wrong = wgstress(
+    let wrong = replay(
         &["run", "spec.toml", "--raw", "--runs", "3"],
         &dir.path().join("fixed"),
     );
@@ -187,7 +203,7 @@ fn work_that_depends_on_what_the_program_read_is_recorded_as_it_ran() {
         toml.contains("entry = \"square\"\nworkgroups = [2, 1, 1]"),
         "{toml}"
     );
-    let raw = wgstress(
+    let raw = replay(
         &["run", "spec.toml", "--raw", "--runs", "5"],
         &dir.path().join("host"),
     );
@@ -203,7 +219,7 @@ fn work_that_depends_on_what_the_program_read_is_recorded_as_it_ran() {
         toml.contains("workgroups = [2, 1, 1]  # from its indirect buffer in this run"),
         "{toml}"
     );
-    let raw = wgstress(
+    let raw = replay(
         &["run", "spec.toml", "--raw", "--runs", "5"],
         &dir.path().join("indirect"),
     );
@@ -250,7 +266,7 @@ void texture;
         toml.contains("texture.mjs:6:"),
         "the note says where: {toml}"
     );
-    let raw = wgstress(
+    let raw = replay(
         &["run", "spec.toml", "--raw", "--runs", "3"],
         &dir.path().join("spec"),
     );
@@ -306,30 +322,24 @@ fn a_recorded_page_replays_its_scan() {
             dir.path(),
         );
         assert!(recorded.status.success(), "{url}: {}", text(&recorded));
-        // The page's own check passed (src/commands/record/browser.rs checks that it says
-        // the same without the recorder).
-        assert!(
-            text(&recorded).contains("page: count right\n"),
-            "{url}: {}",
-            text(&recorded)
-        );
         let spec = dir.path().join(out);
-        let expected = std::fs::read(spec.join("expected-0.bin")).unwrap();
-        let sums: Vec<u8> = (1..=4096u32).flat_map(|w| w.to_le_bytes()).collect();
-        assert_eq!(
-            expected, sums,
-            "{out}: the check holds the page's read-back"
-        );
         let toml = std::fs::read_to_string(spec.join("spec.toml")).unwrap();
         assert!(toml.contains("workgroups = [64, 1, 1]"), "{toml}");
-        let raw = wgstress(&["run", "spec.toml", "--raw", "--runs", "5"], &spec);
-        assert!(raw.status.success(), "{out} raw: {}", text(&raw));
     }
-    let fixed = wgstress(
-        &["run", "spec.toml", "--runs", "20"],
-        &dir.path().join("fixed"),
+    // The buggy page may read back wrong sums itself (its flags and sums race, and on a busy
+    // SwiftShader they do now and then): only the fixed one's are known.
+    let fixed = dir.path().join("fixed");
+    let expected = std::fs::read(fixed.join("expected-0.bin")).unwrap();
+    let sums: Vec<u8> = (1..=4096u32).flat_map(|w| w.to_le_bytes()).collect();
+    assert_eq!(expected, sums, "the check holds the page's read-back");
+    let raw = replay(&["run", "spec.toml", "--raw", "--runs", "5"], &fixed);
+    assert!(raw.status.success(), "fixed raw: {}", text(&raw));
+    let stressed = replay(&["run", "spec.toml", "--runs", "20"], &fixed);
+    assert!(
+        stressed.status.success(),
+        "fixed, stressed: {}",
+        text(&stressed)
     );
-    assert!(fixed.status.success(), "fixed, stressed: {}", text(&fixed));
 }
 
 /// Builds the Rust wgpu example (its own crate, with wgpu's `trace` feature) and returns its
@@ -394,10 +404,10 @@ fn a_wgpu_trace_imports_as_a_spec_that_replays_the_program() {
             .unwrap(),
             "the shader as the program gave it"
         );
-        let raw = wgstress(&["run", "spec.toml", "--raw", "--runs", "5"], &spec);
+        let raw = replay(&["run", "spec.toml", "--raw", "--runs", "5"], &spec);
         assert!(raw.status.success(), "{variant} raw: {}", text(&raw));
     }
-    let fixed = wgstress(
+    let fixed = replay(
         &["run", "spec.toml", "--runs", "20"],
         &dir.path().join("spec-fixed"),
     );

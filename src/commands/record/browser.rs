@@ -298,12 +298,13 @@ mod tests {
     use super::*;
 
     /// The example page's result is the same with and without the recorder (Chromium on
-    /// SwiftShader here; tools/test-deps.sh installs it).
+    /// SwiftShader here; tools/test-deps.sh installs it). The fixed page's result is known;
+    /// the buggy one's may be wrong by itself now and then, so it is only read.
     #[test]
     fn the_recorder_changes_nothing_a_page_sees() {
         let page = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/record/web/scan.html");
         let dir = tempfile::tempdir().unwrap();
-        for query in ["", "?fixed"] {
+        for query in ["?fixed", ""] {
             let url = format!("file://{}{query}", page.display());
             let time = Duration::from_secs(60);
             let alone = load(
@@ -322,8 +323,18 @@ mod tests {
                 false,
             )
             .unwrap();
-            assert_eq!(alone.console, ["count right"], "{url}");
-            assert_eq!(recorded.console, alone.console, "{url}");
+            if query == "?fixed" {
+                assert_eq!(alone.console, ["count right"], "{url}");
+                assert_eq!(recorded.console, alone.console, "{url}");
+            } else {
+                for page in [&alone, &recorded] {
+                    assert!(
+                        page.console.len() == 1 && page.console[0].starts_with("count "),
+                        "{url}: {:?}",
+                        page.console
+                    );
+                }
+            }
             assert!(alone.recording.is_none());
             assert!(recorded
                 .recording
