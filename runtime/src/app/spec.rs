@@ -261,7 +261,7 @@ impl App {
     /// What a spec or a Rust application can get wrong without a device: a dispatch too large
     /// to count, a binding declared twice or too large, a check of an undeclared binding.
     /// `Err` is the message and the index of the binding or check it is about.
-    pub(crate) fn validate(&self) -> std::result::Result<(), Invalid> {
+    pub fn validate(&self) -> std::result::Result<(), Invalid> {
         if !self.pipeline.is_empty() && self.entry.is_some() {
             return Err(Invalid::Dispatch(
                 0,
@@ -438,7 +438,7 @@ fn bind_is_valid(app: &App, bind: &[BindAt]) -> std::result::Result<(), String> 
 
 /// What `App::validate` found wrong, and where.
 #[derive(Debug, PartialEq)]
-pub(crate) enum Invalid {
+pub enum Invalid {
     Workgroups(String),
     /// The index of the binding, and what is wrong.
     Binding(usize, String),
