@@ -3,7 +3,7 @@
 //! the words it could read back are taken from two unstressed (raw) replays of the spec on
 //! this machine's adapter, and words the two replays disagree on are not checked.
 
-use super::{write_new, Scratch};
+use super::{write_new, write_spec, Scratch};
 use crate::notes::Notes;
 use crate::status::Status;
 use anyhow::{anyhow, bail, Result};
@@ -167,18 +167,5 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
          left, on the adapter `wgstress import` ran on"
             .to_string(),
     );
-    write_new(&plan.out, &render(&spec, &origin))?;
-    let spec_path = plan.out.join("spec.toml");
-    wgstress_runtime::app::spec::load(&spec_path)?;
-    let words: usize = spec.checks.iter().map(|c| c.words.len()).sum();
-    notes.note(&format!(
-        "{}: {} dispatch(es), {} binding(s), {words} word(s) read back checked",
-        spec_path.display(),
-        spec.dispatches.len(),
-        spec.bindings.len(),
-    ));
-    for note in &spec.notes {
-        notes.note(note);
-    }
-    Ok(Status::Passed)
+    write_spec(&plan.out, &spec, &origin, notes)
 }

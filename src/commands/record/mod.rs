@@ -296,10 +296,20 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
         recordings: recordings.len(),
         dir: Some(absolute(&plan.out)?),
     };
-    write_new(&plan.out, &render(&spec, &origin))?;
-    let spec_path = plan.out.join("spec.toml");
-    // What was written must load as any spec does: a recording this cannot replay is an
-    // error here, not at the first run.
+    write_spec(&plan.out, &spec, &origin, notes)
+}
+
+/// Writes the spec's files into `out` (a new or empty directory), loads the spec as `run`
+/// would, so that one this cannot replay is an error here and not at the first run, and says
+/// what it holds.
+fn write_spec(
+    out: &Path,
+    spec: &wgstress_record::RecordedSpec,
+    origin: &Origin,
+    notes: Notes,
+) -> Result<Status> {
+    write_new(out, &render(spec, origin))?;
+    let spec_path = out.join("spec.toml");
     wgstress_runtime::app::spec::load(&spec_path)?;
     let words: usize = spec.checks.iter().map(|c| c.words.len()).sum();
     notes.note(&format!(
