@@ -33,6 +33,7 @@ mod passes;
 pub mod placement;
 pub mod stress;
 mod wgsl;
+mod work;
 
 pub use error::{InstrumentError, ShaderLocation};
 pub use manifest::Manifest;
@@ -42,6 +43,7 @@ pub use stress::library_source;
 pub use wgsl::nesting::{check as check_nesting, MAX_NESTING};
 pub use wgsl::render::{raw_wgsl, render, Raw};
 pub use wgsl::shader::{read_module, validate};
+pub use work::Work;
 
 use error::Result;
 use ir::import;
@@ -100,6 +102,22 @@ pub fn for_wgpu(wgsl: &str) -> std::borrow::Cow<'_, str> {
 pub fn instrument_module(mut module: Module, options: &InstrumentOptions) -> Result<Instrumented> {
     pointers::specialize(&mut module);
     instrument(module, None, options)
+}
+
+/// Instruments `module`, parsed from `source` and edited since (a fence search's trial: its
+/// barriers placed, variables made atomic, by `placement::SiteTable::edited`): its spans
+/// still point into `source`, so the manifest's sites carry the user's lines, and no text is
+/// written or parsed again.
+pub fn instrument_edited(
+    module: Module,
+    source: &str,
+    options: &InstrumentOptions,
+) -> Result<Instrumented> {
+    let mut options = options.clone();
+    if options.postcondition.is_none() {
+        options.postcondition = postcondition_directive(source);
+    }
+    instrument(module, Some(source), &options)
 }
 
 /// Instruments `module`, parsed from `source` when there is one.

@@ -100,7 +100,7 @@ fn the_fixture_fails_without_a_barrier_and_passes_with_one() {
 }
 
 fn lab(app: App) -> (AppSource, GpuLab) {
-    let shader = AppSource::new(app);
+    let shader = AppSource::new(app).unwrap();
     let stress = StressPlan {
         iterations: Iterations::Given(64),
         cache_words: 1 << 12,

@@ -19,13 +19,13 @@
 //! assert_eq!(patch.changed_lines(), 1);
 //! ```
 
-use super::patch::{marked, Marked};
+use super::patch::Marked;
 use super::roles::{Portable, Roles, SiteRole};
 use super::source::{self, AtomicEdit, SourceAnchor, SourcePatch, Unexpressible};
 use super::FenceSite;
 use crate::atomic::AtomicError;
 use crate::error::{InstrumentError, Result};
-use crate::{render, validate, InstrumentOptions};
+use crate::{render, validate};
 
 /// The sites of a shader (with a variable made atomic, if one is), and what a fix there
 /// means in the user's text.
@@ -43,33 +43,33 @@ pub struct Analysis {
     atomic: Vec<String>,
 }
 
-/// The analysis of `source`'s application entry point, with `atomic` (if given) made atomic
-/// first, its read-modify-writes fused, as `fenced_at_atomic` does.
-pub fn analyse(
-    source: &str,
-    options: &InstrumentOptions,
-    atomic: &[String],
-) -> std::result::Result<Analysis, AtomicError> {
-    let marked = marked(source, options, atomic)?;
-    let file = options.file_name.as_deref().unwrap_or("shader.wgsl");
-    let anchors = source::anchors(&marked, source, file);
-    // The marked module itself does not validate (its marker comes after its callers); the
-    // module with a barrier at every site has the same functions and expressions.
-    let all: Vec<u32> = (0..marked.sites.len() as u32).collect();
-    let info = validate(&marked.resolved(&all)?)
-        .map_err(|e| InstrumentError::Internal(format!("{e:?}")))?;
-    let expressible = anchors.iter().map(|a| a.is_ok()).collect();
-    let pairing = Roles::new(&marked.module, &info, &marked, source, file, expressible);
-    Ok(Analysis {
-        sites: marked.sites.clone(),
-        anchors,
-        roles: pairing.sites.clone(),
-        pairing,
-        marked,
-        source: source.to_string(),
-        file: file.to_string(),
-        atomic: atomic.to_vec(),
-    })
+impl Analysis {
+    /// The analysis of a placed module (`marked`, parsed from `source` in `file`).
+    pub(crate) fn of(
+        marked: Marked,
+        source: &str,
+        file: &str,
+        atomic: &[String],
+    ) -> std::result::Result<Analysis, AtomicError> {
+        let anchors = source::anchors(&marked, source, file);
+        // The marked module itself does not validate (its marker comes after its callers);
+        // the module with a barrier at every site has the same functions and expressions.
+        let all: Vec<u32> = (0..marked.sites.len() as u32).collect();
+        let info = validate(&marked.resolved(&all)?)
+            .map_err(|e| InstrumentError::Internal(format!("{e:?}")))?;
+        let expressible = anchors.iter().map(|a| a.is_ok()).collect();
+        let pairing = Roles::new(&marked.module, &info, &marked, source, file, expressible);
+        Ok(Analysis {
+            sites: marked.sites.clone(),
+            anchors,
+            roles: pairing.sites.clone(),
+            pairing,
+            marked,
+            source: source.to_string(),
+            file: file.to_string(),
+            atomic: atomic.to_vec(),
+        })
+    }
 }
 
 impl Analysis {

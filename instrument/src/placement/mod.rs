@@ -32,11 +32,13 @@ mod roles;
 mod site;
 mod source;
 mod split;
+mod table;
 mod uniformity;
 
 pub use all::{fences, Fences};
-pub use analysis::{analyse, Analysis};
-pub use patch::{fenced_at, fenced_at_atomic, FencedShader};
+pub use analysis::Analysis;
+pub use patch::FencedShader;
 pub use roles::{Acquire, Added, MissingPartner, Portable, Release, Role, SiteRole, SourceAccess};
 pub use site::{FenceSite, InLoop, IrPoint, Side};
 pub use source::{AtomicEdit, SourceAnchor, SourcePatch, SplitAnchor, Unexpressible, Why};
+pub use table::{analyse, fenced_at, fenced_at_atomic, ParsedShader, SiteTable};

@@ -5,15 +5,9 @@
 //! each (numbered as `fences` numbers the sites); each call then becomes a plain
 //! `storageBarrier()` when its site is chosen and goes otherwise, and the marker goes too.
 
-use super::module::place;
 use super::site::{FenceSite, InLoop};
-use crate::atomic::{make_atomic_rmw_spans, AtomicError};
 use crate::error::ShaderLocation;
 use crate::error::{InstrumentError, Result};
-use crate::options::InstrumentOptions;
-use crate::passes::names;
-use crate::wgsl::render::render;
-use crate::wgsl::shader::validate;
 use naga::{
     Arena, Barrier, Block, Expression, Function, FunctionArgument, Handle, Literal, Module, Span,
     Statement, Type, TypeInner,
@@ -48,45 +42,10 @@ impl FencedShader {
     }
 }
 
-/// `source` with a `storageBarrier()` at each of `chosen` (site ids; ids past the last site
-/// are an input error).
-pub fn fenced_at(
-    source: &str,
-    options: &InstrumentOptions,
-    chosen: &[u32],
-) -> Result<FencedShader> {
-    fenced_at_atomic(source, options, &[], chosen).map_err(|e| match e {
-        AtomicError::Shader(e) => e,
-        other => InstrumentError::Internal(other.to_string()),
-    })
-}
-
-/// `fenced_at` with the variable `atomic` first made atomic (`make_atomic_rmw`), its
-/// read-modify-writes fused: the sites are those of the rewritten module (a fused
-/// read-modify-write is one access), at the user's source locations. The diff's original
-/// is the module before the rewrite.
-pub fn fenced_at_atomic(
-    source: &str,
-    options: &InstrumentOptions,
-    atomic: &[String],
-    chosen: &[u32],
-) -> std::result::Result<FencedShader, AtomicError> {
-    let marked = marked(source, options, atomic)?;
-    let module = marked.resolved(chosen)?;
-    let info = validate(&module).map_err(|e| InstrumentError::Internal(format!("{e:?}")))?;
-    Ok(FencedShader {
-        wgsl: render(&module, &info, Some(source))?,
-        sites: marked.sites,
-        original_wgsl: marked.original_wgsl,
-        postcondition: marked.postcondition,
-        in_loops: marked.in_loops,
-        fused: marked.fused,
-    })
-}
-
 /// The application's module (with the variable made atomic, if any) with a call of the
 /// marker function `wgstress_site(k)` at every site k: what `fenced_at_atomic` resolves into
 /// barriers, and what the source patch and the pairing of sites read positions from.
+#[derive(Clone)]
 pub(crate) struct Marked {
     pub module: Module,
     pub marker: Handle<Function>,
@@ -101,45 +60,6 @@ pub(crate) struct Marked {
     pub original: Module,
     pub original_wgsl: String,
     pub postcondition: Option<String>,
-}
-
-pub(crate) fn marked(
-    source: &str,
-    options: &InstrumentOptions,
-    atomic: &[String],
-) -> std::result::Result<Marked, AtomicError> {
-    let path = options.file_name.as_deref().unwrap_or("shader.wgsl");
-    let original = crate::wgsl::shader::parse(source, path)?;
-    let info = crate::wgsl::shader::validate_user(&original, Some(source), path)?;
-    let original_wgsl = render(&original, &info, Some(source))?;
-    let (mut module, info, fused_spans) = if atomic.is_empty() {
-        (original.clone(), info, Vec::new())
-    } else {
-        let (module, fused) = make_atomic_rmw_spans(original.clone(), atomic, path, Some(source))?;
-        let info = validate(&module).map_err(|e| InstrumentError::Internal(format!("{e:?}")))?;
-        (module, info, fused)
-    };
-    let locator = crate::wgsl::locate::Locator::new(path, Some(source));
-    let fused = fused_spans.iter().map(|s| locator.at(*s)).collect();
-    let mut options = options.clone();
-    if options.postcondition.is_none() {
-        options.postcondition = crate::wgsl::shader::postcondition_directive(source);
-    }
-    let entry = names::application_entry(&module, &options)?;
-    let marker = add_marker(&mut module);
-    let (sites, in_loops) = place(&mut module, &info, entry, source, Some(marker));
-    Ok(Marked {
-        module,
-        marker,
-        entry,
-        sites,
-        in_loops,
-        fused,
-        fused_spans,
-        original,
-        original_wgsl,
-        postcondition: options.postcondition,
-    })
 }
 
 impl Marked {
@@ -165,7 +85,7 @@ impl Marked {
 }
 
 /// Appends `fn wgstress_site(site: u32) {}`, the last function of the arena.
-fn add_marker(module: &mut Module) -> Handle<Function> {
+pub(crate) fn add_marker(module: &mut Module) -> Handle<Function> {
     let u32_type = module.types.insert(
         Type {
             name: None,
@@ -237,6 +157,8 @@ fn drop_last_function(module: &mut Module, last: Handle<Function>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::options::InstrumentOptions;
+    use crate::placement::table::fenced_at;
 
     const SOURCE: &str = "
 @group(0) @binding(0) var<storage, read_write> flag: array<u32>;

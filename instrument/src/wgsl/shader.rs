@@ -8,6 +8,7 @@ use naga::{Module, ShaderStage};
 /// Parses WGSL (directives naga refuses set aside, pointer parameters naga refuses
 /// rewritten); errors carry file:line:column and naga's rendering.
 pub(crate) fn parse(source: &str, path: &str) -> Result<Module> {
+    crate::work::parsed();
     let mut module = parse_as_given(source, path)?;
     crate::ir::pointers::specialize(&mut module);
     Ok(module)

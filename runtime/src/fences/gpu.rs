@@ -10,7 +10,6 @@
 
 use super::lab::{FixSet, Lab, Subject};
 use super::source::AppSource;
-use crate::app::spec::App;
 use crate::error::Result;
 use crate::gpu::device::{patiently, Gpu};
 use crate::gpu::engine::{Engine, EngineConfig, LoopStart, Mode};
@@ -103,21 +102,24 @@ impl GpuLab {
             }
             self.engine = None;
             self.last = None;
-            let app = self.app_of(subject)?;
-            let engine = patiently(|| Engine::on(app.clone(), &self.config, self.gpu.as_ref()))?;
+            let engine = self.build(subject, &self.config.clone())?;
             self.gpu = Some(engine.gpu().clone());
             self.last = Some((built, engine));
         }
         Ok(&mut self.last.as_mut().expect("just built").1)
     }
 
-    /// The application `subject` runs.
-    fn app_of(&self, subject: Subject) -> Result<App> {
-        match subject {
-            Subject::AsIs => Ok(self.shader.app.clone()),
-            Subject::Fix(fix) => self.shader.app_with(fix),
-            Subject::Patched(_, app) | Subject::Reference(app) => Ok(app.clone()),
-        }
+    /// An engine of what `subject` runs, on the lab's device: a fix the instrumenter placed
+    /// runs as an edit of the parts parsed once, the others from their text.
+    fn build(&mut self, subject: Subject, config: &EngineConfig) -> Result<Engine> {
+        let (app, edited) = match subject {
+            Subject::AsIs => (self.shader.app.clone(), Vec::new()),
+            Subject::Fix(fix) => (self.shader.app.clone(), self.shader.edited(fix)?),
+            Subject::Patched(_, app) | Subject::Reference(app) => (app.clone(), Vec::new()),
+        };
+        let engine = patiently(|| Engine::edited(app.clone(), &edited, config, self.gpu.as_ref()))?;
+        self.gpu = Some(engine.gpu().clone());
+        Ok(engine)
     }
 }
 
@@ -201,11 +203,7 @@ impl Lab for GpuLab {
         self.last = None;
         let mut engines = subjects
             .iter()
-            .map(|s| {
-                let engine = Engine::on(self.app_of(*s)?, &config, self.gpu.as_ref())?;
-                self.gpu = Some(engine.gpu().clone());
-                Ok(engine)
-            })
+            .map(|s| self.build(*s, &config))
             .collect::<Result<Vec<Engine>>>()?;
         let settings = self.stress.unstressed();
         let mut times = vec![Vec::new(); engines.len()];

@@ -1,15 +1,25 @@
 //! The application's shaders as the search sees them, without a device. A *part* is a
 //! stressed dispatch's shader file and entry point (a single kernel has one); each part has its
 //! candidate sites, numbered one after the other over the parts, so one search covers every
-//! part of a pipeline. From a fix: the application with it placed by the instrumenter, what it
-//! means in each part's text (`analyse`), and the variables make-atomic may rewrite.
+//! part of a pipeline.
+//!
+//! Each part is parsed once, when the search starts (`AppSource::new`), and its sites placed
+//! once for each set of variables made atomic (`AppSource::tables`): a trial is an edit of
+//! that module (`AppSource::edited`), instrumented as it is. Text is written only for what a
+//! user sees or a raw run needs: the fix reported and its patches (`patch`, `analyse`), and
+//! the variants the cost step times.
 
 use super::lab::FixSet;
 use super::shrink::callees_first;
 use crate::app::spec::{App, ShaderFile};
-use crate::error::Result;
-use wgstress_instrument::atomic::candidates_wgsl;
-use wgstress_instrument::placement::{analyse, fenced_at_atomic, Analysis, FenceSite, InLoop};
+use crate::error::{Result, RuntimeError};
+use crate::gpu::program::EditedShader;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use wgstress_instrument::atomic::AtomicError;
+use wgstress_instrument::placement::{
+    Analysis, FenceSite, FencedShader, InLoop, ParsedShader, SiteTable,
+};
 use wgstress_instrument::ShaderLocation;
 
 /// A stressed dispatch's shader file and entry point.
@@ -27,6 +37,114 @@ pub struct Part {
 pub struct AppSource {
     pub app: App,
     pub parts: Vec<Part>,
+    /// Each part as parsed, once.
+    parsed: Vec<ParsedShader>,
+    /// The site tables of each set of variables made atomic tried so far.
+    tables: Arc<Mutex<HashMap<Vec<String>, Arc<SiteTables>>>>,
+}
+
+/// A site by its part and its number within the part. A fix numbers its sites over all the
+/// parts (`FixSet::sites`); `SiteTables` is the one place that maps between the two.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SiteId {
+    pub part: usize,
+    pub local: u32,
+}
+
+/// Every part's sites with one set of variables made atomic.
+pub struct SiteTables {
+    /// The variables each part makes atomic (those of the set it has).
+    atomic: Vec<Vec<String>>,
+    parts: Vec<SiteTable>,
+    /// The global number of each part's first site.
+    offsets: Vec<usize>,
+}
+
+impl SiteTables {
+    /// Sites over all parts.
+    pub fn len(&self) -> usize {
+        self.parts.iter().map(|t| t.sites().len()).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The site a global number names; none past the last.
+    pub fn id(&self, global: usize) -> Option<SiteId> {
+        let part = self.offsets.iter().rposition(|&o| o <= global)?;
+        let local = global - self.offsets[part];
+        (local < self.parts[part].sites().len()).then_some(SiteId {
+            part,
+            local: local as u32,
+        })
+    }
+
+    /// The global number of a part's site.
+    pub fn global(&self, id: SiteId) -> usize {
+        self.offsets[id.part] + id.local as usize
+    }
+
+    /// `sites` (global numbers) split by part, numbered within each; numbers past the last
+    /// site are an error.
+    pub fn by_part(&self, sites: &[usize]) -> Result<Vec<Vec<u32>>> {
+        let mut parts = vec![Vec::new(); self.parts.len()];
+        for &site in sites {
+            let id = self.id(site).ok_or_else(|| {
+                RuntimeError::Instrument(wgstress_instrument::InstrumentError::NoSuchFenceSite {
+                    site: site as u32,
+                    sites: self.len(),
+                })
+            })?;
+            parts[id.part].push(id.local);
+        }
+        Ok(parts)
+    }
+
+    /// Every site of every part, in the order of their global numbers.
+    pub fn sites(&self) -> Vec<PartSite> {
+        self.parts
+            .iter()
+            .enumerate()
+            .flat_map(|(part, t)| {
+                t.sites().iter().map(move |site| PartSite {
+                    part,
+                    site: site.clone(),
+                })
+            })
+            .collect()
+    }
+
+    /// The sites in the order ddmin should prefer them: within each part, callees first.
+    pub(crate) fn order(&self) -> Vec<usize> {
+        self.parts
+            .iter()
+            .zip(&self.offsets)
+            .flat_map(|(t, &offset)| {
+                callees_first(t.sites())
+                    .into_iter()
+                    .map(move |s| s + offset)
+            })
+            .collect()
+    }
+
+    /// Storage accesses in loops where no site can go, with their files.
+    pub(crate) fn in_loops(&self, shader: &AppSource) -> Vec<(String, InLoop)> {
+        let mut found = Vec::new();
+        for (p, table) in self.parts.iter().enumerate() {
+            let path = &shader.parts[p].path;
+            found.extend(table.in_loops().iter().map(|l| (path.clone(), l.clone())));
+        }
+        found
+    }
+
+    /// Where read-modify-writes became one atomic operation.
+    pub(crate) fn fused(&self) -> Vec<ShaderLocation> {
+        self.parts
+            .iter()
+            .flat_map(|t| t.fused().iter().cloned())
+            .collect()
+    }
 }
 
 /// A candidate site of a part.
@@ -42,36 +160,10 @@ pub struct PlacedFix {
     /// Every site of every part, in the order of their global numbers.
     pub sites: Vec<PartSite>,
     /// Each part's module with its share of the fix, as naga writes it.
-    pub parts: Vec<wgstress_instrument::placement::FencedShader>,
+    pub parts: Vec<FencedShader>,
 }
 
 impl PlacedFix {
-    /// Storage accesses in loops where no site can go, with their files.
-    pub(crate) fn in_loops(&self, shader: &AppSource) -> Vec<(String, InLoop)> {
-        let mut found = Vec::new();
-        for (p, patched) in self.parts.iter().enumerate() {
-            let path = &shader.parts[p].path;
-            found.extend(patched.in_loops.iter().map(|l| (path.clone(), l.clone())));
-        }
-        found
-    }
-
-    /// Where read-modify-writes became one atomic operation.
-    pub(crate) fn fused(&self) -> Vec<ShaderLocation> {
-        self.parts.iter().flat_map(|p| p.fused.clone()).collect()
-    }
-
-    /// The sites in the order ddmin should prefer them: within each part, callees first.
-    pub(crate) fn order(&self) -> Vec<usize> {
-        let mut order = Vec::new();
-        let mut offset = 0;
-        for part in &self.parts {
-            order.extend(callees_first(&part.sites).into_iter().map(|s| s + offset));
-            offset += part.sites.len();
-        }
-        order
-    }
-
     /// A unified diff of each part that changed, from naga's rendering of the original.
     pub(crate) fn diff(&self) -> String {
         self.parts
@@ -83,24 +175,42 @@ impl PlacedFix {
 }
 
 impl AppSource {
-    /// The parts of `app`: each stressed dispatch's file and entry point, once.
-    pub fn new(app: App) -> AppSource {
+    /// The parts of `app`, each stressed dispatch's file and entry point once, parsed.
+    pub fn new(app: App) -> Result<AppSource> {
         let mut parts: Vec<Part> = Vec::new();
         for dispatch in app.dispatches().iter().filter(|d| d.stress) {
-            let (path, source) = app.shader_of(dispatch);
-            let part = Part {
-                path: path.to_string(),
-                source: source.to_string(),
-                entry: dispatch.entry.clone(),
-                postcondition: (path == app.shader_path)
-                    .then(|| app.postcondition.clone())
-                    .flatten(),
-            };
+            let part = AppSource::part_of(&app, dispatch);
             if !parts.contains(&part) {
                 parts.push(part);
             }
         }
-        AppSource { app, parts }
+        let parsed = parts
+            .iter()
+            .map(|part| {
+                ParsedShader::new(&part.source, &AppSource::options(part)).map_err(|e| match e {
+                    AtomicError::Shader(e) => RuntimeError::Instrument(e),
+                    other => RuntimeError::MakeAtomic(other),
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(AppSource {
+            app,
+            parts,
+            parsed,
+            tables: Arc::default(),
+        })
+    }
+
+    fn part_of(app: &App, dispatch: &crate::app::spec::Dispatch) -> Part {
+        let (path, source) = app.shader_of(dispatch);
+        Part {
+            path: path.to_string(),
+            source: source.to_string(),
+            entry: dispatch.entry.clone(),
+            postcondition: (path == app.shader_path)
+                .then(|| app.postcondition.clone())
+                .flatten(),
+        }
     }
 
     /// Whether the application is a pipeline of dispatches (its fix may change several files).
@@ -117,64 +227,88 @@ impl AppSource {
         }
     }
 
-    /// Part `p` with the sites `chosen` (numbered within it) fenced, on `atomic` made atomic
-    /// where the part has it as a candidate.
-    fn patch_part(
-        &self,
-        p: usize,
-        atomic: &[String],
-        chosen: &[u32],
-    ) -> Result<wgstress_instrument::placement::FencedShader> {
-        let part = &self.parts[p];
-        let atomic = self.own(p, atomic);
-        Ok(fenced_at_atomic(
-            &part.source,
-            &AppSource::options(part),
-            &atomic,
-            chosen,
-        )?)
-    }
-
     /// Those of `atomic` that part `p` has as candidates: a variable is made atomic in every
     /// part that has it.
     fn own(&self, p: usize, atomic: &[String]) -> Vec<String> {
-        let candidates = self.part_candidates(p).unwrap_or_default();
+        let candidates = self.parsed[p].candidates();
         atomic
             .iter()
-            .filter(|name| candidates.contains(name))
+            .filter(|name| candidates.iter().any(|c| c.name == **name))
             .cloned()
             .collect()
     }
 
-    /// The parts with `fix` placed: each part gets the fix's sites that fall in it.
-    pub fn patch(&self, fix: &FixSet) -> Result<PlacedFix> {
-        let atomic = &fix.atomic;
-        let mut sites = Vec::new();
-        let mut parts = Vec::new();
-        for p in 0..self.parts.len() {
-            // The part's sites, to know which of the fix's global numbers are its own.
-            let count = match self.parts.len() {
-                1 => usize::MAX,
-                _ => self.patch_part(p, atomic, &[])?.sites.len(),
-            };
-            let offset = sites.len();
-            let chosen: Vec<u32> = fix
-                .sites
-                .iter()
-                .filter(|&&s| s >= offset && s - offset < count)
-                .map(|&s| (s - offset) as u32)
-                .collect();
-            let patched = self.patch_part(p, atomic, &chosen)?;
-            sites.extend(patched.sites.iter().map(|s| PartSite {
-                part: p,
-                site: s.clone(),
-            }));
-            parts.push(patched);
+    /// Every part's sites with `atomic` made atomic where the part has it: placed the first
+    /// time a set is asked for, then kept for the search.
+    pub fn tables(&self, atomic: &[String]) -> Result<Arc<SiteTables>> {
+        let mut cache = self
+            .tables
+            .lock()
+            .expect("no search panicked holding the tables");
+        if let Some(tables) = cache.get(atomic) {
+            return Ok(tables.clone());
         }
-        Ok(PlacedFix { sites, parts })
+        let mut owns = Vec::new();
+        let mut parts = Vec::new();
+        let mut offsets = Vec::new();
+        let mut offset = 0;
+        for (p, parsed) in self.parsed.iter().enumerate() {
+            let own = self.own(p, atomic);
+            let table = parsed.sites(&own)?;
+            offsets.push(offset);
+            offset += table.sites().len();
+            owns.push(own);
+            parts.push(table);
+        }
+        let tables = Arc::new(SiteTables {
+            atomic: owns,
+            parts,
+            offsets,
+        });
+        cache.insert(atomic.to_vec(), tables.clone());
+        Ok(tables)
     }
 
-    /// The application with `fix` placed, for an engine.
+    /// The parts with `fix` placed, rendered by naga: each part gets the fix's sites that fall
+    /// in it.
+    pub fn patch(&self, fix: &FixSet) -> Result<PlacedFix> {
+        let tables = self.tables(&fix.atomic)?;
+        let chosen = tables.by_part(&fix.sites)?;
+        let parts = tables
+            .parts
+            .iter()
+            .zip(&chosen)
+            .map(|(table, chosen)| Ok(table.fenced(chosen)?))
+            .collect::<Result<Vec<FencedShader>>>()?;
+        Ok(PlacedFix {
+            sites: tables.sites(),
+            parts,
+        })
+    }
+
+    /// Each part's module with `fix` placed, as trials run it: edits of the parsed modules,
+    /// with no text written.
+    pub fn edited(&self, fix: &FixSet) -> Result<Vec<EditedShader>> {
+        let tables = self.tables(&fix.atomic)?;
+        let chosen = tables.by_part(&fix.sites)?;
+        tables
+            .parts
+            .iter()
+            .zip(&chosen)
+            .zip(&self.parts)
+            .map(|((table, chosen), part)| {
+                Ok(EditedShader {
+                    path: part.path.clone(),
+                    entry: part.entry.clone(),
+                    source: part.source.clone(),
+                    module: table.edited(chosen)?,
+                })
+            })
+            .collect()
+    }
+
+    /// The application with `fix` placed, as naga writes each part: for a raw run (the cost
+    /// step) and the fix reported where its text cannot be a patch.
     pub(crate) fn app_with(&self, fix: &FixSet) -> Result<App> {
         let patched = self.patch(fix)?;
         let texts: Vec<(usize, String, Option<String>)> = patched
@@ -198,15 +332,7 @@ impl AppSource {
             return app;
         }
         for dispatch in app.pipeline.iter_mut().filter(|d| d.stress) {
-            let (path, source) = self.app.shader_of(dispatch);
-            let part = Part {
-                path: path.to_string(),
-                source: source.to_string(),
-                entry: dispatch.entry.clone(),
-                postcondition: (path == self.app.shader_path)
-                    .then(|| self.app.postcondition.clone())
-                    .flatten(),
-            };
+            let part = AppSource::part_of(&self.app, dispatch);
             let p = self.parts.iter().position(|q| *q == part);
             if let Some((_, text, _)) = texts.iter().find(|(q, _, _)| Some(*q) == p) {
                 dispatch.shader = Some(ShaderFile {
@@ -222,33 +348,27 @@ impl AppSource {
     /// atomic first where the part has them), their roles and counterparts, and source
     /// patches.
     pub(crate) fn analyse(&self, atomic: &[String]) -> Result<Vec<Analysis>> {
-        (0..self.parts.len())
-            .map(|p| {
-                let part = &self.parts[p];
-                let atomic = self.own(p, atomic);
-                Ok(analyse(&part.source, &AppSource::options(part), &atomic)?)
-            })
+        let tables = self.tables(atomic)?;
+        tables
+            .parts
+            .iter()
+            .zip(&tables.atomic)
+            .map(|(table, own)| Ok(table.analyse(own)?))
             .collect()
-    }
-
-    fn part_candidates(&self, p: usize) -> Result<Vec<String>> {
-        let part = &self.parts[p];
-        let found = candidates_wgsl(&part.source, &part.path)?;
-        Ok(found.into_iter().map(|c| c.name).collect())
     }
 
     /// The variables make-atomic may rewrite, in declaration order, over the parts (the
     /// plain read_write storage integers, and arrays and structs of them, that an entry point
     /// accesses). A variable is made atomic in every part that has it.
-    pub(crate) fn atomic_candidates(&self) -> Result<Vec<String>> {
+    pub(crate) fn atomic_candidates(&self) -> Vec<String> {
         let mut names: Vec<String> = Vec::new();
-        for p in 0..self.parts.len() {
-            for name in self.part_candidates(p)? {
-                if !names.contains(&name) {
-                    names.push(name);
+        for parsed in &self.parsed {
+            for candidate in parsed.candidates() {
+                if !names.contains(&candidate.name) {
+                    names.push(candidate.name);
                 }
             }
         }
-        Ok(names)
+        names
     }
 }

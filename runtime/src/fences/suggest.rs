@@ -6,7 +6,7 @@
 //! cannot express it, as naga's rendering of the whole shader, saying why.
 
 use super::lab::FixSet;
-use super::source::AppSource;
+use super::source::{AppSource, SiteId, SiteTables};
 use crate::app::spec::App;
 use crate::error::Result;
 use wgstress_instrument::placement::{Analysis, FenceSite, MissingPartner, Role, Side};
@@ -43,43 +43,42 @@ pub(crate) struct Suggestion {
 /// The suggestion grown from `minimal` (the kept set, on its variables made atomic if any).
 pub(crate) fn suggest(shader: &AppSource, minimal: &FixSet, choice: Choice) -> Result<Suggestion> {
     let analyses = shader.analyse(&minimal.atomic)?;
-    let offsets: Vec<usize> = analyses
-        .iter()
-        .scan(0, |at, a| {
-            let offset = *at;
-            *at += a.sites.len();
-            Some(offset)
-        })
-        .collect();
+    let tables = shader.tables(&minimal.atomic)?;
+    let needed_by_part = tables.by_part(&minimal.sites)?;
     let mut chosen = Vec::new();
     let mut other = Vec::new();
     let mut kept = Vec::new();
     let mut missing = Vec::new();
     for (p, analysis) in analyses.iter().enumerate() {
-        let offset = offsets[p];
-        let needed: Vec<u32> = local(&minimal.sites, offset, analysis.sites.len());
-        let portable = analysis.portable(&needed);
+        let needed = &needed_by_part[p];
+        let portable = analysis.portable(needed);
         let (mine, theirs) = match choice {
             Choice::Portable => (&portable.sites, &portable.needed),
             Choice::Minimal => (&portable.needed, &portable.sites),
         };
         let path = &shader.parts[p].path;
+        let global = |local: u32| tables.global(SiteId { part: p, local });
         kept.extend(
             mine.iter()
-                .map(|&s| site(shader, p, analysis, s, offset, needed.contains(&s))),
+                .map(|&s| site(shader, p, analysis, s, global(s), needed.contains(&s))),
         );
-        missing.extend(portable.missing.iter().map(|m| describe(m, path, offset)));
-        chosen.extend(mine.iter().map(|&s| s as usize + offset));
-        other.extend(theirs.iter().map(|&s| s as usize + offset));
+        missing.extend(
+            portable
+                .missing
+                .iter()
+                .map(|m| describe(m, path, global(m.site))),
+        );
+        chosen.extend(mine.iter().map(|&s| global(s)));
+        other.extend(theirs.iter().map(|&s| global(s)));
     }
     let fix_of = |sites: Vec<usize>| FixSet {
         atomic: minimal.atomic.clone(),
         sites,
     };
-    let suggested = patched(shader, &analyses, &offsets, fix_of(chosen.clone()))?;
+    let suggested = patched(shader, &analyses, &tables, fix_of(chosen.clone()))?;
     let other = match other == chosen {
         true => None,
-        false => Some(patched(shader, &analyses, &offsets, fix_of(other))?),
+        false => Some(patched(shader, &analyses, &tables, fix_of(other))?),
     };
     Ok(Suggestion {
         choice,
@@ -91,28 +90,19 @@ pub(crate) fn suggest(shader: &AppSource, minimal: &FixSet, choice: Choice) -> R
     })
 }
 
-/// The sites of `sites` in the part numbered from `offset` with `len` sites, numbered within it.
-fn local(sites: &[usize], offset: usize, len: usize) -> Vec<u32> {
-    sites
-        .iter()
-        .filter(|&&s| s >= offset && s - offset < len)
-        .map(|&s| (s - offset) as u32)
-        .collect()
-}
-
 /// `fix` as an edit of each file it changes, else as naga's rendering, and the application
 /// it makes.
 fn patched(
     shader: &AppSource,
     analyses: &[Analysis],
-    offsets: &[usize],
+    tables: &SiteTables,
     fix: FixSet,
 ) -> Result<SuggestedFix> {
+    let by_part = tables.by_part(&fix.sites)?;
     let mut edited: Vec<(String, Vec<std::result::Result<String, String>>)> = Vec::new();
     for (p, analysis) in analyses.iter().enumerate() {
-        let chosen = local(&fix.sites, offsets[p], analysis.sites.len());
         let text = analysis
-            .source_patch(&chosen)
+            .source_patch(&by_part[p])
             .map(|s| s.text)
             .map_err(|why| why.to_string());
         let path = &shader.parts[p].path;
@@ -215,20 +205,21 @@ fn source_patch(file: &str, original: &str, text: String) -> Patch {
     }
 }
 
-/// Site `id` of part `p` as the report shows it: where, its role and why it is there.
+/// Site `id` of part `p` (`global` over all parts) as the report shows it: where, its role
+/// and why it is there.
 fn site(
     shader: &AppSource,
     p: usize,
     analysis: &Analysis,
     id: u32,
-    offset: usize,
+    global: usize,
     needed: bool,
 ) -> Kept {
     let site: &FenceSite = &analysis.sites[id as usize];
     let role = analysis.roles.get(id as usize).map(|r| r.role);
     let part = &shader.parts[p];
     Kept {
-        site: id + offset as u32,
+        site: global as u32,
         file: part.path.clone(),
         line: site.line,
         column: site.column,
@@ -255,7 +246,7 @@ fn site(
 }
 
 /// What a pair without a legal site for its other side lacks, in words.
-fn describe(m: &MissingPartner, file: &str, offset: usize) -> String {
+fn describe(m: &MissingPartner, file: &str, global: usize) -> String {
     let side = match m.side {
         Role::Release => "release",
         _ => "acquire",
@@ -264,8 +255,6 @@ fn describe(m: &MissingPartner, file: &str, offset: usize) -> String {
         "{file}: the {side} side of site {}'s pair has no site: it would go between {} and {}, \
          where WGSL allows no barrier (a loop or branch that invocations leave at different \
          times, or a function called there)",
-        m.site as usize + offset,
-        m.after,
-        m.before
+        global, m.after, m.before
     )
 }

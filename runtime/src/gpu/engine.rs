@@ -7,7 +7,7 @@ use crate::error::{Result, RuntimeError};
 use crate::gpu::checks::Prepared;
 use crate::gpu::device::{self, Gpu};
 use crate::gpu::loop_limit::LoopLimit;
-use crate::gpu::program::Program;
+use crate::gpu::program::{EditedShader, Program};
 use crate::gpu::session::Session;
 use crate::stress::shapes::MAX_CALIBRATED;
 use std::time::{Duration, Instant};
@@ -130,9 +130,20 @@ impl Engine {
     /// them in turn (on the H100, searches that did so ended partway with "no GPU adapter
     /// found").
     pub fn on(app: App, config: &EngineConfig, gpu: Option<&Gpu>) -> Result<Engine> {
+        Engine::edited(app, &[], config, gpu)
+    }
+
+    /// `on`, with the dispatches of each of `edited` running that module (a fence search's
+    /// trial) instead of parsing the app's text.
+    pub fn edited(
+        app: App,
+        edited: &[EditedShader],
+        config: &EngineConfig,
+        gpu: Option<&Gpu>,
+    ) -> Result<Engine> {
         app.validate()
             .map_err(|invalid| RuntimeError::Input(format!("{}: {invalid}", app.name)))?;
-        let program = Program::build(&app, config.parking)?;
+        let program = Program::build(&app, config.parking, edited)?;
         let gpu = match gpu {
             Some(gpu) if !gpu.is_lost() && gpu.device.features().contains(program.features) => {
                 gpu.clone()

@@ -9,12 +9,48 @@ use crate::app::spec::{App, Dispatch};
 use crate::error::Result;
 use wgstress_instrument::{InstrumentOptions, Instrumented, Manifest};
 
-/// A dispatch's shader, instrumented for its entry point, with the text as the user gave it.
+/// A dispatch's shader, instrumented for its entry point, with the user's shader for raw runs.
 pub(crate) struct Unit {
     pub inst: Instrumented,
     pub path: String,
-    /// The user's shader as given, for raw runs.
+    pub user: UserShader,
+}
+
+/// The shader a raw run runs: the user's text, or a fence search's edit of it.
+pub(crate) enum UserShader {
+    Text(String),
+    /// Rendered only if a raw run asks for it.
+    Edited(Box<EditedShader>),
+}
+
+impl UserShader {
+    /// The WGSL text of the shader.
+    pub(crate) fn text(&self) -> Result<String> {
+        match self {
+            UserShader::Text(text) => Ok(text.clone()),
+            UserShader::Edited(edited) => {
+                let info = wgstress_instrument::validate(&edited.module).map_err(|e| {
+                    wgstress_instrument::InstrumentError::Internal(format!("{e:?}"))
+                })?;
+                Ok(wgstress_instrument::render(
+                    &edited.module,
+                    &info,
+                    Some(&edited.source),
+                )?)
+            }
+        }
+    }
+}
+
+/// A stressed dispatch's shader as a fence search edited it (its fix placed in the module
+/// parsed once): the dispatches of `path` and `entry` instrument `module`, whose spans point
+/// into `source`, instead of parsing text.
+#[derive(Clone)]
+pub struct EditedShader {
+    pub path: String,
+    pub entry: Option<String>,
     pub source: String,
+    pub module: naga::Module,
 }
 
 pub(crate) struct Program {
@@ -29,9 +65,11 @@ pub(crate) struct Program {
 
 impl Program {
     /// `parking`: whether runs may hold a workgroup back inside a loop (`InstrumentOptions::parking`).
-    pub(crate) fn build(app: &App, parking: bool) -> Result<Program> {
+    /// `edited`: shaders a fence search edited, which their dispatches run instead of the
+    /// app's text.
+    pub(crate) fn build(app: &App, parking: bool, edited: &[EditedShader]) -> Result<Program> {
         let dispatches = app.dispatches();
-        let mut plans: Vec<(InstrumentOptions, String, String)> = Vec::new();
+        let mut plans: Vec<Plan> = Vec::new();
         let last = dispatches.len() - 1;
         for (index, dispatch) in dispatches.iter().enumerate() {
             let (path, source) = app.shader_of(dispatch);
@@ -46,7 +84,18 @@ impl Program {
                 parking,
                 ..Default::default()
             };
-            plans.push((options, path.to_string(), source.to_string()));
+            let user = match edited
+                .iter()
+                .find(|e| e.path == path && e.entry == dispatch.entry)
+            {
+                Some(edit) => UserShader::Edited(Box::new(edit.clone())),
+                None => UserShader::Text(source.to_string()),
+            };
+            plans.push(Plan {
+                options,
+                path: path.to_string(),
+                user,
+            });
         }
         if let Some(shader) = &app.postcondition_shader {
             let options = InstrumentOptions {
@@ -56,7 +105,11 @@ impl Program {
                 postcondition_only: true,
                 ..Default::default()
             };
-            plans.push((options, shader.path.clone(), shader.source.clone()));
+            plans.push(Plan {
+                options,
+                path: shader.path.clone(),
+                user: UserShader::Text(shader.source.clone()),
+            });
         }
         let mut units = instrument_all(&plans, None)?;
         // Each shader picked the lowest group it leaves free; they must agree.
@@ -112,22 +165,39 @@ impl Program {
     }
 }
 
-fn instrument_all(
-    plans: &[(InstrumentOptions, String, String)],
-    group: Option<u32>,
-) -> Result<Vec<Unit>> {
+/// What a unit is instrumented from.
+struct Plan {
+    options: InstrumentOptions,
+    path: String,
+    user: UserShader,
+}
+
+fn instrument_all(plans: &[Plan], group: Option<u32>) -> Result<Vec<Unit>> {
     plans
         .iter()
-        .map(|(options, path, source)| {
+        .map(|plan| {
             let options = InstrumentOptions {
                 bind_group: group,
-                ..options.clone()
+                ..plan.options.clone()
             };
-            let inst = wgstress_instrument::instrument_wgsl(source, &options)?;
+            let (inst, user) = match &plan.user {
+                UserShader::Text(source) => (
+                    wgstress_instrument::instrument_wgsl(source, &options)?,
+                    UserShader::Text(source.clone()),
+                ),
+                UserShader::Edited(edit) => (
+                    wgstress_instrument::instrument_edited(
+                        edit.module.clone(),
+                        &edit.source,
+                        &options,
+                    )?,
+                    UserShader::Edited(edit.clone()),
+                ),
+            };
             Ok(Unit {
                 inst,
-                path: path.clone(),
-                source: source.clone(),
+                path: plan.path.clone(),
+                user,
             })
         })
         .collect()

@@ -385,7 +385,8 @@ impl Build<'_> {
                 constants: Vec::new(),
             });
         }
-        let shader = wgstress_instrument::raw_wgsl(&unit.source, &unit.path)?;
+        let text = unit.user.text()?;
+        let shader = wgstress_instrument::raw_wgsl(&text, &unit.path)?;
         Ok(Shader {
             what: format!("shader {}", unit.path),
             constants: raw_constants(&shader.wgsl, &self.app.constants),

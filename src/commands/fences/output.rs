@@ -21,7 +21,7 @@ pub fn show(plan: &Plan, outcome: &FenceOutcome, log: Option<&mut JsonLog>) -> R
     let patched = outcome.patched();
     let written = written(plan, patched);
     let in_place = match plan.fix && !patched.is_empty() {
-        true => edit_in_place(&AppSource::new(plan.session.app.clone()), patched),
+        true => edit_in_place(&plan.shader, patched),
         false => InPlace::default(),
     };
     let value = FencesSummary {

@@ -68,6 +68,9 @@ pub struct SearchOptions {
 /// A validated search.
 pub struct Plan {
     pub session: SessionPlan,
+    /// The application's stressed shaders, parsed once: the search's trials are edits of
+    /// them, and `--fix` compares each file with the text it began from.
+    pub shader: AppSource,
     /// The user's strategy; none: systematic, then a short compare if it shows nothing.
     strategy: Option<Strategy>,
     verify: Duration,
@@ -143,8 +146,9 @@ pub fn plan(app: &AppOptions, args: &SearchOptions, output: Option<&Path>) -> Re
             session.app.name
         );
     }
+    let shader = AppSource::new(session.app.clone())?;
     if args.fix {
-        for part in AppSource::new(session.app.clone()).parts {
+        for part in &shader.parts {
             paths::writable(Path::new(&part.path), "--fix")?;
         }
     }
@@ -162,13 +166,14 @@ pub fn plan(app: &AppOptions, args: &SearchOptions, output: Option<&Path>) -> Re
         output: output.map(Path::to_path_buf),
         fix: args.fix,
         session,
+        shader,
     })
 }
 
 /// Runs the search; the outcome and the log it goes on to are the caller's to show.
 pub fn execute(plan: &Plan, notes: Notes) -> Result<(FenceOutcome, Option<JsonLog>)> {
     let session = &plan.session;
-    let shader = AppSource::new(session.app.clone());
+    let shader = &plan.shader;
     // Watched from the start: a signal while the shaders compile or calibration runs stops
     // the command before its first batch, with a summary of no runs.
     let stop = crate::interrupt::stop_flag(notes.on);
@@ -210,7 +215,7 @@ pub fn execute(plan: &Plan, notes: Notes) -> Result<(FenceOutcome, Option<JsonLo
         engine,
     );
     let mut progress = Progress::new(session, notes);
-    let outcome = search(&config, &shader, &mut lab, &mut |e| progress.on_event(e))?;
+    let outcome = search(&config, shader, &mut lab, &mut |e| progress.on_event(e))?;
     progress.finish();
     Ok((outcome, log))
 }

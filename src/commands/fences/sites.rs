@@ -11,7 +11,7 @@ use wgstress_runtime::fences::FixSet;
 use wgstress_runtime::App;
 
 pub fn sites(app: App, list: bool, output: Option<&Path>) -> Result<Status> {
-    let shader = AppSource::new(app);
+    let shader = AppSource::new(app)?;
     let unfenced = shader.patch(&FixSet::default())?;
     if list {
         let mut text = String::new();

@@ -13,7 +13,7 @@ use crate::error::{Result, RuntimeError};
 use crate::fences::ddmin::ddmin;
 use crate::fences::lab::FixSet;
 use crate::fences::shrink::shrink;
-use crate::fences::source::{AppSource, PlacedFix};
+use crate::fences::source::{AppSource, SiteTables};
 use crate::fences::trial::{passes, FailureRate, Oracle, Trial};
 use crate::fences::trials::Trials;
 use crate::run::runner::RunConfig;
@@ -24,7 +24,7 @@ use wgstress_model::fences::outcome::{quoted, AtomicTrial, FenceVerdict, Fix, Tr
 
 /// What barriers alone could not fix: the application as is and its all-sites runs.
 pub(crate) struct Unfixed<'a> {
-    pub unfenced: &'a PlacedFix,
+    pub unfenced: &'a SiteTables,
     pub all_sites: &'a Measured,
 }
 
@@ -39,11 +39,8 @@ pub(crate) fn search(
     count: &mut Count,
 ) -> Result<Step> {
     let mut usable = Vec::new();
-    for variable in cx.shader.atomic_candidates()? {
-        match cx.shader.patch(&FixSet {
-            atomic: vec![variable.clone()],
-            sites: Vec::new(),
-        }) {
+    for variable in cx.shader.atomic_candidates() {
+        match cx.shader.tables(std::slice::from_ref(&variable)) {
             Ok(_) => usable.push(variable),
             Err(RuntimeError::MakeAtomic(refused))
                 if !matches!(refused, AtomicError::Shader(_)) =>
@@ -81,14 +78,11 @@ struct ByVariables<'t, 'a> {
 impl Oracle for ByVariables<'_, '_> {
     fn trial(&mut self, chosen: &[usize], runs_needed: u64) -> Trial {
         let atomic: Vec<String> = chosen.iter().map(|&i| self.candidates[i].clone()).collect();
-        let Ok(patched) = self.shader.patch(&FixSet {
-            atomic: atomic.clone(),
-            sites: Vec::new(),
-        }) else {
+        let Ok(tables) = self.shader.tables(&atomic) else {
             return Trial::Fail { runs: 0 };
         };
         self.trials.set_atomic(atomic);
-        let all: Vec<usize> = (0..patched.sites.len()).collect();
+        let all: Vec<usize> = (0..tables.len()).collect();
         self.trials.trial(&all, runs_needed)
     }
 }
@@ -104,10 +98,7 @@ fn try_variables(
     count: &mut Count,
 ) -> Result<Option<Step>> {
     let runs_needed = rate.runs_needed();
-    let together = cx.shader.patch(&FixSet {
-        atomic: usable.clone(),
-        sites: Vec::new(),
-    })?;
+    let together = cx.shader.tables(&usable)?;
     let shader = cx.shader;
     let mut trials = Trials::new(
         &mut *cx.lab,
@@ -116,7 +107,7 @@ fn try_variables(
         &mut *cx.on_event,
         cx.deadline,
     );
-    let all: Vec<usize> = (0..together.sites.len()).collect();
+    let all: Vec<usize> = (0..together.len()).collect();
     let with_all = passes(&mut trials, &all, runs_needed);
     tried.push(AtomicTrial {
         variables: usable.clone(),
@@ -153,14 +144,7 @@ fn try_variables(
         let kept = ddmin(&indices, rate, &mut by);
         kept.sites.iter().map(|&i| usable[i].clone()).collect()
     };
-    let patched = if variables == usable {
-        together
-    } else {
-        shader.patch(&FixSet {
-            atomic: variables.clone(),
-            sites: Vec::new(),
-        })?
-    };
+    let patched = shader.tables(&variables)?;
     trials.set_atomic(variables.clone());
     let alone = passes(&mut trials, &[], runs_needed);
     let alone = TrialRuns {
@@ -195,7 +179,7 @@ fn try_variables(
         kind: Fix::MakeAtomic {
             variables,
             fused: patched.fused().iter().map(ToString::to_string).collect(),
-            sites: patched.sites.len(),
+            sites: patched.len(),
         },
         stopped: trials.stopped,
     }))
@@ -233,7 +217,7 @@ fn reasons(unfixed: &Unfixed, tried: &[AtomicTrial], shader: &AppSource) -> Vec<
     let all = unfixed.all_sites;
     let mut reasons = vec![format!(
         "fences: with a storageBarrier() at all {} candidate sites, {} of {} runs failed",
-        unfixed.unfenced.sites.len(),
+        unfixed.unfenced.len(),
         all.failures,
         all.runs
     )];

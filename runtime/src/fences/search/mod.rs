@@ -118,11 +118,7 @@ fn cost(
         };
         variants.push((label(choice), Subject::Patched(&other.fix, &other.app)));
     }
-    let sites = shader
-        .patch(&FixSet::default())
-        .map_err(|e| e.to_string())?
-        .sites
-        .len();
+    let sites = shader.tables(&[]).map_err(|e| e.to_string())?.len();
     let every = FixSet::barriers(&(0..sites).collect::<Vec<_>>());
     variants.push(("every site", Subject::Fix(&every)));
     if let Some(reference) = &config.reference {

@@ -34,7 +34,18 @@ pub(crate) fn run(cx: &mut Context, chosen: &Confirmed) -> Result<Vec<RoundResul
             Some(End::Found(found)) if found.kind == Fix::Barriers => found.fix.sites.clone(),
             _ => Vec::new(),
         };
-        let done = round(cx, &chosen.config, rate, &failed, rounds.len() as u64)?;
+        let passed = rounds
+            .first()
+            .map(|r| &r.all_sites)
+            .filter(|all| all.failures == 0 && !failed.is_empty());
+        let done = round(
+            cx,
+            &chosen.config,
+            rate,
+            &failed,
+            rounds.len() as u64,
+            passed,
+        )?;
         let lower = match &done.end {
             End::Found(found) => lower_rate(&found.verified, &found.verdict, rate),
             End::Over(_) => None,

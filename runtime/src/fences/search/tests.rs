@@ -68,6 +68,9 @@ struct Sim {
     interrupt_after: Option<usize>,
     stop: Arc<AtomicBool>,
     measured: Vec<(Option<FixSet>, Strategy, Measured)>,
+    /// Builds each fix's program (instrumented, without a device) from this application's
+    /// parts, as the GPU lab does; counts them.
+    compile: Option<(AppSource, u64)>,
 }
 
 impl Sim {
@@ -78,6 +81,7 @@ impl Sim {
             interrupt_after: None,
             stop: Arc::new(AtomicBool::new(false)),
             measured: Vec::new(),
+            compile: None,
         }
     }
 
@@ -137,6 +141,10 @@ impl Lab for Sim {
         seed: u64,
     ) -> Result<Measured> {
         let strategy = config.settings.strategy;
+        if let (Some((shader, built)), Subject::Fix(fix)) = (&mut self.compile, subject) {
+            crate::gpu::program::Program::build(&shader.app, false, &shader.edited(fix)?)?;
+            *built += 1;
+        }
         if self.interrupt_after == Some(self.measured.len()) {
             self.stop.store(true, Ordering::SeqCst);
         }
@@ -242,7 +250,7 @@ fn shader(source: &str) -> AppSource {
     let bindings = (0..3)
         .map(|b| Binding::storage(b, 64, Init::Zeros))
         .collect();
-    AppSource::new(App::bare("sim-app", source, [1, 1, 1], bindings))
+    AppSource::new(App::bare("sim-app", source, [1, 1, 1], bindings)).unwrap()
 }
 
 fn config(sim: &Sim, strategy: Option<Strategy>) -> FenceSearchConfig {
@@ -365,6 +373,31 @@ fn a_fix_that_fails_its_verification_starts_a_round_that_keeps_it() {
         second_round.iter().all(|f| f.sites.contains(&1)),
         "{second_round:?}"
     );
+    // A barrier at every site ran once, in the first round: the second keeps its pass.
+    let sites = sites_of(FLAGS);
+    let every_site = sim
+        .measured
+        .iter()
+        .filter(|(fix, _, _)| fix.as_ref().is_some_and(|f| f.sites.len() == sites))
+        .count();
+    assert_eq!(every_site, 1);
+}
+
+#[test]
+fn the_confirming_runs_stop_once_the_rate_is_known() {
+    let mut sim = Sim::new(vec![Bug::barriers(0.3, &[2])]);
+    let (outcome, _) = run(FLAGS, &mut sim, Some(Strategy::Systematic));
+    assert_eq!(outcome.verdict, FenceVerdict::Fixed, "{outcome:?}");
+    let before = &outcome.before[0].runs;
+    assert_eq!(before.failures, confirm::RATE_FAILURES);
+    // 10 s of the simulated GPU's runs would have been 10,000; about 333 showed the rate.
+    assert!(before.runs < 1000, "{before:?}");
+    // A rare failure keeps the whole budget.
+    let mut rare = Sim::new(vec![Bug::barriers(0.001, &[2])]);
+    let (outcome, _) = run(FLAGS, &mut rare, Some(Strategy::Systematic));
+    let before = &outcome.before[0].runs;
+    assert!(before.failures < confirm::RATE_FAILURES, "{before:?}");
+    assert_eq!(before.runs, 10_000);
 }
 
 #[test]
@@ -698,6 +731,10 @@ fn consume(@builtin(local_invocation_index) lid: u32) {
 ";
 
 fn pipeline(source: &str) -> AppSource {
+    AppSource::new(pipeline_app(source)).unwrap()
+}
+
+fn pipeline_app(source: &str) -> App {
     use crate::app::spec::Dispatch;
     let mut app = shader(source).app;
     app.pipeline = ["produce", "consume"]
@@ -710,7 +747,7 @@ fn pipeline(source: &str) -> AppSource {
             bind: Vec::new(),
         })
         .to_vec();
-    AppSource::new(app)
+    app
 }
 
 #[test]
@@ -750,6 +787,38 @@ fn a_pipeline_is_searched_over_the_sites_of_every_stressed_pass_and_patched_once
         let source = &dispatch.shader.as_ref().unwrap().source;
         assert_eq!(source.matches("storageBarrier()").count(), 1, "{source}");
     }
+}
+
+#[test]
+fn a_search_over_a_pipeline_parses_each_part_once_and_places_its_sites_once() {
+    use wgstress_instrument::Work;
+    let app = pipeline_app(PASSES);
+    let before = Work::now();
+    let shader = AppSource::new(app).unwrap();
+    assert_eq!(Work::since(before).parses, 2, "one parse per part");
+    let mut sim = Sim::new(vec![Bug::barriers(0.4, &[0, 5])]);
+    sim.compile = Some((shader.clone(), 0));
+    let config = config(&sim, None);
+    let before = Work::now();
+    let outcome = search(&config, &shader, &mut sim, &mut |_| {}).unwrap();
+    let work = Work::since(before);
+    assert_eq!(outcome.verdict, FenceVerdict::Fixed, "{outcome:?}");
+    assert!(
+        outcome.sites.unwrap() > 5 && outcome.trials > 4,
+        "{outcome:?}"
+    );
+    let built = sim.compile.as_ref().unwrap().1;
+    assert!(built >= outcome.trials, "{built} programs, {outcome:?}");
+    // Every trial's program was an edit of the parts parsed before the search, whose sites
+    // were placed once per part. The only texts parsed are the fixes reported: each part's
+    // patch is checked against the fix it should express.
+    assert_eq!(work.placements, 2, "{work:?}");
+    let fixes = outcome
+        .cost
+        .iter()
+        .filter(|c| c.of.ends_with(" fix"))
+        .count() as u64;
+    assert_eq!(work.parses, 2 * fixes, "{work:?} {:?}", outcome.cost);
 }
 
 #[test]

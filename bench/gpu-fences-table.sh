@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Device run (issue 33): `wgstress fences` with `--budget 20 --verify 30` (and the default
+# `--cost 10`) on every bundled application's nofence variant, large size, and on every buggy
+# example, one after the other. One line per target: exit status, wall time, verdict, trials,
+# search runs, rounds, the portable patch's changed lines, and the cost of the minimal fix,
+# the portable fix and the fixed variant against the original. TARGETS picks some (names or
+# spec paths); each JSON report is in $out/table/.
+set -u
+out=${1:-out}; mkdir -p "$out/table"
+w=.gpu/bin/wgstress
+apps="sdk-red cub-scan cbe-dot cbe-ht global-barrier ct-octree tpo-tm ls-bh"
+examples=$(ls examples/*/*.toml | grep -v _fixed.toml)
+for target in ${TARGETS:-$apps $examples}; do
+  name=$(basename "$target" .toml)
+  case "$target" in
+    *.toml) args=() ;;
+    *) args=(--variant nofence --size large) ;;
+  esac
+  start=$(date +%s.%N)
+  $w fences "$target" "${args[@]}" --budget 20 --verify 30 --json --no-log \
+    > "$out/table/$name.json" 2>>"$out/table/$name.err"
+  code=$?
+  end=$(date +%s.%N)
+  python3 - "$name" "$code" "$start" "$end" "$out/table/$name.json" <<'PY'
+import json, sys
+name, code, start, end, path = sys.argv[1:]
+wall = float(end) - float(start)
+try:
+    r = json.load(open(path))
+except Exception as e:
+    print(f"{name:<20} exit {code} wall {wall:6.1f} s no report ({e})"); sys.exit()
+cost = {c["of"]: c["percent"] for c in r.get("cost", [])}
+fmt = lambda k: f"{cost[k]:+.1f}%" if k in cost else "-"
+lines = sum(p.get("changed_lines") or 0 for p in r.get("patches", []))
+before = ", ".join(f"{b['strategy']} {b['failures']}/{b['runs']}" for b in r.get("before", []))
+verified = ", ".join(f"{v['failures']}/{v['runs']}" for v in r.get("verified", []))
+print(f"{name:<20} exit {code} wall {wall:6.1f} s {r.get('verdict')} before [{before}] sites {r.get('sites')} "
+      f"trials {r.get('trials')} runs {r.get('search_runs')} rounds {len(r.get('refined') or []) + 1} "
+      f"out_of_time {r.get('search_out_of_time')} minimal {len(r.get('minimal') or [])} kept {len(r.get('kept') or [])} "
+      f"verified [{verified}] patch lines {lines} cost minimal {fmt('minimal fix')} portable {fmt('portable fix')} "
+      f"every {fmt('every site')} fixed {fmt('fixed variant')}")
+PY
+done
