@@ -4,7 +4,7 @@
 # example, one after the other. One line per target: exit status, wall time, verdict, trials,
 # search runs, rounds, the portable patch's changed lines, and the cost of the minimal fix,
 # the portable fix and the fixed variant against the original. TARGETS picks some (names or
-# spec paths); each JSON report is in $out/table/.
+# spec paths), CAP a `timeout -s INT` per target (240 s); each JSON report is in $out/table/.
 set -u
 out=${1:-out}; mkdir -p "$out/table"
 w=.gpu/bin/wgstress
@@ -17,7 +17,7 @@ for target in ${TARGETS:-$apps $examples}; do
     *) args=(--variant nofence --size large) ;;
   esac
   start=$(date +%s.%N)
-  $w fences "$target" "${args[@]}" --budget 20 --verify 30 --json --no-log \
+  timeout -s INT "${CAP:-240}" $w fences "$target" "${args[@]}" --budget 20 --verify 30 --json --no-log \
     > "$out/table/$name.json" 2>>"$out/table/$name.err"
   code=$?
   end=$(date +%s.%N)
