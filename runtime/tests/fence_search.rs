@@ -13,7 +13,7 @@ use wgstress_runtime::fences::gpu::GpuLab;
 use wgstress_runtime::fences::lab::Subject;
 use wgstress_runtime::fences::source::AppSource;
 use wgstress_runtime::fences::trials::Trials;
-use wgstress_runtime::fences::{ddmin, FailureRate, FixSet, Lab};
+use wgstress_runtime::fences::{ddmin, FailureRate, FixSet, Lab, Sizing};
 use wgstress_runtime::gpu::engine::EngineConfig;
 use wgstress_runtime::run::runner::{Budget, RunConfig};
 use wgstress_runtime::run::stress_plan::{Iterations, StressPlan};
@@ -146,7 +146,7 @@ fn the_search_finds_the_one_barrier_between_the_write_and_the_read() {
     };
     let no_bound = std::time::Instant::now() + std::time::Duration::from_secs(3600);
     let mut oracle = Trials::new(&mut lab, Vec::new(), &config, &mut on_event, no_bound);
-    let found = ddmin(&all, rate, &mut oracle);
+    let found = ddmin(&all, Sizing::first(rate), &mut oracle);
     assert_eq!(oracle.stopped, None);
     assert_eq!(found.sites.len(), 1, "{found:?}");
     let site = &sites[found.sites[0]];

@@ -11,7 +11,7 @@
 //! in a row pass (a chance pass then 1 in 10,000): passes shrink the set and cost their runs
 //! twice, failures stay as cheap as they were.
 
-use super::trial::{passes, FailureRate, Oracle};
+use super::trial::{passes, Oracle, Sizing};
 use std::collections::HashMap;
 
 /// What the search found and what it cost.
@@ -27,15 +27,15 @@ pub struct Search {
 }
 
 /// A 1-minimal subset of `sites` that passes, trying each set for as many runs as a failure
-/// at `rate` needs to show. The caller has seen `sites` pass and no fences fail: neither is
+/// at the sizing's rate needs to show. The caller has seen `sites` pass and no fences fail: neither is
 /// tried again. With one site or none there is nothing to minimize.
-pub fn ddmin(sites: &[usize], rate: FailureRate, oracle: &mut dyn Oracle) -> Search {
+pub fn ddmin(sites: &[usize], sizing: Sizing, oracle: &mut dyn Oracle) -> Search {
     let mut current: Vec<usize> = sites.to_vec();
     current.sort_unstable();
     current.dedup();
     let mut memo = Memo {
         oracle,
-        runs_needed: rate.runs_needed(),
+        sizing,
         seen: HashMap::from([(current.clone(), true), (Vec::new(), false)]),
         trials: 0,
         runs: 0,
@@ -74,7 +74,7 @@ pub fn ddmin(sites: &[usize], rate: FailureRate, oracle: &mut dyn Oracle) -> Sea
 /// The oracle with every answer remembered: ddmin comes back to the same sets.
 struct Memo<'a> {
     oracle: &'a mut dyn Oracle,
-    runs_needed: u64,
+    sizing: Sizing,
     seen: HashMap<Vec<usize>, bool>,
     trials: u64,
     runs: u64,
@@ -85,7 +85,7 @@ impl Memo<'_> {
         if let Some(passed) = self.seen.get(sites) {
             return *passed;
         }
-        let asked = passes(self.oracle, sites, self.runs_needed);
+        let asked = passes(self.oracle, sites, self.sizing);
         self.trials += asked.trials;
         self.runs += asked.runs;
         self.seen.insert(sites.to_vec(), asked.passed);
@@ -117,7 +117,7 @@ fn without(set: &[usize], part: &[usize]) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fences::trial::Trial;
+    use crate::fences::trial::{FailureRate, Trial};
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
@@ -161,7 +161,11 @@ mod tests {
     fn search(sites: usize, needed: &[usize], rate: f64, seed: u64) -> (Search, Simulated) {
         let mut oracle = Simulated::new(needed, rate, seed);
         let all: Vec<usize> = (0..sites).collect();
-        let found = ddmin(&all, FailureRate::new(rate).unwrap(), &mut oracle);
+        let found = ddmin(
+            &all,
+            Sizing::first(FailureRate::new(rate).unwrap()),
+            &mut oracle,
+        );
         (found, oracle)
     }
 
@@ -219,8 +223,16 @@ mod tests {
     #[test]
     fn one_site_or_none_asks_nothing() {
         let mut oracle = Simulated::new(&[4], 1.0, 0);
-        let one = ddmin(&[4], FailureRate::new(1.0).unwrap(), &mut oracle);
-        let none = ddmin(&[], FailureRate::new(1.0).unwrap(), &mut oracle);
+        let one = ddmin(
+            &[4],
+            Sizing::first(FailureRate::new(1.0).unwrap()),
+            &mut oracle,
+        );
+        let none = ddmin(
+            &[],
+            Sizing::first(FailureRate::new(1.0).unwrap()),
+            &mut oracle,
+        );
         assert_eq!((one.sites, one.trials), (vec![4], 0));
         assert_eq!((none.sites, none.trials), (vec![], 0));
         assert!(oracle.asked.is_empty());
@@ -261,7 +273,11 @@ mod tests {
                 inner: Simulated::new(&[11], 1.0, 0),
                 answers,
             };
-            let found = ddmin(&all, FailureRate::new(1.0).unwrap(), &mut oracle);
+            let found = ddmin(
+                &all,
+                Sizing::first(FailureRate::new(1.0).unwrap()),
+                &mut oracle,
+            );
             let asked = &oracle.inner.asked;
             let passed_twice: Vec<&Vec<usize>> = asked
                 .iter()

@@ -25,4 +25,4 @@ pub mod trials;
 pub use ddmin::{ddmin, Search};
 pub use lab::{FixSet, Lab};
 pub use search::{search, FenceSearchConfig};
-pub use trial::{FailureRate, Oracle, Trial};
+pub use trial::{FailureRate, Oracle, Sizing, Trial};

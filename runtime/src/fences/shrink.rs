@@ -16,7 +16,7 @@
 //! the larger trials finding the fix's sites again.
 
 use super::ddmin::{ddmin, Search};
-use super::trial::{FailureRate, Oracle, Trial};
+use super::trial::{Oracle, Sizing, Trial};
 use wgstress_instrument::placement::FenceSite;
 
 /// The site indices in the order ddmin should prefer them: the functions in reverse of their
@@ -42,11 +42,11 @@ pub(crate) fn callees_first(sites: &[FenceSite]) -> Vec<usize> {
 pub(crate) fn shrink(
     order: &[usize],
     failed: &[usize],
-    rate: FailureRate,
+    sizing: Sizing,
     oracle: &mut dyn Oracle,
 ) -> Search {
     if failed.is_empty() {
-        return ordered(order, rate, oracle);
+        return ordered(order, sizing, oracle);
     }
     // ddmin's premises hold: the rest with the fix is every site, which passed, and the fix
     // alone failed.
@@ -57,7 +57,7 @@ pub(crate) fn shrink(
         .collect();
     let added = ordered(
         &rest,
-        rate,
+        sizing,
         &mut With {
             base: failed,
             oracle,
@@ -69,7 +69,7 @@ pub(crate) fn shrink(
         .copied()
         .filter(|s| failed.contains(s) || added.sites.contains(s))
         .collect();
-    let last = ordered(&union, rate, oracle);
+    let last = ordered(&union, sizing, oracle);
     Search {
         sites: last.sites,
         trials: added.trials + last.trials,
@@ -78,9 +78,9 @@ pub(crate) fn shrink(
 }
 
 /// ddmin over the positions of `order`: it prefers what comes first.
-fn ordered(order: &[usize], rate: FailureRate, oracle: &mut dyn Oracle) -> Search {
+fn ordered(order: &[usize], sizing: Sizing, oracle: &mut dyn Oracle) -> Search {
     let positions: Vec<usize> = (0..order.len()).collect();
-    let found = ddmin(&positions, rate, &mut Ordered { order, oracle });
+    let found = ddmin(&positions, sizing, &mut Ordered { order, oracle });
     Search {
         sites: ascending(found.sites.iter().map(|&p| order[p])),
         ..found
@@ -156,8 +156,8 @@ mod tests {
         }
     }
 
-    fn certain() -> FailureRate {
-        FailureRate::new(1.0).unwrap()
+    fn certain() -> Sizing {
+        Sizing::first(crate::fences::trial::FailureRate::new(1.0).unwrap())
     }
 
     fn site(id: u32, function: &str) -> FenceSite {

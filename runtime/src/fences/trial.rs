@@ -60,6 +60,33 @@ pub trait Oracle {
     fn trial(&mut self, sites: &[usize], runs_needed: u64) -> Trial;
 }
 
+/// How a set is asked about: trials sized for `rate`, and how many passing trials in a row
+/// make it pass.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sizing {
+    pub rate: FailureRate,
+    pub passes: u32,
+}
+
+impl Sizing {
+    /// A first round's: two passing trials in a row (ddmin.rs says why).
+    pub fn first(rate: FailureRate) -> Sizing {
+        Sizing { rate, passes: 2 }
+    }
+
+    /// A later round's: one. Its trials are sized for the low rate a failed fix left, each
+    /// dearer than a whole first round (ct-octree on an H200: 4,124 runs, 12 s, where the
+    /// first round's took 12 runs), and the verification that follows catches a chance pass
+    /// that dropped a needed site, starting another round.
+    pub fn later(rate: FailureRate) -> Sizing {
+        Sizing { rate, passes: 1 }
+    }
+
+    pub fn runs_needed(self) -> u64 {
+        self.rate.runs_needed()
+    }
+}
+
 /// What asking whether a set passes cost: a set passes only after two passing trials in a
 /// row (ddmin.rs says why), so a failing set costs one trial and a passing one two.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,22 +96,21 @@ pub(crate) struct Passes {
     pub runs: u64,
 }
 
-/// Whether `sites` passes, as the search counts a pass: two passing trials in a row.
-pub(crate) fn passes(oracle: &mut dyn Oracle, sites: &[usize], runs_needed: u64) -> Passes {
-    let first = oracle.trial(sites, runs_needed);
-    if !first.passed() {
-        return Passes {
-            passed: false,
-            trials: 1,
-            runs: first.runs(),
-        };
+/// Whether `sites` passes, as the search counts a pass: `sizing.passes` passing trials in a
+/// row.
+pub(crate) fn passes(oracle: &mut dyn Oracle, sites: &[usize], sizing: Sizing) -> Passes {
+    let mut asked = Passes {
+        passed: true,
+        trials: 0,
+        runs: 0,
+    };
+    while asked.passed && asked.trials < u64::from(sizing.passes.max(1)) {
+        let trial = oracle.trial(sites, sizing.runs_needed());
+        asked.passed = trial.passed();
+        asked.trials += 1;
+        asked.runs += trial.runs();
     }
-    let second = oracle.trial(sites, runs_needed);
-    Passes {
-        passed: second.passed(),
-        trials: 2,
-        runs: first.runs() + second.runs(),
-    }
+    asked
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ use crate::fences::ddmin::ddmin;
 use crate::fences::lab::FixSet;
 use crate::fences::shrink::shrink;
 use crate::fences::source::{AppSource, SiteTables};
-use crate::fences::trial::{passes, FailureRate, Oracle, Trial};
+use crate::fences::trial::{passes, Oracle, Sizing, Trial};
 use crate::fences::trials::Trials;
 use crate::run::runner::RunConfig;
 use wgstress_instrument::atomic::AtomicError;
@@ -33,7 +33,7 @@ pub(crate) struct Unfixed<'a> {
 pub(crate) fn search(
     cx: &mut Context,
     config: &RunConfig,
-    rate: FailureRate,
+    sizing: Sizing,
     unfixed: &Unfixed,
     tried: &mut Vec<AtomicTrial>,
     count: &mut Count,
@@ -58,7 +58,7 @@ pub(crate) fn search(
     }
     let step = match usable.is_empty() {
         true => None,
-        false => try_variables(cx, config, rate, usable, tried, count)?,
+        false => try_variables(cx, config, sizing, usable, tried, count)?,
     };
     Ok(step.unwrap_or_else(|| {
         Step::Over(FenceVerdict::NotFixed {
@@ -92,12 +92,11 @@ impl Oracle for ByVariables<'_, '_> {
 fn try_variables(
     cx: &mut Context,
     config: &RunConfig,
-    rate: FailureRate,
+    sizing: Sizing,
     usable: Vec<String>,
     tried: &mut Vec<AtomicTrial>,
     count: &mut Count,
 ) -> Result<Option<Step>> {
-    let runs_needed = rate.runs_needed();
     let together = cx.shader.tables(&usable)?;
     let shader = cx.shader;
     let mut trials = Trials::new(
@@ -108,7 +107,7 @@ fn try_variables(
         cx.deadline,
     );
     let all: Vec<usize> = (0..together.len()).collect();
-    let with_all = passes(&mut trials, &all, runs_needed);
+    let with_all = passes(&mut trials, &all, sizing);
     tried.push(AtomicTrial {
         variables: usable.clone(),
         refused: None,
@@ -141,12 +140,12 @@ fn try_variables(
             shader,
             candidates: &usable,
         };
-        let kept = ddmin(&indices, rate, &mut by);
+        let kept = ddmin(&indices, sizing, &mut by);
         kept.sites.iter().map(|&i| usable[i].clone()).collect()
     };
     let patched = shader.tables(&variables)?;
     trials.set_atomic(variables.clone());
-    let alone = passes(&mut trials, &[], runs_needed);
+    let alone = passes(&mut trials, &[], sizing);
     let alone = TrialRuns {
         runs: alone.runs,
         passed: alone.passed,
@@ -168,7 +167,7 @@ fn try_variables(
     let sites = if alone.passed {
         Vec::new()
     } else {
-        shrink(&patched.order(), &[], rate, &mut trials).sites
+        shrink(&patched.order(), &[], sizing, &mut trials).sites
     };
     count.add(&trials);
     Ok(Some(Step::Passed {

@@ -11,7 +11,7 @@ use crate::fences::event::SearchEvent;
 use crate::fences::lab::{FixSet, Subject};
 use crate::fences::shrink::shrink;
 use crate::fences::suggest::{suggest, Suggestion};
-use crate::fences::trial::FailureRate;
+use crate::fences::trial::{FailureRate, Sizing};
 use crate::fences::trials::Trials;
 use crate::run::runner::{Budget, RunConfig};
 use wgstress_model::fences::measured::Measured;
@@ -63,6 +63,10 @@ pub(crate) fn round(
     index: u64,
     passed: Option<&Measured>,
 ) -> Result<RoundResult> {
+    let sizing = match index {
+        0 => Sizing::first(rate),
+        _ => Sizing::later(rate),
+    };
     let runs_per_trial = rate.runs_needed();
     let unfenced = cx.shader.tables(&[])?;
     let sites = unfenced.len();
@@ -124,7 +128,7 @@ pub(crate) fn round(
             &mut *cx.on_event,
             cx.deadline,
         );
-        let found = shrink(&order, failed, rate, &mut trials);
+        let found = shrink(&order, failed, sizing, &mut trials);
         count.add(&trials);
         Step::Passed {
             fix: FixSet::barriers(&found.sites),
@@ -137,7 +141,7 @@ pub(crate) fn round(
             unfenced: &unfenced,
             all_sites: &all_sites,
         };
-        atomic::search(cx, &trials_config, rate, &unfixed, &mut tried, &mut count)?
+        atomic::search(cx, &trials_config, sizing, &unfixed, &mut tried, &mut count)?
     };
     (cx.on_event)(SearchEvent::TrialsDone);
     let end = match step {

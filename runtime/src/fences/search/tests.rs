@@ -373,6 +373,27 @@ fn a_fix_that_fails_its_verification_starts_a_round_that_keeps_it() {
         second_round.iter().all(|f| f.sites.contains(&1)),
         "{second_round:?}"
     );
+    // The first round's passes took two trials in a row; the second's, sized for the rare
+    // failure, one (its verification catches a chance pass).
+    let passed_twice = |trials: &[&(Option<FixSet>, Strategy, Measured)]| {
+        trials.windows(2).any(|w| {
+            w[0].0.is_some() && w[0].0 == w[1].0 && w[0].2.failures == 0 && w[1].2.failures == 0
+        })
+    };
+    let large = outcome.runs_per_trial.unwrap();
+    let (first_trials, second_trials): (Vec<_>, Vec<_>) = sim
+        .measured
+        .iter()
+        .filter(|(fix, _, m)| fix.is_some() && (m.failures > 0 || m.runs <= large))
+        .partition(|(_, _, m)| m.runs <= first.runs_per_trial);
+    assert!(passed_twice(&first_trials));
+    let second_passes: Vec<_> = second_trials
+        .iter()
+        .copied()
+        .filter(|(_, _, m)| m.failures == 0 && m.runs == large)
+        .collect();
+    assert!(!second_passes.is_empty());
+    assert!(!passed_twice(&second_passes), "{second_passes:?}");
     // A barrier at every site ran once, in the first round: the second keeps its pass.
     let sites = sites_of(FLAGS);
     let every_site = sim
