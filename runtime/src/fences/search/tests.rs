@@ -551,6 +551,35 @@ fn a_rare_bug_of_another_variable_left_by_a_make_atomic_fix_is_found_in_the_next
 }
 
 #[test]
+fn past_its_time_bound_make_atomic_keeps_every_variable_and_site_and_verifies_that() {
+    let lost = Bug {
+        rate: 0.5,
+        shown_by: Strategy::ALL.to_vec(),
+        covers: vec![Cover {
+            atomic: &["counter"],
+            sites: Vec::new(),
+        }],
+    };
+    let mut sim = Sim::new(vec![lost]);
+    let config = FenceSearchConfig {
+        search: Duration::ZERO,
+        choice: Choice::Minimal,
+        ..config(&sim, Some(Strategy::Systematic))
+    };
+    let outcome = search(&config, &shader(COUNTER), &mut sim, &mut |_| {}).unwrap();
+    assert!(outcome.search_out_of_time, "{outcome:?}");
+    assert_eq!(outcome.verdict, FenceVerdict::Fixed, "{outcome:?}");
+    let Some(Fix::MakeAtomic {
+        variables, sites, ..
+    }) = &outcome.fix
+    else {
+        panic!("{:?}", outcome.fix);
+    };
+    assert_eq!(variables, &["counter"]);
+    assert_eq!(kept(&outcome).len(), *sites, "{outcome:?}");
+}
+
+#[test]
 fn nothing_fixes_a_bug_no_fix_covers_and_the_reasons_say_what_was_tried() {
     let hopeless = Bug {
         covers: Vec::new(),
