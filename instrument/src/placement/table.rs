@@ -110,11 +110,6 @@ impl ParsedShader {
         crate::atomic::candidates(&self.original, &self.info, &self.path, Some(&self.source))
     }
 
-    /// The text the module was parsed from.
-    pub fn source(&self) -> &str {
-        &self.source
-    }
-
     /// The candidate sites with `atomic` made atomic first (none: the module as is), placed
     /// once for every trial of that set.
     pub fn sites(&self, atomic: &[String]) -> std::result::Result<SiteTable, AtomicError> {
@@ -122,7 +117,6 @@ impl ParsedShader {
             marked: self.mark(atomic)?,
             source: self.source.clone(),
             path: self.path.clone(),
-            options: self.options.clone(),
         })
     }
 
@@ -166,7 +160,6 @@ pub struct SiteTable {
     marked: Marked,
     source: String,
     path: String,
-    options: InstrumentOptions,
 }
 
 impl SiteTable {
@@ -209,10 +202,5 @@ impl SiteTable {
     /// What a fix at these sites means in the user's text (`analyse`).
     pub fn analyse(&self, atomic: &[String]) -> std::result::Result<Analysis, AtomicError> {
         Analysis::of(self.marked.clone(), &self.source, &self.path, atomic)
-    }
-
-    /// The options the shader was parsed with, its postcondition resolved.
-    pub fn options(&self) -> &InstrumentOptions {
-        &self.options
     }
 }

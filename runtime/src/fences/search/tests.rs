@@ -840,6 +840,27 @@ fn a_pipeline_is_searched_over_the_sites_of_every_stressed_pass_and_patched_once
 }
 
 #[test]
+fn a_pipelines_sites_are_numbered_over_its_parts_in_one_place() {
+    let shader = pipeline(PASSES);
+    let tables = shader.tables(&[]).unwrap();
+    let sites = tables.sites();
+    assert_eq!(sites.len(), tables.len());
+    for (global, site) in sites.iter().enumerate() {
+        let id = tables.id(global).unwrap();
+        assert_eq!((id.part, id.local), (site.part, site.site.id));
+        assert_eq!(tables.global(id), global);
+    }
+    assert!(tables.id(tables.len()).is_none());
+    let last = tables.len() - 1;
+    let split = tables.by_part(&[0, last]).unwrap();
+    assert_eq!(split[0], [0]);
+    assert_eq!(split[1], [sites[last].site.id]);
+    assert!(tables.by_part(&[tables.len()]).is_err());
+    // The same set of variables asks for the same tables, placed once.
+    assert!(Arc::ptr_eq(&tables, &shader.tables(&[]).unwrap()));
+}
+
+#[test]
 fn a_search_over_a_pipeline_parses_each_part_once_and_places_its_sites_once() {
     use wgstress_instrument::Work;
     let app = pipeline_app(PASSES);
