@@ -206,25 +206,79 @@ impl Lab for GpuLab {
             .map(|s| self.build(*s, &config))
             .collect::<Result<Vec<Engine>>>()?;
         let settings = self.stress.unstressed();
+        let draw = |engine: &Engine, runs: usize| -> Vec<RunParams> {
+            (0..runs as u64)
+                .map(|seed| RunParams::draw(seed, &settings, engine.app_groups()))
+                .collect()
+        };
+        // A first short batch of each warms its pipelines up, is not counted, and says what a
+        // run costs, which sizes the batches so that the rounds fit in `time`.
+        let mut per_run = Vec::with_capacity(engines.len());
+        for engine in &mut engines {
+            let runs = draw(engine, WARM_UP_RUNS);
+            let start = Instant::now();
+            engine.run(&runs)?;
+            per_run.push(start.elapsed().as_secs_f64() / WARM_UP_RUNS as f64);
+        }
+        let most = engines.iter().map(Engine::batch_size).min().unwrap_or(1);
+        let batch = cost_batch(&per_run, time, most);
         let mut times = vec![Vec::new(); engines.len()];
         let until = Instant::now() + time;
-        // A first batch of each warms its pipelines up and is not counted.
         for round in 0.. {
-            if round > 3 && Instant::now() >= until {
+            if round >= MIN_COST_BATCHES && Instant::now() >= until {
                 break;
             }
             for (engine, times) in engines.iter_mut().zip(&mut times) {
-                let batch = engine.batch_size();
-                let runs: Vec<RunParams> = (0..batch as u64)
-                    .map(|seed| RunParams::draw(seed, &settings, engine.app_groups()))
-                    .collect();
+                let runs = draw(engine, batch);
                 let start = Instant::now();
                 engine.run(&runs)?;
-                if round > 0 {
-                    times.push(start.elapsed().as_secs_f64() / batch as f64);
-                }
+                times.push(start.elapsed().as_secs_f64() / batch as f64);
             }
         }
         Ok(times)
+    }
+}
+
+/// Runs of each variant that warm it up before the cost step counts anything.
+const WARM_UP_RUNS: usize = 2;
+
+/// Rounds of every variant the cost step's batches are sized for: enough batches for a median
+/// and quartiles.
+const COST_ROUNDS: f64 = 8.0;
+
+/// Batches of each variant counted at least, however long they take.
+const MIN_COST_BATCHES: usize = 4;
+
+/// Runs per batch for variants whose runs take `per_run` seconds each, so that `COST_ROUNDS`
+/// rounds of all of them fit in `time`: at least one, at most `most`. With a whole batch of
+/// each, tpo-tm's five variants (runs of 15 to 56 ms) took about 39 s of a 10 s `--cost` on an
+/// H200.
+fn cost_batch(per_run: &[f64], time: Duration, most: usize) -> usize {
+    let most = most.max(1);
+    let round: f64 = per_run.iter().sum();
+    if !(round.is_finite() && round > 0.0) {
+        return most;
+    }
+    ((time.as_secs_f64() / COST_ROUNDS / round) as usize).clamp(1, most)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cost_batches_fit_the_cost_steps_time() {
+        let ten = Duration::from_secs(10);
+        // tpo-tm on an H200: original, portable, minimal, every site, fixed variant.
+        let slow = [0.0146, 0.0318, 0.0227, 0.0556, 0.0282];
+        let batch = cost_batch(&slow, ten, 64);
+        assert_eq!(batch, 8);
+        let rounds = MIN_COST_BATCHES as f64 * batch as f64 * slow.iter().sum::<f64>();
+        assert!(rounds < ten.as_secs_f64(), "{rounds}");
+        // Fast runs keep whole batches; a run slower than the time still gets one a batch.
+        assert_eq!(cost_batch(&[0.0006; 5], ten, 64), 64);
+        assert_eq!(cost_batch(&[30.0, 30.0], ten, 64), 1);
+        assert_eq!(cost_batch(&[0.0, 0.0], ten, 64), 64);
+        assert_eq!(cost_batch(&[f64::NAN], ten, 0), 1);
     }
 }
