@@ -27,12 +27,13 @@ impl Work {
         }
     }
 
-    /// The work done since `earlier` (this thread's counts then).
+    /// The work done since `earlier` (this thread's counts then; counts of another thread
+    /// give no more than this thread's).
     pub fn since(earlier: Work) -> Work {
         let now = Work::now();
         Work {
-            parses: now.parses - earlier.parses,
-            placements: now.placements - earlier.placements,
+            parses: now.parses.saturating_sub(earlier.parses),
+            placements: now.placements.saturating_sub(earlier.placements),
         }
     }
 }

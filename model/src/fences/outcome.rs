@@ -191,11 +191,19 @@ pub struct AtomicTrial {
     pub alone: Option<TrialRuns>,
 }
 
-/// What the trials of one set saw (a set passes after two passing trials).
+/// What the trials of one set saw (a set passes after two passing trials in a first round,
+/// one in a later round).
 #[derive(Clone, Copy, Debug, Default, Serialize, serde::Deserialize)]
 pub struct TrialRuns {
     pub runs: u64,
     pub passed: bool,
+    /// The trials run (logs before this field: none said).
+    #[serde(default)]
+    pub trials: u64,
+    /// The search's time bound ended a trial before its runs: nothing was seen against the
+    /// set, and the search kept it.
+    #[serde(default)]
+    pub cut_short: bool,
 }
 
 /// A round of the search whose fix failed its verification.

@@ -7,9 +7,10 @@
 //!
 //! A failing run is certain evidence, a passing trial only 99% evidence: a search asks
 //! about twenty sets that lack a needed site, and at 1% each one of them passed by chance in
-//! 4 of 20 simulated searches, dropping a needed site. So a set passes only when two trials
-//! in a row pass (a chance pass then 1 in 10,000): passes shrink the set and cost their runs
-//! twice, failures stay as cheap as they were.
+//! 4 of 20 simulated searches, dropping a needed site. So in a first round a set passes only
+//! when two trials in a row pass (a chance pass then 1 in 10,000): passes shrink the set and
+//! cost their runs twice, failures stay as cheap as they were. A later round asks once
+//! (`Sizing`: the verification after it catches a chance pass).
 
 use super::trial::{passes, Oracle, Sizing};
 use std::collections::HashMap;

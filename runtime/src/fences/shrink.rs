@@ -63,7 +63,7 @@ pub(crate) fn shrink(
             oracle,
         },
     );
-    // The fix with what was added passed twice, and no fence failed.
+    // The fix with what was added passed, and no fence failed.
     let union: Vec<usize> = order
         .iter()
         .copied()

@@ -75,9 +75,8 @@ impl Sizing {
     }
 
     /// A later round's: one. Its trials are sized for the low rate a failed fix left, each
-    /// dearer than a whole first round (ct-octree on an H200: 4,124 runs, 12 s, where the
-    /// first round's took 12 runs), and the verification that follows catches a chance pass
-    /// that dropped a needed site, starting another round.
+    /// often dearer than a whole first round, and the verification that follows catches a
+    /// chance pass that dropped a needed site, starting another round.
     pub fn later(rate: FailureRate) -> Sizing {
         Sizing { rate, passes: 1 }
     }
@@ -87,8 +86,8 @@ impl Sizing {
     }
 }
 
-/// What asking whether a set passes cost: a set passes only after two passing trials in a
-/// row (ddmin.rs says why), so a failing set costs one trial and a passing one two.
+/// What asking whether a set passes cost: a set passes only after `Sizing::passes` passing
+/// trials in a row, so a failing set costs one trial and a passing one that many.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Passes {
     pub passed: bool,

@@ -43,8 +43,8 @@ impl UserShader {
 }
 
 /// A stressed dispatch's shader as a fence search edited it (its fix placed in the module
-/// parsed once): the dispatches of `path` and `entry` instrument `module`, whose spans point
-/// into `source`, instead of parsing text.
+/// parsed once): the stressed dispatches of `path` and `entry` instrument `module`, whose spans
+/// point into `source`, instead of parsing text.
 #[derive(Clone)]
 pub struct EditedShader {
     pub path: String,
@@ -84,9 +84,11 @@ impl Program {
                 parking,
                 ..Default::default()
             };
+            // Only stressed dispatches are a search's parts, as only they are patched in the
+            // fix it reports (`AppSource::with_parts`).
             let user = match edited
                 .iter()
-                .find(|e| e.path == path && e.entry == dispatch.entry)
+                .find(|e| dispatch.stress && e.path == path && e.entry == dispatch.entry)
             {
                 Some(edit) => UserShader::Edited(Box::new(edit.clone())),
                 None => UserShader::Text(source.to_string()),

@@ -9,7 +9,9 @@ pub use progress::Progress;
 
 use std::fmt::Write;
 use wgstress_model::fences::measured::Measured;
-use wgstress_model::fences::outcome::{quoted, FenceOutcome, FenceVerdict, Fix, StrategyRuns};
+use wgstress_model::fences::outcome::{
+    quoted, FenceOutcome, FenceVerdict, Fix, StrategyRuns, TrialRuns,
+};
 
 /// The report; `written`: where the patched files were written; `edited`: the files `--fix`
 /// edited in place.
@@ -102,15 +104,15 @@ fn evidence(out: &mut String, report: &FenceOutcome) {
         let outcome = match (&trial.refused, trial.all_sites, trial.alone) {
             (Some(why), _, _) => format!("refused: {why}"),
             (None, Some(all), alone) => {
-                let mut text = format!("with all sites {}", passed(all.passed, all.runs));
+                let mut text = format!("with all sites {}", passed(&all));
                 if let Some(alone) = alone {
-                    let _ = write!(text, "; alone {}", passed(alone.passed, alone.runs));
+                    let _ = write!(text, "; alone {}", passed(&alone));
                 }
                 text
             }
             (None, None, Some(alone)) => format!(
                 "the fewest that passed with all sites; alone {}",
-                passed(alone.passed, alone.runs)
+                passed(&alone)
             ),
             (None, None, None) => "not run".into(),
         };
@@ -156,11 +158,13 @@ fn label(runs: &StrategyRuns) -> String {
     format!("{} stress, {} iterations", runs.strategy, runs.iterations)
 }
 
-fn passed(passed: bool, runs: u64) -> String {
-    if passed {
-        format!("passed twice ({runs} runs)")
-    } else {
-        format!("failed ({runs} runs)")
+fn passed(trials: &TrialRuns) -> String {
+    let runs = trials.runs;
+    match (trials.passed, trials.cut_short, trials.trials) {
+        (true, _, 1) => format!("passed ({runs} runs)"),
+        (true, _, _) => format!("passed twice ({runs} runs)"),
+        (false, true, _) => format!("cut short by the time bound, kept ({runs} runs)"),
+        (false, false, _) => format!("failed ({runs} runs)"),
     }
 }
 
@@ -310,5 +314,21 @@ mod tests {
             ..Measured::default()
         };
         assert!(rate(&m).contains("(rate 0.000036)"), "{}", rate(&m));
+    }
+
+    #[test]
+    fn a_trial_says_how_many_passes_it_took_and_whether_the_bound_cut_it() {
+        let trials = |passed, trials, cut_short| TrialRuns {
+            runs: 10,
+            passed,
+            trials,
+            cut_short,
+        };
+        assert_eq!(passed(&trials(true, 2, false)), "passed twice (10 runs)");
+        assert_eq!(passed(&trials(true, 1, false)), "passed (10 runs)");
+        // A log from before `trials` was written: every pass then took two.
+        assert_eq!(passed(&trials(true, 0, false)), "passed twice (10 runs)");
+        assert_eq!(passed(&trials(false, 1, false)), "failed (10 runs)");
+        assert!(passed(&trials(false, 1, true)).starts_with("cut short by the time bound"));
     }
 }

@@ -115,6 +115,8 @@ fn try_variables(
         all_sites: Some(TrialRuns {
             runs: with_all.runs,
             passed: with_all.passed,
+            trials: with_all.trials,
+            cut_short: !with_all.passed && trials.out_of_time,
         }),
         alone: None,
     });
@@ -126,8 +128,8 @@ fn try_variables(
         ))));
     }
     // A trial the search's deadline cut short says nothing against the set: as with
-    // barriers, everything is kept and verified (on an H200 the poll's third round sized its
-    // trials for 1 failure in 45,000 runs, and the first of them did not finish in time).
+    // barriers, everything is kept and verified (a later round's trials, sized for a rare
+    // failure, may not finish one in the time left).
     if !with_all.passed && !trials.out_of_time {
         count.add(&trials);
         return Ok(None);
@@ -152,6 +154,8 @@ fn try_variables(
     let alone = TrialRuns {
         runs: alone.runs,
         passed: alone.passed,
+        trials: alone.trials,
+        cut_short: !alone.passed && trials.out_of_time,
     };
     if variables == usable {
         if let Some(trial) = tried.last_mut() {

@@ -88,8 +88,7 @@ pub(crate) fn round(
     };
     // A later round's trials are larger, but its search keeps the failed fix and adds sites
     // to it: every site passing is its premise, which the first round's trial showed; run
-    // again with the larger trial, it took ct-octree's second round on an H200 14 s of 4,124
-    // runs, more than the whole first round.
+    // again at the larger size, that trial would cost more than the whole first round.
     let all_sites = match passed {
         Some(passed) => passed.clone(),
         None => Measured::or_stopped(cx.lab.measure(
