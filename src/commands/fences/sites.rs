@@ -12,10 +12,10 @@ use wgstress_runtime::App;
 
 pub fn sites(app: App, list: bool, output: Option<&Path>) -> Result<Status> {
     let shader = AppSource::new(app)?;
-    let unfenced = shader.patch(&FixSet::default())?;
+    let sites = shader.tables(&[])?.sites();
     if list {
         let mut text = String::new();
-        for (id, site) in unfenced.sites.iter().enumerate() {
+        for (id, site) in sites.iter().enumerate() {
             let part = &shader.parts[site.part];
             let s = &site.site;
             let side = match s.side {
@@ -35,7 +35,7 @@ pub fn sites(app: App, list: bool, output: Option<&Path>) -> Result<Status> {
         emit(&text)?;
     }
     if let Some(output) = output {
-        let all: Vec<usize> = (0..unfenced.sites.len()).collect();
+        let all: Vec<usize> = (0..sites.len()).collect();
         let fenced = shader.patch(&FixSet::barriers(&all))?;
         wgstress_runtime::write::replace(output, fenced.parts[0].wgsl.as_bytes())
             .with_context(|| format!("{}", output.display()))?;
