@@ -861,6 +861,41 @@ fn a_pipelines_sites_are_numbered_over_its_parts_in_one_place() {
 }
 
 #[test]
+fn a_part_without_sites_takes_no_numbers() {
+    // `clear` touches no storage: it has no site.
+    let source = format!(
+        "{PASSES}
+@compute @workgroup_size(64)
+fn clear() {{
+}}
+"
+    );
+    let mut app = pipeline_app(&source);
+    let mut clear = app.pipeline[0].clone();
+    clear.entry = Some("clear".into());
+    app.pipeline.insert(0, clear.clone());
+    app.pipeline.insert(2, clear);
+    let shader = AppSource::new(app).unwrap();
+    let tables = shader.tables(&[]).unwrap();
+    let parts: Vec<Option<String>> = shader.parts.iter().map(|p| p.entry.clone()).collect();
+    assert_eq!(
+        parts,
+        ["clear", "produce", "consume"].map(|e| Some(e.to_string()))
+    );
+    let sites = tables.sites();
+    assert!(sites.iter().all(|s| s.part != 0), "{sites:?}");
+    assert_eq!(tables.id(0).unwrap().part, 1);
+    for global in 0..tables.len() {
+        assert_eq!(tables.global(tables.id(global).unwrap()), global);
+    }
+    let split = tables
+        .by_part(&(0..tables.len()).collect::<Vec<_>>())
+        .unwrap();
+    assert!(split[0].is_empty());
+    assert_eq!(split[1].len() + split[2].len(), tables.len());
+}
+
+#[test]
 fn a_search_over_a_pipeline_parses_each_part_once_and_places_its_sites_once() {
     use wgstress_instrument::Work;
     let app = pipeline_app(PASSES);
