@@ -25,7 +25,7 @@ use super::source::{self, AtomicEdit, SourceAnchor, SourcePatch, Unexpressible};
 use super::FenceSite;
 use crate::atomic::AtomicError;
 use crate::error::{InstrumentError, Result};
-use crate::{render, validate};
+use crate::validate;
 
 /// The sites of a shader (with a variable made atomic, if one is), and what a fix there
 /// means in the user's text.
@@ -117,8 +117,6 @@ impl Analysis {
     /// The same fix as naga's rendering of the whole module: what `fenced_at_atomic` gives,
     /// and the fallback where the text cannot express the fix.
     pub fn ir_patch(&self, chosen: &[u32]) -> Result<String> {
-        let module = self.marked.resolved(chosen)?;
-        let info = validate(&module).map_err(|e| InstrumentError::Internal(format!("{e:?}")))?;
-        render(&module, &info, Some(&self.source))
+        self.marked.rendered(chosen, &self.source)
     }
 }

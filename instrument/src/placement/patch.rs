@@ -82,6 +82,14 @@ impl Marked {
         drop_last_function(&mut module, self.marker);
         Ok(module)
     }
+
+    /// `resolved`, as naga writes it (`source`: the text it was parsed from).
+    pub(crate) fn rendered(&self, chosen: &[u32], source: &str) -> Result<String> {
+        let module = self.resolved(chosen)?;
+        let info = crate::wgsl::shader::validate(&module)
+            .map_err(|e| InstrumentError::Internal(format!("{e:?}")))?;
+        crate::wgsl::render::render(&module, &info, Some(source))
+    }
 }
 
 /// Appends `fn wgstress_site(site: u32) {}`, the last function of the arena.

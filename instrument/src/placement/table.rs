@@ -117,6 +117,7 @@ impl ParsedShader {
             marked: self.mark(atomic)?,
             source: self.source.clone(),
             path: self.path.clone(),
+            atomic: atomic.to_vec(),
         })
     }
 
@@ -160,6 +161,8 @@ pub struct SiteTable {
     marked: Marked,
     source: String,
     path: String,
+    /// The variables made atomic before the sites were placed.
+    atomic: Vec<String>,
 }
 
 impl SiteTable {
@@ -187,10 +190,8 @@ impl SiteTable {
 
     /// `edited`, rendered by naga: the fix as a whole module's text.
     pub fn fenced(&self, chosen: &[u32]) -> Result<FencedShader> {
-        let module = self.marked.resolved(chosen)?;
-        let info = validate(&module).map_err(|e| InstrumentError::Internal(format!("{e:?}")))?;
         Ok(FencedShader {
-            wgsl: render(&module, &info, Some(&self.source))?,
+            wgsl: self.marked.rendered(chosen, &self.source)?,
             sites: self.marked.sites.clone(),
             original_wgsl: self.marked.original_wgsl.clone(),
             postcondition: self.marked.postcondition.clone(),
@@ -200,7 +201,7 @@ impl SiteTable {
     }
 
     /// What a fix at these sites means in the user's text (`analyse`).
-    pub fn analyse(&self, atomic: &[String]) -> std::result::Result<Analysis, AtomicError> {
-        Analysis::of(self.marked.clone(), &self.source, &self.path, atomic)
+    pub fn analyse(&self) -> std::result::Result<Analysis, AtomicError> {
+        Analysis::of(self.marked.clone(), &self.source, &self.path, &self.atomic)
     }
 }

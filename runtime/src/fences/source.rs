@@ -53,8 +53,7 @@ pub struct SiteId {
 
 /// Every part's sites with one set of variables made atomic.
 pub struct SiteTables {
-    /// The variables each part makes atomic (those of the set it has).
-    atomic: Vec<Vec<String>>,
+    /// Each part's, with those of the set it has made atomic.
     parts: Vec<SiteTable>,
     /// The global number of each part's first site.
     offsets: Vec<usize>,
@@ -248,23 +247,16 @@ impl AppSource {
         if let Some(tables) = cache.get(atomic) {
             return Ok(tables.clone());
         }
-        let mut owns = Vec::new();
         let mut parts = Vec::new();
         let mut offsets = Vec::new();
         let mut offset = 0;
         for (p, parsed) in self.parsed.iter().enumerate() {
-            let own = self.own(p, atomic);
-            let table = parsed.sites(&own)?;
+            let table = parsed.sites(&self.own(p, atomic))?;
             offsets.push(offset);
             offset += table.sites().len();
-            owns.push(own);
             parts.push(table);
         }
-        let tables = Arc::new(SiteTables {
-            atomic: owns,
-            parts,
-            offsets,
-        });
+        let tables = Arc::new(SiteTables { parts, offsets });
         cache.insert(atomic.to_vec(), tables.clone());
         Ok(tables)
     }
@@ -352,8 +344,7 @@ impl AppSource {
         tables
             .parts
             .iter()
-            .zip(&tables.atomic)
-            .map(|(table, own)| Ok(table.analyse(own)?))
+            .map(|table| Ok(table.analyse()?))
             .collect()
     }
 
