@@ -5,13 +5,15 @@
 //! the test is guaranteed to terminate under a model, with the starving execution as evidence
 //! when not (`oracle`); `generate` enumerates the tests that meet the seed's synthesis
 //! constraints, `suite` counts them as the seed's Table 4 does, and `wgsl` compiles a test to a
-//! compute shader with bounded loops. Pure: no GPU, no printing.
+//! compute shader with bounded loops; `hold` says which hold of one workgroup must starve a
+//! test under a model (what the scheduler emulation is checked against). Pure: no GPU, no printing.
 
 #![deny(unreachable_pub)]
 
 mod axb;
 mod explore;
 pub mod generate;
+pub mod hold;
 pub mod model;
 pub mod observe;
 pub mod oracle;
