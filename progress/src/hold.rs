@@ -15,9 +15,9 @@
 //! place; and in none of the states they reach does the model guarantee the victim execution
 //! (it would be released).
 
-use crate::axb::AxbTest;
 use crate::explore::Graph;
 use crate::model::Model;
+use crate::oracle::TerminationOracle;
 use std::collections::HashMap;
 
 /// The most instructions a victim runs alone before it is held: a test's threads hold at most
@@ -33,13 +33,15 @@ pub struct StarvingHold {
     pub after: usize,
 }
 
-/// The first starving hold of `test` under `model` (fewest instructions run alone, then lowest
-/// victim), if any.
-pub fn starving_hold(test: &AxbTest, model: Model) -> Option<StarvingHold> {
-    let graph = Graph::of(test);
-    (0..=MAX_AFTER)
-        .flat_map(|after| (0..graph.threads).map(move |victim| StarvingHold { victim, after }))
-        .find(|hold| starves(&graph, model, *hold))
+impl TerminationOracle {
+    /// The first starving hold of the test under `model` (fewest instructions run alone, then
+    /// lowest victim), if any, over the transition system the verdicts come from.
+    pub fn starving_hold(&self, model: Model) -> Option<StarvingHold> {
+        let graph = self.graph();
+        (0..=MAX_AFTER)
+            .flat_map(|after| (0..graph.threads).map(move |victim| StarvingHold { victim, after }))
+            .find(|hold| starves(graph, model, *hold))
+    }
 }
 
 /// Whether `hold` starves the test under `model`.
@@ -116,11 +118,17 @@ fn starves(graph: &Graph, model: Model, hold: StarvingHold) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{starving_hold, StarvingHold};
+    use super::StarvingHold;
+    use crate::axb::AxbTest;
     use crate::model::Model;
+    use crate::oracle::TerminationOracle;
     use crate::suite::seed_examples;
 
-    fn example(name: &str) -> crate::axb::AxbTest {
+    fn starving_hold(test: &AxbTest, model: Model) -> Option<StarvingHold> {
+        TerminationOracle::new(test).starving_hold(model)
+    }
+
+    fn example(name: &str) -> AxbTest {
         seed_examples()
             .into_iter()
             .find(|(n, _)| *n == name)

@@ -90,6 +90,11 @@ impl TerminationOracle {
         }
     }
 
+    /// The transition system the verdicts are drawn from.
+    pub(crate) fn graph(&self) -> &Graph {
+        &self.graph
+    }
+
     fn fair(&self, model: Model, state: u32) -> Threads {
         model.fair(
             self.graph.threads,

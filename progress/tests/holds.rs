@@ -4,7 +4,6 @@
 //! system's cycles, one over what the others do with a thread frozen.
 
 use wgstress_progress::generate::{generate, Bounds};
-use wgstress_progress::hold::starving_hold;
 use wgstress_progress::oracle::TerminationOracle;
 use wgstress_progress::{Fairness, Model, ProgressScheduler};
 
@@ -20,7 +19,7 @@ fn a_hold_starves_a_test_only_where_the_oracle_says_the_model_may_not_end_it() {
                 fairness: Fairness::Weak,
             });
             if guaranteed {
-                if let Some(hold) = starving_hold(&g.test, model) {
+                if let Some(hold) = oracle.starving_hold(model) {
                     wrong.push(format!("{} under {}: {hold:?}", g.name, model.name()));
                 }
             }

@@ -5,7 +5,7 @@
 //! - where the oracle says a model guarantees a test's termination (weak fairness), no run
 //!   starves it, holding each workgroup in turn at its start and (unfair, HSA) at each of its
 //!   first steps;
-//! - where `hold::starving_hold` finds that holding one workgroup at its start must starve the
+//! - where `TerminationOracle::starving_hold` (progress/src/hold.rs) finds that holding one workgroup at its start must starve the
 //!   test (the others left waiting in place whatever order they run in), the scheduler, told
 //!   to hold that workgroup there, starves it in some of `REPEATS` runs.
 //!
@@ -29,7 +29,7 @@ use wgstress_model::stress::params::RunParams;
 use wgstress_model::stress::schedule::Schedule;
 use wgstress_model::stress::strategy::Strategy;
 use wgstress_progress::generate::{generate, Bounds};
-use wgstress_progress::hold::{starving_hold, StarvingHold};
+use wgstress_progress::hold::StarvingHold;
 use wgstress_progress::oracle::TerminationOracle as Oracle;
 use wgstress_progress::wgsl::{self, InstanceLayout as Layout, Mapping};
 use wgstress_progress::{AxbTest as Test, Fairness, Model, ProgressScheduler as Scheduler};
@@ -197,7 +197,7 @@ fn disagreement(engine: &mut Engine, test: &Test, name: &str, tally: &mut Tally)
             }
             continue;
         }
-        match starving_hold(test, model) {
+        match oracle.starving_hold(model) {
             Some(StarvingHold { victim, after: 0 }) => {
                 tally.at_start += 1;
                 let results = run(
