@@ -14,7 +14,7 @@ use crate::fences::ddmin::ddmin;
 use crate::fences::lab::FixSet;
 use crate::fences::shrink::shrink;
 use crate::fences::source::{AppSource, SiteTables};
-use crate::fences::trial::{passes, Oracle, Sizing, Trial};
+use crate::fences::trial::{passes, Oracle, Passes, Sizing, Trial};
 use crate::fences::trials::Trials;
 use crate::run::runner::RunConfig;
 use wgstress_instrument::atomic::AtomicError;
@@ -112,12 +112,7 @@ fn try_variables(
         variables: usable.clone(),
         refused: None,
         fused: together.fused().len(),
-        all_sites: Some(TrialRuns {
-            runs: with_all.runs,
-            passed: with_all.passed,
-            trials: with_all.trials,
-            cut_short: !with_all.passed && trials.out_of_time,
-        }),
+        all_sites: Some(reported(with_all, &trials)),
         alone: None,
     });
     if let Some(stop) = trials.stopped.take() {
@@ -150,13 +145,7 @@ fn try_variables(
     };
     let patched = shader.tables(&variables)?;
     trials.set_atomic(variables.clone());
-    let alone = passes(&mut trials, &[], sizing);
-    let alone = TrialRuns {
-        runs: alone.runs,
-        passed: alone.passed,
-        trials: alone.trials,
-        cut_short: !alone.passed && trials.out_of_time,
-    };
+    let alone = reported(passes(&mut trials, &[], sizing), &trials);
     if variables == usable {
         if let Some(trial) = tried.last_mut() {
             trial.alone = Some(alone);
@@ -260,6 +249,17 @@ fn reasons(unfixed: &Unfixed, tried: &[AtomicTrial], shader: &AppSource) -> Vec<
         );
     }
     reasons
+}
+
+/// What a set's trials saw, as the report gives it: a set that did not pass while the search's
+/// deadline had cut its trials short was cut short, not failed.
+fn reported(asked: Passes, trials: &Trials) -> TrialRuns {
+    TrialRuns {
+        runs: asked.runs,
+        passed: asked.passed,
+        trials: asked.trials,
+        cut_short: !asked.passed && trials.out_of_time,
+    }
 }
 
 #[cfg(test)]
