@@ -27,7 +27,14 @@ fn start(args: &[&str], dir: &Path) -> Child {
 
 /// Sends `signal` (INT, TERM) to `child` once a line of its stderr contains `when`, then
 /// waits for it (at most `within` after the signal); returns its output and its stderr.
-fn signal_when(mut child: Child, when: &str, signal: &str, within: Duration) -> (Output, String) {
+/// Sends `signal` to `child` `after` its stderr first shows a line containing `when`.
+fn signal_when(
+    mut child: Child,
+    when: &str,
+    after: Duration,
+    signal: &str,
+    within: Duration,
+) -> (Output, String) {
     use std::io::Read;
     let stderr = BufReader::new(child.stderr.take().unwrap());
     // Read as it comes: a report larger than a pipe holds would block the command.
@@ -42,6 +49,7 @@ fn signal_when(mut child: Child, when: &str, signal: &str, within: Duration) -> 
     for line in stderr.lines() {
         let line = line.unwrap();
         if sent.is_none() && line.contains(when) {
+            std::thread::sleep(after);
             // SAFETY: kill(2) on our own child's pid.
             let number = match signal {
                 "INT" => libc::SIGINT,
@@ -128,7 +136,13 @@ fn sigterm_stops_fences_with_its_report_and_exit_143() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let (out, stderr) = signal_when(child, "verifying the fix", "TERM", Duration::from_secs(30));
+    let (out, stderr) = signal_when(
+        child,
+        "verifying the fix",
+        Duration::ZERO,
+        "TERM",
+        Duration::from_secs(30),
+    );
     assert_eq!(out.status.code(), Some(143), "{stderr}");
     let report = json(&out, &stderr);
     assert_eq!(report["verdict"], "interrupted", "{report}");
@@ -145,8 +159,15 @@ fn ctrl_c_stops_the_mutants_suite_with_the_tests_that_ran() {
         ],
         dir.path(),
     );
-    // The first test's line: the second is running.
-    let (out, stderr) = signal_when(child, "mutant (", "INT", Duration::from_secs(10));
+    // Half a second after the first test's line, the second (2 s) is running. At the line
+    // itself it may not have started yet: the suite then ends with the first test alone.
+    let (out, stderr) = signal_when(
+        child,
+        "mutant (",
+        Duration::from_millis(500),
+        "INT",
+        Duration::from_secs(10),
+    );
     assert_eq!(out.status.code(), Some(130), "{stderr}");
     let report = json(&out, &stderr);
     assert_eq!(report["interrupted"], true, "{report}");
@@ -172,7 +193,13 @@ fn sigterm_stops_the_mutants_search_and_keeps_the_best_environment_scored() {
         ],
         dir.path(),
     );
-    let (out, stderr) = signal_when(child, "env   1 ", "TERM", Duration::from_secs(20));
+    let (out, stderr) = signal_when(
+        child,
+        "env   1 ",
+        Duration::ZERO,
+        "TERM",
+        Duration::from_secs(20),
+    );
     assert_eq!(out.status.code(), Some(143), "{stderr}");
     let report = json(&out, &stderr);
     assert_eq!(report["interrupted"], true, "{report}");
@@ -201,7 +228,13 @@ fn ctrl_c_stops_tune_with_what_it_saw_and_writes_no_profile() {
         ],
         dir.path(),
     );
-    let (out, stderr) = signal_when(child, "tuning", "INT", Duration::from_secs(20));
+    let (out, stderr) = signal_when(
+        child,
+        "tuning",
+        Duration::ZERO,
+        "INT",
+        Duration::from_secs(20),
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(130), "{stdout}\n{stderr}");
     assert!(stdout.contains("interrupted      after "), "{stdout}");
