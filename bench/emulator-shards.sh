@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The scheduler emulation against the termination oracle on the whole progress suite
+# (runtime/tests/emulator.rs, docs/progress.md), in shards run side by side on a machine of
+# many cores. The test binary is built beforehand with
+#   cargo test --release -p wgstress-runtime --test emulator --no-run
+# and opens the adapter wgpu prefers: set VK_DRIVER_FILES to pick the GPU's or lavapipe's ICD.
+#
+# Usage: bash bench/emulator-shards.sh BINARY OUT SHARDS FIRST COUNT [THREADS]
+#   runs shards FIRST..FIRST+COUNT-1 of SHARDS at once, each a process of its own, and writes
+#   OUT/shardI.log and OUT/summary.txt (the totals and every disagreement). THREADS (2 or 3)
+#   takes the tests of that many threads only, with as many llvmpipe threads; without it each
+#   shard runs both, as the test does.
+set -u
+bin=$1
+out=$2
+shards=$3
+first=$4
+count=$5
+threads=${6:-}
+mkdir -p "$out"
+start=$(date +%s)
+for i in $(seq "$first" $((first + count - 1))); do
+  (
+    if [ -n "$threads" ]; then
+      export WGSTRESS_EMULATOR_THREADS=$threads LP_NUM_THREADS=$threads
+    fi
+    WGSTRESS_EMULATOR_EVERY=1 WGSTRESS_EMULATOR_SHARD=$i/$shards \
+      "$bin" --exact the_scheduler_starves_a_test_where_and_only_where_the_oracle_says_it_may \
+      --nocapture >"$out/shard$i.log" 2>&1
+    echo "exit $? after $(($(date +%s) - start)) s" >>"$out/shard$i.log"
+  ) &
+done
+wait
+python3 - "$out" <<'PY' | tee "$out/summary.txt"
+import glob, re, sys
+out = sys.argv[1]
+pattern = re.compile(
+    r"(\d+) tests of (\d) threads.*?, (\d+) runs, .*?: (\d+) \(test, model\) pairs the oracle "
+    r"guarantees, none starved; (\d+) pairs a hold at a workgroup's start must starve, each "
+    r"checked; (\d+) such pairs not run.*?, (\d+) whose starving hold needs the victim to run "
+    r"alone first and (\d+) with no starving hold.*?; (\d+) run\(s\) hung")
+names = ["tests", "runs", "guaranteed pairs", "starving holds at a start",
+         "holds not run", "holds after steps", "no hold", "hangs with nobody held"]
+totals = [0] * len(names)
+disagreements, exits = set(), []
+for path in sorted(glob.glob(f"{out}/shard*.log")):
+    for line in open(path, errors="replace"):
+        m = pattern.match(line)
+        if m:
+            g = [int(x) for x in m.groups()]
+            for i, v in enumerate([g[0], g[2]] + g[3:]):
+                totals[i] += v
+        elif line.startswith("disagreement: "):
+            disagreements.add(line.strip())
+        elif line.startswith("exit "):
+            exits.append(line.split()[1])
+for name, value in zip(names, totals):
+    print(f"{name}: {value}")
+print(f"shards: {len(exits)}, exit codes {sorted(set(exits))}")
+print(f"disagreements: {len(disagreements)}")
+for d in sorted(disagreements):
+    print(d)
+PY
