@@ -25,9 +25,8 @@ fn start(args: &[&str], dir: &Path) -> Child {
         .unwrap()
 }
 
-/// Sends `signal` (INT, TERM) to `child` once a line of its stderr contains `when`, then
-/// waits for it (at most `within` after the signal); returns its output and its stderr.
-/// Sends `signal` to `child` `after` its stderr first shows a line containing `when`.
+/// Sends `signal` (INT, TERM) to `child` `after` a line of its stderr first contains `when`,
+/// then waits for it (at most `within` after the signal); returns its output and its stderr.
 fn signal_when(
     mut child: Child,
     when: &str,

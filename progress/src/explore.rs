@@ -101,6 +101,13 @@ impl Graph {
         [(s & 1) as u8, ((s >> 1) & 1) as u8]
     }
 
+    /// The state's memory and pcs, without who has stepped: the state as the seed's
+    /// transition system has it, and what a step that only marks its thread stepped leaves
+    /// unchanged.
+    pub(crate) fn memory_and_pcs(&self, state: u32) -> Packed {
+        self.states[state as usize] & !(0xff << 2)
+    }
+
     pub(crate) fn stepped(&self, state: u32) -> Threads {
         ((self.states[state as usize] >> 2) & 0xff) as Threads
     }
@@ -136,7 +143,7 @@ impl Graph {
     /// "Actions").
     #[cfg(test)]
     pub(crate) fn seed_size(&self) -> (usize, usize) {
-        let project = |s: u32| self.states[s as usize] & !(0xff << 2);
+        let project = |s: u32| self.memory_and_pcs(s);
         let mut states: Vec<Packed> = (0..self.states.len() as u32).map(project).collect();
         let mut steps: Vec<(Packed, u8, Packed)> = Vec::new();
         for (s, out) in self.edges.iter().enumerate() {

@@ -91,10 +91,7 @@ fn starves(graph: &Graph, model: Model, hold: StarvingHold) -> bool {
     }
     // A state where each other thread that runs repeats a step that changes neither memory nor
     // any pc: the emulation sees nobody getting anywhere.
-    let unchanged = |from: u32, to: u32| {
-        let keep = !(0xff << 2);
-        graph.states[from as usize] & keep == graph.states[to as usize] & keep
-    };
+    let unchanged = |from: u32, to: u32| graph.memory_and_pcs(from) == graph.memory_and_pcs(to);
     let spinning: Vec<bool> = reached
         .iter()
         .map(|&s| others(s).all(|e| unchanged(s, e.to)))

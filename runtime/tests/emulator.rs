@@ -5,9 +5,10 @@
 //! - where the oracle says a model guarantees a test's termination (weak fairness), no run
 //!   starves it, holding each workgroup in turn at its start and (unfair, HSA) at each of its
 //!   first steps;
-//! - where `TerminationOracle::starving_hold` (progress/src/hold.rs) finds that holding one workgroup at its start must starve the
-//!   test (the others left waiting in place whatever order they run in), the scheduler, told
-//!   to hold that workgroup there, starves it in some of `REPEATS` runs.
+//! - where `TerminationOracle::starving_hold` (progress/src/hold.rs) finds that holding one
+//!   workgroup at its start must starve the test (the others left waiting in place whatever
+//!   order they run in), the scheduler, told to hold that workgroup there, starves it in some
+//!   of `REPEATS` runs.
 //!
 //! Under fair nothing is held, so nothing can starve; under a model that does not guarantee a
 //! test's termination any outcome is allowed. Counted, not checked (docs/progress.md): pairs
