@@ -8,7 +8,7 @@
 //! - where `TerminationOracle::starving_hold` (progress/src/hold.rs) finds that holding one
 //!   workgroup at its start must starve the test (the others left waiting in place whatever
 //!   order they run in), the scheduler, told to hold that workgroup there, starves it in some
-//!   of `REPEATS` runs.
+//!   of `REPEATS` runs (or, where none of those did, of a second batch of `REPEATS`).
 //!
 //! Under fair nothing is held, so nothing can starve; under a model that does not guarantee a
 //! test's termination any outcome is allowed. Counted, not checked (docs/progress.md): pairs
@@ -37,7 +37,7 @@ use wgstress_progress::{AxbTest as Test, Fairness, Model, ProgressScheduler as S
 use wgstress_runtime::app::check::{Check, Rule};
 use wgstress_runtime::app::init::Init;
 use wgstress_runtime::app::spec::BindingKind;
-use wgstress_runtime::gpu::engine::{Engine, EngineConfig};
+use wgstress_runtime::gpu::engine::{Engine, EngineConfig, RunResult};
 
 /// Steps of a thread at which it is held, after its start: a test's threads hold at most four
 /// instructions, so the states a hold can matter in come within its first few steps.
@@ -106,12 +106,17 @@ fn app(name: &str, test: &Test) -> App {
     app
 }
 
-/// Runs with the `(victim, park step)` holds under `schedule`, `repeats` of each.
-fn held(app_groups: u32, schedule: Schedule, holds: &[(u32, u32)], repeats: u64) -> Vec<RunParams> {
+/// Runs with the `(victim, park step)` holds under `schedule`, one of each per seed.
+fn held(
+    app_groups: u32,
+    schedule: Schedule,
+    holds: &[(u32, u32)],
+    seeds: std::ops::Range<u64>,
+) -> Vec<RunParams> {
     holds
         .iter()
         .flat_map(|&(victim, park_step)| {
-            (0..repeats).map(move |seed| RunParams {
+            seeds.clone().map(move |seed| RunParams {
                 schedule,
                 victim: Some(victim),
                 park_step,
@@ -142,6 +147,8 @@ struct Tally {
     at_start: usize,
     /// The same, not run: fewer cores than the test has workgroups.
     at_start_unchecked: usize,
+    /// Of `at_start`, those whose first `REPEATS` runs did not starve, run again.
+    second_batch: usize,
     /// Pairs whose starving hold needs the victim to run alone first (not steered).
     after_steps: usize,
     /// Pairs the oracle says may not terminate that no hold of one workgroup starves.
@@ -183,7 +190,7 @@ fn disagreement(
         if guaranteed {
             tally.guaranteed += 1;
             let results = run(
-                held(groups, schedule, &every_hold(schedule, threads), 1),
+                held(groups, schedule, &every_hold(schedule, threads), 0..1),
                 tally,
             );
             let starved: Vec<String> = results
@@ -212,11 +219,22 @@ fn disagreement(
             }
             Some(StarvingHold { victim, after: 0 }) => {
                 tally.at_start += 1;
-                let results = run(
-                    held(groups, schedule, &[(victim as u32, 0)], REPEATS),
-                    tally,
-                );
-                if !results.iter().any(|r| r.outcome == RunOutcome::Starved) {
+                let starved = |results: &[RunResult]| {
+                    results.iter().any(|r| r.outcome == RunOutcome::Starved)
+                };
+                let hold = [(victim as u32, 0)];
+                let mut results = run(held(groups, schedule, &hold, 0..REPEATS), tally);
+                if !starved(&results) {
+                    // A batch's runs are one submission, and llvmpipe has left one workgroup
+                    // unrun for all of a batch while the other spun (CI, 2 cores, once in
+                    // about six runs of the sample): a second batch, with other seeds.
+                    tally.second_batch += 1;
+                    results.extend(run(
+                        held(groups, schedule, &hold, REPEATS..2 * REPEATS),
+                        tally,
+                    ));
+                }
+                if !starved(&results) {
                     let outcomes: Vec<String> =
                         results.iter().map(|r| format!("{:?}", r.outcome)).collect();
                     wrong.push(format!(
@@ -326,7 +344,7 @@ fn the_scheduler_starves_a_test_where_and_only_where_the_oracle_says_it_may() {
     println!(
         "{} tests of {threads} threads (shard {shard} of {shards}), {} runs, {:.0} s: {} (test, model) pairs the oracle \
          guarantees, none starved; {} pairs a hold at a workgroup's start must starve, each \
-         checked; {} such pairs not run ({cores} cores for {threads} workgroups), {} whose \
+         checked ({} of them in a second batch); {} such pairs not run ({cores} cores for {threads} workgroups), {} whose \
          starving hold needs the victim to run alone first and {} with no starving hold of one \
          workgroup, not checked; {} run(s) hung with nobody held",
         tests.len(),
@@ -334,6 +352,7 @@ fn the_scheduler_starves_a_test_where_and_only_where_the_oracle_says_it_may() {
         started.elapsed().as_secs_f64(),
         tally.guaranteed,
         tally.at_start,
+        tally.second_batch,
         tally.at_start_unchecked,
         tally.after_steps,
         tally.no_hold,
