@@ -3,8 +3,9 @@
 # `--cost 10`) on every bundled application's nofence variant, large size, and on every buggy
 # example, one after the other. One line per target: exit status, wall time, verdict, trials,
 # search runs, rounds, the portable patch's changed lines, and the cost of the minimal fix,
-# the portable fix and the fixed variant against the original. TARGETS picks some (names or
-# spec paths), CAP a `timeout -s INT` per target (240 s); each JSON report is in $out/table/.
+# the portable fix and the fixed variant against the original; then where the time went
+# (the report's `times`). TARGETS picks some (names or spec paths), CAP a `timeout -s INT`
+# per target (240 s); each JSON report is in $out/table/.
 set -u
 out=${1:-out}; mkdir -p "$out/table"
 w=.gpu/bin/wgstress
@@ -39,5 +40,10 @@ print(f"{name:<20} exit {code} wall {wall:6.1f} s {r.get('verdict')} before [{be
       f"out_of_time {r.get('search_out_of_time')} minimal {len(r.get('minimal') or [])} kept {len(r.get('kept') or [])} "
       f"verified [{verified}] patch lines {lines} cost minimal {fmt('minimal fix')} portable {fmt('portable fix')} "
       f"every {fmt('every site')} fixed {fmt('fixed variant')}")
+t = r.get("times")
+if t:
+    to_verdict = t["confirm"] + t["trials"] + t["verify"]
+    print(f"{'':<20} to the verdict {to_verdict:6.1f} s: confirm {t['confirm']:.1f} trials {t['trials']:.1f} "
+          f"(runs {t['trial_runs']:.1f}) verify {t['verify']:.1f}; cost {t['cost']:.1f}")
 PY
 done

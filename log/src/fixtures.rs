@@ -284,6 +284,7 @@ pub fn fences_summary() -> FencesSummary {
             cost: Vec::new(),
             cost_error: None,
             bound: None,
+            times: Default::default(),
         },
         output: Vec::new(),
         fixed_in_place: Vec::new(),

@@ -217,6 +217,31 @@ pub struct Round {
     pub verified: Vec<StrategyRuns>,
 }
 
+/// Where a search's time went, in seconds of wall time: what decides how long a fix takes
+/// to find, step by step.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
+pub struct SearchTimes {
+    /// Calibrating the stress and confirming the failure (`--budget`).
+    pub confirm: f64,
+    /// The trials of every round: a barrier at every site, make-atomic and delta debugging,
+    /// each trial's program built (`--search-time` bounds it).
+    pub trials: f64,
+    /// Of `trials`, the runs themselves; the rest built programs and waited on the device.
+    pub trial_runs: f64,
+    /// Every round's verification of its fix (`--verify` each).
+    pub verify: f64,
+    /// Timing the fixes (`--cost`).
+    pub cost: f64,
+}
+
+impl SearchTimes {
+    /// From the first confirming run to the verdict: the time a fix took to find and verify,
+    /// its cost aside.
+    pub fn to_verdict(&self) -> f64 {
+        self.confirm + self.trials + self.verify
+    }
+}
+
 /// Everything the search measured.
 #[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct FenceOutcome {
@@ -271,6 +296,9 @@ pub struct FenceOutcome {
     pub cost_error: Option<String>,
     /// What a verification without a failure bounds: the failure rate left, 95% confidence.
     pub bound: Option<Bound>,
+    /// Where the time went (logs before this field: none said).
+    #[serde(default)]
+    pub times: SearchTimes,
 }
 
 impl FenceOutcome {

@@ -7,12 +7,16 @@
 //!
 //! A failing run is certain evidence, a passing trial only 99% evidence: a search asks
 //! about twenty sets that lack a needed site, and at 1% each one of them passed by chance in
-//! 4 of 20 simulated searches, dropping a needed site. So in a first round a set passes only
-//! when two trials in a row pass (a chance pass then 1 in 10,000): passes shrink the set and
-//! cost their runs twice, failures stay as cheap as they were. A later round asks once
-//! (`Sizing`: the verification after it catches a chance pass).
+//! 4 of 20 simulated searches, dropping a needed site. So in a first round the set ddmin
+//! ends with is kept only when it passes a second trial (a chance pass then 1 in 10,000).
+//! The sets it passes through on the way are asked once: a chance pass there leads only to
+//! sets that lack the same site, which fail, and to an end that fails its second trial;
+//! that end is then known to fail and ddmin goes again from the start, its answers
+//! remembered. On an H200, global-barrier's passing sets cost 569 runs a trial, 5 s, and a
+//! second trial of each set passed through took 17 of the search's 50 s. A later round asks
+//! once (`Sizing`: the verification after it catches a chance pass).
 
-use super::trial::{passes, Oracle, Sizing};
+use super::trial::{Oracle, Sizing, Trial};
 use std::collections::HashMap;
 
 /// What the search found and what it cost.
@@ -20,41 +24,71 @@ use std::collections::HashMap;
 pub struct Search {
     /// The minimal set, in ascending order.
     pub sites: Vec<usize>,
-    /// Trials run: one per failing set, two per passing one (sets already tried are not tried
-    /// again).
+    /// Trials run: one per set asked, and the further passes the end took (sets already
+    /// tried are not tried again).
     pub trials: u64,
     /// Runs over all trials.
     pub runs: u64,
 }
 
+/// What the trials said of a set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Answer {
+    Fails,
+    /// Passed one trial: enough to go on from.
+    PassedOnce,
+    /// Passed the trials a set needs to be kept (`Sizing::passes`), or the caller saw it
+    /// pass.
+    Passed,
+}
+
 /// A 1-minimal subset of `sites` that passes, trying each set for as many runs as a failure
 /// at the sizing's rate needs to show. The caller has seen `sites` pass and no fences fail: neither is
-/// tried again. With one site or none there is nothing to minimize.
+/// tried again. With one site or none there is nothing to minimize. Once the oracle stops
+/// (Ctrl-C, an error, the search's deadline), the set reached is kept as it is.
 pub fn ddmin(sites: &[usize], sizing: Sizing, oracle: &mut dyn Oracle) -> Search {
-    let mut current: Vec<usize> = sites.to_vec();
-    current.sort_unstable();
-    current.dedup();
+    let mut start: Vec<usize> = sites.to_vec();
+    start.sort_unstable();
+    start.dedup();
     let mut memo = Memo {
         oracle,
         sizing,
-        seen: HashMap::from([(current.clone(), true), (Vec::new(), false)]),
+        seen: HashMap::from([(start.clone(), Answer::Passed), (Vec::new(), Answer::Fails)]),
         trials: 0,
         runs: 0,
     };
+    let sites = loop {
+        let end = descend(&start, &mut memo);
+        if memo.oracle.stopped() || memo.confirm(&end) {
+            break end;
+        }
+    };
+    Search {
+        sites,
+        trials: memo.trials,
+        runs: memo.runs,
+    }
+}
+
+/// ddmin's descent from `current` to a set none of whose parts or complements passes.
+fn descend(current: &[usize], memo: &mut Memo) -> Vec<usize> {
+    let mut current = current.to_vec();
     let mut n = 2;
     while current.len() >= 2 {
         let parts = split(&current, n);
-        if let Some(part) = parts.iter().find(|p| memo.passes(p)) {
-            current = part.clone();
-            n = 2;
-            continue;
-        }
         // With two parts the complements are the parts themselves, already tried.
         let complements: Vec<Vec<usize>> = if n > 2 {
             parts.iter().map(|p| without(&current, p)).collect()
         } else {
             Vec::new()
         };
+        let speculated = next_levels(&current, n, &parts, &complements);
+        memo.announce(parts.iter().chain(&complements).chain(&speculated));
+        if let Some(part) = parts.iter().find(|p| memo.passes(p)) {
+            current = part.clone();
+            n = 2;
+            continue;
+        }
         if let Some(complement) = complements.into_iter().find(|c| memo.passes(c)) {
             current = complement;
             n = (n - 1).max(2);
@@ -65,32 +99,99 @@ pub fn ddmin(sites: &[usize], sizing: Sizing, oracle: &mut dyn Oracle) -> Search
         }
         n = (2 * n).min(current.len());
     }
-    Search {
-        sites: current,
-        trials: memo.trials,
-        runs: memo.runs,
+    current
+}
+
+/// The sets of the level after this one, in the order ddmin would get to them: the halves
+/// of the first part (should it pass), the level below (should nothing pass), the halves of
+/// the other parts, the split of the first complement. Announced after the level's own sets,
+/// so that a lab building ahead starts them one trial before they are asked.
+fn next_levels(
+    current: &[usize],
+    n: usize,
+    parts: &[Vec<usize>],
+    complements: &[Vec<usize>],
+) -> Vec<Vec<usize>> {
+    let halves = |set: &Vec<usize>| -> Vec<Vec<usize>> {
+        if set.len() >= 2 {
+            split(set, 2)
+        } else {
+            Vec::new()
+        }
+    };
+    let mut next: Vec<Vec<usize>> = parts.first().map(halves).unwrap_or_default();
+    if n < current.len() {
+        next.extend(split(current, (2 * n).min(current.len())));
     }
+    next.extend(parts.iter().skip(1).flat_map(halves));
+    if let Some(first) = complements.first().filter(|c| c.len() >= 2) {
+        next.extend(split(first, (n - 1).max(2)));
+    }
+    next
 }
 
 /// The oracle with every answer remembered: ddmin comes back to the same sets.
 struct Memo<'a> {
     oracle: &'a mut dyn Oracle,
     sizing: Sizing,
-    seen: HashMap<Vec<usize>, bool>,
+    seen: HashMap<Vec<usize>, Answer>,
     trials: u64,
     runs: u64,
 }
 
 impl Memo<'_> {
-    fn passes(&mut self, sites: &[usize]) -> bool {
-        if let Some(passed) = self.seen.get(sites) {
-            return *passed;
+    /// Tells the oracle which of `sets` it has not answered yet, once each, in the order
+    /// given (the level's own sets in the order they will be asked, until one passes).
+    fn announce<'s>(&mut self, sets: impl Iterator<Item = &'s Vec<usize>>) {
+        let mut new: Vec<Vec<usize>> = Vec::new();
+        for set in sets {
+            if !self.seen.contains_key(set) && !new.contains(set) {
+                new.push(set.clone());
+            }
         }
-        let asked = passes(self.oracle, sites, self.sizing);
-        self.trials += asked.trials;
-        self.runs += asked.runs;
-        self.seen.insert(sites.to_vec(), asked.passed);
-        asked.passed
+        if !new.is_empty() {
+            self.oracle.upcoming(&new);
+        }
+    }
+
+    /// Whether `sites` passed a trial, asking one if it was never asked.
+    fn passes(&mut self, sites: &[usize]) -> bool {
+        let answer = match self.seen.get(sites) {
+            Some(answer) => *answer,
+            None => {
+                let answer = match self.trial(sites) {
+                    true if self.sizing.passes <= 1 => Answer::Passed,
+                    true => Answer::PassedOnce,
+                    false => Answer::Fails,
+                };
+                self.seen.insert(sites.to_vec(), answer);
+                answer
+            }
+        };
+        answer != Answer::Fails
+    }
+
+    /// Whether the end of a descent passes the trials a kept set needs; if not, it is
+    /// remembered as failing.
+    fn confirm(&mut self, sites: &[usize]) -> bool {
+        if self.seen.get(sites) != Some(&Answer::PassedOnce) {
+            return true;
+        }
+        for _ in 1..self.sizing.passes {
+            if !self.trial(sites) {
+                self.seen.insert(sites.to_vec(), Answer::Fails);
+                return false;
+            }
+        }
+        self.seen.insert(sites.to_vec(), Answer::Passed);
+        true
+    }
+
+    fn trial(&mut self, sites: &[usize]) -> bool {
+        let trial = self.oracle.trial(sites, self.sizing.runs_needed());
+        self.trials += 1;
+        self.runs += trial.runs();
+        matches!(trial, Trial::Pass { .. })
     }
 }
 
@@ -129,6 +230,8 @@ mod tests {
         rate: f64,
         rng: ChaCha8Rng,
         asked: Vec<Vec<usize>>,
+        /// What `upcoming` was told, each time.
+        announced: Vec<Vec<Vec<usize>>>,
         runs: u64,
     }
 
@@ -139,6 +242,7 @@ mod tests {
                 rate,
                 rng: ChaCha8Rng::seed_from_u64(seed),
                 asked: Vec::new(),
+                announced: Vec::new(),
                 runs: 0,
             }
         }
@@ -156,6 +260,13 @@ mod tests {
             }
             self.runs += runs_needed;
             Trial::Pass { runs: runs_needed }
+        }
+
+        fn upcoming(&mut self, sets: &[Vec<usize>]) {
+            for set in sets {
+                assert!(!self.asked.contains(set), "{set:?} was answered already");
+            }
+            self.announced.push(sets.to_vec());
         }
     }
 
@@ -196,17 +307,88 @@ mod tests {
     }
 
     #[test]
-    fn passing_sets_are_tried_twice_failing_once_the_given_ones_never() {
+    fn the_end_is_tried_twice_every_other_set_once_the_given_ones_never() {
         let needed = [2, 19, 33];
         let (found, oracle) = search(40, &needed, 1.0, 0);
         assert_eq!(found.sites, needed);
         for set in &oracle.asked {
             let times = oracle.asked.iter().filter(|s| *s == set).count();
-            let passes = needed.iter().all(|n| set.contains(n));
-            assert_eq!(times, if passes { 2 } else { 1 }, "{set:?}");
+            assert_eq!(times, if *set == needed { 2 } else { 1 }, "{set:?}");
         }
+        // Its second trial comes last, once none of its parts and complements passed.
+        assert_eq!(oracle.asked.last().unwrap(), &needed);
         assert!(!oracle.asked.contains(&(0..40).collect::<Vec<_>>()));
         assert!(!oracle.asked.contains(&Vec::new()));
+    }
+
+    /// Passes a set lacking a needed site the first time it is asked (a chance pass), when
+    /// that set is `lucky`; otherwise answers like `Simulated`.
+    struct Lucky {
+        inner: Simulated,
+        lucky: Vec<usize>,
+    }
+
+    impl Oracle for Lucky {
+        fn trial(&mut self, sites: &[usize], runs_needed: u64) -> Trial {
+            if sites == self.lucky && !self.inner.asked.contains(&self.lucky) {
+                self.inner.asked.push(sites.to_vec());
+                return Trial::Pass { runs: runs_needed };
+            }
+            self.inner.trial(sites, runs_needed)
+        }
+    }
+
+    #[test]
+    fn an_end_reached_by_a_chance_pass_fails_its_second_trial_and_the_search_goes_again() {
+        // 0..8 lacks the needed site 11, passes by chance, and its parts all fail.
+        let mut oracle = Lucky {
+            inner: Simulated::new(&[11], 1.0, 0),
+            lucky: (0..8).collect(),
+        };
+        let all: Vec<usize> = (0..16).collect();
+        let found = ddmin(
+            &all,
+            Sizing::first(FailureRate::new(1.0).unwrap()),
+            &mut oracle,
+        );
+        assert_eq!(found.sites, vec![11]);
+        let asked = &oracle.inner.asked;
+        assert_eq!(
+            asked.iter().filter(|s| **s == oracle.lucky).count(),
+            2,
+            "{asked:?}"
+        );
+        assert_eq!(asked.iter().filter(|s| **s == [11]).count(), 2, "{asked:?}");
+        assert_eq!(found.trials as usize, asked.len());
+    }
+
+    #[test]
+    fn every_set_asked_was_announced_first() {
+        let (found, oracle) = search(40, &[3, 17, 31], 1.0, 0);
+        assert_eq!(found.sites, vec![3, 17, 31]);
+        let announced: Vec<&Vec<usize>> = oracle.announced.iter().flatten().collect();
+        for asked in &oracle.asked {
+            assert!(announced.contains(&asked), "{asked:?} was not announced");
+        }
+        // Each level's parts come first, in the order they are asked, then the next level's
+        // likely sets: the first part's halves, then the level below.
+        let range = |r: std::ops::Range<usize>| r.collect::<Vec<_>>();
+        let first_level = [range(0..20), range(20..40), range(0..10), range(10..20)];
+        let below = [range(20..30), range(30..40)];
+        assert_eq!(oracle.announced[0][..4], first_level);
+        assert_eq!(oracle.announced[0][4..6], below);
+        assert_eq!(oracle.asked[0], oracle.announced[0][0]);
+        // Most sets asked were announced a level before they were asked, beyond the level's
+        // first two.
+        let ahead = oracle.asked.iter().filter(|asked| {
+            let level = oracle.announced.iter().find(|l| l.contains(asked)).unwrap();
+            level.iter().position(|s| s == *asked).unwrap() >= 2
+        });
+        assert!(
+            ahead.count() * 3 >= oracle.asked.len(),
+            "{:?}",
+            oracle.announced
+        );
     }
 
     #[test]
@@ -251,7 +433,7 @@ mod tests {
     }
 
     /// Answers like `Simulated` for `answers` trials, then fails every trial without running,
-    /// as the device oracle does once Ctrl-C or an error stopped it.
+    /// as the device oracle does once Ctrl-C, an error or the deadline stopped it.
     struct Stopping {
         inner: Simulated,
         answers: usize,
@@ -259,15 +441,19 @@ mod tests {
 
     impl Oracle for Stopping {
         fn trial(&mut self, sites: &[usize], runs_needed: u64) -> Trial {
-            if self.inner.asked.len() >= self.answers {
+            if self.stopped() {
                 return Trial::Fail { runs: 0 };
             }
             self.inner.trial(sites, runs_needed)
         }
+
+        fn stopped(&self) -> bool {
+            self.inner.asked.len() >= self.answers
+        }
     }
 
     #[test]
-    fn a_stopped_oracle_leaves_the_smallest_set_that_passed_twice() {
+    fn a_stopped_oracle_leaves_the_smallest_set_that_passed() {
         let all: Vec<usize> = (0..16).collect();
         for answers in 0..12 {
             let mut oracle = Stopping {
@@ -280,11 +466,8 @@ mod tests {
                 &mut oracle,
             );
             let asked = &oracle.inner.asked;
-            let passed_twice: Vec<&Vec<usize>> = asked
-                .iter()
-                .filter(|s| s.contains(&11) && asked.iter().filter(|t| t == s).count() == 2)
-                .collect();
-            let smallest = passed_twice.iter().map(|s| s.len()).min().unwrap_or(16);
+            let passed = asked.iter().filter(|s| s.contains(&11));
+            let smallest = passed.map(Vec::len).min().unwrap_or(16);
             assert_eq!(found.sites.len(), smallest, "{answers} answers: {asked:?}");
             assert!(found.sites.contains(&11));
         }

@@ -8,6 +8,7 @@
 //! guard orders memory whatever the mask: an application that fails without barriers
 //! passed with the guards all off. A compiled set fences only where it says.
 
+use super::ahead::{threads_here, Ahead, Job};
 use super::lab::{FixSet, Lab, Subject};
 use super::source::AppSource;
 use crate::error::Result;
@@ -52,7 +53,15 @@ pub struct GpuLab {
     pace: Option<Pace>,
     /// The device every engine is built on, while it is not lost (`Engine::on`).
     gpu: Option<Gpu>,
+    /// Engines of the fixes the search may try next, built on other threads, and how many
+    /// of them a trial ran.
+    ahead: Ahead<Engine>,
+    taken_ahead: u64,
 }
+
+/// Device memory the engines built ahead may hold together: each has the application's
+/// buffers and a scratchpad of its own.
+const AHEAD_BYTES: u64 = 1 << 30;
 
 impl GpuLab {
     /// Opens the device and builds the application as is; systematic stress takes `shape`.
@@ -83,13 +92,38 @@ impl GpuLab {
             engine: Some(engine),
             last: None,
             pace: None,
+            ahead: Ahead::new(threads_here()),
+            taken_ahead: 0,
         }
     }
 
-    /// The engine for `fix`: the last one if it ran the same fix, else a new one whose
-    /// watchdog starts from what the application's runs taught (a fresh engine would start
-    /// at the ceiling: on the H100, tpo-tm's stalled runs there outlasted the hang timeout in
-    /// the search's first trials).
+    /// Trials that ran an engine built ahead, while others ran.
+    pub fn built_ahead(&self) -> u64 {
+        self.taken_ahead
+    }
+
+    /// The configuration of a fix's engine: its watchdog starts from what the application's
+    /// runs taught (a fresh engine would start at the ceiling: on the H100, tpo-tm's stalled
+    /// runs there outlasted the hang timeout in the search's first trials).
+    /// From the first fix on, the watchdog's start is fixed at what the application as is
+    /// had learned by then.
+    fn fix_config(&mut self) -> EngineConfig {
+        self.config = self.fix_config_now();
+        self.config.clone()
+    }
+
+    /// `fix_config` as it would be now, fixing nothing: an engine built ahead has its
+    /// watchdog's start replaced when it is taken.
+    fn fix_config_now(&self) -> EngineConfig {
+        let mut config = self.config.clone();
+        if let (LoopStart::Learn, Some(engine)) = (&config.loop_limit, &self.engine) {
+            config.loop_limit = LoopStart::From(engine.loop_limit().clone());
+        }
+        config
+    }
+
+    /// The engine for `fix`: the last one if it ran the same fix, else the one built ahead
+    /// for it, else a new one (`fix_config`).
     fn fixed(&mut self, subject: Subject) -> Result<&mut Engine> {
         let built = match subject {
             Subject::Fix(fix) => Built::Fix(fix.clone()),
@@ -97,12 +131,28 @@ impl GpuLab {
             Subject::AsIs => unreachable!("the application as is has its own engine"),
         };
         if self.last.as_ref().is_none_or(|(b, _)| *b != built) {
-            if let (LoopStart::Learn, Some(engine)) = (&self.config.loop_limit, &self.engine) {
-                self.config.loop_limit = LoopStart::From(engine.loop_limit().clone());
-            }
+            let config = self.fix_config();
             self.engine = None;
             self.last = None;
-            let engine = self.build(subject, &self.config.clone())?;
+            let ahead = match subject {
+                Subject::Fix(fix) => self.ahead.take(fix),
+                _ => {
+                    self.ahead.let_go();
+                    None
+                }
+            };
+            // A build ahead that failed is built again here, where its error is reported.
+            let engine = match ahead {
+                Some(Ok(mut engine)) => {
+                    // Built before the application's runs taught the watchdog all they did.
+                    if let LoopStart::From(learned) = &config.loop_limit {
+                        engine.loop_limit = learned.clone();
+                    }
+                    self.taken_ahead += 1;
+                    engine
+                }
+                _ => self.build(subject, &config)?,
+            };
             self.gpu = Some(engine.gpu().clone());
             self.last = Some((built, engine));
         }
@@ -193,7 +243,30 @@ impl Lab for GpuLab {
         })
     }
 
+    fn prepare(&mut self, fixes: &[FixSet]) {
+        let Some(gpu) = self.gpu.clone().filter(|gpu| !gpu.is_lost()) else {
+            return;
+        };
+        let per_engine = match (&self.last, &self.engine) {
+            (Some((_, engine)), _) | (None, Some(engine)) => engine.bytes(),
+            (None, None) => return,
+        };
+        let held = (AHEAD_BYTES / per_engine.max(1)) as usize;
+        let config = self.fix_config_now();
+        let shader = &self.shader;
+        self.ahead.want(fixes, held, |fix| {
+            let edited = shader.edited(fix).ok()?;
+            let (app, config, gpu) = (shader.app.clone(), config.clone(), gpu.clone());
+            let job: Job<Engine> = Box::new(move || {
+                patiently(|| Engine::edited(app.clone(), &edited, &config, Some(&gpu)))
+            });
+            Some(job)
+        });
+    }
+
     fn time_runs(&mut self, subjects: &[Subject], time: Duration) -> Result<Vec<Vec<f64>>> {
+        // The device to itself: no build ahead compiles while runs are timed.
+        self.ahead.clear();
         // The user's shaders as given, without stress: what the application itself costs.
         let config = EngineConfig {
             mode: Mode::Raw,

@@ -82,6 +82,10 @@ pub trait Lab {
         seed: u64,
     ) -> Result<Measured>;
 
+    /// Fixes that may run next, most likely first: a lab may build them ahead, while it runs
+    /// others. A hint; nothing depends on it but time.
+    fn prepare(&mut self, _fixes: &[FixSet]) {}
+
     /// Times runs of each subject alone, without stress or instrumentation, in interleaved
     /// batches for about `time`: the seconds per run of each batch, by subject.
     fn time_runs(&mut self, subjects: &[Subject], time: Duration) -> Result<Vec<Vec<f64>>>;

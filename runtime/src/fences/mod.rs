@@ -9,6 +9,7 @@
 //! simulated one. `source` is what the search derives from the shader without a device, and
 //! `outcome` what it found.
 
+mod ahead;
 pub mod cost;
 pub mod ddmin;
 pub mod event;

@@ -105,6 +105,18 @@ impl Oracle for Ordered<'_> {
         let sites = ascending(positions.iter().map(|&p| self.order[p]));
         self.oracle.trial(&sites, runs_needed)
     }
+
+    fn upcoming(&mut self, sets: &[Vec<usize>]) {
+        let sets: Vec<Vec<usize>> = sets
+            .iter()
+            .map(|positions| ascending(positions.iter().map(|&p| self.order[p])))
+            .collect();
+        self.oracle.upcoming(&sets);
+    }
+
+    fn stopped(&self) -> bool {
+        self.oracle.stopped()
+    }
 }
 
 /// Asks about sets with `base` always added.
@@ -117,6 +129,18 @@ impl Oracle for With<'_> {
     fn trial(&mut self, sites: &[usize], runs_needed: u64) -> Trial {
         let sites = ascending(sites.iter().chain(self.base).copied());
         self.oracle.trial(&sites, runs_needed)
+    }
+
+    fn upcoming(&mut self, sets: &[Vec<usize>]) {
+        let sets: Vec<Vec<usize>> = sets
+            .iter()
+            .map(|sites| ascending(sites.iter().chain(self.base).copied()))
+            .collect();
+        self.oracle.upcoming(&sets);
+    }
+
+    fn stopped(&self) -> bool {
+        self.oracle.stopped()
     }
 }
 

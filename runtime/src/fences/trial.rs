@@ -58,6 +58,17 @@ pub trait Oracle {
     /// Runs with a barrier at exactly `sites` (indices of the candidate sites): `Fail` at
     /// the first failing run, `Pass` after `runs_needed` passing runs.
     fn trial(&mut self, sites: &[usize], runs_needed: u64) -> Trial;
+
+    /// The sets that may be asked next, most likely first: a lab may build their programs
+    /// while it runs others (a trial's build is compiling a pipeline, about a second for a
+    /// large stressed shader on an H200, longer than many trials' runs).
+    fn upcoming(&mut self, _sets: &[Vec<usize>]) {}
+
+    /// Whether it has stopped answering (Ctrl-C, an error, the search's deadline): every
+    /// trial from now on fails without running.
+    fn stopped(&self) -> bool {
+        false
+    }
 }
 
 /// How a set is asked about: trials sized for `rate`, and how many passing trials in a row
@@ -69,7 +80,8 @@ pub struct Sizing {
 }
 
 impl Sizing {
-    /// A first round's: two passing trials in a row (ddmin.rs says why).
+    /// A first round's: the set kept passes two trials in a row (ddmin.rs says why and
+    /// which sets are asked once).
     pub fn first(rate: FailureRate) -> Sizing {
         Sizing { rate, passes: 2 }
     }

@@ -22,6 +22,8 @@ pub struct Trials<'a> {
     /// Trials asked, and their runs.
     pub trials: u64,
     pub runs: u64,
+    /// Seconds the trials' runs took (building their programs aside).
+    pub seconds: f64,
     pub stopped: Option<Stop>,
     deadline: Instant,
     /// The deadline kept a trial from its runs.
@@ -43,6 +45,7 @@ impl<'a> Trials<'a> {
             on_event,
             trials: 0,
             runs: 0,
+            seconds: 0.0,
             stopped: None,
             deadline,
             out_of_time: false,
@@ -65,10 +68,13 @@ impl<'a> Trials<'a> {
             failures: Some(1),
         };
         let seed = run_seed(self.config.master_seed, self.trials);
-        match self
+        let measured = self
             .lab
-            .measure(Subject::Fix(&fix), self.config, &budget, seed)
-        {
+            .measure(Subject::Fix(&fix), self.config, &budget, seed);
+        if let Ok(m) = &measured {
+            self.seconds += m.seconds;
+        }
+        match measured {
             Ok(m) if m.stopped.is_some() => {
                 self.stopped = m.stopped;
                 Trial::Fail { runs: m.runs }
@@ -88,6 +94,24 @@ impl<'a> Trials<'a> {
 }
 
 impl Oracle for Trials<'_> {
+    fn stopped(&self) -> bool {
+        self.stopped.is_some() || self.out_of_time
+    }
+
+    fn upcoming(&mut self, sets: &[Vec<usize>]) {
+        if self.stopped.is_some() || Instant::now() >= self.deadline {
+            return;
+        }
+        let fixes: Vec<FixSet> = sets
+            .iter()
+            .map(|sites| FixSet {
+                atomic: self.atomic.clone(),
+                sites: sites.clone(),
+            })
+            .collect();
+        self.lab.prepare(&fixes);
+    }
+
     fn trial(&mut self, sites: &[usize], runs_needed: u64) -> Trial {
         if self.stopped.is_some() {
             return Trial::Fail { runs: 0 };

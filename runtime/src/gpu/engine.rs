@@ -224,6 +224,11 @@ impl Engine {
         self.program.manifests()
     }
 
+    /// Bytes of device memory the engine's buffers hold.
+    pub(crate) fn bytes(&self) -> u64 {
+        self.session.bytes()
+    }
+
     pub(crate) fn batch_size(&self) -> usize {
         self.session.batch()
     }

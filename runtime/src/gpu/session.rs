@@ -104,6 +104,20 @@ impl Session {
         })
     }
 
+    /// Bytes of device memory the session's buffers hold.
+    pub(crate) fn bytes(&self) -> u64 {
+        let app = self
+            .buffers
+            .iter()
+            .map(|b| b.buffer.size() + b.pristine.as_ref().map_or(0, wgpu::Buffer::size));
+        let own = &self.own;
+        let ours = [&own.params, &own.results, &own.results_read, &own.scratch]
+            .into_iter()
+            .chain(&own.checked_read)
+            .map(wgpu::Buffer::size);
+        app.chain(ours).sum()
+    }
+
     /// Runs a batch holds at most.
     pub(crate) fn batch(&self) -> usize {
         self.sizes.batch

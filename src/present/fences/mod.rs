@@ -152,6 +152,29 @@ fn evidence(out: &mut String, report: &FenceOutcome) {
         let _ = writeln!(out, "  fix ({}): {}", label(verified), rate(&verified.runs));
     }
     fix::bound(out, report);
+    times(out, report);
+}
+
+/// Where the time went, when the search measured it.
+fn times(out: &mut String, report: &FenceOutcome) {
+    let t = &report.times;
+    if t.to_verdict() <= 0.0 {
+        return;
+    }
+    let _ = write!(
+        out,
+        "  time: {:.1} s to the verdict: confirming {:.1} s, trials {:.1} s (their runs {:.1} s), \
+         verification {:.1} s",
+        t.to_verdict(),
+        t.confirm,
+        t.trials,
+        t.trial_runs,
+        t.verify
+    );
+    if t.cost > 0.0 {
+        let _ = write!(out, "; then the cost {:.1} s", t.cost);
+    }
+    let _ = writeln!(out);
 }
 
 fn label(runs: &StrategyRuns) -> String {
@@ -290,6 +313,7 @@ mod tests {
             cost: Vec::new(),
             cost_error: None,
             bound: None,
+            times: Default::default(),
         }
     }
 
@@ -302,6 +326,27 @@ mod tests {
         );
         assert!(
             text.contains("kept sites (numbered among the rewritten shader's 5):"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn the_time_to_the_verdict_is_given_step_by_step_and_none_when_unmeasured() {
+        let mut report = make_atomic_fix();
+        assert!(!text(&report, &[], &[]).contains("time:"));
+        report.times = wgstress_model::fences::outcome::SearchTimes {
+            confirm: 10.04,
+            trials: 20.0,
+            trial_runs: 15.5,
+            verify: 30.0,
+            cost: 9.96,
+        };
+        let text = text(&report, &[], &[]);
+        assert!(
+            text.contains(
+                "time: 60.0 s to the verdict: confirming 10.0 s, trials 20.0 s (their runs \
+                 15.5 s), verification 30.0 s; then the cost 10.0 s"
+            ),
             "{text}"
         );
     }

@@ -85,6 +85,10 @@ impl Oracle for ByVariables<'_, '_> {
         let all: Vec<usize> = (0..tables.len()).collect();
         self.trials.trial(&all, runs_needed)
     }
+
+    fn stopped(&self) -> bool {
+        self.trials.stopped()
+    }
 }
 
 /// The trials of `usable` made atomic together, then of the fewest of them: a step when they

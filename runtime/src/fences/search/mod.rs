@@ -26,8 +26,11 @@ use crate::error::Result;
 use config::Context;
 pub use config::FenceSearchConfig;
 use round::{End, Found, RoundResult};
+use std::time::Instant;
 use wgstress_model::fences::cost::Cost;
-use wgstress_model::fences::outcome::{Bound, FenceOutcome, FenceVerdict, Round, StrategyRuns};
+use wgstress_model::fences::outcome::{
+    Bound, FenceOutcome, FenceVerdict, Round, SearchTimes, StrategyRuns,
+};
 use wgstress_model::fences::patch::Choice;
 use wgstress_model::run::tally::seed_text;
 use wgstress_model::stress::strategy::Strategy;
@@ -39,7 +42,13 @@ pub fn search(
     lab: &mut dyn Lab,
     on_event: &mut dyn FnMut(SearchEvent<'_>),
 ) -> Result<FenceOutcome> {
+    let started = Instant::now();
+    // A first round's first trial is a barrier at every site: built while the failure is
+    // confirmed.
+    let every_site: Vec<usize> = (0..shader.tables(&[])?.len()).collect();
+    lab.prepare(&[FixSet::barriers(&every_site)]);
     let tried = confirm::confirm(config, lab, on_event)?;
+    let confirmed = started.elapsed().as_secs_f64();
     let (app, adapter) = lab.names();
     let shown = confirm::chosen(&tried).or(tried.first());
     let before: Vec<StrategyRuns> = tried.iter().map(strategy_runs).collect();
@@ -70,11 +79,27 @@ pub fn search(
             (rounds, verdict)
         }
     };
+    let costing = Instant::now();
     let costs = match rounds.last().map(|r| &r.end) {
         Some(End::Found(found)) if verdict == FenceVerdict::Fixed => {
             Some(cost(config, shader, lab, found))
         }
         _ => None,
+    };
+    // Folded from zero: a sum of no f64s is -0.0.
+    let total =
+        |each: &dyn Fn(&RoundResult) -> f64| rounds.iter().map(each).fold(0.0, |a, b| a + b);
+    let times = SearchTimes {
+        confirm: confirmed,
+        trials: total(&|r| r.trial_seconds),
+        trial_runs: total(&|r| r.run_seconds),
+        verify: total(&|r| match &r.end {
+            End::Found(found) => found.verify_seconds,
+            End::Over(_) => 0.0,
+        }),
+        cost: costs
+            .as_ref()
+            .map_or(0.0, |_| costing.elapsed().as_secs_f64()),
     };
     Ok(assemble(
         Head {
@@ -88,6 +113,7 @@ pub fn search(
         verdict,
         rounds,
         costs,
+        times,
     ))
 }
 
@@ -152,6 +178,7 @@ fn assemble(
     verdict: FenceVerdict,
     mut rounds: Vec<RoundResult>,
     costs: Option<std::result::Result<Vec<Cost>, String>>,
+    times: SearchTimes,
 ) -> FenceOutcome {
     let trials = rounds.iter().map(|r| r.trials).sum();
     let search_runs = rounds.iter().map(|r| r.runs).sum();
@@ -231,5 +258,6 @@ fn assemble(
         cost,
         cost_error,
         bound: fixed.then(|| Bound::of(verified_runs)).flatten(),
+        times,
     }
 }

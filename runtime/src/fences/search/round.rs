@@ -14,6 +14,7 @@ use crate::fences::suggest::{suggest, Suggestion};
 use crate::fences::trial::{FailureRate, Sizing};
 use crate::fences::trials::Trials;
 use crate::run::runner::{Budget, RunConfig};
+use std::time::Instant;
 use wgstress_model::fences::measured::Measured;
 use wgstress_model::fences::outcome::{AtomicTrial, FenceVerdict, Fix, StrategyRuns};
 use wgstress_model::stress::params::run_seed;
@@ -30,6 +31,10 @@ pub(crate) struct RoundResult {
     pub runs: u64,
     /// The search's deadline kept a trial from its runs: the set kept may not be minimal.
     pub out_of_time: bool,
+    /// Seconds the round's trials took, building their programs included, and the runs'
+    /// share of them.
+    pub trial_seconds: f64,
+    pub run_seconds: f64,
     pub end: End,
 }
 
@@ -50,6 +55,8 @@ pub(crate) struct Found {
     pub suggestion: Suggestion,
     pub verified: Vec<StrategyRuns>,
     pub verdict: FenceVerdict,
+    /// Seconds the verification took.
+    pub verify_seconds: f64,
 }
 
 /// Round `index` (from 0): trials sized for `rate`, keeping `failed` (the last round's fix,
@@ -63,6 +70,7 @@ pub(crate) fn round(
     index: u64,
     passed: Option<&Measured>,
 ) -> Result<RoundResult> {
+    let started = Instant::now();
     let sizing = match index {
         0 => Sizing::first(rate),
         _ => Sizing::later(rate),
@@ -98,7 +106,13 @@ pub(crate) fn round(
             seed(1),
         )),
     };
-    let result = |all_sites, atomic, count: Count, end| RoundResult {
+    // The trial of every site counts among the trials unless an earlier round ran it.
+    let all_seconds = if passed.is_some() {
+        0.0
+    } else {
+        all_sites.seconds
+    };
+    let result = |all_sites, atomic, count: Count, trial_seconds, end| RoundResult {
         runs_per_trial,
         sites,
         all_sites,
@@ -106,11 +120,14 @@ pub(crate) fn round(
         trials: count.trials,
         runs: count.runs,
         out_of_time: count.out_of_time,
+        trial_seconds,
+        run_seconds: all_seconds + count.seconds,
         end,
     };
     if let Some(stop) = all_sites.stopped.clone() {
         let end = End::Over(FenceVerdict::stopped(stop, "the trial of all sites"));
-        return Ok(result(all_sites, Vec::new(), Count::default(), end));
+        let spent = started.elapsed().as_secs_f64();
+        return Ok(result(all_sites, Vec::new(), Count::default(), spent, end));
     }
     let trials_config = RunConfig {
         master_seed: seed(2),
@@ -143,13 +160,14 @@ pub(crate) fn round(
         atomic::search(cx, &trials_config, sizing, &unfixed, &mut tried, &mut count)?
     };
     (cx.on_event)(SearchEvent::TrialsDone);
+    let trial_seconds = started.elapsed().as_secs_f64();
     let end = match step {
         Step::Over(verdict) => End::Over(verdict),
         Step::Passed { fix, kind, stopped } => {
             End::Found(Box::new(settle(cx, fix, kind, stopped, runs_per_trial)?))
         }
     };
-    Ok(result(all_sites, tried, count, end))
+    Ok(result(all_sites, tried, count, trial_seconds, end))
 }
 
 /// The fix that passed its trials, the suggestion grown from it, and the suggestion's
@@ -162,6 +180,7 @@ fn settle(
     runs_per_trial: u64,
 ) -> Result<Found> {
     let suggestion = suggest(cx.shader, &fix, cx.config.choice)?;
+    let started = Instant::now();
     let (verified, verdict) = match stopped {
         Some(stop) => (Vec::new(), FenceVerdict::stopped(stop, "the search")),
         None => {
@@ -176,5 +195,6 @@ fn settle(
         suggestion,
         verified,
         verdict,
+        verify_seconds: started.elapsed().as_secs_f64(),
     })
 }

@@ -21,6 +21,8 @@ pub(crate) enum Step {
 pub(crate) struct Count {
     pub trials: u64,
     pub runs: u64,
+    /// Seconds the runs took.
+    pub seconds: f64,
     /// The search's deadline kept a trial from its runs.
     pub out_of_time: bool,
 }
@@ -29,6 +31,7 @@ impl Count {
     pub(crate) fn add(&mut self, trials: &Trials) {
         self.trials += trials.trials;
         self.runs += trials.runs;
+        self.seconds += trials.seconds;
         self.out_of_time |= trials.out_of_time;
     }
 }

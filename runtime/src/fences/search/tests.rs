@@ -310,6 +310,24 @@ fn the_needed_barrier_is_found_and_verified() {
     assert!(verified.runs >= outcome.runs_per_trial.unwrap());
     assert_eq!(outcome.trials, trials, "every trial was reported");
     assert!(outcome.refined.is_empty());
+    // The trials' runs took what the simulated lab charged for every fix it ran but the
+    // verified one.
+    let fixes: f64 = sim
+        .measured
+        .iter()
+        .filter(|m| m.0.is_some())
+        .map(|m| m.2.seconds)
+        .sum();
+    let times = &outcome.times;
+    assert!(
+        (times.trial_runs - (fixes - verified.seconds)).abs() < 1e-9,
+        "{times:?}"
+    );
+    assert!(times.trial_runs > 0.0 && times.confirm > 0.0 && times.verify > 0.0);
+    assert_eq!(
+        times.to_verdict(),
+        times.confirm + times.trials + times.verify
+    );
     assert!(outcome.patched()[0]
         .patch
         .text()
@@ -624,9 +642,14 @@ fn ctrl_c_in_the_verification_reports_the_fix_found_not_verified() {
 #[test]
 fn the_same_seed_replays_the_same_search() {
     let bugs = vec![Bug::barriers(0.2, &[0, 3])];
-    let (a, _) = run(FLAGS, &mut Sim::new(bugs.clone()), None);
-    let (b, _) = run(FLAGS, &mut Sim::new(bugs), None);
+    let (mut a, _) = run(FLAGS, &mut Sim::new(bugs.clone()), None);
+    let (mut b, _) = run(FLAGS, &mut Sim::new(bugs), None);
     assert_eq!(kept(&a), [0, 3]);
+    // Wall times are this machine's; the runs' simulated time replays.
+    assert_eq!(a.times.trial_runs, b.times.trial_runs);
+    for outcome in [&mut a, &mut b] {
+        outcome.times = Default::default();
+    }
     assert_eq!(
         serde_json::to_value(&a).unwrap(),
         serde_json::to_value(&b).unwrap()
