@@ -257,9 +257,10 @@ impl Lab for GpuLab {
         self.ahead.want(fixes, held, |fix| {
             let edited = shader.edited(fix).ok()?;
             let (app, config, gpu) = (shader.app.clone(), config.clone(), gpu.clone());
-            let job: Job<Engine> = Box::new(move || {
-                patiently(|| Engine::edited(app.clone(), &edited, &config, Some(&gpu)))
-            });
+            // Not `patiently`: a build that fails is built again when its trial comes, and
+            // one asked for in vain would hold the cost step up while it waited.
+            let job: Job<Engine> =
+                Box::new(move || Engine::edited(app, &edited, &config, Some(&gpu)));
             Some(job)
         });
     }

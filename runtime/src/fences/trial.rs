@@ -60,8 +60,8 @@ pub trait Oracle {
     fn trial(&mut self, sites: &[usize], runs_needed: u64) -> Trial;
 
     /// The sets that may be asked next, most likely first: a lab may build their programs
-    /// while it runs others (a trial's build is compiling a pipeline, about a second for a
-    /// large stressed shader on an H200, longer than many trials' runs).
+    /// while it runs others (a trial's build is compiling a pipeline, up to 2 s for a large
+    /// stressed shader on an H200, longer than many trials' runs).
     fn upcoming(&mut self, _sets: &[Vec<usize>]) {}
 
     /// Whether it has stopped answering (Ctrl-C, an error, the search's deadline): every
