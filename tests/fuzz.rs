@@ -286,6 +286,15 @@ const HOSTILE: &[&[&str]] = &[
         "--constant",
         "n=0",
     ],
+    // Written as root through a rename, this put a file where /dev/full was.
+    &[
+        "instrument",
+        "shader.wgsl",
+        "-o",
+        "/dev/full",
+        "--manifest",
+        "m.json",
+    ],
     &["campaign", "/dev/zero", "--list"],
     &["campaign", "fifo", "--list"],
     &["campaign", "dash-plan.toml", "--list"],
@@ -591,7 +600,18 @@ fn run_args(args: &[String], spec: Option<&str>, what: &str, replay: &str) {
         kept == counter,
         "{what} overwrote shader.wgsl through its hard link\n  args: {args:?}\n  {replay}"
     );
+    assert!(
+        full_is_a_device(),
+        "{what} replaced /dev/full with a file\n  args: {args:?}\n  {replay}"
+    );
     println!("{what}: {:?} {args:?}", output.status.code());
+}
+
+/// Whether /dev/full is still the device it was when the suite started (a machine without
+/// it has nothing to check).
+fn full_is_a_device() -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    std::fs::metadata("/dev/full").map_or(true, |m| m.file_type().is_char_device())
 }
 
 /// The seed of `WGSTRESS_SEED`, decimal or 0x-hex.

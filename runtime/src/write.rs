@@ -10,9 +10,17 @@ use std::path::{Path, PathBuf};
 
 /// Writes `contents` as the file at `path`, replacing any file there. A symbolic link is
 /// followed, so the file it names is the one replaced; an existing file's permissions carry
-/// over to the new one.
+/// over to the new one. A device or a pipe there (`/dev/null`, `/dev/stdout`, a FIFO) is
+/// written to, not replaced: run as root, a file renamed over `/dev/full` took the device's
+/// place, and every later write to it succeeded.
 pub fn replace(path: &Path, contents: &[u8]) -> std::io::Result<()> {
     let target = resolved(path);
+    if std::fs::metadata(&target).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        return OpenOptions::new()
+            .write(true)
+            .open(&target)?
+            .write_all(contents);
+    }
     let staged = staging_name(&target);
     let result = stage(&target, &staged, contents).and_then(|()| std::fs::rename(&staged, &target));
     if result.is_err() {
@@ -83,6 +91,25 @@ mod tests {
             .file_type()
             .is_symlink());
         assert_eq!(std::fs::read_to_string(&file).unwrap(), "new");
+    }
+
+    #[test]
+    fn a_device_is_written_to_and_stays_a_device() {
+        use std::os::unix::fs::FileTypeExt;
+        let is_device = |path: &str| {
+            std::fs::metadata(path)
+                .unwrap()
+                .file_type()
+                .is_char_device()
+        };
+        if !is_device("/dev/full") || !is_device("/dev/null") {
+            return; // a machine without them: nothing to check
+        }
+        let full = replace(Path::new("/dev/full"), b"x").unwrap_err();
+        assert_eq!(full.kind(), std::io::ErrorKind::StorageFull, "{full}");
+        assert!(is_device("/dev/full"));
+        replace(Path::new("/dev/null"), b"x").unwrap();
+        assert!(is_device("/dev/null"));
     }
 
     #[test]

@@ -104,9 +104,8 @@ impl GpuLab {
 
     /// The configuration of a fix's engine: its watchdog starts from what the application's
     /// runs taught (a fresh engine would start at the ceiling: on the H100, tpo-tm's stalled
-    /// runs there outlasted the hang timeout in the search's first trials).
-    /// From the first fix on, the watchdog's start is fixed at what the application as is
-    /// had learned by then.
+    /// runs there outlasted the hang timeout in the search's first trials), fixed at the
+    /// first fix, when the application as is stops running.
     fn fix_config(&mut self) -> EngineConfig {
         self.config = self.fix_config_now();
         self.config.clone()
