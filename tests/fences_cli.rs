@@ -381,14 +381,25 @@ fn fix_is_refused_for_a_bundled_application() {
 fn make_atomic_then_the_barriers_it_still_needs() {
     let dir = tempfile::tempdir().unwrap();
     let spec = fixture("tally.toml");
+    let started = std::time::Instant::now();
     let out = wgstress(
         &search(&spec, &["--json", "-o", "patched.wgsl"]),
         dir.path(),
     );
+    let wall = started.elapsed().as_secs_f64();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}");
     let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(report["verdict"], "fixed", "{report}");
+    // Where the time went: every step took some, the runs were a share of the trials, and
+    // the steps together took no longer than the command.
+    let times = &report["times"];
+    let seconds = |step: &str| times[step].as_f64().unwrap();
+    let steps = ["confirm", "trials", "trial_runs", "verify", "cost"];
+    assert!(steps.iter().all(|s| seconds(s) > 0.0), "{times}");
+    assert!(seconds("trial_runs") <= seconds("trials"), "{times}");
+    let spent = seconds("confirm") + seconds("trials") + seconds("verify") + seconds("cost");
+    assert!(spent <= wall, "{times} in {wall} s");
     assert_eq!(
         report["fix"]["variables"],
         serde_json::json!(["count"]),
