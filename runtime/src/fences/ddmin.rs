@@ -172,13 +172,17 @@ impl Memo<'_> {
     }
 
     /// Whether the end of a descent passes the trials a kept set needs; if not, it is
-    /// remembered as failing.
+    /// remembered as failing. A trial the stopped oracle refused says nothing: the end is
+    /// kept as reached.
     fn confirm(&mut self, sites: &[usize]) -> bool {
         if self.seen.get(sites) != Some(&Answer::PassedOnce) {
             return true;
         }
         for _ in 1..self.sizing.passes {
             if !self.trial(sites) {
+                if self.oracle.stopped() {
+                    return true;
+                }
                 self.seen.insert(sites.to_vec(), Answer::Fails);
                 return false;
             }
@@ -433,22 +437,26 @@ mod tests {
     }
 
     /// Answers like `Simulated` for `answers` trials, then fails every trial without running,
-    /// as the device oracle does once Ctrl-C, an error or the deadline stopped it.
+    /// as the device oracle does once Ctrl-C, an error or the deadline stopped it; like that
+    /// oracle, it says it stopped only once it refused a trial (the deadline is met by the
+    /// trial asked after it).
     struct Stopping {
         inner: Simulated,
         answers: usize,
+        refused: bool,
     }
 
     impl Oracle for Stopping {
         fn trial(&mut self, sites: &[usize], runs_needed: u64) -> Trial {
-            if self.stopped() {
+            if self.inner.asked.len() >= self.answers {
+                self.refused = true;
                 return Trial::Fail { runs: 0 };
             }
             self.inner.trial(sites, runs_needed)
         }
 
         fn stopped(&self) -> bool {
-            self.inner.asked.len() >= self.answers
+            self.refused
         }
     }
 
@@ -459,6 +467,7 @@ mod tests {
             let mut oracle = Stopping {
                 inner: Simulated::new(&[11], 1.0, 0),
                 answers,
+                refused: false,
             };
             let found = ddmin(
                 &all,
