@@ -97,6 +97,15 @@ impl GpuLab {
         }
     }
 
+    /// The engine built last: the application as is until the first fix runs, then the
+    /// last fix's.
+    fn current(&self) -> Option<&Engine> {
+        match (&self.engine, &self.last) {
+            (Some(engine), _) | (None, Some((_, engine))) => Some(engine),
+            (None, None) => None,
+        }
+    }
+
     /// Trials that ran an engine built ahead, while others ran.
     pub fn built_ahead(&self) -> u64 {
         self.taken_ahead
@@ -174,13 +183,10 @@ impl GpuLab {
 
 impl Lab for GpuLab {
     fn names(&self) -> (String, String) {
-        let engine = match (&self.engine, &self.last) {
-            (Some(engine), _) | (None, Some((_, engine))) => Some(engine),
-            (None, None) => None,
-        };
         (
             self.shader.app.name.clone(),
-            engine.map_or_else(String::new, |e| e.gpu().describe()),
+            self.current()
+                .map_or_else(String::new, |e| e.gpu().describe()),
         )
     }
 
@@ -246,9 +252,8 @@ impl Lab for GpuLab {
         let Some(gpu) = self.gpu.clone().filter(|gpu| !gpu.is_lost()) else {
             return;
         };
-        let per_engine = match (&self.last, &self.engine) {
-            (Some((_, engine)), _) | (None, Some(engine)) => engine.bytes(),
-            (None, None) => return,
+        let Some(per_engine) = self.current().map(Engine::bytes) else {
+            return;
         };
         let held = (AHEAD_BYTES / per_engine.max(1)) as usize;
         let config = self.fix_config_now();

@@ -100,17 +100,21 @@ struct Ordered<'a> {
     oracle: &'a mut dyn Oracle,
 }
 
+impl Ordered<'_> {
+    /// The sites at `positions` of the order.
+    fn sites(&self, positions: &[usize]) -> Vec<usize> {
+        ascending(positions.iter().map(|&p| self.order[p]))
+    }
+}
+
 impl Oracle for Ordered<'_> {
     fn trial(&mut self, positions: &[usize], runs_needed: u64) -> Trial {
-        let sites = ascending(positions.iter().map(|&p| self.order[p]));
+        let sites = self.sites(positions);
         self.oracle.trial(&sites, runs_needed)
     }
 
     fn upcoming(&mut self, sets: &[Vec<usize>]) {
-        let sets: Vec<Vec<usize>> = sets
-            .iter()
-            .map(|positions| ascending(positions.iter().map(|&p| self.order[p])))
-            .collect();
+        let sets: Vec<Vec<usize>> = sets.iter().map(|positions| self.sites(positions)).collect();
         self.oracle.upcoming(&sets);
     }
 
@@ -125,17 +129,21 @@ struct With<'a> {
     oracle: &'a mut dyn Oracle,
 }
 
+impl With<'_> {
+    /// `sites` with the base added.
+    fn sites(&self, sites: &[usize]) -> Vec<usize> {
+        ascending(sites.iter().chain(self.base).copied())
+    }
+}
+
 impl Oracle for With<'_> {
     fn trial(&mut self, sites: &[usize], runs_needed: u64) -> Trial {
-        let sites = ascending(sites.iter().chain(self.base).copied());
+        let sites = self.sites(sites);
         self.oracle.trial(&sites, runs_needed)
     }
 
     fn upcoming(&mut self, sets: &[Vec<usize>]) {
-        let sets: Vec<Vec<usize>> = sets
-            .iter()
-            .map(|sites| ascending(sites.iter().chain(self.base).copied()))
-            .collect();
+        let sets: Vec<Vec<usize>> = sets.iter().map(|sites| self.sites(sites)).collect();
         self.oracle.upcoming(&sets);
     }
 
