@@ -178,6 +178,41 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: v
 ";
 
 #[test]
+fn a_barrier_the_completion_adds_may_be_placed_at_each_site_of_its_window() {
+    let a = analysis(LOOK_BACK);
+    let release = site(&a, Side::After, 9, 9);
+    let after_loop = site(&a, Side::Before, 24, 26);
+    let in_loop = site(&a, Side::After, 17, 31);
+    let placements = a.placements(&[release], 6);
+    // The analysis's own first: after the spin loop, the latest site of the window.
+    assert_eq!(placements[0], a.portable(&[release]));
+    assert!(placements[0].added[0].alternatives.contains(&in_loop));
+    assert!(!placements[0].added[0].alternatives.contains(&after_loop));
+    // Each other placement fences the same pair elsewhere in the window: the release kept,
+    // no barrier after the loop; each set once, none holding another (a barrier before the
+    // spin's load needs the one after the loop still, for the last round's load), and each
+    // one the text can take.
+    assert!(placements.len() > 1, "{placements:?}");
+    assert!(placements.iter().any(|p| p.sites.contains(&in_loop)));
+    for (i, p) in placements.iter().enumerate().skip(1) {
+        assert_eq!(p.needed, [release]);
+        assert!(p.sites.contains(&release) && !p.sites.contains(&after_loop));
+        assert!(placements[..i]
+            .iter()
+            .all(|q| !q.sites.iter().all(|s| p.sites.contains(s))));
+        assert!(placements[..i]
+            .iter()
+            .all(|q| q.sites.len() <= p.sites.len()));
+        let patch = a.source_patch(&p.sites).unwrap();
+        assert_eq!(
+            patch.text.matches("storageBarrier();").count(),
+            p.sites.len()
+        );
+    }
+    assert_eq!(a.placements(&[release], 1), [a.portable(&[release])]);
+}
+
+#[test]
 fn a_look_back_gets_its_acquire_after_the_spin_loop_not_inside_it() {
     let a = analysis(LOOK_BACK);
     let release = site(&a, Side::After, 9, 9);

@@ -285,6 +285,7 @@ pub fn fences_summary() -> FencesSummary {
             cost_error: None,
             bound: None,
             times: Default::default(),
+            placements: Vec::new(),
         },
         output: Vec::new(),
         fixed_in_place: Vec::new(),

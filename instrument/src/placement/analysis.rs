@@ -114,6 +114,13 @@ impl Analysis {
         self.pairing.portable(kept)
     }
 
+    /// The portable completion of `kept` in each placement it may take (at most `limit`):
+    /// `portable(kept)` first, then each with one added barrier moved to another site of its
+    /// window (`Added::alternatives`), for the search to time and keep the cheapest.
+    pub fn placements(&self, kept: &[u32], limit: usize) -> Vec<Portable> {
+        self.pairing.placements(kept, limit)
+    }
+
     /// The same fix as naga's rendering of the whole module: what `fenced_at_atomic` gives,
     /// and the fallback where the text cannot express the fix.
     pub fn ir_patch(&self, chosen: &[u32]) -> Result<String> {

@@ -299,6 +299,27 @@ pub struct FenceOutcome {
     /// Where the time went (logs before this field: none said).
     #[serde(default)]
     pub times: SearchTimes,
+    /// The portable fix's placements the cost step timed, where a barrier it adds could go
+    /// at several sites (none: one placement, or none timed).
+    #[serde(default)]
+    pub placements: Vec<Placement>,
+}
+
+/// One placement of the portable fix: the same pairs fenced, an added barrier at another
+/// site of its window.
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
+pub struct Placement {
+    /// Its barriers (site ids).
+    pub sites: Vec<u32>,
+    /// Its entry in the outcome's `cost`.
+    pub of: String,
+    /// The analysis's own placement (the latest site of each window).
+    pub first: bool,
+    /// The one suggested.
+    pub chosen: bool,
+    /// The runs under stress that checked it before it was suggested in place of the
+    /// analysis's own (cheaper, not verified at the verification's length).
+    pub checked: Option<Measured>,
 }
 
 impl FenceOutcome {

@@ -9,7 +9,7 @@ use super::lab::FixSet;
 use super::source::{AppSource, SiteId, SiteTables};
 use crate::app::spec::App;
 use crate::error::Result;
-use wgstress_instrument::placement::{Analysis, FenceSite, MissingPartner, Role, Side};
+use wgstress_instrument::placement::{Analysis, FenceSite, MissingPartner, Portable, Role, Side};
 use wgstress_model::fences::outcome::{Kept, KeptRole, KeptSide};
 use wgstress_model::fences::patch::{Choice, FilePatch, Patch};
 
@@ -25,6 +25,10 @@ pub struct SuggestedFix {
     pub app: App,
 }
 
+/// Placements of the portable fix the cost step times at most, the analysis's own included:
+/// a window of several sites (a loop's body and the statement after it) gives each its own.
+pub(crate) const PLACEMENTS: usize = 6;
+
 /// The suggested fix, with the minimal one it grew from.
 pub(crate) struct Suggestion {
     pub choice: Choice,
@@ -38,6 +42,29 @@ pub(crate) struct Suggestion {
     /// The other choice's fix (the minimal one when the portable one is suggested), when it
     /// differs: the cost step times it too.
     pub other: Option<SuggestedFix>,
+    /// The portable fix's other placements (suggesting it): an added barrier moved to
+    /// another site of its window. The cost step times them and suggests the cheapest that
+    /// passes its check (`choose`).
+    pub placements: Vec<Placed>,
+}
+
+/// One placement of the portable fix: its barriers as the report lists them, the pairs with
+/// no legal site, and the fix.
+pub(crate) struct Placed {
+    pub kept: Vec<Kept>,
+    pub missing: Vec<String>,
+    pub fix: SuggestedFix,
+}
+
+impl Suggestion {
+    /// Suggests placement `i` of `placements` in place of the suggested fix, which takes its
+    /// place there.
+    pub(crate) fn choose(&mut self, i: usize) {
+        let placed = &mut self.placements[i];
+        std::mem::swap(&mut self.kept, &mut placed.kept);
+        std::mem::swap(&mut self.missing, &mut placed.missing);
+        std::mem::swap(&mut self.suggested, &mut placed.fix);
+    }
 }
 
 /// The suggestion grown from `minimal` (the kept set, on its variables made atomic if any).
@@ -45,19 +72,82 @@ pub(crate) fn suggest(shader: &AppSource, minimal: &FixSet, choice: Choice) -> R
     let analyses = shader.analyse(&minimal.atomic)?;
     let tables = shader.tables(&minimal.atomic)?;
     let needed_by_part = tables.by_part(&minimal.sites)?;
-    let mut chosen = Vec::new();
-    let mut other = Vec::new();
-    let mut kept = Vec::new();
-    let mut missing = Vec::new();
-    for (p, analysis) in analyses.iter().enumerate() {
-        let needed = &needed_by_part[p];
-        let portable = analysis.portable(needed);
+    // Each part's portable completions, its own placement first.
+    let limit = match choice {
+        Choice::Portable => PLACEMENTS,
+        Choice::Minimal => 1,
+    };
+    let portables: Vec<Vec<Portable>> = analyses
+        .iter()
+        .zip(&needed_by_part)
+        .map(|(analysis, needed)| analysis.placements(needed, limit))
+        .collect();
+    // The analysis's placement in every part, then one part's other placements at a time.
+    let first = vec![0; analyses.len()];
+    let mut choices = vec![first.clone()];
+    for (p, placements) in portables.iter().enumerate() {
+        for k in 1..placements.len() {
+            let mut choice = first.clone();
+            choice[p] = k;
+            choices.push(choice);
+        }
+    }
+    choices.truncate(limit);
+    let fix_of = |sites: Vec<usize>| FixSet {
+        atomic: minimal.atomic.clone(),
+        sites,
+    };
+    let mut placed = Vec::new();
+    let mut other = None;
+    for (c, chosen) in choices.iter().enumerate() {
+        let portable: Vec<&Portable> = chosen
+            .iter()
+            .enumerate()
+            .map(|(p, &k)| &portables[p][k])
+            .collect();
+        let (kept, missing, mine, theirs) = sites(shader, &analyses, &tables, &portable, choice);
+        let fix = patched(shader, &analyses, &tables, fix_of(mine.clone()))?;
+        // A placement the text cannot take is not offered: the analysis's own stays.
+        if c > 0 && !fix.unexpressed.is_empty() {
+            continue;
+        }
+        if c == 0 && theirs != mine {
+            other = Some(patched(shader, &analyses, &tables, fix_of(theirs))?);
+        }
+        placed.push(Placed { kept, missing, fix });
+    }
+    let mut placed = placed.into_iter();
+    let first = placed.next().expect("the analysis's placement");
+    Ok(Suggestion {
+        choice,
+        kept: first.kept,
+        missing: first.missing,
+        minimal: minimal.sites.iter().map(|&s| s as u32).collect(),
+        suggested: first.fix,
+        other,
+        placements: placed.collect(),
+    })
+}
+
+/// The barriers of `portable` (one completion per part) as the report lists them, the
+/// pairs with no legal site, and the global sites of the `choice` fix and of the other.
+fn sites(
+    shader: &AppSource,
+    analyses: &[Analysis],
+    tables: &SiteTables,
+    portable: &[&Portable],
+    choice: Choice,
+) -> (Vec<Kept>, Vec<String>, Vec<usize>, Vec<usize>) {
+    let (mut kept, mut missing, mut chosen, mut other) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for (p, (analysis, portable)) in analyses.iter().zip(portable).enumerate() {
         let (mine, theirs) = match choice {
             Choice::Portable => (&portable.sites, &portable.needed),
             Choice::Minimal => (&portable.needed, &portable.sites),
         };
         let path = &shader.parts[p].path;
         let global = |local: u32| tables.global(SiteId { part: p, local });
+        let needed = &portable.needed;
         kept.extend(
             mine.iter()
                 .map(|&s| site(shader, p, analysis, s, global(s), needed.contains(&s))),
@@ -71,23 +161,7 @@ pub(crate) fn suggest(shader: &AppSource, minimal: &FixSet, choice: Choice) -> R
         chosen.extend(mine.iter().map(|&s| global(s)));
         other.extend(theirs.iter().map(|&s| global(s)));
     }
-    let fix_of = |sites: Vec<usize>| FixSet {
-        atomic: minimal.atomic.clone(),
-        sites,
-    };
-    let suggested = patched(shader, &analyses, &tables, fix_of(chosen.clone()))?;
-    let other = match other == chosen {
-        true => None,
-        false => Some(patched(shader, &analyses, &tables, fix_of(other))?),
-    };
-    Ok(Suggestion {
-        choice,
-        kept,
-        missing,
-        minimal: minimal.sites.iter().map(|&s| s as u32).collect(),
-        suggested,
-        other,
-    })
+    (kept, missing, chosen, other)
 }
 
 /// `fix` as an edit of each file it changes, else as naga's rendering, and the application

@@ -3,7 +3,7 @@
 //! cost of each fix, and the patch.
 
 use std::fmt::Write;
-use wgstress_model::fences::outcome::{FenceOutcome, FenceVerdict};
+use wgstress_model::fences::outcome::{FenceOutcome, FenceVerdict, Placement};
 use wgstress_model::fences::patch::{Choice, Patch};
 
 /// The kept barriers, each with its role and reason, then what the portable fix adds and why.
@@ -84,16 +84,74 @@ pub fn cost(out: &mut String, report: &FenceOutcome) {
          middle half of the batches in brackets):",
         report.cost[0].batches
     );
+    let width = report.cost.iter().map(|c| c.of.len()).max().unwrap_or(0);
     for c in &report.cost {
         let _ = writeln!(
             out,
-            "  {:<12} {:>10.1} us [{:.1}, {:.1}]  {:+.1}%",
+            "  {:<width$} {:>10.1} us [{:.1}, {:.1}]  {:+.1}%",
             c.of,
             c.seconds_per_run * 1e6,
             c.low * 1e6,
             c.high * 1e6,
             c.percent
         );
+    }
+    placements(out, report);
+}
+
+/// Where the portable fix's added barriers could go at several sites: which placement is
+/// suggested, and why.
+fn placements(out: &mut String, report: &FenceOutcome) {
+    let Some(first) = report.placements.iter().find(|p| p.first) else {
+        return;
+    };
+    let percent = |of: &str| report.cost.iter().find(|c| c.of == of).map(|c| c.percent);
+    let sites = |p: &Placement| {
+        let s: Vec<String> = p.sites.iter().map(ToString::to_string).collect();
+        s.join(", ")
+    };
+    let _ = writeln!(
+        out,
+        "placement: {} placements of the portable fix fence the same pairs (an added barrier at \
+         another site of its window), timed above",
+        report.placements.len()
+    );
+    let checked = report.placements.iter().find(|p| p.checked.is_some());
+    match (report.placements.iter().find(|p| p.chosen), checked) {
+        (Some(chosen), Some(tried)) if !chosen.first => {
+            let runs = tried.checked.as_ref().map_or(0, |m| m.runs);
+            let _ = writeln!(
+                out,
+                "  suggested: sites {} ({:+.1}%), cheaper than the analysis's own, sites {} \
+                 ({:+.1}%); it passed {runs} runs under stress (a trial's, not the \
+                 verification's: both hold the barriers this adapter needed)",
+                sites(chosen),
+                percent(&chosen.of).unwrap_or(f64::NAN),
+                sites(first),
+                percent(&first.of).unwrap_or(f64::NAN),
+            );
+        }
+        (_, Some(tried)) => {
+            let m = tried.checked.as_ref().expect("checked");
+            let what = match m.failures {
+                0 => format!(
+                    "their check ended after {} runs, fewer than a trial's",
+                    m.runs
+                ),
+                f => format!("they failed {f} of {} runs under stress", m.runs),
+            };
+            let _ = writeln!(
+                out,
+                "  sites {} were cheaper, but {what}: the analysis's own placement is suggested",
+                sites(tried),
+            );
+        }
+        (_, None) => {
+            let _ = writeln!(
+                out,
+                "  none is cheaper than the analysis's own beyond the spread of its batches"
+            );
+        }
     }
 }
 

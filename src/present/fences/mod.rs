@@ -314,6 +314,7 @@ mod tests {
             cost_error: None,
             bound: None,
             times: Default::default(),
+            placements: Vec::new(),
         }
     }
 
@@ -349,6 +350,67 @@ mod tests {
             ),
             "{text}"
         );
+    }
+
+    #[test]
+    fn the_placement_suggested_is_named_with_its_cost_and_its_check() {
+        use wgstress_model::fences::cost::Cost;
+        use wgstress_model::fences::outcome::Placement;
+        let mut report = make_atomic_fix();
+        let cost = |of: &str, percent: f64| Cost {
+            of: of.into(),
+            seconds_per_run: 1e-3 * (1.0 + percent / 100.0),
+            low: 1e-3,
+            high: 1e-3,
+            batches: 8,
+            percent,
+        };
+        let at_sites = "placement at sites 1, 6";
+        report.cost = vec![
+            cost("original", 0.0),
+            cost(at_sites, 30.0),
+            cost("portable fix", 10.0),
+        ];
+        let placement =
+            |sites: Vec<u32>, of: &str, first: bool, checked: Option<Measured>| Placement {
+                sites,
+                of: of.into(),
+                first,
+                chosen: !first && checked.as_ref().is_some_and(|m| m.failures == 0),
+                checked,
+            };
+        let passed = Measured {
+            runs: 16,
+            ..Measured::default()
+        };
+        report.placements = vec![
+            placement(vec![1, 6], at_sites, true, None),
+            placement(vec![1, 5], "portable fix", false, Some(passed)),
+        ];
+        let shown = text(&report, &[], &[]);
+        assert!(shown.contains("  placement at sites 1, 6 "), "{shown}");
+        assert!(
+            shown.contains(
+                "suggested: sites 1, 5 (+10.0%), cheaper than the analysis's own, sites 1, 6 \
+                 (+30.0%); it passed 16 runs under stress"
+            ),
+            "{shown}"
+        );
+        // A cheaper placement that failed its check leaves the analysis's own suggested.
+        report.placements[1].chosen = false;
+        report.placements[0].chosen = true;
+        report.placements[1].checked = Some(Measured {
+            runs: 5,
+            failures: 1,
+            ..Measured::default()
+        });
+        let shown = text(&report, &[], &[]);
+        assert!(
+            shown.contains("sites 1, 5 were cheaper, but they failed 1 of 5 runs under stress"),
+            "{shown}"
+        );
+        report.placements[1].checked = None;
+        assert!(text(&report, &[], &[]).contains("none is cheaper than the analysis's own"));
     }
 
     #[test]

@@ -109,6 +109,11 @@ pub struct Added {
     /// `Acquire` or `Release`: the side it takes.
     pub side: Role,
     pub completes: u32,
+    /// Other sites of the same window that the text can take, which would serve as well:
+    /// a barrier can be moved there, at another cost.
+    pub alternatives: Vec<u32>,
+    /// The window in the trace (first and last event, exclusive).
+    pub(crate) window: portable::WindowKey,
 }
 
 /// A pair whose other side has no site: `site`'s partner would go between `after` and

@@ -2,7 +2,10 @@
 
 use super::windows::{Sides, Window};
 use super::{Added, MissingPartner, Portable, Role, Roles};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// A window's place in the trace: where a barrier's choice can be forced.
+pub(crate) type WindowKey = (usize, usize);
 
 /// A site of the set whose pairs the completion has still to look at: a kept site, or an
 /// acquire the completion added.
@@ -33,6 +36,41 @@ impl Roles {
     /// between the tail's read and the slot's read, inside one statement). So the closure
     /// ends after two steps.
     pub(crate) fn portable(&self, kept: &[u32]) -> Portable {
+        self.portable_with(kept, &BTreeMap::new())
+    }
+
+    /// The portable completion of `kept` in the placements it may take: first the one
+    /// `portable` gives, then, for each barrier it adds where another site of the same window
+    /// would serve, the completion with that window's barrier moved there (and whatever the
+    /// move changes: a window the new site covers too, an acquire's own pairs), none holding
+    /// another's barriers and more, those of fewer barriers first; at most `limit`. Which is cheapest is the
+    /// device's to say (a barrier run every round of a loop, or once after it).
+    pub(crate) fn placements(&self, kept: &[u32], limit: usize) -> Vec<Portable> {
+        let first = self.portable(kept);
+        let mut others: Vec<Portable> = Vec::new();
+        for added in &first.added {
+            for &other in &added.alternatives {
+                let forced = BTreeMap::from([(added.window, other)]);
+                let moved = self.portable_with(kept, &forced);
+                // A placement that holds another's barriers and more costs more.
+                let holds = |p: &Portable| p.sites.iter().all(|s| moved.sites.contains(s));
+                if !holds(&first) && !others.iter().any(holds) {
+                    others.retain(|p| !moved.sites.iter().all(|s| p.sites.contains(s)));
+                    others.push(moved);
+                }
+            }
+        }
+        // Stable: among sets of one size, the order of the analysis's preference.
+        others.sort_by_key(|p| p.sites.len());
+        std::iter::once(first)
+            .chain(others)
+            .take(limit.max(1))
+            .collect()
+    }
+
+    /// `portable`, with the windows of `forced` given the site it names where it is one of
+    /// their candidates.
+    fn portable_with(&self, kept: &[u32], forced: &BTreeMap<WindowKey, u32>) -> Portable {
         let mut set: BTreeSet<u32> = kept.iter().copied().collect();
         let mut work: Vec<Pending> = set.iter().rev().map(|&s| Pending::Kept(s)).collect();
         let (mut added, mut missing) = (Vec::new(), Vec::new());
@@ -41,13 +79,22 @@ impl Roles {
                 if self.covered(window, &set) {
                     continue;
                 }
-                match self.choose(window) {
+                let key = (window.from, window.to);
+                let candidates = self.candidates(window);
+                let chosen = forced
+                    .get(&key)
+                    .filter(|f| candidates.contains(f))
+                    .or(candidates.first())
+                    .copied();
+                match chosen {
                     Some(other) => {
                         set.insert(other);
                         added.push(Added {
                             site: other,
                             side,
                             completes: site,
+                            alternatives: candidates.into_iter().filter(|&c| c != other).collect(),
+                            window: key,
                         });
                         if side == Role::Acquire {
                             work.push(Pending::Acquire(other));

@@ -158,18 +158,19 @@ impl Roles {
             .filter(move |&i| self.together(i, window.from) && self.together(i, window.to))
     }
 
-    /// The site to put in `window`: the latest, preferring those the text can take, then
-    /// those in the flag's function.
-    pub(super) fn choose(&self, window: Window) -> Option<u32> {
+    /// The sites that can serve `window`, best first: those the text can take, then those in
+    /// the flag's function, the latest first among equals. The first is the one the
+    /// completion puts there; the rest, those the text can take, are its alternatives.
+    pub(super) fn candidates(&self, window: Window) -> Vec<u32> {
         let function = &self.trace.accesses[window.prefer].function;
-        let sites: Vec<u32> = self
-            .inside(window)
-            .rev()
-            .filter_map(|i| match self.trace.events[i] {
-                Event::Site(id) => Some(id),
-                _ => None,
-            })
-            .collect();
+        let mut sites: Vec<u32> = Vec::new();
+        for i in self.inside(window).rev() {
+            if let Event::Site(id) = self.trace.events[i] {
+                if !sites.contains(&id) {
+                    sites.push(id);
+                }
+            }
+        }
         let score = |id: &u32| {
             let i = *id as usize;
             (
@@ -177,8 +178,19 @@ impl Roles {
                 self.functions.get(i) == Some(function),
             )
         };
-        let best = sites.iter().map(score).max()?;
-        sites.into_iter().find(|id| score(id) == best)
+        // Stable: the latest first among sites of one score.
+        sites.sort_by_key(|id| std::cmp::Reverse(score(id)));
+        let mut sites = sites.into_iter();
+        let first = sites.next();
+        first
+            .into_iter()
+            .chain(sites.filter(|&id| score(&id).0))
+            .collect()
+    }
+
+    /// The site to put in `window`: the first of its candidates.
+    pub(super) fn choose(&self, window: Window) -> Option<u32> {
+        self.candidates(window).first().copied()
     }
 
     /// Whether a barrier of the source, or a site of `set`, lies inside `window`.

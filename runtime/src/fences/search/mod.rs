@@ -23,16 +23,19 @@ use super::lab::{Confirmed, Lab};
 use super::lab::{FixSet, Subject};
 use super::source::AppSource;
 use crate::error::Result;
+use crate::run::runner::{Budget, RunConfig};
 use config::Context;
 pub use config::FenceSearchConfig;
 use round::{End, Found, RoundResult};
 use std::time::Instant;
 use wgstress_model::fences::cost::Cost;
+use wgstress_model::fences::measured::Measured;
 use wgstress_model::fences::outcome::{
-    Bound, FenceOutcome, FenceVerdict, Round, SearchTimes, StrategyRuns,
+    Bound, FenceOutcome, FenceVerdict, Placement, Round, SearchTimes, StrategyRuns,
 };
 use wgstress_model::fences::patch::Choice;
 use wgstress_model::run::tally::seed_text;
+use wgstress_model::stress::params::run_seed;
 use wgstress_model::stress::strategy::Strategy;
 
 /// Searches for the fix of `shader`'s application, running on `lab`.
@@ -54,7 +57,7 @@ pub fn search(
     let before: Vec<StrategyRuns> = tried.iter().map(strategy_runs).collect();
     let stopped = tried.last().and_then(|c| c.measured.stopped.clone());
     let watchdog = confirm::watchdog_stops(&tried, lab.loop_limit());
-    let (rounds, verdict) = match (stopped, watchdog, confirm::chosen(&tried)) {
+    let (mut rounds, verdict) = match (stopped, watchdog, confirm::chosen(&tried)) {
         (Some(stop), _, _) => (
             Vec::new(),
             FenceVerdict::stopped(stop, "confirming the failure"),
@@ -80,10 +83,18 @@ pub fn search(
         }
     };
     let costing = Instant::now();
-    let costs = match rounds.last().map(|r| &r.end) {
-        Some(End::Found(found)) if verdict == FenceVerdict::Fixed => {
-            Some(cost(config, shader, lab, found))
-        }
+    let check = confirm::chosen(&tried).map(|c| c.config.clone());
+    let costs = match (rounds.last_mut(), check) {
+        (Some(round), Some(check)) if verdict == FenceVerdict::Fixed => match &mut round.end {
+            End::Found(found) => {
+                let check = Check {
+                    config: check,
+                    runs: round.runs_per_trial,
+                };
+                Some(cost(config, shader, lab, found, &check))
+            }
+            End::Over(_) => None,
+        },
         _ => None,
     };
     // Folded from zero: a sum of no f64s is -0.0.
@@ -117,40 +128,122 @@ pub fn search(
     ))
 }
 
+/// How a placement cheaper than the analysis's own is checked before it is suggested: runs
+/// under the strategy that failed most, as many as a trial.
+struct Check {
+    config: RunConfig,
+    runs: u64,
+}
+
 /// What the verified fix costs against the application as is, the other choice's fix, a
-/// barrier at every site and the reference build, if any.
+/// barrier at every site and the reference build, if any; and, where the portable fix has
+/// several placements, each one's, the cheapest suggested once it passes a trial's runs.
 fn cost(
     config: &FenceSearchConfig,
     shader: &AppSource,
     lab: &mut dyn Lab,
-    found: &Found,
-) -> std::result::Result<Vec<Cost>, String> {
+    found: &mut Found,
+    check: &Check,
+) -> std::result::Result<(Vec<Cost>, Vec<Placement>), String> {
     let label = |choice| match choice {
         Choice::Portable => "portable fix",
         Choice::Minimal => "minimal fix",
     };
-    let suggested = &found.suggestion.suggested;
+    let suggestion = &found.suggestion;
+    let suggested = &suggestion.suggested;
     let mut variants = vec![
-        ("original", Subject::AsIs),
+        ("original".to_string(), Subject::AsIs),
         (
-            label(config.choice),
+            label(config.choice).to_string(),
             Subject::Patched(&suggested.fix, &suggested.app),
         ),
     ];
-    if let Some(other) = &found.suggestion.other {
+    for placed in &suggestion.placements {
+        let fix = &placed.fix;
+        variants.push((
+            placement_label(&fix.fix.sites),
+            Subject::Patched(&fix.fix, &fix.app),
+        ));
+    }
+    if let Some(other) = &suggestion.other {
         let choice = match config.choice {
             Choice::Portable => Choice::Minimal,
             Choice::Minimal => Choice::Portable,
         };
-        variants.push((label(choice), Subject::Patched(&other.fix, &other.app)));
+        variants.push((
+            label(choice).to_string(),
+            Subject::Patched(&other.fix, &other.app),
+        ));
     }
     let sites = shader.tables(&[]).map_err(|e| e.to_string())?.len();
     let every = FixSet::barriers(&(0..sites).collect::<Vec<_>>());
-    variants.push(("every site", Subject::Fix(&every)));
+    variants.push(("every site".to_string(), Subject::Fix(&every)));
     if let Some(reference) = &config.reference {
-        variants.push(("fixed variant", Subject::Reference(reference)));
+        variants.push(("fixed variant".to_string(), Subject::Reference(reference)));
     }
-    cost::measure(lab, &variants, config.cost).map_err(|e| e.to_string())
+    let named: Vec<(&str, Subject)> = variants.iter().map(|(n, s)| (n.as_str(), *s)).collect();
+    let mut costs = cost::measure(lab, &named, config.cost).map_err(|e| e.to_string())?;
+    let count = suggestion.placements.len();
+    if count == 0 {
+        return Ok((costs, Vec::new()));
+    }
+    // The placements' costs: the suggested one's at 1, the others' after it.
+    let timed = &costs[1..2 + count];
+    let cheapest = (1..timed.len())
+        .filter(|&i| timed[i].high < timed[0].seconds_per_run)
+        .min_by(|&a, &b| {
+            timed[a]
+                .seconds_per_run
+                .total_cmp(&timed[b].seconds_per_run)
+        });
+    let checked = cheapest.map(|i| {
+        let fix = &suggestion.placements[i - 1].fix;
+        let budget = Budget {
+            runs: Some(check.runs),
+            time: Some(config.cost),
+            failures: Some(1),
+        };
+        let seed = run_seed(check.config.master_seed, 5);
+        let subject = Subject::Patched(&fix.fix, &fix.app);
+        (
+            i,
+            Measured::or_stopped(lab.measure(subject, &check.config, &budget, seed)),
+        )
+    });
+    let passed = checked
+        .as_ref()
+        .filter(|(_, m)| m.stopped.is_none() && m.failures == 0 && m.runs >= check.runs)
+        .map(|(i, _)| *i);
+    let mut placements: Vec<Placement> = std::iter::once(&found.suggestion.suggested)
+        .chain(found.suggestion.placements.iter().map(|p| &p.fix))
+        .enumerate()
+        .map(|(i, fix)| Placement {
+            sites: fix.fix.sites.iter().map(|&s| s as u32).collect(),
+            of: costs[1 + i].of.clone(),
+            first: i == 0,
+            chosen: i == passed.unwrap_or(0),
+            checked: checked
+                .as_ref()
+                .filter(|(c, _)| *c == i)
+                .map(|(_, m)| m.clone()),
+        })
+        .collect();
+    if let Some(i) = passed {
+        found.suggestion.choose(i - 1);
+        // The suggested fix is the one called so; the analysis's own is a placement.
+        let first = placement_label(&found.suggestion.placements[i - 1].fix.fix.sites);
+        costs[1 + i].of = costs[1].of.clone();
+        costs[1].of = first.clone();
+        placements[i].of = costs[1 + i].of.clone();
+        placements[0].of = first;
+    }
+    Ok((costs, placements))
+}
+
+/// A placement's name in the costs: its sites.
+fn placement_label(sites: &[usize]) -> String {
+    let sites: Vec<String> = sites.iter().map(ToString::to_string).collect();
+    format!("placement at sites {}", sites.join(", "))
 }
 
 /// What the outcome says before any round: where it ran, and the confirming runs.
@@ -177,7 +270,7 @@ fn assemble(
     head: Head,
     verdict: FenceVerdict,
     mut rounds: Vec<RoundResult>,
-    costs: Option<std::result::Result<Vec<Cost>, String>>,
+    costs: Option<std::result::Result<(Vec<Cost>, Vec<Placement>), String>>,
     times: SearchTimes,
 ) -> FenceOutcome {
     let trials = rounds.iter().map(|r| r.trials).sum();
@@ -213,10 +306,10 @@ fn assemble(
     let verified_runs = found
         .as_ref()
         .map_or(0, |f| f.verified.iter().map(|v| v.runs.runs).sum());
-    let (cost, cost_error) = match costs {
-        Some(Ok(cost)) => (cost, None),
-        Some(Err(why)) => (Vec::new(), Some(why)),
-        None => (Vec::new(), None),
+    let (cost, placements, cost_error) = match costs {
+        Some(Ok((cost, placements))) => (cost, placements, None),
+        Some(Err(why)) => (Vec::new(), Vec::new(), Some(why)),
+        None => (Vec::new(), Vec::new(), None),
     };
     FenceOutcome {
         app: head.app,
@@ -259,5 +352,6 @@ fn assemble(
         cost_error,
         bound: fixed.then(|| Bound::of(verified_runs)).flatten(),
         times,
+        placements,
     }
 }

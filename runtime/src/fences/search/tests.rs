@@ -71,6 +71,9 @@ struct Sim {
     /// Builds each fix's program (instrumented, without a device) from this application's
     /// parts, as the GPU lab does; counts them.
     compile: Option<(AppSource, u64)>,
+    /// Sites whose barrier costs more than the usual 10 us a run (one in a loop), and how
+    /// much.
+    dear: Vec<(usize, f64)>,
 }
 
 impl Sim {
@@ -82,6 +85,7 @@ impl Sim {
             stop: Arc::new(AtomicBool::new(false)),
             measured: Vec::new(),
             compile: None,
+            dear: Vec::new(),
         }
     }
 
@@ -199,12 +203,15 @@ pub(crate) fn run_config() -> RunConfig {
 impl Sim {
     /// A run of `subject` takes 1 ms and 10 us per barrier it runs.
     fn seconds_per_run(&self, subject: Subject) -> f64 {
-        let barriers = match subject {
-            Subject::AsIs => 0,
-            Subject::Fix(fix) | Subject::Patched(fix, _) => fix.sites.len(),
-            Subject::Reference(app) => app.source.matches("storageBarrier").count(),
+        let (barriers, dear) = match subject {
+            Subject::AsIs => (0, 0.0),
+            Subject::Fix(fix) | Subject::Patched(fix, _) => {
+                let dear = self.dear.iter().filter(|(s, _)| fix.sites.contains(s));
+                (fix.sites.len(), dear.map(|(_, t)| t).sum())
+            }
+            Subject::Reference(app) => (app.source.matches("storageBarrier").count(), 0.0),
         };
-        1e-3 + 1e-5 * barriers as f64
+        1e-3 + 1e-5 * barriers as f64 + dear
     }
 }
 
@@ -964,4 +971,130 @@ fn past_its_time_bound_the_search_keeps_every_site_and_verifies_that() {
     // Nothing was dropped: the set kept is every site, and its verification passed.
     assert_eq!(kept(&outcome).len(), sites_of(FLAGS), "{outcome:?}");
     assert_eq!(outcome.verdict, FenceVerdict::Fixed, "{outcome:?}");
+}
+
+/// A look-back: workgroup 0 publishes its value and raises its flag; the others spin on their
+/// predecessor's flag, then read its value. The acquire side of the pair is the window from
+/// the spin's load to the value's read: after the loop, or inside it after the load.
+const LOOK_BACK: &str = "@group(0) @binding(0) var<storage, read_write> values: array<atomic<u32>>;
+@group(0) @binding(1) var<storage, read_write> flags: array<atomic<u32>>;
+@group(0) @binding(2) var<storage, read_write> out: array<u32>;
+var<workgroup> shared_flag: u32;
+
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
+    if lid == 0u {
+        atomicStore(&values[wid.x], wid.x + 1u);
+    }
+    if lid == 0u {
+        atomicStore(&flags[wid.x], 1u);
+    }
+    if wid.x > 0u {
+        loop {
+            if lid == 0u {
+                shared_flag = atomicLoad(&flags[wid.x - 1u]);
+            }
+            if workgroupUniformLoad(&shared_flag) != 0u {
+                break;
+            }
+        }
+        if lid == 0u {
+            out[wid.x] = atomicLoad(&values[wid.x - 1u]);
+        }
+    }
+}
+";
+
+/// The id of the site on `side` of the access at `line:column` of `source`.
+fn site_of(
+    source: &str,
+    side: wgstress_instrument::placement::Side,
+    line: u32,
+    column: u32,
+) -> usize {
+    let analysis = shader(source).analyse(&[]).unwrap().remove(0);
+    let site = analysis
+        .sites
+        .iter()
+        .find(|s| s.side == side && (s.line, s.column) == (line, column));
+    site.unwrap_or_else(|| panic!("no site at {line}:{column}: {:?}", analysis.sites))
+        .id as usize
+}
+
+#[test]
+fn the_cheapest_placement_of_the_portable_fix_is_suggested_once_it_passes_a_trial() {
+    use wgstress_instrument::placement::Side;
+    let release = site_of(LOOK_BACK, Side::After, 9, 9);
+    let after_loop = site_of(LOOK_BACK, Side::Before, 24, 26);
+    let in_loop = site_of(LOOK_BACK, Side::After, 17, 31);
+    let mut sim = Sim::new(vec![Bug::barriers(0.3, &[release])]);
+    // Here the barrier after the spin is the dear one (on a device, one inside a loop
+    // usually is: the device decides).
+    sim.dear = vec![(after_loop, 2e-4)];
+    let outcome = search(
+        &config(&sim, None),
+        &shader(LOOK_BACK),
+        &mut sim,
+        &mut |_| {},
+    )
+    .unwrap();
+    assert_eq!(outcome.verdict, FenceVerdict::Fixed, "{outcome:?}");
+    assert_eq!(kept(&outcome), [release as u32, in_loop as u32]);
+    let first = outcome.placements.iter().find(|p| p.first).unwrap();
+    assert_eq!(first.sites, [release as u32, after_loop as u32]);
+    assert!(!first.chosen && first.checked.is_none());
+    let chosen = outcome.placements.iter().find(|p| p.chosen).unwrap();
+    assert_eq!(chosen.sites, [release as u32, in_loop as u32]);
+    assert_eq!(chosen.of, "portable fix");
+    let checked = chosen.checked.as_ref().unwrap();
+    assert_eq!(checked.failures, 0);
+    assert!(checked.runs >= outcome.runs_per_trial.unwrap());
+    // The costs name the analysis's placement by its sites, the suggested one as the fix.
+    let percent = |of: &str| outcome.cost.iter().find(|c| c.of == of).unwrap().percent;
+    assert!(
+        percent("portable fix") < percent(&first.of),
+        "{:?}",
+        outcome.cost
+    );
+    // The patch is the chosen placement's: the barrier inside the spin, none after it.
+    let patched = outcome.patched()[0].patch.text();
+    assert_eq!(patched.matches("storageBarrier();").count(), 2, "{patched}");
+    let spin = &patched[patched.find("loop {").unwrap()..patched.find("break;").unwrap()];
+    assert!(spin.contains("storageBarrier();"), "{patched}");
+}
+
+#[test]
+fn the_analysis_placement_stays_where_no_other_is_cheaper() {
+    use wgstress_instrument::placement::Side;
+    let release = site_of(LOOK_BACK, Side::After, 9, 9);
+    let after_loop = site_of(LOOK_BACK, Side::Before, 24, 26);
+    let mut sim = Sim::new(vec![Bug::barriers(0.3, &[release])]);
+    let outcome = search(
+        &config(&sim, None),
+        &shader(LOOK_BACK),
+        &mut sim,
+        &mut |_| {},
+    )
+    .unwrap();
+    assert_eq!(outcome.verdict, FenceVerdict::Fixed, "{outcome:?}");
+    assert_eq!(kept(&outcome), [release as u32, after_loop as u32]);
+    assert!(outcome.placements.len() > 1, "{:?}", outcome.placements);
+    let first = &outcome.placements[0];
+    assert!(first.first && first.chosen && first.of == "portable fix");
+    assert!(outcome.placements.iter().all(|p| p.checked.is_none()));
+    // Every placement was timed, under its sites' name.
+    for p in &outcome.placements[1..] {
+        assert!(
+            outcome.cost.iter().any(|c| c.of == p.of),
+            "{:?}",
+            outcome.cost
+        );
+    }
+    // A minimal choice has one placement: none timed.
+    let minimal = FenceSearchConfig {
+        choice: Choice::Minimal,
+        ..config(&sim, None)
+    };
+    let outcome = search(&minimal, &shader(LOOK_BACK), &mut sim, &mut |_| {}).unwrap();
+    assert!(outcome.placements.is_empty());
 }
