@@ -148,34 +148,9 @@ fn a_lock_pairs_the_barrier_before_its_release_with_the_one_after_taking_it() {
     assert!(!portable.sites.contains(&after_call), "{portable:?}");
 }
 
-const LOOK_BACK: &str = "@group(0) @binding(0) var<storage, read_write> values: array<atomic<u32>>;
-@group(0) @binding(1) var<storage, read_write> flags: array<atomic<u32>>;
-@group(0) @binding(2) var<storage, read_write> out: array<u32>;
-var<workgroup> shared_flag: u32;
-
-@compute @workgroup_size(64)
-fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
-    if lid == 0u {
-        atomicStore(&values[wid.x], wid.x + 1u);
-    }
-    if lid == 0u {
-        atomicStore(&flags[wid.x], 1u);
-    }
-    if wid.x > 0u {
-        loop {
-            if lid == 0u {
-                shared_flag = atomicLoad(&flags[wid.x - 1u]);
-            }
-            if workgroupUniformLoad(&shared_flag) != 0u {
-                break;
-            }
-        }
-        if lid == 0u {
-            out[wid.x] = atomicLoad(&values[wid.x - 1u]);
-        }
-    }
-}
-";
+/// A look-back: workgroup 0 publishes its value and raises its flag; the others spin on
+/// their predecessor's flag, then read its value (also the simulated search's, in runtime).
+const LOOK_BACK: &str = include_str!("fixtures/look_back.wgsl");
 
 #[test]
 fn a_barrier_the_completion_adds_may_be_placed_at_each_site_of_its_window() {

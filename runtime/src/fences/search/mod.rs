@@ -128,6 +128,10 @@ pub fn search(
     ))
 }
 
+/// What the cost step measured (each variant's cost, and the portable fix's placements
+/// timed), or why it could not.
+type Costed = std::result::Result<(Vec<Cost>, Vec<Placement>), String>;
+
 /// How a placement cheaper than the analysis's own is checked before it is suggested: runs
 /// under the strategy that failed most, as many as a trial.
 struct Check {
@@ -144,7 +148,7 @@ fn cost(
     lab: &mut dyn Lab,
     found: &mut Found,
     check: &Check,
-) -> std::result::Result<(Vec<Cost>, Vec<Placement>), String> {
+) -> Costed {
     let label = |choice| match choice {
         Choice::Portable => "portable fix",
         Choice::Minimal => "minimal fix",
@@ -270,7 +274,7 @@ fn assemble(
     head: Head,
     verdict: FenceVerdict,
     mut rounds: Vec<RoundResult>,
-    costs: Option<std::result::Result<(Vec<Cost>, Vec<Placement>), String>>,
+    costs: Option<Costed>,
     times: SearchTimes,
 ) -> FenceOutcome {
     let trials = rounds.iter().map(|r| r.trials).sum();

@@ -682,13 +682,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>) {
 
 /// The id of the site on `side` of the access at `line:column` of MESSAGE.
 fn message_site(side: wgstress_instrument::placement::Side, line: u32, column: u32) -> usize {
-    let analysis = shader(MESSAGE).analyse(&[]).unwrap().remove(0);
-    let site = analysis
-        .sites
-        .iter()
-        .find(|s| s.side == side && (s.line, s.column) == (line, column));
-    site.unwrap_or_else(|| panic!("no site at {line}:{column}: {:?}", analysis.sites))
-        .id as usize
+    site_of(MESSAGE, side, line, column)
 }
 
 #[test]
@@ -976,34 +970,7 @@ fn past_its_time_bound_the_search_keeps_every_site_and_verifies_that() {
 /// A look-back: workgroup 0 publishes its value and raises its flag; the others spin on their
 /// predecessor's flag, then read its value. The acquire side of the pair is the window from
 /// the spin's load to the value's read: after the loop, or inside it after the load.
-const LOOK_BACK: &str = "@group(0) @binding(0) var<storage, read_write> values: array<atomic<u32>>;
-@group(0) @binding(1) var<storage, read_write> flags: array<atomic<u32>>;
-@group(0) @binding(2) var<storage, read_write> out: array<u32>;
-var<workgroup> shared_flag: u32;
-
-@compute @workgroup_size(64)
-fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
-    if lid == 0u {
-        atomicStore(&values[wid.x], wid.x + 1u);
-    }
-    if lid == 0u {
-        atomicStore(&flags[wid.x], 1u);
-    }
-    if wid.x > 0u {
-        loop {
-            if lid == 0u {
-                shared_flag = atomicLoad(&flags[wid.x - 1u]);
-            }
-            if workgroupUniformLoad(&shared_flag) != 0u {
-                break;
-            }
-        }
-        if lid == 0u {
-            out[wid.x] = atomicLoad(&values[wid.x - 1u]);
-        }
-    }
-}
-";
+const LOOK_BACK: &str = include_str!("../../../../instrument/tests/fixtures/look_back.wgsl");
 
 /// The id of the site on `side` of the access at `line:column` of `source`.
 fn site_of(
@@ -1021,16 +988,17 @@ fn site_of(
         .id as usize
 }
 
-#[test]
-fn the_cheapest_placement_of_the_portable_fix_is_suggested_once_it_passes_a_trial() {
+/// The look-back's release, its acquire after the spin and one inside it, and a search of
+/// it whose only bug the release fixes, on a device where `dear` sites cost more.
+fn look_back_search(dear: impl Fn([usize; 3]) -> Vec<(usize, f64)>) -> ([usize; 3], FenceOutcome) {
     use wgstress_instrument::placement::Side;
-    let release = site_of(LOOK_BACK, Side::After, 9, 9);
-    let after_loop = site_of(LOOK_BACK, Side::Before, 24, 26);
-    let in_loop = site_of(LOOK_BACK, Side::After, 17, 31);
-    let mut sim = Sim::new(vec![Bug::barriers(0.3, &[release])]);
-    // Here the barrier after the spin is the dear one (on a device, one inside a loop
-    // usually is: the device decides).
-    sim.dear = vec![(after_loop, 2e-4)];
+    let sites = [
+        site_of(LOOK_BACK, Side::After, 9, 9),
+        site_of(LOOK_BACK, Side::Before, 24, 26),
+        site_of(LOOK_BACK, Side::After, 17, 31),
+    ];
+    let mut sim = Sim::new(vec![Bug::barriers(0.3, &sites[..1])]);
+    sim.dear = dear(sites);
     let outcome = search(
         &config(&sim, None),
         &shader(LOOK_BACK),
@@ -1039,6 +1007,15 @@ fn the_cheapest_placement_of_the_portable_fix_is_suggested_once_it_passes_a_tria
     )
     .unwrap();
     assert_eq!(outcome.verdict, FenceVerdict::Fixed, "{outcome:?}");
+    (sites, outcome)
+}
+
+#[test]
+fn the_cheapest_placement_of_the_portable_fix_is_suggested_once_it_passes_a_trial() {
+    // Here the barrier after the spin is the dear one (on a device, one inside a loop
+    // usually is: the device decides).
+    let ([release, after_loop, in_loop], outcome) =
+        look_back_search(|[_, after_loop, _]| vec![(after_loop, 2e-4)]);
     assert_eq!(kept(&outcome), [release as u32, in_loop as u32]);
     let first = outcome.placements.iter().find(|p| p.first).unwrap();
     assert_eq!(first.sites, [release as u32, after_loop as u32]);
@@ -1065,18 +1042,7 @@ fn the_cheapest_placement_of_the_portable_fix_is_suggested_once_it_passes_a_tria
 
 #[test]
 fn the_analysis_placement_stays_where_no_other_is_cheaper() {
-    use wgstress_instrument::placement::Side;
-    let release = site_of(LOOK_BACK, Side::After, 9, 9);
-    let after_loop = site_of(LOOK_BACK, Side::Before, 24, 26);
-    let mut sim = Sim::new(vec![Bug::barriers(0.3, &[release])]);
-    let outcome = search(
-        &config(&sim, None),
-        &shader(LOOK_BACK),
-        &mut sim,
-        &mut |_| {},
-    )
-    .unwrap();
-    assert_eq!(outcome.verdict, FenceVerdict::Fixed, "{outcome:?}");
+    let ([release, after_loop, _], outcome) = look_back_search(|_| Vec::new());
     assert_eq!(kept(&outcome), [release as u32, after_loop as u32]);
     assert!(outcome.placements.len() > 1, "{:?}", outcome.placements);
     let first = &outcome.placements[0];
@@ -1091,6 +1057,7 @@ fn the_analysis_placement_stays_where_no_other_is_cheaper() {
         );
     }
     // A minimal choice has one placement: none timed.
+    let mut sim = Sim::new(vec![Bug::barriers(0.3, &[release])]);
     let minimal = FenceSearchConfig {
         choice: Choice::Minimal,
         ..config(&sim, None)
