@@ -9,6 +9,7 @@
 mod atomic;
 mod config;
 mod confirm;
+mod placement;
 mod round;
 mod rounds;
 mod step;
@@ -23,19 +24,17 @@ use super::lab::{Confirmed, Lab};
 use super::lab::{FixSet, Subject};
 use super::source::AppSource;
 use crate::error::Result;
-use crate::run::runner::{Budget, RunConfig};
 use config::Context;
 pub use config::FenceSearchConfig;
+use placement::{placement_label, Check};
 use round::{End, Found, RoundResult};
 use std::time::Instant;
 use wgstress_model::fences::cost::Cost;
-use wgstress_model::fences::measured::Measured;
 use wgstress_model::fences::outcome::{
     Bound, FenceOutcome, FenceVerdict, Placement, Round, SearchTimes, StrategyRuns,
 };
 use wgstress_model::fences::patch::Choice;
 use wgstress_model::run::tally::seed_text;
-use wgstress_model::stress::params::run_seed;
 use wgstress_model::stress::strategy::Strategy;
 
 /// Searches for the fix of `shader`'s application, running on `lab`.
@@ -132,13 +131,6 @@ pub fn search(
 /// timed), or why it could not.
 type Costed = std::result::Result<(Vec<Cost>, Vec<Placement>), String>;
 
-/// How a placement cheaper than the analysis's own is checked before it is suggested: runs
-/// under the strategy that failed most, as many as a trial.
-struct Check {
-    config: RunConfig,
-    runs: u64,
-}
-
 /// What the verified fix costs against the application as is, the other choice's fix, a
 /// barrier at every site and the reference build, if any; and, where the portable fix has
 /// several placements, each one's, the cheapest suggested once it passes a trial's runs.
@@ -187,67 +179,8 @@ fn cost(
     }
     let named: Vec<(&str, Subject)> = variants.iter().map(|(n, s)| (n.as_str(), *s)).collect();
     let mut costs = cost::measure(lab, &named, config.cost).map_err(|e| e.to_string())?;
-    let count = suggestion.placements.len();
-    if count == 0 {
-        return Ok((costs, Vec::new()));
-    }
-    // The placements' costs: the suggested one's at 1, the others' after it.
-    let timed = &costs[1..2 + count];
-    let cheapest = (1..timed.len())
-        .filter(|&i| timed[i].high < timed[0].seconds_per_run)
-        .min_by(|&a, &b| {
-            timed[a]
-                .seconds_per_run
-                .total_cmp(&timed[b].seconds_per_run)
-        });
-    let checked = cheapest.map(|i| {
-        let fix = &suggestion.placements[i - 1].fix;
-        let budget = Budget {
-            runs: Some(check.runs),
-            time: Some(config.cost),
-            failures: Some(1),
-        };
-        let seed = run_seed(check.config.master_seed, 5);
-        let subject = Subject::Patched(&fix.fix, &fix.app);
-        (
-            i,
-            Measured::or_stopped(lab.measure(subject, &check.config, &budget, seed)),
-        )
-    });
-    let passed = checked
-        .as_ref()
-        .filter(|(_, m)| m.stopped.is_none() && m.failures == 0 && m.runs >= check.runs)
-        .map(|(i, _)| *i);
-    let mut placements: Vec<Placement> = std::iter::once(&found.suggestion.suggested)
-        .chain(found.suggestion.placements.iter().map(|p| &p.fix))
-        .enumerate()
-        .map(|(i, fix)| Placement {
-            sites: fix.fix.sites.iter().map(|&s| s as u32).collect(),
-            of: costs[1 + i].of.clone(),
-            first: i == 0,
-            chosen: i == passed.unwrap_or(0),
-            checked: checked
-                .as_ref()
-                .filter(|(c, _)| *c == i)
-                .map(|(_, m)| m.clone()),
-        })
-        .collect();
-    if let Some(i) = passed {
-        found.suggestion.choose(i - 1);
-        // The suggested fix is the one called so; the analysis's own is a placement.
-        let first = placement_label(&found.suggestion.placements[i - 1].fix.fix.sites);
-        costs[1 + i].of = costs[1].of.clone();
-        costs[1].of = first.clone();
-        placements[i].of = costs[1 + i].of.clone();
-        placements[0].of = first;
-    }
+    let placements = placement::choose(&mut costs, found, lab, config.cost, check);
     Ok((costs, placements))
-}
-
-/// A placement's name in the costs: its sites.
-fn placement_label(sites: &[usize]) -> String {
-    let sites: Vec<String> = sites.iter().map(ToString::to_string).collect();
-    format!("placement at sites {}", sites.join(", "))
 }
 
 /// What the outcome says before any round: where it ran, and the confirming runs.
