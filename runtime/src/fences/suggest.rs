@@ -107,8 +107,13 @@ pub(crate) fn suggest(shader: &AppSource, minimal: &FixSet, choice: Choice) -> R
             .collect();
         let (kept, missing, mine, theirs) = sites(shader, &analyses, &tables, &portable, choice);
         let fix = patched(shader, &analyses, &tables, fix_of(mine.clone()))?;
-        // A placement the text cannot take is not offered: the analysis's own stays.
-        if c > 0 && !fix.unexpressed.is_empty() {
+        // A placement the text cannot take (naga's rendering, or no patch) is not offered:
+        // the user's own file edited is worth more than the cost it would save.
+        let rendered = fix
+            .files
+            .iter()
+            .any(|f| matches!(f.patch, Patch::Rendered { .. }));
+        if c > 0 && (rendered || !fix.unexpressed.is_empty()) {
             continue;
         }
         if c == 0 && theirs != mine {
