@@ -43,10 +43,14 @@ impl Roles {
     /// `portable` gives, then, for each barrier it adds where another site of the same window
     /// would serve, the completion with that window's barrier moved there (and whatever the
     /// move changes: a window the new site covers too, an acquire's own pairs), none holding
-    /// another's barriers and more, those of fewer barriers first; at most `limit`. Which is cheapest is the
-    /// device's to say (a barrier run every round of a loop, or once after it).
+    /// another's barriers and more, those of fewer barriers first; at most `limit`. Which is
+    /// cheapest is the device's to say (a barrier run every round of a loop, or once after it).
     pub(crate) fn placements(&self, kept: &[u32], limit: usize) -> Vec<Portable> {
         let first = self.portable(kept);
+        // One placement asked for (a minimal fix's report): no other is worked out.
+        if limit <= 1 {
+            return vec![first];
+        }
         let mut others: Vec<Portable> = Vec::new();
         for added in &first.added {
             for &other in &added.alternatives {
