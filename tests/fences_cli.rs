@@ -114,9 +114,13 @@ fn code_lines(source: &str) -> usize {
         .sum()
 }
 
-/// The search's options on lavapipe: short budgets, no log.
+/// The search's options on lavapipe: short budgets, no log, and time for the trials to
+/// shrink the sets (lavapipe builds each trial's program in about a second).
 fn search<'a>(spec: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
     let mut args = vec!["fences", spec, "--budget", "2", "--verify", "2", "--no-log"];
+    if !extra.contains(&"--search-time") {
+        args.extend(["--search-time", "8"]);
+    }
     args.extend_from_slice(extra);
     args
 }

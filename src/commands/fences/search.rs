@@ -36,10 +36,10 @@ pub struct SearchOptions {
     /// failure and it is not reported as a fix
     #[arg(long, default_value = "60", value_parser = crate::options::seconds, allow_negative_numbers = true)]
     verify: Duration,
-    /// Seconds the search's trials may take over every round [default: 4 x --budget]; past
-    /// it, the sites not yet tried are kept and the set found so far is verified. The whole
-    /// search ends within --budget + --search-time + --verify + --cost, start-up and the batch
-    /// in flight aside
+    /// Seconds the search's rounds may take, their trials and the verifications of fixes
+    /// that failed [default: --budget]; past it, the sites not yet tried are kept and the set
+    /// found so far is verified. The whole search ends within --budget + --search-time +
+    /// --verify + --cost, start-up and the batch in flight aside
     #[arg(long, value_parser = crate::options::seconds, allow_negative_numbers = true)]
     search_time: Option<Duration>,
     /// Runs per batch
@@ -155,7 +155,7 @@ pub fn plan(app: &AppOptions, args: &SearchOptions, output: Option<&Path>) -> Re
     Ok(Plan {
         strategy: args.strategy,
         verify: args.verify,
-        search: args.search_time.unwrap_or(args.budget * 4),
+        search: args.search_time.unwrap_or(args.budget),
         choice: if args.minimal {
             Choice::Minimal
         } else {

@@ -59,17 +59,32 @@ pub(crate) struct Found {
     pub verify_seconds: f64,
 }
 
-/// Round `index` (from 0): trials sized for `rate`, keeping `failed` (the last round's fix,
-/// which failed its verification) while it looks for what that fix lacks. `passed`: an
-/// earlier round's trial of a barrier at every site, which passed; it is not run again.
+/// What earlier rounds learned, which a later one keeps.
+#[derive(Default)]
+pub(crate) struct Learned<'a> {
+    /// The last round's fix, which failed its verification: kept while the round looks for
+    /// what it lacks.
+    pub failed: Option<&'a FixSet>,
+    /// An earlier round's trial of a barrier at every site, which passed: not run again.
+    pub all_sites: Option<&'a Measured>,
+    /// The variables an earlier round made atomic together, which passed with a barrier at
+    /// every site: not run again.
+    pub together: Option<&'a [String]>,
+}
+
+/// Round `index` (from 0): trials sized for `rate`, keeping what earlier rounds `learned`.
 pub(crate) fn round(
     cx: &mut Context,
     chosen: &RunConfig,
     rate: FailureRate,
-    failed: &[usize],
+    learned: &Learned,
     index: u64,
-    passed: Option<&Measured>,
 ) -> Result<RoundResult> {
+    let failed: &[usize] = match learned.failed {
+        Some(fix) if fix.atomic.is_empty() => &fix.sites,
+        _ => &[],
+    };
+    let passed = learned.all_sites;
     let started = Instant::now();
     let sizing = match index {
         0 => Sizing::first(rate),
@@ -157,7 +172,21 @@ pub(crate) fn round(
             unfenced: &unfenced,
             all_sites: &all_sites,
         };
-        atomic::search(cx, &trials_config, sizing, &unfixed, &mut tried, &mut count)?
+        let earlier = match (learned.failed, learned.together) {
+            (Some(failed), Some(together)) if !failed.atomic.is_empty() => {
+                Some(atomic::Earlier { failed, together })
+            }
+            _ => None,
+        };
+        atomic::search(
+            cx,
+            &trials_config,
+            sizing,
+            &unfixed,
+            earlier,
+            &mut tried,
+            &mut count,
+        )?
     };
     (cx.on_event)(SearchEvent::TrialsDone);
     let trial_seconds = started.elapsed().as_secs_f64();

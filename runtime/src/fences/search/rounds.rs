@@ -10,12 +10,12 @@
 //! searches the variables again with trials sized for that rate.
 
 use super::config::Context;
-use super::round::{round, End, RoundResult};
+use super::round::{round, End, Learned, RoundResult};
 use crate::error::Result;
 use crate::fences::event::SearchEvent;
 use crate::fences::lab::Confirmed;
 use crate::fences::trial::FailureRate;
-use wgstress_model::fences::outcome::{FenceVerdict, Fix, StrategyRuns};
+use wgstress_model::fences::outcome::{FenceVerdict, StrategyRuns};
 
 /// Rounds at most: each later round's trials are sized for at least four times lower a rate
 /// (the fifth for 256 times below the first). On the H100, ct-octree's third round kept three
@@ -29,23 +29,8 @@ pub(crate) fn run(cx: &mut Context, chosen: &Confirmed) -> Result<Vec<RoundResul
         .expect("the chosen strategy failed");
     let mut rounds: Vec<RoundResult> = Vec::new();
     loop {
-        // A make-atomic fix's sites are those of its rewritten shader, not the barriers'.
-        let failed: Vec<usize> = match rounds.last().map(|r| &r.end) {
-            Some(End::Found(found)) if found.kind == Fix::Barriers => found.fix.sites.clone(),
-            _ => Vec::new(),
-        };
-        let passed = rounds
-            .first()
-            .map(|r| &r.all_sites)
-            .filter(|all| all.failures == 0 && !failed.is_empty());
-        let done = round(
-            cx,
-            &chosen.config,
-            rate,
-            &failed,
-            rounds.len() as u64,
-            passed,
-        )?;
+        let learned = learned(&rounds);
+        let done = round(cx, &chosen.config, rate, &learned, rounds.len() as u64)?;
         let lower = match &done.end {
             End::Found(found) => lower_rate(&found.verified, &found.verdict, rate),
             End::Over(_) => None,
@@ -66,6 +51,32 @@ pub(crate) fn run(cx: &mut Context, chosen: &Confirmed) -> Result<Vec<RoundResul
             }
             None => return Ok(rounds),
         }
+    }
+}
+
+/// What the rounds so far learned: the last one's fix failed its verification (a next round
+/// starts only then).
+fn learned(rounds: &[RoundResult]) -> Learned<'_> {
+    let failed = match rounds.last().map(|r| &r.end) {
+        Some(End::Found(found)) => Some(&found.fix),
+        _ => None,
+    };
+    // A make-atomic fix's sites are those of its rewritten shader, not the barriers'.
+    let barriers = failed.filter(|f| f.atomic.is_empty() && !f.sites.is_empty());
+    let all_sites = rounds
+        .first()
+        .map(|r| &r.all_sites)
+        .filter(|all| all.failures == 0 && barriers.is_some());
+    let together = rounds
+        .iter()
+        .flat_map(|r| &r.atomic)
+        .find(|t| t.refused.is_none() && t.all_sites.is_some())
+        .filter(|t| t.all_sites.is_some_and(|r| r.passed && !r.cut_short))
+        .map(|t| t.variables.as_slice());
+    Learned {
+        failed,
+        all_sites,
+        together,
     }
 }
 

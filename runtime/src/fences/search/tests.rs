@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use wgstress_model::fences::measured::Measured;
-use wgstress_model::fences::outcome::{Fix, KeptRole};
+use wgstress_model::fences::outcome::{Fix, KeptRole, TrialRuns};
 use wgstress_model::fences::patch::{Choice, FilePatch, Patch};
 use wgstress_model::run::calibration::Calibration;
 use wgstress_model::run::stop::Stop;
@@ -573,6 +573,100 @@ fn a_rare_bug_of_another_variable_left_by_a_make_atomic_fix_is_found_in_the_next
     assert_eq!(outcome.refined.len(), 1, "{:?}", outcome.refined);
     assert!(outcome.refined[0].verified[0].runs.failures > 0);
     assert!(outcome.runs_per_trial.unwrap() > outcome.refined[0].runs_per_trial * 4);
+    // The second round kept the total: it asked it with a barrier at every site (which
+    // failed), then only sets that hold it, and did not run every variable together again
+    // at its larger size.
+    let sets: Vec<(&[String], Option<bool>, Option<bool>)> = outcome
+        .atomic
+        .iter()
+        .map(|t| {
+            let passed = |r: Option<TrialRuns>| r.map(|r| r.passed);
+            (&t.variables[..], passed(t.all_sites), passed(t.alone))
+        })
+        .collect();
+    let all = ["count", "poll_open", "total", "out"].map(String::from);
+    let total = ["total".to_string()];
+    let both = ["poll_open", "total"].map(String::from);
+    assert_eq!(
+        sets,
+        [
+            (&all[..], Some(true), None),
+            (&total[..], None, Some(true)),
+            (&total[..], Some(false), None),
+            (&both[..], None, Some(true)),
+        ]
+    );
+    let atomic_sets: Vec<&FixSet> = sim
+        .measured
+        .iter()
+        .filter_map(|(fix, _, _)| fix.as_ref())
+        .filter(|f| !f.atomic.is_empty())
+        .collect();
+    let with = |f: &FixSet, v: &str| f.atomic.iter().any(|a| a == v);
+    let kept_total = atomic_sets
+        .iter()
+        .position(|f| f.atomic == total && f.sites.is_empty())
+        .unwrap();
+    assert!(
+        atomic_sets[kept_total..]
+            .iter()
+            .all(|f| with(f, "total") && f.atomic.len() < 4),
+        "{atomic_sets:?}"
+    );
+}
+
+#[test]
+fn a_make_atomic_fix_that_lacks_a_barrier_keeps_its_variables_in_the_next_round() {
+    // The total loses updates in every run; made atomic, a stale read it orders still shows
+    // in 1 run in 500 until a barrier at one site of the rewritten shader orders it.
+    let totals = Bug {
+        rate: 1.0,
+        shown_by: Strategy::ALL.to_vec(),
+        covers: vec![Cover {
+            atomic: &["total"],
+            sites: Vec::new(),
+        }],
+    };
+    let ordered = Bug {
+        rate: 0.002,
+        shown_by: Strategy::ALL.to_vec(),
+        covers: vec![Cover {
+            atomic: &["total"],
+            sites: vec![3],
+        }],
+    };
+    let mut sim = Sim::new(vec![totals, ordered]);
+    let config = FenceSearchConfig {
+        choice: Choice::Minimal,
+        ..config(&sim, Some(Strategy::Systematic))
+    };
+    let outcome = search(&config, &shader(POLL), &mut sim, &mut |_| {}).unwrap();
+    assert_eq!(outcome.verdict, FenceVerdict::Fixed, "{outcome:?}");
+    let Some(Fix::MakeAtomic { variables, .. }) = &outcome.fix else {
+        panic!("{:?}", outcome.fix);
+    };
+    assert_eq!(variables, &["total"]);
+    assert_eq!(kept(&outcome), [3]);
+    assert_eq!(outcome.refined.len(), 1, "{:?}", outcome.refined);
+    // The second round asked the total with a barrier at every site, which passed, and then
+    // only the barriers: no other variable, and not the total alone again.
+    let last = outcome.atomic.last().unwrap();
+    assert_eq!(last.variables, ["total"]);
+    assert!(last.all_sites.unwrap().passed && last.alone.is_none());
+    let after: Vec<&FixSet> = sim
+        .measured
+        .iter()
+        .filter_map(|(fix, _, _)| fix.as_ref())
+        .skip_while(|f| !(f.atomic == ["total"] && f.sites.is_empty()))
+        .collect();
+    // Every round starts with a barrier at every site of the shader as is.
+    let barriers_only = after.iter().filter(|f| f.atomic.is_empty()).count();
+    assert_eq!(barriers_only, 1, "{after:?}");
+    let after: Vec<&FixSet> = after.into_iter().filter(|f| !f.atomic.is_empty()).collect();
+    assert!(after.iter().all(|f| f.atomic == ["total"]), "{after:?}");
+    let alone = after.iter().filter(|f| f.sites.is_empty()).count();
+    // Round 1's trial of the total alone and its verification.
+    assert_eq!(alone, 3, "{after:?}");
 }
 
 #[test]
