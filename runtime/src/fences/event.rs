@@ -27,7 +27,8 @@ pub enum SearchEvent<'a> {
         runs_per_trial: u64,
         sites: usize,
     },
-    /// A barrier at every site still fails: make-atomic is tried, one variable at a time.
+    /// A barrier at every site still fails: make-atomic is tried, every candidate variable
+    /// together, then the fewest that pass.
     MakeAtomic,
     /// A trial of a set of `sites` fences ended.
     Trial { sites: usize, trial: Trial },

@@ -167,8 +167,8 @@ fn try_variables(
             return Ok(None);
         }
     }
-    let kept = match earlier {
-        Some(earlier) => again(&mut trials, shader, &usable, &earlier, sizing, tried)?,
+    let kept = match &earlier {
+        Some(earlier) => again(&mut trials, shader, &usable, earlier, sizing, tried)?,
         None => Kept {
             variables: fewest(&mut trials, shader, &usable, sizing),
             barriers: Barriers::Unknown,
@@ -207,6 +207,18 @@ fn try_variables(
         }
         Barriers::Failed(sites) => shrink(&patched.order(), &sites, sizing, &mut trials).sites,
         Barriers::Every => (0..patched.len()).collect(),
+    };
+    // A later round the deadline cut short keeps every variable and every site: the failed
+    // fix showed that sets which passed smaller trials can still fail, and this set is the
+    // only one every round's trials passed. On an H200 the poll's third round, cut short
+    // while shrinking the barriers of the total made atomic, kept 5 of its 16 sites, which
+    // failed 1 of 23,488 verification runs.
+    let (variables, patched, sites) = match earlier.is_some() && trials.out_of_time {
+        true => {
+            let every = (0..together.len()).collect();
+            (usable, together, every)
+        }
+        false => (variables, patched, sites),
     };
     count.add(&trials);
     Ok(Some(Step::Passed {

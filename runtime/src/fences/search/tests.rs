@@ -74,6 +74,9 @@ struct Sim {
     /// Sites whose barrier costs more than the usual 10 us a run (one in a loop), and how
     /// much.
     dear: Vec<(usize, f64)>,
+    /// A measurement given runs and a time runs no more runs than fit the time at
+    /// `runs_per_second` (else the runs).
+    timed: bool,
 }
 
 impl Sim {
@@ -86,6 +89,7 @@ impl Sim {
             measured: Vec::new(),
             compile: None,
             dear: Vec::new(),
+            timed: false,
         }
     }
 
@@ -152,9 +156,11 @@ impl Lab for Sim {
         if self.interrupt_after == Some(self.measured.len()) {
             self.stop.store(true, Ordering::SeqCst);
         }
+        let in_time = |t: Duration| (t.as_secs_f64() * self.runs_per_second) as u64;
         let runs_allowed = match (budget.runs, budget.time) {
+            (Some(n), Some(t)) if self.timed => n.min(in_time(t)),
             (Some(n), _) => n,
-            (None, Some(t)) => (t.as_secs_f64() * self.runs_per_second) as u64,
+            (None, Some(t)) => in_time(t),
             (None, None) => unreachable!("the search gives every measurement a budget"),
         };
         let p = self.rate(subject, strategy);
@@ -667,6 +673,103 @@ fn a_make_atomic_fix_that_lacks_a_barrier_keeps_its_variables_in_the_next_round(
     let alone = after.iter().filter(|f| f.sites.is_empty()).count();
     // Round 1's trial of the total alone and its verification.
     assert_eq!(alone, 3, "{after:?}");
+}
+
+#[test]
+fn a_later_make_atomic_round_cut_short_at_its_first_trial_keeps_every_variable_and_site() {
+    // As the poll on an H200: the total alone passes the first round's trials of one run and
+    // fails its verification; the second round's trials, sized for 1 run in 1,000, do not
+    // fit the search's time, simulated at 1,000 runs a second.
+    let totals = Bug {
+        rate: 1.0,
+        shown_by: Strategy::ALL.to_vec(),
+        covers: vec![Cover {
+            atomic: &["total"],
+            sites: Vec::new(),
+        }],
+    };
+    let stale = Bug {
+        rate: 0.001,
+        shown_by: Strategy::ALL.to_vec(),
+        covers: vec![Cover {
+            atomic: &["poll_open", "total"],
+            sites: Vec::new(),
+        }],
+    };
+    let mut sim = Sim {
+        timed: true,
+        ..Sim::new(vec![totals, stale])
+    };
+    let config = FenceSearchConfig {
+        search: Duration::from_secs(2),
+        choice: Choice::Minimal,
+        ..config(&sim, Some(Strategy::Systematic))
+    };
+    let outcome = search(&config, &shader(POLL), &mut sim, &mut |_| {}).unwrap();
+    assert!(outcome.search_out_of_time, "{outcome:?}");
+    assert_eq!(outcome.refined.len(), 1, "{:?}", outcome.refined);
+    assert_eq!(outcome.verdict, FenceVerdict::Fixed, "{outcome:?}");
+    let Some(Fix::MakeAtomic {
+        variables, sites, ..
+    }) = &outcome.fix
+    else {
+        panic!("{:?}", outcome.fix);
+    };
+    assert_eq!(variables, &["count", "poll_open", "total", "out"]);
+    assert_eq!(kept(&outcome).len(), *sites, "{outcome:?}");
+}
+
+#[test]
+fn a_later_round_cut_short_while_shrinking_barriers_keeps_every_variable_too() {
+    // The total made atomic needs a barrier at site 3 of its rewritten shader against a
+    // failure of 1 run in 1,000; the second round's trial of the total with a barrier at
+    // every site passes, and then the search's time runs out.
+    let totals = Bug {
+        rate: 1.0,
+        shown_by: Strategy::ALL.to_vec(),
+        covers: vec![Cover {
+            atomic: &["total"],
+            sites: Vec::new(),
+        }],
+    };
+    let ordered = Bug {
+        rate: 0.001,
+        shown_by: Strategy::ALL.to_vec(),
+        covers: vec![Cover {
+            atomic: &["total"],
+            sites: vec![3],
+        }],
+    };
+    let mut sim = Sim::new(vec![totals, ordered]);
+    let search_time = Duration::from_secs(2);
+    let config = FenceSearchConfig {
+        search: search_time,
+        choice: Choice::Minimal,
+        ..config(&sim, Some(Strategy::Systematic))
+    };
+    let (mut refining, mut slept) = (false, false);
+    let outcome = search(&config, &shader(POLL), &mut sim, &mut |e| match e {
+        SearchEvent::Refining { .. } => refining = true,
+        SearchEvent::Trial { trial, .. } if refining && trial.passed() && !slept => {
+            std::thread::sleep(search_time + Duration::from_millis(200));
+            slept = true;
+        }
+        _ => {}
+    })
+    .unwrap();
+    assert!(slept && outcome.search_out_of_time, "{outcome:?}");
+    let last = outcome.atomic.last().unwrap();
+    assert_eq!(last.variables, ["total"]);
+    assert!(last.all_sites.unwrap().passed, "{outcome:?}");
+    assert_eq!(outcome.verdict, FenceVerdict::Fixed, "{outcome:?}");
+    let Some(Fix::MakeAtomic {
+        variables, sites, ..
+    }) = &outcome.fix
+    else {
+        panic!("{:?}", outcome.fix);
+    };
+    assert_eq!(variables, &["count", "poll_open", "total", "out"]);
+    assert_eq!(kept(&outcome).len(), *sites, "{outcome:?}");
 }
 
 #[test]
