@@ -70,8 +70,8 @@ fn fix_text(fix: &Fix, barriers: usize) -> String {
             let mut text = match variables.as_slice() {
                 [one] => format!("make `{one}` atomic (its loads and stores atomic"),
                 _ => format!(
-                    "make {} atomic together (each is needed: with any one left plain, runs \
-                     failed even with a barrier at every site; their loads and stores atomic",
+                    "make {} atomic together (the evidence says what each set of them did; \
+                     their loads and stores atomic",
                     quoted(variables)
                 ),
             };
