@@ -16,7 +16,7 @@
 //! always on), then shrinks the fix and what was added together: starting over would spend
 //! the larger trials finding the fix's sites again.
 
-use super::ddmin::{ddmin_guessing, Search};
+use super::ddmin::{ddmin_after, ddmin_guessing, guess_alone, Guessed, Search};
 use super::trial::{Oracle, Sizing, Trial};
 use wgstress_instrument::placement::FenceSite;
 
@@ -88,6 +88,47 @@ const GUESSES: usize = 6;
 fn ordered(order: &[usize], sizing: Sizing, oracle: &mut dyn Oracle) -> Search {
     let positions: Vec<usize> = (0..order.len()).collect();
     let found = ddmin_guessing(&positions, GUESSES, sizing, &mut Ordered { order, oracle });
+    Search {
+        sites: ascending(found.sites.iter().map(|&p| order[p])),
+        ..found
+    }
+}
+
+/// The sets `guess_first` asks, in order (none with two sites or fewer, which ddmin's first
+/// level asks alone).
+pub(crate) fn first_guesses(order: &[usize]) -> Vec<Vec<usize>> {
+    match order.len() {
+        0..=2 => Vec::new(),
+        _ => order.iter().take(GUESSES).map(|&s| vec![s]).collect(),
+    }
+}
+
+/// A first round's guesses, asked before a barrier at every site is (`guess_alone`): the
+/// sites of the first guess that passed, if one did, and what `shrink_guessed` needs.
+pub(crate) fn guess_first(
+    order: &[usize],
+    sizing: Sizing,
+    oracle: &mut dyn Oracle,
+) -> (Option<Vec<usize>>, Guessed) {
+    let positions: Vec<usize> = (0..order.len()).collect();
+    let guessed = guess_alone(&positions, GUESSES, sizing, &mut Ordered { order, oracle });
+    let kept = guessed
+        .kept
+        .as_ref()
+        .map(|positions| ascending(positions.iter().map(|&p| order[p])));
+    (kept, guessed)
+}
+
+/// `shrink` in a first round whose guesses (`guess_first`) all failed and whose every site
+/// then passed: ddmin in the order of preference, not asking the guesses again.
+pub(crate) fn shrink_guessed(
+    order: &[usize],
+    guessed: &Guessed,
+    sizing: Sizing,
+    oracle: &mut dyn Oracle,
+) -> Search {
+    let positions: Vec<usize> = (0..order.len()).collect();
+    let found = ddmin_after(&positions, guessed, sizing, &mut Ordered { order, oracle });
     Search {
         sites: ascending(found.sites.iter().map(|&p| order[p])),
         ..found

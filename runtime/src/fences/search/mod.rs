@@ -1,7 +1,8 @@
 //! `wgstress fences`: the search for the fix that stops an application's failures.
 //! (a) Confirm the failure and measure its rate (confirm.rs); (b) a barrier at every
-//! candidate site must stop it, else make-atomic is tried (atomic.rs); (c) shrink the set of
-//! barriers with delta debugging; (d) verify the fix under every strategy that failed
+//! candidate site must stop it, else make-atomic is tried (atomic.rs), unless a first round's
+//! first sites, asked alone first, pass (a fix of one site); (c) shrink the set of barriers
+//! with delta debugging; (d) verify the fix under every strategy that failed
 //! (verify.rs); (b) to (d) are a round (round.rs), and a fix that fails its verification
 //! starts another (rounds.rs). Everything the search asks of a device goes through a `Lab`,
 //! so the whole search runs on a simulated GPU in the tests.
@@ -22,6 +23,7 @@ use super::cost;
 use super::event::SearchEvent;
 use super::lab::{Confirmed, Lab};
 use super::lab::{FixSet, Subject};
+use super::shrink::first_guesses;
 use super::source::AppSource;
 use crate::error::Result;
 use config::Context;
@@ -45,10 +47,16 @@ pub fn search(
     on_event: &mut dyn FnMut(SearchEvent<'_>),
 ) -> Result<FenceOutcome> {
     let started = Instant::now();
-    // A first round's first trial is a barrier at every site: built while the failure is
-    // confirmed.
-    let every_site: Vec<usize> = (0..shader.tables(&[])?.len()).collect();
-    lab.prepare(&[FixSet::barriers(&every_site)]);
+    // A first round's first trials are its guesses, then a barrier at every site: built
+    // while the failure is confirmed.
+    let unfenced = shader.tables(&[])?;
+    let every_site: Vec<usize> = (0..unfenced.len()).collect();
+    let mut first: Vec<FixSet> = first_guesses(&unfenced.order())
+        .iter()
+        .map(|sites| FixSet::barriers(sites))
+        .collect();
+    first.push(FixSet::barriers(&every_site));
+    lab.prepare(&first);
     let tried = confirm::confirm(config, lab, on_event)?;
     let confirmed = started.elapsed().as_secs_f64();
     let (app, adapter) = lab.names();
@@ -230,7 +238,7 @@ fn assemble(
     let (sites, all_sites, runs_per_trial, found) = match last {
         Some(round) => (
             Some(round.sites),
-            Some(round.all_sites),
+            round.all_sites,
             Some(round.runs_per_trial),
             match round.end {
                 End::Found(found) => Some(*found),

@@ -9,7 +9,7 @@ use super::{atomic, verify};
 use crate::error::Result;
 use crate::fences::event::SearchEvent;
 use crate::fences::lab::{FixSet, Subject};
-use crate::fences::shrink::shrink;
+use crate::fences::shrink::{guess_first, shrink, shrink_guessed};
 use crate::fences::suggest::{suggest, Suggestion};
 use crate::fences::trial::{FailureRate, Sizing};
 use crate::fences::trials::Trials;
@@ -24,8 +24,8 @@ pub(crate) struct RoundResult {
     pub runs_per_trial: u64,
     /// Candidate sites of the application as is.
     pub sites: usize,
-    /// Runs with a barrier at every site.
-    pub all_sites: Measured,
+    /// Runs with a barrier at every site; none where a first round's guess passed first.
+    pub all_sites: Option<Measured>,
     pub atomic: Vec<AtomicTrial>,
     pub trials: u64,
     pub runs: u64,
@@ -100,6 +100,45 @@ pub(crate) fn round(
         sites,
     });
     let seed = |i| run_seed(chosen.master_seed, i + 64 * index);
+    let order = unfenced.order();
+    let mut count = Count::default();
+    // A first round asks the first sites of its order alone before a barrier at every site:
+    // a passing guess is a fix of one site, which needs no trial of every site.
+    let guessed = match index {
+        0 => {
+            let guess_config = RunConfig {
+                master_seed: seed(3),
+                ..chosen.clone()
+            };
+            let mut trials = Trials::new(
+                &mut *cx.lab,
+                Vec::new(),
+                &guess_config,
+                &mut *cx.on_event,
+                cx.deadline,
+            );
+            let (kept, guessed) = guess_first(&order, sizing, &mut trials);
+            count.add(&trials);
+            let step = match (kept, trials.stopped.take()) {
+                (_, Some(stop)) => Some(Step::Over(FenceVerdict::stopped(
+                    stop,
+                    "the first sites asked alone",
+                ))),
+                (Some(kept), None) => Some(Step::Passed {
+                    fix: FixSet::barriers(&kept),
+                    kind: Fix::Barriers,
+                    stopped: None,
+                }),
+                (None, None) => None,
+            };
+            if let Some(step) = step {
+                let trials = Tally::new(count, started, 0.0);
+                return finish(cx, step, None, Vec::new(), trials, runs_per_trial, sites);
+            }
+            Some(guessed)
+        }
+        _ => None,
+    };
     let all: Vec<usize> = (0..sites).collect();
     let budget = Budget {
         runs: Some(runs_per_trial),
@@ -127,31 +166,26 @@ pub(crate) fn round(
     } else {
         all_sites.seconds
     };
-    let result = |all_sites, atomic, count: Count, trial_seconds, end| RoundResult {
-        runs_per_trial,
-        sites,
-        all_sites,
-        atomic,
-        trials: count.trials,
-        runs: count.runs,
-        out_of_time: count.out_of_time,
-        trial_seconds,
-        run_seconds: all_seconds + count.seconds,
-        end,
-    };
     if let Some(stop) = all_sites.stopped.clone() {
-        let end = End::Over(FenceVerdict::stopped(stop, "the trial of all sites"));
-        let spent = started.elapsed().as_secs_f64();
-        return Ok(result(all_sites, Vec::new(), Count::default(), spent, end));
+        let step = Step::Over(FenceVerdict::stopped(stop, "the trial of all sites"));
+        let trials = Tally::new(count, started, all_seconds);
+        let all_sites = Some(all_sites);
+        return finish(
+            cx,
+            step,
+            all_sites,
+            Vec::new(),
+            trials,
+            runs_per_trial,
+            sites,
+        );
     }
     let trials_config = RunConfig {
         master_seed: seed(2),
         ..chosen.clone()
     };
-    let mut count = Count::default();
     let mut tried = Vec::new();
     let step = if all_sites.failures == 0 {
-        let order = unfenced.order();
         let mut trials = Trials::new(
             &mut *cx.lab,
             Vec::new(),
@@ -159,7 +193,10 @@ pub(crate) fn round(
             &mut *cx.on_event,
             cx.deadline,
         );
-        let found = shrink(&order, failed, sizing, &mut trials);
+        let found = match &guessed {
+            Some(guessed) => shrink_guessed(&order, guessed, sizing, &mut trials),
+            None => shrink(&order, failed, sizing, &mut trials),
+        };
         count.add(&trials);
         Step::Passed {
             fix: FixSet::barriers(&found.sites),
@@ -188,15 +225,67 @@ pub(crate) fn round(
             &mut count,
         )?
     };
+    let trials = Tally::new(count, started, all_seconds);
+    finish(
+        cx,
+        step,
+        Some(all_sites),
+        tried,
+        trials,
+        runs_per_trial,
+        sites,
+    )
+}
+
+/// A round's trials: what they counted, when the round started, and the seconds of a trial
+/// of every site run outside them.
+struct Tally {
+    count: Count,
+    started: Instant,
+    all_seconds: f64,
+}
+
+impl Tally {
+    fn new(count: Count, started: Instant, all_seconds: f64) -> Tally {
+        Tally {
+            count,
+            started,
+            all_seconds,
+        }
+    }
+}
+
+/// The round's result once its trials ended in `step`: the fix found settled (suggested
+/// and verified), or the verdict that ended it.
+fn finish(
+    cx: &mut Context,
+    step: Step,
+    all_sites: Option<Measured>,
+    atomic: Vec<AtomicTrial>,
+    trials: Tally,
+    runs_per_trial: u64,
+    sites: usize,
+) -> Result<RoundResult> {
     (cx.on_event)(SearchEvent::TrialsDone);
-    let trial_seconds = started.elapsed().as_secs_f64();
+    let trial_seconds = trials.started.elapsed().as_secs_f64();
     let end = match step {
         Step::Over(verdict) => End::Over(verdict),
         Step::Passed { fix, kind, stopped } => {
             End::Found(Box::new(settle(cx, fix, kind, stopped, runs_per_trial)?))
         }
     };
-    Ok(result(all_sites, tried, count, trial_seconds, end))
+    Ok(RoundResult {
+        runs_per_trial,
+        sites,
+        all_sites,
+        atomic,
+        trials: trials.count.trials,
+        runs: trials.count.runs,
+        out_of_time: trials.count.out_of_time,
+        trial_seconds,
+        run_seconds: trials.all_seconds + trials.count.seconds,
+        end,
+    })
 }
 
 /// The fix that passed its trials, the suggestion grown from it, and the suggestion's

@@ -65,7 +65,7 @@ fn learned(rounds: &[RoundResult]) -> Learned<'_> {
     let barriers = failed.filter(|f| f.atomic.is_empty() && !f.sites.is_empty());
     let all_sites = rounds
         .first()
-        .map(|r| &r.all_sites)
+        .and_then(|r| r.all_sites.as_ref())
         .filter(|all| all.failures == 0 && barriers.is_some());
     let together = rounds
         .iter()

@@ -352,6 +352,58 @@ fn the_needed_barrier_is_found_and_verified() {
         .starts_with("platform:"));
 }
 
+/// The sets of sites the search asked, in order (fixes of barriers alone, before the
+/// verification ran the patched text).
+fn barrier_sets(sim: &Sim) -> Vec<Vec<usize>> {
+    sim.measured
+        .iter()
+        .filter_map(|(fix, _, _)| fix.as_ref())
+        .map(|f| f.sites.clone())
+        .collect()
+}
+
+#[test]
+fn a_one_site_fix_among_the_first_sites_needs_no_trial_of_every_site() {
+    let n = sites_of(FLAGS);
+    let mut sim = Sim::new(vec![Bug::barriers(0.3, &[2])]);
+    let (outcome, _) = run(FLAGS, &mut sim, None);
+    assert_eq!(outcome.verdict, FenceVerdict::Fixed, "{outcome:?}");
+    assert_eq!(kept(&outcome), [2]);
+    assert!(outcome.all_sites.is_none(), "{outcome:?}");
+    let every: Vec<usize> = (0..n).collect();
+    let asked = barrier_sets(&sim);
+    assert!(!asked.contains(&every), "{asked:?}");
+    // The guesses alone, in the order of preference, the passing one twice.
+    assert!(asked.iter().all(|set| set.len() == 1), "{asked:?}");
+    assert_eq!(
+        asked.iter().filter(|set| **set == [2]).count(),
+        3,
+        "{asked:?}"
+    );
+}
+
+#[test]
+fn where_no_first_site_passes_alone_every_site_is_asked_and_the_guesses_are_not_again() {
+    let n = sites_of(FLAGS);
+    let mut sim = Sim::new(vec![Bug::barriers(0.3, &[0, 3])]);
+    let (outcome, _) = run(FLAGS, &mut sim, None);
+    assert_eq!(outcome.verdict, FenceVerdict::Fixed, "{outcome:?}");
+    assert_eq!(kept(&outcome), [0, 3]);
+    assert_eq!(outcome.all_sites.as_ref().unwrap().failures, 0);
+    let every: Vec<usize> = (0..n).collect();
+    let asked = barrier_sets(&sim);
+    let all_at = asked.iter().position(|set| *set == every).unwrap();
+    assert!(all_at >= 2, "the guesses come first: {asked:?}");
+    assert!(
+        asked[..all_at].iter().all(|set| set.len() == 1),
+        "{asked:?}"
+    );
+    for single in &asked[..all_at] {
+        let times = asked.iter().filter(|set| *set == single).count();
+        assert_eq!(times, 1, "{single:?} asked again: {asked:?}");
+    }
+}
+
 #[test]
 fn without_a_failure_under_systematic_stress_the_others_are_tried() {
     let only_cache = Bug {
@@ -871,9 +923,10 @@ fn nothing_fixes_a_bug_no_fix_covers_and_the_reasons_say_what_was_tried() {
 #[test]
 fn ctrl_c_in_the_verification_reports_the_fix_found_not_verified() {
     let mut sim = Sim::new(vec![Bug::barriers(0.3, &[2])]);
-    // Confirm, the all-sites trial and the trials, then Ctrl-C as the verification starts.
+    // Confirm, the all-sites trial if a guess did not pass first, and the trials, then Ctrl-C
+    // as the verification starts.
     let (whole, _) = run(FLAGS, &mut Sim::new(vec![Bug::barriers(0.3, &[2])]), None);
-    let before_verification = 2 + whole.trials as usize;
+    let before_verification = 1 + usize::from(whole.all_sites.is_some()) + whole.trials as usize;
     sim.interrupt_after = Some(before_verification);
     let (outcome, _) = run(FLAGS, &mut sim, None);
     assert_eq!(
