@@ -65,11 +65,20 @@ pub(crate) struct Learned<'a> {
     /// The last round's fix, which failed its verification: kept while the round looks for
     /// what it lacks.
     pub failed: Option<&'a FixSet>,
-    /// An earlier round's trial of a barrier at every site, which passed: not run again.
-    pub all_sites: Option<&'a Measured>,
+    /// What an earlier round showed of a barrier at every site: it is not run again.
+    pub every_site: Option<EverySite<'a>>,
     /// The variables an earlier round made atomic together, which passed with a barrier at
     /// every site: not run again.
     pub together: Option<&'a [String]>,
+}
+
+/// What an earlier round showed of a barrier at every site.
+#[derive(Clone, Copy)]
+pub(crate) enum EverySite<'a> {
+    /// Its trial passed.
+    Passed(&'a Measured),
+    /// A set of fewer sites passed (a first round's guess), which every site holds.
+    Held,
 }
 
 /// Round `index` (from 0): trials sized for `rate`, keeping what earlier rounds `learned`.
@@ -84,7 +93,7 @@ pub(crate) fn round(
         Some(fix) if fix.atomic.is_empty() => &fix.sites,
         _ => &[],
     };
-    let passed = learned.all_sites;
+    let passed = learned.every_site;
     let started = Instant::now();
     let sizing = match index {
         0 => Sizing::first(rate),
@@ -149,27 +158,27 @@ pub(crate) fn round(
         failures: Some(1),
     };
     // A later round's trials are larger, but its search keeps the failed fix and adds sites
-    // to it: every site passing is its premise, which the first round's trial showed; run
+    // to it: every site passing is its premise, which the first round showed (its trial of
+    // every site, or a guess that passed alone, a set every site holds); run
     // again at the larger size, that trial would cost more than the whole first round.
     let all_sites = match passed {
-        Some(passed) => passed.clone(),
-        None => Measured::or_stopped(cx.lab.measure(
+        Some(EverySite::Passed(passed)) => Some(passed.clone()),
+        Some(EverySite::Held) => None,
+        None => Some(Measured::or_stopped(cx.lab.measure(
             Subject::Fix(&FixSet::barriers(&all)),
             chosen,
             &budget,
             seed(1),
-        )),
+        ))),
     };
     // The trial of every site counts among the trials unless an earlier round ran it.
-    let all_seconds = if passed.is_some() {
-        0.0
-    } else {
-        all_sites.seconds
+    let all_seconds = match (passed, &all_sites) {
+        (None, Some(all_sites)) => all_sites.seconds,
+        _ => 0.0,
     };
-    if let Some(stop) = all_sites.stopped.clone() {
+    if let Some(stop) = all_sites.as_ref().and_then(|all| all.stopped.clone()) {
         let step = Step::Over(FenceVerdict::stopped(stop, "the trial of all sites"));
         let trials = Tally::new(count, started, all_seconds);
-        let all_sites = Some(all_sites);
         return finish(
             cx,
             step,
@@ -185,7 +194,29 @@ pub(crate) fn round(
         ..chosen.clone()
     };
     let mut tried = Vec::new();
-    let step = if all_sites.failures == 0 {
+    let failing = all_sites.as_ref().filter(|all| all.failures > 0);
+    let step = if let Some(all_sites) = failing {
+        (cx.on_event)(SearchEvent::MakeAtomic);
+        let unfixed = atomic::Unfixed {
+            unfenced: &unfenced,
+            all_sites,
+        };
+        let earlier = match (learned.failed, learned.together) {
+            (Some(failed), Some(together)) if !failed.atomic.is_empty() => {
+                Some(atomic::Earlier { failed, together })
+            }
+            _ => None,
+        };
+        atomic::search(
+            cx,
+            &trials_config,
+            sizing,
+            &unfixed,
+            earlier,
+            &mut tried,
+            &mut count,
+        )?
+    } else {
         let mut trials = Trials::new(
             &mut *cx.lab,
             Vec::new(),
@@ -203,38 +234,9 @@ pub(crate) fn round(
             kind: Fix::Barriers,
             stopped: trials.stopped,
         }
-    } else {
-        (cx.on_event)(SearchEvent::MakeAtomic);
-        let unfixed = atomic::Unfixed {
-            unfenced: &unfenced,
-            all_sites: &all_sites,
-        };
-        let earlier = match (learned.failed, learned.together) {
-            (Some(failed), Some(together)) if !failed.atomic.is_empty() => {
-                Some(atomic::Earlier { failed, together })
-            }
-            _ => None,
-        };
-        atomic::search(
-            cx,
-            &trials_config,
-            sizing,
-            &unfixed,
-            earlier,
-            &mut tried,
-            &mut count,
-        )?
     };
     let trials = Tally::new(count, started, all_seconds);
-    finish(
-        cx,
-        step,
-        Some(all_sites),
-        tried,
-        trials,
-        runs_per_trial,
-        sites,
-    )
+    finish(cx, step, all_sites, tried, trials, runs_per_trial, sites)
 }
 
 /// A round's trials: what they counted, when the round started, and the seconds of a trial

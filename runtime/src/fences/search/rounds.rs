@@ -10,7 +10,7 @@
 //! searches the variables again with trials sized for that rate.
 
 use super::config::Context;
-use super::round::{round, End, Learned, RoundResult};
+use super::round::{round, End, EverySite, Learned, RoundResult};
 use crate::error::Result;
 use crate::fences::event::SearchEvent;
 use crate::fences::lab::Confirmed;
@@ -63,10 +63,17 @@ fn learned(rounds: &[RoundResult]) -> Learned<'_> {
     };
     // A make-atomic fix's sites are those of its rewritten shader, not the barriers'.
     let barriers = failed.filter(|f| f.atomic.is_empty() && !f.sites.is_empty());
-    let all_sites = rounds
-        .first()
-        .and_then(|r| r.all_sites.as_ref())
-        .filter(|all| all.failures == 0 && barriers.is_some());
+    // A first round whose guess passed ran no trial of every site, but a site that passed
+    // alone is a set that every site holds.
+    let every_site =
+        rounds
+            .first()
+            .filter(|_| barriers.is_some())
+            .and_then(|r| match &r.all_sites {
+                Some(all) if all.failures == 0 => Some(EverySite::Passed(all)),
+                Some(_) => None,
+                None => Some(EverySite::Held),
+            });
     let together = rounds
         .iter()
         .flat_map(|r| &r.atomic)
@@ -75,7 +82,7 @@ fn learned(rounds: &[RoundResult]) -> Learned<'_> {
         .map(|t| t.variables.as_slice());
     Learned {
         failed,
-        all_sites,
+        every_site,
         together,
     }
 }
