@@ -37,7 +37,7 @@ pub struct SearchOptions {
     #[arg(long, default_value = "60", value_parser = crate::options::seconds, allow_negative_numbers = true)]
     verify: Duration,
     /// Seconds the search's rounds may take, their trials and the verifications of fixes
-    /// that failed [default: --budget]; past it, the sites not yet tried are kept and the set
+    /// that failed [default: 2 x --budget]; past it, the sites not yet tried are kept and the set
     /// found so far is verified. The whole search ends within --budget + --search-time +
     /// --verify + --cost, start-up and the batch in flight aside
     #[arg(long, value_parser = crate::options::seconds, allow_negative_numbers = true)]
@@ -155,7 +155,7 @@ pub fn plan(app: &AppOptions, args: &SearchOptions, output: Option<&Path>) -> Re
     Ok(Plan {
         strategy: args.strategy,
         verify: args.verify,
-        search: args.search_time.unwrap_or(args.budget),
+        search: args.search_time.unwrap_or(args.budget * 2),
         choice: if args.minimal {
             Choice::Minimal
         } else {
