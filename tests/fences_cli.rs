@@ -642,7 +642,8 @@ fn the_search_keeps_to_its_time_bound_and_verifies_what_it_kept() {
     assert_eq!(out.status.code(), Some(0), "{stdout}");
     let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(report["search_out_of_time"], true, "{report}");
-    assert_eq!(report["trials"], 0, "{report}");
+    // The first guess may start within the bound's millisecond; nothing after it does.
+    assert!(report["trials"].as_u64().unwrap() <= 1, "{report}");
     // No site was dropped: every one is kept, and that fix passed its verification.
     assert_eq!(report["verdict"], "fixed", "{report}");
     assert!(report["kept"].as_array().unwrap().len() > 1, "{report}");
