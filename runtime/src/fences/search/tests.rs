@@ -48,6 +48,19 @@ impl Bug {
         }
     }
 
+    /// At `rate` under every strategy; fixed with `atomic` made atomic and barriers at
+    /// `sites`.
+    fn atomic(rate: f64, atomic: &'static [&'static str], sites: &[usize]) -> Bug {
+        Bug {
+            rate,
+            shown_by: Strategy::ALL.to_vec(),
+            covers: vec![Cover {
+                atomic,
+                sites: sites.to_vec(),
+            }],
+        }
+    }
+
     fn covered(&self, fix: &FixSet) -> bool {
         self.covers.iter().any(|c| {
             let atomic = match c.atomic {
@@ -508,14 +521,7 @@ fn the_confirming_runs_stop_once_the_rate_is_known() {
 
 #[test]
 fn lost_updates_are_fixed_by_make_atomic_when_every_barrier_still_fails() {
-    let atomic = Bug {
-        rate: 0.6,
-        shown_by: Strategy::ALL.to_vec(),
-        covers: vec![Cover {
-            atomic: &["counter"],
-            sites: Vec::new(),
-        }],
-    };
+    let atomic = Bug::atomic(0.6, &["counter"], &[]);
     let mut sim = Sim::new(vec![atomic]);
     let (outcome, _) = run(COUNTER, &mut sim, None);
     assert_eq!(outcome.verdict, FenceVerdict::Fixed, "{outcome:?}");
@@ -550,14 +556,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>) {
 #[test]
 fn variables_needed_together_are_made_atomic_together_and_the_rest_left_plain() {
     // Lost updates of two variables: neither alone fixes the runs.
-    let both = Bug {
-        rate: 0.4,
-        shown_by: Strategy::ALL.to_vec(),
-        covers: vec![Cover {
-            atomic: &["count", "total"],
-            sites: Vec::new(),
-        }],
-    };
+    let both = Bug::atomic(0.4, &["count", "total"], &[]);
     let mut sim = Sim::new(vec![both]);
     let (outcome, _) = run(POLL, &mut sim, None);
     assert_eq!(outcome.verdict, FenceVerdict::Fixed, "{outcome:?}");
@@ -607,22 +606,8 @@ fn variables_needed_together_are_made_atomic_together_and_the_rest_left_plain() 
 fn a_rare_bug_of_another_variable_left_by_a_make_atomic_fix_is_found_in_the_next_round() {
     // The total loses updates in every run; the poll flag read stale shows in 1 run in 500,
     // which the first round's trials of one run cannot see.
-    let totals = Bug {
-        rate: 1.0,
-        shown_by: Strategy::ALL.to_vec(),
-        covers: vec![Cover {
-            atomic: &["total"],
-            sites: Vec::new(),
-        }],
-    };
-    let stale = Bug {
-        rate: 0.002,
-        shown_by: Strategy::ALL.to_vec(),
-        covers: vec![Cover {
-            atomic: &["poll_open"],
-            sites: Vec::new(),
-        }],
-    };
+    let totals = Bug::atomic(1.0, &["total"], &[]);
+    let stale = Bug::atomic(0.002, &["poll_open"], &[]);
     let mut sim = Sim::new(vec![totals, stale]);
     let (outcome, _) = run(POLL, &mut sim, Some(Strategy::Systematic));
     assert_eq!(outcome.verdict, FenceVerdict::Fixed, "{outcome:?}");
@@ -691,22 +676,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>) {
 fn a_make_atomic_fix_of_every_variable_keeps_them_and_its_barriers_in_the_next_round() {
     // The total loses updates in every run; made atomic, a read it orders still shows stale
     // in 1 run in 500 until a barrier at one site of the rewritten shader orders it.
-    let totals = Bug {
-        rate: 1.0,
-        shown_by: Strategy::ALL.to_vec(),
-        covers: vec![Cover {
-            atomic: &["total"],
-            sites: Vec::new(),
-        }],
-    };
-    let ordered = Bug {
-        rate: 0.002,
-        shown_by: Strategy::ALL.to_vec(),
-        covers: vec![Cover {
-            atomic: &["total"],
-            sites: vec![1],
-        }],
-    };
+    let totals = Bug::atomic(1.0, &["total"], &[]);
+    let ordered = Bug::atomic(0.002, &["total"], &[1]);
     let app = shader(TOTAL_AND_FLAG);
     assert_eq!(app.atomic_candidates(), ["total"]);
     assert!(app.tables(&["total".to_string()]).unwrap().len() > 1);
@@ -745,22 +716,8 @@ fn a_later_make_atomic_round_adds_a_variable_before_barriers() {
     // As above, but with other plain variables: the second round makes one more atomic (the
     // first of the order that passes with a barrier at every site), then asks that pair
     // without barriers, and keeps the barrier they still need.
-    let totals = Bug {
-        rate: 1.0,
-        shown_by: Strategy::ALL.to_vec(),
-        covers: vec![Cover {
-            atomic: &["total"],
-            sites: Vec::new(),
-        }],
-    };
-    let ordered = Bug {
-        rate: 0.002,
-        shown_by: Strategy::ALL.to_vec(),
-        covers: vec![Cover {
-            atomic: &["total"],
-            sites: vec![3],
-        }],
-    };
+    let totals = Bug::atomic(1.0, &["total"], &[]);
+    let ordered = Bug::atomic(0.002, &["total"], &[3]);
     let mut sim = Sim::new(vec![totals, ordered]);
     let config = FenceSearchConfig {
         choice: Choice::Minimal,
@@ -778,27 +735,25 @@ fn a_later_make_atomic_round_adds_a_variable_before_barriers() {
     assert!(!last.alone.unwrap().passed, "{outcome:?}");
 }
 
+/// The outcome's fix makes every candidate variable of `POLL` atomic and keeps every site.
+fn assert_every_variable_and_site(outcome: &FenceOutcome) {
+    let Some(Fix::MakeAtomic {
+        variables, sites, ..
+    }) = &outcome.fix
+    else {
+        panic!("{:?}", outcome.fix);
+    };
+    assert_eq!(variables, &["count", "poll_open", "total", "out"]);
+    assert_eq!(kept(outcome).len(), *sites, "{outcome:?}");
+}
+
 #[test]
 fn a_later_make_atomic_round_cut_short_at_its_first_trial_keeps_every_variable_and_site() {
     // As the poll on an H200: the total alone passes the first round's trials of one run and
     // fails its verification; the second round's trials, sized for 1 run in 1,000, do not
     // fit the search's time, simulated at 1,000 runs a second.
-    let totals = Bug {
-        rate: 1.0,
-        shown_by: Strategy::ALL.to_vec(),
-        covers: vec![Cover {
-            atomic: &["total"],
-            sites: Vec::new(),
-        }],
-    };
-    let stale = Bug {
-        rate: 0.001,
-        shown_by: Strategy::ALL.to_vec(),
-        covers: vec![Cover {
-            atomic: &["poll_open", "total"],
-            sites: Vec::new(),
-        }],
-    };
+    let totals = Bug::atomic(1.0, &["total"], &[]);
+    let stale = Bug::atomic(0.001, &["poll_open", "total"], &[]);
     let mut sim = Sim {
         timed: true,
         ..Sim::new(vec![totals, stale])
@@ -812,14 +767,7 @@ fn a_later_make_atomic_round_cut_short_at_its_first_trial_keeps_every_variable_a
     assert!(outcome.search_out_of_time, "{outcome:?}");
     assert_eq!(outcome.refined.len(), 1, "{:?}", outcome.refined);
     assert_eq!(outcome.verdict, FenceVerdict::Fixed, "{outcome:?}");
-    let Some(Fix::MakeAtomic {
-        variables, sites, ..
-    }) = &outcome.fix
-    else {
-        panic!("{:?}", outcome.fix);
-    };
-    assert_eq!(variables, &["count", "poll_open", "total", "out"]);
-    assert_eq!(kept(&outcome).len(), *sites, "{outcome:?}");
+    assert_every_variable_and_site(&outcome);
 }
 
 #[test]
@@ -827,22 +775,8 @@ fn a_later_round_cut_short_after_a_passing_trial_keeps_every_variable_too() {
     // The total made atomic needs a barrier at site 3 of its rewritten shader against a
     // failure of 1 run in 1,000; a trial of the second round passes, and then the search's
     // time runs out.
-    let totals = Bug {
-        rate: 1.0,
-        shown_by: Strategy::ALL.to_vec(),
-        covers: vec![Cover {
-            atomic: &["total"],
-            sites: Vec::new(),
-        }],
-    };
-    let ordered = Bug {
-        rate: 0.001,
-        shown_by: Strategy::ALL.to_vec(),
-        covers: vec![Cover {
-            atomic: &["total"],
-            sites: vec![3],
-        }],
-    };
+    let totals = Bug::atomic(1.0, &["total"], &[]);
+    let ordered = Bug::atomic(0.001, &["total"], &[3]);
     let mut sim = Sim::new(vec![totals, ordered]);
     let search_time = Duration::from_secs(2);
     let config = FenceSearchConfig {
@@ -862,26 +796,12 @@ fn a_later_round_cut_short_after_a_passing_trial_keeps_every_variable_too() {
     .unwrap();
     assert!(slept && outcome.search_out_of_time, "{outcome:?}");
     assert_eq!(outcome.verdict, FenceVerdict::Fixed, "{outcome:?}");
-    let Some(Fix::MakeAtomic {
-        variables, sites, ..
-    }) = &outcome.fix
-    else {
-        panic!("{:?}", outcome.fix);
-    };
-    assert_eq!(variables, &["count", "poll_open", "total", "out"]);
-    assert_eq!(kept(&outcome).len(), *sites, "{outcome:?}");
+    assert_every_variable_and_site(&outcome);
 }
 
 #[test]
 fn past_its_time_bound_make_atomic_keeps_every_variable_and_site_and_verifies_that() {
-    let lost = Bug {
-        rate: 0.5,
-        shown_by: Strategy::ALL.to_vec(),
-        covers: vec![Cover {
-            atomic: &["counter"],
-            sites: Vec::new(),
-        }],
-    };
+    let lost = Bug::atomic(0.5, &["counter"], &[]);
     let mut sim = Sim::new(vec![lost]);
     let config = FenceSearchConfig {
         search: Duration::ZERO,
