@@ -28,8 +28,9 @@ pub enum SearchEvent<'a> {
         sites: usize,
     },
     /// A barrier at every site still fails: make-atomic is tried, every candidate variable
-    /// together, then the fewest that pass.
-    MakeAtomic,
+    /// together, then the fewest that pass; in a later round, `kept` (the failed fix's
+    /// variables) stay atomic while the others are searched.
+    MakeAtomic { kept: &'a [String] },
     /// A trial of a set of `sites` fences ended.
     Trial { sites: usize, trial: Trial },
     /// The trials of a round are over.

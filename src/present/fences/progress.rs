@@ -4,6 +4,7 @@ use crate::notes::Notes;
 use crate::plan::SessionPlan;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::time::Duration;
+use wgstress_model::fences::outcome::quoted;
 use wgstress_runtime::fences::event::SearchEvent;
 use wgstress_runtime::fences::Trial;
 
@@ -58,9 +59,14 @@ impl Progress {
                 ));
                 self.bar = Some(SearchBar::new(sites, notes.on));
             }
-            SearchEvent::MakeAtomic => notes.note(
+            SearchEvent::MakeAtomic { kept: [] } => notes.note(
                 "a barrier at every site still fails: trying make-atomic on every candidate variable together, then on the fewest that pass",
             ),
+            SearchEvent::MakeAtomic { kept } => notes.note(&format!(
+                "a barrier at every site still fails: keeping {} atomic, looking among the other \
+                 variables for what the fix lacks, then for the barriers they need",
+                quoted(kept)
+            )),
             SearchEvent::Trial { sites, trial } => {
                 if let Some(bar) = self.bar.as_mut() {
                     bar.trial(sites, trial);

@@ -196,7 +196,6 @@ pub(crate) fn round(
     let mut tried = Vec::new();
     let failing = all_sites.as_ref().filter(|all| all.failures > 0);
     let step = if let Some(all_sites) = failing {
-        (cx.on_event)(SearchEvent::MakeAtomic);
         let unfixed = atomic::Unfixed {
             unfenced: &unfenced,
             all_sites,
@@ -207,6 +206,9 @@ pub(crate) fn round(
             }
             _ => None,
         };
+        (cx.on_event)(SearchEvent::MakeAtomic {
+            kept: earlier.as_ref().map_or(&[], |e| e.failed.atomic.as_slice()),
+        });
         atomic::search(
             cx,
             &trials_config,
