@@ -95,13 +95,21 @@ pub fn guess_alone(
         runs: 0,
     };
     let kept = guess(&start, guesses, &mut memo);
-    let mut failed: Vec<Vec<usize>> = memo
-        .seen
+    let asked: Vec<Vec<usize>> = start
         .iter()
-        .filter(|(set, answer)| !set.is_empty() && **answer == Answer::Fails)
-        .map(|(set, _)| set.clone())
+        .take(guesses)
+        .map(|&s| vec![s])
+        .filter(|single| memo.seen.contains_key(single))
         .collect();
-    failed.sort();
+    let mut failed: Vec<Vec<usize>> = asked
+        .iter()
+        .filter(|single| memo.seen.get(*single) == Some(&Answer::Fails))
+        .cloned()
+        .collect();
+    // The oracle stopped during the last one asked: its answer says nothing.
+    if memo.oracle.stopped() {
+        failed.retain(|single| Some(single) != asked.last());
+    }
     Guessed {
         kept,
         failed,
@@ -468,6 +476,42 @@ mod tests {
         let guessed = guess_alone(&[0, 1], 4, sizing, &mut oracle);
         assert_eq!(guessed, Guessed::default());
         assert!(oracle.asked.is_empty());
+    }
+
+    /// Answers like `Simulated` until its `cut`-th trial, which the deadline cuts short: it
+    /// fails without runs, and the oracle stops.
+    struct CutShort {
+        inner: Simulated,
+        cut: usize,
+    }
+
+    impl Oracle for CutShort {
+        fn trial(&mut self, sites: &[usize], runs_needed: u64) -> Trial {
+            if self.inner.asked.len() + 1 >= self.cut {
+                self.inner.asked.push(sites.to_vec());
+                return Trial::Fail { runs: 0 };
+            }
+            self.inner.trial(sites, runs_needed)
+        }
+
+        fn stopped(&self) -> bool {
+            self.inner.asked.len() >= self.cut
+        }
+    }
+
+    #[test]
+    fn a_guess_cut_short_is_not_counted_as_failed() {
+        let sizing = Sizing::first(FailureRate::new(1.0).unwrap());
+        let all: Vec<usize> = (0..13).collect();
+        let mut oracle = CutShort {
+            inner: Simulated::new(&[2], 1.0, 0),
+            cut: 2,
+        };
+        let guessed = guess_alone(&all, 4, sizing, &mut oracle);
+        assert_eq!(guessed.kept, None);
+        // Site 0 failed; site 1's trial was cut short and says nothing.
+        assert_eq!(guessed.failed, [vec![0]]);
+        assert_eq!(oracle.inner.asked, [vec![0], vec![1]]);
     }
 
     #[test]

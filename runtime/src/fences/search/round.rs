@@ -119,14 +119,21 @@ pub(crate) fn round(
                 master_seed: seed(3),
                 ..chosen.clone()
             };
+            // Half the search's time at most: the trial of every site, on which every later
+            // step rests, gets the rest (on lavapipe, guesses that took the whole time left it
+            // none, and its trial of no runs passed for one).
+            let now = Instant::now();
+            let half = cx.deadline.saturating_duration_since(now) / 2;
             let mut trials = Trials::new(
                 &mut *cx.lab,
                 Vec::new(),
                 &guess_config,
                 &mut *cx.on_event,
-                cx.deadline,
+                now + half,
             );
             let (kept, guessed) = guess_first(&order, sizing, &mut trials);
+            // The guesses' own bound is not the search's: the guesses not asked are ddmin's.
+            trials.out_of_time = false;
             count.add(&trials);
             let step = match (kept, trials.stopped.take()) {
                 (_, Some(stop)) => Some(Step::Over(FenceVerdict::stopped(
