@@ -67,7 +67,7 @@ pub fn ddmin_guessing(
 
 /// What asking the guesses alone found, before anyone saw every site pass.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Guessed {
+pub(crate) struct Guessed {
     /// The first guess that passed the trials a kept set needs.
     pub kept: Option<Vec<usize>>,
     /// The guesses that failed, not to be asked again.
@@ -80,7 +80,7 @@ pub struct Guessed {
 /// of one site then needs no trial of every site, which at a rare failure costs as much as
 /// a passing guess (on an H200, global-barrier's 766 runs, 7.6 s, where the search has 20 s).
 /// With two sites or fewer, or once the oracle stops, nothing is asked.
-pub fn guess_alone(
+pub(crate) fn guess_alone(
     sites: &[usize],
     guesses: usize,
     sizing: Sizing,
@@ -95,10 +95,8 @@ pub fn guess_alone(
         runs: 0,
     };
     let kept = guess(&start, guesses, &mut memo);
-    let asked: Vec<Vec<usize>> = start
-        .iter()
-        .take(guesses)
-        .map(|&s| vec![s])
+    let asked: Vec<Vec<usize>> = singles(&start, guesses)
+        .into_iter()
         .filter(|single| memo.seen.contains_key(single))
         .collect();
     let mut failed: Vec<Vec<usize>> = asked
@@ -120,7 +118,7 @@ pub fn guess_alone(
 
 /// `ddmin` after `guess_alone` found nothing and `sites` were seen to pass: the guesses that
 /// failed are not asked again.
-pub fn ddmin_after(
+pub(crate) fn ddmin_after(
     sites: &[usize],
     guessed: &Guessed,
     sizing: Sizing,
@@ -171,14 +169,22 @@ fn search(
     }
 }
 
-/// The first of the `guesses` lowest sites of `start` that passes alone the trials a kept set
-/// needs, if any (with two sites or fewer, ddmin's own first level asks them alone). Once the
-/// oracle stops, none: the descent keeps what it reached.
+/// The sets the guesses ask, in order: the `guesses` lowest sites of `start` alone (none with
+/// two sites or fewer, which ddmin's own first level asks alone).
+pub(crate) fn singles(start: &[usize], guesses: usize) -> Vec<Vec<usize>> {
+    match start.len() {
+        0..=2 => Vec::new(),
+        _ => start.iter().take(guesses).map(|&s| vec![s]).collect(),
+    }
+}
+
+/// The first of the guesses (`singles`) that passes alone the trials a kept set needs, if
+/// any. Once the oracle stops, none: the descent keeps what it reached.
 fn guess(start: &[usize], guesses: usize, memo: &mut Memo) -> Option<Vec<usize>> {
-    if start.len() <= 2 || guesses == 0 {
+    let singles = singles(start, guesses);
+    if singles.is_empty() {
         return None;
     }
-    let singles: Vec<Vec<usize>> = start.iter().take(guesses).map(|&s| vec![s]).collect();
     // Then ddmin's first level, should no guess pass.
     memo.announce(singles.iter().chain(&split(start, 2)));
     for single in &singles {

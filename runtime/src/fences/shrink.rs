@@ -16,7 +16,7 @@
 //! always on), then shrinks the fix and what was added together: starting over would spend
 //! the larger trials finding the fix's sites again.
 
-use super::ddmin::{ddmin_after, ddmin_guessing, guess_alone, Guessed, Search};
+use super::ddmin::{ddmin_after, ddmin_guessing, guess_alone, singles, Guessed, Search};
 use super::trial::{Oracle, Sizing, Trial};
 use wgstress_instrument::placement::FenceSite;
 
@@ -86,21 +86,18 @@ const GUESSES: usize = 6;
 /// ddmin over the positions of `order`: it prefers what comes first, and asks the first
 /// sites alone first.
 fn ordered(order: &[usize], sizing: Sizing, oracle: &mut dyn Oracle) -> Search {
-    let positions: Vec<usize> = (0..order.len()).collect();
-    let found = ddmin_guessing(&positions, GUESSES, sizing, &mut Ordered { order, oracle });
-    Search {
-        sites: ascending(found.sites.iter().map(|&p| order[p])),
-        ..found
-    }
+    let found = ddmin_guessing(
+        &positions(order),
+        GUESSES,
+        sizing,
+        &mut Ordered { order, oracle },
+    );
+    in_order(order, found)
 }
 
-/// The sets `guess_first` asks, in order (none with two sites or fewer, which ddmin's first
-/// level asks alone).
+/// The sets `guess_first` asks, in order.
 pub(crate) fn first_guesses(order: &[usize]) -> Vec<Vec<usize>> {
-    match order.len() {
-        0..=2 => Vec::new(),
-        _ => order.iter().take(GUESSES).map(|&s| vec![s]).collect(),
-    }
+    singles(order, GUESSES)
 }
 
 /// A first round's guesses, asked before a barrier at every site is (`guess_alone`): the
@@ -110,12 +107,13 @@ pub(crate) fn guess_first(
     sizing: Sizing,
     oracle: &mut dyn Oracle,
 ) -> (Option<Vec<usize>>, Guessed) {
-    let positions: Vec<usize> = (0..order.len()).collect();
-    let guessed = guess_alone(&positions, GUESSES, sizing, &mut Ordered { order, oracle });
-    let kept = guessed
-        .kept
-        .as_ref()
-        .map(|positions| ascending(positions.iter().map(|&p| order[p])));
+    let guessed = guess_alone(
+        &positions(order),
+        GUESSES,
+        sizing,
+        &mut Ordered { order, oracle },
+    );
+    let kept = guessed.kept.as_ref().map(|kept| at(order, kept));
     (kept, guessed)
 }
 
@@ -127,10 +125,29 @@ pub(crate) fn shrink_guessed(
     sizing: Sizing,
     oracle: &mut dyn Oracle,
 ) -> Search {
-    let positions: Vec<usize> = (0..order.len()).collect();
-    let found = ddmin_after(&positions, guessed, sizing, &mut Ordered { order, oracle });
+    let found = ddmin_after(
+        &positions(order),
+        guessed,
+        sizing,
+        &mut Ordered { order, oracle },
+    );
+    in_order(order, found)
+}
+
+/// Every position of `order`.
+fn positions(order: &[usize]) -> Vec<usize> {
+    (0..order.len()).collect()
+}
+
+/// The sites at `positions` of `order`, ascending.
+fn at(order: &[usize], positions: &[usize]) -> Vec<usize> {
+    ascending(positions.iter().map(|&p| order[p]))
+}
+
+/// A search over positions of `order`, as the sites there.
+fn in_order(order: &[usize], found: Search) -> Search {
     Search {
-        sites: ascending(found.sites.iter().map(|&p| order[p])),
+        sites: at(order, &found.sites),
         ..found
     }
 }
@@ -151,7 +168,7 @@ struct Ordered<'a> {
 impl Ordered<'_> {
     /// The sites at `positions` of the order.
     fn sites(&self, positions: &[usize]) -> Vec<usize> {
-        ascending(positions.iter().map(|&p| self.order[p]))
+        at(self.order, positions)
     }
 }
 
