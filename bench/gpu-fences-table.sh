@@ -4,7 +4,8 @@
 # example, one after the other. One line per target: exit status, wall time, verdict, trials,
 # search runs, rounds, the portable patch's changed lines, and the cost of the minimal fix,
 # the portable fix and the fixed variant against the original; then where the time went
-# (the report's `times`) and each placement of the portable fix timed. TARGETS picks some (names or spec paths), CAP a `timeout -s INT`
+# (the report's `times`), each round's trials (the sets asked, pass or fail, runs) and each
+# placement of the portable fix timed. TARGETS picks some (names or spec paths), CAP a `timeout -s INT`
 # per target (240 s); each JSON report is in $out/table/.
 set -u
 out=${1:-out}; mkdir -p "$out/table"
@@ -45,6 +46,13 @@ if t:
     to_verdict = t["confirm"] + t["trials"] + t["verify"]
     print(f"{'':<20} to the verdict {to_verdict:6.1f} s: confirm {t['confirm']:.1f} trials {t['trials']:.1f} "
           f"(runs {t['trial_runs']:.1f}) verify {t['verify']:.1f}; cost {t['cost']:.1f}")
+rounds = {}
+for a in r.get("asked") or []:
+    mark = "pass" if a["passed"] else "fail"
+    atomic = "+" + ",".join(a["atomic"]) if a.get("atomic") else ""
+    rounds.setdefault(a["round"], []).append(f"{a['sites']}{atomic} {mark} {a['runs']}")
+for n, asked in sorted(rounds.items()):
+    print(f"{'':<20} round {n} asked: " + "; ".join(asked))
 for p in r.get("placements") or []:
     c = p.get("checked")
     check = f" checked {c['failures']}/{c['runs']}" if c else ""

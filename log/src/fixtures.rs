@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 use wgstress_model::fences::measured::Measured;
 use wgstress_model::fences::outcome::{
-    FenceOutcome, FenceVerdict, Kept, KeptRole, KeptSide, StrategyRuns,
+    AskedTrial, FenceOutcome, FenceVerdict, Kept, KeptRole, KeptSide, StrategyRuns,
 };
 use wgstress_model::litmus::counts::LitmusCounts;
 use wgstress_model::litmus::env::Env;
@@ -258,6 +258,21 @@ pub fn fences_summary() -> FencesSummary {
             atomic: Vec::new(),
             trials: 4,
             search_runs: 400,
+            asked: [
+                (0, 37, false),
+                (1, 63, false),
+                (2, 150, true),
+                (2, 150, true),
+            ]
+            .into_iter()
+            .map(|(site, runs, passed)| AskedTrial {
+                round: 0,
+                sites: vec![site],
+                atomic: Vec::new(),
+                runs,
+                passed,
+            })
+            .collect(),
             search_out_of_time: false,
             runs_per_trial: Some(100),
             fix: None,

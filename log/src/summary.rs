@@ -21,9 +21,9 @@ use crate::start::ProgressMode;
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(tag = "command", rename_all = "kebab-case")]
 pub enum Summary {
-    Run(RunSummary),
+    Run(Box<RunSummary>),
     Compare(Comparison),
-    Fences(FencesSummary),
+    Fences(Box<FencesSummary>),
     Tune(TuneSummary),
     Mutants(MutantsSummary),
     /// `mutants --search`.

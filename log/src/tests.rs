@@ -99,16 +99,16 @@ fn summary_lines_round_trip() {
     use wgstress_model::run::summary::Ran;
     use wgstress_model::stress::strategy::Strategy;
     round_trip(&[
-        summary(Summary::Run(run_summary(10, 0))),
-        summary(Summary::Run(run_summary(10, 2))),
-        summary(Summary::Run(run_row(
+        summary(Summary::Run(Box::new(run_summary(10, 0)))),
+        summary(Summary::Run(Box::new(run_summary(10, 2)))),
+        summary(Summary::Run(Box::new(run_row(
             Ran::Stressed(Strategy::Systematic),
             true,
             10,
             2,
-        ))),
+        )))),
         summary(Summary::Compare(compare_summary())),
-        summary(Summary::Fences(fences_summary())),
+        summary(Summary::Fences(Box::new(fences_summary()))),
         summary(Summary::Litmus(litmus_summary())),
         summary(Summary::Mutants(mutants_summary())),
         summary(Summary::MutantsSearch(mutants_search_summary())),
@@ -127,7 +127,7 @@ fn a_run_summary_reads_back_its_stop_and_first_failure() {
     let path = dir.path().join("log.jsonl");
     JsonLog::append_to(&path)
         .unwrap()
-        .summary(Summary::Run(written))
+        .summary(Summary::Run(Box::new(written)))
         .unwrap();
     let parsed = parse(&path, &std::fs::read(&path).unwrap()).unwrap();
     let [Line::Summary(s)] = parsed.lines.as_slice() else {
@@ -166,7 +166,7 @@ fn parse_renamed(lines: &[Line], from: &str, to: &str) -> (String, String) {
 #[test]
 fn a_field_renamed_is_refused_with_its_file_and_line() {
     use wgstress_model::stress::strategy::Strategy;
-    let run = |failures| summary(Summary::Run(run_summary(10, failures)));
+    let run = |failures| summary(Summary::Run(Box::new(run_summary(10, failures))));
     // A required field of a line that denies unknown ones.
     let lines = [
         run_start(),
@@ -186,7 +186,7 @@ fn a_field_renamed_is_refused_with_its_file_and_line() {
         "{message}"
     );
     // The same, a level deeper: the fences summary flattens the search's outcome into it.
-    let fences = summary(Summary::Fences(fences_summary()));
+    let fences = summary(Summary::Fences(Box::new(fences_summary())));
     let (message, at) = parse_renamed(&[fences_start(), fences], "relies_on", "relies");
     assert!(
         message.starts_with(&at) && message.contains("`relies`"),

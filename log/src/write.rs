@@ -58,7 +58,7 @@ impl RunLog for JsonLog {
             RunLine::Start(s) => self.start(StartOf::Run(s)),
             RunLine::CompareStart(s) => self.start(StartOf::Compare(s)),
             RunLine::Batch(b) => JsonLog::write(self, &Line::Batch(b)),
-            RunLine::Summary(s) => self.summary(Summary::Run(*s)),
+            RunLine::Summary(s) => self.summary(Summary::Run(s)),
             RunLine::CompareSummary(c) => self.summary(Summary::Compare(*c)),
         }
     }

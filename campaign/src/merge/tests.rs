@@ -85,7 +85,9 @@ fn shard(dir: &Path, items: Vec<ItemRef>, attempts: &[(&str, u32, Option<i32>, V
 /// `wgstress run`'s summary line: `runs` in a second, `failures` of them failing, the first
 /// (seed 0xabc) half a second in.
 fn summary(runs: u64, failures: u64) -> LogLine {
-    LogLine::Summary(Box::new(Summary::Run(run_summary(runs, failures))))
+    LogLine::Summary(Box::new(Summary::Run(Box::new(run_summary(
+        runs, failures,
+    )))))
 }
 
 #[test]

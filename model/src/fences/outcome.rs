@@ -206,6 +206,23 @@ pub struct TrialRuns {
     pub cut_short: bool,
 }
 
+/// One trial the search asked, in the order asked: the evidence each kept or dropped site
+/// rests on.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct AskedTrial {
+    /// The round (from 0) that asked it.
+    pub round: u32,
+    /// The site ids with a barrier.
+    pub sites: Vec<u32>,
+    /// The variables made atomic in it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub atomic: Vec<String>,
+    pub runs: u64,
+    /// Every run passed; false: a run failed, or the search's time bound ended the trial
+    /// first (then `runs` may be 0).
+    pub passed: bool,
+}
+
 /// A round of the search whose fix failed its verification.
 #[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct Round {
@@ -265,6 +282,10 @@ pub struct FenceOutcome {
     /// The search's trials and their runs, over every round.
     pub trials: u64,
     pub search_runs: u64,
+    /// Each trial of delta debugging and make-atomic, in order (logs before this field:
+    /// none said; the trial of every site is `all_sites`).
+    #[serde(default)]
+    pub asked: Vec<AskedTrial>,
     /// The search reached its time bound (`--search-time`) before its trials were done:
     /// the set it kept passed its trials but may not be the smallest.
     pub search_out_of_time: bool,

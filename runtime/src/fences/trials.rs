@@ -13,6 +13,14 @@ use std::time::Instant;
 use wgstress_model::run::stop::Stop;
 use wgstress_model::stress::params::run_seed;
 
+/// A trial asked: its set, the variables atomic in it, and what it saw.
+#[derive(Clone, Debug)]
+pub(crate) struct Asked {
+    pub sites: Vec<usize>,
+    pub atomic: Vec<String>,
+    pub trial: Trial,
+}
+
 pub struct Trials<'a> {
     lab: &'a mut dyn Lab,
     atomic: Vec<String>,
@@ -28,6 +36,8 @@ pub struct Trials<'a> {
     deadline: Instant,
     /// The deadline kept a trial from its runs.
     pub out_of_time: bool,
+    /// Every trial asked, in order.
+    pub(crate) asked: Vec<Asked>,
 }
 
 impl<'a> Trials<'a> {
@@ -49,6 +59,7 @@ impl<'a> Trials<'a> {
             stopped: None,
             deadline,
             out_of_time: false,
+            asked: Vec::new(),
         }
     }
 
@@ -123,6 +134,11 @@ impl Oracle for Trials<'_> {
         self.trials += 1;
         let trial = self.run(sites, runs_needed);
         self.runs += trial.runs();
+        self.asked.push(Asked {
+            sites: sites.to_vec(),
+            atomic: self.atomic.clone(),
+            trial,
+        });
         (self.on_event)(SearchEvent::Trial {
             sites: sites.len(),
             trial,

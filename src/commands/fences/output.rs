@@ -37,7 +37,7 @@ pub fn show(plan: &Plan, outcome: &FenceOutcome, log: Option<&mut JsonLog>) -> R
         }),
     };
     if let Some(log) = log {
-        log.summary(Summary::Fences(value.clone()))?;
+        log.summary(Summary::Fences(Box::new(value.clone())))?;
     }
     if plan.session.json {
         crate::notes::emit(&format!("{}\n", serde_json::to_string_pretty(&value)?))?;

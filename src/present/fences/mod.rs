@@ -283,6 +283,7 @@ mod tests {
             atomic: Vec::new(),
             trials: 0,
             search_runs: 0,
+            asked: Vec::new(),
             search_out_of_time: false,
             runs_per_trial: None,
             fix: Some(Fix::MakeAtomic {

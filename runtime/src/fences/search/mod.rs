@@ -25,6 +25,7 @@ use super::lab::{Confirmed, Lab};
 use super::lab::{FixSet, Subject};
 use super::shrink::first_guesses;
 use super::source::AppSource;
+use super::trials::Asked;
 use crate::error::Result;
 use config::Context;
 pub use config::FenceSearchConfig;
@@ -33,7 +34,7 @@ use round::{End, Found, RoundResult};
 use std::time::Instant;
 use wgstress_model::fences::cost::Cost;
 use wgstress_model::fences::outcome::{
-    Bound, FenceOutcome, FenceVerdict, Placement, Round, SearchTimes, StrategyRuns,
+    AskedTrial, Bound, FenceOutcome, FenceVerdict, Placement, Round, SearchTimes, StrategyRuns,
 };
 use wgstress_model::fences::patch::Choice;
 use wgstress_model::run::tally::seed_text;
@@ -209,6 +210,17 @@ fn strategy_runs(c: &Confirmed) -> StrategyRuns {
     }
 }
 
+/// A trial as the report gives it.
+fn asked(round: u32, a: &Asked) -> AskedTrial {
+    AskedTrial {
+        round,
+        sites: a.sites.iter().map(|&s| s as u32).collect(),
+        atomic: a.atomic.clone(),
+        runs: a.trial.runs(),
+        passed: a.trial.passed(),
+    }
+}
+
 /// The outcome: the confirming runs, the last round's fix and evidence, the earlier rounds'
 /// fixes that failed their verification, and the trials of all.
 fn assemble(
@@ -221,6 +233,11 @@ fn assemble(
     let trials = rounds.iter().map(|r| r.trials).sum();
     let search_runs = rounds.iter().map(|r| r.runs).sum();
     let search_out_of_time = rounds.iter().any(|r| r.out_of_time);
+    let asked = rounds
+        .iter()
+        .zip(0u32..)
+        .flat_map(|(r, round)| r.asked.iter().map(move |a| asked(round, a)))
+        .collect();
     let atomic = rounds.iter_mut().flat_map(|r| r.atomic.drain(..)).collect();
     let last = rounds.pop();
     // Every round but the last found a fix that failed its verification (rounds.rs).
@@ -269,6 +286,7 @@ fn assemble(
         atomic,
         trials,
         search_runs,
+        asked,
         search_out_of_time,
         runs_per_trial,
         relies_on: found

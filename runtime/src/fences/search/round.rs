@@ -12,7 +12,7 @@ use crate::fences::lab::{FixSet, Subject};
 use crate::fences::shrink::{guess_first, shrink, shrink_guessed};
 use crate::fences::suggest::{suggest, Suggestion};
 use crate::fences::trial::{FailureRate, Sizing};
-use crate::fences::trials::Trials;
+use crate::fences::trials::{Asked, Trials};
 use crate::run::runner::{Budget, RunConfig};
 use std::time::Instant;
 use wgstress_model::fences::measured::Measured;
@@ -29,6 +29,8 @@ pub(crate) struct RoundResult {
     pub atomic: Vec<AtomicTrial>,
     pub trials: u64,
     pub runs: u64,
+    /// Every trial of delta debugging and make-atomic, in order.
+    pub asked: Vec<Asked>,
     /// The search's deadline kept a trial from its runs: the set kept may not be minimal.
     pub out_of_time: bool,
     /// Seconds the round's trials took, building their programs included, and the runs'
@@ -292,6 +294,7 @@ fn finish(
         atomic,
         trials: trials.count.trials,
         runs: trials.count.runs,
+        asked: trials.count.asked,
         out_of_time: trials.count.out_of_time,
         trial_seconds,
         run_seconds: trials.all_seconds + trials.count.seconds,

@@ -2,7 +2,7 @@
 //! round), and what the trials cost.
 
 use crate::fences::lab::FixSet;
-use crate::fences::trials::Trials;
+use crate::fences::trials::{Asked, Trials};
 use wgstress_model::fences::outcome::{FenceVerdict, Fix};
 
 /// A step's answer: a set that passed its trials (with how the trials ended, if early),
@@ -25,6 +25,8 @@ pub(crate) struct Count {
     pub seconds: f64,
     /// The search's deadline kept a trial from its runs.
     pub out_of_time: bool,
+    /// Every trial asked, in order.
+    pub asked: Vec<Asked>,
 }
 
 impl Count {
@@ -33,5 +35,6 @@ impl Count {
         self.runs += trials.runs;
         self.seconds += trials.seconds;
         self.out_of_time |= trials.out_of_time;
+        self.asked.extend(trials.asked.iter().cloned());
     }
 }

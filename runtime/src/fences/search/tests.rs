@@ -321,7 +321,10 @@ fn kept(outcome: &FenceOutcome) -> Vec<u32> {
 
 #[test]
 fn the_needed_barrier_is_found_and_verified() {
-    assert!(sites_of(FLAGS) >= 4, "the shader has sites to choose from");
+    assert!(
+        sites_of(MESSAGE) >= 4,
+        "the shader has sites to choose from"
+    );
     let mut sim = Sim::new(vec![Bug::barriers(0.3, &[2])]);
     let (outcome, trials) = run(FLAGS, &mut sim, None);
     assert_eq!(outcome.verdict, FenceVerdict::Fixed, "{outcome:?}");
@@ -335,6 +338,16 @@ fn the_needed_barrier_is_found_and_verified() {
     assert_eq!(verified.failures, 0);
     assert!(verified.runs >= outcome.runs_per_trial.unwrap());
     assert_eq!(outcome.trials, trials, "every trial was reported");
+    // The report lists each trial: the runs add up, and the kept set is among those passed.
+    assert_eq!(outcome.asked.len() as u64, outcome.trials);
+    let asked_runs: u64 = outcome.asked.iter().map(|a| a.runs).sum();
+    assert_eq!(asked_runs, outcome.search_runs);
+    assert!(outcome.asked.iter().all(|a| a.round == 0));
+    assert!(outcome.asked.iter().any(|a| a.passed && a.sites == [2]));
+    assert!(outcome
+        .asked
+        .iter()
+        .all(|a| a.passed == a.sites.contains(&2)));
     assert!(outcome.refined.is_empty());
     // The trials' runs took what the simulated lab charged for every fix it ran but the
     // verified one.
@@ -377,7 +390,7 @@ fn barrier_sets(sim: &Sim) -> Vec<Vec<usize>> {
 
 #[test]
 fn a_one_site_fix_among_the_first_sites_needs_no_trial_of_every_site() {
-    let n = sites_of(FLAGS);
+    let n = sites_of(MESSAGE);
     let mut sim = Sim::new(vec![Bug::barriers(0.3, &[2])]);
     let (outcome, _) = run(FLAGS, &mut sim, None);
     assert_eq!(outcome.verdict, FenceVerdict::Fixed, "{outcome:?}");
@@ -397,7 +410,7 @@ fn a_one_site_fix_among_the_first_sites_needs_no_trial_of_every_site() {
 
 #[test]
 fn where_no_first_site_passes_alone_every_site_is_asked_and_the_guesses_are_not_again() {
-    let n = sites_of(FLAGS);
+    let n = sites_of(MESSAGE);
     let mut sim = Sim::new(vec![Bug::barriers(0.3, &[0, 3])]);
     let (outcome, _) = run(FLAGS, &mut sim, None);
     assert_eq!(outcome.verdict, FenceVerdict::Fixed, "{outcome:?}");
@@ -457,6 +470,17 @@ fn a_fix_that_fails_its_verification_starts_a_round_that_keeps_it() {
     let first = &outcome.refined[0];
     assert_eq!(first.kept, [1]);
     assert!(first.verified[0].runs.failures > 0);
+    // The report's trials name their round: what passed in the second held both sites.
+    let rounds: Vec<u32> = outcome.asked.iter().map(|a| a.round).collect();
+    assert!(
+        rounds.windows(2).all(|w| w[0] <= w[1]) && rounds.contains(&1),
+        "{rounds:?}"
+    );
+    let passed = outcome.asked.iter().filter(|a| a.round == 1 && a.passed);
+    assert!(passed.clone().count() > 0);
+    assert!(passed
+        .clone()
+        .all(|a| a.sites.contains(&1) && a.sites.contains(&3)));
     // The second round's trials were sized for the lower rate the first fix left.
     assert!(outcome.runs_per_trial.unwrap() > first.runs_per_trial * 4);
     // Every set the second round tried held the first round's fix.
@@ -492,7 +516,7 @@ fn a_fix_that_fails_its_verification_starts_a_round_that_keeps_it() {
     assert!(!passed_twice(&second_passes), "{second_passes:?}");
     // A barrier at every site never ran: the first round's guess passed alone, a set that
     // every site holds, and the second round keeps that premise.
-    let sites = sites_of(FLAGS);
+    let sites = sites_of(MESSAGE);
     let every_site = sim
         .measured
         .iter()
@@ -1181,7 +1205,7 @@ fn past_its_time_bound_the_search_keeps_every_site_and_verifies_that() {
     assert!(outcome.search_out_of_time, "{outcome:?}");
     assert_eq!(outcome.trials, 0, "no trial ran past the bound");
     // Nothing was dropped: the set kept is every site, and its verification passed.
-    assert_eq!(kept(&outcome).len(), sites_of(FLAGS), "{outcome:?}");
+    assert_eq!(kept(&outcome).len(), sites_of(MESSAGE), "{outcome:?}");
     assert_eq!(outcome.verdict, FenceVerdict::Fixed, "{outcome:?}");
 }
 
