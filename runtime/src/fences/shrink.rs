@@ -16,7 +16,9 @@
 //! always on), then shrinks the fix and what was added together: starting over would spend
 //! the larger trials finding the fix's sites again.
 
-use super::ddmin::{ddmin_after, ddmin_guessing, guess_alone, singles, Guessed, Search};
+use super::ddmin::{
+    ddmin_after, ddmin_guessing, ddmin_knowing, guess_alone, singles, Guessed, Search,
+};
 use super::trial::{Oracle, Sizing, Trial};
 use wgstress_instrument::placement::FenceSite;
 
@@ -64,13 +66,29 @@ pub(crate) fn shrink(
             oracle,
         },
     );
-    // The fix with what was added passed, and no fence failed.
+    // The fix with what was added passed, and no fence failed; the fix itself failed, and
+    // so does every set within it.
     let union: Vec<usize> = order
         .iter()
         .copied()
         .filter(|s| failed.contains(s) || added.sites.contains(s))
         .collect();
-    let last = ordered(&union, sizing, oracle);
+    let fix: Vec<usize> = (0..union.len())
+        .filter(|&p| failed.contains(&union[p]))
+        .collect();
+    let last = in_order(
+        &union,
+        ddmin_knowing(
+            &positions(&union),
+            GUESSES,
+            &[fix],
+            sizing,
+            &mut Ordered {
+                order: &union,
+                oracle,
+            },
+        ),
+    );
     Search {
         sites: last.sites,
         trials: added.trials + last.trials,
@@ -315,6 +333,23 @@ mod tests {
             found.trials < from_scratch.trials,
             "{found:?} {from_scratch:?}"
         );
+    }
+
+    #[test]
+    fn the_failed_fix_and_its_parts_are_not_asked_again() {
+        // ct-octree's second round on an H200: the fix [27, 28] failed, [24] added to it
+        // passed, and [24, 28] is the fix.
+        let order = [27, 28, 29, 22, 23, 24, 25, 26, 16];
+        let mut oracle = Fixes::new(&[&[24, 28]]);
+        let found = shrink(&order, &[27, 28], certain(), &mut oracle);
+        assert_eq!(found.sites, [24, 28]);
+        for known in [vec![27, 28], vec![27], vec![28]] {
+            assert!(
+                !oracle.asked.contains(&known),
+                "{known:?}: {:?}",
+                oracle.asked
+            );
+        }
     }
 
     #[test]
