@@ -62,7 +62,7 @@ pub fn ddmin_guessing(
     sizing: Sizing,
     oracle: &mut dyn Oracle,
 ) -> Search {
-    search(sites, guesses, &[], sizing, oracle)
+    ddmin_knowing(sites, guesses, &[], sizing, oracle)
 }
 
 /// What asking the guesses alone found, before anyone saw every site pass.
@@ -116,17 +116,6 @@ pub(crate) fn guess_alone(
     }
 }
 
-/// `ddmin_guessing` with sets `failed` known to fail, and every set within them.
-pub(crate) fn ddmin_knowing(
-    sites: &[usize],
-    guesses: usize,
-    failed: &[Vec<usize>],
-    sizing: Sizing,
-    oracle: &mut dyn Oracle,
-) -> Search {
-    search(sites, guesses, failed, sizing, oracle)
-}
-
 /// `ddmin` after `guess_alone` found nothing and `sites` were seen to pass: the guesses that
 /// failed are not asked again.
 pub(crate) fn ddmin_after(
@@ -135,7 +124,7 @@ pub(crate) fn ddmin_after(
     sizing: Sizing,
     oracle: &mut dyn Oracle,
 ) -> Search {
-    search(sites, 0, &guessed.failed, sizing, oracle)
+    ddmin_knowing(sites, 0, &guessed.failed, sizing, oracle)
 }
 
 fn ascending(sites: &[usize]) -> Vec<usize> {
@@ -145,8 +134,9 @@ fn ascending(sites: &[usize]) -> Vec<usize> {
     start
 }
 
-/// ddmin from `sites` (seen to pass), asking `guesses` first, `failed` known to fail.
-fn search(
+/// ddmin from `sites` (seen to pass), asking `guesses` first, the sets `failed` known to
+/// fail, and every set within them.
+pub(crate) fn ddmin_knowing(
     sites: &[usize],
     guesses: usize,
     failed: &[Vec<usize>],
