@@ -271,6 +271,7 @@ pub fn fences_summary() -> FencesSummary {
                 atomic: Vec::new(),
                 runs,
                 passed,
+                cut_short: false,
             })
             .collect(),
             search_out_of_time: false,

@@ -218,9 +218,13 @@ pub struct AskedTrial {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub atomic: Vec<String>,
     pub runs: u64,
-    /// Every run passed; false: a run failed, or the search's time bound ended the trial
-    /// first (then `runs` may be 0).
+    /// Every run passed; false: a run failed, or (`cut_short`) the search ended the trial
+    /// first.
     pub passed: bool,
+    /// The search's time bound or a stop ended the trial before its runs, none failing: it
+    /// says nothing against the set (logs before this field: none said).
+    #[serde(default)]
+    pub cut_short: bool,
 }
 
 /// A round of the search whose fix failed its verification.

@@ -16,9 +16,7 @@
 //! always on), then shrinks the fix and what was added together: starting over would spend
 //! the larger trials finding the fix's sites again.
 
-use super::ddmin::{
-    ddmin_after, ddmin_guessing, ddmin_knowing, guess_alone, singles, Guessed, Search,
-};
+use super::ddmin::{ddmin_after, ddmin_knowing, guess_alone, singles, Guessed, Search};
 use super::trial::{Oracle, Sizing, Trial};
 use wgstress_instrument::placement::FenceSite;
 
@@ -48,8 +46,21 @@ pub(crate) fn shrink(
     sizing: Sizing,
     oracle: &mut dyn Oracle,
 ) -> Search {
+    shrink_knowing(order, failed, &[], sizing, oracle)
+}
+
+/// `shrink`, knowing `failing`: sets a run of an earlier round failed. A failing run is
+/// certain at any trial size, so no set within one is asked again (ct-octree's second rounds
+/// on an H200 asked `[24]`, `[27]` and `[28]` again, which the first round had seen fail).
+pub(crate) fn shrink_knowing(
+    order: &[usize],
+    failed: &[usize],
+    failing: &[&[usize]],
+    sizing: Sizing,
+    oracle: &mut dyn Oracle,
+) -> Search {
     if failed.is_empty() {
-        return ordered(order, sizing, oracle);
+        return ordered(order, &within(order, failing), sizing, oracle);
     }
     // ddmin's premises hold: the rest with the fix is every site, which passed, and the fix
     // alone failed.
@@ -58,8 +69,16 @@ pub(crate) fn shrink(
         .copied()
         .filter(|s| !failed.contains(s))
         .collect();
+    // A set of the rest is asked with the fix: it is known to fail where it lies within a
+    // failing set that holds the fix.
+    let with_fix: Vec<&[usize]> = failing
+        .iter()
+        .copied()
+        .filter(|f| failed.iter().all(|s| f.contains(s)))
+        .collect();
     let added = ordered(
         &rest,
+        &within(&rest, &with_fix),
         sizing,
         &mut With {
             base: failed,
@@ -73,27 +92,28 @@ pub(crate) fn shrink(
         .copied()
         .filter(|s| failed.contains(s) || added.sites.contains(s))
         .collect();
-    let fix: Vec<usize> = (0..union.len())
-        .filter(|&p| failed.contains(&union[p]))
-        .collect();
-    let last = in_order(
-        &union,
-        ddmin_knowing(
-            &positions(&union),
-            GUESSES,
-            &[fix],
-            sizing,
-            &mut Ordered {
-                order: &union,
-                oracle,
-            },
-        ),
-    );
+    let mut known = within(&union, failing);
+    known.extend(within(&union, &[failed]));
+    let last = ordered(&union, &known, sizing, oracle);
     Search {
         sites: last.sites,
         trials: added.trials + last.trials,
         runs: added.runs + last.runs,
     }
+}
+
+/// The positions in `order` of each failing set's sites (a set within it fails too); none
+/// that holds all of `order`, which passed.
+fn within(order: &[usize], failing: &[&[usize]]) -> Vec<Vec<usize>> {
+    failing
+        .iter()
+        .map(|f| {
+            (0..order.len())
+                .filter(|&p| f.contains(&order[p]))
+                .collect::<Vec<usize>>()
+        })
+        .filter(|positions| positions.len() < order.len())
+        .collect()
 }
 
 /// Sites of the order asked alone before ddmin descends. The bundled applications' one-site
@@ -102,11 +122,17 @@ pub(crate) fn shrink(
 const GUESSES: usize = 6;
 
 /// ddmin over the positions of `order`: it prefers what comes first, and asks the first
-/// sites alone first.
-fn ordered(order: &[usize], sizing: Sizing, oracle: &mut dyn Oracle) -> Search {
-    let found = ddmin_guessing(
+/// sites alone first; the sets of positions `known` (and every set within one) fail.
+fn ordered(
+    order: &[usize],
+    known: &[Vec<usize>],
+    sizing: Sizing,
+    oracle: &mut dyn Oracle,
+) -> Search {
+    let found = ddmin_knowing(
         &positions(order),
         GUESSES,
+        known,
         sizing,
         &mut Ordered { order, oracle },
     );
@@ -350,6 +376,29 @@ mod tests {
                 oracle.asked
             );
         }
+    }
+
+    #[test]
+    fn sets_an_earlier_round_saw_fail_are_not_asked_again() {
+        // The first round saw [22, 27, 28] and [24] fail; with the fix [27, 28] kept, the
+        // guess of 22 is that set again, and 24 alone lies within the second.
+        let order = [27, 28, 29, 22, 23, 24, 25, 26, 16];
+        let mut oracle = Fixes::new(&[&[24, 28]]);
+        let failing: [&[usize]; 2] = [&[22, 27, 28], &[24]];
+        let found = shrink_knowing(&order, &[27, 28], &failing, certain(), &mut oracle);
+        assert_eq!(found.sites, [24, 28]);
+        for known in [vec![22, 27, 28], vec![24], vec![27, 28], vec![28]] {
+            assert!(
+                !oracle.asked.contains(&known),
+                "{known:?}: {:?}",
+                oracle.asked
+            );
+        }
+        // Not knowing them, the search asks both.
+        let mut unknowing = Fixes::new(&[&[24, 28]]);
+        shrink(&order, &[27, 28], certain(), &mut unknowing);
+        assert!(unknowing.asked.contains(&vec![22, 27, 28]));
+        assert!(unknowing.asked.contains(&vec![24]));
     }
 
     #[test]

@@ -19,6 +19,9 @@ pub(crate) struct Asked {
     pub sites: Vec<usize>,
     pub atomic: Vec<String>,
     pub trial: Trial,
+    /// A run failed: certain evidence against the set (a trial that fails without one was
+    /// cut short by the deadline or a stop).
+    pub run_failed: bool,
 }
 
 pub struct Trials<'a> {
@@ -68,7 +71,8 @@ impl<'a> Trials<'a> {
         self.atomic = atomic;
     }
 
-    fn run(&mut self, sites: &[usize], runs_needed: u64) -> Trial {
+    /// The trial, and whether a run of it failed.
+    fn run(&mut self, sites: &[usize], runs_needed: u64) -> (Trial, bool) {
         let fix = FixSet {
             atomic: self.atomic.clone(),
             sites: sites.to_vec(),
@@ -88,17 +92,17 @@ impl<'a> Trials<'a> {
         match measured {
             Ok(m) if m.stopped.is_some() => {
                 self.stopped = m.stopped;
-                Trial::Fail { runs: m.runs }
+                (Trial::Fail { runs: m.runs }, false)
             }
-            Ok(m) if m.failures > 0 => Trial::Fail { runs: m.runs },
+            Ok(m) if m.failures > 0 => (Trial::Fail { runs: m.runs }, true),
             Ok(m) if m.runs < runs_needed => {
                 self.out_of_time = true;
-                Trial::Fail { runs: m.runs }
+                (Trial::Fail { runs: m.runs }, false)
             }
-            Ok(m) => Trial::Pass { runs: m.runs },
+            Ok(m) => (Trial::Pass { runs: m.runs }, false),
             Err(e) => {
                 self.stopped = Some(Stop::Aborted(e.to_string()));
-                Trial::Fail { runs: 0 }
+                (Trial::Fail { runs: 0 }, false)
             }
         }
     }
@@ -132,12 +136,13 @@ impl Oracle for Trials<'_> {
             return Trial::Fail { runs: 0 };
         }
         self.trials += 1;
-        let trial = self.run(sites, runs_needed);
+        let (trial, run_failed) = self.run(sites, runs_needed);
         self.runs += trial.runs();
         self.asked.push(Asked {
             sites: sites.to_vec(),
             atomic: self.atomic.clone(),
             trial,
+            run_failed,
         });
         (self.on_event)(SearchEvent::Trial {
             sites: sites.len(),

@@ -218,6 +218,7 @@ fn asked(round: u32, a: &Asked) -> AskedTrial {
         atomic: a.atomic.clone(),
         runs: a.trial.runs(),
         passed: a.trial.passed(),
+        cut_short: !a.trial.passed() && !a.run_failed,
     }
 }
 

@@ -9,7 +9,7 @@ use super::{atomic, verify};
 use crate::error::Result;
 use crate::fences::event::SearchEvent;
 use crate::fences::lab::{FixSet, Subject};
-use crate::fences::shrink::{guess_first, shrink, shrink_guessed};
+use crate::fences::shrink::{guess_first, shrink_guessed, shrink_knowing};
 use crate::fences::suggest::{suggest, Suggestion};
 use crate::fences::trial::{FailureRate, Sizing};
 use crate::fences::trials::{Asked, Trials};
@@ -72,6 +72,9 @@ pub(crate) struct Learned<'a> {
     /// The variables an earlier round made atomic together, which passed with a barrier at
     /// every site: not run again.
     pub together: Option<&'a [String]>,
+    /// Sets of barriers (no variable atomic) a run of an earlier round failed: no set within
+    /// one is asked again.
+    pub failing: Vec<&'a [usize]>,
 }
 
 /// What an earlier round showed of a barrier at every site.
@@ -237,7 +240,7 @@ pub(crate) fn round(
         );
         let found = match &guessed {
             Some(guessed) => shrink_guessed(&order, guessed, sizing, &mut trials),
-            None => shrink(&order, failed, sizing, &mut trials),
+            None => shrink_knowing(&order, failed, &learned.failing, sizing, &mut trials),
         };
         count.add(&trials);
         Step::Passed {

@@ -80,10 +80,22 @@ fn learned(rounds: &[RoundResult]) -> Learned<'_> {
         .find(|t| t.refused.is_none() && t.all_sites.is_some())
         .filter(|t| t.all_sites.is_some_and(|r| r.passed && !r.cut_short))
         .map(|t| t.variables.as_slice());
+    // What failed a run is failing at any trial size; the sites of a make-atomic trial are
+    // those of its rewritten shader.
+    let failing = match barriers {
+        Some(_) => rounds
+            .iter()
+            .flat_map(|r| &r.asked)
+            .filter(|a| a.run_failed && a.atomic.is_empty())
+            .map(|a| a.sites.as_slice())
+            .collect(),
+        None => Vec::new(),
+    };
     Learned {
         failed,
         every_site,
         together,
+        failing,
     }
 }
 

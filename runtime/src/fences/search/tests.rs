@@ -459,6 +459,31 @@ fn a_correct_application_does_not_fail_and_every_strategy_was_tried() {
 }
 
 #[test]
+fn a_later_round_does_not_ask_again_what_a_run_of_an_earlier_one_failed() {
+    // The first round's guesses see site 0 fail alone (the common bug needs site 2) and keep
+    // 2; its verification shows the rare bug that needs 0. The second round finds 0 with the
+    // fix, then shrinks the two: 0 alone failed a run in the first round, at any trial size.
+    let mut sim = Sim::new(vec![Bug::barriers(0.5, &[2]), Bug::barriers(0.002, &[0])]);
+    let (outcome, _) = run(FLAGS, &mut sim, Some(Strategy::Systematic));
+    assert_eq!(outcome.verdict, FenceVerdict::Fixed, "{outcome:?}");
+    assert_eq!(kept(&outcome), [0, 2]);
+    assert_eq!(outcome.refined.len(), 1, "{:?}", outcome.refined);
+    let failed_first: Vec<&Vec<u32>> = outcome
+        .asked
+        .iter()
+        .filter(|a| a.round == 0 && !a.passed && !a.cut_short)
+        .map(|a| &a.sites)
+        .collect();
+    assert!(failed_first.contains(&&vec![0]), "{:?}", outcome.asked);
+    for asked in outcome.asked.iter().filter(|a| a.round == 1) {
+        let within = failed_first
+            .iter()
+            .find(|f| asked.sites.iter().all(|s| f.contains(s)));
+        assert_eq!(within, None, "{:?} asked again", asked.sites);
+    }
+}
+
+#[test]
 fn a_fix_that_fails_its_verification_starts_a_round_that_keeps_it() {
     // A common bug the first round's small trials find, and a rare one only the
     // verification's thousands of runs show.
