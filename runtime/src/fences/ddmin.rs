@@ -233,9 +233,10 @@ fn descend(current: &[usize], memo: &mut Memo) -> Vec<usize> {
 
 /// The sets of the level after this one, in the order ddmin would get to them: the halves
 /// of the first part (should it pass), the complements of the level below (should nothing
-/// pass; its parts lie within this level's, known to fail by then), the halves of
-/// the other parts, the split of the first complement (its complements first). Announced after the level's own sets,
-/// so that a lab building ahead starts them one trial before they are asked.
+/// pass; its parts lie within this level's, known to fail by then), the halves of the other
+/// parts, the split of the first complement (its complements first). Announced after the
+/// level's own sets, so that a lab building ahead starts them one trial before they are
+/// asked.
 fn next_levels(
     current: &[usize],
     n: usize,

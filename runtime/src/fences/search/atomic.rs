@@ -159,7 +159,7 @@ fn try_variables(
             alone: None,
         });
         if let Some(stop) = trials.stopped.take() {
-            count.add(&trials);
+            count.add(&mut trials);
             return Ok(Some(Step::Over(FenceVerdict::stopped(
                 stop,
                 "the make-atomic trials",
@@ -169,7 +169,7 @@ fn try_variables(
         // barriers, everything is kept and verified (a later round's trials, sized for a
         // rare failure, may not finish one in the time left).
         if !with_all.passed && !trials.out_of_time {
-            count.add(&trials);
+            count.add(&mut trials);
             return Ok(None);
         }
     }
@@ -181,7 +181,7 @@ fn try_variables(
         },
     };
     if let Some(stop) = trials.stopped.take() {
-        count.add(&trials);
+        count.add(&mut trials);
         return Ok(Some(Step::Over(FenceVerdict::stopped(
             stop,
             "the make-atomic trials",
@@ -225,7 +225,7 @@ fn try_variables(
         }
         false => (variables, patched, sites),
     };
-    count.add(&trials);
+    count.add(&mut trials);
     Ok(Some(Step::Passed {
         fix: FixSet {
             atomic: variables.clone(),

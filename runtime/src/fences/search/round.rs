@@ -139,7 +139,7 @@ pub(crate) fn round(
             let (kept, guessed) = guess_first(&order, sizing, &mut trials);
             // The guesses' own bound is not the search's: the guesses not asked are ddmin's.
             trials.out_of_time = false;
-            count.add(&trials);
+            count.add(&mut trials);
             let step = match (kept, trials.stopped.take()) {
                 (_, Some(stop)) => Some(Step::Over(FenceVerdict::stopped(
                     stop,
@@ -242,7 +242,7 @@ pub(crate) fn round(
             Some(guessed) => shrink_guessed(&order, guessed, sizing, &mut trials),
             None => shrink_knowing(&order, failed, &learned.failing, sizing, &mut trials),
         };
-        count.add(&trials);
+        count.add(&mut trials);
         Step::Passed {
             fix: FixSet::barriers(&found.sites),
             kind: Fix::Barriers,

@@ -30,11 +30,12 @@ pub(crate) struct Count {
 }
 
 impl Count {
-    pub(crate) fn add(&mut self, trials: &Trials) {
+    /// Adds what `trials` counted, taking its record of the trials asked.
+    pub(crate) fn add(&mut self, trials: &mut Trials) {
         self.trials += trials.trials;
         self.runs += trials.runs;
         self.seconds += trials.seconds;
         self.out_of_time |= trials.out_of_time;
-        self.asked.extend(trials.asked.iter().cloned());
+        self.asked.append(&mut trials.asked);
     }
 }
