@@ -76,15 +76,17 @@ pub(crate) fn shrink_knowing(
         .copied()
         .filter(|f| failed.iter().all(|s| f.contains(s)))
         .collect();
-    let added = ordered(
-        &rest,
-        &within(&rest, &with_fix),
-        sizing,
-        &mut With {
-            base: failed,
-            oracle,
-        },
-    );
+    let mut with = With {
+        base: failed,
+        oracle,
+        failed: Vec::new(),
+    };
+    let added = ordered(&rest, &within(&rest, &with_fix), sizing, &mut with);
+    let With {
+        failed: failed_with_fix,
+        oracle,
+        ..
+    } = with;
     // The fix with what was added passed, and no fence failed; the fix itself failed, and
     // so does every set within it.
     let union: Vec<usize> = order
@@ -94,6 +96,8 @@ pub(crate) fn shrink_knowing(
         .collect();
     let mut known = within(&union, failing);
     known.extend(within(&union, &[failed]));
+    let failed_with_fix: Vec<&[usize]> = failed_with_fix.iter().map(Vec::as_slice).collect();
+    known.extend(within(&union, &failed_with_fix));
     let last = ordered(&union, &known, sizing, oracle);
     Search {
         sites: last.sites,
@@ -236,6 +240,9 @@ impl Oracle for Ordered<'_> {
 struct With<'a> {
     base: &'a [usize],
     oracle: &'a mut dyn Oracle,
+    /// The sets asked (the base among them) that a run failed: every set within one fails
+    /// too, so the stage after this one does not ask them again.
+    failed: Vec<Vec<usize>>,
 }
 
 impl With<'_> {
@@ -248,7 +255,12 @@ impl With<'_> {
 impl Oracle for With<'_> {
     fn trial(&mut self, sites: &[usize], runs_needed: u64) -> Trial {
         let sites = self.sites(sites);
-        self.oracle.trial(&sites, runs_needed)
+        let trial = self.oracle.trial(&sites, runs_needed);
+        // A trial the search's stop cut short failed without a failing run: it says nothing.
+        if !trial.passed() && !self.oracle.stopped() {
+            self.failed.push(sites);
+        }
+        trial
     }
 
     fn upcoming(&mut self, sets: &[Vec<usize>]) {
@@ -373,6 +385,29 @@ mod tests {
             assert!(
                 !oracle.asked.contains(&known),
                 "{known:?}: {:?}",
+                oracle.asked
+            );
+        }
+    }
+
+    #[test]
+    fn what_failed_with_the_fix_is_not_asked_again_in_the_same_round() {
+        // ct-octree's second round on an H100: with the failed fix [27], the guesses
+        // [27, 28] and [27, 29] failed, and ddmin then found [27, 28, 29]; its last stage
+        // asked [28], [29], [27, 28] and [27, 29], each within a set that had failed.
+        let order = [27, 28, 29, 22, 23, 24, 25, 26, 16];
+        let mut oracle = Fixes::new(&[&[27, 28, 29]]);
+        let found = shrink(&order, &[27], certain(), &mut oracle);
+        assert_eq!(found.sites, [27, 28, 29]);
+        let failed_first = [vec![27, 28], vec![27, 29]];
+        for set in &failed_first {
+            let times = oracle.asked.iter().filter(|a| *a == set).count();
+            assert_eq!(times, 1, "{set:?}: {:?}", oracle.asked);
+        }
+        for within in [vec![28], vec![29]] {
+            assert!(
+                !oracle.asked.contains(&within),
+                "{within:?}: {:?}",
                 oracle.asked
             );
         }
