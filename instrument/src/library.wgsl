@@ -206,7 +206,10 @@ fn wgstress_held_enough(seen: ptr<function, u32>, idle: ptr<function, u32>, held
         return false;
     }
     *idle += 1u;
-    return *idle > 4096u;
+    // Not before every workgroup of the dispatch started: where the device's threads are the
+    // operating system's (llvmpipe), a workgroup whose thread has not yet run is no sign that
+    // the device has no room beside the held one.
+    return *idle > 4096u && atomicLoad(&wgstress_results.started) >= wgstress_params.app_total;
 }
 
 // A delay of 32 dependent divisions by a value the compiler cannot know, so that a held
@@ -339,6 +342,15 @@ fn wgstress_still_held() -> bool {
     }
 }
 
+// Under HSA, whether this waiter is above the victim while a workgroup below the victim has
+// not finished: that one is what HSA guarantees, and it is not this waiter, so the stall may
+// be its thread not yet run (llvmpipe) rather than a wait the model allows to last.
+fn wgstress_waits_above_guaranteed() -> bool {
+    return wgstress_params.schedule == WGSTRESS_SCHEDULE_HSA
+        && wgstress_app_id > wgstress_params.victim
+        && atomicLoad(&wgstress_results.finished_below) < wgstress_params.victim;
+}
+
 // A wait saw no progress for `stall_checks` checks. With a workgroup held, the wait is one the
 // model does not guarantee to end: starvation; the held workgroups are released so the run
 // completes and its checks run. With none held, the application stopped getting anywhere
@@ -347,7 +359,7 @@ fn wgstress_still_held() -> bool {
 // for a while stops everyone waiting for it.
 fn wgstress_stalled(loop_id: u32, iterations: u32) {
     let held = atomicLoad(&wgstress_results.parked_now) > 0u && wgstress_still_held();
-    if !held && iterations <= wgstress_params.hang_floor {
+    if (!held || wgstress_waits_above_guaranteed()) && iterations <= wgstress_params.hang_floor {
         return;
     }
     let n = atomicAdd(&wgstress_results.waiters, 1u);

@@ -253,7 +253,10 @@ impl Engine {
     }
 
     /// A batch where the driver ended a loop is no result of the application's: an error
-    /// naming the loop.
+    /// naming the loop. Not where the scheduler found the run starved: the held workgroups
+    /// were released then, and a waiter that spun on until the driver's limit while the
+    /// released one's thread had not yet run (llvmpipe) came after the verdict, which stands
+    /// (`RunOutcome` ranks starvation first for the same reason).
     fn refuse_cut(
         &self,
         results: &[(Record, std::result::Result<(), CheckFailure>)],
@@ -261,7 +264,7 @@ impl Engine {
         let cut: Vec<&Record> = results
             .iter()
             .map(|(record, _)| record)
-            .filter(|r| r.cut.count > 0)
+            .filter(|r| r.cut.count > 0 && !r.scheduler.starved)
             .collect();
         let Some(first) = cut.first() else {
             return Ok(());
