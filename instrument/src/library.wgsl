@@ -342,13 +342,16 @@ fn wgstress_still_held() -> bool {
     }
 }
 
-// Under HSA, whether this waiter is above the victim while a workgroup below the victim has
-// not finished: that one is what HSA guarantees, and it is not this waiter, so the stall may
-// be its thread not yet run (llvmpipe) rather than a wait the model allows to last.
-fn wgstress_waits_above_guaranteed() -> bool {
-    return wgstress_params.schedule == WGSTRESS_SCHEDULE_HSA
-        && wgstress_app_id > wgstress_params.victim
-        && atomicLoad(&wgstress_results.finished_below) < wgstress_params.victim;
+// Under HSA, whether some workgroup below the victim is unfinished and this waiter may not
+// be it: that one is what HSA guarantees, so the stall may be its thread not yet run
+// (llvmpipe) rather than a wait the model allows to last. The waiter may be it only if it is
+// below the victim and at least as many workgroups below the victim have finished as there
+// are ids below its own (exact where the victim is the third workgroup or lower).
+fn wgstress_waits_on_guaranteed() -> bool {
+    let finished_below = atomicLoad(&wgstress_results.finished_below);
+    let victim = wgstress_params.victim;
+    let lowest = wgstress_app_id < victim && wgstress_app_id <= finished_below;
+    return wgstress_params.schedule == WGSTRESS_SCHEDULE_HSA && finished_below < victim && !lowest;
 }
 
 // A wait saw no progress for `stall_checks` checks. With a workgroup held, the wait is one the
@@ -359,7 +362,7 @@ fn wgstress_waits_above_guaranteed() -> bool {
 // for a while stops everyone waiting for it.
 fn wgstress_stalled(loop_id: u32, iterations: u32) {
     let held = atomicLoad(&wgstress_results.parked_now) > 0u && wgstress_still_held();
-    if (!held || wgstress_waits_above_guaranteed()) && iterations <= wgstress_params.hang_floor {
+    if (!held || wgstress_waits_on_guaranteed()) && iterations <= wgstress_params.hang_floor {
         return;
     }
     let n = atomicAdd(&wgstress_results.waiters, 1u);
