@@ -33,6 +33,7 @@ struct WgstressParams {
     watchdog_cap: u32,          // any loop past this count leaves, progress or not
     park_limit: u32,            // a held invocation's checks at most (llvmpipe's loop budget)
     hang_floor: u32,            // a stall with nothing held is a hang past this count only
+    masked_lanes: u32,          // 1: the device runs lanes no invocation owns (llvmpipe), find them
     patches: array<vec4<u32>, 16>, // the K stressed patch indices, 4 per vector
 }
 
@@ -76,6 +77,7 @@ struct WgstressResults {
     waiters: atomic<u32>,        // invocations that found their wait stalled
     idle_checks: atomic<u32>,    // checks of waits that saw no progress: others are running
     waits: array<vec2<u32>, 8>,  // the first of them: (application id, loop id)
+    live: atomic<u32>,           // 1 once an invocation looked (wgstress_enter_app)
 }
 
 @group(0) @binding(0) var<uniform> wgstress_params: WgstressParams;
@@ -103,6 +105,8 @@ var<private> wgstress_seen: u32;
 var<private> wgstress_idle: u32;
 // The progress count at this invocation's check before the last.
 var<private> wgstress_seen_before: u32;
+// Whether this is a lane of the device's vector that no invocation owns (wgstress_enter_app).
+var<private> wgstress_padding: bool;
 // Whether the watchdog stopped a loop in this run, as the workgroup last read it.
 var<workgroup> wgstress_stop: u32;
 
@@ -148,7 +152,7 @@ fn wgstress_watchdog(iterations: u32, loop_id: u32) -> bool {
 // loop leaves too, instead of each spinning on its own (in a lock convoy of 132 workgroups
 // that is 132 times as long). For loops without barriers: a branch on it may be non-uniform.
 fn wgstress_stopped() -> bool {
-    return atomicLoad(&wgstress_results.stop) > 0u;
+    return wgstress_padding || atomicLoad(&wgstress_results.stop) > 0u;
 }
 
 // The same for loops with barriers, which are in uniform control flow: one invocation reads
@@ -261,8 +265,8 @@ fn wgstress_park(at_start: bool) {
     loop {
         var inner = 0u;
         loop {
-            if atomicLoad(&wgstress_results.release) != 0u || !wgstress_may_park(at_start)
-                || wgstress_held_enough(&seen, &idle, &held) {
+            if wgstress_padding || atomicLoad(&wgstress_results.release) != 0u
+                || !wgstress_may_park(at_start) || wgstress_held_enough(&seen, &idle, &held) {
                 break;
             }
             inner += 1u;
@@ -295,7 +299,8 @@ fn wgstress_admit(bound: u32) {
                 }
                 continue;
             }
-            if atomicLoad(&wgstress_results.release) != 0u || wgstress_held_enough(&seen, &idle, &checks) {
+            if wgstress_padding || atomicLoad(&wgstress_results.release) != 0u
+                || wgstress_held_enough(&seen, &idle, &checks) {
                 atomicAdd(&wgstress_results.running, 1u);
                 admitted = true;
                 break;
@@ -576,6 +581,18 @@ fn wgstress_enter_app(group: vec3<u32>, local: vec3<u32>) {
     wgstress_first = all(local == vec3<u32>(0u));
     let size = wgstress_params.app_groups;
     wgstress_app_id = group.x + size.x * (group.y + size.y * group.z);
+    // llvmpipe runs a workgroup smaller than its vector (8 lanes) with the other lanes
+    // masked: their loads and atomics return 0 and their stores are dropped, but they follow
+    // the control flow, and a loop lasts until every lane has left it. A wait on a location
+    // that is 0 then lasts, in those lanes, until the loop's bound or llvmpipe's: a workgroup
+    // of one invocation that has finished its work stays unfinished for thousands of
+    // iterations, and a held one stays held after it was let go. Such a lane reads 0 where an
+    // invocation reads what it stored, and leaves every loop it can (wgstress_stopped, the
+    // holding loops).
+    if wgstress_params.masked_lanes != 0u {
+        atomicStore(&wgstress_results.live, 1u);
+        wgstress_padding = atomicAdd(&wgstress_results.live, 0u) == 0u;
+    }
 }
 
 // An application workgroup's start, before its first step, in uniform control flow, for an

@@ -142,7 +142,7 @@ fn manifest_layout_matches_library() {
     // The scheduler's block (docs/progress.md) follows, its wait sites 8-aligned at the end.
     assert_eq!(m.results.offset("stop"), Some(216));
     assert_eq!(m.results.offset("waits"), Some(240));
-    assert_eq!(m.results.size, 304);
+    assert_eq!(m.results.size, 312);
     let json = serde_json::to_string(m).unwrap();
     assert_eq!(
         &serde_json::from_str::<wgstress_instrument::Manifest>(&json).unwrap(),

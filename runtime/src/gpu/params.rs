@@ -13,6 +13,11 @@ pub(crate) struct Pacing {
     pub park_limit: u32,
     /// A stalled wait with nothing held is a hang only past this many iterations of its loop.
     pub hang_floor: u32,
+    /// The device runs a workgroup smaller than its vector with lanes that no invocation owns,
+    /// which follow the control flow with their memory accesses dropped (llvmpipe): the
+    /// instrumented shader finds them and lets them leave its loops (library.wgsl,
+    /// `wgstress_enter_app`).
+    pub masked_lanes: bool,
 }
 
 impl Pacing {
@@ -28,12 +33,14 @@ impl Pacing {
                 stall_checks: 16,
                 park_limit: 16384,
                 hang_floor: 16384,
+                masked_lanes: true,
             }
         } else {
             Pacing {
                 stall_checks: STALL_CHECKS,
                 park_limit: u32::MAX,
                 hang_floor: 0,
+                masked_lanes: false,
             }
         }
     }
@@ -80,6 +87,7 @@ pub(crate) fn encode(
     put("stall_checks", 0, pacing.stall_checks);
     put("park_limit", 0, pacing.park_limit);
     put("hang_floor", 0, pacing.hang_floor);
+    put("masked_lanes", 0, u32::from(pacing.masked_lanes));
     put(
         "watchdog_cap",
         0,
