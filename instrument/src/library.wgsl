@@ -28,6 +28,7 @@ struct WgstressParams {
     schedule: u32,              // Schedule::code (schedule.rs), as the WGSTRESS_SCHEDULE_ constants
     victim: u32,                // the application workgroup (linear id) the schedule parks; none: ~0u
     park_step: u32,             // it parks at this step of an invocation (0: at its start)
+    lead: u32,                  // 1: the others wait at their start until the victim parks
     occupancy: u32,             // at most this many application workgroups run at once (0: any)
     stall_checks: u32,          // progress checks (one per 64 steps) a wait may see none in
     watchdog_cap: u32,          // any loop past this count leaves, progress or not
@@ -78,6 +79,7 @@ struct WgstressResults {
     idle_checks: atomic<u32>,    // checks of waits that saw no progress: others are running
     waits: array<vec2<u32>, 8>,  // the first of them: (application id, loop id)
     live: atomic<u32>,           // 1 once an invocation looked (wgstress_enter_app)
+    victim_done: atomic<u32>,    // 1 once the victim finished
 }
 
 @group(0) @binding(0) var<uniform> wgstress_params: WgstressParams;
@@ -628,10 +630,30 @@ fn wgstress_begin() {
         atomicAdd(&wgstress_results.started, 1u);
         atomicAdd(&wgstress_results.progress, 1u);
     }
+    if wgstress_params.lead != 0u && wgstress_app_id != wgstress_params.victim {
+        wgstress_follow();
+    }
     if wgstress_app_id == wgstress_params.victim && wgstress_params.park_step == 0u
         && wgstress_may_park(true) {
         atomicStore(&wgstress_results.victim_parked, 1u);
         wgstress_park(true);
+    }
+}
+
+// Under `lead`, a workgroup other than the victim waits at its start until the victim parked
+// at its step or finished: the victim runs alone first. At most `park_limit` checks, each a
+// delay long (llvmpipe counts loop iterations, not time), so that a victim the device never
+// runs does not keep the others from their work.
+fn wgstress_follow() {
+    var waited = 0u;
+    loop {
+        if wgstress_padding || atomicLoad(&wgstress_results.victim_parked) != 0u
+            || atomicLoad(&wgstress_results.victim_done) != 0u
+            || waited >= wgstress_params.park_limit {
+            break;
+        }
+        wgstress_sink(wgstress_delay(waited));
+        waited += 1u;
     }
 }
 
@@ -670,6 +692,9 @@ fn wgstress_finish() {
     atomicAdd(&wgstress_results.finished, 1u);
     if wgstress_app_id < wgstress_params.victim {
         atomicAdd(&wgstress_results.finished_below, 1u);
+    }
+    if wgstress_app_id == wgstress_params.victim {
+        atomicStore(&wgstress_results.victim_done, 1u);
     }
     atomicAdd(&wgstress_results.progress, 1u);
 }

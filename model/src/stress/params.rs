@@ -213,6 +213,11 @@ pub struct RunParams {
     /// The victim's step it is parked at (0: at its start).
     #[serde(default)]
     pub park_step: u32,
+    /// The victim runs alone until it parks (or finishes): every other workgroup waits at its
+    /// start until then, a prefix every model allows. For holds that starve only once the
+    /// victim took something first (a lock, a flag it has still to clear).
+    #[serde(default)]
+    pub lead: bool,
     /// At most this many application workgroups run at once (0: any).
     #[serde(default)]
     pub occupancy: u32,
@@ -284,6 +289,7 @@ impl RunParams {
             schedule,
             victim,
             park_step,
+            lead: false,
             occupancy: settings.scheduling.occupancy.unwrap_or(0),
         }
     }

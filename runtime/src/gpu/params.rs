@@ -83,6 +83,7 @@ pub(crate) fn encode(
     put("schedule", 0, run.schedule.code());
     put("victim", 0, run.victim.unwrap_or(u32::MAX));
     put("park_step", 0, run.park_step);
+    put("lead", 0, u32::from(run.lead && run.victim.is_some()));
     put("occupancy", 0, run.occupancy);
     put("stall_checks", 0, pacing.stall_checks);
     put("park_limit", 0, pacing.park_limit);
