@@ -190,6 +190,13 @@ fn every_generated_shader_is_valid_wgsl() {
     for (name, test) in seed_examples() {
         shaders.push((name.to_string(), wgstress_progress::wgsl::shader(&test)));
     }
+    // The interpreter the emulator test runs every test through.
+    for threads in 1..=3 {
+        shaders.push((
+            format!("interpreter-{threads}"),
+            wgstress_progress::interpret::shader(threads),
+        ));
+    }
     for (name, source) in &shaders {
         let module = naga::front::wgsl::parse_str(source)
             .unwrap_or_else(|e| panic!("{name}: {}\n{source}", e.emit_to_string(source)));

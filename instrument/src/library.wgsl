@@ -29,6 +29,10 @@ struct WgstressParams {
     victim: u32,                // the application workgroup (linear id) the schedule parks; none: ~0u
     park_step: u32,             // it parks at this step of an invocation (0: at its start)
     lead: u32,                  // 1: the others wait at their start until the victim parks
+    script_len: u32,            // steps a scripted schedule takes (0: none), its prefix's and
+    script_prefix: u32,         //   its cycle's entries in `script`, the cycle gone round
+    script_cycle: u32,          //   until script_len steps were taken
+    script_ends: u32,           // the workgroups (ids below 32) that end within the script
     occupancy: u32,             // at most this many application workgroups run at once (0: any)
     stall_checks: u32,          // progress checks (one per 64 steps) a wait may see none in
     watchdog_cap: u32,          // any loop past this count leaves, progress or not
@@ -36,6 +40,7 @@ struct WgstressParams {
     hang_floor: u32,            // a stall with nothing held is a hang past this count only
     masked_lanes: u32,          // 1: the device runs lanes no invocation owns (llvmpipe), find them
     patches: array<vec4<u32>, 16>, // the K stressed patch indices, 4 per vector
+    script: array<vec4<u32>, 16>,  // the workgroup of each step: prefix, then one cycle
 }
 
 // One kind of event (assertion, postcondition, watchdog): how often, and who was first.
@@ -80,6 +85,7 @@ struct WgstressResults {
     waits: array<vec2<u32>, 8>,  // the first of them: (application id, loop id)
     live: atomic<u32>,           // 1 once an invocation looked (wgstress_enter_app)
     victim_done: atomic<u32>,    // 1 once the victim finished
+    turn: atomic<u32>,           // steps of a scripted schedule taken
 }
 
 @group(0) @binding(0) var<uniform> wgstress_params: WgstressParams;
@@ -107,6 +113,12 @@ var<private> wgstress_seen: u32;
 var<private> wgstress_idle: u32;
 // The progress count at this invocation's check before the last.
 var<private> wgstress_seen_before: u32;
+// Whether this invocation took the scripted step `turn` names and is to count it done.
+var<private> wgstress_turn_taken: bool;
+// Scripted steps this invocation took, and whether, its workgroup ending within the script,
+// it was let through to leave its loop after the last of them.
+var<private> wgstress_turns: u32;
+var<private> wgstress_turns_done: bool;
 // Whether this is a lane of the device's vector that no invocation owns (wgstress_enter_app).
 var<private> wgstress_padding: bool;
 // Whether the watchdog stopped a loop in this run, as the workgroup last read it.
@@ -405,6 +417,80 @@ fn wgstress_park_at_step(loop_id: u32) {
 }
 // wgstress: parking end
 
+// The workgroup of scripted step `turn`.
+fn wgstress_script_at(turn: u32) -> u32 {
+    var entry = turn;
+    if turn >= wgstress_params.script_prefix {
+        entry = wgstress_params.script_prefix
+            + (turn - wgstress_params.script_prefix) % max(wgstress_params.script_cycle, 1u);
+    }
+    return wgstress_params.script[entry / 4u][entry % 4u];
+}
+
+// Counts the scripted step this invocation took (the loop body it entered before this one).
+// The last step of the script is the verdict: the run went round the execution's cycle as
+// often as asked and the application has not ended, so it is starved under the model whose
+// execution that is; every loop then leaves.
+fn wgstress_end_turn() {
+    if !wgstress_turn_taken {
+        return;
+    }
+    wgstress_turn_taken = false;
+    wgstress_turns += 1u;
+    let taken = atomicAdd(&wgstress_results.turn, 1u) + 1u;
+    if taken == wgstress_params.script_len {
+        wgstress_record(3u, 0u);
+        atomicStore(&wgstress_results.starved, 1u);
+        atomicStore(&wgstress_results.stop, 1u);
+    }
+}
+
+// Waits until the script names this workgroup for the next step, or the script is over (a
+// workgroup it no longer names: one that has ended, or one the execution leaves unrun), at most
+// `park_limit` checks, each a delay long (llvmpipe counts loop iterations, not time).
+fn wgstress_wait_turn() {
+    if wgstress_padding || !wgstress_first {
+        return;
+    }
+    if wgstress_app_id < 32u && ((wgstress_params.script_ends >> wgstress_app_id) & 1u) != 0u
+        && wgstress_turns == wgstress_script_steps_of(wgstress_app_id) {
+        // Its steps are taken and it ends: this entry leaves the loop. One more entry means
+        // it did not end, and the run left the script's execution.
+        if wgstress_turns_done {
+            atomicStore(&wgstress_results.turn, 0x80000000u); // past any script's length
+        }
+        wgstress_turns_done = true;
+        return;
+    }
+    var waited = 0u;
+    loop {
+        let turn = atomicLoad(&wgstress_results.turn);
+        if turn >= wgstress_params.script_len || waited >= wgstress_params.park_limit {
+            break;
+        }
+        if wgstress_script_at(turn) == wgstress_app_id {
+            wgstress_turn_taken = true;
+            break;
+        }
+        // Four delays a check: a workgroup whose turn it is may wait for a core (llvmpipe's
+        // threads are the operating system's), and every check spends one of the 65,535
+        // iterations llvmpipe gives an invocation's loops.
+        wgstress_sink(wgstress_delay(wgstress_delay(wgstress_delay(wgstress_delay(waited)))));
+        waited += 1u;
+    }
+}
+
+// Steps the script's prefix gives workgroup `group`.
+fn wgstress_script_steps_of(group: u32) -> u32 {
+    var steps = 0u;
+    for (var entry = 0u; entry < min(wgstress_params.script_prefix, 64u); entry += 1u) {
+        if wgstress_params.script[entry / 4u][entry % 4u] == group {
+            steps += 1u;
+        }
+    }
+    return steps;
+}
+
 // Right after an application loop: a step too, where the victim may be parked holding what
 // the loop waited for (a lock just taken, a ticket served, a flag seen). `exited` is 1 when
 // the loop left by one of its own exits (a break, its condition, its break-if, the
@@ -415,6 +501,13 @@ fn wgstress_left(loop_id: u32, exited: u32) {
     if exited == 0u {
         wgstress_record(4u, loop_id);
     }
+    if wgstress_turn_taken {
+        // The loop ended on an entry the script gave a step (every step is counted at the
+        // next entry): the run left the script's execution, which is no verdict; the script
+        // is over for everyone.
+        wgstress_turn_taken = false;
+        atomicStore(&wgstress_results.turn, 0x80000000u); // past any script's length
+    }
     wgstress_steps += 1u;
     wgstress_park_at_step(loop_id);
 }
@@ -424,6 +517,10 @@ fn wgstress_left(loop_id: u32, exited: u32) {
 // the one before that. Counts the step, parks the victim at its step, and every 64 steps
 // publishes progress or counts a check without any.
 fn wgstress_step(loop_id: u32, iterations: u32, state: u32, previous: ptr<function, u32>) {
+    if wgstress_params.script_len != 0u {
+        wgstress_end_turn();
+        wgstress_wait_turn();
+    }
     // The first entry has read nothing yet, so the first comparison that means anything is
     // the third entry's: the second iteration's reads against the first's.
     if iterations > 2u && state != *previous {
@@ -652,7 +749,9 @@ fn wgstress_follow() {
             || waited >= wgstress_params.park_limit {
             break;
         }
-        wgstress_sink(wgstress_delay(waited));
+        // Four delays a check, as a scripted turn's: the victim may be the last workgroup
+        // the device gives a thread (llvmpipe's threads are the operating system's).
+        wgstress_sink(wgstress_delay(wgstress_delay(wgstress_delay(wgstress_delay(waited)))));
         waited += 1u;
     }
 }

@@ -133,8 +133,8 @@ fn manifest_layout_matches_library() {
     let m = &out.manifest;
     assert_eq!(m.params.offset("app_groups"), Some(0));
     assert_eq!(m.params.offset("app_total"), Some(12));
-    assert_eq!(m.params.offset("patches"), Some(112));
-    assert_eq!(m.params.size, 368);
+    assert_eq!(m.params.offset("patches"), Some(144));
+    assert_eq!(m.params.size, 656);
     assert_eq!(m.event.size, 32);
     assert_eq!(m.results.offset("stress_groups_ran"), Some(160));
     assert_eq!(m.results.offset("sink"), Some(164));
@@ -142,7 +142,7 @@ fn manifest_layout_matches_library() {
     // The scheduler's block (docs/progress.md) follows, its wait sites 8-aligned at the end.
     assert_eq!(m.results.offset("stop"), Some(216));
     assert_eq!(m.results.offset("waits"), Some(240));
-    assert_eq!(m.results.size, 312);
+    assert_eq!(m.results.size, 320);
     let json = serde_json::to_string(m).unwrap();
     assert_eq!(
         &serde_json::from_str::<wgstress_instrument::Manifest>(&json).unwrap(),

@@ -5,7 +5,8 @@
 //! the test is guaranteed to terminate under a model, with the starving execution as evidence
 //! when not (`oracle`); `generate` enumerates the tests that meet the seed's synthesis
 //! constraints, `suite` counts them as the seed's Table 4 does, and `wgsl` compiles a test to a
-//! compute shader with bounded loops; `hold` says which hold of one workgroup must starve a
+//! compute shader with bounded loops (`interpret`: one shader for every test of a thread count,
+//! the test as data); `hold` says which hold of one workgroup must starve a
 //! test under a model (what the scheduler emulation is checked against). Pure: no GPU, no printing.
 
 #![deny(unreachable_pub)]
@@ -14,6 +15,7 @@ mod axb;
 mod explore;
 pub mod generate;
 pub mod hold;
+pub mod interpret;
 pub mod model;
 pub mod observe;
 pub mod oracle;

@@ -1,21 +1,20 @@
 //! The scheduler against the oracle (issue 31, item 6). Progress litmus tests of the generated
 //! suite, each thread a workgroup of one invocation, run under each progress model the
-//! scheduler emulates (`--schedule`). Two checks:
+//! scheduler emulates (`--schedule`), every test through one interpreter shader per thread
+//! count (progress/src/interpret.rs), the test its program. Two checks:
 //!
 //! - where the oracle says a model guarantees a test's termination (weak fairness), no run
 //!   starves it, holding each workgroup in turn at its start and (unfair, HSA) at each of its
 //!   first steps;
-//! - where `TerminationOracle::starving_hold` (progress/src/hold.rs) finds that holding one
-//!   workgroup at its start must starve the test (the others left waiting in place whatever
-//!   order they run in), the scheduler, told to hold that workgroup there, starves it in some
-//!   of `REPEATS` runs (or, where none of those did, of a second batch of `REPEATS`).
+//! - where it says the model does not, the scheduler shows the test starving, in some of
+//!   `REPEATS` runs (or, where none of those did, of a second batch of `REPEATS`): holding the
+//!   workgroup that `TerminationOracle::starving_hold` (progress/src/hold.rs) finds must starve
+//!   the test, at its start or after it ran alone for a few instructions (`RunParams::lead`);
+//!   where no hold of one workgroup does (livelocks, waits over several instructions), following
+//!   the oracle's endless execution step by step as a script (`RunParams::script`), which counts
+//!   as starved only where the run took every step of it (a run that leaves it is no verdict).
 //!
-//! Under fair nothing is held, so nothing can starve; under a model that does not guarantee a
-//! test's termination any outcome is allowed. Counted, not checked (docs/progress.md): pairs
-//! whose starving hold needs the held workgroup to run alone for a few instructions first (a
-//! lock it takes before the others start: the scheduler cannot order workgroups' starts), and
-//! pairs the oracle says may not terminate but that no hold of one workgroup starves (the
-//! others livelock, or wait in a loop of several instructions, or two must be held).
+//! Under fair nothing is held, so nothing can starve.
 //!
 //! On lavapipe. `WGSTRESS_EMULATOR_EVERY=N` takes every N-th test of the suite (400 by
 //! default; 1: the whole suite), `WGSTRESS_EMULATOR_SHARD=I/N` the I-th of N shards of those,
@@ -28,9 +27,11 @@ use common::*;
 use wgstress_model::run::record::RunOutcome;
 use wgstress_model::stress::params::RunParams;
 use wgstress_model::stress::schedule::Schedule;
+use wgstress_model::stress::script::Script;
 use wgstress_model::stress::strategy::Strategy;
 use wgstress_progress::generate::{generate, Bounds};
 use wgstress_progress::hold::StarvingHold;
+use wgstress_progress::interpret;
 use wgstress_progress::oracle::TerminationOracle as Oracle;
 use wgstress_progress::wgsl::{self, InstanceLayout as Layout, Mapping};
 use wgstress_progress::{AxbTest as Test, Fairness, Model, ProgressScheduler as Scheduler};
@@ -66,19 +67,19 @@ const MODELS: [(Schedule, Model); 4] = [
 /// llvmpipe threads.
 const THREADS_VAR: &str = "WGSTRESS_EMULATOR_THREADS";
 
-/// The test as an application: thread t is workgroup t (the plain mapping, one instance); a
-/// thread that gave up fails the check on its status word.
-fn app(name: &str, test: &Test) -> App {
-    let threads = test.threads().len() as u32;
+/// The tests of `threads` threads as one application: the interpreter (progress/src/
+/// interpret.rs), thread t on workgroup t (the plain mapping, one instance), each test a
+/// program loaded with `load`; a thread that gave up fails the check on its status word.
+fn app(threads: usize) -> App {
     let layout = Layout::new(Mapping::Plain, 1);
     let [mem, status, params] = wgsl::BINDINGS;
     let mut app = App::bare(
-        name,
-        &wgsl::shader(test),
-        [threads, 1, 1],
+        &format!("progress-tests-of-{threads}-threads"),
+        &interpret::shader(threads),
+        [threads as u32, 1, 1],
         vec![
             Binding::storage(mem, layout.memory_words() as u32, Init::Zeros),
-            Binding::storage(status, threads, Init::Zeros),
+            Binding::storage(status, threads as u32, Init::Zeros),
             Binding {
                 group: 0,
                 binding: params,
@@ -89,6 +90,11 @@ fn app(name: &str, test: &Test) -> App {
                 },
                 name: None,
             },
+            Binding::storage(
+                interpret::PROGRAM_BINDING,
+                interpret::program_words(threads) as u32,
+                Init::Zeros,
+            ),
         ],
     );
     app.checks = vec![Check {
@@ -105,6 +111,13 @@ fn app(name: &str, test: &Test) -> App {
         },
     }];
     app
+}
+
+/// Makes `test` the one the engine's runs interpret.
+fn load(engine: &mut Engine, test: &Test) {
+    engine
+        .set_contents((0, interpret::PROGRAM_BINDING), interpret::program(test))
+        .expect("the interpreter's program binding");
 }
 
 /// Runs with the `(victim, park step)` holds under `schedule`, one of each per seed.
@@ -125,6 +138,100 @@ fn held(
                 lead,
                 ..RunParams::draw(seed, &settings(Strategy::None, false), app_groups)
             })
+        })
+        .collect()
+}
+
+/// How runs show a test starving under a model.
+enum Starving {
+    /// Holding one workgroup, at its start or after it ran alone for a few instructions (the
+    /// others wait at their start until it parks at the loop entry that follows them).
+    Hold(StarvingHold),
+    /// Following the oracle's endless execution, where no hold of one workgroup starves it.
+    Script(Script),
+}
+
+impl Starving {
+    fn runs(&self, groups: u32, schedule: Schedule, seeds: std::ops::Range<u64>) -> Vec<RunParams> {
+        match self {
+            Starving::Hold(StarvingHold { victim, after }) => {
+                let park_step = if *after == 0 { 0 } else { *after as u32 + 1 };
+                held(
+                    groups,
+                    schedule,
+                    &[(*victim as u32, park_step)],
+                    *after > 0,
+                    seeds,
+                )
+            }
+            Starving::Script(script) => scripted(groups, schedule, script, seeds),
+        }
+    }
+}
+
+impl std::fmt::Display for Starving {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            Starving::Hold(StarvingHold { victim, after: 0 }) => {
+                write!(f, "workgroup {victim} held at its start")
+            }
+            Starving::Hold(StarvingHold { victim, after }) => write!(
+                f,
+                "workgroup {victim} held after running alone for {after} instruction(s)"
+            ),
+            Starving::Script(script) => write!(
+                f,
+                "the oracle's endless execution as a script ({} steps, then {} round and round)",
+                script.prefix().len(),
+                script.cycle().len()
+            ),
+        }
+    }
+}
+
+/// Rounds of the cycle a scripted run goes before it counts as starved: the cycle returns
+/// to the state it left, so one round shows the execution repeats; two, that it did.
+const ROUNDS: u32 = 2;
+
+/// The oracle's execution that need not end under `model` (weak fairness), as a script of
+/// workgroups (thread t is workgroup t); none where it does not fit the parameters block.
+fn script(oracle: &Oracle, test: &Test, model: Model) -> Option<Script> {
+    let endless = oracle
+        .decide(Scheduler {
+            model,
+            fairness: Fairness::Weak,
+        })
+        .evidence?;
+    let ids = |steps: &[wgstress_progress::oracle::ExecutionStep]| {
+        steps.iter().map(|s| s.thread as u32).collect::<Vec<u32>>()
+    };
+    // The cycle returns to the state it left: the threads done there end in the prefix.
+    let root = &endless.cycle.last()?.to;
+    let ends = oracle_threads(test)
+        .filter(|&(t, len)| root.pcs[t] >= len)
+        .map(|(t, _)| t as u32)
+        .collect();
+    Script::new(ids(&endless.prefix), ids(&endless.cycle), ROUNDS, ends)
+}
+
+/// Each thread of `test` with its instruction count.
+fn oracle_threads(test: &Test) -> impl Iterator<Item = (usize, usize)> + '_ {
+    test.threads().iter().map(|t| t.len()).enumerate()
+}
+
+/// Runs that follow `script` under `schedule`, nobody held, one per seed.
+fn scripted(
+    app_groups: u32,
+    schedule: Schedule,
+    script: &Script,
+    seeds: std::ops::Range<u64>,
+) -> Vec<RunParams> {
+    seeds
+        .map(|seed| RunParams {
+            schedule,
+            victim: None,
+            script: Some(script.clone()),
+            ..RunParams::draw(seed, &settings(Strategy::None, false), app_groups)
         })
         .collect()
 }
@@ -153,7 +260,10 @@ struct Tally {
     /// Pairs whose starving hold needs the victim to run alone first, each run under it, the
     /// others waiting at their start until it parks (`RunParams::lead`).
     after_steps: usize,
-    /// Pairs the oracle says may not terminate that no hold of one workgroup starves.
+    /// Pairs the oracle says may not terminate that no hold of one workgroup starves, each
+    /// run following the oracle's endless execution (`RunParams::script`).
+    scripted: usize,
+    /// Of those, the pairs whose execution does not fit a script.
     no_hold: usize,
     runs: usize,
     /// Runs that hung with nobody held.
@@ -215,43 +325,46 @@ fn disagreement(engine: &mut Engine, test: &Test, name: &str, tally: &mut Tally)
             }
             continue;
         }
-        let Some(StarvingHold { victim, after }) = oracle.starving_hold(model) else {
-            tally.no_hold += 1;
-            continue;
+        // Held at its start, or after running alone for `after` instructions (the others
+        // wait at their start until it parks at the loop entry that follows them); where no
+        // hold of one workgroup starves the test, the oracle's endless execution as a script.
+        let showing = match oracle.starving_hold(model) {
+            Some(hold) => {
+                if hold.after > 0 {
+                    tally.after_steps += 1;
+                } else {
+                    tally.at_start += 1;
+                }
+                Starving::Hold(hold)
+            }
+            None => match script(&oracle, test, model) {
+                Some(script) => {
+                    tally.scripted += 1;
+                    Starving::Script(script)
+                }
+                None => {
+                    tally.no_hold += 1;
+                    continue;
+                }
+            },
         };
-        // Held at its start, or after running alone for `after` instructions: the others
-        // wait at their start until it parks at the loop entry that follows them.
-        let hold = [(victim as u32, if after == 0 { 0 } else { after as u32 + 1 })];
-        let lead = after > 0;
-        if lead {
-            tally.after_steps += 1;
-        } else {
-            tally.at_start += 1;
-        }
+        let runs = |seeds| showing.runs(groups, schedule, seeds);
+        let what = showing.to_string();
         let starved =
             |results: &[RunResult]| results.iter().any(|r| r.outcome == RunOutcome::Starved);
-        let mut results = run(held(groups, schedule, &hold, lead, 0..REPEATS), tally);
+        let mut results = run(runs(0..REPEATS), tally);
         if !starved(&results) {
             // A batch's runs are one submission, and llvmpipe has left one workgroup
             // unrun for all of a batch while the other spun (CI, 2 cores, once in
             // about six runs of the sample): a second batch, with other seeds.
             tally.second_batch += 1;
-            results.extend(run(
-                held(groups, schedule, &hold, lead, REPEATS..2 * REPEATS),
-                tally,
-            ));
+            results.extend(run(runs(REPEATS..2 * REPEATS), tally));
         }
         if !starved(&results) {
             let outcomes: Vec<String> =
                 results.iter().map(|r| format!("{:?}", r.outcome)).collect();
-            let when = if lead {
-                format!("after running alone for {after} instruction(s)")
-            } else {
-                "at its start".to_string()
-            };
             wrong.push(format!(
-                "{name}: under {}, workgroup {victim} held {when} must starve it, yet its runs \
-                 ended {}",
+                "{name}: under {}, {what} must starve it, yet its runs ended {}",
                 schedule.name(),
                 outcomes.join(", ")
             ));
@@ -314,7 +427,6 @@ fn the_scheduler_starves_a_test_where_and_only_where_the_oracle_says_it_may() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(400);
     let started = std::time::Instant::now();
-    let mut gpu = None;
     let mut wrong = Vec::new();
     let mut tally = Tally::default();
     let (shard, shards) = std::env::var("WGSTRESS_EMULATOR_SHARD")
@@ -337,11 +449,10 @@ fn the_scheduler_starves_a_test_where_and_only_where_the_oracle_says_it_may() {
         .filter(|(i, _)| i % shards == shard)
         .map(|(_, t)| t)
         .collect();
+    let config = EngineConfig::new(64, 1 << 12);
+    let mut engine = Engine::on(app(threads), &config, None).expect("the interpreter's engine");
     for (name, test) in &tests {
-        let config = EngineConfig::new(64, 1 << 12);
-        let mut engine = Engine::on(app(name, test), &config, gpu.as_ref())
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
-        gpu = Some(engine.gpu().clone());
+        load(&mut engine, test);
         let found = disagreement(&mut engine, test, name, &mut tally);
         // At once: a long run of the whole suite keeps what it found if it is cut short.
         for line in &found {
@@ -352,15 +463,17 @@ fn the_scheduler_starves_a_test_where_and_only_where_the_oracle_says_it_may() {
     println!(
         "{} tests of {threads} threads (shard {shard} of {shards}), {} runs, {:.0} s: {} (test, model) pairs the oracle \
          guarantees, none starved; {} pairs a hold at a workgroup's start must starve and {} \
-         pairs a hold after the victim ran alone first must, each checked ({} of them in a \
-         second batch); {} with no starving hold of one workgroup, not checked; {} run(s) \
-         hung with nobody held",
+         pairs a hold after the victim ran alone first must, and {} pairs that no hold of one \
+         workgroup starves must starve following the oracle's endless execution, each checked \
+         ({} of them in a second batch); {} whose execution does not fit a script, not \
+         checked; {} run(s) hung with nobody held",
         tests.len(),
         tally.runs,
         started.elapsed().as_secs_f64(),
         tally.guaranteed,
         tally.at_start,
         tally.after_steps,
+        tally.scripted,
         tally.second_batch,
         tally.no_hold,
         tally.hangs
@@ -372,4 +485,50 @@ fn the_scheduler_starves_a_test_where_and_only_where_the_oracle_says_it_may() {
         tests.len(),
         wrong.join("\n")
     );
+}
+
+/// A script is a verdict only where the run follows it. Where thread 0 stores to location 1
+/// and ends and thread 1 waits for location 0 (which nobody stores), thread 1 alone stepping
+/// round and round (thread 0 never run: an endless execution under unfair) starves, and so does
+/// thread 0's step followed by thread 1's round and round, thread 0 said to end. Where thread 0
+/// stores location 0 instead (the seed's one-way producer-consumer, increasing), thread 0
+/// named round and round (after its one instruction it has ended, so the run cannot take its
+/// second step) is no starvation: the run leaves the script and the test ends.
+#[test]
+fn a_script_is_starvation_only_where_the_run_can_follow_it() {
+    let outcomes = |text: &str, scripts: &[(Vec<u32>, Vec<u32>, Vec<u32>)]| {
+        let test = Test::parse(text).expect("a test");
+        let mut engine = engine(app(test.threads().len()));
+        load(&mut engine, &test);
+        let groups = engine.app_groups();
+        scripts
+            .iter()
+            .map(|(prefix, cycle, ends)| {
+                let script = Script::new(prefix.clone(), cycle.clone(), ROUNDS, ends.clone())
+                    .expect("a script");
+                let runs = scripted(groups, Schedule::Unfair, &script, 0..4);
+                let outcomes: Vec<RunOutcome> = engine
+                    .run(&runs)
+                    .unwrap()
+                    .into_iter()
+                    .map(|r| r.outcome)
+                    .collect();
+                outcomes
+            })
+            .collect::<Vec<_>>()
+    };
+    let followed = outcomes(
+        "THREAD0\natomic_store(1, 1)\nTHREAD1\natomic_chk_branch(0, 0, 0)\n",
+        &[(vec![], vec![1], vec![]), (vec![0], vec![1], vec![0])],
+    );
+    for o in followed {
+        assert!(o.contains(&RunOutcome::Starved), "{o:?}");
+    }
+    let left = outcomes(
+        "THREAD0\natomic_store(0, 1)\nTHREAD1\natomic_chk_branch(0, 0, 0)\n",
+        &[(vec![], vec![0], vec![])],
+    );
+    for o in left {
+        assert!(o.iter().all(|o| *o == RunOutcome::Pass), "{o:?}");
+    }
 }

@@ -20,6 +20,7 @@
 pub mod params;
 pub mod profile;
 pub mod schedule;
+pub mod script;
 pub mod sequence;
 pub mod shapes;
 pub mod strategy;

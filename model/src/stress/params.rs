@@ -3,6 +3,7 @@
 //! `Replay`.
 
 use crate::stress::schedule::Schedule;
+use crate::stress::script::Script;
 use crate::stress::sequence::Sequence;
 use crate::stress::strategy::Strategy;
 use rand::seq::index::sample;
@@ -218,6 +219,9 @@ pub struct RunParams {
     /// victim took something first (a lock, a flag it has still to clear).
     #[serde(default)]
     pub lead: bool,
+    /// The order the workgroups take their steps in, where the run follows a script.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub script: Option<Script>,
     /// At most this many application workgroups run at once (0: any).
     #[serde(default)]
     pub occupancy: u32,
@@ -290,6 +294,7 @@ impl RunParams {
             victim,
             park_step,
             lead: false,
+            script: None,
             occupancy: settings.scheduling.occupancy.unwrap_or(0),
         }
     }

@@ -48,7 +48,7 @@ pub(crate) fn app_buffers(
             device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label,
                 contents: &contents,
-                usage: U::COPY_SRC,
+                usage: U::COPY_SRC | U::COPY_DST,
             })
         });
         let (usage, offsets) = match slot.kind {

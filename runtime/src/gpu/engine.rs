@@ -2,7 +2,8 @@
 //! is lost, and measures how many stress iterations match the application's own duration.
 
 use crate::app::failure::CheckFailure;
-use crate::app::spec::{App, Outputs};
+use crate::app::init::Init;
+use crate::app::spec::{App, BindingKind, Outputs};
 use crate::error::{Result, RuntimeError};
 use crate::gpu::checks::Prepared;
 use crate::gpu::device::{self, Gpu};
@@ -177,6 +178,38 @@ impl Engine {
             loop_limit,
             lost: None,
         })
+    }
+
+    /// Sets the initial contents of the storage binding at `(group, binding)` for the runs
+    /// that follow, without building anything again: one engine runs many inputs of one
+    /// shader (the progress suite's tests, each a program for one interpreter).
+    pub fn set_contents(&mut self, (group, binding): (u32, u32), words: Vec<u32>) -> Result<()> {
+        let slot = self
+            .app
+            .bindings
+            .iter_mut()
+            .find(|b| (b.group, b.binding) == (group, binding))
+            .filter(|b| b.kind == BindingKind::Storage && b.words as usize == words.len());
+        let Some(slot) = slot else {
+            return Err(RuntimeError::Input(format!(
+                "{}: no storage binding @group({group}) @binding({binding}) of {} words",
+                self.app.name,
+                words.len()
+            )));
+        };
+        if !self
+            .session
+            .set_pristine(&self.gpu.queue, (group, binding), &words)
+        {
+            return Err(RuntimeError::Input(format!(
+                "{}: @group({group}) @binding({binding}) is not a buffer the shaders use",
+                self.app.name
+            )));
+        }
+        slot.init = Init::Words { words };
+        // A check may be computed from the initial contents.
+        self.checks = crate::gpu::checks::prepare(&self.app, &self.gpu)?;
+        Ok(())
     }
 
     pub fn app(&self) -> &App {

@@ -84,6 +84,15 @@ pub(crate) fn encode(
     put("victim", 0, run.victim.unwrap_or(u32::MAX));
     put("park_step", 0, run.park_step);
     put("lead", 0, u32::from(run.lead && run.victim.is_some()));
+    if let Some(script) = &run.script {
+        put("script_len", 0, script.len());
+        put("script_prefix", 0, script.prefix().len() as u32);
+        put("script_cycle", 0, script.cycle().len() as u32);
+        put("script_ends", 0, script.ends_mask());
+        for (i, group) in script.words().enumerate() {
+            put("script", i as u32, group);
+        }
+    }
     put("occupancy", 0, run.occupancy);
     put("stall_checks", 0, pacing.stall_checks);
     put("park_limit", 0, pacing.park_limit);

@@ -233,6 +233,28 @@ impl Session {
         Record::merge(&blocks)
     }
 
+    /// Writes `words` as the pristine contents of the storage binding at `(group, binding)`,
+    /// which every later run starts from; false where the session has no such binding or it
+    /// is not of `words`' size.
+    pub(crate) fn set_pristine(
+        &self,
+        queue: &wgpu::Queue,
+        (group, binding): (u32, u32),
+        words: &[u32],
+    ) -> bool {
+        let found = self.buffers.iter().find(|b| {
+            (b.slot.group, b.slot.binding) == (group, binding)
+                && b.slot.words as usize == words.len()
+        });
+        match found.and_then(|b| b.pristine.as_ref()) {
+            Some(pristine) => {
+                queue.write_buffer(pristine, 0, bytemuck::cast_slice(words));
+                true
+            }
+            None => false,
+        }
+    }
+
     fn encode_run(&self, encoder: &mut wgpu::CommandEncoder, index: usize, run: &RunParams) {
         let layout = run.layout as usize % LAYOUTS;
         for b in &self.buffers {
