@@ -86,6 +86,7 @@ struct WgstressResults {
     live: atomic<u32>,           // 1 once an invocation looked (wgstress_enter_app)
     victim_done: atomic<u32>,    // 1 once the victim finished
     turn: atomic<u32>,           // steps of a scripted schedule taken
+    following: atomic<u32>,      // workgroups waiting at their start for the victim (lead)
 }
 
 @group(0) @binding(0) var<uniform> wgstress_params: WgstressParams;
@@ -224,10 +225,12 @@ fn wgstress_held_enough(seen: ptr<function, u32>, idle: ptr<function, u32>, held
         return false;
     }
     *idle += 1u;
-    // Not before every workgroup of the dispatch started: where the device's threads are the
-    // operating system's (llvmpipe), a workgroup whose thread has not yet run is no sign that
-    // the device has no room beside the held one.
-    return *idle > 4096u && atomicLoad(&wgstress_results.started) >= wgstress_params.app_total;
+    // Not before every workgroup of the dispatch started, nor while one still waits at its start
+    // for the victim to park (lead): where the device's threads are the operating system's
+    // (llvmpipe), a workgroup whose thread has not yet run, or has not run since the victim
+    // parked, is no sign that the device has no room beside the held one.
+    return *idle > 4096u && atomicLoad(&wgstress_results.started) >= wgstress_params.app_total
+        && atomicLoad(&wgstress_results.following) == 0u;
 }
 
 // A delay of 32 dependent divisions by a value the compiler cannot know, so that a held
@@ -743,6 +746,7 @@ fn wgstress_begin() {
 // runs does not keep the others from their work.
 fn wgstress_follow() {
     var waited = 0u;
+    atomicAdd(&wgstress_results.following, 1u);
     loop {
         if wgstress_padding || atomicLoad(&wgstress_results.victim_parked) != 0u
             || atomicLoad(&wgstress_results.victim_done) != 0u
@@ -754,6 +758,7 @@ fn wgstress_follow() {
         wgstress_sink(wgstress_delay(wgstress_delay(wgstress_delay(wgstress_delay(waited)))));
         waited += 1u;
     }
+    atomicSub(&wgstress_results.following, 1u);
 }
 
 // Epilogue of an application invocation, for an application with barriers: publishes its

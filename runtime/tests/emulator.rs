@@ -16,10 +16,10 @@
 //!
 //! Under fair nothing is held, so nothing can starve.
 //!
-//! On lavapipe. `WGSTRESS_EMULATOR_EVERY=N` takes every N-th test of the suite (400 by
-//! default; 1: the whole suite), `WGSTRESS_EMULATOR_SHARD=I/N` the I-th of N shards of those,
-//! for running it on a machine of many cores, `WGSTRESS_EMULATOR_ONLY=NAME,...` the tests of
-//! those names (docs/progress.md).
+//! On lavapipe, the whole suite by default (about 5 minutes on 2 cores in a release build, 6
+//! in a debug one). `WGSTRESS_EMULATOR_EVERY=N` takes every N-th test of the suite,
+//! `WGSTRESS_EMULATOR_SHARD=I/N` the I-th of N shards of those, for running it on a machine of
+//! many cores, `WGSTRESS_EMULATOR_ONLY=NAME,...` the tests of those names (docs/progress.md).
 
 mod common;
 
@@ -248,6 +248,10 @@ fn every_hold(schedule: Schedule, threads: u32) -> Vec<(u32, u32)> {
         .collect()
 }
 
+/// More runs of holds that starved a test the oracle says the model guarantees: a
+/// disagreement only where one of them starves it again.
+const FLAKE_REPEATS: u64 = 8;
+
 /// What the runs checked, and what they could not.
 #[derive(Default)]
 struct Tally {
@@ -268,6 +272,8 @@ struct Tally {
     runs: usize,
     /// Runs that hung with nobody held.
     hangs: usize,
+    /// Guaranteed pairs that starved once and in none of `FLAKE_REPEATS` more runs.
+    flakes: Vec<String>,
 }
 
 /// Where the emulator starved a test the oracle says the model guarantees, or did not starve
@@ -305,23 +311,38 @@ fn disagreement(engine: &mut Engine, test: &Test, name: &str, tally: &mut Tally)
                 ),
                 tally,
             );
-            let starved: Vec<String> = results
+            let starving: Vec<(u32, u32)> = results
                 .iter()
                 .filter(|r| r.outcome == RunOutcome::Starved)
-                .map(|r| {
-                    format!(
-                        "workgroup {} held at step {}",
-                        r.params.victim.unwrap_or(0),
-                        r.params.park_step
-                    )
-                })
+                .map(|r| (r.params.victim.unwrap_or(0), r.params.park_step))
                 .collect();
-            if !starved.is_empty() {
-                wrong.push(format!(
-                    "{name}: {} guarantees termination, yet runs starved with {}",
-                    schedule.name(),
-                    starved.join(", ")
-                ));
+            if starving.is_empty() {
+                continue;
+            }
+            // On llvmpipe the operating system may leave a guaranteed workgroup's thread
+            // unrun for longer than a waiter takes to judge its wait stalled (three threads
+            // on two cores): a starved run is a disagreement only where one of
+            // `FLAKE_REPEATS` more runs of the same holds starves again, else a flake,
+            // counted and named.
+            let again = run(
+                held(groups, schedule, &starving, false, 1..1 + FLAKE_REPEATS),
+                tally,
+            );
+            let holds: Vec<String> = starving
+                .iter()
+                .map(|(victim, step)| format!("workgroup {victim} held at step {step}"))
+                .collect();
+            let line = format!(
+                "{name}: {} guarantees termination, yet runs starved with {}",
+                schedule.name(),
+                holds.join(", ")
+            );
+            if again.iter().any(|r| r.outcome == RunOutcome::Starved) {
+                wrong.push(line);
+            } else {
+                tally
+                    .flakes
+                    .push(format!("{line} (none of {FLAKE_REPEATS} more runs did)"));
             }
             continue;
         }
@@ -425,7 +446,7 @@ fn the_scheduler_starves_a_test_where_and_only_where_the_oracle_says_it_may() {
     let every = std::env::var("WGSTRESS_EMULATOR_EVERY")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(400);
+        .unwrap_or(1);
     let started = std::time::Instant::now();
     let mut wrong = Vec::new();
     let mut tally = Tally::default();
@@ -453,16 +474,20 @@ fn the_scheduler_starves_a_test_where_and_only_where_the_oracle_says_it_may() {
     let mut engine = Engine::on(app(threads), &config, None).expect("the interpreter's engine");
     for (name, test) in &tests {
         load(&mut engine, test);
+        let flakes_before = tally.flakes.len();
         let found = disagreement(&mut engine, test, name, &mut tally);
         // At once: a long run of the whole suite keeps what it found if it is cut short.
         for line in &found {
             eprintln!("disagreement: {line}");
         }
+        for line in &tally.flakes[flakes_before..] {
+            eprintln!("flake: {line}");
+        }
         wrong.extend(found);
     }
     println!(
         "{} tests of {threads} threads (shard {shard} of {shards}), {} runs, {:.0} s: {} (test, model) pairs the oracle \
-         guarantees, none starved; {} pairs a hold at a workgroup's start must starve and {} \
+         guarantees, none starved ({} starved once and in no run again: flakes); {} pairs a hold at a workgroup's start must starve and {} \
          pairs a hold after the victim ran alone first must, and {} pairs that no hold of one \
          workgroup starves must starve following the oracle's endless execution, each checked \
          ({} of them in a second batch); {} whose execution does not fit a script, not \
@@ -471,6 +496,7 @@ fn the_scheduler_starves_a_test_where_and_only_where_the_oracle_says_it_may() {
         tally.runs,
         started.elapsed().as_secs_f64(),
         tally.guaranteed,
+        tally.flakes.len(),
         tally.at_start,
         tally.after_steps,
         tally.scripted,
