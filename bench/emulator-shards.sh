@@ -34,30 +34,32 @@ wait
 python3 - "$out" <<'PY' | tee "$out/summary.txt"
 import glob, re, sys
 out = sys.argv[1]
-pattern = re.compile(
-    r"(\d+) tests of (\d) threads.*?, (\d+) runs, .*?: (\d+) \(test, model\) pairs the oracle "
-    r"guarantees, none starved; (\d+) pairs a hold at a workgroup's start must starve, each "
-    r"checked; (\d+) such pairs not run.*?, (\d+) whose starving hold needs the victim to run "
-    r"alone first and (\d+) with no starving hold.*?; (\d+) run\(s\) hung")
-names = ["tests", "runs", "guaranteed pairs", "starving holds at a start",
-         "holds not run", "holds after steps", "no hold", "hangs with nobody held"]
-totals = [0] * len(names)
-disagreements, exits = set(), []
+# The test's summary line, its numbers in order (runtime/tests/emulator.rs).
+names = ["tests", "threads", "shard", "shards", "runs", "seconds", "guaranteed pairs",
+         "flakes", "starving holds at a start", "starving holds after steps",
+         "scripted pairs", "second batches", "not fitting a script", "hangs with nobody held"]
+summed = {"tests", "runs", "guaranteed pairs", "flakes", "starving holds at a start",
+          "starving holds after steps", "scripted pairs", "second batches",
+          "not fitting a script", "hangs with nobody held"}
+totals = {name: 0 for name in names if name in summed}
+disagreements, flakes, exits = set(), set(), []
 for path in sorted(glob.glob(f"{out}/shard*.log")):
     for line in open(path, errors="replace"):
-        m = pattern.match(line)
-        if m:
-            g = [int(x) for x in m.groups()]
-            for i, v in enumerate([g[0], g[2]] + g[3:]):
-                totals[i] += v
+        if " tests of " in line and "pairs the oracle guarantees" in line:
+            values = [int(x) for x in re.findall(r"\d+", line)]
+            for name, value in zip(names, values):
+                if name in totals:
+                    totals[name] += value
         elif line.startswith("disagreement: "):
             disagreements.add(line.strip())
+        elif line.startswith("flake: "):
+            flakes.add(line.strip())
         elif line.startswith("exit "):
             exits.append(line.split()[1])
-for name, value in zip(names, totals):
+for name, value in totals.items():
     print(f"{name}: {value}")
 print(f"shards: {len(exits)}, exit codes {sorted(set(exits))}")
 print(f"disagreements: {len(disagreements)}")
-for d in sorted(disagreements):
+for d in sorted(disagreements) + sorted(flakes):
     print(d)
 PY

@@ -273,7 +273,8 @@ fn wgstress_delay(x: u32) -> u32 {
 }
 
 // Holds the calling invocation while the model lets its workgroup wait and no stall released
-// it. Two nested loops, so that no one loop of it passes llvmpipe's 65,535 iterations.
+// it, at most `park_limit` checks: llvmpipe counts the iterations of all of an invocation's
+// loops together, nested or not, and ends them all at 65,535.
 fn wgstress_park(at_start: bool) {
     var seen = 0u;
     var idle = 0u;
