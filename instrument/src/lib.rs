@@ -152,7 +152,7 @@ fn instrument(
     }
 
     // The library goes first: user functions call it, and callees must precede callers.
-    let library = naga::front::wgsl::parse_str(&library_source(options.parking))
+    let library = naga::front::wgsl::parse_str(&library_source(options.parking, options.scripting))
         .expect("the wgstress library parses");
     let user = std::mem::take(&mut module);
     let imported = import::import_module(&mut module, &library);

@@ -419,8 +419,8 @@ fn wgstress_park_at_step(loop_id: u32) {
         }
     }
 }
-// wgstress: parking end
 
+// wgstress: scripting begin
 // The workgroup of scripted step `turn`.
 fn wgstress_script_at(turn: u32) -> u32 {
     var entry = turn;
@@ -495,6 +495,19 @@ fn wgstress_script_steps_of(group: u32) -> u32 {
     return steps;
 }
 
+// At the top of an application loop's body under a scripted schedule: counts the step this
+// invocation took, then waits for its next one. A shader built without scripting gets an
+// empty body (stress.rs): on llvmpipe the waiting loop, though it never ran, doubled what a
+// loop's iteration spends of the 65,535 iterations llvmpipe allows.
+fn wgstress_script_step() {
+    if wgstress_params.script_len != 0u {
+        wgstress_end_turn();
+        wgstress_wait_turn();
+    }
+}
+// wgstress: scripting end
+// wgstress: parking end
+
 // Right after an application loop: a step too, where the victim may be parked holding what
 // the loop waited for (a lock just taken, a ticket served, a flag seen). `exited` is 1 when
 // the loop left by one of its own exits (a break, its condition, its break-if, the
@@ -521,10 +534,7 @@ fn wgstress_left(loop_id: u32, exited: u32) {
 // the one before that. Counts the step, parks the victim at its step, and every 64 steps
 // publishes progress or counts a check without any.
 fn wgstress_step(loop_id: u32, iterations: u32, state: u32, previous: ptr<function, u32>) {
-    if wgstress_params.script_len != 0u {
-        wgstress_end_turn();
-        wgstress_wait_turn();
-    }
+    wgstress_script_step();
     // The first entry has read nothing yet, so the first comparison that means anything is
     // the third entry's: the second iteration's reads against the first's.
     if iterations > 2u && state != *previous {

@@ -26,4 +26,9 @@ pub struct InstrumentOptions {
     /// parking code, which on an H200 cost ls-bh nine tenths of its speed though it never ran
     /// (a loop inlined in every loop); holding at a workgroup's start works either way.
     pub parking: bool,
+    /// Whether, with parking, the workgroups can take their steps in a script's order
+    /// (`RunParams::script`, the emulator test). Without it the loops' hooks carry no waiting
+    /// loop, which on llvmpipe doubled what each iteration of a loop spends of its 65,535
+    /// though it never ran.
+    pub scripting: bool,
 }

@@ -19,8 +19,10 @@ fn schedule_constant(schedule: Schedule) -> String {
 /// The runtime library imported into every instrumented module: a constant for each
 /// strategy's and each schedule's code, then library.wgsl.
 /// The library's text; `parking` keeps the code that holds a workgroup back inside a loop
-/// (a progress model other than fair), which is otherwise left out (see `Options::parking`).
-pub fn library_source(parking: bool) -> String {
+/// (a progress model other than fair), which is otherwise left out (see `Options::parking`),
+/// and `scripting` within it the code that makes workgroups take their steps in a script's
+/// order (`Options::scripting`).
+pub fn library_source(parking: bool, scripting: bool) -> String {
     let mut source: String = Strategy::ALL
         .iter()
         .map(|s| format!("const {} = {};\n", strategy_constant(*s), s.code()))
@@ -33,6 +35,17 @@ pub fn library_source(parking: bool) -> String {
         ));
     }
     let library = with_strategies(include_str!("library.wgsl"));
+    let library = if !parking || scripting {
+        library
+    } else {
+        let (before, rest) = library
+            .split_once(SCRIPTING_BEGIN)
+            .expect("the library marks its scripting code");
+        let (_, after) = rest
+            .split_once(SCRIPTING_END)
+            .expect("the library marks the end of its scripting code");
+        format!("{before}fn wgstress_script_step() {{}}\n{after}")
+    };
     let library = library.as_str();
     if parking {
         source.push_str(library);
@@ -44,7 +57,8 @@ pub fn library_source(parking: bool) -> String {
             .split_once(PARKING_END)
             .expect("the library marks the end of its parking code");
         source.push_str(before);
-        source.push_str("fn wgstress_park_at_step(loop_id: u32) {}\n");
+        source
+            .push_str("fn wgstress_park_at_step(loop_id: u32) {}\nfn wgstress_script_step() {}\n");
         source.push_str(after);
     }
     source
@@ -77,32 +91,42 @@ const STRATEGIES: &str = "// wgstress: strategies\n";
 const STRATEGY_CASES: &str = "        // wgstress: strategy cases\n";
 const PARKING_BEGIN: &str = "// wgstress: parking begin\n";
 const PARKING_END: &str = "// wgstress: parking end\n";
+const SCRIPTING_BEGIN: &str = "// wgstress: scripting begin\n";
+const SCRIPTING_END: &str = "// wgstress: scripting end\n";
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// Whether `name`'s body in the library built so does anything (an `if` at its top).
+    fn acts(parking: bool, scripting: bool, name: &str) -> bool {
+        let module = naga::front::wgsl::parse_str(&library_source(parking, scripting)).unwrap();
+        let function = module
+            .functions
+            .iter()
+            .find(|(_, f)| f.name.as_deref() == Some(name))
+            .map(|(_, f)| f)
+            .unwrap();
+        function
+            .body
+            .iter()
+            .any(|s| matches!(s, naga::Statement::If { .. }))
+    }
+
     #[test]
     fn the_library_without_parking_parses_and_holds_nobody_inside_a_loop() {
-        for parking in [false, true] {
-            let module = naga::front::wgsl::parse_str(&library_source(parking)).unwrap();
-            let at_step = module
-                .functions
-                .iter()
-                .find(|(_, f)| f.name.as_deref() == Some("wgstress_park_at_step"))
-                .map(|(_, f)| f)
-                .unwrap();
-            let parks = at_step
-                .body
-                .iter()
-                .any(|s| matches!(s, naga::Statement::If { .. }));
-            assert_eq!(parks, parking);
+        for (parking, scripting) in [(false, false), (false, true), (true, false), (true, true)] {
+            assert_eq!(acts(parking, scripting, "wgstress_park_at_step"), parking);
+            assert_eq!(
+                acts(parking, scripting, "wgstress_script_step"),
+                parking && scripting
+            );
         }
     }
 
     #[test]
     fn the_library_switches_on_every_stressing_strategy_by_its_constant() {
-        let library = library_source(true);
+        let library = library_source(true, true);
         let start = library.find("switch wgstress_params.strategy {").unwrap();
         let switch = &library[start..start + library[start..].find("default:").unwrap()];
         for strategy in Strategy::ALL {
@@ -126,7 +150,7 @@ mod tests {
             "every marker is filled"
         );
         // The constants are abstract: they name the codes and leave no trace in the output.
-        assert!(library_source(false).starts_with("const WGSTRESS_STRATEGY_NONE = 0;"));
+        assert!(library_source(false, false).starts_with("const WGSTRESS_STRATEGY_NONE = 0;"));
     }
 
     #[test]

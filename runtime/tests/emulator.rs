@@ -113,6 +113,16 @@ fn app(threads: usize) -> App {
     app
 }
 
+/// The engine of the interpreter for tests of `threads` threads, its shaders able to hold
+/// workgroups and to follow scripts.
+fn scripting_engine(threads: usize) -> Engine {
+    let config = EngineConfig {
+        scripting: true,
+        ..EngineConfig::new(64, 1 << 12)
+    };
+    Engine::on(app(threads), &config, None).expect("the interpreter's engine")
+}
+
 /// Makes `test` the one the engine's runs interpret.
 fn load(engine: &mut Engine, test: &Test) {
     engine
@@ -470,8 +480,7 @@ fn the_scheduler_starves_a_test_where_and_only_where_the_oracle_says_it_may() {
         .filter(|(i, _)| i % shards == shard)
         .map(|(_, t)| t)
         .collect();
-    let config = EngineConfig::new(64, 1 << 12);
-    let mut engine = Engine::on(app(threads), &config, None).expect("the interpreter's engine");
+    let mut engine = scripting_engine(threads);
     for (name, test) in &tests {
         load(&mut engine, test);
         let flakes_before = tally.flakes.len();
@@ -524,7 +533,7 @@ fn the_scheduler_starves_a_test_where_and_only_where_the_oracle_says_it_may() {
 fn a_script_is_starvation_only_where_the_run_can_follow_it() {
     let outcomes = |text: &str, scripts: &[(Vec<u32>, Vec<u32>, Vec<u32>)]| {
         let test = Test::parse(text).expect("a test");
-        let mut engine = engine(app(test.threads().len()));
+        let mut engine = scripting_engine(test.threads().len());
         load(&mut engine, &test);
         let groups = engine.app_groups();
         scripts

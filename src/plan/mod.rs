@@ -128,6 +128,8 @@ impl SessionPlan {
                 .map_or(LoopStart::Learn, LoopStart::Fixed),
             mode: self.mode,
             parking: self.parking,
+            // No command runs scripts: they are the emulator test's (runtime/tests/emulator.rs).
+            scripting: false,
         }
     }
 

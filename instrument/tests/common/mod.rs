@@ -17,7 +17,8 @@ pub fn instrument_with(source: &str, options: InstrumentOptions) -> Instrumented
 
 /// Names the runtime library defines (its functions, globals and types).
 fn library_names() -> Vec<String> {
-    let library = naga::front::wgsl::parse_str(&wgstress_instrument::library_source(true)).unwrap();
+    let library =
+        naga::front::wgsl::parse_str(&wgstress_instrument::library_source(true, true)).unwrap();
     let mut names: Vec<String> = library
         .functions
         .iter()

@@ -57,6 +57,9 @@ pub struct EngineConfig {
     /// fair): the shaders then carry the parking code, which costs some applications much of
     /// their speed (`wgstress_instrument::InstrumentOptions::parking`).
     pub parking: bool,
+    /// Whether runs may follow a script (`RunParams::script`; with `parking` only):
+    /// `wgstress_instrument::InstrumentOptions::scripting`.
+    pub scripting: bool,
 }
 
 /// Where an engine's watchdog loop limit starts.
@@ -87,6 +90,7 @@ impl EngineConfig {
             loop_limit: LoopStart::Learn,
             mode: Mode::Instrumented,
             parking: true,
+            scripting: false,
         }
     }
 }
@@ -144,7 +148,7 @@ impl Engine {
     ) -> Result<Engine> {
         app.validate()
             .map_err(|invalid| RuntimeError::Input(format!("{}: {invalid}", app.name)))?;
-        let program = Program::build(&app, config.parking, edited)?;
+        let program = Program::build(&app, config.parking, config.scripting, edited)?;
         let gpu = match gpu {
             Some(gpu) if !gpu.is_lost() && gpu.device.features().contains(program.features) => {
                 gpu.clone()
@@ -278,6 +282,14 @@ impl Engine {
 
     /// Runs `runs`, one submission per batch.
     pub fn run(&mut self, runs: &[RunParams]) -> Result<Vec<RunResult>> {
+        let scripts = self.config.parking && self.config.scripting;
+        if !scripts && runs.iter().any(|r| r.script.is_some()) {
+            return Err(RuntimeError::Input(format!(
+                "{}: runs that follow a script need shaders built for it, and this engine was \
+                 built without (EngineConfig::scripting)",
+                self.app.name
+            )));
+        }
         let mut out = Vec::with_capacity(runs.len());
         for chunk in runs.chunks(self.batch_size()) {
             out.extend(self.run_batch(chunk)?);

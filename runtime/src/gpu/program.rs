@@ -67,7 +67,12 @@ impl Program {
     /// `parking`: whether runs may hold a workgroup back inside a loop (`InstrumentOptions::parking`).
     /// `edited`: shaders a fence search edited, which their dispatches run instead of the
     /// app's text.
-    pub(crate) fn build(app: &App, parking: bool, edited: &[EditedShader]) -> Result<Program> {
+    pub(crate) fn build(
+        app: &App,
+        parking: bool,
+        scripting: bool,
+        edited: &[EditedShader],
+    ) -> Result<Program> {
         let dispatches = app.dispatches();
         let mut plans: Vec<Plan> = Vec::new();
         let last = dispatches.len() - 1;
@@ -82,6 +87,7 @@ impl Program {
                 file_name: Some(path.to_string()),
                 constants: app.constants.clone(),
                 parking,
+                scripting: parking && scripting,
                 ..Default::default()
             };
             // Only stressed dispatches are a search's parts, as only they are patched in the
