@@ -35,33 +35,34 @@ pub fn library_source(parking: bool, scripting: bool) -> String {
         ));
     }
     let library = with_strategies(include_str!("library.wgsl"));
-    let library = if !parking || scripting {
+    let library = if !parking {
+        replaced(
+            &library,
+            (PARKING_BEGIN, PARKING_END),
+            "fn wgstress_park_at_step(loop_id: u32) {}\nfn wgstress_script_step() {}\n",
+        )
+    } else if !scripting {
+        replaced(
+            &library,
+            (SCRIPTING_BEGIN, SCRIPTING_END),
+            "fn wgstress_script_step() {}\n",
+        )
+    } else {
         library
-    } else {
-        let (before, rest) = library
-            .split_once(SCRIPTING_BEGIN)
-            .expect("the library marks its scripting code");
-        let (_, after) = rest
-            .split_once(SCRIPTING_END)
-            .expect("the library marks the end of its scripting code");
-        format!("{before}fn wgstress_script_step() {{}}\n{after}")
     };
-    let library = library.as_str();
-    if parking {
-        source.push_str(library);
-    } else {
-        let (before, rest) = library
-            .split_once(PARKING_BEGIN)
-            .expect("the library marks its parking code");
-        let (_, after) = rest
-            .split_once(PARKING_END)
-            .expect("the library marks the end of its parking code");
-        source.push_str(before);
-        source
-            .push_str("fn wgstress_park_at_step(loop_id: u32) {}\nfn wgstress_script_step() {}\n");
-        source.push_str(after);
-    }
+    source.push_str(&library);
     source
+}
+
+/// `library` with the code between the markers `begin` and `end` replaced by `stub`.
+fn replaced(library: &str, (begin, end): (&str, &str), stub: &str) -> String {
+    let (before, rest) = library
+        .split_once(begin)
+        .unwrap_or_else(|| panic!("the library has {begin:?}"));
+    let (_, after) = rest
+        .split_once(end)
+        .unwrap_or_else(|| panic!("the library has {end:?}"));
+    format!("{before}{stub}{after}")
 }
 
 /// library.wgsl with each strategy's function where it marks them, and a `case` calling it

@@ -11,9 +11,8 @@
 //! The other bindings, the parameters, the mapping of threads to workgroups and the status
 //! words are `wgsl::shader`'s.
 
-use crate::axb::{AxbTest, Instr, LOCATIONS, MAX_INSTRUCTIONS};
-use crate::wgsl::{BINDINGS, ENTRY, GAVE_UP, TERMINATED};
-use std::fmt::Write;
+use crate::axb::{AxbTest, Instr, MAX_INSTRUCTIONS};
+use crate::wgsl::{declarations, entry_point};
 
 /// The binding of the program (read-only storage).
 pub const PROGRAM_BINDING: u32 = 3;
@@ -68,27 +67,11 @@ pub fn program(test: &AxbTest) -> Vec<u32> {
 
 /// The interpreter for tests of `threads` threads.
 pub fn shader(threads: usize) -> String {
-    let [mem, status, params] = BINDINGS;
-    let mut s = String::new();
-    let _ = write!(
-        s,
-        "// Progress litmus tests of {threads} threads, interpreted, by wgstress.
-
-struct Params {{
-    instances: u32,
-    mapping: u32,
-    bound: u32,
-    pad: u32,
-}}
-
-@group(0) @binding({mem}) var<storage, read_write> mem: array<atomic<u32>>;
-@group(0) @binding({status}) var<storage, read_write> status: array<u32>;
-@group(0) @binding({params}) var<uniform> params: Params;
-@group(0) @binding({PROGRAM_BINDING}) var<storage, read> program: array<u32>;
-
-const THREADS: u32 = {threads}u;
-const TERMINATED: u32 = {TERMINATED}u;
-const GAVE_UP: u32 = {GAVE_UP}u;
+    let mut s =
+        format!("// Progress litmus tests of {threads} threads, interpreted, by wgstress.\n");
+    s.push_str(&declarations(threads));
+    s.push_str(&format!(
+        "@group(0) @binding({PROGRAM_BINDING}) var<storage, read> program: array<u32>;
 
 fn run_thread(at: u32, base: u32) -> u32 {{
     let len = program[at];
@@ -120,25 +103,11 @@ fn run_thread(at: u32, base: u32) -> u32 {{
     }}
     return select(GAVE_UP, TERMINATED, pc >= len);
 }}
-
-@compute @workgroup_size(1)
-fn {ENTRY}(@builtin(workgroup_id) group: vec3<u32>) {{
-    let w = group.x;
-    let m = params.instances;
-    if w >= THREADS * m {{
-        return;
-    }}
-    var instance = w / THREADS;
-    var thread = w % THREADS;
-    if params.mapping == 2u {{
-        instance = w % m;
-        thread = w / m;
-    }}
-    let base = instance * {LOCATIONS}u;
-    status[instance * THREADS + thread] = run_thread(thread * {THREAD_WORDS}u, base);
-}}
 "
-    );
+    ));
+    s.push_str(&entry_point(&format!(
+        "let result = run_thread(thread * {THREAD_WORDS}u, base);"
+    )));
     s
 }
 

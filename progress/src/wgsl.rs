@@ -119,29 +119,7 @@ pub fn shader(test: &AxbTest) -> String {
     for line in test.to_string().lines() {
         let _ = writeln!(s, "//   {line}");
     }
-    let _ = write!(
-        s,
-        "
-struct Params {{
-    instances: u32,
-    mapping: u32,
-    bound: u32,
-    pad: u32,
-}}
-
-@group(0) @binding({mem}) var<storage, read_write> mem: array<atomic<u32>>;
-@group(0) @binding({status}) var<storage, read_write> status: array<u32>;
-@group(0) @binding({params}) var<uniform> params: Params;
-
-const THREADS: u32 = {n}u;
-const TERMINATED: u32 = {TERMINATED}u;
-const GAVE_UP: u32 = {GAVE_UP}u;
-",
-        mem = BINDINGS[0],
-        status = BINDINGS[1],
-        params = BINDINGS[2],
-        n = threads.len(),
-    );
+    s.push_str(&declarations(threads.len()));
     for (t, thread) in threads.iter().enumerate() {
         let len = thread.len();
         let _ = write!(
@@ -196,8 +174,49 @@ fn thread_{t}(base: u32) -> u32 {{
 "
         );
     }
-    let _ = write!(
-        s,
+    let mut cases = String::new();
+    for t in 0..threads.len() {
+        let _ = writeln!(cases, "        case {t}u: {{ result = thread_{t}(base); }}");
+    }
+    s.push_str(&entry_point(&format!(
+        "var result = 0u;
+    switch thread {{
+{cases}        default: {{}}
+    }}"
+    )));
+    s
+}
+
+/// What every test's shader declares: the parameters, the bindings of memory, status and
+/// parameters, the thread count and the status words.
+pub(crate) fn declarations(threads: usize) -> String {
+    format!(
+        "
+struct Params {{
+    instances: u32,
+    mapping: u32,
+    bound: u32,
+    pad: u32,
+}}
+
+@group(0) @binding({mem}) var<storage, read_write> mem: array<atomic<u32>>;
+@group(0) @binding({status}) var<storage, read_write> status: array<u32>;
+@group(0) @binding({params}) var<uniform> params: Params;
+
+const THREADS: u32 = {threads}u;
+const TERMINATED: u32 = {TERMINATED}u;
+const GAVE_UP: u32 = {GAVE_UP}u;
+",
+        mem = BINDINGS[0],
+        status = BINDINGS[1],
+        params = BINDINGS[2],
+    )
+}
+
+/// The entry point: the workgroup's instance and thread by the mapping, `body` (statements
+/// that set `result` from `thread` and `base`, the instance's memory), then its status word.
+pub(crate) fn entry_point(body: &str) -> String {
+    format!(
         "
 @compute @workgroup_size(1)
 fn {ENTRY}(@builtin(workgroup_id) group: vec3<u32>) {{
@@ -213,20 +232,9 @@ fn {ENTRY}(@builtin(workgroup_id) group: vec3<u32>) {{
         thread = w / m;
     }}
     let base = instance * {LOCATIONS}u;
-    var result = 0u;
-    switch thread {{
-"
-    );
-    for t in 0..threads.len() {
-        let _ = writeln!(s, "        case {t}u: {{ result = thread_{t}(base); }}");
-    }
-    let _ = write!(
-        s,
-        "        default: {{}}
-    }}
+    {body}
     status[instance * THREADS + thread] = result;
 }}
 "
-    );
-    s
+    )
 }
