@@ -36,10 +36,9 @@ import glob, re, sys
 out = sys.argv[1]
 # The test's summary line, its numbers in order (runtime/tests/emulator.rs).
 names = ["tests", "threads", "shard", "shards", "runs", "seconds", "guaranteed pairs",
-         "flakes", "lobe pairs unsound with fewer cores", "starving holds at a start", "starving holds after steps",
+         "flakes", "starving holds at a start", "starving holds after steps",
          "scripted pairs", "second batches", "not fitting a script", "hangs with nobody held"]
-summed = {"tests", "runs", "guaranteed pairs", "flakes", "lobe pairs unsound with fewer cores",
-          "starving holds at a start",
+summed = {"tests", "runs", "guaranteed pairs", "flakes", "starving holds at a start",
           "starving holds after steps", "scripted pairs", "second batches",
           "not fitting a script", "hangs with nobody held"}
 totals = {name: 0 for name in names if name in summed}
@@ -53,7 +52,7 @@ for path in sorted(glob.glob(f"{out}/shard*.log")):
                     totals[name] += value
         elif line.startswith("disagreement: "):
             disagreements.add(line.strip())
-        elif line.startswith("flake: ") or line.startswith("unsound on "):
+        elif line.startswith("flake: "):
             flakes.add(line.strip())
         elif line.startswith("exit "):
             exits.append(line.split()[1])

@@ -112,6 +112,9 @@ var<private> wgstress_moved: bool;
 // The progress count this invocation last saw, and how many checks since it changed.
 var<private> wgstress_seen: u32;
 var<private> wgstress_idle: u32;
+// The count of every invocation's idle checks before this invocation's first of the current run
+// of checks without progress.
+var<private> wgstress_idle_base: u32;
 // The progress count at this invocation's check before the last.
 var<private> wgstress_seen_before: u32;
 // Whether this invocation took the scripted step `turn` names and is to count it done.
@@ -365,16 +368,39 @@ fn wgstress_still_held() -> bool {
     }
 }
 
-// Under HSA, whether some workgroup below the victim is unfinished and this waiter may not
-// be it: that one is what HSA guarantees, so the stall may be its thread not yet run
-// (llvmpipe) rather than a wait the model allows to last. The waiter may be it only if it is
-// below the victim and at least as many workgroups below the victim have finished as there
-// are ids below its own (exact where the victim is the third workgroup or lower).
-fn wgstress_waits_on_guaranteed() -> bool {
+// Whether the stall may be a workgroup the model guarantees that the device has not run
+// (llvmpipe's threads are the operating system's) rather than a wait the model allows to
+// last: then the waiter outwaits `hang_floor` before it blames the held victim. `others`:
+// the checks without progress other invocations made during this waiter's last `stall_checks`.
+// Under HSA: some workgroup below the victim is unfinished and this waiter may not be it (that
+// one is what HSA guarantees). The waiter may be it only if it is below the victim and at
+// least as many workgroups below the victim have finished as there are ids below its own
+// (exact where the victim is the third workgroup or lower).
+// Under LOBE (the victim held at its start, no higher id stepped): every workgroup below a
+// waiter is guaranteed, as the waiter has stepped, and so is every one that has stepped. So
+// while another workgroup below the victim is unfinished, the stall is the model's only if
+// the others below the victim were seen waiting too: at least half a window of checks each
+// (exact where the victim is the third workgroup or lower: the one other is then seen running
+// and getting nowhere).
+fn wgstress_waits_on_guaranteed(others: u32) -> bool {
     let finished_below = atomicLoad(&wgstress_results.finished_below);
     let victim = wgstress_params.victim;
-    let lowest = wgstress_app_id < victim && wgstress_app_id <= finished_below;
-    return wgstress_params.schedule == WGSTRESS_SCHEDULE_HSA && finished_below < victim && !lowest;
+    switch wgstress_params.schedule {
+        case WGSTRESS_SCHEDULE_HSA: {
+            let lowest = wgstress_app_id < victim && wgstress_app_id <= finished_below;
+            return finished_below < victim && !lowest;
+        }
+        case WGSTRESS_SCHEDULE_LOBE: {
+            if wgstress_app_id >= victim || finished_below + 1u >= victim {
+                return false;
+            }
+            let unfinished = victim - 1u - finished_below;
+            return others < unfinished * max(wgstress_params.stall_checks / 2u, 1u);
+        }
+        default: {
+            return false;
+        }
+    }
 }
 
 // A wait saw no progress for `stall_checks` checks. With a workgroup held, the wait is one the
@@ -383,9 +409,9 @@ fn wgstress_waits_on_guaranteed() -> bool {
 // (deadlock or livelock): every loop leaves; where the device's threads are the operating
 // system's (llvmpipe), only once the loop also passed `hang_floor`, as a thread descheduled
 // for a while stops everyone waiting for it.
-fn wgstress_stalled(loop_id: u32, iterations: u32) {
+fn wgstress_stalled(loop_id: u32, iterations: u32, others: u32) {
     let held = atomicLoad(&wgstress_results.parked_now) > 0u && wgstress_still_held();
-    if (!held || wgstress_waits_on_guaranteed()) && iterations <= wgstress_params.hang_floor {
+    if (!held || wgstress_waits_on_guaranteed(others)) && iterations <= wgstress_params.hang_floor {
         return;
     }
     let n = atomicAdd(&wgstress_results.waiters, 1u);
@@ -571,10 +597,15 @@ fn wgstress_step(loop_id: u32, iterations: u32, state: u32, previous: ptr<functi
         return;
     }
     wgstress_idle += 1u;
-    atomicAdd(&wgstress_results.idle_checks, 1u);
+    let before = atomicAdd(&wgstress_results.idle_checks, 1u);
+    if wgstress_idle == 1u {
+        wgstress_idle_base = before;
+    }
     if wgstress_idle >= wgstress_params.stall_checks {
         wgstress_idle = 0u;
-        wgstress_stalled(loop_id, iterations);
+        // Others' checks without progress while this one made its own: they ran and waited.
+        let others = before + 1u - wgstress_idle_base - wgstress_params.stall_checks;
+        wgstress_stalled(loop_id, iterations, others);
     }
 }
 

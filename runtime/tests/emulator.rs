@@ -258,12 +258,6 @@ fn every_hold(schedule: Schedule, threads: u32) -> Vec<(u32, u32)> {
         .collect()
 }
 
-/// Whether this machine has fewer cores than `threads`, so that the operating system cannot
-/// run every workgroup's llvmpipe thread at once.
-fn fewer_cores_than(threads: u32) -> bool {
-    std::thread::available_parallelism().map_or(true, |n| (n.get() as u32) < threads)
-}
-
 /// Batches of `REPEATS` runs at most that must show a test starving.
 const BATCHES: u64 = 3;
 
@@ -293,9 +287,6 @@ struct Tally {
     hangs: usize,
     /// Guaranteed pairs that starved once and in none of `FLAKE_REPEATS` more runs.
     flakes: Vec<String>,
-    /// Guaranteed LOBE pairs that starved again, on a machine with fewer cores than the
-    /// test has workgroups: the verdict's known weakness there, not counted as disagreements.
-    unsound_here: Vec<String>,
 }
 
 /// Where the emulator starved a test the oracle says the model guarantees, or did not starve
@@ -360,16 +351,7 @@ fn disagreement(engine: &mut Engine, test: &Test, name: &str, tally: &mut Tally)
                 holds.join(", ")
             );
             if again.iter().any(|r| r.outcome == RunOutcome::Starved) {
-                if model == Model::Lobe && fewer_cores_than(threads) {
-                    // Every such case seen (3t4i-3344, -3499, -0735 and the flakes of
-                    // docs/progress.md): LOBE, workgroup 2 of three held at its start, on a
-                    // 2-core machine, where a waiter is judged stalled while the operating
-                    // system does not run the started workgroup it waits on. Named and
-                    // counted; on the GPU the whole suite had none.
-                    tally.unsound_here.push(line);
-                } else {
-                    wrong.push(line);
-                }
+                wrong.push(line);
             } else {
                 tally
                     .flakes
@@ -512,7 +494,6 @@ fn the_scheduler_starves_a_test_where_and_only_where_the_oracle_says_it_may() {
     for (name, test) in &tests {
         load(&mut engine, test);
         let flakes_before = tally.flakes.len();
-        let unsound_before = tally.unsound_here.len();
         let found = disagreement(&mut engine, test, name, &mut tally);
         // At once: a long run of the whole suite keeps what it found if it is cut short.
         for line in &found {
@@ -521,15 +502,11 @@ fn the_scheduler_starves_a_test_where_and_only_where_the_oracle_says_it_may() {
         for line in &tally.flakes[flakes_before..] {
             eprintln!("flake: {line}");
         }
-        for line in &tally.unsound_here[unsound_before..] {
-            eprintln!("unsound on {threads} workgroups with fewer cores: {line}");
-        }
         wrong.extend(found);
     }
     println!(
         "{} tests of {threads} threads (shard {shard} of {shards}), {} runs, {:.0} s: {} (test, model) pairs the oracle \
-         guarantees, none starved ({} starved once and in no run again: flakes; {} LOBE pairs \
-         starved again with fewer cores than workgroups); {} pairs a hold at a workgroup's start must starve and {} \
+         guarantees, none starved ({} starved once and in no run again: flakes); {} pairs a hold at a workgroup's start must starve and {} \
          pairs a hold after the victim ran alone first must, and {} pairs that no hold of one \
          workgroup starves must starve following the oracle's endless execution, each checked \
          ({} of them in a second batch); {} whose execution does not fit a script, not \
@@ -539,7 +516,6 @@ fn the_scheduler_starves_a_test_where_and_only_where_the_oracle_says_it_may() {
         started.elapsed().as_secs_f64(),
         tally.guaranteed,
         tally.flakes.len(),
-        tally.unsound_here.len(),
         tally.at_start,
         tally.after_steps,
         tally.scripted,
