@@ -123,6 +123,11 @@ var<private> wgstress_turn_taken: bool;
 // it was let through to leave its loop after the last of them.
 var<private> wgstress_turns: u32;
 var<private> wgstress_turns_done: bool;
+// The steps the script's prefix gives this workgroup, once counted (wgstress_script_steps_of).
+var<private> wgstress_own_steps: u32 = 0xffffffffu;
+// Written to `turn` when a run leaves its script's execution: past any script's length, so
+// the script is over for everyone and the run ends as the application does.
+const WGSTRESS_SCRIPT_LEFT: u32 = 0x80000000u;
 // Whether this is a lane of the device's vector that no invocation owns (wgstress_enter_app).
 var<private> wgstress_padding: bool;
 // Whether the watchdog stopped a loop in this run, as the workgroup last read it.
@@ -234,6 +239,13 @@ fn wgstress_held_enough(seen: ptr<function, u32>, idle: ptr<function, u32>, held
     // parked, is no sign that the device has no room beside the held one.
     return *idle > 4096u && atomicLoad(&wgstress_results.started) >= wgstress_params.app_total
         && atomicLoad(&wgstress_results.following) == 0u;
+}
+
+// Four delays: a check of a wait on a workgroup that may be the last the device gives a
+// thread (llvmpipe's threads are the operating system's), each check one of the 65,535
+// iterations llvmpipe gives an invocation's loops.
+fn wgstress_long_delay(x: u32) -> u32 {
+    return wgstress_delay(wgstress_delay(wgstress_delay(wgstress_delay(x))));
 }
 
 // A delay of 32 dependent divisions by a value the compiler cannot know, so that a held
@@ -477,17 +489,17 @@ fn wgstress_end_turn() {
 
 // Waits until the script names this workgroup for the next step, or the script is over (a
 // workgroup it no longer names: one that has ended, or one the execution leaves unrun), at most
-// `park_limit` checks, each a delay long (llvmpipe counts loop iterations, not time).
+// `park_limit` checks, each four delays long (llvmpipe counts loop iterations, not time).
 fn wgstress_wait_turn() {
     if wgstress_padding || !wgstress_first {
         return;
     }
     if wgstress_app_id < 32u && ((wgstress_params.script_ends >> wgstress_app_id) & 1u) != 0u
-        && wgstress_turns == wgstress_script_steps_of(wgstress_app_id) {
+        && wgstress_turns == wgstress_script_steps_of() {
         // Its steps are taken and it ends: this entry leaves the loop. One more entry means
         // it did not end, and the run left the script's execution.
         if wgstress_turns_done {
-            atomicStore(&wgstress_results.turn, 0x80000000u); // past any script's length
+            atomicStore(&wgstress_results.turn, WGSTRESS_SCRIPT_LEFT);
         }
         wgstress_turns_done = true;
         return;
@@ -502,23 +514,24 @@ fn wgstress_wait_turn() {
             wgstress_turn_taken = true;
             break;
         }
-        // Four delays a check: a workgroup whose turn it is may wait for a core (llvmpipe's
-        // threads are the operating system's), and every check spends one of the 65,535
-        // iterations llvmpipe gives an invocation's loops.
-        wgstress_sink(wgstress_delay(wgstress_delay(wgstress_delay(wgstress_delay(waited)))));
+        wgstress_sink(wgstress_long_delay(waited));
         waited += 1u;
     }
 }
 
-// Steps the script's prefix gives workgroup `group`.
-fn wgstress_script_steps_of(group: u32) -> u32 {
-    var steps = 0u;
-    for (var entry = 0u; entry < min(wgstress_params.script_prefix, 64u); entry += 1u) {
-        if wgstress_params.script[entry / 4u][entry % 4u] == group {
-            steps += 1u;
+// Steps the script's prefix gives this workgroup, counted at its first ask (a loop of up to
+// 64 iterations, which llvmpipe would otherwise count at every loop entry).
+fn wgstress_script_steps_of() -> u32 {
+    if wgstress_own_steps == 0xffffffffu {
+        var steps = 0u;
+        for (var entry = 0u; entry < min(wgstress_params.script_prefix, 64u); entry += 1u) {
+            if wgstress_params.script[entry / 4u][entry % 4u] == wgstress_app_id {
+                steps += 1u;
+            }
         }
+        wgstress_own_steps = steps;
     }
-    return steps;
+    return wgstress_own_steps;
 }
 
 // At the top of an application loop's body under a scripted schedule: counts the step this
@@ -549,7 +562,7 @@ fn wgstress_left(loop_id: u32, exited: u32) {
         // next entry): the run left the script's execution, which is no verdict; the script
         // is over for everyone.
         wgstress_turn_taken = false;
-        atomicStore(&wgstress_results.turn, 0x80000000u); // past any script's length
+        atomicStore(&wgstress_results.turn, WGSTRESS_SCRIPT_LEFT);
     }
     wgstress_steps += 1u;
     wgstress_park_at_step(loop_id);
@@ -795,9 +808,7 @@ fn wgstress_follow() {
             || waited >= wgstress_params.park_limit {
             break;
         }
-        // Four delays a check, as a scripted turn's: the victim may be the last workgroup
-        // the device gives a thread (llvmpipe's threads are the operating system's).
-        wgstress_sink(wgstress_delay(wgstress_delay(wgstress_delay(wgstress_delay(waited)))));
+        wgstress_sink(wgstress_long_delay(waited));
         waited += 1u;
     }
     atomicSub(&wgstress_results.following, 1u);
