@@ -284,6 +284,16 @@ fn source_patch(file: &str, original: &str, text: String) -> Patch {
     }
 }
 
+/// What a site with `role` orders, if anything.
+pub(crate) fn kept_role(role: Role) -> Option<KeptRole> {
+    match role {
+        Role::Release => Some(KeptRole::Release),
+        Role::Acquire => Some(KeptRole::Acquire),
+        Role::Both => Some(KeptRole::Both),
+        Role::None => None,
+    }
+}
+
 /// Site `id` of part `p` (`global` over all parts) as the report shows it: where, its role
 /// and why it is there.
 fn site(
@@ -313,12 +323,7 @@ fn site(
             .nth(site.line as usize - 1)
             .map_or("", str::trim)
             .to_string(),
-        role: match role {
-            Some(Role::Release) => Some(KeptRole::Release),
-            Some(Role::Acquire) => Some(KeptRole::Acquire),
-            Some(Role::Both) => Some(KeptRole::Both),
-            Some(Role::None) | None => None,
-        },
+        role: role.and_then(kept_role),
         reason: analysis.reason(id),
         needed,
     }

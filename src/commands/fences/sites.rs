@@ -14,8 +14,9 @@ pub fn sites(app: App, list: bool, output: Option<&Path>) -> Result<Status> {
     let shader = AppSource::new(app)?;
     let sites = shader.tables(&[])?.sites();
     if list {
+        let roles = shader.roles()?;
         let mut text = String::new();
-        for (id, site) in sites.iter().enumerate() {
+        for ((id, site), role) in sites.iter().enumerate().zip(roles) {
             let part = &shader.parts[site.part];
             let s = &site.site;
             let side = match s.side {
@@ -27,8 +28,9 @@ pub fn sites(app: App, list: bool, output: Option<&Path>) -> Result<Status> {
                 .lines()
                 .nth(s.line as usize - 1)
                 .map_or("", str::trim);
+            let role = role.map_or(String::new(), |r| format!(" [{r}]"));
             text.push_str(&format!(
-                "{}:{}:{}: site {id} {side} (in {}): {source}\n",
+                "{}:{}:{}: site {id} {side} (in {}){role}: {source}\n",
                 part.path, s.line, s.column, s.function
             ));
         }

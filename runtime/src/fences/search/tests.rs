@@ -1332,3 +1332,52 @@ fn the_analysis_placement_stays_where_no_other_is_cheaper() {
     let outcome = search(&minimal, &shader(LOOK_BACK), &mut sim, &mut |_| {}).unwrap();
     assert!(outcome.placements.is_empty());
 }
+
+/// A flag that publishes data, and a ticket counter that publishes nothing, taken in a
+/// function of its own (as an occupancy discovery is).
+const TICKET_AND_FLAG: &str = "
+@group(0) @binding(0) var<storage, read_write> data: array<u32>;
+@group(0) @binding(1) var<storage, read_write> flag: array<atomic<u32>>;
+@group(0) @binding(2) var<storage, read_write> tickets: array<atomic<u32>>;
+fn take() -> u32 {
+    return atomicAdd(&tickets[0], 1u);
+}
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) lid: u32) {
+    let me = take();
+    data[lid] = me;
+    atomicStore(&flag[lid], 1u);
+    if atomicLoad(&flag[63u - lid]) == 1u {
+        data[lid] = data[63u - lid];
+    }
+}";
+
+#[test]
+fn sites_that_order_a_pair_are_preferred_to_sites_that_order_nothing() {
+    let shader = shader(TICKET_AND_FLAG);
+    let tables = shader.tables(&[]).unwrap();
+    let roles = shader.roles().unwrap();
+    let order = tables.order();
+    let mut sorted = order.clone();
+    sorted.sort_unstable();
+    assert_eq!(sorted, (0..tables.len()).collect::<Vec<_>>());
+    let first_without = order.iter().position(|&s| roles[s].is_none());
+    let last_with = order.iter().rposition(|&s| roles[s].is_some());
+    let sites = tables.sites();
+    let described: Vec<String> = order
+        .iter()
+        .map(|&s| format!("{s} {} {:?}", sites[s].site.function, roles[s]))
+        .collect();
+    // Both kinds are there: the ticket's sites order nothing, the flag's publish `data`.
+    let (Some(first_without), Some(last_with)) = (first_without, last_with) else {
+        panic!("{described:?}");
+    };
+    assert!(last_with < first_without, "{described:?}");
+    // The ticket's function is numbered last, so callees first alone would ask it first.
+    assert_eq!(
+        sites[order.len() - 1].site.function,
+        "take",
+        "{described:?}"
+    );
+    assert_ne!(sites[order[0]].site.function, "take", "{described:?}");
+}
