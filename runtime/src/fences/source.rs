@@ -368,12 +368,8 @@ impl AppSource {
             .analyse(&[])?
             .iter()
             .flat_map(|analysis| {
-                (0..analysis.sites.len()).map(|i| {
-                    analysis
-                        .roles
-                        .get(i)
-                        .and_then(|r| super::suggest::kept_role(r.role))
-                })
+                (0..analysis.sites.len())
+                    .map(|i| analysis.roles.get(i).and_then(|r| kept_role(r.role)))
             })
             .collect())
     }
@@ -391,5 +387,15 @@ impl AppSource {
             }
         }
         names
+    }
+}
+
+/// What a site with `role` orders, if anything.
+pub(crate) fn kept_role(role: Role) -> Option<KeptRole> {
+    match role {
+        Role::Release => Some(KeptRole::Release),
+        Role::Acquire => Some(KeptRole::Acquire),
+        Role::Both => Some(KeptRole::Both),
+        Role::None => None,
     }
 }

@@ -6,11 +6,11 @@
 //! cannot express it, as naga's rendering of the whole shader, saying why.
 
 use super::lab::FixSet;
-use super::source::{AppSource, SiteId, SiteTables};
+use super::source::{kept_role, AppSource, SiteId, SiteTables};
 use crate::app::spec::App;
 use crate::error::Result;
 use wgstress_instrument::placement::{Analysis, FenceSite, MissingPartner, Portable, Role, Side};
-use wgstress_model::fences::outcome::{Kept, KeptRole, KeptSide};
+use wgstress_model::fences::outcome::{Kept, KeptSide};
 use wgstress_model::fences::patch::{Choice, FilePatch, Patch};
 
 /// A fix of the application, as the user gets it and as it runs.
@@ -281,16 +281,6 @@ fn source_patch(file: &str, original: &str, text: String) -> Patch {
             .to_string(),
         changed_lines,
         text,
-    }
-}
-
-/// What a site with `role` orders, if anything.
-pub(crate) fn kept_role(role: Role) -> Option<KeptRole> {
-    match role {
-        Role::Release => Some(KeptRole::Release),
-        Role::Acquire => Some(KeptRole::Acquire),
-        Role::Both => Some(KeptRole::Both),
-        Role::None => None,
     }
 }
 
