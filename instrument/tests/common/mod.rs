@@ -15,7 +15,7 @@ pub fn instrument_with(source: &str, options: InstrumentOptions) -> Instrumented
         .unwrap_or_else(|e| panic!("instrumenting failed: {e}\n{source}"))
 }
 
-/// Names the runtime library defines (its functions, globals and types).
+/// Names the runtime library defines (its functions, globals, types and constants).
 fn library_names() -> Vec<String> {
     let library =
         naga::front::wgsl::parse_str(&wgstress_instrument::library_source(true, true)).unwrap();
@@ -31,6 +31,7 @@ fn library_names() -> Vec<String> {
             .filter_map(|(_, g)| g.name.clone()),
     );
     names.extend(library.types.iter().filter_map(|(_, t)| t.name.clone()));
+    names.extend(library.constants.iter().filter_map(|(_, c)| c.name.clone()));
     names
 }
 
@@ -64,6 +65,7 @@ pub fn user_part(wgsl: &str) -> String {
             let name = decl
                 .strip_prefix("struct ")
                 .or_else(|| decl.strip_prefix("fn "))
+                .or_else(|| decl.strip_prefix("const "))
                 .or_else(|| decl.split_once("> ").map(|(_, rest)| rest))
                 .map(|rest| {
                     rest.split(|c: char| !c.is_alphanumeric() && c != '_')
