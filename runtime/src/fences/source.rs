@@ -58,6 +58,8 @@ pub struct SiteTables {
     parts: Vec<SiteTable>,
     /// The global number of each part's first site.
     offsets: Vec<usize>,
+    /// Every site in the order ddmin should prefer them (`SiteTables::order`).
+    order: Vec<usize>,
 }
 
 impl SiteTables {
@@ -120,24 +122,9 @@ impl SiteTables {
     /// then those it gives none, which order nothing it can see (global-barrier's occupancy
     /// discovery, whose four sites its first round asked alone before the barrier's release,
     /// 7.7 s of trials on an H200); within each, by part, callees first. A part whose
-    /// analysis fails keeps its sites among the first.
-    pub(crate) fn order(&self) -> Vec<usize> {
-        let mut with_role = Vec::new();
-        let mut without = Vec::new();
-        for (table, &offset) in self.parts.iter().zip(&self.offsets) {
-            let analysis = table.analyse().ok();
-            for site in callees_first(table.sites()) {
-                let orders_nothing = analysis
-                    .as_ref()
-                    .is_some_and(|a| a.roles.get(site).is_none_or(|r| r.role == Role::None));
-                match orders_nothing {
-                    true => without.push(site + offset),
-                    false => with_role.push(site + offset),
-                }
-            }
-        }
-        with_role.extend(without);
-        with_role
+    /// analysis fails keeps its sites among the first. Computed once, with the tables.
+    pub(crate) fn order(&self) -> &[usize] {
+        &self.order
     }
 
     /// Storage accesses in loops where no site can go, with their files.
@@ -269,7 +256,12 @@ impl AppSource {
             offset += table.sites().len();
             parts.push(table);
         }
-        let tables = Arc::new(SiteTables { parts, offsets });
+        let order = preferred_order(&parts, &offsets);
+        let tables = Arc::new(SiteTables {
+            parts,
+            offsets,
+            order,
+        });
         cache.insert(atomic.to_vec(), tables.clone());
         Ok(tables)
     }
@@ -388,6 +380,26 @@ impl AppSource {
         }
         names
     }
+}
+
+/// The order of `SiteTables::order` over `parts`, whose first sites are numbered `offsets`.
+fn preferred_order(parts: &[SiteTable], offsets: &[usize]) -> Vec<usize> {
+    let mut with_role = Vec::new();
+    let mut without = Vec::new();
+    for (table, &offset) in parts.iter().zip(offsets) {
+        let analysis = table.analyse().ok();
+        for site in callees_first(table.sites()) {
+            let orders_nothing = analysis
+                .as_ref()
+                .is_some_and(|a| a.roles.get(site).is_none_or(|r| r.role == Role::None));
+            match orders_nothing {
+                true => without.push(site + offset),
+                false => with_role.push(site + offset),
+            }
+        }
+    }
+    with_role.extend(without);
+    with_role
 }
 
 /// What a site with `role` orders, if anything.

@@ -208,10 +208,10 @@ fn try_variables(
             // ddmin takes the empty set as failing: it is tried only when it did.
             match alone.passed {
                 true => Vec::new(),
-                false => shrink(&patched.order(), &[], sizing, &mut trials).sites,
+                false => shrink(patched.order(), &[], sizing, &mut trials).sites,
             }
         }
-        Barriers::Failed(sites) => shrink(&patched.order(), &sites, sizing, &mut trials).sites,
+        Barriers::Failed(sites) => shrink(patched.order(), &sites, sizing, &mut trials).sites,
     };
     // A later round the deadline cut short keeps every variable and every site: the failed
     // fix showed that sets which passed smaller trials can still fail, and this set is the

@@ -52,7 +52,7 @@ pub fn search(
     // while the failure is confirmed.
     let unfenced = shader.tables(&[])?;
     let every_site: Vec<usize> = (0..unfenced.len()).collect();
-    let mut first: Vec<FixSet> = first_guesses(&unfenced.order())
+    let mut first: Vec<FixSet> = first_guesses(unfenced.order())
         .iter()
         .map(|sites| FixSet::barriers(sites))
         .collect();

@@ -136,7 +136,7 @@ pub(crate) fn round(
                 &mut *cx.on_event,
                 now + half,
             );
-            let (kept, guessed) = guess_first(&order, sizing, &mut trials);
+            let (kept, guessed) = guess_first(order, sizing, &mut trials);
             // The guesses' own bound is not the search's: the guesses not asked are ddmin's.
             trials.out_of_time = false;
             count.add(&mut trials);
@@ -239,8 +239,8 @@ pub(crate) fn round(
             cx.deadline,
         );
         let found = match &guessed {
-            Some(guessed) => shrink_guessed(&order, guessed, sizing, &mut trials),
-            None => shrink_knowing(&order, failed, &learned.failing, sizing, &mut trials),
+            Some(guessed) => shrink_guessed(order, guessed, sizing, &mut trials),
+            None => shrink_knowing(order, failed, &learned.failing, sizing, &mut trials),
         };
         count.add(&mut trials);
         Step::Passed {

@@ -1358,7 +1358,7 @@ fn sites_that_order_a_pair_are_preferred_to_sites_that_order_nothing() {
     let tables = shader.tables(&[]).unwrap();
     let roles = shader.roles().unwrap();
     let order = tables.order();
-    let mut sorted = order.clone();
+    let mut sorted = order.to_vec();
     sorted.sort_unstable();
     assert_eq!(sorted, (0..tables.len()).collect::<Vec<_>>());
     let first_without = order.iter().position(|&s| roles[s].is_none());
