@@ -93,6 +93,11 @@ impl EngineConfig {
             scripting: false,
         }
     }
+
+    /// Whether the shaders follow scripts: scripting is part of the parking code.
+    pub(crate) fn scripts(&self) -> bool {
+        self.parking && self.scripting
+    }
 }
 
 /// An application compiled for a device, with what its runs have taught so far.
@@ -148,7 +153,7 @@ impl Engine {
     ) -> Result<Engine> {
         app.validate()
             .map_err(|invalid| RuntimeError::Input(format!("{}: {invalid}", app.name)))?;
-        let program = Program::build(&app, config.parking, config.scripting, edited)?;
+        let program = Program::build(&app, config.parking, config.scripts(), edited)?;
         let gpu = match gpu {
             Some(gpu) if !gpu.is_lost() && gpu.device.features().contains(program.features) => {
                 gpu.clone()
@@ -282,8 +287,7 @@ impl Engine {
 
     /// Runs `runs`, one submission per batch.
     pub fn run(&mut self, runs: &[RunParams]) -> Result<Vec<RunResult>> {
-        let scripts = self.config.parking && self.config.scripting;
-        if !scripts && runs.iter().any(|r| r.script.is_some()) {
+        if !self.config.scripts() && runs.iter().any(|r| r.script.is_some()) {
             return Err(RuntimeError::Input(format!(
                 "{}: runs that follow a script need shaders built for it, and this engine was \
                  built without (EngineConfig::scripting)",

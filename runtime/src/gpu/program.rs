@@ -64,7 +64,8 @@ pub(crate) struct Program {
 }
 
 impl Program {
-    /// `parking`: whether runs may hold a workgroup back inside a loop (`InstrumentOptions::parking`).
+    /// `parking`: whether runs may hold a workgroup back inside a loop (`InstrumentOptions::parking`);
+    /// `scripting`: whether they may also follow a script (`EngineConfig::scripts`).
     /// `edited`: shaders a fence search edited, which their dispatches run instead of the
     /// app's text.
     pub(crate) fn build(
@@ -87,7 +88,7 @@ impl Program {
                 file_name: Some(path.to_string()),
                 constants: app.constants.clone(),
                 parking,
-                scripting: parking && scripting,
+                scripting,
                 ..Default::default()
             };
             // Only stressed dispatches are a search's parts, as only they are patched in the
