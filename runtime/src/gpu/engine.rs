@@ -10,6 +10,7 @@ use crate::gpu::device::{self, Gpu};
 use crate::gpu::loop_limit::LoopLimit;
 use crate::gpu::program::{EditedShader, Program};
 use crate::gpu::session::Session;
+use crate::gpu::timing::Timed;
 use crate::stress::shapes::MAX_CALIBRATED;
 use std::time::{Duration, Instant};
 use wgstress_instrument::Manifest;
@@ -386,32 +387,22 @@ impl Engine {
     /// Each batch after the first measured one holds only the runs that, at the time a run
     /// took so far, end before `until` and within a quarter of the hang timeout: a slow but
     /// correct kernel (0.6 s a run on lavapipe) outlasted a 3 s timeout in a batch of 8.
-    /// When the warm-up alone leaves no time for a measured run, its time is the measure.
+    /// One measured run follows the warm-up even past `until`, and one slow run does not end
+    /// the measuring (`Timed::next_batch`).
     fn passing_run_time(
         &mut self,
         make: &dyn Fn(u64) -> RunParams,
         until: Instant,
     ) -> Result<Option<f64>> {
-        let mut best: Option<f64> = None;
+        let mut timed = Timed::default();
         let mut seed = 1;
-        let mut slowest = 0.0f64;
-        let mut warm_up: Option<f64> = None;
+        let quarter = self.config.timeout.as_secs_f64() / 4.0;
         for (round, n) in [1u64, 1, 2, 4, 8].into_iter().enumerate() {
             let left = until
                 .saturating_duration_since(Instant::now())
                 .as_secs_f64();
-            let room = left.min(self.config.timeout.as_secs_f64() / 4.0);
-            let fits = (room / slowest.max(1e-9)).floor() as u64;
-            let n = match round {
-                0 => n,
-                // The warm-up's time, when a measured run would end past `until`.
-                1 if slowest > left => {
-                    best = warm_up;
-                    break;
-                }
-                1 => n,
-                _ if fits == 0 => break,
-                _ => n.min(fits),
+            let Some(n) = timed.next_batch(round, n, left, quarter) else {
+                break;
             };
             let runs: Vec<RunParams> = (seed..seed + n)
                 .map(|s| RunParams {
@@ -423,7 +414,6 @@ impl Engine {
             let start = Instant::now();
             let results = self.run(&runs)?;
             let per_run = start.elapsed().as_secs_f64() / n as f64;
-            slowest = slowest.max(per_run);
             for r in results.iter().filter(|r| r.params.app_enabled) {
                 if r.outcome == RunOutcome::Pass {
                     self.loop_limit.observe_pass(r.record.max_trips);
@@ -431,16 +421,9 @@ impl Engine {
             }
             // Runs without the application check nothing of it: only their time counts.
             let passed = |r: &RunResult| !r.params.app_enabled || r.outcome == RunOutcome::Pass;
-            if !results.iter().all(passed) {
-                continue;
-            }
-            if round == 0 {
-                warm_up = Some(per_run);
-            } else {
-                best = Some(best.map_or(per_run, |b: f64| b.min(per_run)));
-            }
+            timed.record(round, per_run, results.iter().all(passed));
         }
-        Ok(best)
+        Ok(timed.best)
     }
 
     /// Stress iterations per thread that make stress last `ratio` times as long as the

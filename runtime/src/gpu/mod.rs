@@ -3,7 +3,8 @@
 //! its bindings matched against them (`interface`), buffer layouts and parameter blocks
 //! (`layout`, `params`), its buffers (`buffers`), bind groups (`bind`) and what host checks
 //! read back (`readback`), pipelines and batches (`session`), and the `engine` that survives
-//! device loss and calibrates stress.
+//! device loss and calibrates stress
+//! (`timing`: the batches calibration times).
 
 pub mod bind;
 pub mod buffers;
@@ -20,3 +21,4 @@ pub mod program;
 pub mod readback;
 pub mod record;
 pub mod session;
+mod timing;
