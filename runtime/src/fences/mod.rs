@@ -16,6 +16,7 @@ pub mod event;
 pub mod gpu;
 pub mod lab;
 mod merge;
+mod pool;
 pub mod search;
 pub mod shrink;
 pub mod source;

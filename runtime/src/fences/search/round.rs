@@ -9,6 +9,7 @@ use super::{atomic, verify};
 use crate::error::Result;
 use crate::fences::event::SearchEvent;
 use crate::fences::lab::{FixSet, Subject};
+use crate::fences::pool::{Pool, Pooled};
 use crate::fences::shrink::{guess_first, shrink_guessed, shrink_knowing};
 use crate::fences::suggest::{suggest, Suggestion};
 use crate::fences::trial::{FailureRate, Sizing};
@@ -75,6 +76,9 @@ pub(crate) struct Learned<'a> {
     /// Sets of barriers (no variable atomic) a run of an earlier round failed: no set within
     /// one is asked again.
     pub failing: Vec<&'a [usize]>,
+    /// The failed fix's verification, where the fix was barriers alone: the round's trials
+    /// are sized from it and from its own failing sets that hold the fix (pool.rs).
+    pub pool: Option<Pool>,
 }
 
 /// What an earlier round showed of a barrier at every site.
@@ -238,9 +242,13 @@ pub(crate) fn round(
             &mut *cx.on_event,
             cx.deadline,
         );
-        let found = match &guessed {
-            Some(guessed) => shrink_guessed(order, guessed, sizing, &mut trials),
-            None => shrink_knowing(order, failed, &learned.failing, sizing, &mut trials),
+        let found = match (&guessed, &learned.pool) {
+            (Some(guessed), _) => shrink_guessed(order, guessed, sizing, &mut trials),
+            (None, Some(pool)) => {
+                let mut pooled = Pooled::new(&mut trials, pool.clone());
+                shrink_knowing(order, failed, &learned.failing, sizing, &mut pooled)
+            }
+            (None, None) => shrink_knowing(order, failed, &learned.failing, sizing, &mut trials),
         };
         count.add(&mut trials);
         Step::Passed {

@@ -14,6 +14,7 @@ use super::round::{round, End, EverySite, Learned, RoundResult};
 use crate::error::Result;
 use crate::fences::event::SearchEvent;
 use crate::fences::lab::Confirmed;
+use crate::fences::pool::Pool;
 use crate::fences::trial::FailureRate;
 use wgstress_model::fences::outcome::{FenceVerdict, StrategyRuns};
 
@@ -28,12 +29,24 @@ pub(crate) fn run(cx: &mut Context, chosen: &Confirmed) -> Result<Vec<RoundResul
     let mut rate = FailureRate::measured(chosen.measured.failures, chosen.measured.runs)
         .expect("the chosen strategy failed");
     let mut rounds: Vec<RoundResult> = Vec::new();
+    let mut pool: Option<Pool> = None;
     loop {
-        let learned = learned(&rounds);
+        let learned = Learned {
+            pool: pool.take(),
+            ..learned(&rounds)
+        };
         let done = round(cx, &chosen.config, rate, &learned, rounds.len() as u64)?;
         let lower = match &done.end {
             End::Found(found) => lower_rate(&found.verified, &found.verdict, rate),
             End::Over(_) => None,
+        };
+        pool = match (&done.end, lower) {
+            (End::Found(found), Some(_)) if found.fix.atomic.is_empty() => {
+                let (failures, runs) = verification_runs(&found.verified);
+                FailureRate::new(rate.get() / 4.0)
+                    .and_then(|ceiling| Pool::new(&found.fix.sites, failures, runs, ceiling))
+            }
+            _ => None,
         };
         rounds.push(done);
         let time_left = std::time::Instant::now() < cx.deadline;
@@ -96,6 +109,7 @@ fn learned(rounds: &[RoundResult]) -> Learned<'_> {
         every_site,
         together,
         failing,
+        pool: None,
     }
 }
 
@@ -112,11 +126,16 @@ pub(crate) fn lower_rate(
     if !failed_verification {
         return None;
     }
-    let (failures, runs) = verified
-        .iter()
-        .fold((0, 0), |(f, r), v| (f + v.runs.failures, r + v.runs.runs));
+    let (failures, runs) = verification_runs(verified);
     let left = FailureRate::measured(failures, runs)?.get();
     FailureRate::new(left.min(rate.get() / 4.0))
+}
+
+/// The failures and runs of a verification, over its strategies.
+fn verification_runs(verified: &[StrategyRuns]) -> (u64, u64) {
+    verified
+        .iter()
+        .fold((0, 0), |(f, r), v| (f + v.runs.failures, r + v.runs.runs))
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ use super::*;
 use crate::app::init::Init;
 use crate::app::spec::{App, Binding};
 use crate::fences::lab::{FixSet, Subject};
+use crate::fences::trial::FailureRate;
 use crate::run::runner::{Budget, RunConfig};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -520,25 +521,25 @@ fn a_fix_that_fails_its_verification_starts_a_round_that_keeps_it() {
     );
     // The first round's passes took two trials in a row; the second's, sized for the rare
     // failure, one (its verification catches a chance pass).
-    let passed_twice = |trials: &[&(Option<FixSet>, Strategy, Measured)]| {
-        trials.windows(2).any(|w| {
-            w[0].0.is_some() && w[0].0 == w[1].0 && w[0].2.failures == 0 && w[1].2.failures == 0
-        })
+    let passed_twice = |round: u32| {
+        let asked: Vec<_> = outcome.asked.iter().filter(|a| a.round == round).collect();
+        asked
+            .windows(2)
+            .any(|w| w[0].passed && w[1].passed && w[0].sites == w[1].sites)
     };
-    let large = outcome.runs_per_trial.unwrap();
-    let (first_trials, second_trials): (Vec<_>, Vec<_>) = sim
-        .measured
+    assert!(passed_twice(0));
+    assert!(!passed_twice(1), "{:?}", outcome.asked);
+    // Its passing trials were sized for a rate below a quarter of the first round's.
+    let second_passes: Vec<u64> = outcome
+        .asked
         .iter()
-        .filter(|(fix, _, m)| fix.is_some() && (m.failures > 0 || m.runs <= large))
-        .partition(|(_, _, m)| m.runs <= first.runs_per_trial);
-    assert!(passed_twice(&first_trials));
-    let second_passes: Vec<_> = second_trials
-        .iter()
-        .copied()
-        .filter(|(_, _, m)| m.failures == 0 && m.runs == large)
+        .filter(|a| a.round == 1 && a.passed)
+        .map(|a| a.runs)
         .collect();
-    assert!(!second_passes.is_empty());
-    assert!(!passed_twice(&second_passes), "{second_passes:?}");
+    assert!(
+        second_passes.iter().all(|&runs| runs > first.runs_per_trial * 4),
+        "{second_passes:?}"
+    );
     // A barrier at every site never ran: the first round's guess passed alone, a set that
     // every site holds, and the second round keeps that premise.
     let sites = sites_of(MESSAGE);
@@ -549,6 +550,34 @@ fn a_fix_that_fails_its_verification_starts_a_round_that_keeps_it() {
         .count();
     assert_eq!(every_site, 0);
     assert!(outcome.all_sites.is_none(), "{outcome:?}");
+}
+
+#[test]
+fn a_later_rounds_trials_are_sized_from_every_failure_of_a_set_that_holds_the_fix() {
+    let mut sim = Sim::new(vec![Bug::barriers(0.5, &[1]), Bug::barriers(0.002, &[3])]);
+    let (outcome, _) = run(FLAGS, &mut sim, Some(Strategy::Systematic));
+    assert_eq!(outcome.verdict, FenceVerdict::Fixed, "{outcome:?}");
+    let first = &outcome.refined[0];
+    let verified = &first.verified[0].runs;
+    let ceiling = 1.0 / first.runs_per_trial as f64;
+    // The pool starts from the failed verification; each failing trial of round 1 that
+    // holds the first fix adds its runs and a failure.
+    let (mut failures, mut runs) = (verified.failures, verified.runs);
+    let mut resized = false;
+    for asked in outcome.asked.iter().filter(|a| a.round == 1) {
+        let pooled = (failures as f64 / runs as f64).min(ceiling);
+        let size = FailureRate::new(pooled).unwrap().runs_needed();
+        resized |= size != outcome.runs_per_trial.unwrap();
+        match asked.passed {
+            true => assert_eq!(asked.runs, size, "{asked:?}"),
+            false => assert!(asked.runs <= size, "{asked:?}"),
+        }
+        if !asked.passed && first.kept.iter().all(|s| asked.sites.contains(s)) {
+            failures += 1;
+            runs += asked.runs;
+        }
+    }
+    assert!(resized, "no failing set resized the trials: {:?}", outcome.asked);
 }
 
 #[test]
