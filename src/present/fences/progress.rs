@@ -81,10 +81,19 @@ impl Progress {
                 "verifying the fix ({sites} sites) for {:.0} s of {strategy} stress",
                 time.as_secs_f64()
             )),
-            SearchEvent::Refining { kept, rate } => notes.note(&format!(
+            SearchEvent::Refining {
+                kept,
+                rate,
+                pooled,
+            } => notes.note(&format!(
                 "the fix kept {kept} sites and failed its verification: searching again with \
-                 trials sized for a failure rate of {}",
-                crate::present::numbers::rate(rate)
+                 trials sized for a failure rate of {}{}",
+                crate::present::numbers::rate(rate),
+                if pooled {
+                    ", then for the rate that the round's failing sets holding the fix show"
+                } else {
+                    ""
+                }
             )),
         }
     }

@@ -3,7 +3,8 @@
 //! runs, and the one barrier its first round kept left a failure in 1 of 201 verification
 //! runs, which the trials of 155 runs had missed. A fix that fails its verification therefore
 //! starts another round with trials sized for the rate the fix left (a quarter of the old rate
-//! at most), keeping that fix while it looks for what the fix lacks (shrink.rs). A make-atomic
+//! at most), then for the rate its own failing sets that hold the fix show (pool.rs), keeping
+//! that fix while it looks for what the fix lacks (shrink.rs). A make-atomic
 //! fix that fails its verification does the same: on an H200 a ticket-locked poll lost
 //! updates of its totals in every run, so trials of one run kept the totals alone, and the
 //! stale poll flag the lock does not order failed 1 of 328 verification runs; the next round
@@ -41,7 +42,9 @@ pub(crate) fn run(cx: &mut Context, chosen: &Confirmed) -> Result<Vec<RoundResul
             End::Over(_) => None,
         };
         pool = match (&done.end, lower) {
-            (End::Found(found), Some(_)) if found.fix.atomic.is_empty() => {
+            (End::Found(found), Some(_))
+                if found.fix.atomic.is_empty() && !found.fix.sites.is_empty() =>
+            {
                 let (failures, runs) = verification_runs(&found.verified);
                 FailureRate::new(rate.get() / 4.0)
                     .and_then(|ceiling| Pool::new(&found.fix.sites, failures, runs, ceiling))
@@ -59,6 +62,7 @@ pub(crate) fn run(cx: &mut Context, chosen: &Confirmed) -> Result<Vec<RoundResul
                 (cx.on_event)(SearchEvent::Refining {
                     kept,
                     rate: lower.get(),
+                    pooled: pool.is_some(),
                 });
                 rate = lower;
             }

@@ -537,7 +537,9 @@ fn a_fix_that_fails_its_verification_starts_a_round_that_keeps_it() {
         .map(|a| a.runs)
         .collect();
     assert!(
-        second_passes.iter().all(|&runs| runs > first.runs_per_trial * 4),
+        second_passes
+            .iter()
+            .all(|&runs| runs > first.runs_per_trial * 4),
         "{second_passes:?}"
     );
     // A barrier at every site never ran: the first round's guess passed alone, a set that
@@ -577,7 +579,11 @@ fn a_later_rounds_trials_are_sized_from_every_failure_of_a_set_that_holds_the_fi
             runs += asked.runs;
         }
     }
-    assert!(resized, "no failing set resized the trials: {:?}", outcome.asked);
+    assert!(
+        resized,
+        "no failing set resized the trials: {:?}",
+        outcome.asked
+    );
 }
 
 #[test]
