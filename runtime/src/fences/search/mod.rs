@@ -97,7 +97,7 @@ pub fn search(
             End::Found(found) => {
                 let check = Check {
                     config: check,
-                    runs: round.runs_per_trial,
+                    runs: round.pass_runs,
                 };
                 Some(cost(config, shader, lab, found, &check))
             }

@@ -22,7 +22,11 @@ use wgstress_model::stress::params::run_seed;
 
 /// What one round found and measured.
 pub(crate) struct RoundResult {
+    /// Runs a trial of the round started with.
     pub runs_per_trial: u64,
+    /// Runs a pass needed when the round ended: `runs_per_trial` but where the round's
+    /// failing sets resized its trials (pool.rs). A cheaper placement's check is as long.
+    pub pass_runs: u64,
     /// Candidate sites of the application as is.
     pub sites: usize,
     /// Runs with a barrier at every site; none where a first round's guess passed first.
@@ -158,7 +162,15 @@ pub(crate) fn round(
             };
             if let Some(step) = step {
                 let trials = Tally::new(count, started, 0.0);
-                return finish(cx, step, None, Vec::new(), trials, runs_per_trial, sites);
+                return finish(
+                    cx,
+                    step,
+                    None,
+                    Vec::new(),
+                    trials,
+                    Sized::at(runs_per_trial),
+                    sites,
+                );
             }
             Some(guessed)
         }
@@ -201,7 +213,7 @@ pub(crate) fn round(
             all_sites,
             Vec::new(),
             trials,
-            runs_per_trial,
+            Sized::at(runs_per_trial),
             sites,
         );
     }
@@ -210,6 +222,8 @@ pub(crate) fn round(
         ..chosen.clone()
     };
     let mut tried = Vec::new();
+    // A pooled round's trials end at another size than they started (pool.rs).
+    let mut pass_runs = runs_per_trial;
     let failing = all_sites.as_ref().filter(|all| all.failures > 0);
     let step = if let Some(all_sites) = failing {
         let unfixed = atomic::Unfixed {
@@ -246,7 +260,9 @@ pub(crate) fn round(
             (Some(guessed), _) => shrink_guessed(order, guessed, sizing, &mut trials),
             (None, Some(pool)) => {
                 let mut pooled = Pooled::new(&mut trials, pool.clone());
-                shrink_knowing(order, failed, &learned.failing, sizing, &mut pooled)
+                let found = shrink_knowing(order, failed, &learned.failing, sizing, &mut pooled);
+                pass_runs = pooled.pool.rate().runs_needed();
+                found
             }
             (None, None) => shrink_knowing(order, failed, &learned.failing, sizing, &mut trials),
         };
@@ -258,7 +274,11 @@ pub(crate) fn round(
         }
     };
     let trials = Tally::new(count, started, all_seconds);
-    finish(cx, step, all_sites, tried, trials, runs_per_trial, sites)
+    let runs = Sized {
+        per_trial: runs_per_trial,
+        pass: pass_runs,
+    };
+    finish(cx, step, all_sites, tried, trials, runs, sites)
 }
 
 /// A round's trials: what they counted, when the round started, and the seconds of a trial
@@ -279,6 +299,23 @@ impl Tally {
     }
 }
 
+/// A round's trial sizes: where it started, and what a pass needed at its end.
+#[derive(Clone, Copy)]
+struct Sized {
+    per_trial: u64,
+    pass: u64,
+}
+
+impl Sized {
+    /// Trials that kept their size.
+    fn at(runs: u64) -> Sized {
+        Sized {
+            per_trial: runs,
+            pass: runs,
+        }
+    }
+}
+
 /// The round's result once its trials ended in `step`: the fix found settled (suggested
 /// and verified), or the verdict that ended it.
 fn finish(
@@ -287,7 +324,7 @@ fn finish(
     all_sites: Option<Measured>,
     atomic: Vec<AtomicTrial>,
     trials: Tally,
-    runs_per_trial: u64,
+    runs: Sized,
     sites: usize,
 ) -> Result<RoundResult> {
     (cx.on_event)(SearchEvent::TrialsDone);
@@ -295,11 +332,12 @@ fn finish(
     let end = match step {
         Step::Over(verdict) => End::Over(verdict),
         Step::Passed { fix, kind, stopped } => {
-            End::Found(Box::new(settle(cx, fix, kind, stopped, runs_per_trial)?))
+            End::Found(Box::new(settle(cx, fix, kind, stopped, runs.pass)?))
         }
     };
     Ok(RoundResult {
-        runs_per_trial,
+        runs_per_trial: runs.per_trial,
+        pass_runs: runs.pass,
         sites,
         all_sites,
         atomic,
@@ -314,7 +352,8 @@ fn finish(
 }
 
 /// The fix that passed its trials, the suggestion grown from it, and the suggestion's
-/// verification (of the patched text itself) unless Ctrl-C or an error ended the trials.
+/// verification (of the patched text itself, at least `runs_per_trial` runs) unless Ctrl-C
+/// or an error ended the trials.
 fn settle(
     cx: &mut Context,
     fix: FixSet,
