@@ -42,8 +42,8 @@ pub enum SearchEvent<'a> {
         strategy: Strategy,
     },
     /// The fix (`kept` barriers) failed its verification: another round, with trials sized
-    /// for the failure rate `rate` it left; `pooled`: the round resizes its trials from the failures of the sets it asks that
-    /// hold the fix (a fix of barriers alone; pool.rs).
+    /// for the failure rate `rate` it left; `pooled`: the round resizes its trials from the
+    /// failures of the sets it asks that hold the fix (a fix of barriers alone; pool.rs).
     Refining {
         kept: usize,
         rate: f64,

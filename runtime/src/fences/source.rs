@@ -6,7 +6,7 @@
 //! Each part is parsed once, when the search starts (`AppSource::new`), and its sites placed
 //! once for each set of variables made atomic (`AppSource::tables`): a trial is an edit of
 //! that module (`AppSource::edited`), instrumented as it is. Text is written only for what a
-//! user sees or a raw run needs: the fix reported and its patches (`patch`, `analyse`), and
+//! user sees or a raw run needs: the fix reported and its patches (`patch`, `SiteTables::analyses`), and
 //! the variants the cost step times.
 
 use super::lab::FixSet;
@@ -60,6 +60,9 @@ pub struct SiteTables {
     offsets: Vec<usize>,
     /// Every site in the order ddmin should prefer them (`SiteTables::order`).
     order: Vec<usize>,
+    /// Each part's analysis, made once with the tables: the order and the fix suggested
+    /// both read it.
+    analyses: Vec<std::result::Result<Analysis, AtomicError>>,
 }
 
 impl SiteTables {
@@ -125,6 +128,27 @@ impl SiteTables {
     /// analysis fails keeps its sites among the first. Computed once, with the tables.
     pub(crate) fn order(&self) -> &[usize] {
         &self.order
+    }
+
+    /// Each part's analysis: its sites' roles, and what a fix there means in the user's text.
+    /// One that failed is made again for its error (which is not Clone), failing as it did.
+    pub(crate) fn analyses(&self) -> Result<Vec<&Analysis>> {
+        self.parts
+            .iter()
+            .zip(&self.analyses)
+            .map(|(table, made)| match made {
+                Ok(analysis) => Ok(analysis),
+                Err(_) => Err(table.analyse().err().map_or_else(
+                    || {
+                        wgstress_instrument::InstrumentError::Internal(
+                            "an analysis that failed passed when made again".into(),
+                        )
+                        .into()
+                    },
+                    RuntimeError::from,
+                )),
+            })
+            .collect()
     }
 
     /// Storage accesses in loops where no site can go, with their files.
@@ -256,11 +280,13 @@ impl AppSource {
             offset += table.sites().len();
             parts.push(table);
         }
-        let order = preferred_order(&parts, &offsets);
+        let analyses: Vec<_> = parts.iter().map(SiteTable::analyse).collect();
+        let order = preferred_order(&parts, &offsets, &analyses);
         let tables = Arc::new(SiteTables {
             parts,
             offsets,
             order,
+            analyses,
         });
         cache.insert(atomic.to_vec(), tables.clone());
         Ok(tables)
@@ -341,23 +367,12 @@ impl AppSource {
         app
     }
 
-    /// What a fix means in each part's text: its sites (with the variables `atomic` made
-    /// atomic first where the part has them), their roles and counterparts, and source
-    /// patches.
-    pub(crate) fn analyse(&self, atomic: &[String]) -> Result<Vec<Analysis>> {
-        let tables = self.tables(atomic)?;
-        tables
-            .parts
-            .iter()
-            .map(|table| Ok(table.analyse()?))
-            .collect()
-    }
-
     /// What each site (numbered over all parts) orders where it gets a barrier: a release, an
     /// acquire, both, or neither of the pairs the analysis found.
     pub fn roles(&self) -> Result<Vec<Option<KeptRole>>> {
         Ok(self
-            .analyse(&[])?
+            .tables(&[])?
+            .analyses()?
             .iter()
             .flat_map(|analysis| {
                 (0..analysis.sites.len())
@@ -382,16 +397,20 @@ impl AppSource {
     }
 }
 
-/// The order of `SiteTables::order` over `parts`, whose first sites are numbered `offsets`.
-fn preferred_order(parts: &[SiteTable], offsets: &[usize]) -> Vec<usize> {
+/// The order of `SiteTables::order` over `parts`, whose first sites are numbered `offsets`
+/// and whose `analyses` give their roles.
+fn preferred_order(
+    parts: &[SiteTable],
+    offsets: &[usize],
+    analyses: &[std::result::Result<Analysis, AtomicError>],
+) -> Vec<usize> {
     let mut with_role = Vec::new();
     let mut without = Vec::new();
-    for (table, &offset) in parts.iter().zip(offsets) {
-        let analysis = table.analyse().ok();
+    for ((table, &offset), analysis) in parts.iter().zip(offsets).zip(analyses) {
         for site in callees_first(table.sites()) {
             let orders_nothing = analysis
                 .as_ref()
-                .is_some_and(|a| a.roles.get(site).is_none_or(|r| r.role == Role::None));
+                .is_ok_and(|a| a.roles.get(site).is_none_or(|r| r.role == Role::None));
             match orders_nothing {
                 true => without.push(site + offset),
                 false => with_role.push(site + offset),

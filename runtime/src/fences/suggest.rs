@@ -69,8 +69,8 @@ impl Suggestion {
 
 /// The suggestion grown from `minimal` (the kept set, on its variables made atomic if any).
 pub(crate) fn suggest(shader: &AppSource, minimal: &FixSet, choice: Choice) -> Result<Suggestion> {
-    let analyses = shader.analyse(&minimal.atomic)?;
     let tables = shader.tables(&minimal.atomic)?;
+    let analyses = tables.analyses()?;
     let needed_by_part = tables.by_part(&minimal.sites)?;
     // Each part's portable completions, its own placement first.
     let limit = match choice {
@@ -138,7 +138,7 @@ pub(crate) fn suggest(shader: &AppSource, minimal: &FixSet, choice: Choice) -> R
 /// pairs with no legal site, and the global sites of the `choice` fix and of the other.
 fn sites(
     shader: &AppSource,
-    analyses: &[Analysis],
+    analyses: &[&Analysis],
     tables: &SiteTables,
     portable: &[&Portable],
     choice: Choice,
@@ -173,7 +173,7 @@ fn sites(
 /// it makes.
 fn patched(
     shader: &AppSource,
-    analyses: &[Analysis],
+    analyses: &[&Analysis],
     tables: &SiteTables,
     fix: FixSet,
 ) -> Result<SuggestedFix> {

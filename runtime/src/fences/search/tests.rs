@@ -1281,7 +1281,8 @@ fn site_of(
     line: u32,
     column: u32,
 ) -> usize {
-    let analysis = shader(source).analyse(&[]).unwrap().remove(0);
+    let tables = shader(source).tables(&[]).unwrap();
+    let analysis = tables.analyses().unwrap()[0];
     let site = analysis
         .sites
         .iter()
