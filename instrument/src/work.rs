@@ -1,12 +1,14 @@
-//! How much of the costly work this thread has done: parses of WGSL text and placements of
-//! fence sites. A fence search parses each part once and places its sites once per set of
-//! variables made atomic; its tests count these to hold it to that.
+//! How much of the costly work this thread has done: parses of WGSL text, placements of
+//! fence sites and analyses of them. A fence search parses each part once, and places and
+//! analyses its sites once per set of variables made atomic; its tests count these to hold
+//! it to that.
 
 use std::cell::Cell;
 
 thread_local! {
     static PARSES: Cell<u64> = const { Cell::new(0) };
     static PLACEMENTS: Cell<u64> = const { Cell::new(0) };
+    static ANALYSES: Cell<u64> = const { Cell::new(0) };
 }
 
 /// This thread's counts so far.
@@ -16,6 +18,8 @@ pub struct Work {
     pub parses: u64,
     /// Modules whose candidate fence sites were placed.
     pub placements: u64,
+    /// Placed modules analysed (their sites' roles and source anchors).
+    pub analyses: u64,
 }
 
 impl Work {
@@ -24,6 +28,7 @@ impl Work {
         Work {
             parses: PARSES.with(Cell::get),
             placements: PLACEMENTS.with(Cell::get),
+            analyses: ANALYSES.with(Cell::get),
         }
     }
 
@@ -34,6 +39,7 @@ impl Work {
         Work {
             parses: now.parses.saturating_sub(earlier.parses),
             placements: now.placements.saturating_sub(earlier.placements),
+            analyses: now.analyses.saturating_sub(earlier.analyses),
         }
     }
 }
@@ -44,4 +50,8 @@ pub(crate) fn parsed() {
 
 pub(crate) fn placed() {
     PLACEMENTS.with(|n| n.set(n.get() + 1));
+}
+
+pub(crate) fn analysed() {
+    ANALYSES.with(|n| n.set(n.get() + 1));
 }

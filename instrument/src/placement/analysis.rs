@@ -51,6 +51,7 @@ impl Analysis {
         file: &str,
         atomic: &[String],
     ) -> std::result::Result<Analysis, AtomicError> {
+        crate::work::analysed();
         let anchors = source::anchors(&marked, source, file);
         // The marked module itself does not validate (its marker comes after its callers);
         // the module with a barrier at every site has the same functions and expressions.

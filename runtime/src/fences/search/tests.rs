@@ -1222,7 +1222,7 @@ fn clear() {{
 }
 
 #[test]
-fn a_search_over_a_pipeline_parses_each_part_once_and_places_its_sites_once() {
+fn a_search_over_a_pipeline_parses_each_part_once_and_places_and_analyses_its_sites_once() {
     use wgstress_instrument::Work;
     let app = pipeline_app(PASSES);
     let before = Work::now();
@@ -1245,6 +1245,7 @@ fn a_search_over_a_pipeline_parses_each_part_once_and_places_its_sites_once() {
     // were placed once per part. The only texts parsed are the fixes reported: each part's
     // patch is checked against the fix it should express.
     assert_eq!(work.placements, 2, "{work:?}");
+    assert_eq!(work.analyses, 2, "one analysis per part: {work:?}");
     let fixes = outcome
         .cost
         .iter()
