@@ -23,6 +23,7 @@ pub mod source;
 pub mod suggest;
 pub mod trial;
 pub mod trials;
+mod with_fix;
 
 pub use ddmin::{ddmin, Search};
 pub use lab::{FixSet, Lab};

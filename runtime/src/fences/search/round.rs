@@ -14,6 +14,7 @@ use crate::fences::shrink::{guess_first, shrink_guessed, shrink_knowing};
 use crate::fences::suggest::{suggest, Suggestion};
 use crate::fences::trial::{FailureRate, Sizing};
 use crate::fences::trials::{Asked, Trials};
+use crate::fences::with_fix::Seen;
 use crate::run::runner::{Budget, RunConfig};
 use std::time::Instant;
 use wgstress_model::fences::measured::Measured;
@@ -77,9 +78,9 @@ pub(crate) struct Learned<'a> {
     /// The variables an earlier round made atomic together, which passed with a barrier at
     /// every site: not run again.
     pub together: Option<&'a [String]>,
-    /// Sets of barriers (no variable atomic) a run of an earlier round failed: no set within
-    /// one is asked again.
-    pub failing: Vec<&'a [usize]>,
+    /// Trials of barriers alone (no variable atomic) of earlier rounds: no set within one a
+    /// run failed is asked again, and they tell which site of the failed fix did least.
+    pub seen: Vec<Seen<'a>>,
     /// The failed fix's verification, where the fix was barriers alone: the round's trials
     /// are sized from it and from its own failing sets that hold the fix (pool.rs).
     pub pool: Option<Pool>,
@@ -260,11 +261,11 @@ pub(crate) fn round(
             (Some(guessed), _) => shrink_guessed(order, guessed, sizing, &mut trials),
             (None, Some(pool)) => {
                 let mut pooled = Pooled::new(&mut trials, pool.clone());
-                let found = shrink_knowing(order, failed, &learned.failing, sizing, &mut pooled);
+                let found = shrink_knowing(order, failed, &learned.seen, sizing, &mut pooled);
                 pass_runs = pooled.pool.rate().runs_needed();
                 found
             }
-            (None, None) => shrink_knowing(order, failed, &learned.failing, sizing, &mut trials),
+            (None, None) => shrink_knowing(order, failed, &learned.seen, sizing, &mut trials),
         };
         count.add(&mut trials);
         Step::Passed {

@@ -17,6 +17,7 @@ use crate::fences::event::SearchEvent;
 use crate::fences::lab::Confirmed;
 use crate::fences::pool::Pool;
 use crate::fences::trial::FailureRate;
+use crate::fences::with_fix::Seen;
 use wgstress_model::fences::outcome::{FenceVerdict, StrategyRuns};
 
 /// Rounds at most: each later round's trials are sized for at least four times lower a rate
@@ -98,13 +99,17 @@ fn learned(rounds: &[RoundResult]) -> Learned<'_> {
         .filter(|t| t.all_sites.is_some_and(|r| r.passed && !r.cut_short))
         .map(|t| t.variables.as_slice());
     // What failed a run is failing at any trial size; the sites of a make-atomic trial are
-    // those of its rewritten shader.
-    let failing = match barriers {
+    // those of its rewritten shader; a trial cut short saw nothing.
+    let seen = match barriers {
         Some(_) => rounds
             .iter()
             .flat_map(|r| &r.asked)
-            .filter(|a| a.run_failed && a.atomic.is_empty())
-            .map(|a| a.sites.as_slice())
+            .filter(|a| a.atomic.is_empty() && (a.run_failed || a.trial.passed()))
+            .map(|a| Seen {
+                sites: &a.sites,
+                runs: a.trial.runs(),
+                failed: a.run_failed,
+            })
             .collect(),
         None => Vec::new(),
     };
@@ -112,7 +117,7 @@ fn learned(rounds: &[RoundResult]) -> Learned<'_> {
         failed,
         every_site,
         together,
-        failing,
+        seen,
         pool: None,
     }
 }

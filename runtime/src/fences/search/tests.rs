@@ -1418,3 +1418,45 @@ fn sites_that_order_a_pair_are_preferred_to_sites_that_order_nothing() {
     );
     assert_ne!(sites[order[0]].site.function, "take", "{described:?}");
 }
+
+#[test]
+fn a_later_round_leaves_out_the_site_of_the_failed_fix_that_did_least_before_it_adds() {
+    // ct-octree's slow second rounds, simulated: site 1 fixes the common bug, site 0 or 3
+    // a frequent one, 3 a rare one. The first round's guesses see 0 and 1 fail alone and
+    // keep [0, 1]; its verification shows the rare bug. [1] failed later than [0], so the
+    // second round asks each set without 0 first, and [1, 3] passes: one passing trial,
+    // where [0, 1, 3] and then [1, 3] took two.
+    let bugs = || {
+        vec![
+            Bug::barriers(0.5, &[1]),
+            Bug {
+                covers: vec![
+                    Cover {
+                        atomic: &[],
+                        sites: vec![0],
+                    },
+                    Cover {
+                        atomic: &[],
+                        sites: vec![3],
+                    },
+                ],
+                ..Bug::barriers(0.3, &[0])
+            },
+            Bug::barriers(0.002, &[3]),
+        ]
+    };
+    let mut sim = Sim::new(bugs());
+    let (outcome, _) = run(FLAGS, &mut sim, Some(Strategy::Systematic));
+    assert_eq!(outcome.verdict, FenceVerdict::Fixed, "{outcome:?}");
+    assert_eq!(kept(&outcome), [1, 3]);
+    assert_eq!(outcome.refined.len(), 1, "{:?}", outcome.refined);
+    assert_eq!(outcome.refined[0].kept, [0, 1]);
+    let second: Vec<_> = outcome.asked.iter().filter(|a| a.round == 1).collect();
+    let passed: Vec<&Vec<u32>> = second
+        .iter()
+        .filter(|a| a.passed)
+        .map(|a| &a.sites)
+        .collect();
+    assert_eq!(passed, [&vec![1, 3]], "{:?}", outcome.asked);
+    assert!(!second.iter().any(|a| a.sites == [0, 1, 3]), "{second:?}");
+}

@@ -1,0 +1,288 @@
+//! A later round's search for what a failed fix lacks: every set is asked with the fix, and,
+//! where the fix has two sites or more, first without the site of it that the evidence
+//! needs least.
+//!
+//! A first round's trials are small, sized for the rate without fences, so the set it keeps
+//! can hold a site that only lowered the rate: on an H200, ct-octree's first round kept
+//! `[27, 28]` in two samples of seven (`[28]` in the others), because `[28]` alone had failed
+//! one of its trials of about 50 runs. The next round found that `[27, 28]` lacked 24: it
+//! passed `[24, 27, 28]`, then shrank that to `[24, 28]`, two passing trials of about 3,000
+//! runs (11 s each), where a round that had kept `[28]` passed one. Asking `[24, 28]` before
+//! `[24, 27, 28]` costs one trial more for each set that lacks what the fix needs, and that
+//! trial fails sooner than the one with the whole fix (fewer barriers never fail less
+//! often); where the site left out was needless, it saves a passing trial, the dearest of a
+//! round.
+
+use super::trial::{Oracle, Trial};
+
+/// A trial an earlier round ran of barriers alone (a make-atomic trial's sites are another
+/// shader's): its sites, its runs, and whether a run failed. Trials cut short are not seen.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Seen<'a> {
+    pub sites: &'a [usize],
+    pub runs: u64,
+    pub failed: bool,
+}
+
+/// The site of `fix` (two sites or more) the earlier trials show needed least: for each site,
+/// the failures per run of every trial of a set that lacks it and holds the rest of the fix;
+/// the lowest rate, the latest of `order` on a tie; none where no trial lacked one site. A set that holds more barriers fails no
+/// more often, so each of those trials samples a rate no higher than the fix without the
+/// site: a low one says the site did little that the rest did not.
+pub(crate) fn doubtful(order: &[usize], fix: &[usize], seen: &[Seen]) -> Option<usize> {
+    if fix.len() < 2 {
+        return None;
+    }
+    let evidence = |site: usize| {
+        seen.iter()
+            .filter(|t| {
+                !t.sites.contains(&site) && fix.iter().all(|&s| s == site || t.sites.contains(&s))
+            })
+            .fold((0u64, 0u64), |(f, r), t| {
+                (f + u64::from(t.failed), r + t.runs)
+            })
+    };
+    // No trial lacked any one site: nothing tells them apart, and the fix is asked whole.
+    if fix.iter().all(|&site| evidence(site).1 == 0) {
+        return None;
+    }
+    let mut least: Option<(usize, f64)> = None;
+    for &site in order.iter().rev().filter(|s| fix.contains(s)) {
+        let rate = match evidence(site) {
+            (_, 0) => 0.0,
+            (failures, runs) => failures as f64 / runs as f64,
+        };
+        if least.is_none_or(|(_, lowest)| rate < lowest) {
+            least = Some((site, rate));
+        }
+    }
+    least.map(|(site, _)| site)
+}
+
+/// Asks about sets with `base` (the failed fix) always added, and, where a site of it is
+/// `doubtful`, first without that site: a pass there is the set's pass (a barrier added never
+/// adds a failure) and what the next stage shrinks.
+pub(crate) struct With<'a> {
+    base: &'a [usize],
+    doubtful: Option<usize>,
+    /// Sets a run failed, of earlier rounds and this one: a set within one is not asked.
+    known: Vec<Vec<usize>>,
+    pub oracle: &'a mut dyn Oracle,
+    /// The sets asked (the base among them) that a run failed: every set within one fails
+    /// too, so the stage after this one does not ask them again.
+    pub failed: Vec<Vec<usize>>,
+    /// Each set asked that passed without the doubtful site, as the sites it passed with.
+    passed_without: Vec<(Vec<usize>, Vec<usize>)>,
+    /// Trials asked beyond one a set.
+    pub extra_trials: u64,
+}
+
+impl<'a> With<'a> {
+    pub(crate) fn new(
+        base: &'a [usize],
+        doubtful: Option<usize>,
+        known: &[&[usize]],
+        oracle: &'a mut dyn Oracle,
+    ) -> With<'a> {
+        With {
+            base,
+            doubtful: doubtful.filter(|d| base.contains(d)),
+            known: known.iter().map(|k| k.to_vec()).collect(),
+            oracle,
+            failed: Vec::new(),
+            passed_without: Vec::new(),
+            extra_trials: 0,
+        }
+    }
+
+    /// `sites` with the base added.
+    fn sites(&self, sites: &[usize]) -> Vec<usize> {
+        ascending(sites.iter().chain(self.base).copied())
+    }
+
+    /// `sites` with the base but its doubtful site added, unless that is the base with them.
+    fn without_doubtful(&self, sites: &[usize]) -> Option<Vec<usize>> {
+        let doubtful = self.doubtful?;
+        (!sites.contains(&doubtful)).then(|| {
+            ascending(
+                sites
+                    .iter()
+                    .chain(self.base.iter().filter(|&&s| s != doubtful))
+                    .copied(),
+            )
+        })
+    }
+
+    /// The sites `added` to the base passed with: without the doubtful site where that
+    /// passed, else with the whole base.
+    pub(crate) fn passed_with(&self, added: &[usize]) -> Vec<usize> {
+        let added = ascending(added.iter().copied());
+        self.passed_without
+            .iter()
+            .find(|(asked, _)| *asked == added)
+            .map_or_else(|| self.sites(&added), |(_, sites)| sites.clone())
+    }
+
+    fn known_to_fail(&self, sites: &[usize]) -> bool {
+        self.known
+            .iter()
+            .chain(&self.failed)
+            .any(|k| sites.iter().all(|s| k.contains(s)))
+    }
+
+    /// One trial of `sites`, remembered when a run failed.
+    fn ask(&mut self, sites: &[usize], runs_needed: u64) -> Trial {
+        let trial = self.oracle.trial(sites, runs_needed);
+        // A trial the search's stop cut short failed without a failing run: it says nothing.
+        if !trial.passed() && !self.oracle.stopped() {
+            self.failed.push(sites.to_vec());
+        }
+        trial
+    }
+}
+
+impl Oracle for With<'_> {
+    fn trial(&mut self, sites: &[usize], runs_needed: u64) -> Trial {
+        let mut before = 0;
+        if let Some(without) = self
+            .without_doubtful(sites)
+            .filter(|w| !self.known_to_fail(w))
+        {
+            match self.ask(&without, runs_needed) {
+                Trial::Pass { runs } => {
+                    self.passed_without
+                        .push((ascending(sites.iter().copied()), without));
+                    return Trial::Pass { runs };
+                }
+                Trial::Fail { runs } if self.oracle.stopped() => return Trial::Fail { runs },
+                Trial::Fail { runs } => {
+                    before = runs;
+                    self.extra_trials += 1;
+                }
+            }
+        }
+        let whole = self.sites(sites);
+        match self.ask(&whole, runs_needed) {
+            Trial::Pass { runs } => Trial::Pass {
+                runs: runs + before,
+            },
+            Trial::Fail { runs } => Trial::Fail {
+                runs: runs + before,
+            },
+        }
+    }
+
+    fn upcoming(&mut self, sets: &[Vec<usize>]) {
+        let sets: Vec<Vec<usize>> = sets
+            .iter()
+            .flat_map(|sites| [self.without_doubtful(sites), Some(self.sites(sites))])
+            .flatten()
+            .collect();
+        self.oracle.upcoming(&sets);
+    }
+
+    fn stopped(&self) -> bool {
+        self.oracle.stopped()
+    }
+}
+
+fn ascending(sites: impl Iterator<Item = usize>) -> Vec<usize> {
+    let mut sites: Vec<usize> = sites.collect();
+    sites.sort_unstable();
+    sites.dedup();
+    sites
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seen(sites: &[usize], runs: u64, failed: bool) -> Seen<'_> {
+        Seen {
+            sites,
+            runs,
+            failed,
+        }
+    }
+
+    #[test]
+    fn the_doubtful_site_is_the_one_whose_absence_failed_least_often() {
+        // ct-octree's first round on an H200: 27 alone failed at once, 28 alone after most
+        // of a trial, and a larger set without 27 passed twice.
+        let order = [27, 28, 29, 22, 23, 24];
+        let trials = [
+            seen(&[27], 2, true),
+            seen(&[28], 41, true),
+            seen(&[28, 29, 22], 50, false),
+            seen(&[28, 29, 22], 50, false),
+            seen(&[27, 28], 50, false),
+        ];
+        assert_eq!(doubtful(&order, &[27, 28], &trials), Some(27));
+        // The other way round, 28 is.
+        let trials = [seen(&[27], 45, true), seen(&[28], 3, true)];
+        assert_eq!(doubtful(&order, &[27, 28], &trials), Some(28));
+        // Alike, the later of the order goes first.
+        let trials = [seen(&[27], 5, true), seen(&[28], 5, true)];
+        assert_eq!(doubtful(&order, &[27, 28], &trials), Some(28));
+        // A fix of one site has none to leave out, and no trial that lacked a site of the
+        // fix tells its sites apart.
+        assert_eq!(doubtful(&order, &[28], &trials), None);
+        let trials = [seen(&[22, 27, 28], 9, true), seen(&[24], 1, true)];
+        assert_eq!(doubtful(&order, &[27, 28], &trials), None);
+    }
+
+    /// Passes exactly when the set holds every site of `fix`; remembers what it was asked.
+    struct Needs {
+        fix: Vec<usize>,
+        asked: Vec<Vec<usize>>,
+    }
+
+    impl Oracle for Needs {
+        fn trial(&mut self, sites: &[usize], runs_needed: u64) -> Trial {
+            self.asked.push(sites.to_vec());
+            match self.fix.iter().all(|s| sites.contains(s)) {
+                true => Trial::Pass { runs: runs_needed },
+                false => Trial::Fail { runs: 1 },
+            }
+        }
+    }
+
+    #[test]
+    fn a_set_is_asked_without_the_doubtful_site_first() {
+        let mut needs = Needs {
+            fix: vec![24, 28],
+            asked: Vec::new(),
+        };
+        let mut with = With::new(&[27, 28], Some(27), &[&[22, 27, 28]], &mut needs);
+        assert_eq!(with.trial(&[29], 10), Trial::Fail { runs: 2 });
+        // [22, 28] lies within a set known to fail: only the whole is asked.
+        assert_eq!(with.trial(&[22], 10), Trial::Fail { runs: 1 });
+        assert_eq!(with.trial(&[24], 10), Trial::Pass { runs: 10 });
+        assert_eq!(with.passed_with(&[24]), [24, 28]);
+        assert_eq!(with.passed_with(&[29]), [27, 28, 29]);
+        assert_eq!(with.extra_trials, 1);
+        let failed = with.failed.clone();
+        assert_eq!(failed, [vec![28, 29], vec![27, 28, 29], vec![22, 27, 28]]);
+        assert_eq!(
+            needs.asked,
+            [
+                vec![28, 29],
+                vec![27, 28, 29],
+                vec![22, 27, 28],
+                vec![24, 28]
+            ]
+        );
+    }
+
+    #[test]
+    fn where_the_doubtful_site_is_needed_the_whole_fix_passes() {
+        let mut needs = Needs {
+            fix: vec![24, 27, 28],
+            asked: Vec::new(),
+        };
+        let mut with = With::new(&[27, 28], Some(27), &[], &mut needs);
+        assert_eq!(with.trial(&[24], 10), Trial::Pass { runs: 11 });
+        assert_eq!(with.passed_with(&[24]), [24, 27, 28]);
+        assert_eq!(with.failed, [vec![24, 28]]);
+    }
+}
