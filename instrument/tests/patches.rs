@@ -373,6 +373,53 @@ fn main(@builtin(local_invocation_index) lid: u32) {
 }
 
 #[test]
+fn a_split_moves_a_name_that_a_later_block_declares_for_itself() {
+    // ct-octree's pop: `b` in the first branch, another `b` of the second's own.
+    let source = "@group(0) @binding(0) var<storage, read_write> buf: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) lid: u32) {
+    if lid == 0u {
+        let b = buf[0];
+        buf[1] = b;
+    }
+    if lid == 1u {
+        let b = buf[2] + 1u;
+        buf[3] = b;
+    }
+}
+";
+    let a = analysis(source, None);
+    let between = site(&a, Side::After, 5, 17);
+    let fixed = patch(&a, &[between]);
+    assert!(
+        fixed
+            .text
+            .contains("    var b: u32;\n    if lid == 0u {\n        b = buf[0];\n    }"),
+        "{}",
+        fixed.text
+    );
+    assert!(
+        fixed.text.contains("        let b = buf[2] + 1u;"),
+        "{}",
+        fixed.text
+    );
+    // Both split: the second `b` takes a name of its own.
+    let second = site(&a, Side::After, 9, 17);
+    let both = patch(&a, &[between, second]);
+    assert!(
+        both.text.contains(
+            "    var b_2: u32;\n    if lid == 1u {\n        b_2 = buf[2] + 1u;\n    }\n    storageBarrier();\n    if lid == 1u {\n        buf[3] = b_2;\n    }"
+        ),
+        "{}",
+        both.text
+    );
+    assert_valid(&[
+        Shader::new("split before a shadowing block", fixed.text),
+        Shader::new("two splits of one name", both.text),
+    ]);
+}
+
+#[test]
 fn sites_before_a_return_inside_a_loop_and_in_a_callee_are_placed() {
     let source = "@group(0) @binding(0) var<storage, read_write> buf: array<u32>;
 fn publish(i: u32) -> u32 {

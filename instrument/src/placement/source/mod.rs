@@ -184,6 +184,7 @@ fn patched_text(
         1 => "split_condition".to_string(),
         n => format!("split_condition_{n}"),
     });
+    let mut hoisted: BTreeMap<&str, Vec<split::Hoisted>> = BTreeMap::new();
     for ((function_name, _), group) in &splits {
         let (function, function_info) =
             function_of(marked, &info, function_name).ok_or(Refusal::nowhere(Why::Unplaced))?;
@@ -201,9 +202,11 @@ fn patched_text(
             info: function_info,
             condition: group[0].1,
             fresh,
+            words: &taken,
         };
         let anchors: Vec<&SplitAnchor> = group.iter().map(|(s, _)| s).collect();
-        edits.extend(split::edits(&context, &anchors)?);
+        let hoisted = hoisted.entry(function_name).or_default();
+        edits.extend(split::edits(&context, &anchors, hoisted)?);
     }
     for name in atomic {
         edits.extend(atomic::edits(

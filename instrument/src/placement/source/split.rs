@@ -10,7 +10,9 @@ use super::locate::SplitAnchor;
 use super::refusal::{Refusal, Why};
 use super::text::{indentation, line_start, starts_line, whole_lines, Edit};
 use super::types::{wgsl_inner, wgsl_type};
-use crate::wgsl::outline::{mentions, Block, Decl, FnOutline, Stmt, StmtKind};
+use crate::wgsl::outline::{
+    block_references, refers_outside, Block, Decl, FnOutline, Stmt, StmtKind,
+};
 use naga::{Expression, Function, Handle, Module};
 use std::collections::BTreeSet;
 use std::ops::Range;
@@ -28,11 +30,25 @@ pub(crate) struct Context<'a> {
     pub condition: Handle<Expression>,
     /// A name the source does not use, for a condition evaluated once.
     pub fresh: String,
+    /// Every word of the source: a moved declaration's new name is none of them.
+    pub words: &'a [&'a str],
+}
+
+/// A declaration a split moved before its `if`: the block it went to (the offset of its
+/// `{`) and the name it has there.
+pub(crate) struct Hoisted {
+    block: usize,
+    name: String,
 }
 
 /// The edits that split the `if` of `splits` (anchors of one branch) at each of their
-/// boundaries.
-pub(crate) fn edits(context: &Context, splits: &[&SplitAnchor]) -> Result<Vec<Edit>, Refusal> {
+/// boundaries. `hoisted`: what the splits of the function before this one (in source order)
+/// moved, which this one adds to.
+pub(crate) fn edits(
+    context: &Context,
+    splits: &[&SplitAnchor],
+    hoisted: &mut Vec<Hoisted>,
+) -> Result<Vec<Edit>, Refusal> {
     let source = context.source;
     let branch = splits[0].branch.clone();
     let at = branch.start;
@@ -67,13 +83,18 @@ pub(crate) fn edits(context: &Context, splits: &[&SplitAnchor]) -> Result<Vec<Ed
         ));
         context.fresh.clone()
     };
-    let mut hoisted = BTreeSet::new();
+    let mut moved = BTreeSet::new();
+    let place = Place {
+        block: holder.open,
+        at,
+        indent: &indent,
+        own_line: own_lines,
+    };
     for &after in &boundaries {
         for (i, decl) in crossing_decls(source, inner, after - 1, after) {
-            if hoisted.insert(i) {
+            if moved.insert(i) {
                 check_name(context, holder, index, &decl.name)?;
-                let statement = &inner.statements[i];
-                edits.extend(hoist(context, statement, decl, at, &indent, own_lines)?);
+                edits.extend(hoist(context, (inner, i), decl, &place, hoisted)?);
             }
         }
         let first = inner.statements[after].range.start;
@@ -99,31 +120,54 @@ fn prelude(source: &str, at: usize, indent: &str, own_line: bool, text: String) 
     }
 }
 
-/// The edits that move `decl` before the `if`: `var name: T;` there, and the declaration
-/// made an assignment (or, for `const` and `var` without initializer, moved whole).
+/// Where a split puts what goes before its `if`: the block holding the `if`, the `if`'s
+/// offset and indentation, and whether it starts a line.
+struct Place<'a> {
+    block: usize,
+    at: usize,
+    indent: &'a str,
+    own_line: bool,
+}
+
+/// The edits that move `decl` (statement `index` of `block`, the branch) before the `if`:
+/// `var name: T;` there, and the declaration made an assignment (or, for `const` and `var`
+/// without initializer, moved whole). Where an earlier split of the same block moved a
+/// declaration of that name, this one's variable takes a name the source does not use, in
+/// its declaration and in every later statement of the branch that names it (ct-octree's
+/// pop declares `b` in two branches one after the other, and a fix can split both).
 fn hoist(
     context: &Context,
-    statement: &Stmt,
+    (block, index): (&Block, usize),
     decl: &Decl,
-    at: usize,
-    indent: &str,
-    own_line: bool,
+    place: &Place,
+    hoisted: &mut Vec<Hoisted>,
 ) -> Result<Vec<Edit>, Refusal> {
     let source = context.source;
+    let statement = &block.statements[index];
     let keyword = &source[decl.keyword.clone()];
     let text = &source[statement.range.clone()];
     let removed = Edit::replace(whole_lines(source, statement.range.clone()), String::new());
+    let earlier = hoisted
+        .iter()
+        .any(|h| h.block == place.block && h.name == decl.name);
+    let taken = Refusal::at(
+        statement.range.start,
+        Why::NameTaken {
+            name: decl.name.clone(),
+        },
+    );
+    let before_if = |text: String| prelude(source, place.at, place.indent, place.own_line, text);
     // A `var` naga initializes at its declaration (a constant initializer) moves whole.
     let initialized = keyword == "var" && local_init(context, decl, statement.range.clone());
     match (keyword, &decl.init) {
-        ("const", _) | ("var", None) => Ok(vec![
-            prelude(source, at, indent, own_line, text.to_string()),
-            removed,
-        ]),
-        ("var", Some(_)) if initialized => Ok(vec![
-            prelude(source, at, indent, own_line, text.to_string()),
-            removed,
-        ]),
+        ("const", _) | ("var", None) => match earlier {
+            true => Err(taken),
+            false => Ok(vec![before_if(text.to_string()), removed]),
+        },
+        ("var", Some(_)) if initialized => match earlier {
+            true => Err(taken),
+            false => Ok(vec![before_if(text.to_string()), removed]),
+        },
         (_, Some(init)) => {
             let ty = match &decl.ty {
                 Some(ty) => source[ty.clone()].to_string(),
@@ -134,14 +178,32 @@ fn hoist(
                     },
                 ))?,
             };
-            let declaration = format!("var {}: {ty};", decl.name);
-            Ok(vec![
-                prelude(source, at, indent, own_line, declaration),
-                Edit::replace(
-                    statement.range.start..init.start,
-                    format!("{} = ", decl.name),
-                ),
-            ])
+            let name = match earlier {
+                false => decl.name.clone(),
+                true => (2..)
+                    .map(|n| format!("{}_{n}", decl.name))
+                    .find(|n| {
+                        !context.words.contains(&n.as_str())
+                            && !hoisted.iter().any(|h| h.name == *n)
+                    })
+                    .unwrap_or_default(),
+            };
+            let mut edits = vec![
+                before_if(format!("var {name}: {ty};")),
+                Edit::replace(statement.range.start..init.start, format!("{name} = ")),
+            ];
+            if earlier {
+                edits.extend(
+                    block_references(source, block, index + 1, &decl.name)
+                        .into_iter()
+                        .map(|range| Edit::replace(range, name.clone())),
+                );
+            }
+            hoisted.push(Hoisted {
+                block: place.block,
+                name,
+            });
+            Ok(edits)
         }
         (_, None) => Err(Refusal::at(
             statement.range.start,
@@ -191,13 +253,15 @@ fn type_of(context: &Context, decl: &Decl, range: Range<usize>) -> Option<String
 }
 
 /// Refuses a name that moving it before the `if` (statement `index` of `holder`) would clash
-/// with: declared elsewhere in that block, used after the `if` there (it would now see the
-/// moved one), or a parameter of the function when the block is its body.
+/// with: declared elsewhere in that block, named after the `if` there other than in a block
+/// that declares its own (such a name would now be the moved one), or a parameter of the
+/// function when the block is its body. ct-octree's pop declares `b` in two branches one
+/// after the other; the second is its own.
 fn check_name(context: &Context, holder: &Block, index: usize, name: &str) -> Result<(), Refusal> {
     let source = context.source;
     let taken = holder.statements.iter().enumerate().any(|(i, s)| {
         let declares = matches!(&s.kind, StmtKind::Decl(d) if d.name == name);
-        i != index && (declares || (i > index && mentions(&source[s.range.clone()], name)))
+        i != index && (declares || (i > index && refers_outside(source, s, name)))
     }) || (holder.open == context.outline.body.open
         && context.outline.parameters.iter().any(|p| p == name));
     if taken {

@@ -148,6 +148,63 @@ pub(crate) fn mentions(text: &str, name: &str) -> bool {
         .any(|t| t.kind == lex::TokenKind::Word && &text[t.range.clone()] == name)
 }
 
+/// Whether statement `stmt` names a `name` declared outside it (`outside_references`).
+pub(crate) fn refers_outside(source: &str, stmt: &Stmt, name: &str) -> bool {
+    !outside_references(source, stmt, name).is_empty()
+}
+
+/// Where statement `stmt` names a `name` declared outside it: in its own text (not in its
+/// blocks), or in one of its blocks before that block declares `name` itself. A block that
+/// declares `name` and uses it after is shadowing, which refers to nothing outside. A
+/// declaration's own name is no reference, its type and initializer may be.
+pub(crate) fn outside_references(source: &str, stmt: &Stmt, name: &str) -> Vec<Range<usize>> {
+    let named = |range: Range<usize>| -> Vec<Range<usize>> {
+        lex::tokens(source, range.start, range.end)
+            .into_iter()
+            .filter(|t| t.kind == lex::TokenKind::Word && &source[t.range.clone()] == name)
+            .map(|t| t.range)
+            .collect()
+    };
+    if let StmtKind::Decl(decl) = &stmt.kind {
+        return [&decl.ty, &decl.init]
+            .into_iter()
+            .flatten()
+            .flat_map(|range| named(range.clone()))
+            .collect();
+    }
+    let blocks = stmt.blocks();
+    let mut found = Vec::new();
+    let mut start = stmt.range.start;
+    for block in &blocks {
+        found.extend(named(start..block.open));
+        start = block.close + 1;
+    }
+    found.extend(named(start.min(stmt.range.end)..stmt.range.end));
+    for block in &blocks {
+        found.extend(block_references(source, block, 0, name));
+    }
+    found.sort_by_key(|r| r.start);
+    found
+}
+
+/// Where the statements of `block` from `from` on name a `name` declared outside the block,
+/// up to a declaration of its own.
+pub(crate) fn block_references(
+    source: &str,
+    block: &Block,
+    from: usize,
+    name: &str,
+) -> Vec<Range<usize>> {
+    let mut found = Vec::new();
+    for inner in block.statements.iter().skip(from) {
+        found.extend(outside_references(source, inner, name));
+        if matches!(&inner.kind, StmtKind::Decl(d) if d.name == name) {
+            break;
+        }
+    }
+    found
+}
+
 /// Every word (identifier, keyword, number) of `source`.
 pub(crate) fn words(source: &str) -> Vec<&str> {
     lex::tokens(source, 0, source.len())

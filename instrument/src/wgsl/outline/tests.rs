@@ -80,3 +80,30 @@ fn words_and_mentions_skip_comments() {
     assert!(!mentions("a + b // c", "c"));
     assert_eq!(words("let x = y; /* z */"), ["let", "x", "y"]);
 }
+
+#[test]
+fn a_name_is_referred_to_unless_a_block_declares_its_own_first() {
+    let source = "fn f(c: bool) -> u32 {
+    if c { let b = 1u; _ = b; }
+    if c { _ = b; }
+    if b > 0u { }
+    loop { let b = 2u; if b > 1u { break; } }
+    { _ = b + 1u; let b = 3u; }
+    let d: u32 = b;
+    let b = 4u;
+    for (var i = b; i < 2u; i++) { }
+    return b;
+}
+";
+    let outline = Outline::of(source);
+    let body = &outline.function("f").unwrap().body;
+    let refers: Vec<bool> = body
+        .statements
+        .iter()
+        .map(|s| refers_outside(source, s, "b"))
+        .collect();
+    assert_eq!(
+        refers,
+        [false, true, true, false, true, true, false, true, true]
+    );
+}
