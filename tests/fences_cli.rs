@@ -116,10 +116,14 @@ fn code_lines(source: &str) -> usize {
 
 /// The search's options on lavapipe: short budgets, no log, and time for the trials to
 /// shrink the sets (lavapipe builds each trial's program in about a second).
+/// The arguments of a search of `spec` with `extra`. Its time is 30 s: with Mesa's shader
+/// cache empty, as on a fresh machine, a new program's first run on lavapipe took about a
+/// second, and the tally fixture's make-atomic search needed 20 s of trials of one run
+/// each (with a warm cache, under 2 s). A search ends as soon as it is done.
 fn search<'a>(spec: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
     let mut args = vec!["fences", spec, "--budget", "2", "--verify", "2", "--no-log"];
     if !extra.contains(&"--search-time") {
-        args.extend(["--search-time", "8"]);
+        args.extend(["--search-time", "30"]);
     }
     args.extend_from_slice(extra);
     args
@@ -491,6 +495,9 @@ fn ctrl_c_in_the_verification_keeps_the_set_unverified_and_exits_130() {
             "1",
             "--verify",
             "120",
+            // The default (2 x --budget) kept 4 sites with Mesa's shader cache empty.
+            "--search-time",
+            "8",
             "--no-log",
             "--json",
             "-o",
