@@ -86,7 +86,7 @@ pub(crate) fn guess_alone(
     sizing: Sizing,
     oracle: &mut dyn Oracle,
 ) -> Guessed {
-    let start = ascending(sites);
+    let start = ascending(sites.iter().copied());
     let mut memo = Memo {
         oracle,
         sizing,
@@ -127,8 +127,9 @@ pub(crate) fn ddmin_after(
     ddmin_knowing(sites, 0, &guessed.failed, sizing, oracle)
 }
 
-fn ascending(sites: &[usize]) -> Vec<usize> {
-    let mut start: Vec<usize> = sites.to_vec();
+/// `sites` sorted, each once.
+pub(crate) fn ascending(sites: impl IntoIterator<Item = usize>) -> Vec<usize> {
+    let mut start: Vec<usize> = sites.into_iter().collect();
     start.sort_unstable();
     start.dedup();
     start
@@ -143,9 +144,13 @@ pub(crate) fn ddmin_knowing(
     sizing: Sizing,
     oracle: &mut dyn Oracle,
 ) -> Search {
-    let start = ascending(sites);
+    let start = ascending(sites.iter().copied());
     let mut seen = HashMap::from([(start.clone(), Answer::Passed), (Vec::new(), Answer::Fails)]);
-    seen.extend(failed.iter().map(|set| (ascending(set), Answer::Fails)));
+    seen.extend(
+        failed
+            .iter()
+            .map(|set| (ascending(set.iter().copied()), Answer::Fails)),
+    );
     let mut memo = Memo {
         oracle,
         sizing,

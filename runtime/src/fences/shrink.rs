@@ -16,7 +16,7 @@
 //! always on), then shrinks the fix and what was added together: starting over would spend
 //! the larger trials finding the fix's sites again.
 
-use super::ddmin::{ddmin_after, ddmin_knowing, guess_alone, singles, Guessed, Search};
+use super::ddmin::{ascending, ddmin_after, ddmin_knowing, guess_alone, singles, Guessed, Search};
 use super::trial::{Oracle, Sizing, Trial};
 use super::with_fix::{doubtful, Seen, With};
 use wgstress_instrument::placement::FenceSite;
@@ -199,13 +199,6 @@ fn in_order(order: &[usize], found: Search) -> Search {
         sites: at(order, &found.sites),
         ..found
     }
-}
-
-fn ascending(sites: impl Iterator<Item = usize>) -> Vec<usize> {
-    let mut sites: Vec<usize> = sites.collect();
-    sites.sort_unstable();
-    sites.dedup();
-    sites
 }
 
 /// Asks about positions in `order` as the sites there.

@@ -13,6 +13,7 @@
 //! often); where the site left out was needless, it saves a passing trial, the dearest of a
 //! round.
 
+use super::ddmin::ascending;
 use super::trial::{Oracle, Trial};
 
 /// A trial an earlier round ran of barriers alone (a make-atomic trial's sites are another
@@ -184,13 +185,6 @@ impl Oracle for With<'_> {
     fn stopped(&self) -> bool {
         self.oracle.stopped()
     }
-}
-
-fn ascending(sites: impl Iterator<Item = usize>) -> Vec<usize> {
-    let mut sites: Vec<usize> = sites.collect();
-    sites.sort_unstable();
-    sites.dedup();
-    sites
 }
 
 #[cfg(test)]

@@ -159,12 +159,9 @@ fn hoist(
     let before_if = |text: String| prelude(source, place.at, place.indent, place.own_line, text);
     // A `var` naga initializes at its declaration (a constant initializer) moves whole.
     let initialized = keyword == "var" && local_init(context, decl, statement.range.clone());
+    let moves_whole = keyword == "const" || (keyword == "var" && decl.init.is_none());
     match (keyword, &decl.init) {
-        ("const", _) | ("var", None) => match earlier {
-            true => Err(taken),
-            false => Ok(vec![before_if(text.to_string()), removed]),
-        },
-        ("var", Some(_)) if initialized => match earlier {
+        _ if moves_whole || initialized => match earlier {
             true => Err(taken),
             false => Ok(vec![before_if(text.to_string()), removed]),
         },

@@ -143,9 +143,16 @@ impl Block {
 
 /// Whether `text` names `name` as a whole word outside comments.
 pub(crate) fn mentions(text: &str, name: &str) -> bool {
-    lex::tokens(text, 0, text.len())
-        .iter()
-        .any(|t| t.kind == lex::TokenKind::Word && &text[t.range.clone()] == name)
+    !named(text, 0..text.len(), name).is_empty()
+}
+
+/// Where `source` within `range` names `name` as a whole word outside comments.
+fn named(source: &str, range: Range<usize>, name: &str) -> Vec<Range<usize>> {
+    lex::tokens(source, range.start, range.end)
+        .into_iter()
+        .filter(|t| t.kind == lex::TokenKind::Word && &source[t.range.clone()] == name)
+        .map(|t| t.range)
+        .collect()
 }
 
 /// Whether statement `stmt` names a `name` declared outside it (`outside_references`).
@@ -158,28 +165,25 @@ pub(crate) fn refers_outside(source: &str, stmt: &Stmt, name: &str) -> bool {
 /// declares `name` and uses it after is shadowing, which refers to nothing outside. A
 /// declaration's own name is no reference, its type and initializer may be.
 pub(crate) fn outside_references(source: &str, stmt: &Stmt, name: &str) -> Vec<Range<usize>> {
-    let named = |range: Range<usize>| -> Vec<Range<usize>> {
-        lex::tokens(source, range.start, range.end)
-            .into_iter()
-            .filter(|t| t.kind == lex::TokenKind::Word && &source[t.range.clone()] == name)
-            .map(|t| t.range)
-            .collect()
-    };
     if let StmtKind::Decl(decl) = &stmt.kind {
         return [&decl.ty, &decl.init]
             .into_iter()
             .flatten()
-            .flat_map(|range| named(range.clone()))
+            .flat_map(|range| named(source, range.clone(), name))
             .collect();
     }
     let blocks = stmt.blocks();
     let mut found = Vec::new();
     let mut start = stmt.range.start;
     for block in &blocks {
-        found.extend(named(start..block.open));
+        found.extend(named(source, start..block.open, name));
         start = block.close + 1;
     }
-    found.extend(named(start.min(stmt.range.end)..stmt.range.end));
+    found.extend(named(
+        source,
+        start.min(stmt.range.end)..stmt.range.end,
+        name,
+    ));
     for block in &blocks {
         found.extend(block_references(source, block, 0, name));
     }
