@@ -145,7 +145,8 @@ fn the_search_finds_the_one_barrier_between_the_write_and_the_read() {
         }
     };
     let no_bound = std::time::Instant::now() + std::time::Duration::from_secs(3600);
-    let mut oracle = Trials::new(&mut lab, Vec::new(), &config, &mut on_event, no_bound);
+    let pace = before.seconds / before.runs as f64;
+    let mut oracle = Trials::new(&mut lab, Vec::new(), &config, &mut on_event, no_bound, pace);
     let found = ddmin(&all, Sizing::first(rate), &mut oracle);
     assert_eq!(oracle.stopped, None);
     assert_eq!(found.sites.len(), 1, "{found:?}");

@@ -2,8 +2,9 @@
 //! sites (on the variable made atomic, if any) until its first failure or the runs a pass
 //! needs. Ctrl-C or an error ends the trials: every later trial fails at once without
 //! running, and `stopped` says why; a search that saw one has found nothing more. Past the
-//! search's deadline a trial fails at once too (its sites are kept), and so does one that
-//! reaches the deadline before its runs: `out_of_time` says so.
+//! search's deadline a trial fails at once too (its sites are kept), and so do one that
+//! reaches the deadline before its runs and one that would, at the pace of the trials so
+//! far: `out_of_time` says so.
 
 use crate::fences::event::SearchEvent;
 use crate::fences::lab::{FixSet, Lab, Subject};
@@ -37,6 +38,9 @@ pub struct Trials<'a> {
     pub seconds: f64,
     pub stopped: Option<Stop>,
     deadline: Instant,
+    /// Seconds a run is expected to take until the trials have run some: the confirming
+    /// runs' pace.
+    pace: f64,
     /// The deadline kept a trial from its runs.
     pub out_of_time: bool,
     /// Every trial asked, in order.
@@ -50,6 +54,7 @@ impl<'a> Trials<'a> {
         config: &'a RunConfig,
         on_event: &'a mut dyn FnMut(SearchEvent),
         deadline: Instant,
+        pace: f64,
     ) -> Trials<'a> {
         Trials {
             lab,
@@ -61,6 +66,7 @@ impl<'a> Trials<'a> {
             seconds: 0.0,
             stopped: None,
             deadline,
+            pace,
             out_of_time: false,
             asked: Vec::new(),
         }
@@ -69,6 +75,20 @@ impl<'a> Trials<'a> {
     /// The variables made atomic in the trials from now on.
     pub(crate) fn set_atomic(&mut self, atomic: Vec<String>) {
         self.atomic = atomic;
+    }
+
+    /// Whether `runs` would take past the deadline at the pace of the trials so far (before
+    /// any, of the confirming runs). Such a trial is not started: cut short it could not
+    /// pass, and its sites would be kept as they are when it fails, so its runs would only
+    /// delay the verdict (on an H200, a cut trial of global-barrier's passing guess ran 5 s,
+    /// and of ct-octree's third round 10 s).
+    fn would_outlast_deadline(&self, runs: u64) -> bool {
+        let pace = match self.runs {
+            0 => self.pace,
+            ran => self.seconds / ran as f64,
+        };
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        runs as f64 * pace > left.as_secs_f64()
     }
 
     /// The trial, and whether a run of it failed.
@@ -131,7 +151,7 @@ impl Oracle for Trials<'_> {
         if self.stopped.is_some() {
             return Trial::Fail { runs: 0 };
         }
-        if Instant::now() >= self.deadline {
+        if Instant::now() >= self.deadline || self.would_outlast_deadline(runs_needed) {
             self.out_of_time = true;
             return Trial::Fail { runs: 0 };
         }

@@ -147,6 +147,7 @@ fn try_variables(
         config,
         &mut *cx.on_event,
         cx.deadline,
+        cx.pace,
     );
     if earlier.is_none() {
         let all: Vec<usize> = (0..together.len()).collect();

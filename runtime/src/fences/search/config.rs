@@ -47,4 +47,6 @@ pub(crate) struct Context<'a> {
     pub tried: &'a [Confirmed],
     /// When the search's time (`FenceSearchConfig::search`) is spent.
     pub deadline: Instant,
+    /// Seconds a run took under the chosen strategy while the failure was confirmed.
+    pub pace: f64,
 }

@@ -81,6 +81,7 @@ pub fn search(
                 on_event,
                 tried: &tried,
                 deadline: std::time::Instant::now() + config.search,
+                pace: chosen.measured.seconds / chosen.measured.runs.max(1) as f64,
             };
             let rounds = rounds::run(&mut cx, &chosen)?;
             let verdict = match &rounds.last().expect("one round at least").end {

@@ -138,12 +138,14 @@ pub(crate) fn round(
             // none, and its trial of no runs passed for one).
             let now = Instant::now();
             let half = cx.deadline.saturating_duration_since(now) / 2;
+            let sizing = Sizing::guesses(rate, cx.pace, verify::share(cx));
             let mut trials = Trials::new(
                 &mut *cx.lab,
                 Vec::new(),
                 &guess_config,
                 &mut *cx.on_event,
                 now + half,
+                cx.pace,
             );
             let (kept, guessed) = guess_first(order, sizing, &mut trials);
             // The guesses' own bound is not the search's: the guesses not asked are ddmin's.
@@ -256,6 +258,7 @@ pub(crate) fn round(
             &trials_config,
             &mut *cx.on_event,
             cx.deadline,
+            cx.pace,
         );
         let found = match (&guessed, &learned.pool) {
             (Some(guessed), _) => shrink_guessed(order, guessed, sizing, &mut trials),

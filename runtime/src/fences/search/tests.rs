@@ -410,6 +410,31 @@ fn a_one_site_fix_among_the_first_sites_needs_no_trial_of_every_site() {
 }
 
 #[test]
+fn a_guess_whose_trial_is_dear_against_the_verification_is_asked_once_then_verified() {
+    // 2% of runs fail at 100 runs a second: a trial of 228 runs takes 2.3 s, more than a
+    // tenth of the 10 s verification, which runs 1,000.
+    let mut sim = Sim::new(vec![Bug::barriers(0.02, &[2])]);
+    sim.runs_per_second = 100.0;
+    let (outcome, _) = run(FLAGS, &mut sim, Some(Strategy::Systematic));
+    assert_eq!(outcome.verdict, FenceVerdict::Fixed, "{outcome:?}");
+    assert_eq!(kept(&outcome), [2]);
+    let asked = barrier_sets(&sim);
+    // The guesses before it failed; it passed one trial and its verification.
+    assert!(asked.iter().all(|set| set.len() == 1), "{asked:?}");
+    assert_eq!(
+        asked.iter().filter(|set| **set == [2]).count(),
+        2,
+        "{asked:?}"
+    );
+    assert_eq!(outcome.asked.iter().filter(|a| a.passed).count(), 1);
+    let verified = &outcome.verified[0].runs;
+    assert!(
+        verified.runs >= 2 * outcome.runs_per_trial.unwrap(),
+        "{verified:?}"
+    );
+}
+
+#[test]
 fn where_no_first_site_passes_alone_every_site_is_asked_and_the_guesses_are_not_again() {
     let n = sites_of(MESSAGE);
     let mut sim = Sim::new(vec![Bug::barriers(0.3, &[0, 3])]);
@@ -861,7 +886,11 @@ fn a_later_round_cut_short_after_a_passing_trial_keeps_every_variable_too() {
     // time runs out.
     let totals = Bug::atomic(1.0, &["total"], &[]);
     let ordered = Bug::atomic(0.001, &["total"], &[3]);
-    let mut sim = Sim::new(vec![totals, ordered]);
+    // Fast enough that the second round's trials of 6,888 runs fit the search's time.
+    let mut sim = Sim {
+        runs_per_second: 100_000.0,
+        ..Sim::new(vec![totals, ordered])
+    };
     let search_time = Duration::from_secs(2);
     let config = FenceSearchConfig {
         search: search_time,
@@ -1268,6 +1297,55 @@ fn past_its_time_bound_the_search_keeps_every_site_and_verifies_that() {
     // Nothing was dropped: the set kept is every site, and its verification passed.
     assert_eq!(kept(&outcome).len(), sites_of(MESSAGE), "{outcome:?}");
     assert_eq!(outcome.verdict, FenceVerdict::Fixed, "{outcome:?}");
+}
+
+#[test]
+fn a_trial_that_would_outlast_the_deadline_is_not_started() {
+    use crate::fences::trial::{Oracle, Trial};
+    use crate::fences::trials::Trials;
+    // 100 runs a second; the deadline in 10 s.
+    let mut sim = Sim {
+        timed: true,
+        runs_per_second: 100.0,
+        ..Sim::new(Vec::new())
+    };
+    let config = run_config();
+    let deadline = || std::time::Instant::now() + Duration::from_secs(10);
+    // Before any trial, the confirming runs' pace: at 0.5 s a run, 50 runs take 25 s.
+    let mut on_event = |_: SearchEvent| {};
+    let mut trials = Trials::new(
+        &mut sim,
+        Vec::new(),
+        &config,
+        &mut on_event,
+        deadline(),
+        0.5,
+    );
+    assert_eq!(trials.trial(&[0], 50), Trial::Fail { runs: 0 });
+    assert!(trials.out_of_time && trials.trials == 0);
+    // Then the trials' own: 50 runs took 0.5 s, so 2,000 would take 20 s.
+    let mut trials = Trials::new(
+        &mut sim,
+        Vec::new(),
+        &config,
+        &mut on_event,
+        deadline(),
+        0.01,
+    );
+    assert_eq!(trials.trial(&[0], 50), Trial::Pass { runs: 50 });
+    assert_eq!(trials.trial(&[1], 2000), Trial::Fail { runs: 0 });
+    assert!(trials.out_of_time && trials.trials == 1);
+    // 900 runs would take 9 s: started.
+    let mut trials = Trials::new(
+        &mut sim,
+        Vec::new(),
+        &config,
+        &mut on_event,
+        deadline(),
+        0.01,
+    );
+    assert_eq!(trials.trial(&[0], 900), Trial::Pass { runs: 900 });
+    assert_eq!(sim.measured.len(), 2, "the trials not started ran nothing");
 }
 
 /// A look-back: workgroup 0 publishes its value and raises its flag; the others spin on their

@@ -8,6 +8,7 @@ use crate::error::Result;
 use crate::fences::event::SearchEvent;
 use crate::fences::lab::Subject;
 use crate::run::runner::Budget;
+use std::time::Duration;
 use wgstress_model::fences::measured::Measured;
 use wgstress_model::fences::outcome::{FenceVerdict, StrategyRuns};
 use wgstress_model::run::stop::Stop;
@@ -23,7 +24,7 @@ pub(crate) fn verify(
     runs_needed: u64,
 ) -> Result<(Vec<StrategyRuns>, FenceVerdict)> {
     let exposing = exposing(cx.tried);
-    let share = cx.config.verify / exposing.len().max(1) as u32;
+    let share = share(cx);
     let mut verified = Vec::new();
     for (i, c) in exposing.iter().enumerate() {
         let strategy = c.config.settings.strategy;
@@ -50,6 +51,11 @@ pub(crate) fn verify(
         }
     }
     Ok((verified, FenceVerdict::Fixed))
+}
+
+/// The verification's time under each strategy that showed the failure.
+pub(crate) fn share(cx: &Context) -> Duration {
+    cx.config.verify / exposing(cx.tried).len().max(1) as u32
 }
 
 /// A fix only when the verification ran at least a trial's runs, all passing.
