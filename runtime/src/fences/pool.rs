@@ -12,8 +12,17 @@
 //! rate, four failures in 1,598 runs there, sizes the trials that follow (1,838 runs).
 //! Passing trials do not count (a pass is the search's evidence of a fix), nor trials
 //! that Ctrl-C, an error or the deadline cut short.
+//!
+//! Earlier rounds' trials count too: every failure of a set that held the fix, and the
+//! passing runs of the fix itself, which is known to fail, so that its runs without a
+//! failure are samples of its rate as much as the verification's. A single early failure
+//! otherwise sizes a whole round: on an H200, ct-octree's `[28]` passed two trials of 37 runs,
+//! failed its verification at run 64, and the next round's trials of 293 runs passed
+//! `[27, 28]`, whose failures came at runs 64 to 704 in other samples; counting the 74
+//! passing runs, the trials are of 633 runs.
 
 use super::trial::{FailureRate, Oracle, Trial};
+use super::with_fix::Seen;
 
 /// The failures seen of sets that hold `fix`, and the rate they give.
 #[derive(Clone, Debug, PartialEq)]
@@ -44,6 +53,19 @@ impl Pool {
         })
     }
 
+    /// Counts what earlier trials saw (`seen`): each failure of a set that holds the fix,
+    /// and the runs of each trial of the fix itself that passed.
+    pub(crate) fn counting(mut self, seen: &[Seen]) -> Pool {
+        for trial in seen {
+            if trial.failed {
+                self.failed(trial.sites, trial.runs);
+            } else if is_set(trial.sites, &self.fix) {
+                self.runs += trial.runs;
+            }
+        }
+        self
+    }
+
     /// The rate the next trial is sized for.
     pub(crate) fn rate(&self) -> FailureRate {
         let pooled = self.failures as f64 / self.runs as f64;
@@ -57,6 +79,11 @@ impl Pool {
             self.runs += runs;
         }
     }
+}
+
+/// Whether `a` and `b` hold the same sites.
+fn is_set(a: &[usize], b: &[usize]) -> bool {
+    a.len() == b.len() && a.iter().all(|s| b.contains(s))
 }
 
 /// An oracle whose trials are sized by the pool, whatever their asker's sizing says (it is
@@ -171,5 +198,44 @@ mod tests {
         assert_eq!(pooled.trial(&[3, 4], 0), Trial::Fail { runs: 400 });
         assert_eq!(pooled.pool.rate(), rate(2.0 / 500.0));
         assert!(pooled.pool.rate().runs_needed() > rate(0.01).runs_needed());
+    }
+
+    #[test]
+    fn earlier_failures_of_sets_that_hold_the_fix_and_the_fixs_own_passes_count() {
+        // The H200 sample: [28] passed twice at 37 runs, its verification failed at 64.
+        let pool = Pool::new(&[28], 1, 64, rate(0.1186 / 4.0)).unwrap();
+        assert_eq!(pool.rate().runs_needed(), 293);
+        let seen = [
+            Seen {
+                sites: &[27],
+                runs: 9,
+                failed: true,
+            },
+            Seen {
+                sites: &[28],
+                runs: 37,
+                failed: false,
+            },
+            Seen {
+                sites: &[28],
+                runs: 37,
+                failed: false,
+            },
+            // A superset of the fix that passed may be the fix sought: not counted.
+            Seen {
+                sites: &[2, 27, 28, 29],
+                runs: 37,
+                failed: false,
+            },
+            Seen {
+                sites: &[22, 27, 28, 29],
+                runs: 20,
+                failed: true,
+            },
+        ];
+        let pool = pool.counting(&seen);
+        // 2 failures in 64 + 74 + 20 runs.
+        assert_eq!(pool.rate(), rate(2.0 / 158.0));
+        assert_eq!(pool.rate().runs_needed(), 362);
     }
 }

@@ -42,17 +42,19 @@ pub(crate) fn run(cx: &mut Context, chosen: &Confirmed) -> Result<Vec<RoundResul
             End::Found(found) => lower_rate(&found.verified, &found.verdict, rate),
             End::Over(_) => None,
         };
-        pool = match (&done.end, lower) {
+        rounds.push(done);
+        let last = &rounds[rounds.len() - 1];
+        pool = match (&last.end, lower) {
             (End::Found(found), Some(_))
                 if found.fix.atomic.is_empty() && !found.fix.sites.is_empty() =>
             {
                 let (failures, runs) = verification_runs(&found.verified);
                 FailureRate::new(rate.get() / 4.0)
                     .and_then(|ceiling| Pool::new(&found.fix.sites, failures, runs, ceiling))
+                    .map(|pool| pool.counting(&barrier_trials(&rounds)))
             }
             _ => None,
         };
-        rounds.push(done);
         let time_left = std::time::Instant::now() < cx.deadline;
         match lower.filter(|_| rounds.len() < ROUNDS as usize && time_left) {
             Some(lower) => {
@@ -98,19 +100,8 @@ fn learned(rounds: &[RoundResult]) -> Learned<'_> {
         .find(|t| t.refused.is_none() && t.all_sites.is_some())
         .filter(|t| t.all_sites.is_some_and(|r| r.passed && !r.cut_short))
         .map(|t| t.variables.as_slice());
-    // What failed a run is failing at any trial size; the sites of a make-atomic trial are
-    // those of its rewritten shader; a trial cut short saw nothing.
     let seen = match barriers {
-        Some(_) => rounds
-            .iter()
-            .flat_map(|r| &r.asked)
-            .filter(|a| a.atomic.is_empty() && (a.run_failed || a.trial.passed()))
-            .map(|a| Seen {
-                sites: &a.sites,
-                runs: a.trial.runs(),
-                failed: a.run_failed,
-            })
-            .collect(),
+        Some(_) => barrier_trials(rounds),
         None => Vec::new(),
     };
     Learned {
@@ -120,6 +111,22 @@ fn learned(rounds: &[RoundResult]) -> Learned<'_> {
         seen,
         pool: None,
     }
+}
+
+/// Every trial of barriers alone the rounds ran to a failing run or a pass. What failed a
+/// run is failing at any trial size; the sites of a make-atomic trial are those of its
+/// rewritten shader; a trial cut short saw nothing.
+fn barrier_trials(rounds: &[RoundResult]) -> Vec<Seen<'_>> {
+    rounds
+        .iter()
+        .flat_map(|r| &r.asked)
+        .filter(|a| a.atomic.is_empty() && (a.run_failed || a.trial.passed()))
+        .map(|a| Seen {
+            sites: &a.sites,
+            runs: a.trial.runs(),
+            failed: a.run_failed,
+        })
+        .collect()
 }
 
 /// The failure rate the next round's trials are sized for, when the fix found failed its

@@ -587,9 +587,26 @@ fn a_later_rounds_trials_are_sized_from_every_failure_of_a_set_that_holds_the_fi
     let first = &outcome.refined[0];
     let verified = &first.verified[0].runs;
     let ceiling = 1.0 / first.runs_per_trial as f64;
-    // The pool starts from the failed verification; each failing trial of round 1 that
-    // holds the first fix adds its runs and a failure.
+    // The pool starts from the failed verification, each failing trial of round 0 that
+    // holds the first fix, and the runs of the fix's own passing trials; each failing trial
+    // of round 1 that holds the first fix adds its runs and a failure.
     let (mut failures, mut runs) = (verified.failures, verified.runs);
+    let holds = |sites: &[u32]| first.kept.iter().all(|s| sites.contains(s));
+    let mut own = 0;
+    for asked in outcome.asked.iter().filter(|a| a.round == 0) {
+        if !asked.passed && !asked.cut_short && holds(&asked.sites) {
+            failures += 1;
+            runs += asked.runs;
+        } else if asked.passed && asked.sites == first.kept {
+            own += asked.runs;
+            runs += asked.runs;
+        }
+    }
+    assert!(
+        own > 0,
+        "the fix passed its trials in round 0: {:?}",
+        outcome.asked
+    );
     let mut resized = false;
     for asked in outcome.asked.iter().filter(|a| a.round == 1) {
         let pooled = (failures as f64 / runs as f64).min(ceiling);
