@@ -285,7 +285,8 @@ struct Tally {
     runs: usize,
     /// Runs that hung with nobody held.
     hangs: usize,
-    /// Guaranteed pairs that starved once and in none of `FLAKE_REPEATS` more runs.
+    /// Guaranteed pairs that starved once and in none of `FLAKE_REPEATS` more runs, and
+    /// disagreements that a second check after the whole suite did not find again.
     flakes: Vec<String>,
 }
 
@@ -491,22 +492,52 @@ fn the_scheduler_starves_a_test_where_and_only_where_the_oracle_says_it_may() {
         .map(|(_, t)| t)
         .collect();
     let mut engine = scripting_engine(threads);
+    let mut suspects = Vec::new();
     for (name, test) in &tests {
         load(&mut engine, test);
         let flakes_before = tally.flakes.len();
         let found = disagreement(&mut engine, test, name, &mut tally);
         // At once: a long run of the whole suite keeps what it found if it is cut short.
         for line in &found {
-            eprintln!("disagreement: {line}");
+            eprintln!("disagreement (checked again after the suite): {line}");
         }
         for line in &tally.flakes[flakes_before..] {
             eprintln!("flake: {line}");
         }
-        wrong.extend(found);
+        if !found.is_empty() {
+            suspects.push((name, test, found));
+        }
+    }
+    // Every disagreement is checked once more, minutes later: the batches of one check run
+    // back to back, and a stretch in which the operating system ran the waiters' llvmpipe
+    // threads too little to keep a held workgroup held covered all twelve runs of a hold
+    // that must starve, twice in four CI runs of the whole suite on 2 cores (3t4i-0331
+    // under unfair, 2t4i-2406); 3t4i-0331 run alone nine times, six of them beside two
+    // busy processes, starved as it must every time.
+    for (name, test, first) in suspects {
+        load(&mut engine, test);
+        // Its own tally: the pairs were counted once; the runs count.
+        let mut recheck = Tally::default();
+        let again = disagreement(&mut engine, test, name, &mut recheck);
+        tally.runs += recheck.runs;
+        tally.hangs += recheck.hangs;
+        tally.flakes.extend(recheck.flakes);
+        if again.is_empty() {
+            for line in first {
+                let line = format!("{line} (not found again after the suite)");
+                eprintln!("flake: {line}");
+                tally.flakes.push(line);
+            }
+        } else {
+            for line in &again {
+                eprintln!("disagreement: {line}");
+            }
+            wrong.extend(again);
+        }
     }
     println!(
         "{} tests of {threads} threads (shard {shard} of {shards}), {} runs, {:.0} s: {} (test, model) pairs the oracle \
-         guarantees, none starved ({} starved once and in no run again: flakes); {} pairs a hold at a workgroup's start must starve and {} \
+         guarantees, none starved ({} flakes: starved once and in no run again, or disagreed once and not when checked again after the suite); {} pairs a hold at a workgroup's start must starve and {} \
          pairs a hold after the victim ran alone first must, and {} pairs that no hold of one \
          workgroup starves must starve following the oracle's endless execution, each checked \
          ({} of them in a second batch); {} whose execution does not fit a script, not \
