@@ -1316,51 +1316,40 @@ fn past_its_time_bound_the_search_keeps_every_site_and_verifies_that() {
     assert_eq!(outcome.verdict, FenceVerdict::Fixed, "{outcome:?}");
 }
 
+/// Trials on `sim` whose deadline is 10 s away, expecting runs at `pace` seconds each until
+/// they have run some.
+fn trials_within_ten_seconds<'a>(
+    sim: &'a mut Sim,
+    config: &'a RunConfig,
+    on_event: &'a mut dyn FnMut(SearchEvent),
+    pace: f64,
+) -> crate::fences::trials::Trials<'a> {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    crate::fences::trials::Trials::new(sim, Vec::new(), config, on_event, deadline, pace)
+}
+
 #[test]
 fn a_trial_that_would_outlast_the_deadline_is_not_started() {
     use crate::fences::trial::{Oracle, Trial};
-    use crate::fences::trials::Trials;
-    // 100 runs a second; the deadline in 10 s.
+    // 100 runs a second.
     let mut sim = Sim {
         timed: true,
         runs_per_second: 100.0,
         ..Sim::new(Vec::new())
     };
     let config = run_config();
-    let deadline = || std::time::Instant::now() + Duration::from_secs(10);
-    // Before any trial, the confirming runs' pace: at 0.5 s a run, 50 runs take 25 s.
     let mut on_event = |_: SearchEvent| {};
-    let mut trials = Trials::new(
-        &mut sim,
-        Vec::new(),
-        &config,
-        &mut on_event,
-        deadline(),
-        0.5,
-    );
+    // Before any trial, the confirming runs' pace: at 0.5 s a run, 50 runs take 25 s.
+    let mut trials = trials_within_ten_seconds(&mut sim, &config, &mut on_event, 0.5);
     assert_eq!(trials.trial(&[0], 50), Trial::Fail { runs: 0 });
     assert!(trials.out_of_time && trials.trials == 0);
     // Then the trials' own: 50 runs took 0.5 s, so 2,000 would take 20 s.
-    let mut trials = Trials::new(
-        &mut sim,
-        Vec::new(),
-        &config,
-        &mut on_event,
-        deadline(),
-        0.01,
-    );
+    let mut trials = trials_within_ten_seconds(&mut sim, &config, &mut on_event, 0.01);
     assert_eq!(trials.trial(&[0], 50), Trial::Pass { runs: 50 });
     assert_eq!(trials.trial(&[1], 2000), Trial::Fail { runs: 0 });
     assert!(trials.out_of_time && trials.trials == 1);
     // 900 runs would take 9 s: started.
-    let mut trials = Trials::new(
-        &mut sim,
-        Vec::new(),
-        &config,
-        &mut on_event,
-        deadline(),
-        0.01,
-    );
+    let mut trials = trials_within_ten_seconds(&mut sim, &config, &mut on_event, 0.01);
     assert_eq!(trials.trial(&[0], 900), Trial::Pass { runs: 900 });
     assert_eq!(sim.measured.len(), 2, "the trials not started ran nothing");
 }
