@@ -13,13 +13,15 @@
 //! Passing trials do not count (a pass is the search's evidence of a fix), nor trials
 //! that Ctrl-C, an error or the deadline cut short.
 //!
-//! Earlier rounds' trials count too: every failure of a set that held the fix, and the
-//! passing runs of the fix itself, which is known to fail, so that its runs without a
-//! failure are samples of its rate as much as the verification's. A single early failure
-//! otherwise sizes a whole round: on an H200, ct-octree's `[28]` passed two trials of 37 runs,
-//! failed its verification at run 64, and the next round's trials of 293 runs passed
-//! `[27, 28]`, whose failures came at runs 64 to 704 in other samples; counting the 74
-//! passing runs, the trials are of 633 runs.
+//! Earlier rounds' trials of the fix itself count too, passing or failing: its runs are
+//! samples of its rate as much as the verification's. A single early failure otherwise
+//! sizes a whole round: on an H200, ct-octree's `[28]` passed two trials of 37 runs, failed
+//! its verification at run 64, and the next round's trials of 293 runs passed `[27, 28]`,
+//! whose failures came at runs 64 to 704 in other samples; counting the 74 passing runs,
+//! the trials are of 633 runs. Earlier rounds' failing sets that held the fix do not count:
+//! sized for a higher rate, a trial of 50 runs that failed says the fix failed within 50
+//! runs, where its passing twins, which would say otherwise, cannot count (a passing set
+//! may be the fix sought).
 
 use super::trial::{FailureRate, Oracle, Trial};
 use super::with_fix::Seen;
@@ -53,15 +55,11 @@ impl Pool {
         })
     }
 
-    /// Counts what earlier trials saw (`seen`): each failure of a set that holds the fix,
-    /// and the runs of each trial of the fix itself that passed.
+    /// Counts the runs and failures of the earlier trials (`seen`) of the fix itself.
     pub(crate) fn counting(mut self, seen: &[Seen]) -> Pool {
-        for trial in seen {
-            if trial.failed {
-                self.failed(trial.sites, trial.runs);
-            } else if is_set(trial.sites, &self.fix) {
-                self.runs += trial.runs;
-            }
+        for trial in seen.iter().filter(|t| is_set(t.sites, &self.fix)) {
+            self.failures += u64::from(trial.failed);
+            self.runs += trial.runs;
         }
         self
     }
@@ -201,41 +199,28 @@ mod tests {
     }
 
     #[test]
-    fn earlier_failures_of_sets_that_hold_the_fix_and_the_fixs_own_passes_count() {
+    fn the_fixs_own_earlier_trials_count_and_no_other_sets() {
         // The H200 sample: [28] passed twice at 37 runs, its verification failed at 64.
         let pool = Pool::new(&[28], 1, 64, rate(0.1186 / 4.0)).unwrap();
         assert_eq!(pool.rate().runs_needed(), 293);
+        let trial = |sites: &'static [usize], runs, failed| Seen {
+            sites,
+            runs,
+            failed,
+        };
         let seen = [
-            Seen {
-                sites: &[27],
-                runs: 9,
-                failed: true,
-            },
-            Seen {
-                sites: &[28],
-                runs: 37,
-                failed: false,
-            },
-            Seen {
-                sites: &[28],
-                runs: 37,
-                failed: false,
-            },
-            // A superset of the fix that passed may be the fix sought: not counted.
-            Seen {
-                sites: &[2, 27, 28, 29],
-                runs: 37,
-                failed: false,
-            },
-            Seen {
-                sites: &[22, 27, 28, 29],
-                runs: 20,
-                failed: true,
-            },
+            trial(&[27], 9, true),
+            trial(&[28], 37, true),
+            trial(&[28], 37, false),
+            trial(&[28], 37, false),
+            // A set that held the fix and passed may be the fix sought, and one that failed
+            // a trial sized for a higher rate failed early for this one.
+            trial(&[2, 27, 28, 29], 37, false),
+            trial(&[22, 27, 28, 29], 20, true),
         ];
         let pool = pool.counting(&seen);
-        // 2 failures in 64 + 74 + 20 runs.
-        assert_eq!(pool.rate(), rate(2.0 / 158.0));
-        assert_eq!(pool.rate().runs_needed(), 362);
+        // 2 failures in 64 + 3 x 37 runs.
+        assert_eq!(pool.rate(), rate(2.0 / 175.0));
+        assert_eq!(pool.rate().runs_needed(), 401);
     }
 }
