@@ -1548,20 +1548,20 @@ fn a_later_round_leaves_out_the_site_of_the_failed_fix_that_did_least_before_it_
 /// barrier, 2% unless B has, 0.25% unless C has. B alone leaves 1 failure in 400 runs, as
 /// `[28]` does (its verifications failed at runs 64 to 1,214), A alone 2%, as `[27]` does (it
 /// passed a first round's trial of about 45 runs in 5 of 14 samples), and the fix is B and C,
-/// as `[24, 28]`. Prints the searches' rounds and simulated seconds to the verdict (the
-/// runs' time; no build or wall time); each verified fix must be B and C. Not timed: the
-/// simulated GPU is instant.
-///
-/// `cargo test -p wgstress-runtime --lib searches_shaped_like_ct_octree -- --ignored --nocapture`
+/// as `[24, 28]`. Each verified fix must be B and C, nearly all must verify, and few
+/// searches may take four rounds or more: with a later round's pool started from the
+/// verification alone, 12 did (and 198 verified); with the failed fix's own earlier trials
+/// in it, 2 (199). The distribution of rounds and of the simulated seconds to the verdict
+/// (the runs' time alone) is in the assertion's message. Not timed: the simulated GPU is
+/// instant (200 searches in about 4 s).
 #[test]
-#[ignore = "200 whole searches, about a minute: run by hand to weigh a change to rounds"]
 fn searches_shaped_like_ct_octree() {
     let order = shader(FLAGS).tables(&[]).unwrap().order().to_vec();
     let (a, b, c) = (order[0], order[1], order[4]);
     let mut fix = vec![b as u32, c as u32];
     fix.sort();
     let mut searches: Vec<(usize, f64)> = Vec::new();
-    let mut verified = 0;
+    let mut unverified = Vec::new();
     for seed in 0..200u64 {
         let either = Bug {
             covers: vec![
@@ -1593,38 +1593,45 @@ fn searches_shaped_like_ct_octree() {
             ..config(&sim, Some(Strategy::Systematic))
         };
         let outcome = search(&config, &shader(FLAGS), &mut sim, &mut |_| {}).unwrap();
-        let fixed = outcome.verdict == FenceVerdict::Fixed;
-        assert!(!fixed || outcome.minimal == fix, "seed {seed}: {outcome:?}");
-        if !fixed {
-            println!("seed {seed}: {:?}", outcome.verdict);
+        match outcome.verdict {
+            FenceVerdict::Fixed => assert_eq!(outcome.minimal, fix, "seed {seed}: {outcome:?}"),
+            _ => unverified.push(format!("seed {seed}: {:?}", outcome.verdict)),
         }
         let seconds: f64 = sim.measured.iter().map(|m| m.2.seconds).sum();
         searches.push((outcome.refined.len() + 1, seconds));
-        verified += usize::from(fixed);
     }
-    // A later round sized for a failure that came late in a verification can need trials
-    // longer than the search's time, and its every-site fix a verification longer than
-    // `--verify` (ct-octree's unverified H200 sample): rare, not never.
-    assert!(verified >= 190, "{verified} of 200 verified");
-    for rounds in 1..=5 {
-        let of: Vec<f64> = searches
-            .iter()
-            .filter(|s| s.0 == rounds)
-            .map(|s| s.1)
-            .collect();
-        if !of.is_empty() {
-            let mean = of.iter().sum::<f64>() / of.len() as f64;
-            println!(
-                "{rounds} rounds: {} searches, {mean:.1} s on average",
-                of.len()
-            );
-        }
-    }
+    let mut report: Vec<String> = (1..=5)
+        .filter_map(|rounds| {
+            let of: Vec<f64> = searches
+                .iter()
+                .filter(|s| s.0 == rounds)
+                .map(|s| s.1)
+                .collect();
+            let mean = of.iter().sum::<f64>() / of.len().max(1) as f64;
+            (!of.is_empty()).then(|| {
+                format!(
+                    "{rounds} rounds: {} searches, {mean:.1} s on average",
+                    of.len()
+                )
+            })
+        })
+        .collect();
     let mut seconds: Vec<f64> = searches.iter().map(|s| s.1).collect();
     seconds.sort_by(f64::total_cmp);
     let mean = seconds.iter().sum::<f64>() / seconds.len() as f64;
-    println!(
-        "{verified} of 200 verified; to the verdict: mean {mean:.1} s, median {:.1}, 90th percentile {:.1}, most {:.1}",
+    report.push(format!(
+        "to the verdict: mean {mean:.1} s, median {:.1}, 90th percentile {:.1}, most {:.1}",
         seconds[100], seconds[180], seconds[199]
+    ));
+    report.extend(unverified.iter().cloned());
+    let report = report.join("\n");
+    // A later round sized for a failure that came late in a verification can need trials
+    // longer than the search's time, and its every-site fix a verification longer than
+    // `--verify` (ct-octree's unverified H200 sample): rare, not never.
+    assert!(unverified.len() <= 5, "{report}");
+    let long = searches.iter().filter(|s| s.0 >= 4).count();
+    assert!(
+        long <= 5,
+        "{long} searches of four rounds or more:\n{report}"
     );
 }
