@@ -114,12 +114,11 @@ fn code_lines(source: &str) -> usize {
         .sum()
 }
 
-/// The search's options on lavapipe: short budgets, no log, and time for the trials to
-/// shrink the sets (lavapipe builds each trial's program in about a second).
-/// The arguments of a search of `spec` with `extra`. Its time is 30 s: with Mesa's shader
-/// cache empty, as on a fresh machine, a new program's first run on lavapipe took about a
-/// second, and the tally fixture's make-atomic search needed 20 s of trials of one run
-/// each (with a warm cache, under 2 s). A search ends as soon as it is done.
+/// The arguments of a search of `spec` with `extra` on lavapipe: short budgets, no log, and
+/// 30 s for the trials to shrink the sets. With Mesa's shader cache empty, as on a fresh
+/// machine, a new program's first run on lavapipe took about a second, and the tally
+/// fixture's make-atomic search needed 20 s of trials of one run each (with a warm cache,
+/// under 2 s). A search ends as soon as it is done.
 fn search<'a>(spec: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
     let mut args = vec!["fences", spec, "--budget", "2", "--verify", "2", "--no-log"];
     if !extra.contains(&"--search-time") {
