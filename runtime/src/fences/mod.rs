@@ -13,6 +13,7 @@ mod ahead;
 pub mod cost;
 pub mod ddmin;
 pub mod event;
+mod fewest;
 pub mod gpu;
 pub mod lab;
 mod merge;

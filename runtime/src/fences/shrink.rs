@@ -13,10 +13,13 @@
 //! A later round's trials are larger, sized for the rate the failed fix left. Each site of
 //! that fix was kept because a trial without it failed, certain evidence, so the round first
 //! keeps the fix and looks among the other sites for what it lacks (ddmin over them, the fix
-//! always on), then shrinks the fix and what was added together: starting over would spend
-//! the larger trials finding the fix's sites again.
+//! always on), then keeps the fewest of the fix's sites that pass with what was added, the
+//! smallest sets asked first (fewest.rs; ddmin over both where the fix has more than
+//! `FEWEST` sites): starting over would spend the larger trials finding the fix's sites
+//! again.
 
 use super::ddmin::{ascending, ddmin_after, ddmin_knowing, guess_alone, singles, Guessed, Search};
+use super::fewest::{fewest, FEWEST};
 use super::trial::{Oracle, Sizing, Trial};
 use super::with_fix::{doubtful, Seen, With};
 use wgstress_instrument::placement::FenceSite;
@@ -99,7 +102,16 @@ pub(crate) fn shrink_knowing(
         .chain([failed])
         .chain(failed_with_fix.iter().map(Vec::as_slice))
         .collect();
-    let last = ordered(&union, &within(&union, &known), sizing, oracle);
+    // Every site added is needed; of the fix's, the fewest that pass with them (fewest.rs).
+    let kept: Vec<usize> = union
+        .iter()
+        .copied()
+        .filter(|s| !added.sites.contains(s))
+        .collect();
+    let last = match kept.len() <= FEWEST {
+        true => fewest(&kept, &added.sites, &known, sizing, oracle),
+        false => ordered(&union, &within(&union, &known), sizing, oracle),
+    };
     Search {
         sites: last.sites,
         trials: added.trials + extra_trials + last.trials,
@@ -453,5 +465,29 @@ mod tests {
         let without: Vec<&Vec<usize>> = oracle.asked.iter().filter(|a| !a.contains(&27)).collect();
         let unique: std::collections::HashSet<&&Vec<usize>> = without.iter().collect();
         assert_eq!(without.len(), unique.len(), "{:?}", oracle.asked);
+    }
+
+    #[test]
+    fn needless_sites_of_the_failed_fix_go_in_one_passing_trial() {
+        // A simulated search past a minute: trials sized for one failure kept [0, 1, 2, 3],
+        // each set without one site having failed by a rarer failure, where [1] with 4 is
+        // the fix. ddmin dropped 2 and 3 one at a time, a passing trial each.
+        let order = [0, 1, 2, 3, 4, 5, 6];
+        let seen = [
+            fail(&[0, 1, 2], 81),
+            fail(&[0, 2, 3], 29),
+            fail(&[0, 1, 3], 179),
+            fail(&[1, 2, 3], 223),
+        ];
+        let mut oracle = Fixes::new(&[&[1, 4]]);
+        let found = shrink_knowing(&order, &[0, 1, 2, 3], &seen, later(), &mut oracle);
+        assert_eq!(found.sites, [1, 4]);
+        let passing = oracle
+            .asked
+            .iter()
+            .filter(|a| a.contains(&1) && a.contains(&4));
+        // What the fix lacks found, then the fewest sites with it.
+        assert_eq!(passing.count(), 2, "{:?}", oracle.asked);
+        assert_eq!(found.trials as usize, oracle.asked.len());
     }
 }
