@@ -6,7 +6,8 @@
 # the portable fix and the fixed variant against the original; then where the time went
 # (the report's `times`), each round's trials (the sets asked, pass or fail, runs) and each
 # placement of the portable fix timed. TARGETS picks some (names or spec paths), CAP a `timeout -s INT`
-# per target (240 s); each JSON report is in $out/table/.
+# per target (240 s), COST the seconds of `--cost` (10: 1 gives more samples of the search in a
+# device call); each JSON report is in $out/table/.
 set -u
 out=${1:-out}; mkdir -p "$out/table"
 w=.gpu/bin/wgstress
@@ -19,7 +20,7 @@ for target in ${TARGETS:-$apps $examples}; do
     *) args=(--variant nofence --size large) ;;
   esac
   start=$(date +%s.%N)
-  timeout -s INT "${CAP:-240}" $w fences "$target" "${args[@]}" --budget 20 --verify 30 --json --no-log \
+  timeout -s INT "${CAP:-240}" $w fences "$target" "${args[@]}" --budget 20 --verify 30 --cost "${COST:-10}" --json --no-log \
     > "$out/table/$name.json" 2>>"$out/table/$name.err"
   code=$?
   end=$(date +%s.%N)
