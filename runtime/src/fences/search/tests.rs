@@ -607,7 +607,8 @@ fn a_later_rounds_trials_are_sized_from_every_failure_of_a_set_that_holds_the_fi
     );
     let mut resized = false;
     for asked in outcome.asked.iter().filter(|a| a.round == 1) {
-        let pooled = (failures as f64 / runs as f64).min(ceiling);
+        // Jeffreys' rate (pool.rs).
+        let pooled = ((failures as f64 + 0.5) / runs as f64).min(ceiling);
         let size = FailureRate::new(pooled).unwrap().runs_needed();
         resized |= size != outcome.runs_per_trial.unwrap();
         match asked.passed {
