@@ -77,38 +77,34 @@ pub(crate) fn shrink_knowing(
         .filter(|s| !failed.contains(s))
         .collect();
     let doubt = doubtful(order, failed, seen);
-    let mut spent = Search {
-        sites: Vec::new(),
-        trials: 0,
-        runs: 0,
-    };
-    let mut guesses_failed: Vec<Vec<usize>> = Vec::new();
-    if let Some(doubt) = doubt {
-        let base: Vec<usize> = failed.iter().copied().filter(|&s| s != doubt).collect();
-        let guessed = guess_without(&rest, &base, &failing, sizing, oracle);
-        spent.trials += guessed.trials;
-        spent.runs += guessed.runs;
-        guesses_failed = guessed.failed;
-        if let Some(site) = guessed.passed {
-            let union: Vec<usize> = order
-                .iter()
-                .copied()
-                .filter(|s| *s == site || base.contains(s))
-                .collect();
-            let known: Vec<&[usize]> = failing
-                .iter()
-                .copied()
-                .chain([failed])
-                .chain(guesses_failed.iter().map(Vec::as_slice))
-                .collect();
-            let last = last_stage(&union, &[site], &known, sizing, oracle);
-            return Search {
-                sites: last.sites,
-                trials: spent.trials + last.trials,
-                runs: spent.runs + last.runs,
-            };
+    let guessed = match doubt {
+        Some(doubt) => {
+            let base: Vec<usize> = failed.iter().copied().filter(|&s| s != doubt).collect();
+            let guessed = guess_without(&rest, &base, &failing, sizing, oracle);
+            if let Some(site) = guessed.passed {
+                let union: Vec<usize> = order
+                    .iter()
+                    .copied()
+                    .filter(|s| *s == site || base.contains(s))
+                    .collect();
+                let known: Vec<&[usize]> = failing
+                    .iter()
+                    .copied()
+                    .chain([failed])
+                    .chain(guessed.failed.iter().map(Vec::as_slice))
+                    .collect();
+                let last = last_stage(&union, &[site], &known, sizing, oracle);
+                return Search {
+                    sites: last.sites,
+                    trials: guessed.trials + last.trials,
+                    runs: guessed.runs + last.runs,
+                };
+            }
+            guessed
         }
-    }
+        None => WithoutDoubt::default(),
+    };
+    let guesses_failed = &guessed.failed;
     // A set of the rest is asked with the fix: it is known to fail where it lies within a
     // failing set that holds the fix.
     let with_fix: Vec<&[usize]> = failing
@@ -144,8 +140,8 @@ pub(crate) fn shrink_knowing(
     let last = last_stage(&union, &added.sites, &known, sizing, oracle);
     Search {
         sites: last.sites,
-        trials: spent.trials + added.trials + extra_trials + last.trials,
-        runs: spent.runs + added.runs + last.runs,
+        trials: guessed.trials + added.trials + extra_trials + last.trials,
+        runs: guessed.runs + added.runs + last.runs,
     }
 }
 
@@ -170,7 +166,8 @@ fn last_stage(
     }
 }
 
-/// What the guesses without the doubtful site saw.
+/// What the guesses without the doubtful site saw (nothing where no site was doubtful).
+#[derive(Default)]
 struct WithoutDoubt {
     /// The site that passed with the rest of the fix, if one did.
     passed: Option<usize>,
