@@ -127,6 +127,13 @@ pub(crate) fn ddmin_after(
     ddmin_knowing(sites, 0, &guessed.failed, sizing, oracle)
 }
 
+/// Whether every site of `set` lies in one of `sets`: where those failed, it fails too (a
+/// barrier fewer never fails less often).
+pub(crate) fn lies_within<S: AsRef<[usize]>>(set: &[usize], sets: &[S]) -> bool {
+    sets.iter()
+        .any(|other| set.iter().all(|s| other.as_ref().contains(s)))
+}
+
 /// `sites` sorted, each once.
 pub(crate) fn ascending(sites: impl IntoIterator<Item = usize>) -> Vec<usize> {
     let mut start: Vec<usize> = sites.into_iter().collect();

@@ -12,7 +12,7 @@
 //! first, `[1, 4]` passes after `[4]` fails: the sets that fail end at their first failing
 //! run, each a fraction of a passing trial, and the first set that passes is the answer.
 
-use super::ddmin::{ascending, Search};
+use super::ddmin::{ascending, lies_within, Search};
 use super::trial::{passes, Oracle, Sizing};
 
 /// Sites of the failed fix asked so at most: at worst every subset of them is asked, 15 sets
@@ -41,7 +41,7 @@ pub(crate) fn fewest(
         let sets: Vec<Vec<usize>> = choose(optional, size)
             .into_iter()
             .map(|chosen| ascending(chosen.into_iter().chain(needed.iter().copied())))
-            .filter(|set| !within(set, &failed))
+            .filter(|set| !lies_within(set, &failed))
             .collect();
         oracle.upcoming(&sets);
         for set in sets {
@@ -49,7 +49,7 @@ pub(crate) fn fewest(
                 return search;
             }
             // A set asked of this size may have failed since: those within it fail too.
-            if within(&set, &failed) {
+            if lies_within(&set, &failed) {
                 continue;
             }
             let asked = passes(oracle, &set, sizing);
@@ -65,11 +65,6 @@ pub(crate) fn fewest(
         }
     }
     search
-}
-
-/// Whether every site of `set` lies in one of `failing`.
-fn within(set: &[usize], failing: &[Vec<usize>]) -> bool {
-    failing.iter().any(|f| set.iter().all(|s| f.contains(s)))
 }
 
 /// Every choice of `size` of `from`, in the order of `from`: earlier sites first.

@@ -18,7 +18,9 @@
 //! `FEWEST` sites): starting over would spend the larger trials finding the fix's sites
 //! again.
 
-use super::ddmin::{ascending, ddmin_after, ddmin_knowing, guess_alone, singles, Guessed, Search};
+use super::ddmin::{
+    ascending, ddmin_after, ddmin_knowing, guess_alone, lies_within, singles, Guessed, Search,
+};
 use super::fewest::{fewest, FEWEST};
 use super::trial::{passes, Oracle, Sizing, Trial};
 use super::with_fix::{doubtful, Seen, With};
@@ -200,7 +202,7 @@ fn guess_without(
         .iter()
         .take(GUESSES)
         .map(|&site| (site, ascending(base.iter().copied().chain([site]))))
-        .filter(|(_, set)| !failing.iter().any(|f| set.iter().all(|s| f.contains(s))))
+        .filter(|(_, set)| !lies_within(set, failing))
         .collect();
     let upcoming: Vec<Vec<usize>> = sets.iter().map(|(_, set)| set.clone()).collect();
     oracle.upcoming(&upcoming);

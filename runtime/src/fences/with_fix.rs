@@ -13,7 +13,7 @@
 //! often); where the site left out was needless, it saves a passing trial, the dearest of a
 //! round.
 
-use super::ddmin::ascending;
+use super::ddmin::{ascending, lies_within};
 use super::trial::{Oracle, Trial};
 
 /// A trial an earlier round ran of barriers alone (a make-atomic trial's sites are another
@@ -125,10 +125,7 @@ impl<'a> With<'a> {
     }
 
     fn known_to_fail(&self, sites: &[usize]) -> bool {
-        self.known
-            .iter()
-            .chain(&self.failed)
-            .any(|k| sites.iter().all(|s| k.contains(s)))
+        lies_within(sites, &self.known) || lies_within(sites, &self.failed)
     }
 
     /// One trial of `sites`, remembered when a run failed.
