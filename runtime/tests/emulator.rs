@@ -521,6 +521,9 @@ fn the_scheduler_starves_a_test_where_and_only_where_the_oracle_says_it_may() {
         let again = disagreement(&mut engine, test, name, &mut recheck);
         tally.runs += recheck.runs;
         tally.hangs += recheck.hangs;
+        for line in &recheck.flakes {
+            eprintln!("flake: {line}");
+        }
         tally.flakes.extend(recheck.flakes);
         if again.is_empty() {
             for line in first {
