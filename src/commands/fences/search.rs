@@ -39,7 +39,7 @@ pub struct SearchOptions {
     /// Seconds the search's rounds may take, their trials and the verifications of fixes
     /// that failed [default: 2 x --budget]; past it, the sites not yet tried are kept and the set
     /// found so far is verified. The whole search ends within --budget + --search-time +
-    /// --verify + --cost, start-up and the batch in flight aside
+    /// --verify + 2 x --cost, start-up and the batch in flight aside
     #[arg(long, value_parser = crate::options::seconds, allow_negative_numbers = true)]
     search_time: Option<Duration>,
     /// Runs per batch
@@ -60,7 +60,8 @@ pub struct SearchOptions {
     #[arg(long)]
     fix: bool,
     /// Seconds to time the application alone, as is and with each fix, once the fix is
-    /// verified
+    /// verified; where a placement of the portable fix times cheaper, as long again at most to
+    /// check it under stress
     #[arg(long, default_value = "10", value_parser = crate::options::seconds, allow_negative_numbers = true)]
     cost: Duration,
 }
