@@ -42,7 +42,8 @@ const DOUBTS: usize = 2;
 /// rest did not. The others follow unless their failures decide that they are needed more
 /// (`DECIDED`): on an H200, ct-octree's `[28, 29]` had 2 failures in 108 runs without 28
 /// against 3 in 108 without 29, and naming 28 alone (the site the fix needed) cost two
-/// passing trials of 4,129 runs. At most `DOUBTS`; none where no trial lacked one site.
+/// passing trials of 4,129 runs. The first `DOUBTS` not decided against; none where no
+/// trial lacked one site.
 pub(crate) fn doubtful(order: &[usize], fix: &[usize], seen: &[Seen]) -> Vec<usize> {
     if fix.len() < 2 {
         return Vec::new();
@@ -64,14 +65,19 @@ pub(crate) fn doubtful(order: &[usize], fix: &[usize], seen: &[Seen]) -> Vec<usi
         0 => 0.0,
         runs => failures as f64 / runs as f64,
     };
-    // The latest of the order first, so that a stable sort by rate keeps it first on a tie.
+    // The latest of the order first, so that a stable sort keeps it first on a tie; at one
+    // rate, the site with more runs without it first (500 clean runs say more than none).
     let mut sites: Vec<(usize, (u64, u64))> = order
         .iter()
         .rev()
         .filter(|s| fix.contains(s))
         .map(|&s| (s, evidence(s)))
         .collect();
-    sites.sort_by(|a, b| rate(a.1).total_cmp(&rate(b.1)));
+    sites.sort_by(|a, b| {
+        rate(a.1)
+            .total_cmp(&rate(b.1))
+            .then_with(|| b.1 .1.cmp(&a.1 .1))
+    });
     let least = sites[0].1;
     sites
         .iter()
@@ -94,6 +100,12 @@ fn decidedly_more(more: (u64, u64), least: (u64, u64)) -> bool {
 
 /// P(X >= k) for X ~ Binomial(n, p).
 fn binomial_tail(n: u64, k: u64, p: f64) -> f64 {
+    match () {
+        _ if k == 0 => return 1.0,
+        _ if k > n || p <= 0.0 => return 0.0,
+        _ if p >= 1.0 => return 1.0,
+        _ => {}
+    }
     let mut term = (1.0 - p).powf(n as f64);
     let mut below = 0.0;
     for i in 0..k {
@@ -291,6 +303,13 @@ mod tests {
             seen(&[28], 41, false),
         ];
         assert_eq!(doubtful(&order, &[27, 28], &trials), [27, 28]);
+        // At one rate, the site with more runs without it goes first.
+        let trials = [
+            seen(&[28, 29], 500, false),
+            seen(&[27, 29], 20, false),
+            seen(&[27, 28], 9, true),
+        ];
+        assert_eq!(doubtful(&order, &[27, 28, 29], &trials), [27, 28]);
         // A site without evidence of its own is not told apart from the others; of three
         // alike, the two needed least are left out in turn.
         let trials = [seen(&[27, 28], 9, true), seen(&[27, 29], 9, true)];
@@ -302,6 +321,9 @@ mod tests {
         assert!((binomial_tail(5, 3, 0.5) - 0.5).abs() < 1e-12);
         assert!((binomial_tail(1, 1, 0.099) - 0.099).abs() < 1e-12);
         assert!((binomial_tail(4, 0, 0.3) - 1.0).abs() < 1e-12);
+        assert_eq!(binomial_tail(2, 3, 0.5), 0.0);
+        assert_eq!(binomial_tail(2, 1, 1.0), 1.0);
+        assert_eq!(binomial_tail(2, 1, 0.0), 0.0);
         let exact = 3.0 * 0.2f64.powi(2) * 0.8 + 0.2f64.powi(3);
         assert!((binomial_tail(3, 2, 0.2) - exact).abs() < 1e-12);
     }
