@@ -16,7 +16,7 @@
 //! second trial of each set passed through took 17 of the search's 50 s. A later round asks
 //! once (`Sizing`: the verification after it catches a chance pass).
 
-use super::trial::{Oracle, Sizing, Trial};
+use super::trial::{passes, Oracle, Sizing, Trial};
 use std::collections::HashMap;
 
 /// What the search found and what it cost.
@@ -132,6 +132,50 @@ pub(crate) fn ddmin_after(
 pub(crate) fn lies_within<S: AsRef<[usize]>>(set: &[usize], sets: &[S]) -> bool {
     sets.iter()
         .any(|other| set.iter().all(|s| other.as_ref().contains(s)))
+}
+
+/// What asking sets in turn until one passed saw (`first_pass`).
+pub(crate) struct FirstPass {
+    /// The index of the set that passed, if one did.
+    pub passed: Option<usize>,
+    pub trials: u64,
+    pub runs: u64,
+}
+
+/// `sets` asked in turn until one passes, each as `passes` asks it; a set within one that
+/// failed (`failed`, which gains each set that fails here) is not asked. Once the oracle
+/// stops (Ctrl-C, an error, the search's deadline) nothing more is asked, and the set it
+/// cut short is not taken to have failed.
+pub(crate) fn first_pass(
+    sets: &[Vec<usize>],
+    failed: &mut Vec<Vec<usize>>,
+    sizing: Sizing,
+    oracle: &mut dyn Oracle,
+) -> FirstPass {
+    let mut seen = FirstPass {
+        passed: None,
+        trials: 0,
+        runs: 0,
+    };
+    for (i, set) in sets.iter().enumerate() {
+        if oracle.stopped() {
+            break;
+        }
+        if lies_within(set, failed) {
+            continue;
+        }
+        let asked = passes(oracle, set, sizing);
+        seen.trials += asked.trials;
+        seen.runs += asked.runs;
+        if asked.passed {
+            seen.passed = Some(i);
+            break;
+        }
+        if !oracle.stopped() {
+            failed.push(set.clone());
+        }
+    }
+    seen
 }
 
 /// `sites` sorted, each once.

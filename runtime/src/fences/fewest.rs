@@ -12,8 +12,8 @@
 //! first, `[1, 4]` passes after `[4]` fails: the sets that fail end at their first failing
 //! run, each a fraction of a passing trial, and the first set that passes is the answer.
 
-use super::ddmin::{ascending, lies_within, Search};
-use super::trial::{passes, Oracle, Sizing};
+use super::ddmin::{ascending, first_pass, lies_within, Search};
+use super::trial::{Oracle, Sizing};
 
 /// Sites of the failed fix asked so at most: at worst every subset of them is asked, 15 sets
 /// for four sites; ddmin asks fewer where the fix is larger.
@@ -44,24 +44,16 @@ pub(crate) fn fewest(
             .filter(|set| !lies_within(set, &failed))
             .collect();
         oracle.upcoming(&sets);
-        for set in sets {
-            if oracle.stopped() {
-                return search;
-            }
-            // A set asked of this size may have failed since: those within it fail too.
-            if lies_within(&set, &failed) {
-                continue;
-            }
-            let asked = passes(oracle, &set, sizing);
-            search.trials += asked.trials;
-            search.runs += asked.runs;
-            if asked.passed {
-                search.sites = set;
-                return search;
-            }
-            if !oracle.stopped() {
-                failed.push(set);
-            }
+        // A set asked of this size may fail before another within it is reached.
+        let asked = first_pass(&sets, &mut failed, sizing, oracle);
+        search.trials += asked.trials;
+        search.runs += asked.runs;
+        if let Some(i) = asked.passed {
+            search.sites = sets[i].clone();
+            return search;
+        }
+        if oracle.stopped() {
+            return search;
         }
     }
     search

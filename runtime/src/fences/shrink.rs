@@ -19,10 +19,11 @@
 //! again.
 
 use super::ddmin::{
-    ascending, ddmin_after, ddmin_knowing, guess_alone, lies_within, singles, Guessed, Search,
+    ascending, ddmin_after, ddmin_knowing, first_pass, guess_alone, lies_within, singles, Guessed,
+    Search,
 };
 use super::fewest::{fewest, FEWEST};
-use super::trial::{passes, Oracle, Sizing, Trial};
+use super::trial::{Oracle, Sizing, Trial};
 use super::with_fix::{doubtful, Seen, With};
 use wgstress_instrument::placement::FenceSite;
 
@@ -83,31 +84,22 @@ pub(crate) fn shrink_knowing(
     let doubts = doubtful(order, failed, seen);
     let guessed = match doubts.is_empty() {
         true => WithoutDoubt::default(),
-        false => {
-            let guessed = guess_without(&rest, failed, &doubts, &failing, sizing, oracle);
-            if let Some((site, passed)) = &guessed.passed {
-                let union: Vec<usize> = order
-                    .iter()
-                    .copied()
-                    .filter(|s| passed.contains(s))
-                    .collect();
-                let known: Vec<&[usize]> = failing
-                    .iter()
-                    .copied()
-                    .chain([failed])
-                    .chain(guessed.failed.iter().map(Vec::as_slice))
-                    .collect();
-                let last = last_stage(&union, &[*site], &known, sizing, oracle);
-                return Search {
-                    sites: last.sites,
-                    trials: guessed.trials + last.trials,
-                    runs: guessed.runs + last.runs,
-                };
-            }
-            guessed
-        }
+        false => guess_without(&rest, failed, &doubts, &failing, sizing, oracle),
     };
-    let guesses_failed = &guessed.failed;
+    let known_before: Vec<&[usize]> = failing
+        .iter()
+        .copied()
+        .chain(guessed.failed.iter().map(Vec::as_slice))
+        .collect();
+    if let Some((site, passed)) = &guessed.passed {
+        let known = with_the_fix(&known_before, failed, &[]);
+        let last = last_stage(&kept_of(order, passed), &[*site], &known, sizing, oracle);
+        return Search {
+            sites: last.sites,
+            trials: guessed.trials + last.trials,
+            runs: guessed.runs + last.runs,
+        };
+    }
     // A set of the rest is asked with the fix: it is known to fail where it lies within a
     // failing set that holds the fix.
     let with_fix: Vec<&[usize]> = failing
@@ -115,37 +107,44 @@ pub(crate) fn shrink_knowing(
         .copied()
         .filter(|f| failed.iter().all(|s| f.contains(s)))
         .collect();
-    let known_before: Vec<&[usize]> = failing
-        .iter()
-        .copied()
-        .chain(guesses_failed.iter().map(Vec::as_slice))
-        .collect();
     let mut with = With::new(failed, doubts.first().copied(), &known_before, oracle);
     let added = ordered(&rest, &within(&rest, &with_fix), sizing, &mut with);
     // What was added passed with the fix, or without its doubtful site; no fence failed.
-    let passed: Vec<usize> = with.passed_with(&added.sites);
-    let union: Vec<usize> = order
-        .iter()
-        .copied()
-        .filter(|s| passed.contains(s))
-        .collect();
+    let union = kept_of(order, &with.passed_with(&added.sites));
     let extra_trials = with.extra_trials;
     let failed_with_fix = std::mem::take(&mut with.failed);
     let oracle = with.oracle;
-    // The fix itself failed, and so does every set within it.
-    let known: Vec<&[usize]> = failing
-        .iter()
-        .copied()
-        .chain([failed])
-        .chain(guesses_failed.iter().map(Vec::as_slice))
-        .chain(failed_with_fix.iter().map(Vec::as_slice))
-        .collect();
+    let known = with_the_fix(&known_before, failed, &failed_with_fix);
     let last = last_stage(&union, &added.sites, &known, sizing, oracle);
     Search {
         sites: last.sites,
         trials: guessed.trials + added.trials + extra_trials + last.trials,
         runs: guessed.runs + added.runs + last.runs,
     }
+}
+
+/// The sets known to fail before a later round's last stage: those known `before`, the
+/// failed `fix` (and so every set within it), and the sets asked with it that failed.
+fn with_the_fix<'a>(
+    before: &[&'a [usize]],
+    fix: &'a [usize],
+    failed_with_fix: &'a [Vec<usize>],
+) -> Vec<&'a [usize]> {
+    before
+        .iter()
+        .copied()
+        .chain([fix])
+        .chain(failed_with_fix.iter().map(Vec::as_slice))
+        .collect()
+}
+
+/// The sites of `order` that `sites` holds, in the order of preference.
+fn kept_of(order: &[usize], sites: &[usize]) -> Vec<usize> {
+    order
+        .iter()
+        .copied()
+        .filter(|s| sites.contains(s))
+        .collect()
 }
 
 /// A later round's last stage: every site `added` is needed (the fix with the others passed
@@ -195,8 +194,7 @@ fn guess_without(
     sizing: Sizing,
     oracle: &mut dyn Oracle,
 ) -> WithoutDoubt {
-    let mut seen = WithoutDoubt::default();
-    let sets: Vec<(usize, Vec<usize>)> = rest
+    let (sites, sets): (Vec<usize>, Vec<Vec<usize>>) = rest
         .iter()
         .take(GUESSES)
         .flat_map(|&site| {
@@ -206,25 +204,16 @@ fn guess_without(
             })
         })
         .filter(|(_, set)| !lies_within(set, failing))
-        .collect();
-    let upcoming: Vec<Vec<usize>> = sets.iter().map(|(_, set)| set.clone()).collect();
-    oracle.upcoming(&upcoming);
-    for (site, set) in sets {
-        if oracle.stopped() {
-            break;
-        }
-        let asked = passes(oracle, &set, sizing);
-        seen.trials += asked.trials;
-        seen.runs += asked.runs;
-        if asked.passed {
-            seen.passed = Some((site, set));
-            break;
-        }
-        if !oracle.stopped() {
-            seen.failed.push(set);
-        }
+        .unzip();
+    oracle.upcoming(&sets);
+    let mut failed = Vec::new();
+    let asked = first_pass(&sets, &mut failed, sizing, oracle);
+    WithoutDoubt {
+        passed: asked.passed.map(|i| (sites[i], sets[i].clone())),
+        failed,
+        trials: asked.trials,
+        runs: asked.runs,
     }
-    seen
 }
 
 /// The positions in `order` of each failing set's sites (a set within it fails too); none
