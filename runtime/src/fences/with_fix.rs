@@ -57,10 +57,6 @@ pub(crate) fn doubtful(order: &[usize], fix: &[usize], seen: &[Seen]) -> Vec<usi
                 (f + u64::from(t.failed), r + t.runs)
             })
     };
-    // No trial lacked any one site: nothing tells them apart, and the fix is asked whole.
-    if fix.iter().all(|&site| evidence(site).1 == 0) {
-        return Vec::new();
-    }
     let rate = |(failures, runs): (u64, u64)| match runs {
         0 => 0.0,
         runs => failures as f64 / runs as f64,
@@ -73,6 +69,10 @@ pub(crate) fn doubtful(order: &[usize], fix: &[usize], seen: &[Seen]) -> Vec<usi
         .filter(|s| fix.contains(s))
         .map(|&s| (s, evidence(s)))
         .collect();
+    // No trial lacked any one site: nothing tells them apart, and the fix is asked whole.
+    if sites.iter().all(|(_, (_, runs))| *runs == 0) {
+        return Vec::new();
+    }
     sites.sort_by(|a, b| {
         rate(a.1)
             .total_cmp(&rate(b.1))
