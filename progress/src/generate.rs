@@ -7,11 +7,19 @@
 //!   reachable;
 //! - non-termination cycle: the transition system has a cycle (so no test is guaranteed to
 //!   terminate under the unfair model);
-//! - inter-thread influence: every thread writes a location in a way that changes the branch
-//!   of another thread's next instruction, or has its own branch changed so by another thread
-//!   (a thread that does neither only adds thread-local behaviour); and every instruction that
-//!   writes does so in some execution (the seed's redundant test t' adds a write nobody reads;
-//!   an exchange whose write never matters to another thread is a read with a needless write);
+//! - inter-thread influence, as the seed states it: "a store from one thread must be loaded by
+//!   and influence the control flow of another thread". Per write, the seed's reading (§5.3,
+//!   the mutex: "both stores of thread 0 can influence the control flow of thread 1", because
+//!   thread 1 branches on the mutex): every instruction that writes writes a location that an
+//!   instruction of another thread branches on, so it can influence that thread's control
+//!   flow. Whether the value it writes ever changes that branch in an execution is not asked:
+//!   a store that writes 0 over the 0 already there, or an exchange that changes the location
+//!   only once the threads that branch on it have ended, is allowed, as in the seed's tests.
+//!   The seed's redundant test t' (an instruction on a location nobody else reads) is not.
+//!   And for the test as a whole: some write does change, in some execution, the branch that
+//!   another thread is about to take. With every branch possible (below) this makes every
+//!   thread take part: a thread's branch goes both ways only if someone writes its location,
+//!   and a thread that writes is read by another;
 //! - all branches possible: every instruction executes in some execution, and every branch is
 //!   both taken and not taken in some execution;
 //! - meaningful comparisons: an instruction whose target is the next instruction is a store
@@ -141,9 +149,27 @@ fn compositions(threads: usize, total: usize) -> Vec<Vec<usize>> {
     out
 }
 
-/// Cheap necessary conditions, before the transition system is built: a jump back (a
-/// cycle needs one), every write to a location another thread branches on, and every
-/// thread writing where another branches or branching where another writes.
+/// Whether every instruction that writes writes a location that an instruction of another
+/// thread branches on: the seed's inter-thread influence, per write.
+fn writes_are_read<T: AsRef<[Instr]>>(threads: &[T]) -> bool {
+    let mut branches = [0u8; LOCATIONS];
+    for (t, thread) in threads.iter().enumerate() {
+        for i in thread.as_ref() {
+            if i.branch().is_some() {
+                branches[usize::from(i.loc())] |= 1 << t;
+            }
+        }
+    }
+    threads.iter().enumerate().all(|(t, thread)| {
+        thread
+            .as_ref()
+            .iter()
+            .all(|i| i.writes().is_none() || branches[usize::from(i.loc())] & !(1 << t) != 0)
+    })
+}
+
+/// Cheap necessary conditions, before the transition system is built: a jump back (a cycle
+/// needs one) and every write read by another thread's branch.
 fn may_qualify(threads: &[&Vec<Instr>]) -> bool {
     let back = threads.iter().any(|thread| {
         thread
@@ -151,45 +177,16 @@ fn may_qualify(threads: &[&Vec<Instr>]) -> bool {
             .enumerate()
             .any(|(pc, i)| matches!(i.branch(), Some((_, BranchTarget::Inst(t))) if usize::from(t) <= pc))
     });
-    if !back {
-        return false;
-    }
-    let mut writes = [0u8; LOCATIONS];
-    let mut reads = [0u8; LOCATIONS];
-    for (t, thread) in threads.iter().enumerate() {
-        for i in thread.iter() {
-            let loc = usize::from(i.loc());
-            if i.writes().is_some() {
-                writes[loc] |= 1 << t;
-            }
-            if i.branch().is_some() {
-                reads[loc] |= 1 << t;
-            }
-        }
-    }
-    let mut involved = 0u8;
-    for (t, thread) in threads.iter().enumerate() {
-        let me = 1u8 << t;
-        for i in thread.iter() {
-            let loc = usize::from(i.loc());
-            if i.writes().is_some() {
-                if reads[loc] & !me == 0 {
-                    return false;
-                }
-                involved |= me | reads[loc] & !me;
-            }
-            if i.branch().is_some() && writes[loc] & !me != 0 {
-                involved |= me | writes[loc] & !me;
-            }
-        }
-    }
-    involved.count_ones() as usize == threads.len()
+    back && writes_are_read(threads)
 }
 
 /// Whether a test meets the constraints (the module's list).
 pub fn qualifies(test: &AxbTest) -> bool {
-    let graph = Graph::of(test);
     let threads = test.threads();
+    if !writes_are_read(threads) {
+        return false;
+    }
+    let graph = Graph::of(test);
     let n = graph.states.len();
     // Possible termination: every state reaches a final one (backwards from the finals).
     let mut into: Vec<Vec<u32>> = vec![Vec::new(); n];
@@ -214,41 +211,32 @@ pub fn qualifies(test: &AxbTest) -> bool {
     if reaches.iter().any(|&r| !r) {
         return false;
     }
-    // Every instruction executes; every branch goes both ways; threads influence each other.
+    // Every instruction executes; every branch goes both ways; some write changes the branch
+    // another thread is about to take.
     let mut ran: Vec<Vec<u8>> = threads.iter().map(|t| vec![0; t.len()]).collect();
-    let mut influences: Vec<Vec<bool>> = threads.iter().map(|t| vec![false; t.len()]).collect();
-    let mut involved = 0u8;
+    let mut influence = false;
     for (s, out) in graph.edges.iter().enumerate() {
         let s = s as u32;
         let before = graph.memory(s);
         for e in out {
             ran[usize::from(e.thread)][usize::from(e.pc)] |= if e.taken { 2 } else { 1 };
             let after = graph.memory(e.to);
-            for (t, thread) in threads.iter().enumerate() {
-                if t == usize::from(e.thread) {
-                    continue;
-                }
-                let pc = graph.pc(s, t);
-                let Some(instr) = thread.get(pc) else {
-                    continue;
-                };
-                let loc = usize::from(instr.loc());
-                if instr.branch().is_some() && before[loc] != after[loc] {
-                    involved |= (1 << t) | (1 << e.thread);
-                    influences[usize::from(e.thread)][usize::from(e.pc)] = true;
-                }
-            }
+            influence |= threads.iter().enumerate().any(|(t, thread)| {
+                t != usize::from(e.thread)
+                    && thread.get(graph.pc(s, t)).is_some_and(|next| {
+                        let loc = usize::from(next.loc());
+                        next.branch().is_some() && before[loc] != after[loc]
+                    })
+            });
         }
     }
-    for ((thread, ran), influences) in threads.iter().zip(&ran).zip(&influences) {
-        for ((instr, &how), &influences) in thread.iter().zip(ran).zip(influences) {
+    let all_ran = threads.iter().zip(&ran).all(|(thread, ran)| {
+        thread.iter().zip(ran).all(|(instr, &how)| {
             let wanted = if instr.branch().is_some() { 3 } else { 1 };
-            if how & wanted != wanted || (instr.writes().is_some() && !influences) {
-                return false;
-            }
-        }
-    }
-    if involved.count_ones() as usize != threads.len() {
+            how & wanted == wanted
+        })
+    });
+    if !all_ran || !influence {
         return false;
     }
     // A cycle: some step stays in its strongly connected component.

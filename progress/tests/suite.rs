@@ -1,9 +1,11 @@
 //! The generated suite at the seed's bounds: the seed's examples that fit are in it, every
 //! test meets the constraints the generator promises, and its Table 4.
 
+use std::collections::HashSet;
 use wgstress_progress::generate::{generate, qualifies, Bounds};
 use wgstress_progress::model::{Fairness, Model};
 use wgstress_progress::suite::{seed_examples, Table, Verdicts};
+use wgstress_progress::{AxbTest, Instr};
 
 #[test]
 fn the_suite_holds_the_seeds_examples_and_only_tests_that_need_fairness() {
@@ -63,4 +65,109 @@ fn a_test_that_only_one_thread_touches_is_not_generated() {
     )
     .unwrap();
     assert!(!qualifies(&dead));
+}
+
+/// A step of an execution: the memory and every pc before it, the thread, the memory after.
+struct Step {
+    before: [u8; 2],
+    pcs: Vec<usize>,
+    thread: usize,
+    after: [u8; 2],
+}
+
+/// Every step of every execution of `test`, from an exploration of its own (memory and pcs,
+/// the threads interleaved every way).
+fn every_step(test: &AxbTest) -> Vec<Step> {
+    let threads = test.threads();
+    let start = ([0u8; 2], vec![0usize; threads.len()]);
+    let mut seen = HashSet::from([start.clone()]);
+    let mut todo = vec![start];
+    let mut steps = Vec::new();
+    while let Some((memory, pcs)) = todo.pop() {
+        for (t, thread) in threads.iter().enumerate() {
+            let Some(instr) = thread.get(pcs[t]) else {
+                continue;
+            };
+            let mut after = memory;
+            let (pc, _) = instr.step(pcs[t], thread.len(), &mut after);
+            steps.push(Step {
+                before: memory,
+                pcs: pcs.clone(),
+                thread: t,
+                after,
+            });
+            let mut next = pcs.clone();
+            next[t] = pc;
+            if seen.insert((after, next.clone())) {
+                todo.push((after, next));
+            }
+        }
+    }
+    steps
+}
+
+fn in_suite(suite: &[wgstress_progress::generate::Generated], test: &AxbTest) -> bool {
+    let canonical = test.clone().min(test.swap_locations());
+    suite.iter().any(|g| g.test == canonical)
+}
+
+#[test]
+fn writes_that_never_change_another_threads_branch_are_allowed_as_the_seed_allows_them() {
+    let suite = generate(&Bounds::seed());
+    // A store that writes 0 over 0: thread 1 stores 0, then the 1 that thread 0 waits for.
+    // Thread 0 branches on location 0, so the store can influence it (the seed's reading);
+    // the 0 is there already in every execution.
+    let zero_over_zero = AxbTest::parse(
+        "THREAD0\natomic_chk_branch(0, 0, 0)\n\
+         THREAD1\natomic_store(0, 0)\natomic_store(0, 1)\n",
+    )
+    .unwrap();
+    assert_eq!(
+        zero_over_zero.threads()[1][0],
+        Instr::Store { loc: 0, value: 0 }
+    );
+    for step in every_step(&zero_over_zero) {
+        if (step.thread, step.pcs[1]) == (1, 0) {
+            assert_eq!((step.before[0], step.after[0]), (0, 0));
+        }
+    }
+    // An exchange that writes only after the other thread has ended: thread 1 hands thread 0
+    // a 1, waits until thread 0 has taken it (which ends thread 0), then exchanges 1 in until
+    // it finds it there. Thread 0 branches on location 0 all along.
+    let after_the_end = AxbTest::parse(
+        "THREAD0\natomic_exch_branch(0, 0, 0, 0)\n\
+         THREAD1\natomic_store(0, 1)\natomic_chk_branch(0, 1, 1)\natomic_exch_branch(0, 0, 1, 2)\n",
+    )
+    .unwrap();
+    let mut exchanged = 0;
+    for step in every_step(&after_the_end) {
+        if (step.thread, step.pcs[1]) == (1, 2) {
+            assert_eq!(step.pcs[0], 1, "thread 0 has ended");
+            exchanged += 1;
+        }
+    }
+    assert!(exchanged > 0);
+    for (name, test) in [
+        ("zero over zero", &zero_over_zero),
+        ("after the end", &after_the_end),
+    ] {
+        assert!(qualifies(test), "{name}");
+        assert!(in_suite(&suite, test), "{name} is missing from the suite");
+    }
+}
+
+#[test]
+fn the_suite_has_the_seeds_counts_where_its_search_found_them_all() {
+    // The seed's run of 2 threads and 2 instructions completed (8 tests); its run of 2 threads
+    // and 3 found 176 within a state bound that every such test meets. Its influence rule,
+    // read per write as a location another thread branches on, gives both counts.
+    let suite = generate(&Bounds::seed());
+    let count = |threads: usize, instructions: usize| {
+        suite
+            .iter()
+            .filter(|g| g.threads == threads && g.instructions == instructions)
+            .count()
+    };
+    assert_eq!(count(2, 2), 8);
+    assert_eq!(count(2, 3), 176);
 }
