@@ -41,6 +41,19 @@ fn the_suite_holds_the_seeds_examples_and_only_tests_that_need_fairness() {
     let table = Table::of(&verdicts);
     assert_eq!(table.other, 0);
     assert_eq!(table.weak_tests + table.strong_tests, suite.len());
+    // The seed's counting gives every test to one model: the D columns add up to the split,
+    // and full's C is all of it.
+    let sum = |d: fn(&wgstress_progress::suite::ModelRow) -> usize| -> usize {
+        table.rows.iter().map(d).sum()
+    };
+    assert_eq!(sum(|r| r.weak_distinguishing), table.weak_tests);
+    assert_eq!(sum(|r| r.strong_distinguishing), table.strong_tests);
+    let full = table.rows.last().unwrap();
+    assert_eq!(full.model, Model::Fair);
+    assert_eq!(
+        (full.weak_conformance, full.strong_conformance),
+        (table.weak_tests, table.strong_tests)
+    );
     eprintln!("{} tests: {table:#?}", suite.len());
     for (threads, instructions) in Bounds::seed().configurations() {
         let n = suite

@@ -1,5 +1,6 @@
 //! `progress --generate DIR`: the suite written out, one file per test, with its size per
-//! configuration and its Table 4 beside the seed's.
+//! configuration, its Table 4 counted as the seed's is beside the seed's, and each model's own
+//! counts.
 
 use crate::notes::{emit, Notes};
 use crate::status::Status;
@@ -8,7 +9,7 @@ use serde::Serialize;
 use std::io::Write;
 use std::path::Path;
 use wgstress_progress::generate::{generate as enumerate, Bounds};
-use wgstress_progress::suite::{Table, Verdicts};
+use wgstress_progress::suite::{ModelRow, Table, Verdicts, SEED_TABLE_4};
 
 /// What `progress --generate DIR --json` prints.
 #[derive(Serialize)]
@@ -16,7 +17,10 @@ struct Generated<'a> {
     directory: &'a Path,
     tests: usize,
     configurations: Vec<Configuration>,
+    /// `rows`: Table 4 counted as the seed's is; `per_model`: each model's own counts.
     table4: &'a Table,
+    /// The seed's Table 4, of its 483 tests, to set beside `table4.rows`.
+    seed_table4: &'a [ModelRow],
 }
 
 /// The suite's size at one bound of threads and instructions.
@@ -68,6 +72,7 @@ pub fn generate(dir: &Path, json: bool, notes: Notes) -> Result<Status> {
                     })
                     .collect(),
                 table4: &table,
+                seed_table4: &SEED_TABLE_4,
             })?
         ))?;
     } else {
