@@ -10,16 +10,19 @@
 //! ```
 //!
 //! A line `THREADn` (n counting from 0, in order) opens each thread; blank lines are ignored.
+//! docs/progress.md gives the format in full. A test is refused when it reaches more than
+//! `MAX_STATES` states, so that the oracle decides every test there is.
 
+use crate::explore::{within_limit, MAX_STATES};
 use serde::Serialize;
 use std::fmt;
 
 /// Shared locations: 0 and 1, each holding 0 or 1, both 0 at the start.
 pub(crate) const LOCATIONS: usize = 2;
 /// Threads a test may have (the oracle packs a state into 64 bits).
-pub(crate) const MAX_THREADS: usize = 8;
-/// Instructions a thread may have.
-pub(crate) const MAX_INSTRUCTIONS: usize = 15;
+pub const MAX_THREADS: usize = 8;
+/// Instructions a thread may have (a pc, one past the last included, fits 4 bits).
+pub const MAX_INSTRUCTIONS: usize = 15;
 
 /// Where a branch goes: an instruction of the same thread, or past its last (the thread ends).
 #[derive(
@@ -103,10 +106,34 @@ impl Instr {
     }
 }
 
-/// A test: its threads, each a list of instructions; at least one thread, none empty.
+/// A test: its threads, each a list of instructions; at least one thread, none empty, and at
+/// most `MAX_STATES` states reachable (read back from JSON through the same checks).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, serde::Deserialize)]
+#[serde(try_from = "RawTest")]
 pub struct AxbTest {
     threads: Vec<Vec<Instr>>,
+}
+
+/// A test as JSON holds it, before `AxbTest::new`'s checks.
+#[derive(serde::Deserialize)]
+struct RawTest {
+    threads: Vec<Vec<Instr>>,
+}
+
+impl TryFrom<RawTest> for AxbTest {
+    type Error = String;
+
+    fn try_from(raw: RawTest) -> Result<AxbTest, String> {
+        AxbTest::new(raw.threads)
+    }
+}
+
+/// Why a test of well-formed threads is refused: the states it reaches.
+fn too_many_states() -> String {
+    format!(
+        "the test reaches more than {MAX_STATES} states (memory, pcs and which threads have \
+         stepped), the most the termination oracle explores; give fewer or shorter threads"
+    )
 }
 
 /// Why a test's text could not be read: where (1-based line and column) and what.
@@ -120,7 +147,8 @@ pub struct ParseError {
 
 impl AxbTest {
     /// A test of these threads, checked: 1 to MAX_THREADS threads of 1 to MAX_INSTRUCTIONS
-    /// instructions, locations and values 0 or 1, targets within the thread or END.
+    /// instructions, locations and values 0 or 1, targets within the thread or END, at most
+    /// MAX_STATES states reached.
     pub fn new(threads: Vec<Vec<Instr>>) -> Result<AxbTest, String> {
         if threads.is_empty() || threads.len() > MAX_THREADS {
             return Err(format!(
@@ -139,6 +167,9 @@ impl AxbTest {
                 check_instr(*instr, thread.len())
                     .map_err(|e| format!("THREAD{t} instruction {pc}: {e}"))?;
             }
+        }
+        if !within_limit(&threads) {
+            return Err(too_many_states());
         }
         Ok(AxbTest { threads })
     }
@@ -188,6 +219,8 @@ impl AxbTest {
     pub fn parse(text: &str) -> Result<AxbTest, ParseError> {
         let mut threads: Vec<Vec<Instr>> = Vec::new();
         let mut last = (1, 1);
+        // Where the test starts: a test that reaches too many states is refused there.
+        let mut start = (1, 1);
         for (n, raw) in text.lines().enumerate() {
             let line = n + 1;
             let trimmed = raw.trim();
@@ -214,6 +247,9 @@ impl AxbTest {
                         0,
                         format!("a test has at most {MAX_THREADS} threads"),
                     ));
+                }
+                if threads.is_empty() {
+                    start = (line, column);
                 }
                 threads.push(Vec::new());
                 continue;
@@ -274,6 +310,13 @@ impl AxbTest {
                     }
                 }
             }
+        }
+        if !within_limit(&threads) {
+            return Err(ParseError {
+                line: start.0,
+                column: start.1,
+                message: too_many_states(),
+            });
         }
         Ok(AxbTest { threads })
     }

@@ -2,11 +2,29 @@
 //! nobody has stepped) and every step between them. A state holds the memory, each thread's
 //! pc and which threads have stepped, all that the progress models need; a thread whose pc is
 //! past its last instruction has terminated (its termination is folded into its last step).
+//!
+//! A test reaches at most `MAX_STATES` states: `AxbTest::new` and `AxbTest::parse` refuse one
+//! that reaches more (`within_limit`), so that every test is decided within seconds and well
+//! under a gigabyte, and a state's index fits the `u32` it is kept in.
 
-use crate::axb::{AxbTest, LOCATIONS};
+use crate::axb::{AxbTest, Instr, LOCATIONS, MAX_THREADS};
 use crate::model::Threads;
 use serde::Serialize;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// The most states a test may reach. The oracle keeps, per state, its packed form, its steps
+/// and the steps into it, and a few words per verdict; past this many, a test of eight long
+/// threads would take the oracle more than the ten seconds and the gigabyte any test must be
+/// decided within (docs/progress.md gives the measurement).
+pub const MAX_STATES: usize = 1 << 21;
+
+/// A state's index: states are numbered in the order the exploration finds them, 0 the start.
+pub(crate) type StateId = u32;
+
+// Every state's index and every step's place in the flat list of steps fit a `StateId`: a
+// state has at most one step per thread.
+const _: () = assert!(MAX_STATES * MAX_THREADS <= StateId::MAX as usize);
 
 /// A state packed into 64 bits: memory in bits 0-1, who has stepped in bits 2-9, thread t's
 /// pc in the 4 bits from 10 + 4t.
@@ -20,15 +38,31 @@ pub(crate) struct Edge {
     pub(crate) pc: u8,
     /// Whether its branch was taken (always false for a store).
     pub(crate) taken: bool,
-    pub(crate) to: u32,
+    pub(crate) to: StateId,
 }
 
 /// Every reachable state (state 0 is the start) and its steps.
 pub(crate) struct Graph {
     pub(crate) threads: usize,
-    pub(crate) states: Vec<Packed>,
-    pub(crate) edges: Vec<Vec<Edge>>,
+    states: Vec<Packed>,
+    /// The steps out of state s are `edges[first[s]..first[s + 1]]`.
+    first: Vec<StateId>,
+    edges: Vec<Edge>,
     lens: Vec<usize>,
+}
+
+/// The steps into each state, as (from, thread): those into s are
+/// `from[first[s]..first[s + 1]]`.
+pub(crate) struct Predecessors {
+    first: Vec<StateId>,
+    from: Vec<(StateId, u8)>,
+}
+
+impl Predecessors {
+    pub(crate) fn of(&self, state: StateId) -> &[(StateId, u8)] {
+        let s = state as usize;
+        &self.from[self.first[s] as usize..self.first[s + 1] as usize]
+    }
 }
 
 /// A state as a person reads it.
@@ -45,58 +79,171 @@ fn pc_of(state: Packed, t: usize) -> usize {
     ((state >> (10 + 4 * t)) & 0xf) as usize
 }
 
+/// Thread `t`'s step from `state`, unless it has terminated: the instruction it executes,
+/// whether its branch is taken, and the state it leads to.
+fn step(threads: &[Vec<Instr>], state: Packed, t: usize) -> Option<(usize, bool, Packed)> {
+    let thread = &threads[t];
+    let pc = pc_of(state, t);
+    let instr = thread.get(pc)?;
+    let mut mem = [(state & 1) as u8, ((state >> 1) & 1) as u8];
+    let (to_pc, taken) = instr.step(pc, thread.len(), &mut mem);
+    let shift = 10 + 4 * t;
+    let to = (state & !(0xf << shift) & !0b11)
+        | ((to_pc as u64) << shift)
+        | u64::from(mem[0])
+        | (u64::from(mem[1]) << 1)
+        | (1 << (2 + t));
+    Some((pc, taken, to))
+}
+
+/// Hashes a packed state for the exploration's index: a multiply by a large odd constant
+/// spreads every bit into the high half, folded back into the low half that the table indexes
+/// by. The default hasher, built to resist chosen keys, costs several times as much per state.
+#[derive(Default)]
+struct StateHasher(u64);
+
+impl Hasher for StateHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        let h = (self.0 ^ n).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        self.0 = h ^ (h >> 32);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type ByState = BuildHasherDefault<StateHasher>;
+
+/// Whether a test of these threads reaches at most `MAX_STATES` states. Each thread is at one
+/// of its pcs, or at its start before its first step: when the product of those counts and the
+/// memory's four values is within the limit, so is the test; else its states are counted, up
+/// to one past the limit.
+pub(crate) fn within_limit(threads: &[Vec<Instr>]) -> bool {
+    let bound = threads
+        .iter()
+        .try_fold(1usize << LOCATIONS, |n, t| n.checked_mul(t.len() + 2));
+    if bound.is_some_and(|n| n <= MAX_STATES) {
+        return true;
+    }
+    let mut seen: HashSet<Packed, ByState> = HashSet::default();
+    seen.insert(0);
+    let mut todo: Vec<Packed> = vec![0];
+    while let Some(state) = todo.pop() {
+        for t in 0..threads.len() {
+            if let Some((_, _, to)) = step(threads, state, t) {
+                if seen.insert(to) {
+                    if seen.len() > MAX_STATES {
+                        return false;
+                    }
+                    todo.push(to);
+                }
+            }
+        }
+    }
+    true
+}
+
 impl Graph {
     pub(crate) fn of(test: &AxbTest) -> Graph {
         let threads = test.threads();
         let lens: Vec<usize> = threads.iter().map(Vec::len).collect();
-        let mut index: HashMap<Packed, u32> = HashMap::new();
-        let mut states = vec![0];
-        let mut edges: Vec<Vec<Edge>> = Vec::new();
+        let mut index: HashMap<Packed, StateId, ByState> = HashMap::default();
+        let mut states: Vec<Packed> = vec![0];
+        let mut first: Vec<StateId> = vec![0];
+        let mut edges: Vec<Edge> = Vec::new();
         index.insert(0, 0);
         let mut next = 0;
         while next < states.len() {
             let state = states[next];
-            let mut out = Vec::with_capacity(threads.len());
-            for (t, thread) in threads.iter().enumerate() {
-                let pc = pc_of(state, t);
-                if pc == lens[t] {
+            for t in 0..threads.len() {
+                let Some((pc, taken, to)) = step(threads, state, t) else {
                     continue;
-                }
-                let mut mem = [(state & 1) as u8, ((state >> 1) & 1) as u8];
-                let (to_pc, taken) = thread[pc].step(pc, lens[t], &mut mem);
-                let shift = 10 + 4 * t;
-                let to = (state & !(0xf << shift) & !0b11)
-                    | ((to_pc as u64) << shift)
-                    | u64::from(mem[0])
-                    | (u64::from(mem[1]) << 1)
-                    | (1 << (2 + t));
+                };
                 let id = *index.entry(to).or_insert_with(|| {
                     states.push(to);
-                    (states.len() - 1) as u32
+                    // AxbTest's constructors refused any test that reaches more.
+                    assert!(
+                        states.len() <= MAX_STATES,
+                        "a test reaches at most MAX_STATES states"
+                    );
+                    (states.len() - 1) as StateId
                 });
-                out.push(Edge {
+                edges.push(Edge {
                     thread: t as u8,
                     pc: pc as u8,
                     taken,
                     to: id,
                 });
             }
-            edges.push(out);
+            first.push(edges.len() as StateId);
             next += 1;
         }
+        drop(index);
+        states.shrink_to_fit();
+        edges.shrink_to_fit();
         Graph {
             threads: threads.len(),
             states,
+            first,
             edges,
             lens,
         }
     }
 
-    pub(crate) fn pc(&self, state: u32, thread: usize) -> usize {
+    /// How many states the test reaches.
+    pub(crate) fn len(&self) -> usize {
+        self.states.len()
+    }
+
+    /// Every state's index, in order.
+    pub(crate) fn ids(&self) -> impl Iterator<Item = StateId> {
+        0..self.states.len() as StateId
+    }
+
+    /// The steps out of `state`, one per thread that has not terminated, in thread order.
+    pub(crate) fn out(&self, state: StateId) -> &[Edge] {
+        let s = state as usize;
+        &self.edges[self.first[s] as usize..self.first[s + 1] as usize]
+    }
+
+    /// Every step, with the state it leaves.
+    pub(crate) fn steps(&self) -> impl Iterator<Item = (StateId, &Edge)> {
+        self.ids()
+            .flat_map(move |s| self.out(s).iter().map(move |e| (s, e)))
+    }
+
+    /// The steps into each state.
+    pub(crate) fn predecessors(&self) -> Predecessors {
+        let n = self.states.len();
+        let mut first: Vec<StateId> = vec![0; n + 1];
+        for e in &self.edges {
+            first[e.to as usize + 1] += 1;
+        }
+        for s in 0..n {
+            first[s + 1] += first[s];
+        }
+        let mut at: Vec<StateId> = first[..n].to_vec();
+        let mut from = vec![(0, 0); self.edges.len()];
+        for (s, e) in self.steps() {
+            let slot = &mut at[e.to as usize];
+            from[*slot as usize] = (s, e.thread);
+            *slot += 1;
+        }
+        Predecessors { first, from }
+    }
+
+    pub(crate) fn pc(&self, state: StateId, thread: usize) -> usize {
         pc_of(self.states[state as usize], thread)
     }
 
-    pub(crate) fn memory(&self, state: u32) -> [u8; LOCATIONS] {
+    pub(crate) fn memory(&self, state: StateId) -> [u8; LOCATIONS] {
         let s = self.states[state as usize];
         [(s & 1) as u8, ((s >> 1) & 1) as u8]
     }
@@ -104,15 +251,15 @@ impl Graph {
     /// The state's memory and pcs, without who has stepped: the state as the seed's
     /// transition system has it, and what a step that only marks its thread stepped leaves
     /// unchanged.
-    pub(crate) fn memory_and_pcs(&self, state: u32) -> Packed {
+    pub(crate) fn memory_and_pcs(&self, state: StateId) -> Packed {
         self.states[state as usize] & !(0xff << 2)
     }
 
-    pub(crate) fn stepped(&self, state: u32) -> Threads {
+    pub(crate) fn stepped(&self, state: StateId) -> Threads {
         ((self.states[state as usize] >> 2) & 0xff) as Threads
     }
 
-    pub(crate) fn done(&self, state: u32) -> Threads {
+    pub(crate) fn done(&self, state: StateId) -> Threads {
         let mut done = 0;
         for t in 0..self.threads {
             if self.pc(state, t) == self.lens[t] {
@@ -123,11 +270,11 @@ impl Graph {
     }
 
     /// Whether every thread has terminated.
-    pub(crate) fn is_final(&self, state: u32) -> bool {
-        self.edges[state as usize].is_empty()
+    pub(crate) fn is_final(&self, state: StateId) -> bool {
+        self.out(state).is_empty()
     }
 
-    pub(crate) fn view(&self, state: u32) -> State {
+    pub(crate) fn view(&self, state: StateId) -> State {
         let stepped = self.stepped(state);
         State {
             memory: self.memory(state),
@@ -143,14 +290,12 @@ impl Graph {
     /// "Actions").
     #[cfg(test)]
     pub(crate) fn seed_size(&self) -> (usize, usize) {
-        let project = |s: u32| self.memory_and_pcs(s);
-        let mut states: Vec<Packed> = (0..self.states.len() as u32).map(project).collect();
-        let mut steps: Vec<(Packed, u8, Packed)> = Vec::new();
-        for (s, out) in self.edges.iter().enumerate() {
-            for e in out {
-                steps.push((project(s as u32), e.thread, project(e.to)));
-            }
-        }
+        let project = |s: StateId| self.memory_and_pcs(s);
+        let mut states: Vec<Packed> = self.ids().map(project).collect();
+        let mut steps: Vec<(Packed, u8, Packed)> = self
+            .steps()
+            .map(|(s, e)| (project(s), e.thread, project(e.to)))
+            .collect();
         states.sort_unstable();
         states.dedup();
         steps.sort_unstable();
@@ -160,18 +305,19 @@ impl Graph {
 
     /// Strongly connected components (Tarjan's, iterative): each state's component, and
     /// whether the component holds a cycle (a step that stays inside it).
-    pub(crate) fn components(&self) -> (Vec<u32>, Vec<bool>) {
+    pub(crate) fn components(&self) -> (Vec<StateId>, Vec<bool>) {
         let n = self.states.len();
-        const NONE: u32 = u32::MAX;
+        const NONE: StateId = StateId::MAX;
         let mut index = vec![NONE; n];
-        let mut low = vec![0u32; n];
+        let mut low: Vec<StateId> = vec![0; n];
         let mut on_stack = vec![false; n];
-        let mut stack: Vec<u32> = Vec::new();
+        let mut stack: Vec<StateId> = Vec::new();
         let mut component = vec![NONE; n];
-        let mut count = 0u32;
-        let mut counter = 0u32;
-        let mut calls: Vec<(u32, usize)> = Vec::new();
-        for root in 0..n as u32 {
+        let mut count: StateId = 0;
+        let mut counter: StateId = 0;
+        // The states being visited, each with the number of its steps looked at so far.
+        let mut calls: Vec<(StateId, u8)> = Vec::new();
+        for root in self.ids() {
             if index[root as usize] != NONE {
                 continue;
             }
@@ -185,7 +331,7 @@ impl Graph {
                     stack.push(v);
                     on_stack[vu] = true;
                 }
-                if let Some(edge) = self.edges[vu].get(*i) {
+                if let Some(edge) = self.out(v).get(usize::from(*i)) {
                     *i += 1;
                     let w = edge.to as usize;
                     if index[w] == NONE {
@@ -214,11 +360,9 @@ impl Graph {
             }
         }
         let mut cyclic = vec![false; count as usize];
-        for (s, out) in self.edges.iter().enumerate() {
-            for e in out {
-                if component[e.to as usize] == component[s] {
-                    cyclic[component[s] as usize] = true;
-                }
+        for (s, e) in self.steps() {
+            if component[e.to as usize] == component[s as usize] {
+                cyclic[component[s as usize] as usize] = true;
             }
         }
         (component, cyclic)
@@ -227,7 +371,8 @@ impl Graph {
 
 #[cfg(test)]
 mod tests {
-    use super::Graph;
+    use super::{within_limit, Graph, MAX_STATES};
+    use crate::axb::{BranchTarget, Instr};
     use crate::suite::seed_examples;
 
     #[test]
@@ -247,5 +392,37 @@ mod tests {
             let graph = Graph::of(&test);
             assert_eq!(graph.seed_size(), (states, actions), "{name}");
         }
+    }
+
+    #[test]
+    fn the_limit_counts_the_states_a_test_reaches_not_the_ones_it_could() {
+        // Threads of stores of 0, which never jump: each is at its start or past one of its
+        // stores, and the memory stays 0, so n threads of k stores reach (k + 1)^n states.
+        let stores = |lens: &[usize]| -> Vec<Vec<Instr>> {
+            lens.iter()
+                .map(|&k| vec![Instr::Store { loc: 0, value: 0 }; k])
+                .collect()
+        };
+        let at_most = |n: usize| n <= MAX_STATES;
+        let seven = stores(&[7; 7]);
+        assert_eq!(within_limit(&seven), at_most(8usize.pow(7)));
+        let test = crate::AxbTest::new(seven).unwrap();
+        assert_eq!(Graph::of(&test).len(), 8usize.pow(7));
+        let past = stores(&[7, 7, 7, 7, 7, 7, 8]);
+        assert_eq!(within_limit(&past), at_most(8usize.pow(6) * 9));
+        // Eight threads of 15 stores reach every interleaving of their pcs, 16^8 states; where
+        // all but the first spin at their start on a location nobody sets, only thread 0's 16
+        // places by which of the others have stepped.
+        assert!(!within_limit(&stores(&[15; 8])));
+        let wait = Instr::Chk {
+            loc: 1,
+            check: 0,
+            target: BranchTarget::Inst(0),
+        };
+        let mut waiting = stores(&[15]);
+        waiting.extend(vec![vec![wait; 15]; 7]);
+        assert!(within_limit(&waiting));
+        let test = crate::AxbTest::new(waiting).unwrap();
+        assert_eq!(Graph::of(&test).len(), 16 << 7);
     }
 }

@@ -31,7 +31,7 @@
 //! threads by id.
 
 use crate::axb::{AxbTest, BranchTarget, Instr, LOCATIONS};
-use crate::explore::Graph;
+use crate::explore::{Graph, StateId};
 
 /// Which tests to enumerate: thread counts and total instruction counts, every combination.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -187,21 +187,15 @@ pub fn qualifies(test: &AxbTest) -> bool {
         return false;
     }
     let graph = Graph::of(test);
-    let n = graph.states.len();
     // Possible termination: every state reaches a final one (backwards from the finals).
-    let mut into: Vec<Vec<u32>> = vec![Vec::new(); n];
-    for (s, out) in graph.edges.iter().enumerate() {
-        for e in out {
-            into[e.to as usize].push(s as u32);
-        }
-    }
-    let mut reaches = vec![false; n];
-    let mut stack: Vec<u32> = (0..n as u32).filter(|&s| graph.is_final(s)).collect();
+    let into = graph.predecessors();
+    let mut reaches = vec![false; graph.len()];
+    let mut stack: Vec<StateId> = graph.ids().filter(|&s| graph.is_final(s)).collect();
     for &s in &stack {
         reaches[s as usize] = true;
     }
     while let Some(s) = stack.pop() {
-        for &p in &into[s as usize] {
+        for &(p, _) in into.of(s) {
             if !reaches[p as usize] {
                 reaches[p as usize] = true;
                 stack.push(p);
@@ -215,20 +209,16 @@ pub fn qualifies(test: &AxbTest) -> bool {
     // another thread is about to take.
     let mut ran: Vec<Vec<u8>> = threads.iter().map(|t| vec![0; t.len()]).collect();
     let mut influence = false;
-    for (s, out) in graph.edges.iter().enumerate() {
-        let s = s as u32;
-        let before = graph.memory(s);
-        for e in out {
-            ran[usize::from(e.thread)][usize::from(e.pc)] |= if e.taken { 2 } else { 1 };
-            let after = graph.memory(e.to);
-            influence |= threads.iter().enumerate().any(|(t, thread)| {
-                t != usize::from(e.thread)
-                    && thread.get(graph.pc(s, t)).is_some_and(|next| {
-                        let loc = usize::from(next.loc());
-                        next.branch().is_some() && before[loc] != after[loc]
-                    })
-            });
-        }
+    for (s, e) in graph.steps() {
+        ran[usize::from(e.thread)][usize::from(e.pc)] |= if e.taken { 2 } else { 1 };
+        let (before, after) = (graph.memory(s), graph.memory(e.to));
+        influence |= threads.iter().enumerate().any(|(t, thread)| {
+            t != usize::from(e.thread)
+                && thread.get(graph.pc(s, t)).is_some_and(|next| {
+                    let loc = usize::from(next.loc());
+                    next.branch().is_some() && before[loc] != after[loc]
+                })
+        });
     }
     let all_ran = threads.iter().zip(&ran).all(|(thread, ran)| {
         thread.iter().zip(ran).all(|(instr, &how)| {

@@ -15,7 +15,7 @@
 //! place; and in none of the states they reach does the model guarantee the victim execution
 //! (it would be released).
 
-use crate::explore::Graph;
+use crate::explore::{Graph, StateId};
 use crate::model::Model;
 use crate::oracle::TerminationOracle;
 use std::collections::HashMap;
@@ -47,12 +47,9 @@ impl TerminationOracle {
 /// Whether `hold` starves the test under `model`.
 fn starves(graph: &Graph, model: Model, hold: StarvingHold) -> bool {
     let v = hold.victim;
-    let mut at = 0u32;
+    let mut at: StateId = 0;
     for _ in 0..hold.after {
-        match graph.edges[at as usize]
-            .iter()
-            .find(|e| usize::from(e.thread) == v)
-        {
+        match graph.out(at).iter().find(|e| usize::from(e.thread) == v) {
             Some(e) => at = e.to,
             None => return false,
         }
@@ -60,13 +57,14 @@ fn starves(graph: &Graph, model: Model, hold: StarvingHold) -> bool {
     if graph.done(at) >> v & 1 == 1 {
         return false;
     }
-    let others = |s: u32| {
-        graph.edges[s as usize]
+    let others = |s: StateId| {
+        graph
+            .out(s)
             .iter()
             .filter(move |e| usize::from(e.thread) != v)
     };
     // The states the others reach with the victim held.
-    let mut index: HashMap<u32, usize> = HashMap::from([(at, 0)]);
+    let mut index: HashMap<StateId, usize> = HashMap::from([(at, 0)]);
     let mut reached = vec![at];
     let mut next = 0;
     while next < reached.len() {
@@ -80,8 +78,8 @@ fn starves(graph: &Graph, model: Model, hold: StarvingHold) -> bool {
         }
     }
     let held_allowed =
-        |s: u32| model.fair(graph.threads, graph.stepped(s), graph.done(s)) >> v & 1 == 0;
-    let others_done = |s: u32| {
+        |s: StateId| model.fair(graph.threads, graph.stepped(s), graph.done(s)) >> v & 1 == 0;
+    let others_done = |s: StateId| {
         (0..graph.threads)
             .filter(|&t| t != v)
             .all(|t| graph.done(s) >> t & 1 == 1)
@@ -91,26 +89,31 @@ fn starves(graph: &Graph, model: Model, hold: StarvingHold) -> bool {
     }
     // A state where each other thread that runs repeats a step that changes neither memory nor
     // any pc: the emulation sees nobody getting anywhere.
-    let unchanged = |from: u32, to: u32| graph.memory_and_pcs(from) == graph.memory_and_pcs(to);
-    let spinning: Vec<bool> = reached
+    let unchanged =
+        |from: StateId, to: StateId| graph.memory_and_pcs(from) == graph.memory_and_pcs(to);
+    let mut good: Vec<bool> = reached
         .iter()
         .map(|&s| others(s).all(|e| unchanged(s, e.to)))
         .collect();
     // Every reached state can still come to such a state: the others, run in any order, end in
-    // one (a state with a way on is left eventually).
-    let mut good = spinning;
-    loop {
-        let mut changed = false;
-        for (i, &s) in reached.iter().enumerate() {
-            if !good[i] && others(s).any(|e| good[index[&e.to]]) {
-                good[i] = true;
-                changed = true;
-            }
-        }
-        if !changed {
-            return good.iter().all(|&g| g);
+    // one (a state with a way on is left eventually). Backwards from those states, over the
+    // others' steps among the reached states.
+    let mut into: Vec<Vec<usize>> = vec![Vec::new(); reached.len()];
+    for (i, &s) in reached.iter().enumerate() {
+        for e in others(s) {
+            into[index[&e.to]].push(i);
         }
     }
+    let mut todo: Vec<usize> = (0..reached.len()).filter(|&i| good[i]).collect();
+    while let Some(i) = todo.pop() {
+        for &p in &into[i] {
+            if !good[p] {
+                good[p] = true;
+                todo.push(p);
+            }
+        }
+    }
+    good.iter().all(|&g| g)
 }
 
 #[cfg(test)]

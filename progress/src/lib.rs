@@ -23,6 +23,7 @@ pub mod sequential;
 pub mod suite;
 pub mod wgsl;
 
-pub use axb::{AxbTest, BranchTarget, Instr, ParseError};
+pub use axb::{AxbTest, BranchTarget, Instr, ParseError, MAX_INSTRUCTIONS, MAX_THREADS};
+pub use explore::MAX_STATES;
 pub use model::{Fairness, Model, ProgressScheduler};
 pub use oracle::{EndlessExecution, TerminationVerdict};

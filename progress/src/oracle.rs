@@ -16,7 +16,7 @@
 //! when its transition system has no cycle.
 
 use crate::axb::AxbTest;
-use crate::explore::{Edge, Graph};
+use crate::explore::{Edge, Graph, Predecessors, StateId};
 use crate::model::{Fairness, Model, ProgressScheduler, Threads};
 use serde::Serialize;
 use std::collections::VecDeque;
@@ -27,14 +27,14 @@ pub use crate::explore::State;
 /// A test's transition system with what every scheduler's check needs computed once.
 pub struct TerminationOracle {
     graph: Graph,
-    component: Vec<u32>,
+    component: Vec<StateId>,
     cyclic: Vec<bool>,
     /// Per component, the threads with a step that stays inside it.
     stepping: Vec<Threads>,
     /// Per component, one of its states.
-    representative: Vec<u32>,
-    /// Steps into each state: (from, thread).
-    into: Vec<Vec<(u32, u8)>>,
+    representative: Vec<StateId>,
+    /// Steps into each state.
+    into: Predecessors,
 }
 
 /// One step of an execution: the thread, the instruction it executed, the state it left.
@@ -70,16 +70,16 @@ impl TerminationOracle {
         let (component, cyclic) = graph.components();
         let mut stepping = vec![0; cyclic.len()];
         let mut representative = vec![0; cyclic.len()];
-        let mut into = vec![Vec::new(); graph.states.len()];
-        for (s, out) in graph.edges.iter().enumerate() {
-            representative[component[s] as usize] = s as u32;
-            for e in out {
-                into[e.to as usize].push((s as u32, e.thread));
-                if component[e.to as usize] == component[s] {
-                    stepping[component[s] as usize] |= 1 << e.thread;
+        for s in graph.ids() {
+            let c = component[s as usize] as usize;
+            representative[c] = s;
+            for e in graph.out(s) {
+                if component[e.to as usize] as usize == c {
+                    stepping[c] |= 1 << e.thread;
                 }
             }
         }
+        let into = graph.predecessors();
         TerminationOracle {
             graph,
             component,
@@ -95,7 +95,7 @@ impl TerminationOracle {
         &self.graph
     }
 
-    fn fair(&self, model: Model, state: u32) -> Threads {
+    fn fair(&self, model: Model, state: StateId) -> Threads {
         model.fair(
             self.graph.threads,
             self.graph.stepped(state),
@@ -115,14 +115,15 @@ impl TerminationOracle {
 
     /// Per state, whether F's threads can lead it to the end or to a state with F empty.
     fn strong_escapes(&self, model: Model) -> Vec<bool> {
-        let n = self.graph.states.len();
-        let fair: Vec<Threads> = (0..n as u32).map(|s| self.fair(model, s)).collect();
-        let mut good: Vec<bool> = (0..n)
-            .map(|s| self.graph.is_final(s as u32) || fair[s] == 0)
+        let fair: Vec<Threads> = self.graph.ids().map(|s| self.fair(model, s)).collect();
+        let mut good: Vec<bool> = self
+            .graph
+            .ids()
+            .map(|s| self.graph.is_final(s) || fair[s as usize] == 0)
             .collect();
-        let mut queue: VecDeque<u32> = (0..n as u32).filter(|&s| good[s as usize]).collect();
+        let mut queue: VecDeque<StateId> = self.graph.ids().filter(|&s| good[s as usize]).collect();
         while let Some(s) = queue.pop_front() {
-            for &(from, thread) in &self.into[s as usize] {
+            for &(from, thread) in self.into.of(s) {
                 let f = from as usize;
                 if !good[f] && fair[f] >> thread & 1 == 1 {
                     good[f] = true;
@@ -152,7 +153,7 @@ impl TerminationOracle {
                 let good = self.strong_escapes(model);
                 good.iter()
                     .position(|&g| !g)
-                    .map(|bad| self.strong_evidence(model, bad as u32, &good))
+                    .map(|bad| self.strong_evidence(model, bad as StateId, &good))
             }
         };
         TerminationVerdict {
@@ -174,30 +175,37 @@ impl TerminationOracle {
     /// holds, as the steps taken.
     fn path(
         &self,
-        from: u32,
-        inside: impl Fn(u32) -> bool,
-        stop: impl Fn(u32) -> bool,
-    ) -> Option<(Vec<(u32, Edge)>, u32)> {
-        let n = self.graph.states.len();
-        let mut came: Vec<Option<(u32, Edge)>> = vec![None; n];
-        let mut seen = vec![false; n];
+        from: StateId,
+        inside: impl Fn(StateId) -> bool,
+        stop: impl Fn(StateId) -> bool,
+    ) -> Option<(Vec<(StateId, Edge)>, StateId)> {
+        // Per state, the state and the step it was first reached by (`from` and the states
+        // not reached: none).
+        const NONE: StateId = StateId::MAX;
+        let mut came: Vec<(StateId, u8)> = vec![(NONE, 0); self.graph.len()];
         let mut queue = VecDeque::from([from]);
-        seen[from as usize] = true;
+        came[from as usize].0 = from;
         while let Some(s) = queue.pop_front() {
             if stop(s) {
                 let mut steps = Vec::new();
                 let mut at = s;
-                while let Some((prev, edge)) = came[at as usize] {
+                while at != from {
+                    let (prev, thread) = came[at as usize];
+                    let edge = *self
+                        .graph
+                        .out(prev)
+                        .iter()
+                        .find(|e| e.thread == thread)
+                        .expect("the step that reached it");
                     steps.push((prev, edge));
                     at = prev;
                 }
                 steps.reverse();
                 return Some((steps, s));
             }
-            for e in &self.graph.edges[s as usize] {
-                if inside(e.to) && !seen[e.to as usize] {
-                    seen[e.to as usize] = true;
-                    came[e.to as usize] = Some((s, *e));
+            for e in self.graph.out(s) {
+                if inside(e.to) && came[e.to as usize].0 == NONE {
+                    came[e.to as usize] = (s, e.thread);
                     queue.push_back(e.to);
                 }
             }
@@ -205,7 +213,7 @@ impl TerminationOracle {
         None
     }
 
-    fn steps(&self, steps: &[(u32, Edge)]) -> Vec<ExecutionStep> {
+    fn steps(&self, steps: &[(StateId, Edge)]) -> Vec<ExecutionStep> {
         steps
             .iter()
             .map(|(_, e)| ExecutionStep {
@@ -224,14 +232,14 @@ impl TerminationOracle {
 
     /// A cycle in component `c` in which every thread of its F steps.
     fn weak_evidence(&self, model: Model, c: usize) -> EndlessExecution {
-        let c32 = c as u32;
-        let within = |s: u32| self.component[s as usize] == c32;
+        let c32 = c as StateId;
+        let within = |s: StateId| self.component[s as usize] == c32;
         let root = self.representative[c];
         let fair = self.fair(model, root);
         let (prefix, _) = self
             .path(0, |_| true, |s| s == root)
             .expect("every state is reachable");
-        let mut cycle: Vec<(u32, Edge)> = Vec::new();
+        let mut cycle: Vec<(StateId, Edge)> = Vec::new();
         let mut at = root;
         // At least one step inside, then one by every thread of F.
         let wanted = if fair == 0 {
@@ -240,8 +248,9 @@ impl TerminationOracle {
             fair
         };
         for t in self.threads(wanted) {
-            let has_step = |s: u32| {
-                self.graph.edges[s as usize]
+            let has_step = |s: StateId| {
+                self.graph
+                    .out(s)
                     .iter()
                     .any(|e| usize::from(e.thread) == t && within(e.to))
             };
@@ -249,7 +258,9 @@ impl TerminationOracle {
                 .path(at, within, has_step)
                 .expect("inside one component");
             cycle.extend(to);
-            let edge = *self.graph.edges[end as usize]
+            let edge = *self
+                .graph
+                .out(end)
                 .iter()
                 .find(|e| usize::from(e.thread) == t && within(e.to))
                 .expect("found above");
@@ -270,18 +281,20 @@ impl TerminationOracle {
 
     /// From a state F's threads cannot lead out of, the steps they can take, followed until a
     /// state repeats: they all stay among such states.
-    fn strong_evidence(&self, model: Model, bad: u32, good: &[bool]) -> EndlessExecution {
+    fn strong_evidence(&self, model: Model, bad: StateId, good: &[bool]) -> EndlessExecution {
         let (mut prefix, _) = self
             .path(0, |_| true, |s| s == bad)
             .expect("every state is reachable");
-        let mut walk: Vec<(u32, Edge)> = Vec::new();
-        let mut first_visit = vec![usize::MAX; self.graph.states.len()];
+        let mut walk: Vec<(StateId, Edge)> = Vec::new();
+        let mut first_visit = vec![usize::MAX; self.graph.len()];
         let mut at = bad;
         let mut last_thread: Option<u8> = None;
         while first_visit[at as usize] == usize::MAX {
             first_visit[at as usize] = walk.len();
             let fair = self.fair(model, at);
-            let moves: Vec<&Edge> = self.graph.edges[at as usize]
+            let moves: Vec<&Edge> = self
+                .graph
+                .out(at)
                 .iter()
                 .filter(|e| fair >> e.thread & 1 == 1 && !good[e.to as usize])
                 .collect();

@@ -3,7 +3,7 @@
 use wgstress_progress::model::{Fairness, Model, ProgressScheduler};
 use wgstress_progress::oracle::TerminationOracle;
 use wgstress_progress::suite::seed_examples;
-use wgstress_progress::AxbTest;
+use wgstress_progress::{AxbTest, BranchTarget, Instr};
 
 fn example(name: &str) -> AxbTest {
     seed_examples()
@@ -203,4 +203,81 @@ fn a_device_that_hangs_the_decreasing_producer_consumer_conforms_to_hsa_and_obe_
             fairness: Fairness::Strong
         }]
     );
+}
+
+/// Eight threads of 15 instructions, the most the language allows: each thread stores, checks
+/// and spins on an exchange, on both locations, with jumps back.
+fn eight_long_threads() -> Vec<Vec<Instr>> {
+    (0..8u8)
+        .map(|t| {
+            (0..15u8)
+                .map(|i| {
+                    let loc = (t + i) % 2;
+                    match i % 3 {
+                        0 => Instr::Store {
+                            loc,
+                            value: i / 3 % 2,
+                        },
+                        1 => Instr::Chk {
+                            loc,
+                            check: 1,
+                            target: BranchTarget::Inst(i + 1),
+                        },
+                        _ => Instr::Exch {
+                            loc,
+                            check: 0,
+                            exch: 1,
+                            target: BranchTarget::Inst(i - 2),
+                        },
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn a_test_that_reaches_more_states_than_the_oracle_explores_is_refused_naming_the_cap() {
+    use wgstress_progress::MAX_STATES;
+    let threads = eight_long_threads();
+    let mut text = String::new();
+    for (t, thread) in threads.iter().enumerate() {
+        text.push_str(&format!("THREAD{t}\n"));
+        for instr in thread {
+            text.push_str(&format!("{instr}\n"));
+        }
+    }
+    let error = AxbTest::parse(&text).unwrap_err();
+    assert_eq!((error.line, error.column), (1, 1));
+    let cap = format!("more than {MAX_STATES} states");
+    assert!(error.message.contains(&cap), "{error}");
+    // The same through the constructor and through JSON: no test the oracle cannot decide is
+    // made.
+    let made = AxbTest::new(threads.clone()).unwrap_err();
+    assert!(made.contains(&cap), "{made}");
+    let json = serde_json::json!({ "threads": threads });
+    let read = serde_json::from_value::<AxbTest>(json).unwrap_err();
+    assert!(read.to_string().contains(&cap), "{read}");
+}
+
+#[test]
+fn a_test_of_eight_long_threads_within_the_cap_is_answered() {
+    // Thread 0 runs 15 stores; the other seven spin at their start on location 1, which
+    // nobody sets: few states, and no thread but 0 ever gets past its first instruction.
+    let mut text = String::from("THREAD0\n");
+    text.push_str(&"atomic_store(0, 1)\n".repeat(15));
+    for t in 1..8 {
+        text.push_str(&format!("THREAD{t}\n"));
+        text.push_str(&"atomic_chk_branch(1, 0, 0)\n".repeat(15));
+    }
+    let test = AxbTest::parse(&text).unwrap();
+    let oracle = TerminationOracle::new(&test);
+    for verdict in oracle.verdicts() {
+        assert!(!verdict.terminates, "{}", verdict.scheduler);
+        let evidence = verdict.evidence.unwrap();
+        assert!(evidence
+            .cycle
+            .iter()
+            .all(|s| s.thread != 0 && s.instruction == 0));
+    }
 }
