@@ -59,7 +59,7 @@ fn the_oracle_gives_the_seeds_verdicts_from_the_command_line() {
     let files = write_examples(dir.path());
     let mut args = vec!["progress", "--oracle"];
     args.extend(files.iter().map(String::as_str));
-    args.push("--json");
+    args.extend(["--json", "--evidence"]);
     let out = wgstress(&args, dir.path());
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let report = json(&out);
@@ -88,6 +88,12 @@ fn the_oracle_gives_the_seeds_verdicts_from_the_command_line() {
     let mutex = &report[0]["models"]["hsa"]["weak"]["evidence"];
     assert_eq!(mutex["fair"], serde_json::json!([0]));
     assert!(!mutex["cycle"].as_array().unwrap().is_empty());
+    // Without --evidence, the verdicts alone.
+    let out = wgstress(&["progress", "--oracle", "mutex.axb", "--json"], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let hsa = &json(&out)[0]["models"]["hsa"]["weak"];
+    assert_eq!(hsa["terminates"], false);
+    assert!(hsa.get("evidence").is_none(), "{hsa}");
     // The table says the same.
     let out = wgstress(&["progress", "--oracle", "mutex.axb"], dir.path());
     let table = String::from_utf8_lossy(&out.stdout);
@@ -108,6 +114,17 @@ fn bad_test_files_and_modes_are_refused_with_one_line() {
         "THREAD0\natomic_store(0, 1)\nTHREAD1\natomic_chk_branch(0, 2, 0)\n",
     )
     .unwrap();
+    // Eight threads of 15 stores each: every interleaving of their pcs is a state, more than
+    // the oracle explores.
+    let mut long = String::new();
+    for t in 0..8 {
+        long.push_str(&format!("THREAD{t}\n{}", "atomic_store(0, 1)\n".repeat(15)));
+    }
+    std::fs::write(dir.path().join("long.axb"), long).unwrap();
+    let cap = format!(
+        "long.axb:1:1: the test reaches more than {} states",
+        wgstress_progress::MAX_STATES
+    );
     std::fs::create_dir(dir.path().join("full")).unwrap();
     std::fs::write(dir.path().join("full/mine.txt"), "mine").unwrap();
     for (args, expected) in [
@@ -119,6 +136,12 @@ fn bad_test_files_and_modes_are_refused_with_one_line() {
             vec!["progress", "--tests", "bad.axb"],
             "bad.axb:4:22: a value must be 0 or 1, found `2`",
         ),
+        (vec!["progress", "--oracle", "long.axb"], cap.as_str()),
+        (
+            vec!["progress", "--oracle", "bad.axb", "--evidence"],
+            "the following required arguments were not provided: --json",
+        ),
+        (vec!["progress", "--tests", "long.axb"], cap.as_str()),
         (vec!["progress", "--oracle", "missing.axb"], "missing.axb"),
         (
             vec!["progress"],

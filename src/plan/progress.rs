@@ -21,11 +21,23 @@ pub struct NamedTest {
 
 pub enum ProgressPlan {
     /// Each test's verdict under every scheduler.
-    Oracle { tests: Vec<NamedTest>, json: bool },
+    Oracle {
+        tests: Vec<NamedTest>,
+        output: OracleOutput,
+    },
     /// The suite, written to a new or empty directory.
     Generate { dir: PathBuf, json: bool },
     /// Tests run on the adapter.
     Run(RunPlan),
+}
+
+/// How `--oracle` shows its verdicts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OracleOutput {
+    /// A line per test, a mark per scheduler.
+    Table,
+    /// JSON, with the execution behind every verdict of non-termination when `evidence`.
+    Json { evidence: bool },
 }
 
 /// Which tests run.
@@ -57,7 +69,8 @@ pub struct Runs {
     pub timeout: Duration,
 }
 
-/// Reads and parses a test file.
+/// Reads and parses a test file; a test that reaches more states than the oracle explores is
+/// refused there, at its first line.
 pub fn read_test(path: &Path) -> Result<NamedTest> {
     let text = wgstress_model::read::text(path, TEST_BYTES, "a progress test may hold")?;
     let test = AxbTest::parse(&text).map_err(|e| anyhow!("{}:{e}", path.display()))?;
@@ -91,6 +104,8 @@ pub fn generate_dir(dir: &Path) -> Result<PathBuf> {
 
 pub struct Modes<'a> {
     pub oracle: &'a [PathBuf],
+    /// `--evidence`, which clap lets through only with `--oracle` and `--json`.
+    pub evidence: bool,
     pub generate: Option<&'a Path>,
     pub suite: bool,
     pub tests: &'a [PathBuf],
@@ -119,7 +134,14 @@ pub fn plan(
             .iter()
             .map(|p| read_test(p))
             .collect::<Result<_>>()?;
-        return Ok(ProgressPlan::Oracle { tests, json });
+        let output = if json {
+            OracleOutput::Json {
+                evidence: modes.evidence,
+            }
+        } else {
+            OracleOutput::Table
+        };
+        return Ok(ProgressPlan::Oracle { tests, output });
     }
     if let Some(dir) = modes.generate {
         return Ok(ProgressPlan::Generate {

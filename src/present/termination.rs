@@ -42,7 +42,7 @@ pub fn oracle_table(tests: &[(&str, Vec<TerminationVerdict>)]) -> String {
         s.push('\n');
     }
     s.push_str(
-        "\nyes: guaranteed to terminate under the model; -: not (--json gives the execution that starves)\n",
+        "\nyes: guaranteed to terminate under the model; -: not (--json --evidence gives the execution that starves)\n",
     );
     s
 }
@@ -51,8 +51,8 @@ pub fn oracle_table(tests: &[(&str, Vec<TerminationVerdict>)]) -> String {
 #[derive(Serialize)]
 pub struct OracleFile<'a> {
     pub file: &'a str,
-    /// Per model, per fairness: whether the test terminates, and the execution that starves
-    /// where it need not.
+    /// Per model, per fairness: whether the test terminates, and with `--evidence` the
+    /// execution that starves where it need not.
     pub models: BTreeMap<Model, BTreeMap<Fairness, OracleVerdict<'a>>>,
 }
 
@@ -63,7 +63,8 @@ pub struct OracleVerdict<'a> {
     pub evidence: Option<&'a EndlessExecution>,
 }
 
-/// Per file, per model and fairness: `terminates`, and the evidence where it need not.
+/// Per file, per model and fairness: `terminates`, and the evidence where it need not and it
+/// was asked for.
 pub fn oracle_json<'a>(tests: &'a [(&'a str, Vec<TerminationVerdict>)]) -> Vec<OracleFile<'a>> {
     tests
         .iter()

@@ -25,9 +25,15 @@ pub struct Args {
     #[command(flatten)]
     app_options: app::AppArgs,
     /// Print each test file's verdict under every progress model, weak and strong: whether
-    /// it is guaranteed to terminate (no GPU; with --json, the starving execution too)
+    /// it is guaranteed to terminate (no GPU). A test that reaches more states than the oracle
+    /// explores is refused
     #[arg(long, num_args = 1.., value_name = "FILE")]
     oracle: Vec<PathBuf>,
+    /// With --oracle --json: for every verdict where the test need not terminate, the
+    /// execution that shows it (the steps from the start, then the cycle repeated forever, and
+    /// the threads the model guarantees on it). Without it the JSON holds the verdicts only
+    #[arg(long, requires_all = ["oracle", "json"])]
+    evidence: bool,
     /// Write the generated suite into DIR (new or empty), one file per test, and print its
     /// size and its Table 4 beside the seed's
     #[arg(long, value_name = "DIR")]
@@ -67,6 +73,7 @@ pub fn plan(args: &Args) -> Result<Plan> {
     Ok(Plan::Tests(crate::plan::progress::plan(
         Modes {
             oracle: &args.oracle,
+            evidence: args.evidence,
             generate: args.generate.as_deref(),
             suite: args.suite,
             tests: &args.tests,
@@ -80,7 +87,7 @@ pub fn plan(args: &Args) -> Result<Plan> {
 pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
     match plan {
         Plan::App(plan) => app::execute(*plan, notes),
-        Plan::Tests(ProgressPlan::Oracle { tests, json }) => oracle::oracle(&tests, json),
+        Plan::Tests(ProgressPlan::Oracle { tests, output }) => oracle::oracle(&tests, output),
         Plan::Tests(ProgressPlan::Generate { dir, json }) => generate::generate(&dir, json, notes),
         Plan::Tests(ProgressPlan::Run(plan)) => run::run(plan, notes),
     }

@@ -1,29 +1,29 @@
 //! `progress --oracle FILE...`: each test's verdict under every scheduler, no GPU.
 
 use crate::notes::emit;
-use crate::plan::progress::NamedTest;
+use crate::plan::progress::{NamedTest, OracleOutput};
 use crate::status::Status;
 use anyhow::Result;
 use wgstress_progress::oracle::{TerminationOracle, TerminationVerdict};
 
-pub fn oracle(tests: &[NamedTest], json: bool) -> Result<Status> {
+pub fn oracle(tests: &[NamedTest], output: OracleOutput) -> Result<Status> {
+    let evidence = output == OracleOutput::Json { evidence: true };
     let verdicts: Vec<(&str, Vec<TerminationVerdict>)> = tests
         .iter()
-        .map(|t| (t.name.as_str(), verdicts(&t.test, json)))
+        .map(|t| (t.name.as_str(), verdicts(&t.test, evidence)))
         .collect();
-    if json {
-        emit(&format!(
+    match output {
+        OracleOutput::Json { .. } => emit(&format!(
             "{}\n",
             serde_json::to_string_pretty(&crate::present::termination::oracle_json(&verdicts))?
-        ))?;
-    } else {
-        emit(&crate::present::termination::oracle_table(&verdicts))?;
+        ))?,
+        OracleOutput::Table => emit(&crate::present::termination::oracle_table(&verdicts))?,
     }
     Ok(Status::Passed)
 }
 
 /// Every scheduler's verdict, the unfair model under both notions; the evidence only where it
-/// is shown (JSON).
+/// is asked for (`--json --evidence`).
 fn verdicts(test: &wgstress_progress::AxbTest, evidence: bool) -> Vec<TerminationVerdict> {
     let oracle = TerminationOracle::new(test);
     crate::present::termination::columns()
