@@ -17,7 +17,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 /// and the steps into it, and a few words per verdict; past this many, a test of eight long
 /// threads would take the oracle more than the ten seconds and the gigabyte any test must be
 /// decided within (docs/progress.md gives the measurement).
-pub const MAX_STATES: usize = 1 << 21;
+pub const MAX_STATES: usize = 1 << 20;
 
 /// A state's index: states are numbered in the order the exploration finds them, 0 the start.
 pub(crate) type StateId = u32;
@@ -403,13 +403,14 @@ mod tests {
                 .map(|&k| vec![Instr::Store { loc: 0, value: 0 }; k])
                 .collect()
         };
-        let at_most = |n: usize| n <= MAX_STATES;
-        let seven = stores(&[7; 7]);
-        assert_eq!(within_limit(&seven), at_most(8usize.pow(7)));
-        let test = crate::AxbTest::new(seven).unwrap();
-        assert_eq!(Graph::of(&test).len(), 8usize.pow(7));
-        let past = stores(&[7, 7, 7, 7, 7, 7, 8]);
-        assert_eq!(within_limit(&past), at_most(8usize.pow(6) * 9));
+        // Five threads of 15 stores reach 16^5 = 2^20 states, the cap; one more thread of one
+        // store doubles them.
+        assert_eq!(MAX_STATES, 16usize.pow(5));
+        let five = stores(&[15; 5]);
+        assert!(within_limit(&five));
+        let test = crate::AxbTest::new(five).unwrap();
+        assert_eq!(Graph::of(&test).len(), MAX_STATES);
+        assert!(!within_limit(&stores(&[15, 15, 15, 15, 15, 1])));
         // Eight threads of 15 stores reach every interleaving of their pcs, 16^8 states; where
         // all but the first spin at their start on a location nobody sets, only thread 0's 16
         // places by which of the others have stepped.
