@@ -127,6 +127,7 @@ pub fn run_row(strategy: Ran, shuffle: bool, runs: u64, failures: u64) -> RunSum
         elapsed: Duration::from_secs(1),
         first_failure: (failures > 0).then(|| failure(3, 0.5, "0xabc", "wrong")),
         stress_groups_ran: 0,
+        slow_waits: 0,
     };
     RunSummary {
         app: APP.into(),

@@ -67,6 +67,9 @@ pub fn table(s: &RunSummary) -> String {
         ),
     );
     row("outcomes", st.counts.to_string());
+    if st.slow_waits > 0 {
+        row("slow waits", slow_waits(st.slow_waits));
+    }
     row(
         "failure rate",
         format!(
@@ -131,4 +134,19 @@ pub fn table(s: &RunSummary) -> String {
         None => {}
     }
     out
+}
+
+/// The summary's line for runs whose suspected hang the host did not confirm.
+pub(crate) fn slow_waits(n: u64) -> String {
+    let runs = if n == 1 {
+        "1 run"
+    } else {
+        &format!("{n} runs")
+    };
+    format!(
+        "{runs} stalled or had a loop ended by the driver, then ended by {} when run again: \
+         a wait the device did not give the time it needed (on a CPU driver, a thread the \
+         operating system did not run), counted by that run's outcome, not as a hang",
+        if n == 1 { "itself" } else { "themselves" }
+    )
 }

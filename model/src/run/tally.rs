@@ -26,6 +26,9 @@ pub struct Tally {
     pub elapsed: Duration,
     pub first_failure: Option<Failure>,
     pub stress_groups_ran: u64,
+    /// Runs whose wait the detector called a hang, or the driver ended, that ended by
+    /// themselves when run again (counted by their outcome then).
+    pub slow_waits: u64,
 }
 
 /// `0x…`: how seeds are printed and read back by `--seed`.
@@ -70,6 +73,7 @@ impl Tally {
             time_to_first_failure: self.first_failure.as_ref().map(|f| f.seconds),
             first_failure: self.first_failure.clone(),
             stress_groups_ran: self.stress_groups_ran,
+            slow_waits: self.slow_waits,
         }
     }
 }
@@ -91,6 +95,11 @@ pub struct Stats {
     pub time_to_first_failure: Option<f64>,
     pub first_failure: Option<Failure>,
     pub stress_groups_ran: u64,
+    /// Runs whose wait the detector called a hang, or the driver ended, and that ended by
+    /// themselves when run again: slow waits, counted by the outcome of the attempt that
+    /// ended, not as hangs.
+    #[serde(default)]
+    pub slow_waits: u64,
 }
 
 /// Runs per outcome.

@@ -8,6 +8,7 @@ use crate::error::{Result, RuntimeError};
 use crate::gpu::checks::Prepared;
 use crate::gpu::device::{self, Gpu};
 use crate::gpu::loop_limit::LoopLimit;
+use crate::gpu::params::Stalls;
 use crate::gpu::program::{EditedShader, Program};
 use crate::gpu::session::Session;
 use crate::gpu::timing::Timed;
@@ -27,7 +28,51 @@ pub struct RunResult {
     pub record: Record,
     /// What a host check found wrong, if anything.
     pub host: Option<CheckFailure>,
+    /// Where the run's first attempt was suspected of hanging (the detector saw a stall, or
+    /// the driver cut a loop), what running it again showed.
+    pub rerun: Option<Rerun>,
 }
+
+/// A suspected hang run again without the detector's verdict (`Engine::confirm`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rerun {
+    /// What the first attempt showed.
+    pub first: Suspect,
+    /// Attempts after the first.
+    pub attempts: u32,
+    /// Wall-clock seconds from the first of them to the end of the last.
+    pub seconds: f64,
+    /// Whether an attempt's wait ended by itself: a slow wait (the device did not give it the
+    /// time it needed: on a CPU driver, a thread the operating system did not run), not a
+    /// failure of the application; `outcome` and `record` are then that attempt's. Else the
+    /// suspicion stands: a hang, or a loop the driver cut however long it was given.
+    pub ended: bool,
+}
+
+/// Why a run's first attempt was run again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Suspect {
+    /// The detector saw a wait without progress anywhere while nothing was held.
+    Stall,
+    /// The driver ended a loop (llvmpipe's 65,535 iterations).
+    Cut,
+}
+
+/// How long a suspected hang's wait is given, run again without the detector's verdict,
+/// before the host calls it a hang: a wait that is still not over after this much wall time,
+/// with nothing else getting anywhere, is one no scheduler delay explains. A quarter of the
+/// hang timeout where that is shorter.
+pub(crate) const CONFIRM_SPAN: Duration = Duration::from_millis(500);
+
+/// Attempts at most to confirm a suspected hang; at least two, so that one attempt a burst
+/// of the machine's load slowed does not decide it.
+const CONFIRM_ATTEMPTS: u32 = 24;
+const CONFIRM_MIN_ATTEMPTS: u32 = 2;
+
+/// The pause between attempts on a device whose driver ends long loops (llvmpipe): the
+/// operating system then runs the threads it had not, and the next attempt meets another
+/// moment of the machine's load.
+const CONFIRM_PAUSE: Duration = Duration::from_millis(20);
 
 /// What a session dispatches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -116,6 +161,9 @@ pub struct Engine {
     /// What the driver said when the device was last lost and recreated, until the caller
     /// takes it to report it.
     pub(crate) lost: Option<String>,
+    /// Time spent confirming suspected hangs since the caller last took it: a batch's cost,
+    /// not its runs', which pacing keeps apart.
+    pub(crate) confirming: Duration,
 }
 
 /// Stress iterations when calibration saw no passing run of the application: on the H100, 512
@@ -187,6 +235,7 @@ impl Engine {
             recreated: 0,
             loop_limit,
             lost: None,
+            confirming: Duration::ZERO,
         })
     }
 
@@ -306,16 +355,9 @@ impl Engine {
     /// naming the loop. Not where the scheduler found the run starved: the held workgroups
     /// were released then, and a waiter that spun on until the driver's limit while the
     /// released one's thread had not yet run (llvmpipe) came after the verdict, which stands
-    /// (`RunOutcome` ranks starvation first for the same reason).
-    fn refuse_cut(
-        &self,
-        results: &[(Record, std::result::Result<(), CheckFailure>)],
-    ) -> Result<()> {
-        let cut: Vec<&Record> = results
-            .iter()
-            .map(|(record, _)| record)
-            .filter(|r| r.cut.count > 0 && !r.scheduler.starved)
-            .collect();
+    /// (`RunOutcome` ranks starvation first for the same reason). `cut` are the records of
+    /// the runs whose loops the driver still cut when they were run again.
+    fn refuse_cut(&self, cut: &[Record]) -> Result<()> {
         let Some(first) = cut.first() else {
             return Ok(());
         };
@@ -329,16 +371,15 @@ impl Engine {
 
     /// Runs one batch. A lost device is recreated and the batch's runs count as lost.
     fn run_batch(&mut self, runs: &[RunParams]) -> Result<Vec<RunResult>> {
-        let results = self
-            .session
-            .run_batch(&self.gpu, runs, self.config.timeout, &|o| {
-                self.host_check(o)
-            });
+        let results =
+            self.session
+                .run_batch(&self.gpu, runs, Stalls::Judged, self.config.timeout, &|o| {
+                    self.host_check(o)
+                });
         match results {
             Ok(results) => {
                 self.recreated = 0;
-                self.refuse_cut(&results)?;
-                Ok(runs
+                let mut out: Vec<RunResult> = runs
                     .iter()
                     .zip(results)
                     .map(|(params, (record, host))| RunResult {
@@ -346,8 +387,12 @@ impl Engine {
                         outcome: crate::gpu::record::classify(&record, &host),
                         record,
                         host: host.err(),
+                        rerun: None,
                     })
-                    .collect())
+                    .collect();
+                let cut = self.confirm(&mut out)?;
+                self.refuse_cut(&cut)?;
+                Ok(out)
             }
             Err(RuntimeError::DeviceLost(message)) if self.recreated < MAX_LOSSES => {
                 self.recreated += 1;
@@ -372,11 +417,122 @@ impl Engine {
                         outcome: RunOutcome::DeviceLost,
                         record: Record::default(),
                         host: None,
+                        rerun: None,
                     })
                     .collect())
             }
             Err(e) => Err(e),
         }
+    }
+
+    /// A hang is a fact about time, not about iterations: the in-shader detector's verdict
+    /// (a wait with no progress anywhere for its window, nothing held) and a loop the driver
+    /// ended are suspicions, which this confirms or clears. The suspected runs are run again,
+    /// with their own parameters, without the detector's hang verdict (`Stalls::Timed`), so
+    /// that each wait lasts until it ends by itself, the watchdog's cap ends it or the driver
+    /// does. A run whose wait then ends by itself takes that attempt's outcome and is marked
+    /// a slow wait. The others are tried again until their attempts spanned `CONFIRM_SPAN` of
+    /// wall time: where the cap ended an attempt sooner than that, the next one gets twice the
+    /// cap, so that on a GPU one attempt lets the wait run that long; where the driver ended
+    /// it (llvmpipe's loops end after 65,535 iterations, about a hundredth of a second), the
+    /// attempts are spread over that time. What is left is a hang (as the detector said) or a
+    /// loop the driver cut however long it was given: those records are returned.
+    fn confirm(&mut self, results: &mut [RunResult]) -> Result<Vec<Record>> {
+        let suspect = |r: &RunResult| {
+            if r.record.scheduler.starved {
+                None
+            } else if r.record.cut.count > 0 {
+                Some(Suspect::Cut)
+            } else if r.outcome == RunOutcome::Hang {
+                Some(Suspect::Stall)
+            } else {
+                None
+            }
+        };
+        let mut open: Vec<(usize, Suspect)> = results
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| suspect(r).map(|s| (i, s)))
+            .collect();
+        if open.is_empty() {
+            return Ok(Vec::new());
+        }
+        let span = CONFIRM_SPAN.min(self.config.timeout / 4);
+        let started = Instant::now();
+        let mut scale = 1u32;
+        let mut attempts = 0;
+        while !open.is_empty() && attempts < CONFIRM_ATTEMPTS {
+            if attempts >= CONFIRM_MIN_ATTEMPTS && started.elapsed() >= span {
+                break;
+            }
+            let runs: Vec<RunParams> = open
+                .iter()
+                .map(|&(i, _)| RunParams {
+                    watchdog_limit: results[i].params.watchdog_limit.saturating_mul(scale),
+                    ..results[i].params.clone()
+                })
+                .collect();
+            let attempt = Instant::now();
+            let again = self.session.run_batch(
+                &self.gpu,
+                &runs,
+                Stalls::Timed,
+                self.config.timeout,
+                &|o| self.host_check(o),
+            )?;
+            attempts += 1;
+            let took = attempt.elapsed();
+            let mut capped = false;
+            let mut driver = false;
+            let mut left = Vec::new();
+            for (&(i, first), (record, host)) in open.iter().zip(again) {
+                let ended = record.scheduler.starved
+                    || (record.cut.count == 0 && record.watchdog.count == 0);
+                if ended {
+                    results[i] = RunResult {
+                        params: results[i].params.clone(),
+                        outcome: crate::gpu::record::classify(&record, &host),
+                        record,
+                        host: host.err(),
+                        rerun: Some(Rerun {
+                            first,
+                            attempts,
+                            seconds: started.elapsed().as_secs_f64(),
+                            ended: true,
+                        }),
+                    };
+                } else if record.cut.count > 0 {
+                    driver = true;
+                    left.push((i, first));
+                } else if took < span {
+                    // The cap ended it sooner than the span: not yet a fact about time.
+                    capped = true;
+                    left.push((i, first));
+                }
+                // Else the cap ended a wait that had the whole span: a hang, confirmed.
+            }
+            open = left;
+            if capped {
+                scale = scale.saturating_mul(2);
+            }
+            if driver && !open.is_empty() {
+                std::thread::sleep(CONFIRM_PAUSE);
+            }
+        }
+        self.confirming += started.elapsed();
+        for &(i, first) in &open {
+            results[i].rerun = Some(Rerun {
+                first,
+                attempts,
+                seconds: started.elapsed().as_secs_f64(),
+                ended: false,
+            });
+        }
+        Ok(open
+            .iter()
+            .filter(|&&(_, first)| first == Suspect::Cut)
+            .map(|&(i, _)| results[i].record)
+            .collect())
     }
 
     /// Seconds per passing run of runs made by `make(seed)`, the best batch of up to four

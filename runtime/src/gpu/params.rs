@@ -20,7 +20,30 @@ pub(crate) struct Pacing {
     pub masked_lanes: bool,
 }
 
+/// How a batch's waits are judged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Stalls {
+    /// A wait that saw no progress for the device's window, with nothing held, ends the run
+    /// as a hang: the in-shader detector's verdict, which the host then confirms.
+    Judged,
+    /// The confirmation of such a verdict: no hang verdict in the shader, so a wait lasts
+    /// until it ends by itself, the watchdog's cap ends it or the driver does; the host
+    /// judges it by the clock (`Engine::confirm`). Starvation is still judged.
+    Timed,
+}
+
 impl Pacing {
+    /// This pacing for a batch whose waits are judged as `stalls` says.
+    pub(crate) fn judging(self, stalls: Stalls) -> Pacing {
+        match stalls {
+            Stalls::Judged => self,
+            Stalls::Timed => Pacing {
+                hang_floor: u32::MAX,
+                ..self
+            },
+        }
+    }
+
     /// llvmpipe ends an invocation's loops after 65,535 iterations in all: there a wait is
     /// judged after 1,024 steps and a workgroup held for at most 16,384 checks, leaving most
     /// of that budget to the application; and as its threads are the operating system's (one

@@ -15,7 +15,7 @@ use crate::gpu::bind::{pipeline_layout, Groups};
 use crate::gpu::buffers::{app_buffers, AppBuffer, Own, Sizes};
 use crate::gpu::device::{end_scope, shader_pipeline, Gpu};
 use crate::gpu::interface::{match_bindings, Use};
-use crate::gpu::params::{encode, Pacing};
+use crate::gpu::params::{encode, Pacing, Stalls};
 use crate::gpu::program::{Program, Unit};
 use crate::gpu::readback::ReadBack;
 use std::time::Duration;
@@ -153,12 +153,14 @@ impl Session {
         Ok(())
     }
 
-    /// Runs `runs` (at most `batch()`) in one submission. `check` sees each run's read-back
-    /// buffers; its verdicts come back beside the GPU records.
+    /// Runs `runs` (at most `batch()`) in one submission, their waits judged as `stalls`
+    /// says. `check` sees each run's read-back buffers; its verdicts come back beside the GPU
+    /// records.
     pub(crate) fn run_batch(
         &self,
         gpu: &Gpu,
         runs: &[RunParams],
+        stalls: Stalls,
         timeout: Duration,
         check: &dyn Fn(&Outputs) -> std::result::Result<(), CheckFailure>,
     ) -> Result<Vec<(Record, std::result::Result<(), CheckFailure>)>> {
@@ -168,7 +170,7 @@ impl Session {
             self.sizes.batch
         );
         gpu.queue
-            .write_buffer(&self.own.params, 0, &self.params(runs, gpu));
+            .write_buffer(&self.own.params, 0, &self.params(runs, gpu, stalls));
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
         encoder.clear_buffer(&self.own.results, 0, None);
         for (i, run) in runs.iter().enumerate() {
@@ -195,9 +197,9 @@ impl Session {
     }
 
     /// The params blocks of a batch of `runs`: each stage's of each run.
-    fn params(&self, runs: &[RunParams], gpu: &Gpu) -> Vec<u8> {
+    fn params(&self, runs: &[RunParams], gpu: &Gpu, stalls: Stalls) -> Vec<u8> {
         let layout = &self.manifests[0].params;
-        let pacing = Pacing::for_adapter(&gpu.info.name);
+        let pacing = Pacing::for_adapter(&gpu.info.name).judging(stalls);
         let mut bytes =
             vec![0u8; self.sizes.params_stride as usize * runs.len() * self.sizes.slots];
         for (i, run) in runs.iter().enumerate() {

@@ -276,11 +276,16 @@ fn paced_batches(
             Err(e) => return Ok(Some(e.to_string())),
         };
         let elapsed = start.elapsed();
+        // Runs stopped by the watchdog and hangs (which the engine confirmed by running them
+        // again) are the slow ones.
         let stalled = results
             .iter()
-            .filter(|r| r.outcome == RunOutcome::Watchdog)
+            .filter(|r| matches!(r.outcome, RunOutcome::Watchdog | RunOutcome::Hang))
             .count();
-        stream.pace.observe(n, stalled, elapsed);
+        let confirming = std::mem::take(&mut engine.confirming);
+        stream
+            .pace
+            .observe(n, stalled, elapsed.saturating_sub(confirming));
         for (arm, r) in arms.iter().zip(&results) {
             stream.shapes.record(*arm, r.outcome.is_failure());
             if r.outcome == RunOutcome::Pass {

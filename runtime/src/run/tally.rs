@@ -22,6 +22,7 @@ pub(crate) fn add(
         let run = tally.runs + i as u64;
         *tally.counts.entry(r.outcome.clone()).or_default() += 1;
         tally.stress_groups_ran += u64::from(r.record.stress_groups_ran);
+        tally.slow_waits += u64::from(r.rerun.is_some_and(|r| r.ended));
         if r.outcome.is_failure() {
             let share = (i + 1) as f64 / results.len() as f64;
             failures.push(Failure {
@@ -88,9 +89,14 @@ fn describe_in(r: &RunResult, manifest: &Manifest) -> String {
         ),
         RunOutcome::Starved => starved(r, manifest),
         RunOutcome::Hang => format!(
-            "no progress: {} waited while nothing got anywhere (a deadlock, or a livelock that changes nothing); every loop was stopped{}",
+            "no progress: {} waited while nothing got anywhere (a deadlock, or a livelock that changes nothing); every loop was stopped{}{}",
             waits(&r.record.scheduler, manifest),
-            held(r, manifest).map_or(String::new(), |h| format!(" ({h} before, and released)"))
+            held(r, manifest).map_or(String::new(), |h| format!(" ({h} before, and released)")),
+            r.rerun.map_or(String::new(), |again| format!(
+                "; run again without that verdict, the wait was still not over after {:.2} s ({})",
+                again.seconds,
+                plural(again.attempts, "attempt")
+            ))
         ),
         RunOutcome::Postcondition if r.record.postcondition.count > 0 => {
             format!(
@@ -158,4 +164,13 @@ fn starved(r: &RunResult, manifest: &Manifest) -> String {
         "starved under {schedule}: {held} while {} waited: {why}; released, the run completed",
         waits(s, manifest)
     )
+}
+
+/// "1 attempt", "3 attempts".
+fn plural(n: u32, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
 }
