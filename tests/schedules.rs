@@ -33,7 +33,7 @@ fn example(name: &str) -> String {
 fn progress(spec: &str, threads: &str, args: &[&str]) -> Value {
     let dir = tempfile::tempdir().unwrap();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_wgstress"))
-        .args(["progress", spec, "--json", "--no-log", "--runs", "96"])
+        .args(["progress", spec, "--json", "--no-log", "--runs", "600"])
         .args(["--until-failures", "1"])
         .args(args)
         .current_dir(dir.path())
@@ -124,6 +124,40 @@ fn the_look_back_with_fallback_terminates_under_every_model() {
     if on_lavapipe(&report) {
         assert_eq!(report["needs"]["models"], serde_json::json!(["unfair"]));
     }
+}
+
+#[test]
+fn a_hand_off_without_a_loop_in_its_producer_starves_where_it_can_be_held_after_its_ticket() {
+    let _serial = serial();
+    // The producer takes a ticket and raises a flag, nothing between: only a hold after its
+    // ticket (an access) starves the others, as unfair allows and OBE does not.
+    let spec = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/progress/ticket_handoff.toml")
+        .to_string_lossy()
+        .into_owned();
+    let report = progress(&spec, "4", &["--no-occupancy", "--models", "obe,unfair"]);
+    expect(&report, &["obe"], &["unfair"]);
+    if !on_lavapipe(&report) {
+        return;
+    }
+    let models = report["models"].as_array().unwrap();
+    let unfair = &models[1];
+    let wait = unfair["wait"].as_str().unwrap();
+    assert!(
+        wait.contains("after the access at") && wait.contains("ticket_handoff.wgsl:11:18"),
+        "{wait}"
+    );
+    // The report says where the runs held workgroups, against where the model allows.
+    let obe = &models[0]["holds"];
+    assert_eq!(obe["places"], 1, "{report:#}");
+    assert_eq!(obe["places_held"], 1, "{report:#}");
+    assert_eq!(obe["workgroups_held"], 4, "{report:#}");
+    assert!(
+        unfair["holds"]["places"].as_u64().unwrap() > 1,
+        "{report:#}"
+    );
+    // OBE is not the weakest model run: unfair starves, so OBE is what it needs.
+    assert_eq!(report["needs"]["models"], serde_json::json!(["obe"]));
 }
 
 #[test]

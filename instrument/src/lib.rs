@@ -48,7 +48,7 @@ pub use work::Work;
 use error::Result;
 use ir::import;
 use ir::pointers;
-use passes::{barriers, entry, hooks, loop_state, names, overrides, sites, watchdog};
+use passes::{barriers, entry, holds, hooks, loop_state, names, overrides, sites, watchdog};
 use wgsl::{directives, locate, render};
 
 use naga::valid::ModuleInfo;
@@ -177,6 +177,10 @@ fn instrument(
 
     let mut hooks = sites::Sites::new(&locator);
     let mut loops = sites::Sites::new(&locator);
+    let mut holds = sites::Sites::new(&locator);
+    let hold = options.parking.then(|| holds::Holds {
+        park: imported.function("wgstress_park_at_step"),
+    });
     let hook = assert_hook.map(|hook| hooks::AssertHook {
         hook,
         recorder: imported.function("wgstress_assert_at"),
@@ -200,10 +204,15 @@ fn instrument(
         .iter()
         .map(|e| loop_state::StateTypes::of(&module, &e.function))
         .collect();
+    // Which pointers reach storage is read from the module as it stands before the rewrite.
+    let user_globals = hold.as_ref().map(|_| module.clone());
     let mut instrument_function =
         |function: &mut naga::Function, name: &str, types: loop_state::StateTypes| {
             if let Some(hook) = &hook {
                 hook.rewrite(function, name, &mut hooks);
+            }
+            if let (Some(hold), Some(globals)) = (&hold, &user_globals) {
+                hold.mark(globals, function, name, &mut holds);
             }
             watchdog.guard_loops(function, name, types, &mut loops);
         };
@@ -274,6 +283,7 @@ fn instrument(
         event: layout_of(&module, "WgstressEvent"),
         hooks: hooks.into_vec(),
         loops: loops.into_vec(),
+        holds: holds.into_vec(),
     };
     Ok(Instrumented {
         module,

@@ -27,7 +27,8 @@ struct WgstressParams {
     placement: u32,             // where stress workgroups sit: 0 among, 1 after, 2 before the app's
     schedule: u32,              // Schedule::code (schedule.rs), as the WGSTRESS_SCHEDULE_ constants
     victim: u32,                // the application workgroup (linear id) the schedule parks; none: ~0u
-    park_step: u32,             // it parks at this step of an invocation (0: at its start)
+    park_step: u32,             // it parks at this pass of park_place (0: at its start)
+    park_place: u32,            // the place it parks at; ~0u: at its park_step-th loop step
     lead: u32,                  // 1: the others wait at their start until the victim parks
     script_len: u32,            // steps a scripted schedule takes (0: none), its prefix's and
     script_prefix: u32,         //   its cycle's entries in `script`, the cycle gone round
@@ -87,6 +88,10 @@ struct WgstressResults {
     victim_done: atomic<u32>,    // 1 once the victim finished
     turn: atomic<u32>,           // steps of a scripted schedule taken
     following: atomic<u32>,      // workgroups waiting at their start for the victim (lead)
+    victim_holds: atomic<u32>,   // the hold points the victim's invocations passed, at most
+    holds_most: atomic<u32>,     // the hold points any invocation passed
+    reached: array<atomic<u32>, 8>, // places the victim passed where it could be held: bit i
+                                    // of words 0-3 loop i, of 4-7 access i
 }
 
 @group(0) @binding(0) var<uniform> wgstress_params: WgstressParams;
@@ -107,6 +112,13 @@ var<private> wgstress_first: bool;
 var<private> wgstress_app_id: u32;
 // Back-edges this invocation took in application loops (its steps).
 var<private> wgstress_steps: u32;
+// The hold points this invocation passed: after each loop iteration, each loop, and each
+// atomic or storage access (its start is hold point 0). A parked victim is held at one.
+var<private> wgstress_holds: u32;
+// The places it passed (bits: loops, then accesses), published as it leaves.
+var<private> wgstress_reached: array<u32, 8>;
+// The times it passed the place a victim parks at (`park_place`).
+var<private> wgstress_place_passes: u32;
 // Whether a loop iteration changed state since this invocation last published progress.
 var<private> wgstress_moved: bool;
 // The progress count this invocation last saw, and how many checks since it changed.
@@ -446,14 +458,53 @@ fn wgstress_stalled(loop_id: u32, iterations: u32, others: u32) {
 // iteration of every loop of a run that parks nobody. A shader instrumented without parking
 // gets an empty body instead (stress.rs): the parking loop, inlined in every loop, cost
 // ls-bh nine tenths of its speed on an H200 although it never ran.
+// A hold point: `place` is a loop's id (after one of its iterations, or after the loop), or
+// WGSTRESS_ACCESS plus an access's id (after an atomic or a storage access: a workgroup held
+// there holds what it just took or has still to publish, a ticket before its flag).
 // wgstress: parking begin
-fn wgstress_park_at_step(loop_id: u32) {
+fn wgstress_park_at_step(place: u32) {
+    wgstress_holds += 1u;
+    var bit = place;
+    if place >= WGSTRESS_ACCESS {
+        bit = 128u + place - WGSTRESS_ACCESS;
+    }
+    // The places a run could have held this workgroup at: under HSA only while some lower
+    // id is unfinished (fewer have finished than there are ids below it), as HSA always
+    // runs the lowest.
+    let holdable = wgstress_params.schedule != WGSTRESS_SCHEDULE_HSA
+        || atomicLoad(&wgstress_results.finished) < wgstress_app_id;
+    if holdable && bit < 256u && (place < 128u || place >= WGSTRESS_ACCESS) {
+        wgstress_reached[bit >> 5u] |= 1u << (bit & 31u);
+    }
     if wgstress_params.park_step != 0u {
-        if wgstress_app_id == wgstress_params.victim && wgstress_steps == wgstress_params.park_step
-            && wgstress_may_park(false) {
-            atomicStore(&wgstress_results.victim_parked, wgstress_steps + 1u);
-            atomicStore(&wgstress_results.victim_site, loop_id + 1u);
-            wgstress_park(false);
+        if wgstress_app_id == wgstress_params.victim {
+            var due = false;
+            if wgstress_params.park_place == 0xffffffffu {
+                // At its park_step-th loop step, as a run without a place counts them.
+                due = place < WGSTRESS_ACCESS && wgstress_steps == wgstress_params.park_step;
+            } else if place == wgstress_params.park_place {
+                wgstress_place_passes += 1u;
+                due = wgstress_place_passes == wgstress_params.park_step;
+            }
+            if due && wgstress_may_park(false) {
+                atomicStore(&wgstress_results.victim_parked, wgstress_holds + 1u);
+                atomicStore(&wgstress_results.victim_site, place + 1u);
+                wgstress_park(false);
+            }
+        }
+    }
+}
+
+// What an invocation's hold points were, as it leaves: the most it passed and, in the
+// victim, its own and the places it passed (where the run could have held it).
+fn wgstress_publish_holds() {
+    atomicMax(&wgstress_results.holds_most, wgstress_holds);
+    if wgstress_app_id == wgstress_params.victim {
+        atomicMax(&wgstress_results.victim_holds, wgstress_holds);
+        for (var w = 0u; w < 8u; w++) {
+            if wgstress_reached[w] != 0u {
+                atomicOr(&wgstress_results.reached[w], wgstress_reached[w]);
+            }
         }
     }
 }
@@ -843,6 +894,7 @@ fn wgstress_publish_trips() {
     if wgstress_trips > 0u {
         atomicMax(&wgstress_results.max_trips, wgstress_trips);
     }
+    wgstress_publish_holds();
 }
 
 fn wgstress_finish() {

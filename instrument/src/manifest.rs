@@ -27,7 +27,16 @@ pub struct Manifest {
     pub hooks: Vec<Site>,
     /// Loops under the watchdog; a watchdog event's `site` is an index into this list.
     pub loops: Vec<Site>,
+    /// The atomics and storage accesses after which a run may hold a workgroup (shaders that
+    /// can park only; passes/holds.rs): a victim held at `holds[i]` records place
+    /// `HOLD_PLACE + i`.
+    #[serde(default)]
+    pub holds: Vec<Site>,
 }
+
+/// The place a victim held after an access records: `HOLD_PLACE` plus the access's index in
+/// `Manifest::holds`; a smaller place is a loop's index in `Manifest::loops`.
+pub use wgstress_model::run::holds::HOLD_PLACE;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct EntryPoint {
@@ -64,6 +73,17 @@ pub struct Field {
 impl Manifest {
     /// Where loop `site` is, "file:line:column (in function)"; "loop N" for an id this
     /// manifest does not name (a record from another shader, or damaged).
+    /// Where the hold point at `place` is: a loop, or an access.
+    pub fn place_at(&self, place: u32) -> String {
+        match place.checked_sub(HOLD_PLACE) {
+            Some(access) => self.holds.get(access as usize).map_or_else(
+                || format!("access {access}"),
+                |s| format!("the access at {}", s.describe(&self.source)),
+            ),
+            None => self.loop_at(place),
+        }
+    }
+
     pub fn loop_at(&self, site: u32) -> String {
         self.loops
             .get(site as usize)

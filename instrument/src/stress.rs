@@ -34,12 +34,18 @@ pub fn library_source(parking: bool, scripting: bool) -> String {
             schedule.code()
         ));
     }
+    // The places of hold points after an access start here (loops' are their ids).
+    source.push_str(&format!(
+        "const WGSTRESS_ACCESS: u32 = {}u;\n",
+        wgstress_model::run::holds::HOLD_PLACE
+    ));
     let library = with_strategies(include_str!("library.wgsl"));
     let library = if !parking {
         replaced(
             &library,
             (PARKING_BEGIN, PARKING_END),
-            "fn wgstress_park_at_step(loop_id: u32) {}\nfn wgstress_script_step() {}\n",
+            "fn wgstress_park_at_step(place: u32) {}\nfn wgstress_publish_holds() {}\n\
+             fn wgstress_script_step() {}\n",
         )
     } else if !scripting {
         replaced(

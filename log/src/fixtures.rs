@@ -128,6 +128,7 @@ pub fn run_row(strategy: Ran, shuffle: bool, runs: u64, failures: u64) -> RunSum
         first_failure: (failures > 0).then(|| failure(3, 0.5, "0xabc", "wrong")),
         stress_groups_ran: 0,
         slow_waits: 0,
+        holds: Default::default(),
     };
     RunSummary {
         app: APP.into(),

@@ -51,7 +51,7 @@ fn name(r: &ModelResult) -> String {
 }
 
 fn row(r: &ModelResult) -> String {
-    format!(
+    let mut out = format!(
         "{:<14} {:<13} {:>6} {:>8} {:>8}  {}\n",
         name(r),
         r.verdict.name(),
@@ -59,5 +59,11 @@ fn row(r: &ModelResult) -> String {
         r.starved_runs,
         r.other_failures,
         r.wait.as_deref().unwrap_or("-")
-    )
+    );
+    if let Some(why) = &r.unsettled {
+        out.push_str(&format!("{:<14} why: {why}\n", ""));
+    } else if let Some(holds) = &r.holds {
+        out.push_str(&format!("{:<14} holds: {holds}\n", ""));
+    }
+    out
 }

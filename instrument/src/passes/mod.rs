@@ -9,6 +9,7 @@
 pub(crate) mod barriers;
 pub(crate) mod counters;
 pub(crate) mod entry;
+pub(crate) mod holds;
 pub(crate) mod hooks;
 pub(crate) mod loop_state;
 pub(crate) mod names;

@@ -23,7 +23,7 @@
 mod access;
 mod all;
 mod analysis;
-mod memory;
+pub(crate) mod memory;
 mod module;
 mod patch;
 mod place;

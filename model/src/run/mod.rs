@@ -4,6 +4,7 @@
 //! lines (`log`), and what runs under each progress model say (`progress`).
 
 pub mod calibration;
+pub mod holds;
 pub mod log;
 pub mod progress;
 pub mod record;

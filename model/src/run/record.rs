@@ -21,8 +21,18 @@ pub struct Scheduler {
     pub finished: u32,
     /// 1 + the victim's step when it was parked (1: at its start); 0 if it never was.
     pub victim_parked: u32,
-    /// 1 + the loop the victim was parked in; 0 at its start.
+    /// 1 + the place the victim was parked at (a loop's index, or `HOLD_PLACE` plus an
+    /// access's: instrument's manifest); 0 at its start.
     pub victim_site: u32,
+    /// The hold points the victim passed (its invocations' most), and any invocation's most.
+    #[serde(default)]
+    pub victim_holds: u32,
+    #[serde(default)]
+    pub holds_most: u32,
+    /// The places the run's invocations passed: bit i of words 0-3 the loop of index i, of
+    /// words 4-7 the access of index i (the first 128 of each).
+    #[serde(default)]
+    pub reached: [u32; 8],
     /// Workgroups that waited for a free slot under the occupancy bound.
     pub admissions_held: u32,
     /// A stall was found while a workgroup was held back: starvation.

@@ -1,5 +1,6 @@
 //! Counting outcomes over a session of runs, and the summary a user reads.
 
+use crate::run::holds::HoldTally;
 use crate::run::record::RunOutcome;
 use crate::run::stats::{reproducibility, wilson_95};
 use crate::stress::params::Replay;
@@ -29,6 +30,8 @@ pub struct Tally {
     /// Runs whose wait the detector called a hang, or the driver ended, that ended by
     /// themselves when run again (counted by their outcome then).
     pub slow_waits: u64,
+    /// Where runs under a progress model held their victims, and the places they passed.
+    pub holds: HoldTally,
 }
 
 /// `0x…`: how seeds are printed and read back by `--seed`.
@@ -74,6 +77,7 @@ impl Tally {
             first_failure: self.first_failure.clone(),
             stress_groups_ran: self.stress_groups_ran,
             slow_waits: self.slow_waits,
+            holds: self.holds.clone(),
         }
     }
 }
@@ -100,6 +104,9 @@ pub struct Stats {
     /// ended, not as hangs.
     #[serde(default)]
     pub slow_waits: u64,
+    /// Where runs under a progress model held their victims (empty for runs that hold none).
+    #[serde(default, skip_serializing_if = "HoldTally::is_empty")]
+    pub holds: HoldTally,
 }
 
 /// Runs per outcome.

@@ -211,9 +211,13 @@ pub struct RunParams {
     /// The application workgroup (linear id) the schedule holds back, if any.
     #[serde(default)]
     pub victim: Option<u32>,
-    /// The victim's step it is parked at (0: at its start).
+    /// The victim parks at its start (0), or at this pass of `park_place`.
     #[serde(default)]
     pub park_step: u32,
+    /// Where the victim parks: a pick among the dispatch's places (its loops and its accesses,
+    /// the pick modulo their number), or, `None`, at its `park_step`-th loop step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub park_place: Option<u32>,
     /// The victim runs alone until it parks (or finishes): every other workgroup waits at its
     /// start until then, a prefix every model allows. For holds that starve only once the
     /// victim took something first (a lock, a flag it has still to clear).
@@ -264,10 +268,10 @@ impl RunParams {
             0
         };
         let schedule = settings.scheduling.schedule;
-        let (victim, park_step) = if schedule.parks() && app_groups > 0 {
+        let (victim, park_step, park_place) = if schedule.parks() && app_groups > 0 {
             victim(&mut rng, schedule, app_groups, shuffle_mul, shuffle_add)
         } else {
-            (None, 0)
+            (None, 0, None)
         };
         RunParams {
             seed,
@@ -293,6 +297,7 @@ impl RunParams {
             schedule,
             victim,
             park_step,
+            park_place,
             lead: false,
             script: None,
             occupancy: settings.scheduling.occupancy.unwrap_or(0),
@@ -300,11 +305,13 @@ impl RunParams {
     }
 }
 
-/// The workgroup a run under `schedule` holds back, and at which of its steps. Steered toward
-/// the ones others wait for: half the time one of the first four the device starts (a lock's
-/// first holders, the first tiles of a chained scan); under HSA and unfair, half the time at
-/// its start and else within its first 64 steps (holding what it took: a lock, a ticket, a
-/// tile, a flag it has still to set). OBE and LOBE hold a workgroup only before its first
+/// The workgroup a run under `schedule` holds back, and where. Steered toward the ones others
+/// wait for: half the time one of the first four the device starts (a lock's first holders,
+/// the first tiles of a chained scan). Under HSA and unfair, half the time at its start and
+/// else at one of the dispatch's places (a loop, or after an atomic or a storage access: a
+/// lock, a ticket, a tile just taken, a flag still to set), each alike, at its first pass
+/// three times in four and else at a pass up to the 32nd (octaves 1-2, 2-4, ..., 16-32), so that
+/// every place is tried as often as any. OBE and LOBE hold a workgroup only before its first
 /// step.
 fn victim(
     rng: &mut impl Rng,
@@ -312,7 +319,7 @@ fn victim(
     app_groups: u32,
     shuffle_mul: u32,
     shuffle_add: u32,
-) -> (Option<u32>, u32) {
+) -> (Option<u32>, u32, Option<u32>) {
     let rank = if rng.random_bool(0.5) {
         rng.random_range(0..app_groups.min(4))
     } else {
@@ -322,18 +329,24 @@ fn victim(
     let id = ((u64::from(rank) * u64::from(shuffle_mul) % u64::from(app_groups)
         + u64::from(shuffle_add))
         % u64::from(app_groups)) as u32;
-    let step = match schedule {
-        Schedule::Fair | Schedule::Obe | Schedule::Lobe => 0,
+    let (step, place) = match schedule {
+        Schedule::Fair | Schedule::Obe | Schedule::Lobe => (0, None),
         Schedule::Hsa | Schedule::Unfair => {
             if rng.random_bool(0.5) {
-                0
+                (0, None)
             } else {
-                let octave = rng.random_range(0..5u32);
-                rng.random_range((1u32 << octave)..=(2u32 << octave))
+                let place = rng.random::<u32>();
+                let pass = if rng.random_bool(0.75) {
+                    1
+                } else {
+                    let octave = rng.random_range(0..5u32);
+                    rng.random_range((1u32 << octave)..=(2u32 << octave))
+                };
+                (pass, Some(place))
             }
         }
     };
-    (Some(id), step)
+    (Some(id), step, place)
 }
 
 /// Stress workgroups for a fraction of the application's.

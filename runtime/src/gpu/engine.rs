@@ -49,6 +49,20 @@ pub struct Rerun {
     pub ended: bool,
 }
 
+/// What tells one suspected wait from another: the loops its waits were in (a stall), or
+/// the loop the driver ended (a cut).
+fn signature(r: &RunResult, first: Suspect) -> Vec<u32> {
+    match first {
+        Suspect::Stall => {
+            let mut loops: Vec<u32> = r.record.scheduler.waits().iter().map(|w| w.1).collect();
+            loops.sort_unstable();
+            loops.dedup();
+            loops
+        }
+        Suspect::Cut => vec![r.record.cut.site],
+    }
+}
+
 /// Why a run's first attempt was run again.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Suspect {
@@ -164,6 +178,9 @@ pub struct Engine {
     /// Time spent confirming suspected hangs since the caller last took it: a batch's cost,
     /// not its runs', which pacing keeps apart.
     pub(crate) confirming: Duration,
+    /// The suspicions confirmed so far, by what they were (`signature`), with what
+    /// confirmed them.
+    confirmed: Vec<((Suspect, Vec<u32>), Rerun)>,
 }
 
 /// Stress iterations when calibration saw no passing run of the application: on the H100, 512
@@ -236,6 +253,7 @@ impl Engine {
             loop_limit,
             lost: None,
             confirming: Duration::ZERO,
+            confirmed: Vec::new(),
         })
     }
 
@@ -436,7 +454,12 @@ impl Engine {
     /// cap, so that on a GPU one attempt lets the wait run that long; where the driver ended
     /// it (llvmpipe's loops end after 65,535 iterations, about a hundredth of a second), the
     /// attempts are spread over that time. What is left is a hang (as the detector said) or a
-    /// loop the driver cut however long it was given: those records are returned.
+    /// loop the driver cut however long it was given: the cut ones' records are returned.
+    ///
+    /// Suspects go in groups sized so that an attempt lasts a small share of the hang timeout
+    /// (a suspect run again spins its waits to the end: on llvmpipe each of its workgroups for
+    /// 65,535 iterations). Once one suspect is confirmed, the others waiting at the same loops
+    /// (or cut at the same loop) are too: the same wait, run again, did not end.
     fn confirm(&mut self, results: &mut [RunResult]) -> Result<Vec<Record>> {
         let suspect = |r: &RunResult| {
             if r.record.scheduler.starved {
@@ -449,18 +472,71 @@ impl Engine {
                 None
             }
         };
-        let mut open: Vec<(usize, Suspect)> = results
+        let mut pending: std::collections::VecDeque<(usize, Suspect)> = results
             .iter()
             .enumerate()
             .filter_map(|(i, r)| suspect(r).map(|s| (i, s)))
             .collect();
-        if open.is_empty() {
+        if pending.is_empty() {
             return Ok(Vec::new());
         }
+        let started = Instant::now();
+        let budget = self.config.timeout.as_secs_f64() / 8.0;
+        let mut held: Vec<usize> = Vec::new();
+        let mut chunk = 1usize;
+        while !pending.is_empty() {
+            let mut group = Vec::new();
+            while group.len() < chunk {
+                let Some((i, first)) = pending.pop_front() else {
+                    break;
+                };
+                let key = (first, signature(&results[i], first));
+                if let Some((_, by)) = self.confirmed.iter().find(|(k, _)| *k == key) {
+                    results[i].rerun = Some(*by);
+                    held.push(i);
+                } else {
+                    group.push((i, first));
+                }
+            }
+            if group.is_empty() {
+                continue;
+            }
+            let attempt = Instant::now();
+            let (attempts, longest) = self.confirm_group(results, &group)?;
+            let per = attempt.elapsed().as_secs_f64() / f64::from(attempts.max(1));
+            for &(i, first) in &group {
+                if let Some(rerun) = results[i].rerun.filter(|r| !r.ended) {
+                    self.confirmed
+                        .push(((first, signature(&results[i], first)), rerun));
+                    held.push(i);
+                }
+            }
+            // The next group: as many suspects as one attempt of this one's pace fits.
+            let per_suspect = longest.max(per) / group.len() as f64;
+            chunk = ((budget / per_suspect.max(1e-6)) as usize).clamp(1, self.batch_size());
+        }
+        self.confirming += started.elapsed();
+        Ok(held
+            .into_iter()
+            .filter(|&i| results[i].rerun.is_some_and(|r| r.first == Suspect::Cut))
+            .map(|i| results[i].record)
+            .collect())
+    }
+
+    /// Runs `group`'s suspects again until each ended by itself or their attempts spanned
+    /// the confirmation span (`confirm`); sets each one's `rerun`. Returns the attempts made
+    /// and the longest attempt's seconds.
+    fn confirm_group(
+        &mut self,
+        results: &mut [RunResult],
+        group: &[(usize, Suspect)],
+    ) -> Result<(u32, f64)> {
         let span = CONFIRM_SPAN.min(self.config.timeout / 4);
         let started = Instant::now();
+        let mut open = group.to_vec();
         let mut scale = 1u32;
         let mut attempts = 0;
+        let mut longest = 0f64;
         while !open.is_empty() && attempts < CONFIRM_ATTEMPTS {
             if attempts >= CONFIRM_MIN_ATTEMPTS && started.elapsed() >= span {
                 break;
@@ -482,12 +558,15 @@ impl Engine {
             )?;
             attempts += 1;
             let took = attempt.elapsed();
+            longest = longest.max(took.as_secs_f64());
             let mut capped = false;
             let mut driver = false;
             let mut left = Vec::new();
             for (&(i, first), (record, host)) in open.iter().zip(again) {
                 let ended = record.scheduler.starved
-                    || (record.cut.count == 0 && record.watchdog.count == 0);
+                    || (record.cut.count == 0
+                        && record.watchdog.count == 0
+                        && !record.scheduler.hung);
                 if ended {
                     results[i] = RunResult {
                         params: results[i].params.clone(),
@@ -501,15 +580,23 @@ impl Engine {
                             ended: true,
                         }),
                     };
-                } else if record.cut.count > 0 {
+                } else if record.cut.count > 0 || record.scheduler.hung {
+                    // The driver bounded the wait (its cut, or the detector's floor below it).
                     driver = true;
                     left.push((i, first));
                 } else if took < span {
                     // The cap ended it sooner than the span: not yet a fact about time.
                     capped = true;
                     left.push((i, first));
+                } else {
+                    // The cap ended a wait that had the whole span: a hang, confirmed.
+                    results[i].rerun = Some(Rerun {
+                        first,
+                        attempts,
+                        seconds: started.elapsed().as_secs_f64(),
+                        ended: false,
+                    });
                 }
-                // Else the cap ended a wait that had the whole span: a hang, confirmed.
             }
             open = left;
             if capped {
@@ -519,7 +606,6 @@ impl Engine {
                 std::thread::sleep(CONFIRM_PAUSE);
             }
         }
-        self.confirming += started.elapsed();
         for &(i, first) in &open {
             results[i].rerun = Some(Rerun {
                 first,
@@ -528,11 +614,7 @@ impl Engine {
                 ended: false,
             });
         }
-        Ok(open
-            .iter()
-            .filter(|&&(_, first)| first == Suspect::Cut)
-            .map(|&(i, _)| results[i].record)
-            .collect())
+        Ok((attempts, longest))
     }
 
     /// Seconds per passing run of runs made by `make(seed)`, the best batch of up to four
@@ -622,7 +704,13 @@ impl Engine {
     }
 
     /// One throwaway run of each kind calibration times (the application alone, an empty
-    /// dispatch, stress alone), so that every pipeline and its first dispatch are compiled.
+    /// dispatch, stress alone), so that every pipeline and its first dispatch are compiled
+    /// before a budget's time starts: a driver whose shader cache is cold compiles at the
+    /// first dispatch (seconds on llvmpipe).
+    pub fn warm(&mut self, settings: &Settings) -> Result<()> {
+        self.warm_up(settings)
+    }
+
     fn warm_up(&mut self, settings: &Settings) -> Result<()> {
         let groups = self.session.app_groups();
         let mut quiet = settings.clone();

@@ -1,6 +1,6 @@
 //! Writing a run's parameters into the uniform block, at the offsets the manifest gives.
 
-use wgstress_instrument::manifest::Layout;
+use wgstress_instrument::manifest::{Layout, Manifest, HOLD_PLACE};
 use wgstress_model::stress::params::{RunParams, CAP_FACTOR, CAP_FLOOR, STALL_CHECKS};
 
 /// How long a wait may see no progress before it is judged stalled, and a held workgroup be
@@ -26,9 +26,14 @@ pub(crate) enum Stalls {
     /// A wait that saw no progress for the device's window, with nothing held, ends the run
     /// as a hang: the in-shader detector's verdict, which the host then confirms.
     Judged,
-    /// The confirmation of such a verdict: no hang verdict in the shader, so a wait lasts
-    /// until it ends by itself, the watchdog's cap ends it or the driver does; the host
-    /// judges it by the clock (`Engine::confirm`). Starvation is still judged.
+    /// The confirmation of such a verdict: the host judges it by the clock
+    /// (`Engine::confirm`). On a device whose loops only the watchdog's cap ends, no hang
+    /// verdict in the shader, so a wait lasts until it ends by itself or the cap ends it. On
+    /// one whose driver ends an invocation's loops (llvmpipe), a wait cannot outlast the
+    /// driver's budget however it is judged: the verdict stays, past three times the floor
+    /// (three quarters of that budget), so that an attempt ends with the first wait that
+    /// nearly exhausted it rather than with every waiting workgroup spinning to the driver's
+    /// end. Starvation is judged as ever.
     Timed,
 }
 
@@ -37,6 +42,10 @@ impl Pacing {
     pub(crate) fn judging(self, stalls: Stalls) -> Pacing {
         match stalls {
             Stalls::Judged => self,
+            Stalls::Timed if self.hang_floor > 0 => Pacing {
+                hang_floor: self.hang_floor.saturating_mul(3),
+                ..self
+            },
             Stalls::Timed => Pacing {
                 hang_floor: u32::MAX,
                 ..self
@@ -69,11 +78,44 @@ impl Pacing {
     }
 }
 
-/// Fills `out` (one params block) with `run`'s values for an application of `workgroups`.
+/// The places of one dispatch a victim can be held at, besides its start: its loops, and its
+/// accesses (shaders that can park: instrument's passes/holds.rs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Places {
+    pub loops: u32,
+    pub accesses: u32,
+}
+
+impl Places {
+    pub(crate) fn of(manifest: &Manifest) -> Places {
+        Places {
+            loops: manifest.loops.len() as u32,
+            accesses: manifest.holds.len() as u32,
+        }
+    }
+
+    /// The shader's place number of the `pick`-th place (modulo their number), or none.
+    fn pick(self, pick: u32) -> Option<u32> {
+        let all = self.loops + self.accesses;
+        if all == 0 {
+            return None;
+        }
+        let i = pick % all;
+        Some(if i < self.loops {
+            i
+        } else {
+            HOLD_PLACE + i - self.loops
+        })
+    }
+}
+
+/// Fills `out` (one params block) with `run`'s values for an application of `workgroups`,
+/// whose dispatch has `places`.
 pub(crate) fn encode(
     run: &RunParams,
     pacing: Pacing,
     workgroups: [u32; 3],
+    places: Places,
     layout: &Layout,
     out: &mut [u8],
 ) {
@@ -105,7 +147,16 @@ pub(crate) fn encode(
     put("placement", 0, run.placement.code());
     put("schedule", 0, run.schedule.code());
     put("victim", 0, run.victim.unwrap_or(u32::MAX));
-    put("park_step", 0, run.park_step);
+    // A place the dispatch does not have (none at all) parks the victim nowhere.
+    let (park_step, park_place) = match run.park_place {
+        None => (run.park_step, u32::MAX),
+        Some(pick) => match places.pick(pick) {
+            Some(place) => (run.park_step, place),
+            None => (0, u32::MAX),
+        },
+    };
+    put("park_step", 0, park_step);
+    put("park_place", 0, park_place);
     put("lead", 0, u32::from(run.lead && run.victim.is_some()));
     if let Some(script) = &run.script {
         put("script_len", 0, script.len());

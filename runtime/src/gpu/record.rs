@@ -29,12 +29,20 @@ pub(crate) fn decode(bytes: &[u8], manifest: &Manifest) -> Record {
         let base = waits_at + 8 * i as u32;
         *w = (word(base), word(base + 4));
     }
+    let reached_at = field(&manifest.results, "reached");
+    let mut reached = [0; 8];
+    for (i, w) in reached.iter_mut().enumerate() {
+        *w = word(reached_at + 4 * i as u32);
+    }
     let scheduler = Scheduler {
         progress: at("progress"),
         started: at("started"),
         finished: at("finished"),
         victim_parked: at("victim_parked"),
         victim_site: at("victim_site"),
+        victim_holds: at("victim_holds"),
+        holds_most: at("holds_most"),
+        reached,
         admissions_held: at("admissions_held"),
         starved: at("starved") != 0,
         hung: at("hung") != 0,

@@ -15,7 +15,7 @@ use crate::gpu::bind::{pipeline_layout, Groups};
 use crate::gpu::buffers::{app_buffers, AppBuffer, Own, Sizes};
 use crate::gpu::device::{end_scope, shader_pipeline, Gpu};
 use crate::gpu::interface::{match_bindings, Use};
-use crate::gpu::params::{encode, Pacing, Stalls};
+use crate::gpu::params::{encode, Pacing, Places, Stalls};
 use crate::gpu::program::{Program, Unit};
 use crate::gpu::readback::ReadBack;
 use std::time::Duration;
@@ -206,10 +206,12 @@ impl Session {
             for stage in self.stages.iter().chain(&self.post) {
                 let groups = stage.workgroups.iter().product();
                 let at = (i * self.sizes.slots + stage.slot) * self.sizes.params_stride as usize;
+                let manifest = &self.manifests[stage.block.min(self.manifests.len() - 1)];
                 encode(
                     &run.for_dispatch(groups, stage.stress),
                     pacing,
                     stage.workgroups,
+                    Places::of(manifest),
                     layout,
                     &mut bytes[at..at + layout.size as usize],
                 );

@@ -23,6 +23,14 @@ pub(crate) fn add(
         *tally.counts.entry(r.outcome.clone()).or_default() += 1;
         tally.stress_groups_ran += u64::from(r.record.stress_groups_ran);
         tally.slow_waits += u64::from(r.rerun.is_some_and(|r| r.ended));
+        let s = &r.record.scheduler;
+        tally.holds.add(
+            r.params.victim,
+            s.victim_parked,
+            s.victim_site,
+            &s.reached,
+            s.holds_most,
+        );
         if r.outcome.is_failure() {
             let share = (i + 1) as f64 / results.len() as f64;
             failures.push(Failure {
@@ -135,9 +143,9 @@ fn held(r: &RunResult, manifest: &Manifest) -> Option<String> {
     match (r.params.victim, s.victim_parked) {
         (Some(victim), 1) => Some(format!("workgroup {victim} was held at its start")),
         (Some(victim), n) if n > 1 => Some(format!(
-            "workgroup {victim} was held at its step {} in {}",
+            "workgroup {victim} was held at its hold point {}, after {}",
             n - 1,
-            manifest.loop_at(s.victim_site.saturating_sub(1))
+            manifest.place_at(s.victim_site.saturating_sub(1))
         )),
         _ if s.admissions_held > 0 => Some(format!(
             "{} workgroup(s) waited to start for a free slot (occupancy {})",

@@ -15,11 +15,14 @@ use anyhow::Result;
 use std::time::Duration;
 use wgstress_log::{JsonLog, ProgressAppSummary};
 use wgstress_model::run::log::RunLog;
-use wgstress_model::run::progress::{needs, ModelResult, ProgressReport, ProgressVerdict};
+use wgstress_model::run::progress::{
+    needs, ModelResult, ProgressReport, ProgressVerdict, MIN_RUNS,
+};
 use wgstress_model::run::summary::RunSummary;
 use wgstress_model::stress::params::Scheduling;
 use wgstress_model::stress::schedule::Schedule;
 use wgstress_model::stress::strategy::Strategy;
+use wgstress_runtime::error::RuntimeError;
 use wgstress_runtime::run::runner::{self, RunConfig};
 
 /// The options of `progress APP` that the litmus tests' modes do not take.
@@ -216,6 +219,16 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
         &shape,
         &session.budget,
     )?;
+    // Start-up (the pipelines' first dispatch compiles them) outside every model's budget.
+    // A run that fails here (a hang, a loop the driver ended) fails again in the first
+    // model's runs, which report it as what ended them.
+    match engine.warm(&base) {
+        Ok(()) => {}
+        Err(
+            RuntimeError::Hang(_) | RuntimeError::DriverCut { .. } | RuntimeError::DeviceLost(_),
+        ) => {}
+        Err(e) => return Err(e.into()),
+    }
     let mut log = session.log.as_deref().map(JsonLog::append_to).transpose()?;
     let mut results = Vec::new();
     let mut stopped = None;
@@ -305,17 +318,22 @@ fn result(
     groups: u32,
 ) -> ModelResult {
     let stats = &summary.stats;
-    let enough = if scheduling.schedule.parks() {
-        u64::from(groups)
+    let holds_workgroups = scheduling.schedule.parks() && scheduling.occupancy.is_none();
+    let enough = if holds_workgroups {
+        u64::from(groups).max(MIN_RUNS)
     } else {
-        1
+        MIN_RUNS
     };
-    let verdict = ProgressVerdict::of(stats.runs, &stats.counts, enough);
+    let holds = holds_workgroups.then(|| stats.holds.coverage(scheduling.schedule, groups));
+    let (verdict, unsettled) =
+        ProgressVerdict::of(stats.runs, &stats.counts, enough, holds.as_ref());
     let failure = stats.first_failure.as_ref();
     ModelResult {
         model: scheduling.schedule,
         occupancy: scheduling.occupancy,
         verdict,
+        unsettled,
+        holds,
         runs: stats.runs,
         starved_runs: stats.counts.starved,
         other_failures: stats.failures - stats.counts.starved,
