@@ -7,7 +7,7 @@
 //! that reaches more (`within_limit`), so that every test is decided within seconds and well
 //! under a gigabyte, and a state's index fits the `u32` it is kept in.
 
-use crate::axb::{AxbTest, Instr, LOCATIONS, MAX_THREADS};
+use crate::instr::{Instr, LOCATIONS, MAX_THREADS};
 use crate::model::Threads;
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
@@ -151,8 +151,9 @@ pub(crate) fn within_limit(threads: &[Vec<Instr>]) -> bool {
 }
 
 impl Graph {
-    pub(crate) fn of(test: &AxbTest) -> Graph {
-        let threads = test.threads();
+    /// The transition system of a test's threads (`AxbTest::threads`, whose constructors
+    /// refused any test that reaches more than `MAX_STATES` states).
+    pub(crate) fn of(threads: &[Vec<Instr>]) -> Graph {
         let lens: Vec<usize> = threads.iter().map(Vec::len).collect();
         let mut index: HashMap<Packed, StateId, ByState> = HashMap::default();
         let mut states: Vec<Packed> = vec![0];
@@ -372,7 +373,7 @@ impl Graph {
 #[cfg(test)]
 mod tests {
     use super::{within_limit, Graph, MAX_STATES};
-    use crate::axb::{BranchTarget, Instr};
+    use crate::instr::{BranchTarget, Instr};
     use crate::suite::seed_examples;
 
     #[test]
@@ -389,7 +390,7 @@ mod tests {
                 .into_iter()
                 .find(|(n, _)| *n == name)
                 .unwrap();
-            let graph = Graph::of(&test);
+            let graph = Graph::of(test.threads());
             assert_eq!(graph.seed_size(), (states, actions), "{name}");
         }
     }
@@ -409,7 +410,7 @@ mod tests {
         let five = stores(&[15; 5]);
         assert!(within_limit(&five));
         let test = crate::AxbTest::new(five).unwrap();
-        assert_eq!(Graph::of(&test).len(), MAX_STATES);
+        assert_eq!(Graph::of(test.threads()).len(), MAX_STATES);
         assert!(!within_limit(&stores(&[15, 15, 15, 15, 15, 1])));
         // Eight threads of 15 stores reach every interleaving of their pcs, 16^8 states; where
         // all but the first spin at their start on a location nobody sets, only thread 0's 16
@@ -424,6 +425,6 @@ mod tests {
         waiting.extend(vec![vec![wait; 15]; 7]);
         assert!(within_limit(&waiting));
         let test = crate::AxbTest::new(waiting).unwrap();
-        assert_eq!(Graph::of(&test).len(), 16 << 7);
+        assert_eq!(Graph::of(test.threads()).len(), 16 << 7);
     }
 }

@@ -30,8 +30,9 @@
 //! the smaller (in the order of `AxbTest`) is kept. Threads are not permuted: HSA and LOBE order
 //! threads by id.
 
-use crate::axb::{AxbTest, BranchTarget, Instr, LOCATIONS};
+use crate::axb::AxbTest;
 use crate::explore::{Graph, StateId};
+use crate::instr::{BranchTarget, Instr, LOCATIONS};
 
 /// Which tests to enumerate: thread counts and total instruction counts, every combination.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -186,7 +187,7 @@ pub fn qualifies(test: &AxbTest) -> bool {
     if !writes_are_read(threads) {
         return false;
     }
-    let graph = Graph::of(test);
+    let graph = Graph::of(test.threads());
     // Possible termination: every state reaches a final one (backwards from the finals).
     let into = graph.predecessors();
     let mut reaches = vec![false; graph.len()];

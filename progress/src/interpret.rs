@@ -11,7 +11,8 @@
 //! The other bindings, the parameters, the mapping of threads to workgroups and the status
 //! words are `wgsl::shader`'s.
 
-use crate::axb::{AxbTest, Instr, MAX_INSTRUCTIONS};
+use crate::axb::AxbTest;
+use crate::instr::{Instr, MAX_INSTRUCTIONS};
 use crate::wgsl::{declarations, entry_point};
 
 /// The binding of the program (read-only storage).

@@ -15,6 +15,7 @@ mod axb;
 mod explore;
 pub mod generate;
 pub mod hold;
+mod instr;
 pub mod interpret;
 pub mod model;
 pub mod observe;
@@ -23,7 +24,8 @@ pub mod sequential;
 pub mod suite;
 pub mod wgsl;
 
-pub use axb::{AxbTest, BranchTarget, Instr, ParseError, MAX_INSTRUCTIONS, MAX_THREADS};
+pub use axb::{AxbTest, ParseError};
 pub use explore::MAX_STATES;
+pub use instr::{BranchTarget, Instr, MAX_INSTRUCTIONS, MAX_THREADS};
 pub use model::{Fairness, Model, ProgressScheduler};
 pub use oracle::{EndlessExecution, TerminationVerdict};

@@ -66,7 +66,7 @@ pub struct TerminationVerdict {
 
 impl TerminationOracle {
     pub fn new(test: &AxbTest) -> TerminationOracle {
-        let graph = Graph::of(test);
+        let graph = Graph::of(test.threads());
         let (component, cyclic) = graph.components();
         let mut stepping = vec![0; cyclic.len()];
         let mut representative = vec![0; cyclic.len()];

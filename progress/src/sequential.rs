@@ -5,7 +5,8 @@
 //! not terminated, and the only one that has stepped and not terminated), so every test LOBE
 //! guarantees terminates under it (HSA's and OBE's too), and others may.
 
-use crate::axb::{AxbTest, LOCATIONS};
+use crate::axb::AxbTest;
+use crate::instr::LOCATIONS;
 
 /// The first thread that never ends when the threads run alone in id order, each to its end
 /// from the memory the ones before left; `None` when they all end.

@@ -16,7 +16,8 @@
 //! it did not terminate, so a run whose test hangs ends by itself. Its status word says
 //! which: TERMINATED or GAVE_UP (0 if it never reported).
 
-use crate::axb::{AxbTest, Instr, LOCATIONS};
+use crate::axb::AxbTest;
+use crate::instr::{Instr, LOCATIONS};
 use serde::Serialize;
 use std::fmt::Write;
 

@@ -2,8 +2,8 @@
 //! loads in its evaluations, stores, atomics, storage textures, calls of functions that
 //! touch storage, and anything nested in it.
 
-use super::memory::into_writable_storage;
 use super::place::Walker;
+use crate::ir::memory::into_writable_storage;
 use naga::{Block, Expression, Handle, Span, Statement};
 
 impl Walker<'_> {

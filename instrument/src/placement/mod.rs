@@ -23,7 +23,6 @@
 mod access;
 mod all;
 mod analysis;
-pub(crate) mod memory;
 mod module;
 mod patch;
 mod place;

@@ -2,11 +2,11 @@
 //! application's entry point and every function it calls (directly or not) walked for
 //! sites, and the sites numbered and written back.
 
-use super::memory::writable_storage;
 use super::place::{Placed, Walker};
 use super::returns;
 use super::site::{FenceSite, InLoop};
 use super::uniformity::{ModuleUniformity, Target};
+use crate::ir::memory::writable_storage;
 use crate::wgsl::lines::LineIndex;
 use naga::valid::ModuleInfo;
 use naga::{Block, Expression, Function, Handle, Module};
@@ -188,7 +188,7 @@ pub(crate) fn storage_functions(module: &Module) -> HashSet<Handle<Function>> {
             _ => false,
         });
         let pointer = (0..function.arguments.len() as u32).any(|index| {
-            super::memory::argument_space(module, function, index).is_some_and(writable_storage)
+            crate::ir::memory::argument_space(module, function, index).is_some_and(writable_storage)
         });
         let calls = crate::ir::walk::any_statement(
             &function.body,

@@ -3,7 +3,7 @@
 //! and every loop's body twice, so that what one iteration does before a site is seen after
 //! it too (the next iteration's reads follow a barrier at the end of this one).
 
-use crate::placement::memory::writable_storage;
+use crate::ir::memory::writable_storage;
 use crate::wgsl::locate::Locator;
 use naga::valid::{FunctionInfo, ModuleInfo};
 use naga::{

@@ -2,7 +2,7 @@
 //! every site (patch.rs), as the statements around the marker in its block and the statement
 //! that owns the block. The source side (locate.rs) turns this into a place in the text.
 
-use crate::placement::memory::into_writable_storage;
+use crate::ir::memory::into_writable_storage;
 use crate::placement::patch::Marked;
 use naga::{Block, Expression, Function, Handle, Literal, Span, Statement};
 use std::collections::{HashMap, HashSet};

@@ -33,7 +33,7 @@
 use super::behaviors::{self, Behaviors};
 use super::dep::{join_into, CallInput, Dep};
 use super::values::{initial, slot, Locals, Values};
-use crate::placement::memory::{root, Root};
+use crate::ir::memory::{root, Root};
 use naga::{Block, Expression, Function, Handle, Module, Statement};
 use std::collections::HashMap;
 

@@ -3,7 +3,7 @@
 //! loads and the locals as they are at that point.
 
 use super::dep::Dep;
-use crate::placement::memory::{argument_space, root, Root};
+use crate::ir::memory::{argument_space, root, Root};
 use naga::{AddressSpace, Binding, BuiltIn, Expression, Function, Handle, Module, TypeInner};
 
 /// What each local holds, by its handle's index, then what each `ptr<function, T>` parameter

@@ -2,7 +2,7 @@
 
 use super::node::Node;
 use super::uses::{count_statement_uses, transparent_locals};
-use crate::placement::memory::writable_storage;
+use crate::ir::memory::writable_storage;
 use naga::{
     Block, Expression, Function, Handle, LocalVariable, Module, Statement, Type, TypeInner,
 };

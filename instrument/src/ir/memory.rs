@@ -1,8 +1,8 @@
-//! Where a pointer points, and which memory the site analysis orders: storage that the
-//! dispatch can write. A `var<storage, read>` buffer is read-only for the whole dispatch
-//! (WebGPU refuses a writable binding of the same memory beside it), so no barrier can
-//! change what its loads see; its loads are no accesses to order (and are uniform values,
-//! uniformity/function.rs).
+//! Where a pointer points, and which memory the fence site analysis orders and the hold
+//! points follow: storage that the dispatch can write. A `var<storage, read>` buffer is
+//! read-only for the whole dispatch (WebGPU refuses a writable binding of the same memory
+//! beside it), so no barrier can change what its loads see; its loads are no accesses to
+//! order (and are uniform values, placement/uniformity/function.rs).
 
 use naga::{AddressSpace, Expression, Function, GlobalVariable, Handle, LocalVariable, Module};
 
