@@ -74,8 +74,8 @@ struct WgstressResults {
     stepped_above: atomic<u32>,  // 1 + the highest application id that took a step
     finished_below: atomic<u32>, // finished workgroups whose id is below the victim's
     parked_now: atomic<u32>,     // workgroups held now: the victim, or waiting for occupancy
-    victim_parked: atomic<u32>,  // 1 + the victim's step when it parked (1: at its start)
-    victim_site: atomic<u32>,    // 1 + the loop it parked in; 0 at its start
+    victim_parked: atomic<u32>,  // 1 + the victim's hold point when it parked (1: at its start)
+    victim_site: atomic<u32>,    // 1 + the place it parked at (a loop, WGSTRESS_ACCESS + an access)
     admissions_held: atomic<u32>, // workgroups that waited for a free slot (occupancy)
     release: atomic<u32>,        // set when a stall was found while workgroups were held
     stop: atomic<u32>,           // set when every loop must leave: a hang or the watchdog
@@ -89,7 +89,6 @@ struct WgstressResults {
     turn: atomic<u32>,           // steps of a scripted schedule taken
     following: atomic<u32>,      // workgroups waiting at their start for the victim (lead)
     victim_holds: atomic<u32>,   // the hold points the victim's invocations passed, at most
-    holds_most: atomic<u32>,     // the hold points any invocation passed
     reached: array<atomic<u32>, 8>, // places the victim passed where it could be held: bit i
                                     // of words 0-3 loop i, of 4-7 access i
 }
@@ -112,8 +111,8 @@ var<private> wgstress_first: bool;
 var<private> wgstress_app_id: u32;
 // Back-edges this invocation took in application loops (its steps).
 var<private> wgstress_steps: u32;
-// The hold points this invocation passed: after each loop iteration, each loop, and each
-// atomic or storage access (its start is hold point 0). A parked victim is held at one.
+// The hold points this invocation passed, counted in the victim only: each loop iteration,
+// each loop, and each atomic or storage access (its start is hold point 0).
 var<private> wgstress_holds: u32;
 // The places it passed (bits: loops, then accesses), published as it leaves.
 var<private> wgstress_reached: array<u32, 8>;
@@ -458,47 +457,45 @@ fn wgstress_stalled(loop_id: u32, iterations: u32, others: u32) {
 // iteration of every loop of a run that parks nobody. A shader instrumented without parking
 // gets an empty body instead (stress.rs): the parking loop, inlined in every loop, cost
 // ls-bh nine tenths of its speed on an H200 although it never ran.
-// A hold point: `place` is a loop's id (after one of its iterations, or after the loop), or
-// WGSTRESS_ACCESS plus an access's id (after an atomic or a storage access: a workgroup held
-// there holds what it just took or has still to publish, a ticket before its flag).
+// A hold point: `place` is a loop's id (at the top of one of its iterations, or after the
+// loop), or WGSTRESS_ACCESS plus an access's id (after an atomic or an access to storage the
+// dispatch writes: a workgroup held there holds what it just took or has still to publish, a
+// ticket before its flag). Only the victim counts its hold points and marks the places it
+// passed where its model would let it be held; the first test is on the params alone,
+// uniform, and the second is uniform within a workgroup.
 // wgstress: parking begin
 fn wgstress_park_at_step(place: u32) {
+    if wgstress_params.victim == 0xffffffffu || wgstress_app_id != wgstress_params.victim {
+        return;
+    }
     wgstress_holds += 1u;
     var bit = place;
     if place >= WGSTRESS_ACCESS {
         bit = 128u + place - WGSTRESS_ACCESS;
     }
-    // The places a run could have held this workgroup at: under HSA only while some lower
-    // id is unfinished (fewer have finished than there are ids below it), as HSA always
-    // runs the lowest.
-    let holdable = wgstress_params.schedule != WGSTRESS_SCHEDULE_HSA
-        || atomicLoad(&wgstress_results.finished) < wgstress_app_id;
-    if holdable && bit < 256u && (place < 128u || place >= WGSTRESS_ACCESS) {
+    if bit < 256u && (place < 128u || place >= WGSTRESS_ACCESS) && wgstress_may_park(false) {
         wgstress_reached[bit >> 5u] |= 1u << (bit & 31u);
     }
     if wgstress_params.park_step != 0u {
-        if wgstress_app_id == wgstress_params.victim {
-            var due = false;
-            if wgstress_params.park_place == 0xffffffffu {
-                // At its park_step-th loop step, as a run without a place counts them.
-                due = place < WGSTRESS_ACCESS && wgstress_steps == wgstress_params.park_step;
-            } else if place == wgstress_params.park_place {
-                wgstress_place_passes += 1u;
-                due = wgstress_place_passes == wgstress_params.park_step;
-            }
-            if due && wgstress_may_park(false) {
-                atomicStore(&wgstress_results.victim_parked, wgstress_holds + 1u);
-                atomicStore(&wgstress_results.victim_site, place + 1u);
-                wgstress_park(false);
-            }
+        var due = false;
+        if wgstress_params.park_place == 0xffffffffu {
+            // At its park_step-th loop step, as a run without a place counts them.
+            due = place < WGSTRESS_ACCESS && wgstress_steps == wgstress_params.park_step;
+        } else if place == wgstress_params.park_place {
+            wgstress_place_passes += 1u;
+            due = wgstress_place_passes == wgstress_params.park_step;
+        }
+        if due && wgstress_may_park(false) {
+            atomicStore(&wgstress_results.victim_parked, wgstress_holds + 1u);
+            atomicStore(&wgstress_results.victim_site, place + 1u);
+            wgstress_park(false);
         }
     }
 }
 
-// What an invocation's hold points were, as it leaves: the most it passed and, in the
-// victim, its own and the places it passed (where the run could have held it).
+// What the victim's invocations passed, as each leaves: its hold points and the places
+// where the run could have held it.
 fn wgstress_publish_holds() {
-    atomicMax(&wgstress_results.holds_most, wgstress_holds);
     if wgstress_app_id == wgstress_params.victim {
         atomicMax(&wgstress_results.victim_holds, wgstress_holds);
         for (var w = 0u; w < 8u; w++) {

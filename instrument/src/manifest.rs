@@ -71,8 +71,6 @@ pub struct Field {
 }
 
 impl Manifest {
-    /// Where loop `site` is, "file:line:column (in function)"; "loop N" for an id this
-    /// manifest does not name (a record from another shader, or damaged).
     /// Where the hold point at `place` is: a loop, or an access.
     pub fn place_at(&self, place: u32) -> String {
         match place.checked_sub(HOLD_PLACE) {
@@ -84,6 +82,8 @@ impl Manifest {
         }
     }
 
+    /// Where loop `site` is, "file:line:column (in function)"; "loop N" for an id this
+    /// manifest does not name (a record from another shader, or damaged).
     pub fn loop_at(&self, site: u32) -> String {
         self.loops
             .get(site as usize)

@@ -142,7 +142,10 @@ fn manifest_layout_matches_library() {
     // The scheduler's block (docs/progress.md) follows, its wait sites 8-aligned at the end.
     assert_eq!(m.results.offset("stop"), Some(216));
     assert_eq!(m.results.offset("waits"), Some(240));
-    assert_eq!(m.results.size, 320);
+    // Then where the victim was held and what it passed (the hold points' coverage).
+    assert_eq!(m.results.offset("victim_holds"), Some(320));
+    assert_eq!(m.results.offset("reached"), Some(324));
+    assert_eq!(m.results.size, 360);
     let json = serde_json::to_string(m).unwrap();
     assert_eq!(
         &serde_json::from_str::<wgstress_instrument::Manifest>(&json).unwrap(),

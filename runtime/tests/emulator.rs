@@ -45,9 +45,12 @@ use wgstress_runtime::gpu::engine::{Engine, EngineConfig, RunResult};
 const STEPS: u32 = 8;
 
 /// Instructions a thread runs before it gives up: above the scheduler's hang floor on
-/// llvmpipe (16,384), so a wait that nothing ends is found as a hang first, and below what
+/// llvmpipe (16,384), so a wait that nothing ends is suspected as a hang first, and below what
 /// llvmpipe lets a waiter spin: it ends an invocation's loops after 65,535 iterations in all,
-/// and an instrumented step spends about three (a waiter was cut at 21,841 steps).
+/// and an instrumented step spends about three (a waiter was cut at 21,841 steps). Run again
+/// to confirm the suspicion, the wait is judged past three times the floor, beyond this bound:
+/// the thread gives up first, the run ends, and it counts by its outcome, not as a hang (a
+/// hang with nobody held is counted here, never asserted).
 const BOUND: u32 = 20_000;
 
 /// Runs of a starving hold at a workgroup's start. More than one: a held workgroup is let go

@@ -8,9 +8,9 @@
 //! than fair): elsewhere the calls would cost every access and hold nothing.
 
 use crate::ir::builder::BlockBuilder;
+use crate::ir::memory::into_writable_storage;
 use crate::ir::walk::nested_blocks;
 use crate::passes::sites::Sites;
-use crate::placement::memory::into_writable_storage;
 use naga::{Block, Expression, Function, Handle, Module, Span, Statement};
 
 /// The place number of the first access's hold point (library.wgsl's `WGSTRESS_ACCESS`,

@@ -30,14 +30,15 @@ pub struct HoldTally {
     /// them when the run came to hold them.
     pub workgroups_held: BTreeSet<u32>,
     /// The places some run's victim passed where the model would have let it be held (bits
-    /// as `TRACKED` says), and in how many runs each was.
+    /// as `TRACKED` says).
     pub reached: [u32; 8],
+    /// In how many runs the victim passed each of them.
     #[serde(default)]
     pub reached_in: std::collections::BTreeMap<PlaceCode, u64>,
     /// Runs counted.
     #[serde(default)]
     pub runs: u64,
-    /// The most hold points one invocation passed in a run.
+    /// The most hold points a victim passed in a run.
     pub most_points: u32,
 }
 
@@ -49,7 +50,7 @@ impl HoldTally {
 
     /// Adds one run: its victim and the record's `victim_parked` (0: never held, 1: at its
     /// start, n: at its hold point n - 1), `victim_site` (1 + the place), `reached` and the
-    /// most hold points an invocation passed.
+    /// hold points the victim passed.
     pub fn add(
         &mut self,
         victim: Option<u32>,
@@ -123,7 +124,7 @@ impl HoldTally {
             workgroups_held: self
                 .workgroups_held
                 .iter()
-                .filter(|&&w| model != Schedule::Hsa || w != 0)
+                .filter(|&&w| w < workgroups && (model != Schedule::Hsa || w != 0))
                 .count() as u32,
             most_points: self.most_points,
         }
@@ -159,7 +160,7 @@ pub struct HoldCoverage {
     pub workgroups: u32,
     /// The workgroups some run drew to hold (held, or guaranteed by the model then).
     pub workgroups_held: u32,
-    /// The most hold points one invocation passed in a run.
+    /// The most hold points a victim passed in a run.
     pub most_points: u32,
 }
 
@@ -174,7 +175,7 @@ impl std::fmt::Display for HoldCoverage {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "held at {} of {} place{}{}, tried {} of {} workgroup{}; up to {} hold point{} a run's invocation",
+            "held at {} of {} place{}{}, tried {} of {} workgroup{}; up to {} hold point{} a victim passed",
             self.places_held,
             self.places,
             if self.places == 1 { "" } else { "s" },
@@ -247,7 +248,8 @@ mod tests {
             assert!(c.covered(), "{model}");
         }
         assert!(!tally.coverage(Schedule::Hsa, 2).covered());
-        assert!(tally.coverage(Schedule::Obe, 3).covered());
-        assert!(!tally.coverage(Schedule::Obe, 4).covered());
+        // Workgroup 5 is none of 3: workgroup 2 was never tried.
+        assert!(!tally.coverage(Schedule::Obe, 3).covered());
+        assert!(tally.coverage(Schedule::Obe, 2).covered());
     }
 }

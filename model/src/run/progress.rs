@@ -61,10 +61,9 @@ impl ProgressVerdict {
     /// The verdict of a model's runs, from their outcomes: a starved run decides it (a run
     /// released after it starved may then compute wrongly); without one, it terminates only
     /// if every run passed, there were at least `enough` of them and, where the model holds
-    /// workgroups (`holds`), they were held at every place it allows. Each run holds one
-    /// workgroup, at one place, drawn at random: a 1,024-workgroup lock that passed 64 runs
-    /// under unfair had most of its workgroups never held, and a producer held only at its
-    /// start never shows the wait on the flag it raises after taking a ticket.
+    /// workgroups (`holds`), they covered its hold points. Each run holds one workgroup, at
+    /// one place, drawn at random: runs that never held a lock's holder, or held a producer
+    /// only at its start, show nothing of the waits on them.
     pub fn of(
         runs: u64,
         counts: &RunCounts,
@@ -323,7 +322,7 @@ mod tests {
         assert_eq!(
             why.unwrap().to_string(),
             "hold points not covered: held at 3 of 4 places, tried 2 of 2 workgroups; up to 5 \
-             hold points a run's invocation"
+             hold points a victim passed"
         );
         let all = HoldCoverage {
             places_held: 4,

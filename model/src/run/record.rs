@@ -19,18 +19,17 @@ pub struct Scheduler {
     pub progress: u32,
     pub started: u32,
     pub finished: u32,
-    /// 1 + the victim's step when it was parked (1: at its start); 0 if it never was.
+    /// 1 + the victim's hold point when it was parked (1: at its start); 0 if it never was.
     pub victim_parked: u32,
     /// 1 + the place the victim was parked at (a loop's index, or `HOLD_PLACE` plus an
     /// access's: instrument's manifest); 0 at its start.
     pub victim_site: u32,
-    /// The hold points the victim passed (its invocations' most), and any invocation's most.
+    /// The hold points the victim passed (its invocations' most).
     #[serde(default)]
     pub victim_holds: u32,
-    #[serde(default)]
-    pub holds_most: u32,
-    /// The places the run's invocations passed: bit i of words 0-3 the loop of index i, of
-    /// words 4-7 the access of index i (the first 128 of each).
+    /// The places the victim passed where its model would have let it be held: bit i of
+    /// words 0-3 the loop of index i, of words 4-7 the access of index i (the first 128 of
+    /// each).
     #[serde(default)]
     pub reached: [u32; 8],
     /// Workgroups that waited for a free slot under the occupancy bound.

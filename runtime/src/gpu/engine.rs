@@ -18,6 +18,7 @@ use wgstress_instrument::Manifest;
 use wgstress_model::run::calibration::Calibration;
 use wgstress_model::run::record::{Record, RunOutcome};
 use wgstress_model::stress::params::{RunParams, Settings};
+use wgstress_model::stress::schedule::Schedule;
 use wgstress_model::stress::strategy::Strategy;
 
 /// The result of one run.
@@ -47,19 +48,34 @@ pub struct Rerun {
     /// failure of the application; `outcome` and `record` are then that attempt's. Else the
     /// suspicion stands: a hang, or a loop the driver cut however long it was given.
     pub ended: bool,
+    /// Whether these attempts were another run's, an earlier one of the same configuration
+    /// that waited at the same loops: its wait, run again, did not end, nor is this one run.
+    pub earlier: bool,
 }
 
-/// What tells one suspected wait from another: the loops its waits were in (a stall), or
-/// the loop the driver ended (a cut).
-fn signature(r: &RunResult, first: Suspect) -> Vec<u32> {
-    match first {
-        Suspect::Stall => {
-            let mut loops: Vec<u32> = r.record.scheduler.waits().iter().map(|w| w.1).collect();
-            loops.sort_unstable();
-            loops.dedup();
-            loops
-        }
-        Suspect::Cut => vec![r.record.cut.site],
+/// A suspicion confirmed: what it was, and the attempts that confirmed it.
+#[derive(Clone, Debug)]
+struct Confirmed {
+    key: SuspectKey,
+    rerun: Rerun,
+}
+
+/// What tells one suspected wait from another: the kind, the loops its waits were in (a
+/// stall) or the loop the driver ended (a cut), and the schedule that ran it.
+type SuspectKey = (Suspect, Vec<u32>, Schedule, u32);
+
+impl Confirmed {
+    fn key(r: &RunResult, first: Suspect) -> SuspectKey {
+        let loops = match first {
+            Suspect::Stall => {
+                let mut loops: Vec<u32> = r.record.scheduler.waits().iter().map(|w| w.1).collect();
+                loops.sort_unstable();
+                loops.dedup();
+                loops
+            }
+            Suspect::Cut => vec![r.record.cut.site],
+        };
+        (first, loops, r.params.schedule, r.params.occupancy)
     }
 }
 
@@ -178,9 +194,8 @@ pub struct Engine {
     /// Time spent confirming suspected hangs since the caller last took it: a batch's cost,
     /// not its runs', which pacing keeps apart.
     pub(crate) confirming: Duration,
-    /// The suspicions confirmed so far, by what they were (`signature`), with what
-    /// confirmed them.
-    confirmed: Vec<((Suspect, Vec<u32>), Rerun)>,
+    /// The suspicions confirmed since the engine's contents last changed.
+    confirmed: Vec<Confirmed>,
 }
 
 /// Stress iterations when calibration saw no passing run of the application: on the H100, 512
@@ -284,6 +299,8 @@ impl Engine {
             )));
         }
         slot.init = Init::Words { words };
+        // Another program for the same shader: what its waits did says nothing of these.
+        self.confirmed.clear();
         // A check may be computed from the initial contents.
         self.checks = crate::gpu::checks::prepare(&self.app, &self.gpu)?;
         Ok(())
@@ -353,8 +370,10 @@ impl Engine {
         }
     }
 
-    /// Runs `runs`, one submission per batch.
+    /// Runs `runs`, one submission per batch; `confirming` is then the time these spent
+    /// confirming suspected hangs.
     pub fn run(&mut self, runs: &[RunParams]) -> Result<Vec<RunResult>> {
+        self.confirming = Duration::ZERO;
         if !self.config.scripts() && runs.iter().any(|r| r.script.is_some()) {
             return Err(RuntimeError::Input(format!(
                 "{}: runs that follow a script need shaders built for it, and this engine was \
@@ -387,16 +406,15 @@ impl Engine {
         })
     }
 
-    /// Runs one batch. A lost device is recreated and the batch's runs count as lost.
+    /// Runs one batch, its suspected hangs confirmed or cleared (`confirm`). A lost device,
+    /// in the batch or in a confirmation, is recreated and the batch's runs count as lost.
     fn run_batch(&mut self, runs: &[RunParams]) -> Result<Vec<RunResult>> {
-        let results =
-            self.session
-                .run_batch(&self.gpu, runs, Stalls::Judged, self.config.timeout, &|o| {
-                    self.host_check(o)
-                });
-        match results {
-            Ok(results) => {
-                self.recreated = 0;
+        let results = self
+            .session
+            .run_batch(&self.gpu, runs, Stalls::Judged, self.config.timeout, &|o| {
+                self.host_check(o)
+            })
+            .and_then(|results| {
                 let mut out: Vec<RunResult> = runs
                     .iter()
                     .zip(results)
@@ -410,6 +428,11 @@ impl Engine {
                     .collect();
                 let cut = self.confirm(&mut out)?;
                 self.refuse_cut(&cut)?;
+                Ok(out)
+            });
+        match results {
+            Ok(out) => {
+                self.recreated = 0;
                 Ok(out)
             }
             Err(RuntimeError::DeviceLost(message)) if self.recreated < MAX_LOSSES => {
@@ -446,20 +469,21 @@ impl Engine {
     /// A hang is a fact about time, not about iterations: the in-shader detector's verdict
     /// (a wait with no progress anywhere for its window, nothing held) and a loop the driver
     /// ended are suspicions, which this confirms or clears. The suspected runs are run again,
-    /// with their own parameters, without the detector's hang verdict (`Stalls::Timed`), so
-    /// that each wait lasts until it ends by itself, the watchdog's cap ends it or the driver
-    /// does. A run whose wait then ends by itself takes that attempt's outcome and is marked
-    /// a slow wait. The others are tried again until their attempts spanned `CONFIRM_SPAN` of
-    /// wall time: where the cap ended an attempt sooner than that, the next one gets twice the
-    /// cap, so that on a GPU one attempt lets the wait run that long; where the driver ended
-    /// it (llvmpipe's loops end after 65,535 iterations, about a hundredth of a second), the
-    /// attempts are spread over that time. What is left is a hang (as the detector said) or a
-    /// loop the driver cut however long it was given: the cut ones' records are returned.
+    /// with their own parameters, their stalls judged by the clock (`Stalls::Timed`): each
+    /// wait lasts until it ends by itself, the watchdog's cap ends it or the driver does. A
+    /// run whose wait then ends by itself takes that attempt's outcome and is marked a slow
+    /// wait. On a device whose loops only the cap ends, a wait the cap ended sooner than
+    /// `CONFIRM_SPAN` is run again with twice the cap, until one attempt lets it run that
+    /// long; where the driver ended it (llvmpipe's loops end after 65,535 iterations, about
+    /// a hundredth of a second), the attempts are spread over that span. What is left is a
+    /// hang (as the detector said) or a loop the driver cut however long it was given: the
+    /// cut ones' records are returned.
     ///
     /// Suspects go in groups sized so that an attempt lasts a small share of the hang timeout
-    /// (a suspect run again spins its waits to the end: on llvmpipe each of its workgroups for
-    /// 65,535 iterations). Once one suspect is confirmed, the others waiting at the same loops
-    /// (or cut at the same loop) are too: the same wait, run again, did not end.
+    /// (a suspect run again spins its waits to the end: on llvmpipe each of its workgroups up
+    /// to its budget). Once one suspect is confirmed, the others of the same schedule waiting
+    /// at the same loops (or cut at the same loop) are too, in this batch and the engine's
+    /// later ones until its contents change: the same wait, run again, did not end.
     fn confirm(&mut self, results: &mut [RunResult]) -> Result<Vec<Record>> {
         let suspect = |r: &RunResult| {
             if r.record.scheduler.starved {
@@ -484,38 +508,51 @@ impl Engine {
         let budget = self.config.timeout.as_secs_f64() / 8.0;
         let mut held: Vec<usize> = Vec::new();
         let mut chunk = 1usize;
-        while !pending.is_empty() {
+        let outcome = loop {
             let mut group = Vec::new();
             while group.len() < chunk {
                 let Some((i, first)) = pending.pop_front() else {
                     break;
                 };
-                let key = (first, signature(&results[i], first));
-                if let Some((_, by)) = self.confirmed.iter().find(|(k, _)| *k == key) {
-                    results[i].rerun = Some(*by);
+                let key = Confirmed::key(&results[i], first);
+                if let Some(by) = self.confirmed.iter().find(|c| c.key == key) {
+                    results[i].rerun = Some(Rerun {
+                        first,
+                        earlier: true,
+                        ..by.rerun
+                    });
                     held.push(i);
                 } else {
                     group.push((i, first));
                 }
             }
             if group.is_empty() {
+                if pending.is_empty() {
+                    break Ok(());
+                }
                 continue;
             }
             let attempt = Instant::now();
-            let (attempts, longest) = self.confirm_group(results, &group)?;
+            let (attempts, longest) = match self.confirm_group(results, &group) {
+                Ok(done) => done,
+                Err(e) => break Err(e),
+            };
             let per = attempt.elapsed().as_secs_f64() / f64::from(attempts.max(1));
             for &(i, first) in &group {
                 if let Some(rerun) = results[i].rerun.filter(|r| !r.ended) {
-                    self.confirmed
-                        .push(((first, signature(&results[i], first)), rerun));
+                    self.confirmed.push(Confirmed {
+                        key: Confirmed::key(&results[i], first),
+                        rerun,
+                    });
                     held.push(i);
                 }
             }
             // The next group: as many suspects as one attempt of this one's pace fits.
             let per_suspect = longest.max(per) / group.len() as f64;
             chunk = ((budget / per_suspect.max(1e-6)) as usize).clamp(1, self.batch_size());
-        }
+        };
         self.confirming += started.elapsed();
+        outcome?;
         Ok(held
             .into_iter()
             .filter(|&i| results[i].rerun.is_some_and(|r| r.first == Suspect::Cut))
@@ -523,9 +560,8 @@ impl Engine {
             .collect())
     }
 
-    /// Runs `group`'s suspects again until each ended by itself or their attempts spanned
-    /// the confirmation span (`confirm`); sets each one's `rerun`. Returns the attempts made
-    /// and the longest attempt's seconds.
+    /// Runs `group`'s suspects again until each ended by itself or was confirmed (`confirm`);
+    /// sets each one's `rerun`. Returns the attempts made and the longest attempt's seconds.
     fn confirm_group(
         &mut self,
         results: &mut [RunResult],
@@ -534,32 +570,41 @@ impl Engine {
         let span = CONFIRM_SPAN.min(self.config.timeout / 4);
         let started = Instant::now();
         let mut open = group.to_vec();
-        let mut scale = 1u32;
+        let mut cap_scale = 1u32;
         let mut attempts = 0;
         let mut longest = 0f64;
+        let mut capped = false;
+        let done = |rerun: &mut Option<Rerun>, first, attempts, ended| {
+            *rerun = Some(Rerun {
+                first,
+                attempts,
+                seconds: started.elapsed().as_secs_f64(),
+                ended,
+                earlier: false,
+            });
+        };
         while !open.is_empty() && attempts < CONFIRM_ATTEMPTS {
-            if attempts >= CONFIRM_MIN_ATTEMPTS && started.elapsed() >= span {
+            // Spread attempts (the driver's bound) stop at the span; a wait the cap ended
+            // too soon goes on until one attempt lasted it.
+            if attempts >= CONFIRM_MIN_ATTEMPTS && started.elapsed() >= span && !capped {
                 break;
             }
             let runs: Vec<RunParams> = open
                 .iter()
-                .map(|&(i, _)| RunParams {
-                    watchdog_limit: results[i].params.watchdog_limit.saturating_mul(scale),
-                    ..results[i].params.clone()
-                })
+                .map(|&(i, _)| results[i].params.clone())
                 .collect();
             let attempt = Instant::now();
             let again = self.session.run_batch(
                 &self.gpu,
                 &runs,
-                Stalls::Timed,
+                Stalls::Timed { cap_scale },
                 self.config.timeout,
                 &|o| self.host_check(o),
             )?;
             attempts += 1;
             let took = attempt.elapsed();
             longest = longest.max(took.as_secs_f64());
-            let mut capped = false;
+            capped = false;
             let mut driver = false;
             let mut left = Vec::new();
             for (&(i, first), (record, host)) in open.iter().zip(again) {
@@ -573,13 +618,9 @@ impl Engine {
                         outcome: crate::gpu::record::classify(&record, &host),
                         record,
                         host: host.err(),
-                        rerun: Some(Rerun {
-                            first,
-                            attempts,
-                            seconds: started.elapsed().as_secs_f64(),
-                            ended: true,
-                        }),
+                        rerun: None,
                     };
+                    done(&mut results[i].rerun, first, attempts, true);
                 } else if record.cut.count > 0 || record.scheduler.hung {
                     // The driver bounded the wait (its cut, or the detector's floor below it).
                     driver = true;
@@ -590,29 +631,19 @@ impl Engine {
                     left.push((i, first));
                 } else {
                     // The cap ended a wait that had the whole span: a hang, confirmed.
-                    results[i].rerun = Some(Rerun {
-                        first,
-                        attempts,
-                        seconds: started.elapsed().as_secs_f64(),
-                        ended: false,
-                    });
+                    done(&mut results[i].rerun, first, attempts, false);
                 }
             }
             open = left;
             if capped {
-                scale = scale.saturating_mul(2);
+                cap_scale = cap_scale.saturating_mul(2);
             }
             if driver && !open.is_empty() {
                 std::thread::sleep(CONFIRM_PAUSE);
             }
         }
         for &(i, first) in &open {
-            results[i].rerun = Some(Rerun {
-                first,
-                attempts,
-                seconds: started.elapsed().as_secs_f64(),
-                ended: false,
-            });
+            done(&mut results[i].rerun, first, attempts, false);
         }
         Ok((attempts, longest))
     }
@@ -651,8 +682,15 @@ impl Engine {
             seed += n;
             let start = Instant::now();
             let results = self.run(&runs)?;
-            let per_run = start.elapsed().as_secs_f64() / n as f64;
-            for r in results.iter().filter(|r| r.params.app_enabled) {
+            let per_run = start
+                .elapsed()
+                .saturating_sub(self.confirming)
+                .as_secs_f64()
+                / n as f64;
+            for r in results
+                .iter()
+                .filter(|r| r.params.app_enabled && r.rerun.is_none())
+            {
                 if r.outcome == RunOutcome::Pass {
                     self.loop_limit.observe_pass(r.record.max_trips);
                 }

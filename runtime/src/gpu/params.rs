@@ -13,6 +13,8 @@ pub(crate) struct Pacing {
     pub park_limit: u32,
     /// A stalled wait with nothing held is a hang only past this many iterations of its loop.
     pub hang_floor: u32,
+    /// The watchdog's cap is this many times the run's (1 but in a confirmation).
+    pub cap_scale: u32,
     /// The device runs a workgroup smaller than its vector with lanes that no invocation owns,
     /// which follow the control flow with their memory accesses dropped (llvmpipe): the
     /// instrumented shader finds them and lets them leave its loops (library.wgsl,
@@ -27,14 +29,16 @@ pub(crate) enum Stalls {
     /// as a hang: the in-shader detector's verdict, which the host then confirms.
     Judged,
     /// The confirmation of such a verdict: the host judges it by the clock
-    /// (`Engine::confirm`). On a device whose loops only the watchdog's cap ends, no hang
-    /// verdict in the shader, so a wait lasts until it ends by itself or the cap ends it. On
-    /// one whose driver ends an invocation's loops (llvmpipe), a wait cannot outlast the
-    /// driver's budget however it is judged: the verdict stays, past three times the floor
+    /// (`Engine::confirm`). On a device whose loops only the watchdog's cap ends, no stall is
+    /// judged in the shader below the cap, `cap_scale` times the run's: a wait lasts until it
+    /// ends by itself or the cap ends it (and a stall beside a held workgroup is judged only
+    /// as a hang would be, which a confirmation, of a run with nothing held, does not meet).
+    /// On one whose driver ends an invocation's loops (llvmpipe), a wait cannot outlast the
+    /// driver's budget however it is judged: stalls are judged past three times the floor
     /// (three quarters of that budget), so that an attempt ends with the first wait that
     /// nearly exhausted it rather than with every waiting workgroup spinning to the driver's
-    /// end. Starvation is judged as ever.
-    Timed,
+    /// end.
+    Timed { cap_scale: u32 },
 }
 
 impl Pacing {
@@ -42,12 +46,14 @@ impl Pacing {
     pub(crate) fn judging(self, stalls: Stalls) -> Pacing {
         match stalls {
             Stalls::Judged => self,
-            Stalls::Timed if self.hang_floor > 0 => Pacing {
+            Stalls::Timed { cap_scale } if self.hang_floor > 0 => Pacing {
                 hang_floor: self.hang_floor.saturating_mul(3),
+                cap_scale,
                 ..self
             },
-            Stalls::Timed => Pacing {
+            Stalls::Timed { cap_scale } => Pacing {
                 hang_floor: u32::MAX,
+                cap_scale,
                 ..self
             },
         }
@@ -65,6 +71,7 @@ impl Pacing {
                 stall_checks: 16,
                 park_limit: 16384,
                 hang_floor: 16384,
+                cap_scale: 1,
                 masked_lanes: true,
             }
         } else {
@@ -72,6 +79,7 @@ impl Pacing {
                 stall_checks: STALL_CHECKS,
                 park_limit: u32::MAX,
                 hang_floor: 0,
+                cap_scale: 1,
                 masked_lanes: false,
             }
         }
@@ -147,7 +155,7 @@ pub(crate) fn encode(
     put("placement", 0, run.placement.code());
     put("schedule", 0, run.schedule.code());
     put("victim", 0, run.victim.unwrap_or(u32::MAX));
-    // A place the dispatch does not have (none at all) parks the victim nowhere.
+    // A dispatch without places (no loop, no access) holds the victim at its start.
     let (park_step, park_place) = match run.park_place {
         None => (run.park_step, u32::MAX),
         Some(pick) => match places.pick(pick) {
@@ -175,7 +183,10 @@ pub(crate) fn encode(
     put(
         "watchdog_cap",
         0,
-        run.watchdog_limit.saturating_mul(CAP_FACTOR).max(CAP_FLOOR),
+        run.watchdog_limit
+            .saturating_mul(CAP_FACTOR)
+            .max(CAP_FLOOR)
+            .saturating_mul(pacing.cap_scale),
     );
     for (i, patch) in run.patches.iter().enumerate() {
         put("patches", i as u32, *patch);

@@ -41,7 +41,6 @@ pub(crate) fn decode(bytes: &[u8], manifest: &Manifest) -> Record {
         victim_parked: at("victim_parked"),
         victim_site: at("victim_site"),
         victim_holds: at("victim_holds"),
-        holds_most: at("holds_most"),
         reached,
         admissions_held: at("admissions_held"),
         starved: at("starved") != 0,

@@ -276,19 +276,19 @@ fn paced_batches(
             Err(e) => return Ok(Some(e.to_string())),
         };
         let elapsed = start.elapsed();
-        // Runs stopped by the watchdog and hangs (which the engine confirmed by running them
-        // again) are the slow ones.
+        // Runs stopped by the watchdog and hangs are the slow ones; the time the engine spent
+        // confirming hangs is the batch's, not its runs', and stays out of their pace.
         let stalled = results
             .iter()
             .filter(|r| matches!(r.outcome, RunOutcome::Watchdog | RunOutcome::Hang))
             .count();
-        let confirming = std::mem::take(&mut engine.confirming);
         stream
             .pace
-            .observe(n, stalled, elapsed.saturating_sub(confirming));
+            .observe(n, stalled, elapsed.saturating_sub(engine.confirming));
         for (arm, r) in arms.iter().zip(&results) {
             stream.shapes.record(*arm, r.outcome.is_failure());
-            if r.outcome == RunOutcome::Pass {
+            // A run again with a raised cap teaches the loop limit nothing.
+            if r.outcome == RunOutcome::Pass && r.rerun.is_none() {
                 engine.loop_limit.observe_pass(r.record.max_trips);
             }
         }

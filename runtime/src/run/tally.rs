@@ -29,7 +29,7 @@ pub(crate) fn add(
             s.victim_parked,
             s.victim_site,
             &s.reached,
-            s.holds_most,
+            s.victim_holds,
         );
         if r.outcome.is_failure() {
             let share = (i + 1) as f64 / results.len() as f64;
@@ -101,7 +101,12 @@ fn describe_in(r: &RunResult, manifest: &Manifest) -> String {
             waits(&r.record.scheduler, manifest),
             held(r, manifest).map_or(String::new(), |h| format!(" ({h} before, and released)")),
             r.rerun.map_or(String::new(), |again| format!(
-                "; run again without that verdict, the wait was still not over after {:.2} s ({})",
+                "; {} without that verdict, the wait was still not over after {:.2} s ({})",
+                if again.earlier {
+                    "as an earlier run's at the same loops, run again"
+                } else {
+                    "run again"
+                },
                 again.seconds,
                 plural(again.attempts, "attempt")
             ))
