@@ -305,6 +305,24 @@ fn a_deadlock_is_a_hang_at_its_loop_within_two_seconds_and_the_runs_are_kept() {
 }
 
 #[test]
+fn correct_locks_draw_no_hang() {
+    let _serial = serial();
+    // Test-and-set spin locks of 16 and 64 single-invocation workgroups and a ticket lock of
+    // 256: however long a waiter spins while its holder's thread is not run (CI runs this
+    // beside a busy loop on each core), none is a hang.
+    for (spec, runs) in [
+        ("spin_lock_16.toml", "2000"),
+        ("spin_lock_64.toml", "1000"),
+        ("ticket_lock_256.toml", "100"),
+    ] {
+        let (code, s) = run(&fixture(spec), &["--runs", runs]);
+        assert_eq!(code, Some(0), "{spec}: {s:#}");
+        assert_eq!(s["counts"]["hang"], 0, "{spec}: {s:#}");
+        assert_eq!(s["failures"], 0, "{spec}: {s:#}");
+    }
+}
+
+#[test]
 fn a_long_wait_while_nothing_gets_anywhere_that_ends_is_a_slow_wait_not_a_hang() {
     let _serial = serial();
     // Workgroup 0 polls a quiet word 30,000 times before it raises the flag workgroup 1 spins
