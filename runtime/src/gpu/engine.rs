@@ -687,10 +687,7 @@ impl Engine {
                 .saturating_sub(self.confirming)
                 .as_secs_f64()
                 / n as f64;
-            for r in results
-                .iter()
-                .filter(|r| r.params.app_enabled && r.rerun.is_none())
-            {
+            for r in results.iter().filter(|r| r.params.app_enabled) {
                 if r.outcome == RunOutcome::Pass {
                     self.loop_limit.observe_pass(r.record.max_trips);
                 }

@@ -287,8 +287,9 @@ fn paced_batches(
             .observe(n, stalled, elapsed.saturating_sub(engine.confirming));
         for (arm, r) in arms.iter().zip(&results) {
             stream.shapes.record(*arm, r.outcome.is_failure());
-            // A run again with a raised cap teaches the loop limit nothing.
-            if r.outcome == RunOutcome::Pass && r.rerun.is_none() {
+            // A slow wait's attempt that ended is a passing run too: its waits teach the limit
+            // how long a legitimate wait lasts.
+            if r.outcome == RunOutcome::Pass {
                 engine.loop_limit.observe_pass(r.record.max_trips);
             }
         }
