@@ -130,7 +130,7 @@ fn the_look_back_with_fallback_terminates_under_every_model() {
 fn a_hand_off_without_a_loop_in_its_producer_starves_where_it_can_be_held_after_its_ticket() {
     let _serial = serial();
     // The producer takes a ticket and raises a flag, nothing between: only a hold after its
-    // ticket (an access) starves the others, as unfair allows and OBE does not.
+    // ticket (an atomic, a write) starves the others, as unfair allows and OBE does not.
     let spec = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/progress/ticket_handoff.toml")
         .to_string_lossy()
@@ -144,7 +144,7 @@ fn a_hand_off_without_a_loop_in_its_producer_starves_where_it_can_be_held_after_
     let unfair = &models[1];
     let wait = unfair["wait"].as_str().unwrap();
     assert!(
-        wait.contains("after the access at") && wait.contains("ticket_handoff.wgsl:11:18"),
+        wait.contains("after the write at") && wait.contains("ticket_handoff.wgsl:11:18"),
         "{wait}"
     );
     // The report says where the runs held workgroups, against where the model allows.

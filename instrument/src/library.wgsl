@@ -75,7 +75,7 @@ struct WgstressResults {
     finished_below: atomic<u32>, // finished workgroups whose id is below the victim's
     parked_now: atomic<u32>,     // workgroups held now: the victim, or waiting for occupancy
     victim_parked: atomic<u32>,  // 1 + the victim's hold point when it parked (1: at its start)
-    victim_site: atomic<u32>,    // 1 + the place it parked at (a loop, WGSTRESS_ACCESS + an access)
+    victim_site: atomic<u32>,    // 1 + the place it parked at (a loop, WGSTRESS_ACCESS + a write)
     admissions_held: atomic<u32>, // workgroups that waited for a free slot (occupancy)
     release: atomic<u32>,        // set when a stall was found while workgroups were held
     stop: atomic<u32>,           // set when every loop must leave: a hang or the watchdog
@@ -90,7 +90,7 @@ struct WgstressResults {
     following: atomic<u32>,      // workgroups waiting at their start for the victim (lead)
     victim_holds: atomic<u32>,   // the hold points the victim's invocations passed, at most
     reached: array<atomic<u32>, 8>, // places the victim passed where it could be held: bit i
-                                    // of words 0-3 loop i, of 4-7 access i
+                                    // of words 0-3 loop i, of 4-7 write i
 }
 
 @group(0) @binding(0) var<uniform> wgstress_params: WgstressParams;
@@ -112,9 +112,9 @@ var<private> wgstress_app_id: u32;
 // Back-edges this invocation took in application loops (its steps).
 var<private> wgstress_steps: u32;
 // The hold points this invocation passed, counted in the victim only: each loop iteration,
-// each loop, and each atomic or storage access (its start is hold point 0).
+// each loop, and each write to storage (its start is hold point 0).
 var<private> wgstress_holds: u32;
-// The places it passed (bits: loops, then accesses), published as it leaves.
+// The places it passed (bits: loops, then writes), published as it leaves.
 var<private> wgstress_reached: array<u32, 8>;
 // The times it passed the place a victim parks at (`park_place`).
 var<private> wgstress_place_passes: u32;
@@ -458,7 +458,7 @@ fn wgstress_stalled(loop_id: u32, iterations: u32, others: u32) {
 // gets an empty body instead (stress.rs): the parking loop, inlined in every loop, cost
 // ls-bh nine tenths of its speed on an H200 although it never ran.
 // A hold point: `place` is a loop's id (at the top of one of its iterations, or after the
-// loop), or WGSTRESS_ACCESS plus an access's id (after an atomic or an access to storage the
+// loop), or WGSTRESS_ACCESS plus a write's id (after a store or an atomic to storage the
 // dispatch writes: a workgroup held there holds what it just took or has still to publish, a
 // ticket before its flag). Only the victim counts its hold points and marks the places it
 // passed where its model would let it be held; the first test is on the params alone,

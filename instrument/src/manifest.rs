@@ -27,9 +27,9 @@ pub struct Manifest {
     pub hooks: Vec<Site>,
     /// Loops under the watchdog; a watchdog event's `site` is an index into this list.
     pub loops: Vec<Site>,
-    /// The atomics and storage accesses after which a run may hold a workgroup (shaders that
-    /// can park only; passes/holds.rs): a victim held at `holds[i]` records place
-    /// `HOLD_PLACE + i`.
+    /// The writes to storage (stores, atomics) after which a run may hold a workgroup
+    /// (shaders that can park only; passes/holds.rs): a victim held at `holds[i]` records
+    /// place `HOLD_PLACE + i`.
     #[serde(default)]
     pub holds: Vec<Site>,
 }
@@ -71,12 +71,12 @@ pub struct Field {
 }
 
 impl Manifest {
-    /// Where the hold point at `place` is: a loop, or an access.
+    /// Where the hold point at `place` is: a loop, or a write.
     pub fn place_at(&self, place: u32) -> String {
         match place.checked_sub(HOLD_PLACE) {
             Some(access) => self.holds.get(access as usize).map_or_else(
-                || format!("access {access}"),
-                |s| format!("the access at {}", s.describe(&self.source)),
+                || format!("write {access}"),
+                |s| format!("the write at {}", s.describe(&self.source)),
             ),
             None => self.loop_at(place),
         }

@@ -1,11 +1,15 @@
-//! Hold points after accesses: where a progress model lets the scheduler hold a workgroup
+//! Hold points after writes: where a progress model lets the scheduler hold a workgroup
 //! back, a workgroup can be stopped after any of its steps, not only at its start and at loop
 //! iterations. A producer that takes a ticket and then raises a flag, with no loop between,
 //! can be held between the two; an unfair scheduler that does so starves its consumer. After
-//! each statement that does an atomic or a storage access (the storage the dispatch writes),
-//! this puts a call of the library's `wgstress_park_at_step(WGSTRESS_ACCESS + id)`, `id` the
-//! access's place in the manifest's `holds`. Only in shaders that can park (a model other
-//! than fair): elsewhere the calls would cost every access and hold nothing.
+//! each statement that writes storage the dispatch writes (a store, an atomic: every atomic
+//! operation but a load writes), this puts a call of the library's
+//! `wgstress_park_at_step(WGSTRESS_ACCESS + id)`, `id` the write's place in the manifest's
+//! `holds`. Other workgroups see only a workgroup's writes, so a hold after a read is a hold
+//! after the write before it, as they can tell: writes are every place that matters, and
+//! each costs a copy of the parking code (llvmpipe inlines every call). Only in shaders that
+//! can park (a model other than fair): elsewhere the calls would cost every write and hold
+//! nothing.
 
 use crate::ir::builder::BlockBuilder;
 use crate::ir::memory::into_writable_storage;
@@ -63,9 +67,8 @@ impl Holds {
     }
 }
 
-/// Where `statement` itself (not a block nested in it) accesses the storage the dispatch
-/// writes: a load among the expressions it evaluates, a store or an atomic. A call's accesses
-/// are the callee's hold points.
+/// Where `statement` itself (not a block nested in it) writes the storage the dispatch
+/// writes: a store or an atomic. A call's writes are the callee's hold points.
 fn accesses(
     module: &Module,
     function: &Function,
@@ -74,15 +77,12 @@ fn accesses(
 ) -> Option<Span> {
     let storage = |pointer: Handle<Expression>| into_writable_storage(module, function, pointer);
     match statement {
-        Statement::Emit(range) => range
-            .clone()
-            .find(|e| matches!(function.expressions[*e], Expression::Load { pointer } if storage(pointer)))
-            .map(|e| function.expressions.get_span(e)),
         Statement::Store { pointer, .. } | Statement::Atomic { pointer, .. } => {
             storage(*pointer).then_some(span)
         }
         Statement::ImageStore { .. } | Statement::ImageAtomic { .. } => Some(span),
-        Statement::Block(_)
+        Statement::Emit(_)
+        | Statement::Block(_)
         | Statement::If { .. }
         | Statement::Switch { .. }
         | Statement::Loop { .. }

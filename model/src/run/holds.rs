@@ -1,7 +1,7 @@
 //! Where runs under a progress model held a workgroup, against where they could have: the
 //! hold points' coverage. A workgroup can be held at its start, after a loop's iteration or
-//! the loop, and after an atomic or a storage access (instrument's passes/holds.rs). A place
-//! is one of these in the source: its start, a loop, an access. A run that holds a victim
+//! the loop, and after a write to storage (a store, an atomic: instrument's passes/holds.rs).
+//! A place is one of these in the source: its start, a loop, a write. A run that holds a victim
 //! records the place it held it at; every run records the places its victim passed where
 //! the model would have let it be held.
 
@@ -9,13 +9,13 @@ use crate::stress::schedule::Schedule;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
-/// The first place after an access, in the shader's numbering: a place below it is a loop's
-/// index among the manifest's loops, one at or above it `HOLD_PLACE` plus an access's index
+/// The first place after a write, in the shader's numbering: a place below it is a loop's
+/// index among the manifest's loops, one at or above it `HOLD_PLACE` plus a write's index
 /// among its holds.
 pub const HOLD_PLACE: u32 = 0x10000;
 
-/// Places a run's record can say it passed: the first 128 loops and the first 128 accesses
-/// (bit i of words 0-3 the loop of index i, of words 4-7 the access of index i).
+/// Places a run's record can say it passed: the first 128 loops and the first 128 writes
+/// (bit i of words 0-3 the loop of index i, of words 4-7 the write of index i).
 pub const TRACKED: u32 = 128;
 
 /// A place, as a record codes it: 0 the start, else 1 + the shader's place number.
@@ -202,8 +202,8 @@ mod tests {
         let mut tally = HoldTally::default();
         let mut reached = [0; 8];
         reached[0] = 0b101; // loops 0 and 2
-        reached[4] = 0b10; // access 1
-        reached[5] = 1; // access 32
+        reached[4] = 0b10; // write 1
+        reached[5] = 1; // write 32
         tally.add(Some(3), 4, 1 + HOLD_PLACE + 1, &reached, 9);
         assert_eq!(
             tally.places_reached(),

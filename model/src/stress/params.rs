@@ -214,8 +214,8 @@ pub struct RunParams {
     /// The victim parks at its start (0), or at this pass of `park_place`.
     #[serde(default)]
     pub park_step: u32,
-    /// Where the victim parks: a pick among the dispatch's places (its loops and its accesses,
-    /// the pick modulo their number), or, `None`, at its `park_step`-th loop step.
+    /// Where the victim parks: a pick among the dispatch's places (its loops and its writes, the
+    /// pick modulo their number), or, `None`, at its `park_step`-th loop step.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub park_place: Option<u32>,
     /// The victim runs alone until it parks (or finishes): every other workgroup waits at its
@@ -308,10 +308,10 @@ impl RunParams {
 /// The workgroup a run under `schedule` holds back, and where. Steered toward the ones others
 /// wait for: half the time one of the first four the device starts (a lock's first holders,
 /// the first tiles of a chained scan). Under HSA and unfair, half the time at its start and
-/// else at one of the dispatch's places (a loop, or after an atomic or a storage access: a
-/// lock, a ticket, a tile just taken, a flag still to set), each alike, at its first pass
-/// three times in four and else at a pass up to the 32nd (octaves 1-2, 2-4, ..., 16-32), so that
-/// every place is tried as often as any. OBE and LOBE hold a workgroup only before its first
+/// else at one of the dispatch's places (a loop, or after a write: a lock, a ticket, a tile
+/// just taken, a flag still to set), each alike, at its first pass three times in four and
+/// else at a pass up to the 32nd (octaves 1-2, 2-4, ..., 16-32), so that every place is
+/// tried as often as any. OBE and LOBE hold a workgroup only before its first
 /// step.
 fn victim(
     rng: &mut impl Rng,

@@ -87,24 +87,24 @@ impl Pacing {
 }
 
 /// The places of one dispatch a victim can be held at, besides its start: its loops, and its
-/// accesses (shaders that can park: instrument's passes/holds.rs).
+/// writes (shaders that can park: instrument's passes/holds.rs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Places {
     pub loops: u32,
-    pub accesses: u32,
+    pub writes: u32,
 }
 
 impl Places {
     pub(crate) fn of(manifest: &Manifest) -> Places {
         Places {
             loops: manifest.loops.len() as u32,
-            accesses: manifest.holds.len() as u32,
+            writes: manifest.holds.len() as u32,
         }
     }
 
     /// The shader's place number of the `pick`-th place (modulo their number), or none.
     fn pick(self, pick: u32) -> Option<u32> {
-        let all = self.loops + self.accesses;
+        let all = self.loops + self.writes;
         if all == 0 {
             return None;
         }
@@ -155,7 +155,7 @@ pub(crate) fn encode(
     put("placement", 0, run.placement.code());
     put("schedule", 0, run.schedule.code());
     put("victim", 0, run.victim.unwrap_or(u32::MAX));
-    // A dispatch without places (no loop, no access) holds the victim at its start.
+    // A dispatch without places (no loop, no write) holds the victim at its start.
     let (park_step, park_place) = match run.park_place {
         None => (run.park_step, u32::MAX),
         Some(pick) => match places.pick(pick) {
