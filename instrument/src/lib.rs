@@ -178,8 +178,8 @@ fn instrument(
     let mut hooks = sites::Sites::new(&locator);
     let mut loops = sites::Sites::new(&locator);
     let mut holds = sites::Sites::new(&locator);
-    let hold = options.parking.then(|| holds::Holds {
-        park: imported.function("wgstress_park_at_step"),
+    let hold = (options.parking && options.hold_writes).then(|| holds::Holds {
+        park: imported.function("wgstress_hold_write"),
     });
     let hook = assert_hook.map(|hook| hooks::AssertHook {
         hook,

@@ -460,36 +460,51 @@ fn wgstress_stalled(loop_id: u32, iterations: u32, others: u32) {
 // A hold point: `place` is a loop's id (at the top of one of its iterations, or after the
 // loop), or WGSTRESS_ACCESS plus a write's id (after a store or an atomic to storage the
 // dispatch writes: a workgroup held there holds what it just took or has still to publish, a
-// ticket before its flag). Only the victim counts its hold points and marks the places it
-// passed where its model would let it be held; the first test is on the params alone,
-// uniform, and the second is uniform within a workgroup.
+// ticket before its flag). Only a run that holds its victim past its start does anything
+// here, and only in the victim: the first test is on the params alone, uniform (llvmpipe runs
+// code under a condition that differs between invocations for every invocation, masked), the
+// second uniform within a workgroup. A run that holds its victim at a place counts the
+// victim's hold points and marks the places it passed where its model would let it be held.
 // wgstress: parking begin
 fn wgstress_park_at_step(place: u32) {
-    if wgstress_params.victim == 0xffffffffu || wgstress_app_id != wgstress_params.victim {
+    if wgstress_params.park_step == 0u || wgstress_app_id != wgstress_params.victim {
         return;
     }
-    wgstress_holds += 1u;
-    var bit = place;
-    if place >= WGSTRESS_ACCESS {
-        bit = 128u + place - WGSTRESS_ACCESS;
-    }
-    if bit < 256u && (place < 128u || place >= WGSTRESS_ACCESS) && wgstress_may_park(false) {
-        wgstress_reached[bit >> 5u] |= 1u << (bit & 31u);
-    }
-    if wgstress_params.park_step != 0u {
-        var due = false;
-        if wgstress_params.park_place == 0xffffffffu {
-            // At its park_step-th loop step, as a run without a place counts them.
-            due = place < WGSTRESS_ACCESS && wgstress_steps == wgstress_params.park_step;
-        } else if place == wgstress_params.park_place {
+    var due = false;
+    // The hold point it parks at, as the record gives it: its loop steps without a place,
+    // else every hold point it passed.
+    var point = wgstress_steps;
+    if wgstress_params.park_place == 0xffffffffu {
+        // At its park_step-th loop step, as a run without a place counts them.
+        due = place < WGSTRESS_ACCESS && wgstress_steps == wgstress_params.park_step;
+    } else {
+        wgstress_holds += 1u;
+        point = wgstress_holds;
+        var bit = place;
+        if place >= WGSTRESS_ACCESS {
+            bit = 128u + place - WGSTRESS_ACCESS;
+        }
+        if bit < 256u && (place < 128u || place >= WGSTRESS_ACCESS) && wgstress_may_park(false) {
+            wgstress_reached[bit >> 5u] |= 1u << (bit & 31u);
+        }
+        if place == wgstress_params.park_place {
             wgstress_place_passes += 1u;
             due = wgstress_place_passes == wgstress_params.park_step;
         }
-        if due && wgstress_may_park(false) {
-            atomicStore(&wgstress_results.victim_parked, wgstress_holds + 1u);
-            atomicStore(&wgstress_results.victim_site, place + 1u);
-            wgstress_park(false);
-        }
+    }
+    if due && wgstress_may_park(false) {
+        atomicStore(&wgstress_results.victim_parked, point + 1u);
+        atomicStore(&wgstress_results.victim_site, place + 1u);
+        wgstress_park(false);
+    }
+}
+
+// A hold point after a write: only in a run that holds its victim at a place. The test is on
+// the params alone, uniform, so that a run without a place (a hold at the start, the
+// emulator's steps) pays nothing for the writes' hold points.
+fn wgstress_hold_write(place: u32) {
+    if wgstress_params.park_place != 0xffffffffu {
+        wgstress_park_at_step(place);
     }
 }
 

@@ -31,4 +31,9 @@ pub struct InstrumentOptions {
     /// loop, which on llvmpipe doubled what each iteration of a loop spends of its 65,535
     /// though it never ran.
     pub scripting: bool,
+    /// Whether, with parking, a run can hold a workgroup after each of its writes to storage
+    /// (passes/holds.rs): what `progress APP` and `run --schedule` draw among. A shader's
+    /// runs that hold at loop steps only (the emulator test) are built without: a hook per
+    /// write costs each iteration of a loop that writes, even in runs that never hold there.
+    pub hold_writes: bool,
 }

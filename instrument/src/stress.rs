@@ -44,8 +44,8 @@ pub fn library_source(parking: bool, scripting: bool) -> String {
         replaced(
             &library,
             (PARKING_BEGIN, PARKING_END),
-            "fn wgstress_park_at_step(place: u32) {}\nfn wgstress_publish_holds() {}\n\
-             fn wgstress_script_step() {}\n",
+            "fn wgstress_park_at_step(place: u32) {}\nfn wgstress_hold_write(place: u32) {}\n\
+             fn wgstress_publish_holds() {}\nfn wgstress_script_step() {}\n",
         )
     } else if !scripting {
         replaced(

@@ -119,8 +119,11 @@ fn app(threads: usize) -> App {
 /// The engine of the interpreter for tests of `threads` threads, its shaders able to hold
 /// workgroups and to follow scripts.
 fn scripting_engine(threads: usize) -> Engine {
+    // Holds at a start, at loop steps and by script: no hold points after writes, whose hooks
+    // would slow every instruction the interpreter runs.
     let config = EngineConfig {
         scripting: true,
+        hold_writes: false,
         ..EngineConfig::new(64, 1 << 12)
     };
     Engine::on(app(threads), &config, None).expect("the interpreter's engine")

@@ -130,6 +130,8 @@ impl SessionPlan {
             parking: self.parking,
             // No command runs scripts: they are the emulator test's (runtime/tests/emulator.rs).
             scripting: false,
+            // A run under a model that holds may hold its victim after a write.
+            hold_writes: true,
         }
     }
 

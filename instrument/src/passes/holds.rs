@@ -4,8 +4,8 @@
 //! can be held between the two; an unfair scheduler that does so starves its consumer. After
 //! each statement that writes storage the dispatch writes (a store, an atomic: every atomic
 //! operation but a load writes), this puts a call of the library's
-//! `wgstress_park_at_step(WGSTRESS_ACCESS + id)`, `id` the write's place in the manifest's
-//! `holds`. Other workgroups see only a workgroup's writes, so a hold after a read is a hold
+//! `wgstress_hold_write(WGSTRESS_ACCESS + id)`, `id` the write's place in the manifest's
+//! `holds` (a hold point only in a run that holds its victim at a place). Other workgroups see only a workgroup's writes, so a hold after a read is a hold
 //! after the write before it, as they can tell: writes are every place that matters, and
 //! each costs a copy of the parking code (llvmpipe inlines every call). Only in shaders that
 //! can park (a model other than fair): elsewhere the calls would cost every write and hold
@@ -22,7 +22,7 @@ use naga::{Block, Expression, Function, Handle, Module, Span, Statement};
 pub(crate) use wgstress_model::run::holds::HOLD_PLACE as ACCESS_PLACE;
 
 pub(crate) struct Holds {
-    /// The library's `wgstress_park_at_step(place)`.
+    /// The library's `wgstress_hold_write(place)`.
     pub park: Handle<Function>,
 }
 

@@ -35,7 +35,7 @@ pub struct HoldTally {
     /// In how many runs the victim passed each of them.
     #[serde(default)]
     pub reached_in: std::collections::BTreeMap<PlaceCode, u64>,
-    /// Runs counted.
+    /// Runs that held their victim at a place, whose places passed are counted.
     #[serde(default)]
     pub runs: u64,
     /// The most hold points a victim passed in a run.
@@ -48,12 +48,15 @@ impl HoldTally {
         *self == HoldTally::default()
     }
 
-    /// Adds one run: its victim and the record's `victim_parked` (0: never held, 1: at its
-    /// start, n: at its hold point n - 1), `victim_site` (1 + the place), `reached` and the
-    /// hold points the victim passed.
+    /// Adds one run: its victim, whether it was to be held at a place (`targeted`; else at
+    /// its start, or at a loop step), and the record's `victim_parked` (0: never held, 1: at
+    /// its start, n: at its hold point n - 1), `victim_site` (1 + the place), `reached` and
+    /// the hold points the victim passed. The places passed count from targeted runs only,
+    /// which alone pass the writes' hold points.
     pub fn add(
         &mut self,
         victim: Option<u32>,
+        targeted: bool,
         parked: u32,
         site: u32,
         reached: &[u32; 8],
@@ -66,6 +69,11 @@ impl HoldTally {
                 self.held_at.insert(if parked == 1 { 0 } else { site });
             }
         }
+        self.most_points = self.most_points.max(most);
+        // Only a run that holds its victim at a place passes its writes' hold points.
+        if !targeted {
+            return;
+        }
         for (mine, theirs) in self.reached.iter_mut().zip(reached) {
             *mine |= theirs;
         }
@@ -73,7 +81,6 @@ impl HoldTally {
             *self.reached_in.entry(place).or_default() += 1;
         }
         self.runs += 1;
-        self.most_points = self.most_points.max(most);
     }
 
     /// The places the runs' victims passed where the run could have held them (under HSA
@@ -204,7 +211,7 @@ mod tests {
         reached[0] = 0b101; // loops 0 and 2
         reached[4] = 0b10; // write 1
         reached[5] = 1; // write 32
-        tally.add(Some(3), 4, 1 + HOLD_PLACE + 1, &reached, 9);
+        tally.add(Some(3), true, 4, 1 + HOLD_PLACE + 1, &reached, 9);
         assert_eq!(
             tally.places_reached(),
             vec![0, 1, 3, 1 + HOLD_PLACE + 1, 1 + HOLD_PLACE + 32]
@@ -221,9 +228,9 @@ mod tests {
         // Loop 0 in every run, loop 1 (a fallback) in one of eight.
         for run in 0..8u32 {
             let reached = [if run == 0 { 0b11 } else { 0b1 }, 0, 0, 0, 0, 0, 0, 0];
-            tally.add(Some(run % 2), 2, 1, &reached, 4);
+            tally.add(Some(run % 2), true, 2, 1, &reached, 4);
         }
-        tally.add(Some(0), 1, 0, &[1, 0, 0, 0, 0, 0, 0, 0], 4);
+        tally.add(Some(0), true, 1, 0, &[1, 0, 0, 0, 0, 0, 0, 0], 4);
         let c = tally.coverage(Schedule::Unfair, 2);
         assert_eq!((c.places, c.places_held, c.rare_places), (2, 2, 1));
         assert!(c.covered());
@@ -237,10 +244,10 @@ mod tests {
     fn obe_and_lobe_hold_only_at_the_start() {
         let mut tally = HoldTally::default();
         for victim in 0..2 {
-            tally.add(Some(victim), 1, 0, &[1, 0, 0, 0, 1, 0, 0, 0], 3);
+            tally.add(Some(victim), true, 1, 0, &[1, 0, 0, 0, 1, 0, 0, 0], 3);
         }
         // A victim drawn but never held (the model guaranteed it) is tried, and held nowhere.
-        tally.add(Some(5), 0, 0, &[0; 8], 3);
+        tally.add(Some(5), true, 0, 0, &[0; 8], 3);
         assert_eq!(tally.held_at.len(), 1);
         for model in [Schedule::Obe, Schedule::Lobe] {
             let c = tally.coverage(model, 2);

@@ -136,6 +136,9 @@ pub struct EngineConfig {
     /// Whether runs may follow a script (`RunParams::script`; with `parking` only):
     /// `wgstress_instrument::InstrumentOptions::scripting`.
     pub scripting: bool,
+    /// Whether runs may hold a workgroup after each of its writes (`RunParams::park_place`;
+    /// with `parking` only): `wgstress_instrument::InstrumentOptions::hold_writes`.
+    pub hold_writes: bool,
 }
 
 /// Where an engine's watchdog loop limit starts.
@@ -167,6 +170,7 @@ impl EngineConfig {
             mode: Mode::Instrumented,
             parking: true,
             scripting: false,
+            hold_writes: true,
         }
     }
 
@@ -234,7 +238,13 @@ impl Engine {
     ) -> Result<Engine> {
         app.validate()
             .map_err(|invalid| RuntimeError::Input(format!("{}: {invalid}", app.name)))?;
-        let program = Program::build(&app, config.parking, config.scripts(), edited)?;
+        let program = Program::build(
+            &app,
+            config.parking,
+            config.scripts(),
+            config.parking && config.hold_writes,
+            edited,
+        )?;
         let gpu = match gpu {
             Some(gpu) if !gpu.is_lost() && gpu.device.features().contains(program.features) => {
                 gpu.clone()

@@ -65,13 +65,15 @@ pub(crate) struct Program {
 
 impl Program {
     /// `parking`: whether runs may hold a workgroup back inside a loop (`InstrumentOptions::parking`);
-    /// `scripting`: whether they may also follow a script (`EngineConfig::scripts`).
+    /// `scripting`: whether they may also follow a script (`EngineConfig::scripts`);
+    /// `hold_writes`: whether, parking, after each write (`InstrumentOptions::hold_writes`).
     /// `edited`: shaders a fence search edited, which their dispatches run instead of the
     /// app's text.
     pub(crate) fn build(
         app: &App,
         parking: bool,
         scripting: bool,
+        hold_writes: bool,
         edited: &[EditedShader],
     ) -> Result<Program> {
         let dispatches = app.dispatches();
@@ -89,6 +91,7 @@ impl Program {
                 constants: app.constants.clone(),
                 parking,
                 scripting,
+                hold_writes,
                 ..Default::default()
             };
             // Only stressed dispatches are a search's parts, as only they are patched in the

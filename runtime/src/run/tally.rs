@@ -26,6 +26,7 @@ pub(crate) fn add(
         let s = &r.record.scheduler;
         tally.holds.add(
             r.params.victim,
+            r.params.park_place.is_some(),
             s.victim_parked,
             s.victim_site,
             &s.reached,

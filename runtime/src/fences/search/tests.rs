@@ -164,7 +164,13 @@ impl Lab for Sim {
     ) -> Result<Measured> {
         let strategy = config.settings.strategy;
         if let (Some((shader, built)), Subject::Fix(fix)) = (&mut self.compile, subject) {
-            crate::gpu::program::Program::build(&shader.app, false, false, &shader.edited(fix)?)?;
+            crate::gpu::program::Program::build(
+                &shader.app,
+                false,
+                false,
+                false,
+                &shader.edited(fix)?,
+            )?;
             *built += 1;
         }
         if self.interrupt_after == Some(self.measured.len()) {
