@@ -54,3 +54,18 @@ fn a_type_mismatch_is_refused_with_nagas_reason_on_one_line() {
         assert_eq!(stderr.lines().count(), 1, "{stderr}");
     }
 }
+
+#[test]
+fn a_string_where_a_number_belongs_is_reported_at_its_own_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = wgstress(
+        &["run", &fixture("quoted-value.toml"), "--no-log"],
+        dir.path(),
+    );
+    // Line 15 is `value = "1024"`; its table starts at line 12.
+    assert_refused(
+        &out,
+        "quoted-value.toml:15:9: invalid type: string \"1024\", expected u32",
+        "quoted value",
+    );
+}
