@@ -130,7 +130,7 @@ fn execute(cli: Cli) -> anyhow::Result<Status> {
     let notes = Notes { on: !cli.quiet };
     match cli.command {
         Command::Instrument(args) => {
-            commands::instrument::execute(commands::instrument::plan(&args)?)
+            commands::instrument::execute(commands::instrument::plan(&args)?, notes)
         }
         Command::Run(args) => commands::run::execute(commands::run::plan(&args)?, notes),
         Command::Compare(args) => {
