@@ -26,6 +26,16 @@ fn parse_error_has_file_line_column_and_nagas_message() {
     );
 }
 
+/// naga's other labels name places too: where a name defined twice was defined first.
+#[test]
+fn parse_error_names_the_other_places_naga_points_at() {
+    let e = error("fn f() {}\nfn f() {}\n@compute @workgroup_size(1) fn main() {}\n");
+    assert_eq!(
+        e.to_string(),
+        "app.wgsl:2:4: redefinition of `f`; previous definition of `f` at 1:4"
+    );
+}
+
 #[test]
 fn validation_error_has_location() {
     let e = error("@compute @workgroup_size(1)\nfn main() {\n    let x: u32 = 1.5;\n}\n");

@@ -23,12 +23,28 @@ pub fn read_module(source: &str, path: &str) -> Result<Module> {
 /// `parse` without the rewrite of pointer parameters.
 pub(crate) fn parse_as_given(source: &str, path: &str) -> Result<Module> {
     crate::wgsl::nesting::check(source, path)?;
-    naga::front::wgsl::parse_str(&crate::wgsl::directives::for_naga(source)).map_err(|e| {
-        let reason = std::iter::once(e.message())
-            .chain(e.notes())
-            .collect::<Vec<_>>();
-        shader_error(path, reason.join("; "), e.location(source))
-    })
+    naga::front::wgsl::parse_str(&crate::wgsl::directives::for_naga(source))
+        .map_err(|e| shader_error(path, parse_reason(&e, source), e.location(source)))
+}
+
+/// naga's parse error on one line: its message, the places its other labels point at (the
+/// earlier definition of a name defined twice), and its notes.
+fn parse_reason(error: &naga::front::wgsl::ParseError, source: &str) -> String {
+    let mut parts = vec![error.message().to_string()];
+    let mut others = error
+        .labels()
+        .skip(1)
+        .filter(|(_, l)| !l.is_empty())
+        .peekable();
+    if others.peek().is_some() {
+        let lines = crate::wgsl::lines::LineIndex::new(source);
+        for (span, label) in others {
+            let (line, column) = lines.position(span);
+            parts.push(format!("{label} at {line}:{column}"));
+        }
+    }
+    parts.extend(error.notes().map(str::to_string));
+    parts.join("; ")
 }
 
 /// Validates the user's module; errors carry file:line:column when the source is known, and
