@@ -130,7 +130,7 @@ fn execute(cli: Cli) -> anyhow::Result<Status> {
     let notes = Notes { on: !cli.quiet };
     match cli.command {
         Command::Instrument(args) => {
-            commands::instrument::execute(commands::instrument::plan(&args)?)
+            commands::instrument::execute(commands::instrument::plan(&args)?, notes)
         }
         Command::Run(args) => commands::run::execute(commands::run::plan(&args)?, notes),
         Command::Compare(args) => {
@@ -237,7 +237,7 @@ fn clap_message(error: &clap::Error) -> String {
 }
 
 /// The error and its causes on one line. The runtime's and the instrumenter's messages are
-/// complete in themselves (a shader error carries its source line): their sources are not
+/// complete in themselves (a shader error carries naga's whole reason): their sources are not
 /// repeated.
 fn one_line(error: &anyhow::Error) -> String {
     let mut parts: Vec<String> = Vec::new();

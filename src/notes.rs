@@ -15,6 +15,44 @@ impl Notes {
             eprintln!("wgstress: {text}");
         }
     }
+
+    /// A caveat about the user's input that does not stop the command.
+    pub fn warn(&self, text: &str) {
+        if self.on {
+            eprintln!("wgstress: warning: {text}");
+        }
+    }
+
+    /// Warns of each barrier in `source` (read from `path`) that browsers will reject, as
+    /// Tint refuses a barrier in non-uniform control flow and naga accepts it. A shader that
+    /// does not parse gets no warning: its error is the command's.
+    pub fn barrier_warnings(&self, source: &str, path: &str) {
+        // Quiet: no warning to print, so no analysis to run.
+        if !self.on {
+            return;
+        }
+        let found = wgstress_instrument::placement::non_uniform_barriers(source, path);
+        for barrier in found.into_iter().flatten() {
+            self.warn(&barrier.to_string());
+        }
+    }
+
+    /// `barrier_warnings` for every shader file of `app`, each once.
+    pub fn app_warnings(&self, app: &wgstress_runtime::app::spec::App) {
+        let mut files: Vec<(&str, &str)> = vec![(&app.shader_path, &app.source)];
+        let own = app.pipeline.iter().filter_map(|d| d.shader.as_ref());
+        files.extend(
+            own.chain(&app.postcondition_shader)
+                .map(|f| (&*f.path, &*f.source)),
+        );
+        let mut seen: Vec<&str> = Vec::new();
+        for (path, source) in files {
+            if !seen.contains(&path) {
+                seen.push(path);
+                self.barrier_warnings(source, path);
+            }
+        }
+    }
 }
 
 /// Writes results to stdout. A closed pipe (`wgstress apps | head -0`) is an error that

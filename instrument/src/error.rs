@@ -1,6 +1,7 @@
-//! Errors the instrumenter reports. Shader diagnostics keep naga's rendering (file, line,
-//! column, the source line); every other error is one line that names the problem, starting
-//! with `file:line:column: ` when it is about a place in the user's shader.
+//! Errors the instrumenter reports, each one line that names the problem, starting with
+//! `file:line:column: ` when it is about a place in the user's shader. A shader naga refuses
+//! carries naga's whole reason on that line: the item it names and every error under it, down
+//! to the one that says what is wrong.
 
 use std::fmt;
 use thiserror::Error;
@@ -26,10 +27,9 @@ impl fmt::Display for ShaderLocation {
 #[derive(Debug, Error)]
 pub enum InstrumentError {
     /// The WGSL does not parse or does not validate.
-    #[error("{summary}\n{rendered}")]
+    #[error("{summary}")]
     Shader {
         summary: String,
-        rendered: String,
         line: Option<u32>,
         column: Option<u32>,
     },

@@ -42,7 +42,7 @@ pub use passes::overrides::constants_for;
 pub use stress::library_source;
 pub use wgsl::nesting::{check as check_nesting, MAX_NESTING};
 pub use wgsl::render::{raw_wgsl, render, Raw};
-pub use wgsl::shader::{read_module, validate};
+pub use wgsl::shader::{read_module, validate, validate_user};
 pub use work::Work;
 
 use error::Result;
@@ -53,7 +53,7 @@ use wgsl::{directives, locate, render};
 
 use naga::valid::ModuleInfo;
 use naga::Module;
-use wgsl::shader::{parse, postcondition_directive, validate_user};
+use wgsl::shader::{parse, postcondition_directive};
 
 /// Bind groups a WebGPU device is guaranteed to offer (`maxBindGroups`).
 pub const MAX_BIND_GROUPS: u32 = 4;

@@ -16,12 +16,24 @@ fn error(source: &str) -> InstrumentError {
 }
 
 #[test]
-fn parse_error_has_file_line_column_and_source_line() {
+fn parse_error_has_file_line_column_and_nagas_message() {
     let e = error("@compute @workgroup_size(1)\nfn main() {\n    let x = 1u +;\n}\n");
     assert_eq!(e.location(), Some((3, 17)));
     let text = e.to_string();
-    assert!(text.starts_with("app.wgsl:3:17: "), "{text}");
-    assert!(text.contains("let x = 1u +;"), "{text}");
+    assert!(
+        text.starts_with("app.wgsl:3:17: expected expression"),
+        "{text}"
+    );
+}
+
+/// naga's other labels name places too: where a name defined twice was defined first.
+#[test]
+fn parse_error_names_the_other_places_naga_points_at() {
+    let e = error("fn f() {}\nfn f() {}\n@compute @workgroup_size(1) fn main() {}\n");
+    assert_eq!(
+        e.to_string(),
+        "app.wgsl:2:4: redefinition of `f`; previous definition of `f` at 1:4"
+    );
 }
 
 #[test]
@@ -29,6 +41,23 @@ fn validation_error_has_location() {
     let e = error("@compute @workgroup_size(1)\nfn main() {\n    let x: u32 = 1.5;\n}\n");
     let text = e.to_string();
     assert!(text.starts_with("app.wgsl:3:"), "{text}");
+}
+
+/// naga's top error names only the item ("Entry point main at Compute is invalid"); the
+/// errors under it say what is wrong, and the message carries them all.
+#[test]
+fn validation_error_carries_nagas_whole_reason() {
+    let e = error(
+        "@group(0) @binding(0) var<storage, read_write> out: array<u32>;\n\
+         @compute @workgroup_size(1)\nfn main() {\n    let one: i32 = 1;\n    out[0] = 2u + one;\n}\n",
+    );
+    let text = e.to_string();
+    assert!(
+        text.starts_with("app.wgsl:5:14: Entry point main at Compute is invalid: Expression"),
+        "{text}"
+    );
+    assert!(text.contains("Operation Add can't work with"), "{text}");
+    assert!(text.contains("Uint") && text.contains("Sint"), "{text}");
 }
 
 #[test]
@@ -134,10 +163,12 @@ fn errors_about_the_shader_carry_file_line_column() {
 }
 
 #[test]
-fn errors_are_one_line_except_shader_diagnostics() {
+fn errors_are_one_line() {
     for e in [
         error("fn f() {}"),
         error("var<private> wgstress_x: u32; @compute @workgroup_size(1) fn m() {}"),
+        error("@compute @workgroup_size(1)\nfn main() {\n    let x = 1u +;\n}\n"),
+        error("@compute @workgroup_size(1)\nfn main() {\n    let x: u32 = 1.5;\n}\n"),
     ] {
         assert!(!e.to_string().contains('\n'), "{e}");
     }

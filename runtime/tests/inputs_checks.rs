@@ -505,7 +505,7 @@ fn spec_mistakes_in_inputs_and_checks_point_at_the_spec() {
         ),
         (
             "\n[[check]]\nbinding = 0\nkind = \"inclusive-scan\"\nof = 0\ntolerence = 1\n",
-            "app.toml:9:1: unknown field `tolerence`, expected one of",
+            "app.toml:13:1: unknown field `tolerence`, expected one of",
         ),
     ];
     for (tail, expected) in cases {

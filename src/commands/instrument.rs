@@ -1,6 +1,6 @@
 //! `wgstress instrument`: writes the instrumented shader and its manifest.
 
-use crate::notes::emit;
+use crate::notes::{emit, Notes};
 use crate::plan::paths;
 use crate::status::Status;
 use anyhow::{Context, Result};
@@ -88,8 +88,10 @@ pub fn plan(args: &Args) -> Result<Plan> {
     })
 }
 
-pub fn execute(plan: Plan) -> Result<Status> {
+pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
     let result = wgstress_instrument::instrument_wgsl(&plan.source, &plan.options)?;
+    let path = plan.options.file_name.as_deref().unwrap_or_default();
+    notes.barrier_warnings(&plan.source, path);
     let manifest = serde_json::to_string_pretty(&result.manifest)?;
     // Write both files or neither: a failed second write removes the first.
     wgstress_runtime::write::replace(&plan.output, result.wgsl.as_bytes())

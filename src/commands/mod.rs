@@ -32,6 +32,7 @@ fn announce(engine: &Engine, notes: Notes) {
     if let Some(caveat) = wgstress_runtime::gpu::device::caveat(&engine.gpu().info.name) {
         notes.note(&format!("note: {caveat}"));
     }
+    notes.app_warnings(engine.app());
 }
 
 fn note_measured(

@@ -24,6 +24,7 @@ mod access;
 mod all;
 mod analysis;
 mod module;
+mod nonuniform;
 mod patch;
 mod place;
 pub(crate) mod returns;
@@ -36,6 +37,7 @@ mod uniformity;
 
 pub use all::{fences, Fences};
 pub use analysis::Analysis;
+pub use nonuniform::{non_uniform_barriers, FlowTurn, NonUniformBarrier, NonUniformFlow};
 pub use patch::FencedShader;
 pub use roles::{Acquire, Added, MissingPartner, Portable, Release, Role, SiteRole, SourceAccess};
 pub use site::{FenceSite, InLoop, IrPoint, Side};

@@ -94,7 +94,7 @@ pub(crate) fn place(
 
 /// Every function's body as the analysis and the walk see it: a function that returns
 /// nothing with its branches' trailing returns moved after them (returns.rs).
-fn bodies(module: &Module) -> HashMap<Target, Block> {
+pub(crate) fn bodies(module: &Module) -> HashMap<Target, Block> {
     let prepared = |function: &Function| {
         let mut body = function.body.clone();
         if function.result.is_none() {

@@ -43,20 +43,11 @@ pub fn check(source: &str, path: &str) -> Result<()> {
             // Built here rather than by shader.rs, which calls this: no cycle between them.
             Err(InstrumentError::Shader {
                 summary: format!("{path}:{line}:{column}: {message}"),
-                rendered: excerpt(source, line),
                 line: Some(line),
                 column: Some(column),
             })
         }
     }
-}
-
-/// Line `line` of `source` as naga shows a line, cut short: the error's second line.
-fn excerpt(source: &str, line: u32) -> String {
-    let text = source.lines().nth(line as usize - 1).unwrap_or_default();
-    let cut: String = text.chars().take(100).collect();
-    let more = if cut.len() < text.len() { " ..." } else { "" };
-    format!("{line:>5} | {cut}{more}")
 }
 
 /// The byte offset of the first token at which `source` nests deeper than `limit`, if any.

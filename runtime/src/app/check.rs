@@ -12,9 +12,11 @@ use crate::app::init::ElementType;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
-// No deny_unknown_fields here: serde cannot combine it with the flattened rule. The rule's
-// own fields are checked: unknown keys in a check are refused there.
+/// A spec writes the rule's kind and keys beside the check's own (`kind = "all-equal"`);
+/// `app::tagged` moves them under `rule` (`rule = { all-equal = { ... } }`) before serde reads
+/// the check, so that an error in any of them points at its own key.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct Check {
     /// A name for reports; the kind and what it compares with when absent.
     #[serde(default)]
@@ -34,14 +36,14 @@ pub struct Check {
     /// Check the binding's last element only.
     #[serde(default)]
     pub last: bool,
-    #[serde(flatten)]
     pub rule: Rule,
 }
 
 /// What must hold. `of` names another binding (group 0 unless `of_group`), compared with its
-/// initial contents.
+/// initial contents. Written `kind = "NAME"` beside its keys, read as `NAME = { ... }`
+/// (`app::tagged`).
 #[derive(Clone, Debug, Deserialize, PartialEq)]
-#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Rule {
     EqualsFile {
         path: PathBuf,

@@ -9,8 +9,10 @@ use rand::{Rng, SeedableRng};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
+/// Written `init = { kind = "NAME", ... }`, read as `init = { NAME = { ... } }`
+/// (`app::tagged`), so that an error in any key points at it.
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
-#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Init {
     #[default]
     Zeros,

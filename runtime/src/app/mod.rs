@@ -8,3 +8,4 @@ pub mod dims;
 pub mod failure;
 pub mod init;
 pub mod spec;
+mod tagged;

@@ -5,6 +5,7 @@ use crate::app::check::Check;
 use crate::app::dims::dims;
 use crate::app::failure::CheckFailure;
 use crate::app::init::Init;
+use crate::app::tagged::{names_of, Tagged, Untagged};
 use crate::error::{Result, RuntimeError};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
@@ -521,7 +522,7 @@ enum Form {
 /// Parses and validates an app spec read from `path`; errors point at the spec's line and
 /// column.
 pub fn parse(text: &str, path: &Path) -> Result<App> {
-    let spec: SpecFile = toml::from_str(text).map_err(|e| RuntimeError::toml(path, text, e))?;
+    let spec = spec_file(text, path)?;
     let at = |span: std::ops::Range<usize>| Location::of(path, text, span.start);
     let dir = path.parent().unwrap_or(Path::new("."));
     let form = form(&spec, &at)?;
@@ -609,6 +610,104 @@ pub fn parse(text: &str, path: &Path) -> Result<App> {
         postcondition_shader,
         ..app
     })
+}
+
+/// The spec as serde reads it: every error points at its own key or value.
+fn spec_file(text: &str, path: &Path) -> Result<SpecFile> {
+    SpecFile::deserialize(toml::de::Deserializer::from(rewritten(text, path)?))
+        .map_err(|e| RuntimeError::toml(path, text, e))
+}
+
+/// The parsed document with its internally tagged tables (each check's `kind`, each
+/// binding's `init`) rewritten by `tagged` for serde.
+fn rewritten<'i>(text: &'i str, path: &Path) -> Result<Spanned<toml::de::DeTable<'i>>> {
+    let mut document =
+        toml::de::DeTable::parse(text).map_err(|e| RuntimeError::toml(path, text, e))?;
+    let untagged = |what: String| {
+        move |u: Untagged| RuntimeError::Spec {
+            at: Location::of(path, text, u.span.start),
+            message: format!("{what}: {}", u.message),
+        }
+    };
+    let (check, init) = (check_table(), init_table());
+    for (index, table) in tables(document.get_mut(), "check").enumerate() {
+        check
+            .rewrite(table)
+            .map_err(untagged(format!("[[check]] {}", index + 1)))?;
+    }
+    for (index, table) in tables(document.get_mut(), "binding").enumerate() {
+        if let toml::de::DeValue::Table(binding) = table.get_mut() {
+            if let Some(value) = binding.get_mut("init") {
+                init.rewrite(value)
+                    .map_err(untagged(format!("[[binding]] {}: init", index + 1)))?;
+            }
+        }
+    }
+    Ok(document)
+}
+
+/// The tables of the array `key` of `document` (none when it is not an array: serde says so).
+fn tables<'a, 'i>(
+    document: &'a mut toml::de::DeTable<'i>,
+    key: &str,
+) -> impl Iterator<Item = &'a mut Spanned<toml::de::DeValue<'i>>> {
+    let items = match document.get_mut(key).map(Spanned::get_mut) {
+        Some(toml::de::DeValue::Array(items)) => items.as_mut(),
+        _ => &mut [],
+    };
+    items.iter_mut()
+}
+
+/// A `[[check]]`: the rule's `kind` and keys beside the check's own.
+fn check_table() -> Tagged {
+    Tagged {
+        tag: "kind",
+        own: names_of::<Check>(),
+        into: Some("rule"),
+        variants: names_of::<crate::app::check::Rule>(),
+    }
+}
+
+/// A binding's `init`: its `kind` and that kind's keys.
+fn init_table() -> Tagged {
+    Tagged {
+        tag: "kind",
+        own: &[],
+        into: None,
+        variants: names_of::<Init>(),
+    }
+}
+
+/// The `[[binding]]` and `[[check]]` tables of a spec's text, read as a spec reads them, the
+/// rest left aside (tests of the kinds and of the documented examples).
+#[cfg(test)]
+#[derive(Deserialize)]
+pub(crate) struct Tables {
+    #[serde(default)]
+    pub binding: Vec<Binding>,
+    #[serde(default)]
+    pub check: Vec<Check>,
+}
+
+#[cfg(test)]
+pub(crate) fn tables_from_str(text: &str) -> std::result::Result<Tables, String> {
+    let document = rewritten(text, Path::new("spec.toml")).map_err(|e| e.to_string())?;
+    Tables::deserialize(toml::de::Deserializer::from(document)).map_err(|e| e.message().into())
+}
+
+/// One check, written as a `[[check]]` table's keys.
+#[cfg(test)]
+pub(crate) fn check_from_str(text: &str) -> std::result::Result<Check, String> {
+    let mut tables = tables_from_str(&format!("[[check]]\n{text}"))?;
+    Ok(tables.check.remove(0))
+}
+
+/// One `init`, written as the inline table a `[[binding]]` gives it.
+#[cfg(test)]
+pub(crate) fn init_from_str(text: &str) -> std::result::Result<Init, String> {
+    let binding = "[[binding]]\nbinding = 0\nkind = \"storage\"\nwords = 1";
+    let mut tables = tables_from_str(&format!("{binding}\ninit = {text}"))?;
+    Ok(tables.binding.remove(0).init)
 }
 
 /// Which form the spec takes; mixing them is an error at the first key of the other form.

@@ -90,6 +90,9 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
             let (outcome, mut log) = search::execute(&plan, notes)?;
             output::show(&plan, &outcome, log.as_mut())
         }
-        Plan::Sites(plan) => sites::sites(plan.app, plan.sites, plan.output.as_deref()),
+        Plan::Sites(plan) => {
+            notes.app_warnings(&plan.app);
+            sites::sites(plan.app, plan.sites, plan.output.as_deref())
+        }
     }
 }

@@ -71,6 +71,8 @@ impl Positions {
 #[derive(Clone, Debug)]
 pub(crate) struct CallSite {
     pub callee: Handle<Function>,
+    /// The call statement's place in the source.
+    pub span: naga::Span,
     pub flow: Dep,
     pub arguments: Vec<Dep>,
     pub pointees: Vec<Option<Dep>>,
@@ -204,11 +206,11 @@ impl Analyzer<'_> {
         let mut nested = Vec::with_capacity(block.len());
         let mut flow = Some(flow);
         let mut last = Dep::uniform();
-        for statement in block.iter() {
+        for (statement, span) in block.span_iter() {
             at.push(flow.clone());
             match flow.take() {
                 Some(before) => {
-                    let (inner, after) = self.statement(statement, before, locals);
+                    let (inner, after) = self.statement(statement, *span, before, locals);
                     nested.push(inner);
                     last = after.clone();
                     if behaviors::of(statement).has(Behaviors::NEXT) {
@@ -235,6 +237,7 @@ impl Analyzer<'_> {
     fn statement(
         &mut self,
         statement: &Statement,
+        span: naga::Span,
         flow: Dep,
         locals: &mut Locals,
     ) -> (Vec<Positions>, Dep) {
@@ -278,6 +281,7 @@ impl Analyzer<'_> {
                     .collect();
                 let site = CallSite {
                     callee: *function,
+                    span,
                     flow: flow.clone(),
                     pointees: slots
                         .iter()

@@ -10,5 +10,6 @@ mod module;
 mod values;
 
 pub(crate) use behaviors::of as behaviors_of;
+pub(crate) use dep::{CallInput, Dep};
 pub(crate) use function::Positions;
 pub(crate) use module::{Context, ModuleUniformity, Target};

@@ -1,13 +1,7 @@
 use super::*;
 
 fn init(toml_text: &str) -> std::result::Result<Init, String> {
-    #[derive(Deserialize)]
-    struct Holder {
-        init: Init,
-    }
-    toml::from_str::<Holder>(&format!("init = {toml_text}"))
-        .map(|h| h.init)
-        .map_err(|e| e.message().to_string())
+    crate::app::spec::init_from_str(toml_text)
 }
 
 fn words(toml_text: &str, n: u32) -> Vec<u32> {

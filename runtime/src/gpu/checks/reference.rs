@@ -276,9 +276,7 @@ fn interface(source: &str, path: &str, entry: &str) -> Result<(naga::Module, Vec
     wgstress_instrument::check_nesting(source, path)?;
     let module = naga::front::wgsl::parse_str(source)
         .map_err(|e| RuntimeError::Input(format!("{}: {}", at(e.location(source)), e.message())))?;
-    let info = wgstress_instrument::validate(&module).map_err(|e| {
-        RuntimeError::Input(format!("{}: {}", at(e.location(source)), e.as_inner()))
-    })?;
+    let info = wgstress_instrument::validate_user(&module, Some(source), path)?;
     let index = module
         .entry_points
         .iter()
