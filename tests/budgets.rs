@@ -176,10 +176,10 @@ fn once_a_hang_is_found_the_other_spinners_leave_early() {
     let s = summary(&out);
     let detail = s["first_failure"]["detail"].as_str().unwrap();
     assert!(detail.starts_with("no progress"), "{detail}");
-    // "..., N stalled wait(s) in all ...": how many of the 4,096 spinning invocations found
+    // "..., N stalled waits in all ...": how many of the 4,096 spinning invocations found
     // their wait stalled themselves (up to eight are named, and the count only past them); the
     // others saw the stop and left.
-    let times: u32 = match detail.split(" stalled wait(s) in all").next() {
+    let times: u32 = match detail.split(" stalled wait").next() {
         Some(head) if head.len() < detail.len() => head
             .rsplit(' ')
             .next()

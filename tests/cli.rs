@@ -149,7 +149,7 @@ fn run_reports_pass_and_failure_with_exit_codes() {
     let table = String::from_utf8(fail.stdout).unwrap();
     assert!(
         table.contains(
-            "host check failed: all-equal 1024: binding 0:0: 1 of 1 elements wrong: [0] = "
+            "host check failed: all-equal 1024: binding 0:0: 1 of 1 element wrong: [0] = "
         ),
         "{table}"
     );
