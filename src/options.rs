@@ -68,7 +68,8 @@ pub struct BudgetOptions {
     /// about a quarter second)
     #[arg(long, default_value = "10", value_parser = seconds, allow_negative_numbers = true)]
     pub timeout: Duration,
-    /// Stop once this many runs failed (per configuration, for compare)
+    /// Stop at this many failing runs (per configuration, for compare); the runs of the
+    /// batch after the last of them are not counted
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub until_failures: Option<u64>,
 }
