@@ -5,6 +5,7 @@
 //! Exit status: 0 when every run passed, 1 when some run failed, 2 on bad input or an error,
 //! 130 when interrupted by SIGINT (Ctrl-C), 143 by SIGTERM.
 
+mod colour;
 mod commands;
 mod interrupt;
 mod notes;
@@ -29,6 +30,8 @@ struct Cli {
     /// Print no notes or progress on stderr (errors still)
     #[arg(long, short, global = true)]
     quiet: bool,
+    #[command(flatten)]
+    colour: colour::ColourOption,
     #[command(subcommand)]
     command: Command,
 }
@@ -127,6 +130,7 @@ fn wants_json(args: impl Iterator<Item = std::ffi::OsString>) -> bool {
 
 /// Builds the command's plan, then runs it: every bad input fails in the first step.
 fn execute(cli: Cli) -> anyhow::Result<Status> {
+    cli.colour.apply();
     let notes = Notes { on: !cli.quiet };
     match cli.command {
         Command::Instrument(args) => {

@@ -17,10 +17,11 @@ impl Notes {
     }
 }
 
-/// Writes results to stdout. A closed pipe (`wgstress apps | head -0`) is an error that
-/// main turns into a quiet exit, not a panic.
+/// Writes results to stdout, with their colours where stdout takes them (crate::colour) and
+/// without where not. A closed pipe (`wgstress apps | head -0`) is an error that main turns
+/// into a quiet exit, not a panic.
 pub fn emit(text: &str) -> Result<()> {
-    let mut out = std::io::stdout().lock();
+    let mut out = anstream::AutoStream::new(std::io::stdout().lock(), crate::colour::stdout());
     out.write_all(text.as_bytes())
         .and_then(|()| out.flush())
         .context("cannot write the results to stdout")
