@@ -76,7 +76,7 @@ enum Command {
     /// List the bundled applications
     Apps,
     /// List the GPU adapters wgpu finds
-    Adapters,
+    Adapters(commands::apps::AdaptersArgs),
 }
 
 /// The stack the command runs on. naga's parser and validator, wgpu's backends and
@@ -158,7 +158,7 @@ fn execute(cli: Cli) -> anyhow::Result<Status> {
             commands::record::import::execute(commands::record::import::plan(&args)?, notes)
         }
         Command::Apps => commands::apps::list(),
-        Command::Adapters => commands::apps::adapters(),
+        Command::Adapters(args) => commands::apps::adapters(&args),
     }
 }
 
@@ -193,7 +193,8 @@ fn check_item(args: &[String]) -> Result<(), String> {
 
 fn fail(message: &str, json: bool) -> ExitCode {
     eprintln!("wgstress: error: {message}");
-    if json {
+    // One JSON document an invocation: an error after the results is on stderr alone.
+    if json && !notes::results_written() {
         #[derive(serde::Serialize)]
         struct Failed<'a> {
             error: &'a str,
