@@ -5,6 +5,7 @@
 //! Exit status: 0 when every run passed, 1 when some run failed, 2 on bad input or an error,
 //! 130 when interrupted by SIGINT (Ctrl-C), 143 by SIGTERM.
 
+mod colour;
 mod commands;
 mod interrupt;
 mod notes;
@@ -29,6 +30,8 @@ struct Cli {
     /// Print no notes or progress on stderr (errors still)
     #[arg(long, short, global = true)]
     quiet: bool,
+    #[command(flatten)]
+    colour: colour::ColourOption,
     #[command(subcommand)]
     command: Command,
 }
@@ -73,7 +76,7 @@ enum Command {
     /// List the bundled applications
     Apps,
     /// List the GPU adapters wgpu finds
-    Adapters,
+    Adapters(commands::apps::AdaptersArgs),
 }
 
 /// The stack the command runs on. naga's parser and validator, wgpu's backends and
@@ -127,6 +130,7 @@ fn wants_json(args: impl Iterator<Item = std::ffi::OsString>) -> bool {
 
 /// Builds the command's plan, then runs it: every bad input fails in the first step.
 fn execute(cli: Cli) -> anyhow::Result<Status> {
+    cli.colour.apply();
     let notes = Notes { on: !cli.quiet };
     match cli.command {
         Command::Instrument(args) => {
@@ -154,7 +158,7 @@ fn execute(cli: Cli) -> anyhow::Result<Status> {
             commands::record::import::execute(commands::record::import::plan(&args)?, notes)
         }
         Command::Apps => commands::apps::list(),
-        Command::Adapters => commands::apps::adapters(),
+        Command::Adapters(args) => commands::apps::adapters(&args),
     }
 }
 
@@ -189,7 +193,8 @@ fn check_item(args: &[String]) -> Result<(), String> {
 
 fn fail(message: &str, json: bool) -> ExitCode {
     eprintln!("wgstress: error: {message}");
-    if json {
+    // One JSON document an invocation: an error after the results is on stderr alone.
+    if json && !notes::results_written() {
         #[derive(serde::Serialize)]
         struct Failed<'a> {
             error: &'a str,

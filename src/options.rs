@@ -34,7 +34,7 @@ pub struct AppOptions {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum VariantArg {
-    /// Fences removed, as the seed study's "-nf" variants
+    /// Fences removed, as the "-nf" variants of PLDI'16
     Buggy,
     /// With the fences the application needs
     Fixed,
@@ -68,7 +68,8 @@ pub struct BudgetOptions {
     /// about a quarter second)
     #[arg(long, default_value = "10", value_parser = seconds, allow_negative_numbers = true)]
     pub timeout: Duration,
-    /// Stop once this many runs failed (per configuration, for compare)
+    /// Stop at this many failing runs (per configuration, for compare); the runs of the
+    /// batch after the last of them are not counted
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub until_failures: Option<u64>,
 }
@@ -205,7 +206,7 @@ pub struct ProgressRunOptions {
     #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub iterations: u32,
     /// Instances of a test per run under round-robin and chunked [default: as many as 65,535
-    /// workgroups hold, the seed's choice]
+    /// workgroups hold, OOPSLA'21's choice]
     #[arg(long, value_parser = clap::value_parser!(u32).range(2..=65_535))]
     pub instances: Option<u32>,
     /// Instructions a test thread may execute before it stops and counts as not terminated

@@ -179,7 +179,7 @@ fn shards_on_two_hosts_merge_with_a_row_per_host_and_name_the_missing() {
     assert_eq!(report["total"]["hosts"], 2);
     assert_eq!(report["total"]["runs"], 5 + 6 + 7 + 8);
     let text = stdout(&wgstress(&["merge", out_dir.to_str().unwrap()], dir.path()));
-    assert!(text.contains("from 2 host(s)"), "{text}");
+    assert!(text.contains("from 2 hosts"), "{text}");
 }
 
 /// Lines of a JSON-lines file that parse.

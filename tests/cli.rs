@@ -151,7 +151,7 @@ fn run_reports_pass_and_failure_with_exit_codes() {
     let table = String::from_utf8(fail.stdout).unwrap();
     assert!(
         table.contains(
-            "host check failed: all-equal 1024: binding 0:0: 1 of 1 elements wrong: [0] = "
+            "host check failed: all-equal 1024: binding 0:0: 1 of 1 element wrong: [0] = "
         ),
         "{table}"
     );
@@ -421,6 +421,8 @@ fn compare_runs_the_chosen_configurations_and_draws_a_chart() {
         "8",
         "--json",
         "--no-log",
+        "--svg",
+        "chart.svg",
     ];
     let out = wgstress(&args, dir.path());
     assert!(out.status.success(), "{}", stderr(&out));
@@ -437,10 +439,19 @@ fn compare_runs_the_chosen_configurations_and_draws_a_chart() {
         .collect();
     assert_eq!(labels, [("none", true), ("random", true)]);
     assert!(rows.iter().all(|r| r["runs"] == 16 && r["failures"] == 0));
-    let svg = std::fs::read_to_string(dir.path().join("wgstress-compare.svg")).unwrap();
+    let svg = std::fs::read_to_string(dir.path().join("chart.svg")).unwrap();
     assert!(
         svg.contains("<svg") && svg.contains("random+shuffle"),
         "the chart names every configuration"
+    );
+    let written: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(
+        written,
+        ["chart.svg"],
+        "compare writes only what it was asked to"
     );
 }
 

@@ -84,7 +84,7 @@ fn no_weak_behaviour_no_profile() {
     );
     let notes = String::from_utf8_lossy(&run.stderr);
     assert!(
-        notes.contains("systematic stress from the seed's defaults"),
+        notes.contains("systematic stress from the PLDI'16 defaults"),
         "{notes}"
     );
 }

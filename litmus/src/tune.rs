@@ -263,7 +263,7 @@ pub fn tune(
     let (found, score) = period(&grid);
     let (patch_words, patch_note, patch_evidence) = match found {
         Some(p) if score > 0.3 && grid_weak >= MIN_WEAK => (p, format!("weak behaviour repeats every {p} words (autocorrelation {score:.2}, {grid_weak} weak behaviours)"), grid_weak),
-        _ => (32, format!("no periodic pattern over stressed locations (best autocorrelation {score:.2}, {grid_weak} weak behaviours): kept the seed's 32 words"), 0),
+        _ => (32, format!("no periodic pattern over stressed locations (best autocorrelation {score:.2}, {grid_weak} weak behaviours): kept PLDI'16's 32 words"), 0),
     };
     if let Some(end) = deadline {
         fit_rest(&mut config, end, cells.cost(), 2, spread_all);

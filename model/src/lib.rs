@@ -20,7 +20,8 @@
 //! - `fences`: what the fence search measured, found and suggests;
 //! - `litmus`: litmus environments, counts, MC Mutants results, the environment search's and
 //!   tuning's results;
-//! - `read`, `location`, `error`: bounded file reads, places in files, and their error.
+//! - `read`, `location`, `error`: bounded file reads, places in files, and their error;
+//! - `plural`: counts with the noun that agrees with them, for every crate's messages.
 
 #![deny(unreachable_pub)]
 
@@ -28,6 +29,7 @@ mod error;
 pub mod fences;
 pub mod litmus;
 pub mod location;
+pub mod plural;
 pub mod read;
 pub mod run;
 pub mod stress;

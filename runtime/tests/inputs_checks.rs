@@ -127,7 +127,7 @@ fn sorted_permutation_of_each_type() {
             "{failed}"
         );
         assert!(
-            failed.contains("not a permutation of 0:0: 1 values missing"),
+            failed.contains("not a permutation of 0:0: 1 value missing"),
             "{failed}"
         );
         assert!(failed.contains(" elements wrong: ["), "{failed}");

@@ -78,7 +78,7 @@ fn non_atomic_counter_race_is_reported_failing() {
             .as_ref()
             .unwrap()
             .to_string()
-            .starts_with("all-equal 2048: binding 0:0: 1 of 1 elements wrong: [0] = "),
+            .starts_with("all-equal 2048: binding 0:0: 1 of 1 element wrong: [0] = "),
         "{:?}",
         failing[0].host
     );

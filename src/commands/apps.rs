@@ -13,10 +13,26 @@ pub fn list() -> Result<Status> {
     Ok(Status::Passed)
 }
 
-pub fn adapters() -> Result<Status> {
+#[derive(clap::Args)]
+pub struct AdaptersArgs {
+    /// Print the adapters as one JSON array (index, name, driver, backend, device type)
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn adapters(args: &AdaptersArgs) -> Result<Status> {
+    let none = || Err(wgstress_runtime::RuntimeError::NoAdapter.into());
+    if args.json {
+        let listed = crate::plan::adapters::listed();
+        if listed.is_empty() {
+            return none();
+        }
+        emit(&format!("{}\n", serde_json::to_string_pretty(&listed)?))?;
+        return Ok(Status::Passed);
+    }
     let found = wgstress_runtime::gpu::device::adapters();
     if found.is_empty() {
-        return Err(wgstress_runtime::RuntimeError::NoAdapter.into());
+        return none();
     }
     // `#N` picks the N-th with --adapter: identical GPUs of one host differ only there.
     let text: String = found

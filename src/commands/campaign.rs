@@ -102,12 +102,12 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
     };
     let owned = plan.plan.items.iter().filter(|i| plan.shard.owns(i));
     notes.note(&format!(
-        "campaign {}: shard {} ({} of {} items) on {} GPU(s) of {}",
+        "campaign {}: shard {} ({} of {} items) on {} of {}",
         plan.plan.name,
         plan.shard,
         owned.count(),
         plan.plan.items.len(),
-        plan.workers.len(),
+        crate::present::numbers::count(plan.workers.len(), "GPU", "GPUs"),
         plan.host
     ));
     let children = std::sync::Arc::new(wgstress_campaign::children::Children::new());

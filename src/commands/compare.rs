@@ -1,5 +1,5 @@
 //! `wgstress compare`: every chosen configuration with the same budget, in interleaved
-//! rounds; a table and a bar chart.
+//! rounds; a table, and a bar chart where `--svg` asks for one.
 
 use crate::notes::{emit, Notes};
 use crate::options::{AppOptions, BudgetOptions, ScheduleOptions, SessionOptions, StressOptions};
@@ -30,9 +30,9 @@ pub struct Args {
     /// Rounds the budget is split into; every configuration runs once per round
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=10_000))]
     rounds: u32,
-    /// Where to write the bar chart (SVG)
-    #[arg(long, default_value = "wgstress-compare.svg")]
-    svg: PathBuf,
+    /// Write a bar chart of the failure rates (SVG) to FILE
+    #[arg(long, value_name = "FILE")]
+    svg: Option<PathBuf>,
     /// The strategies to compare, comma-separated
     #[arg(
         long,
@@ -57,7 +57,8 @@ enum Shuffle {
 pub struct ComparePlan {
     session: SessionPlan,
     rounds: u32,
-    svg: PathBuf,
+    /// Where the chart goes, if anywhere.
+    svg: Option<PathBuf>,
     /// Each strategy once, in the order given.
     strategies: Vec<Strategy>,
     shuffles: Vec<bool>,
@@ -77,9 +78,11 @@ pub fn plan(args: &Args) -> Result<ComparePlan> {
         .map(|(what, path)| (*what, path.as_path()))
         .collect();
     outputs.extend(session.log.as_deref().map(|log| ("--log", log)));
-    outputs.push(("--svg", &args.svg));
+    outputs.extend(args.svg.as_deref().map(|svg| ("--svg", svg)));
     paths::distinct(&outputs)?;
-    paths::writable(&args.svg, "--svg")?;
+    if let Some(svg) = &args.svg {
+        paths::writable(svg, "--svg")?;
+    }
     let mut strategies: Vec<Strategy> = Vec::new();
     for s in &args.strategies {
         if !strategies.contains(s) {
@@ -162,9 +165,11 @@ pub fn execute(plan: ComparePlan, notes: Notes) -> Result<Status> {
     } else {
         emit(&crate::present::comparison::table(&result))?;
     }
-    crate::present::chart::chart(&result, &plan.svg)?;
-    if !session.json {
-        emit(&format!("chart: {}\n", plan.svg.display()))?;
+    if let Some(svg) = &plan.svg {
+        crate::present::chart::chart(&result, svg)?;
+        if !session.json {
+            emit(&format!("chart: {}\n", svg.display()))?;
+        }
     }
     let status = Status::of(result.stopped.as_ref(), result.failed());
     if status == Status::Aborted {

@@ -1,4 +1,5 @@
-//! The adapters a campaign's workers use, each by its place among those wgpu lists, which
+//! The adapters wgpu lists, as `adapters --json` shows them, and those a campaign's workers
+//! use, each by its place among those wgpu lists, which
 //! the workers pass on to their commands as `--adapter #N`: `all` every GPU (CPU drivers
 //! such as lavapipe only where there is no GPU), `all:TEXT` every adapter whose name contains
 //! TEXT, else the one `--adapter` names (or the best).
@@ -11,11 +12,7 @@ pub fn for_campaign(wanted: Option<&str>) -> Result<Vec<Adapter>> {
         let (index, info) = wgstress_runtime::gpu::device::find(wanted)?;
         return Ok(vec![adapter(index, info)]);
     };
-    let listed: Vec<Adapter> = wgstress_runtime::gpu::device::adapters()
-        .into_iter()
-        .enumerate()
-        .map(|(index, info)| adapter(index, info))
-        .collect();
+    let listed = listed();
     let cpu = |a: &Adapter| a.device_type == "Cpu";
     let gpus = listed.iter().any(|a| !cpu(a));
     let kept: Vec<Adapter> = listed
@@ -34,7 +31,16 @@ pub fn for_campaign(wanted: Option<&str>) -> Result<Vec<Adapter>> {
     Ok(kept)
 }
 
-/// The adapter as the campaign records it. `info` is wgpu's `AdapterInfo`, which this crate
+/// Every adapter wgpu lists, each with its place among them.
+pub fn listed() -> Vec<Adapter> {
+    wgstress_runtime::gpu::device::adapters()
+        .into_iter()
+        .enumerate()
+        .map(|(index, info)| adapter(index, info))
+        .collect()
+}
+
+/// The adapter as the campaign records it (and `adapters --json` lists it). `info` is wgpu's `AdapterInfo`, which this crate
 /// names only through the runtime.
 fn adapter(index: usize, info: wgstress_runtime::gpu::device::Info) -> Adapter {
     Adapter {

@@ -11,11 +11,11 @@ use wgstress_campaign::shard::Shard;
 /// its name, this shard's marked.
 pub fn list(plan: &CampaignPlan, shard: Shard) -> String {
     let mut out = format!(
-        "plan {} ({}), master seed {:#x}, {} items\n",
+        "plan {} ({}), master seed {:#x}, {}\n",
         plan.name,
         plan.digest,
         plan.master_seed,
-        plan.items.len()
+        super::numbers::count(plan.items.len(), "item", "items")
     );
     for item in &plan.items {
         let index = item.hash % u64::from(shard.count);

@@ -66,14 +66,18 @@ fn verdict(out: &mut String, env: &Env, counts: &LitmusCounts) {
     if counts.incoherent > 0 {
         let _ = writeln!(
             out,
-            "failed           {} instances broke coherence, which WGSL promises",
-            counts.incoherent
+            "failed           {}",
+            super::style::fail(format!(
+                "{} coherence, which WGSL promises",
+                super::numbers::count(counts.incoherent, "instance broke", "instances broke")
+            ))
         );
     }
     if env.fence && counts.weak > 0 {
         let _ = writeln!(
             out,
-            "failed           the fence did not remove the weak behaviour"
+            "failed           {}",
+            super::style::fail("the fence did not remove the weak behaviour")
         );
     }
 }

@@ -12,5 +12,9 @@ pub mod profile;
 pub mod progress;
 pub mod progress_report;
 pub mod replay;
+pub mod style;
 pub mod summary;
 pub mod termination;
+
+#[cfg(test)]
+mod table_snapshots;

@@ -1,9 +1,14 @@
 //! Numbers as people read them: rates that keep their significant digits however small
-//! (one failure in 27,767 runs is 0.000036, not "0.0000"), and counts with their noun.
+//! (one failure in 27,767 runs is 0.000036, not "0.0000") and are 0 when exactly 0, and
+//! counts with their noun.
 
-/// `x` with at least `decimals` decimals and enough more to show two significant digits.
+/// `x` with at least `decimals` decimals and enough more to show two significant digits; an
+/// exact 0 as "0", which no rounding made.
 fn significant(x: f64, decimals: usize) -> String {
-    if x == 0.0 || !x.is_finite() {
+    if x == 0.0 {
+        return "0".into();
+    }
+    if !x.is_finite() {
         return format!("{x:.decimals$}");
     }
     // Digits after the point before the first significant one, plus two.
@@ -26,11 +31,7 @@ pub fn percent(x: f64) -> String {
     format!("{}%", significant(x * 100.0, 3))
 }
 
-/// "1 environment", "2 environments".
-pub fn count(n: impl Into<u64>, singular: &str, plural: &str) -> String {
-    let n = n.into();
-    format!("{n} {}", if n == 1 { singular } else { plural })
-}
+pub use wgstress_model::plural::count;
 
 #[cfg(test)]
 mod tests {
@@ -40,11 +41,12 @@ mod tests {
     fn small_rates_keep_two_significant_digits() {
         assert_eq!(rate(1.0 / 27_767.0), "0.000036");
         assert_eq!(rate(0.25), "0.2500");
-        assert_eq!(rate(0.0), "0.0000");
+        assert_eq!(rate(0.0), "0");
         assert_eq!(rate(1.0), "1.0000");
         assert_eq!(percent(1.0 / 27_767.0), "0.0036%");
         assert_eq!(percent(0.5), "50.000%");
-        assert_eq!(percent(0.0), "0.000%");
+        assert_eq!(percent(0.0), "0%");
+        assert_eq!(percent(1e-6), "0.00010%");
     }
 
     #[test]
@@ -52,12 +54,5 @@ mod tests {
         assert_eq!(percent(1.0e-17), "1.0e-15%");
         assert_eq!(rate(3.4e-14), "3.4e-14");
         assert_eq!(percent(1.0e-13), "0.000000000010%");
-    }
-
-    #[test]
-    fn counts_agree_with_their_noun() {
-        assert_eq!(count(1u32, "environment", "environments"), "1 environment");
-        assert_eq!(count(0u32, "environment", "environments"), "0 environments");
-        assert_eq!(count(7u64, "site", "sites"), "7 sites");
     }
 }

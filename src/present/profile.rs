@@ -24,7 +24,10 @@ pub fn report(
         format!("{} words ({})", profile.patch_words, profile.patch_note),
     );
     row("sequence", profile.sequence.to_string());
-    row("spread", format!("{} patches", profile.spread));
+    row(
+        "spread",
+        super::numbers::count(profile.spread, "patch", "patches"),
+    );
     row(
         "took",
         format!(

@@ -1,7 +1,8 @@
 //! The live progress bar: fed by the runtime's events, drawn on stderr unless messages are off.
 
+use super::numbers::count;
 use indicatif::{ProgressBar, ProgressStyle};
-use std::time::Duration;
+use std::time::Instant;
 use wgstress_model::run::calibration::Calibration;
 use wgstress_model::stress::params::Settings;
 use wgstress_runtime::run::runner::{Budget, RunEvent};
@@ -23,9 +24,9 @@ pub fn calibrated(
         return None;
     };
     Some(format!(
-        "{} stress: {} iterations per thread, calibrated in {:.2} s to last {ratio}x the application{}",
-        settings.strategy,
-        settings.iterations,
+        "{}: {} per thread, calibrated in {:.2} s to last {ratio}x the application{}",
+        settings.strategy.stress(),
+        super::numbers::count(settings.iterations, "iteration", "iterations"),
         calibration.seconds,
         if calibration.app_seconds.is_none() {
             " (no passing run of the application in time: the default count)"
@@ -39,29 +40,52 @@ pub struct Progress {
     bar: ProgressBar,
     /// Whether notes (a lost device) are printed.
     notes: bool,
-    /// Whether the bar counts runs (a run budget) or seconds (a time budget).
-    by_runs: bool,
+    /// What the bar's position counts.
+    measure: Measure,
     runs: u64,
     failures: u64,
-    elapsed: Duration,
+}
+
+/// A bar over a run budget counts runs; one over a time budget the seconds since the runs
+/// began, by the clock, so that it ends at its length when the budget does (the runs' own
+/// time leaves out what the host does between batches, and fell short of it).
+enum Measure {
+    Runs,
+    Time {
+        started: Instant,
+        seconds: u64,
+    },
+    /// A budget of failures alone: runs are counted, with no end in sight.
+    Open,
 }
 
 impl Progress {
     /// A bar over `budget`, or a hidden one when `shown` is false; `notes` says whether
     /// events worth a line (a lost device) get one.
     pub fn runs(budget: &Budget, shown: bool, notes: bool) -> Progress {
-        let (len, template) = match (budget.runs, budget.time) {
-            (Some(n), _) => (n, "{bar:40} {pos}/{len} runs, {per_sec}, eta {eta} {msg}"),
-            (None, Some(t)) => (t.as_secs().max(1), "{bar:40} {pos}/{len} s, {msg}"),
-            (None, None) => (0, "{pos} runs {msg}"),
+        let (len, template, measure) = match (budget.runs, budget.time) {
+            (Some(n), _) => (
+                n,
+                "{bar:40} {pos}/{len} runs, {per_sec}, eta {eta} {msg}",
+                Measure::Runs,
+            ),
+            (None, Some(t)) => {
+                // Rounded up: a budget of 0.5 s is a bar of 1 s, which its end fills.
+                let seconds = t.as_secs_f64().ceil().max(1.0) as u64;
+                let measure = Measure::Time {
+                    started: Instant::now(),
+                    seconds,
+                };
+                (seconds, "{bar:40} {pos}/{len} s, {msg}", measure)
+            }
+            (None, None) => (0, "{pos} runs {msg}", Measure::Open),
         };
         Progress {
             bar: bar(len, template, shown),
             notes,
-            by_runs: budget.runs.is_some(),
+            measure,
             runs: 0,
             failures: 0,
-            elapsed: Duration::ZERO,
         }
     }
 
@@ -71,29 +95,19 @@ impl Progress {
         Progress {
             bar: bar(cells, template, shown),
             notes: shown,
-            by_runs: true,
+            measure: Measure::Runs,
             runs: 0,
             failures: 0,
-            elapsed: Duration::ZERO,
         }
     }
 
     pub fn on_event(&mut self, event: RunEvent) {
         match event {
-            RunEvent::Batch {
-                runs,
-                failures,
-                elapsed,
-            } => {
+            RunEvent::Batch { runs, failures, .. } => {
                 self.runs += runs;
                 self.failures += failures;
-                self.elapsed += elapsed;
-                self.bar.set_position(if self.by_runs {
-                    self.runs
-                } else {
-                    self.elapsed.as_secs()
-                });
-                self.bar.set_message(format!("failures: {}", self.failures));
+                self.bar.set_position(self.position());
+                self.bar.set_message(self.message());
             }
             RunEvent::DeviceLost(message) => {
                 if self.notes {
@@ -101,6 +115,35 @@ impl Progress {
                     self.bar.suspend(|| eprintln!("{line}"));
                 }
             }
+        }
+    }
+
+    /// The bar's position: runs, or whole seconds since the runs began (rounded, as the
+    /// runner stops short of the budget's end by less than a run), at most the budget's.
+    fn position(&self) -> u64 {
+        match self.measure {
+            Measure::Runs | Measure::Open => self.runs,
+            Measure::Time { started, seconds } => {
+                (started.elapsed().as_secs_f64().round() as u64).min(seconds)
+            }
+        }
+    }
+
+    /// "failures: 3" after a run budget's bar (which counts the runs), "120 runs, 3
+    /// failures" after a time budget's; the failures red once there are some.
+    fn message(&self) -> String {
+        let failures = match self.measure {
+            Measure::Time { .. } => format!(
+                "{}, {}",
+                count(self.runs, "run", "runs"),
+                count(self.failures, "failure", "failures")
+            ),
+            Measure::Runs | Measure::Open => format!("failures: {}", self.failures),
+        };
+        if self.failures > 0 && crate::colour::stderr() {
+            super::style::fail(failures)
+        } else {
+            failures
         }
     }
 

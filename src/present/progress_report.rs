@@ -1,6 +1,7 @@
 //! The table of `wgstress progress APP`.
 
-use wgstress_model::run::progress::{ModelResult, ProgressReport};
+use super::style;
+use wgstress_model::run::progress::{ModelResult, ProgressReport, ProgressVerdict};
 use wgstress_model::run::stop::Stop;
 
 pub fn table(report: &ProgressReport) -> String {
@@ -14,14 +15,19 @@ pub fn table(report: &ProgressReport) -> String {
     out.push_str(&format!("\nneeds     {}\n", report.needs.meaning));
     match &report.stopped {
         Some(Stop::Aborted(why)) => out.push_str(&format!(
-            "aborted   {why}; the models after it did not run\n"
+            "aborted   {}\n",
+            style::fail(format!("{why}; the models after it did not run"))
         )),
-        Some(Stop::Interrupted) => out.push_str("interrupted: the models after it did not run\n"),
+        Some(Stop::Interrupted) => out.push_str(&format!(
+            "{}\n",
+            style::doubt("interrupted: the models after it did not run")
+        )),
         None => {}
     }
     if let Some(n) = report.needs_occupancy {
         out.push_str(&format!(
-            "          and room for at least {n} workgroups at once: it starved with fewer\n"
+            "          and room for at least {} at once: it starved with fewer\n",
+            super::numbers::count(n, "workgroup", "workgroups")
         ));
     }
     let replays: Vec<&ModelResult> = report
@@ -51,10 +57,15 @@ fn name(r: &ModelResult) -> String {
 }
 
 fn row(r: &ModelResult) -> String {
+    let verdict = format!("{:<13}", r.verdict.name());
     let mut out = format!(
-        "{:<14} {:<13} {:>6} {:>8} {:>8}  {}\n",
+        "{:<14} {} {:>6} {:>8} {:>8}  {}\n",
         name(r),
-        r.verdict.name(),
+        match r.verdict {
+            ProgressVerdict::Terminates => style::pass(verdict),
+            ProgressVerdict::Starves => style::fail(verdict),
+            ProgressVerdict::Inconclusive => style::doubt(verdict),
+        },
         r.runs,
         r.starved_runs,
         r.other_failures,

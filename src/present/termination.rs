@@ -90,13 +90,13 @@ pub fn generated(dir: &Path, sizes: &[((usize, usize), usize)], table: &Table) -
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "progress litmus suite: {} tests, written to {}",
-        table.tests,
+        "progress litmus suite: {}, written to {}",
+        super::numbers::count(table.tests, "test", "tests"),
         dir.display()
     );
     let _ = writeln!(
         s,
-        "  {} terminate under weak fairness, {} need strong fairness (the seed: 323 and 160)\n",
+        "  {} terminate under weak fairness, {} need strong fairness (OOPSLA'21: 323 and 160)\n",
         table.weak_tests, table.strong_tests
     );
     let _ = writeln!(s, "threads  instructions  tests");
@@ -119,9 +119,9 @@ pub fn generated(dir: &Path, sizes: &[((usize, usize), usize)], table: &Table) -
     };
     let _ = writeln!(
         s,
-        "\nTable 4 as the seed counts it: each test to the first of HSA, OBE and LOBE that \
+        "\nTable 4 as OOPSLA'21 counts it: each test to the first of HSA, OBE and LOBE that \
          guarantees its termination, else to full; C is a model's D with those of the models \
-         below it (D distinguishing, C conformance; the seed's 483 tests in brackets)"
+         below it (D distinguishing, C conformance; OOPSLA'21's 483 tests in brackets)"
     );
     header(&mut s, 14);
     for row in &table.rows {
@@ -145,9 +145,9 @@ pub fn generated(dir: &Path, sizes: &[((usize, usize), usize)], table: &Table) -
     }
     let _ = writeln!(
         s,
-        "\nPer model, this project's counts (not the seed's table's): C every test the model \
+        "\nPer model, this project's counts (not OOPSLA'21's table's): C every test the model \
          guarantees, D those that no model below it does (HSA and OBE: unfair; LOBE: HSA and \
-         OBE; full: LOBE; HSA+OBE, which the seed leaves out: HSA and OBE)"
+         OBE; full: LOBE; HSA+OBE, which OOPSLA'21 leaves out: HSA and OBE)"
     );
     header(&mut s, 8);
     for row in &table.per_model {
@@ -161,7 +161,7 @@ pub fn generated(dir: &Path, sizes: &[((usize, usize), usize)], table: &Table) -
             row.strong_conformance,
         );
     }
-    s.push_str("(docs/progress.md explains where the suite and the seed's differ)\n");
+    s.push_str("(docs/progress.md explains where the suite and OOPSLA'21's differ)\n");
     s
 }
 
@@ -181,8 +181,10 @@ pub fn run_report(
     let runs: u64 = observed.iter().map(|o| u64::from(o.iterations)).sum();
     let _ = writeln!(
         s,
-        "progress litmus tests on {adapter}: {} of {tests} tests ran, {runs} runs",
-        names.len()
+        "progress litmus tests on {adapter}: {} of {} ran, {}",
+        names.len(),
+        super::numbers::count(tests, "test", "tests"),
+        super::numbers::count(runs, "run", "runs")
     );
     for mapping in wgstress_progress::wgsl::Mapping::ALL {
         let of: Vec<&Observed> = observed.iter().filter(|o| o.mapping == mapping).collect();
@@ -190,11 +192,10 @@ pub fn run_report(
             let hung = of.iter().filter(|o| o.hung()).count();
             let _ = writeln!(
                 s,
-                "  {:12} {} instance{} a run: {hung} of {} tests did not terminate",
+                "  {:12} {} a run: {hung} of {} did not terminate",
                 mapping.name(),
-                first.instances,
-                if first.instances == 1 { "" } else { "s" },
-                of.len()
+                super::numbers::count(first.instances, "instance", "instances"),
+                super::numbers::count(of.len(), "test", "tests")
             );
         }
     }
@@ -231,11 +232,11 @@ pub fn run_report(
         for h in &judgement.hangs {
             let _ = writeln!(
                 s,
-                "  {}  {}  in {} of {} runs",
+                "  {}  {}  in {} of {}",
                 h.test,
                 h.mapping.name(),
                 h.hung_iterations,
-                h.iterations
+                super::numbers::count(h.iterations, "run", "runs")
             );
         }
     }

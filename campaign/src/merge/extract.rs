@@ -185,7 +185,10 @@ fn from_batches(command: Command, lines: &[Line]) -> Vec<Measure> {
 fn fences(s: &FencesSummary) -> Measure {
     let outcome = &s.outcome;
     let note = match &outcome.verdict {
-        FenceVerdict::Fixed => format!("fixed with {} barrier(s)", outcome.kept.len()),
+        FenceVerdict::Fixed => format!(
+            "fixed with {}",
+            wgstress_model::plural::count(outcome.kept.len(), "barrier", "barriers")
+        ),
         FenceVerdict::DoesNotFail => "does not fail".into(),
         FenceVerdict::WatchdogStops { .. } => "watchdog stops".into(),
         FenceVerdict::NotFixed { .. } => "not fixed".into(),

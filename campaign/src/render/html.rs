@@ -5,6 +5,7 @@ use super::cells::{counts, label, seconds, verdict};
 use super::svg::{escape, rates};
 use crate::merge::report::MergedReport;
 use std::fmt::Write;
+use wgstress_model::plural::count;
 
 const STYLE: &str = "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;\
 margin-bottom:2em}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}\
@@ -17,11 +18,11 @@ pub fn html(r: &MergedReport) -> String {
     );
     let _ = writeln!(
         page,
-        "<p>{} shard log(s), {} host(s), {} GPU(s); {} runs in {:.1} s ({:.1} runs/s); {} unexpected.</p>",
-        r.shards.len(),
-        r.total.hosts,
-        r.total.gpus,
-        r.total.runs,
+        "<p>{}, {}, {}; {} in {:.1} s ({:.1} runs/s); {} unexpected.</p>",
+        count(r.shards.len(), "shard log", "shard logs"),
+        count(r.total.hosts, "host", "hosts"),
+        count(r.total.gpus, "GPU", "GPUs"),
+        count(r.total.runs, "run", "runs"),
         r.total.wall_seconds,
         r.total.runs_per_second,
         r.unexpected
@@ -30,7 +31,8 @@ pub fn html(r: &MergedReport) -> String {
         let list: Vec<String> = m.missing.iter().map(u32::to_string).collect();
         let _ = writeln!(
             page,
-            "<p class=\"unexpected\">missing: shard(s) {} of {} of plan {}</p>",
+            "<p class=\"unexpected\">missing: {} {} of {} of plan {}</p>",
+            if list.len() == 1 { "shard" } else { "shards" },
             list.join(", "),
             m.shards,
             escape(&m.plan)
@@ -47,9 +49,9 @@ pub fn html(r: &MergedReport) -> String {
     for d in &r.damaged {
         let _ = writeln!(
             page,
-            "<p class=\"unexpected\">damaged: {}: {} line(s) that are not JSON skipped</p>",
+            "<p class=\"unexpected\">damaged: {}: {} not JSON skipped</p>",
             escape(&d.log),
-            d.lines
+            count(d.lines, "line that is", "lines that are")
         );
     }
     for s in r

@@ -3,6 +3,7 @@
 
 use super::cells::{counts, label, rate, seconds, table, verdict};
 use crate::merge::report::{MergedReport, ShardRow};
+use wgstress_model::plural::count;
 
 pub fn text(r: &MergedReport) -> String {
     let mut out = read(r);
@@ -48,16 +49,17 @@ fn read(r: &MergedReport) -> String {
         .collect();
     plans.dedup();
     let mut out = format!(
-        "merged {} shard log(s) of plan {} from {} host(s), {} GPU(s)\n",
-        r.shards.len(),
+        "merged {} of plan {} from {}, {}\n",
+        count(r.shards.len(), "shard log", "shard logs"),
         plans.join(", "),
-        r.total.hosts,
-        r.total.gpus
+        count(r.total.hosts, "host", "hosts"),
+        count(r.total.gpus, "GPU", "GPUs")
     );
     for m in &r.missing {
         let list: Vec<String> = m.missing.iter().map(u32::to_string).collect();
         out.push_str(&format!(
-            "missing: shard(s) {} of {} of plan {}: {} of its {} items in no shard log read\n",
+            "missing: {} {} of {} of plan {}: {} of its {} items in no shard log read\n",
+            if list.len() == 1 { "shard" } else { "shards" },
             list.join(", "),
             m.shards,
             m.plan,
@@ -78,8 +80,9 @@ fn read(r: &MergedReport) -> String {
     }
     for d in &r.damaged {
         out.push_str(&format!(
-            "damaged: {}: {} line(s) that are not JSON skipped\n",
-            d.log, d.lines
+            "damaged: {}: {} not JSON skipped\n",
+            d.log,
+            count(d.lines, "line that is", "lines that are")
         ));
     }
     for s in r
@@ -205,8 +208,9 @@ fn judged(r: &MergedReport) -> String {
         .filter(|row| row.judgement == crate::outcome::BaselineJudgement::Flake)
         .count();
     out.push_str(&format!(
-        "\n{} unexpected, {flakes} flake(s) ({against})\n",
-        r.unexpected
+        "\n{} unexpected, {} ({against})\n",
+        r.unexpected,
+        count(flakes, "flake", "flakes")
     ));
     for row in r.rows.iter().filter(|row| row.judgement.unexpected()) {
         let mut line = format!(

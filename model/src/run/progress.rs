@@ -45,7 +45,8 @@ impl std::fmt::Display for Unsettled {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Unsettled::TooFewRuns { runs, needed } => {
-                write!(f, "{runs} runs, fewer than the {needed} a verdict needs")
+                let runs = crate::plural::count(*runs, "run", "runs");
+                write!(f, "{runs}, fewer than the {needed} a verdict needs")
             }
             Unsettled::RunsFailed { failures, outcomes } => write!(
                 f,

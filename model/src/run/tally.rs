@@ -150,7 +150,7 @@ impl std::fmt::Display for RunCounts {
 
 impl RunCounts {
     /// Runs per failing outcome, in the order the summary prints them.
-    fn failing_kinds(&self) -> [(&'static str, u64); 6] {
+    pub fn failing_kinds(&self) -> [(&'static str, u64); 6] {
         [
             ("postcondition", self.postcondition),
             ("assertion", self.assertion),

@@ -78,7 +78,7 @@ impl Schedule {
     pub(crate) fn in_practice(self) -> &'static str {
         match self {
             Schedule::Fair => "hangs where workgroups wait for a free compute unit in id order without preemption, as on every GPU tested so far once it is full",
-            Schedule::Obe => "hangs on GPUs that do not keep running a started workgroup (every GPU of the seed's campaign gave OBE)",
+            Schedule::Obe => "hangs on GPUs that do not keep running a started workgroup (every GPU of OOPSLA'21's campaign gave OBE)",
             Schedule::Hsa => "hangs on GPUs that may starve the lowest-id unfinished workgroup",
             Schedule::Lobe => "hangs on Apple and ARM GPUs, which were seen not to give LOBE",
             Schedule::Unfair => "terminates under any scheduler",

@@ -50,6 +50,15 @@ impl Strategy {
         }
     }
 
+    /// The strategy as the stress it applies, in running text: "systematic stress", and "no
+    /// stress" for none.
+    pub fn stress(self) -> String {
+        match self {
+            Strategy::None => "no stress".into(),
+            s => format!("{} stress", s.name()),
+        }
+    }
+
     /// What it does, in a line.
     pub fn help(self) -> &'static str {
         match self {
@@ -125,6 +134,8 @@ mod tests {
         let mut codes: Vec<u32> = Strategy::ALL.iter().map(|s| s.code()).collect();
         codes.dedup();
         assert_eq!(codes.len(), Strategy::ALL.len());
+        assert_eq!(Strategy::None.stress(), "no stress");
+        assert_eq!(Strategy::Cache.stress(), "cache stress");
         let refused = "nosuch".parse::<Strategy>().unwrap_err();
         assert!(
             refused.contains("none, systematic, cache, random"),

@@ -285,6 +285,22 @@ fn paced_batches(
         stream
             .pace
             .observe(n, stalled, elapsed.saturating_sub(engine.confirming));
+        // `--until-failures N` ends at the N-th failure: the batch's runs after it ran, but
+        // count nowhere (not in the tally, the shapes, the loop limit or the log), and the
+        // batch's time is theirs in proportion.
+        let (results, elapsed) = match budget.failures {
+            Some(wanted) => {
+                let failed = results.iter().map(|r| r.outcome.is_failure());
+                let left = wanted - stream.tally.failures();
+                let kept = through_failure(failed, left).unwrap_or(results.len());
+                let share = kept as f64 / results.len().max(1) as f64;
+                let mut results = results;
+                results.truncate(kept);
+                (results, elapsed.mul_f64(share))
+            }
+            None => (results, elapsed),
+        };
+        let n = results.len();
         for (arm, r) in arms.iter().zip(&results) {
             stream.shapes.record(*arm, r.outcome.is_failure());
             // A slow wait's attempt that ended is a passing run too: its waits teach the limit
@@ -320,6 +336,18 @@ fn paced_batches(
     Ok(None)
 }
 
+/// How many runs of a batch to count for its `left`-th failure to be the last counted, given
+/// whether each `failed`; `None` when fewer fail.
+fn through_failure(failed: impl IntoIterator<Item = bool>, left: u64) -> Option<usize> {
+    let nth = usize::try_from(left.max(1) - 1).unwrap_or(usize::MAX);
+    failed
+        .into_iter()
+        .enumerate()
+        .filter(|(_, failed)| *failed)
+        .nth(nth)
+        .map(|(i, _)| i + 1)
+}
+
 fn batch_line(
     config: &RunConfig,
     tally: &Tally,
@@ -344,5 +372,20 @@ fn batch_line(
         seconds: tally.elapsed.as_secs_f64(),
         counts: tally.stats().counts,
         failures,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::through_failure;
+
+    #[test]
+    fn a_batch_is_counted_through_the_failure_that_completes_the_budget() {
+        let batch = [false, true, false, true, true, false];
+        assert_eq!(through_failure(batch, 1), Some(2));
+        assert_eq!(through_failure(batch, 2), Some(4));
+        assert_eq!(through_failure(batch, 3), Some(5));
+        assert_eq!(through_failure(batch, 4), None);
+        assert_eq!(through_failure([false; 4], 1), None);
     }
 }

@@ -4,6 +4,7 @@
 use crate::gpu::engine::RunResult;
 use std::time::Duration;
 use wgstress_instrument::Manifest;
+use wgstress_model::plural::count;
 use wgstress_model::run::record::RunOutcome;
 use wgstress_model::run::tally::{seed_text, Failure, Tally};
 use wgstress_model::stress::params::{Replay, RunParams};
@@ -82,8 +83,10 @@ fn describe_in(r: &RunResult, manifest: &Manifest) -> String {
             .get(event.site as usize)
             .map_or_else(|| format!("site {}", event.site), |s| s.describe(file));
         format!(
-            "{place}, {} time(s); first by workgroup {:?} thread {:?}",
-            event.count, event.group, event.local
+            "{place}, {}; first by workgroup {:?} thread {:?}",
+            count(event.count, "time", "times"),
+            event.group,
+            event.local
         )
     };
     match r.outcome {
@@ -109,7 +112,7 @@ fn describe_in(r: &RunResult, manifest: &Manifest) -> String {
                     "run again"
                 },
                 again.seconds,
-                plural(again.attempts, "attempt")
+                count(again.attempts, "attempt", "attempts")
             ))
         ),
         RunOutcome::Postcondition if r.record.postcondition.count > 0 => {
@@ -134,7 +137,10 @@ fn waits(scheduler: &wgstress_model::run::record::Scheduler, manifest: &Manifest
         .map(|(group, site)| format!("workgroup {group} at {}", manifest.loop_at(*site)))
         .collect();
     if scheduler.waiters as usize > waits.len() {
-        parts.push(format!("{} stalled wait(s) in all", scheduler.waiters));
+        parts.push(format!(
+            "{} in all",
+            count(scheduler.waiters, "stalled wait", "stalled waits")
+        ));
     }
     if parts.is_empty() {
         "no wait recorded".into()
@@ -154,8 +160,9 @@ fn held(r: &RunResult, manifest: &Manifest) -> Option<String> {
             manifest.place_at(s.victim_site.saturating_sub(1))
         )),
         _ if s.admissions_held > 0 => Some(format!(
-            "{} workgroup(s) waited to start for a free slot (occupancy {})",
-            s.admissions_held, r.params.occupancy
+            "{} to start for a free slot (occupancy {})",
+            count(s.admissions_held, "workgroup waited", "workgroups waited"),
+            r.params.occupancy
         )),
         _ => None,
     }
@@ -168,8 +175,8 @@ fn starved(r: &RunResult, manifest: &Manifest) -> String {
     let held = held(r, manifest).unwrap_or_else(|| "a workgroup was held".into());
     let why = if s.admissions_held > 0 && r.params.victim.is_none() {
         format!(
-            "a GPU that runs {} workgroup(s) at once never starts the others while these wait",
-            r.params.occupancy
+            "a GPU that runs {} at once never starts the others while these wait",
+            count(r.params.occupancy, "workgroup", "workgroups")
         )
     } else {
         format!("{schedule} does not guarantee that it runs")
@@ -178,13 +185,4 @@ fn starved(r: &RunResult, manifest: &Manifest) -> String {
         "starved under {schedule}: {held} while {} waited: {why}; released, the run completed",
         waits(s, manifest)
     )
-}
-
-/// "1 attempt", "3 attempts".
-fn plural(n: u32, noun: &str) -> String {
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
-    }
 }

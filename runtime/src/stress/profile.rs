@@ -31,7 +31,7 @@ pub fn save(profile: &Profile, path: &Path) -> Result<()> {
 pub fn shape_for(adapter: &str, path: Option<&Path>) -> Result<(StressShape, String)> {
     let default = (
         StressShape::default(),
-        "the seed's defaults (32-word patches, ld;st, 2 patches)".to_string(),
+        "the PLDI'16 defaults (32-word patches, ld;st, 2 patches)".to_string(),
     );
     let path = match path {
         Some(p) => p.to_path_buf(),

@@ -47,7 +47,8 @@ pub struct AppArgs {
     /// With APP: seconds of runs under each model and occupancy bound
     #[arg(long, value_parser = crate::options::seconds, allow_negative_numbers = true)]
     time: Option<Duration>,
-    /// With APP: stop a model's runs once this many failed (a starved run decides a model)
+    /// With APP: stop a model's runs at this many failing runs (a starved run decides a
+    /// model); the runs of the batch after the last of them are not counted
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     until_failures: Option<u64>,
     /// With APP: runs per GPU submission

@@ -35,7 +35,7 @@ pub struct Args {
     #[arg(long, requires_all = ["oracle", "json"])]
     evidence: bool,
     /// Write the generated suite into DIR (new or empty), one file per test, and print its
-    /// size, its Table 4 counted as the seed's is beside the seed's, and each model's own
+    /// size, its Table 4 counted as OOPSLA'21's is beside OOPSLA'21's, and each model's own
     /// counts
     #[arg(long, value_name = "DIR")]
     generate: Option<PathBuf>,

@@ -5,6 +5,7 @@
 
 use super::{write_new, write_spec, Scratch};
 use crate::notes::Notes;
+use crate::present::numbers::count;
 use crate::status::Status;
 use anyhow::{anyhow, bail, Result};
 use std::path::{Path, PathBuf};
@@ -159,7 +160,12 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
     let differing = fill(&mut spec, &replayed);
     if differing > 0 {
         spec.notes.push(format!(
-            "{differing} read-back word(s) differed between two raw replays and are not checked"
+            "{} between two raw replays and are not checked",
+            count(
+                differing,
+                "read-back word differed",
+                "read-back words differed"
+            )
         ));
     }
     spec.notes.push(

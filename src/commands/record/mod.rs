@@ -7,6 +7,7 @@ pub mod import;
 mod websocket;
 
 use crate::notes::Notes;
+use crate::present::numbers::count;
 use crate::status::Status;
 use anyhow::{anyhow, bail, Context, Result};
 use std::path::{Path, PathBuf};
@@ -313,10 +314,11 @@ fn write_spec(
     wgstress_runtime::app::spec::load(&spec_path)?;
     let words: usize = spec.checks.iter().map(|c| c.words.len()).sum();
     notes.note(&format!(
-        "{}: {} dispatch(es), {} binding(s), {words} word(s) read back checked",
+        "{}: {}, {}, {} read back checked",
         spec_path.display(),
-        spec.dispatches.len(),
-        spec.bindings.len(),
+        count(spec.dispatches.len(), "dispatch", "dispatches"),
+        count(spec.bindings.len(), "binding", "bindings"),
+        count(words, "word", "words"),
     ));
     for note in &spec.notes {
         notes.note(note);

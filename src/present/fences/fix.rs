@@ -2,6 +2,7 @@
 //! adapter needed it, the pairs without a legal site, what a clean verification bounds, the
 //! cost of each fix, and the patch.
 
+use super::super::numbers::count;
 use std::fmt::Write;
 use wgstress_model::fences::outcome::{FenceOutcome, FenceVerdict, Placement};
 use wgstress_model::fences::patch::{Choice, Patch};
@@ -63,9 +64,9 @@ pub fn bound(out: &mut String, report: &FenceOutcome) {
     };
     let _ = writeln!(
         out,
-        "  no failure in {} verification runs: fewer than 1 run in {} fails with the fix (95% \
+        "  no failure in {}: fewer than 1 run in {} fails with the fix (95% \
          confidence){rate_before}",
-        bound.runs,
+        count(bound.runs, "verification run", "verification runs"),
         bound.one_in()
     );
 }
@@ -80,9 +81,9 @@ pub fn cost(out: &mut String, report: &FenceOutcome) {
     }
     let _ = writeln!(
         out,
-        "\ncost (the application alone, no stress; median time per run over {} batches, the \
+        "\ncost (the application alone, no stress; median time per run over {}, the \
          middle half of the batches in brackets):",
-        report.cost[0].batches
+        count(report.cost[0].batches, "batch", "batches")
     );
     let width = report.cost.iter().map(|c| c.of.len()).max().unwrap_or(0);
     for c in &report.cost {
@@ -112,18 +113,18 @@ fn placements(out: &mut String, report: &FenceOutcome) {
     };
     let _ = writeln!(
         out,
-        "placement: {} placements of the portable fix fence the same pairs (an added barrier at \
+        "placement: {} of the portable fix fence the same pairs (an added barrier at \
          another site of its window), timed above",
-        report.placements.len()
+        count(report.placements.len(), "placement", "placements")
     );
     let checked = report.placements.iter().find(|p| p.checked.is_some());
     match (report.placements.iter().find(|p| p.chosen), checked) {
         (Some(chosen), Some(tried)) if !chosen.first => {
-            let runs = tried.checked.as_ref().map_or(0, |m| m.runs);
+            let runs = count(tried.checked.as_ref().map_or(0, |m| m.runs), "run", "runs");
             let _ = writeln!(
                 out,
                 "  suggested: sites {} ({:+.1}%), cheaper than the analysis's own, sites {} \
-                 ({:+.1}%); it passed {runs} runs under stress (a trial's, not the \
+                 ({:+.1}%); it passed {runs} under stress (a trial's, not the \
                  verification's: both hold the barriers this adapter needed)",
                 sites(chosen),
                 percent(&chosen.of).unwrap_or(f64::NAN),
@@ -135,10 +136,13 @@ fn placements(out: &mut String, report: &FenceOutcome) {
             let m = tried.checked.as_ref().expect("checked");
             let what = match m.failures {
                 0 => format!(
-                    "their check ended after {} runs, fewer than a trial's",
-                    m.runs
+                    "their check ended after {}, fewer than a trial's",
+                    count(m.runs, "run", "runs")
                 ),
-                f => format!("they failed {f} of {} runs under stress", m.runs),
+                f => format!(
+                    "they failed {f} of {} under stress",
+                    count(m.runs, "run", "runs")
+                ),
             };
             let _ = writeln!(
                 out,
@@ -166,8 +170,9 @@ pub fn patch(out: &mut String, report: &FenceOutcome) {
             Patch::Source { changed_lines, .. } => {
                 let _ = writeln!(
                     out,
-                    "\npatch of {} ({changed_lines} lines changed):",
-                    file.file
+                    "\npatch of {} ({}):",
+                    file.file,
+                    count(*changed_lines, "line changed", "lines changed")
                 );
             }
             Patch::Rendered { why, .. } => {

@@ -7,11 +7,14 @@ mod progress;
 
 pub use progress::Progress;
 
+use super::numbers::count;
+use super::style;
 use std::fmt::Write;
 use wgstress_model::fences::measured::Measured;
 use wgstress_model::fences::outcome::{
     quoted, FenceOutcome, FenceVerdict, Fix, StrategyRuns, TrialRuns,
 };
+use wgstress_model::stress::strategy::Strategy;
 
 /// The report; `written`: where the patched files were written; `edited`: the files `--fix`
 /// edited in place.
@@ -19,13 +22,15 @@ pub fn text(report: &FenceOutcome, written: &[String], edited: &[String]) -> Str
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{} on {}: {} stress, {} iterations",
+        "{} on {}: {}, {}",
         report.app,
         report.adapter,
-        report
-            .strategy
-            .map_or_else(|| "no".to_string(), |s| s.to_string()),
-        report.iterations.unwrap_or_default()
+        report.strategy.unwrap_or(Strategy::None).stress(),
+        count(
+            report.iterations.unwrap_or_default(),
+            "iteration",
+            "iterations"
+        )
     );
     let _ = writeln!(out, "{}", headline(report));
     if let FenceVerdict::NotFixed { reasons } = &report.verdict {
@@ -97,8 +102,11 @@ fn evidence(out: &mut String, report: &FenceOutcome) {
         let _ = writeln!(out, "  no fix ({}): {}", label(before), rate(&before.runs));
     }
     if let Some(all) = &report.all_sites {
-        let sites = report.sites.unwrap_or_default();
-        let _ = writeln!(out, "  all {sites} sites: {}", rate(all));
+        let sites = match report.sites.unwrap_or_default() {
+            1 => "the one site".to_string(),
+            n => format!("all {n} sites"),
+        };
+        let _ = writeln!(out, "  {sites}: {}", rate(all));
     }
     for trial in &report.atomic {
         let outcome = match (&trial.refused, trial.all_sites, trial.alone) {
@@ -123,9 +131,9 @@ fn evidence(out: &mut String, report: &FenceOutcome) {
         for verified in &round.verified {
             let _ = writeln!(
                 out,
-                "  round {} ({} runs per trial) kept sites [{}]; its fix ({}): {}",
+                "  round {} ({}) kept sites [{}]; its fix ({}): {}",
                 i + 1,
-                round.runs_per_trial,
+                count(round.runs_per_trial, "run per trial", "runs per trial"),
                 sites.join(", "),
                 label(verified),
                 rate(&verified.runs)
@@ -135,9 +143,9 @@ fn evidence(out: &mut String, report: &FenceOutcome) {
     if report.trials > 0 {
         let _ = writeln!(
             out,
-            "  search: {} trials, {} runs ({} per trial)",
-            report.trials,
-            report.search_runs,
+            "  search: {}, {} ({} per trial)",
+            count(report.trials, "trial", "trials"),
+            count(report.search_runs, "run", "runs"),
             report.runs_per_trial.unwrap_or_default()
         );
     }
@@ -178,52 +186,75 @@ fn times(out: &mut String, report: &FenceOutcome) {
 }
 
 fn label(runs: &StrategyRuns) -> String {
-    format!("{} stress, {} iterations", runs.strategy, runs.iterations)
+    format!(
+        "{}, {}",
+        runs.strategy.stress(),
+        count(runs.iterations, "iteration", "iterations")
+    )
 }
 
 fn passed(trials: &TrialRuns) -> String {
-    let runs = trials.runs;
+    let runs = count(trials.runs, "run", "runs");
     match (trials.passed, trials.cut_short, trials.trials) {
-        (true, _, 1) => format!("passed ({runs} runs)"),
-        (true, _, _) => format!("passed twice ({runs} runs)"),
-        (false, true, _) => format!("cut short by the time bound, kept ({runs} runs)"),
-        (false, false, _) => format!("failed ({runs} runs)"),
+        (true, _, 1) => format!("passed ({runs})"),
+        (true, _, _) => format!("passed twice ({runs})"),
+        (false, true, _) => format!("cut short by the time bound, kept ({runs})"),
+        (false, false, _) => format!("failed ({runs})"),
     }
 }
 
+/// The verdict in a line: green where the application passes (fixed, or no failure to fix),
+/// red where it still fails, yellow where the search was cut short.
 fn headline(report: &FenceOutcome) -> String {
-    let tried: Vec<String> = report
-        .before
-        .iter()
-        .map(|b| b.strategy.to_string())
-        .collect();
     match &report.verdict {
-        FenceVerdict::DoesNotFail => format!(
-            "does not fail: {} runs passed under {} stress; `wgstress compare` tries every \
-             strategy, with and without shuffling",
-            report.before.iter().map(|b| b.runs.runs).sum::<u64>(),
-            tried.join(", ")
-        ),
-        FenceVerdict::WatchdogStops { why } => format!("not searched: {why}"),
+        FenceVerdict::DoesNotFail => style::pass(format!(
+            "does not fail: {} under {}; `wgstress compare` tries every strategy, with and \
+             without shuffling",
+            count(
+                report.before.iter().map(|b| b.runs.runs).sum::<u64>(),
+                "run passed",
+                "runs passed"
+            ),
+            stresses(report.before.iter().map(|b| b.strategy))
+        )),
+        FenceVerdict::WatchdogStops { why } => style::fail(format!("not searched: {why}")),
         FenceVerdict::NotFixed { .. } => {
-            "not fixed: neither barriers nor make-atomic stopped the failures".into()
+            style::fail("not fixed: neither barriers nor make-atomic stopped the failures")
         }
-        FenceVerdict::Fixed => {
-            format!("fixed: {}, verified without a failure", fix_summary(report))
-        }
-        FenceVerdict::Unverified { why } => format!(
+        FenceVerdict::Fixed => style::pass(format!(
+            "fixed: {}, verified without a failure",
+            fix_summary(report)
+        )),
+        FenceVerdict::Unverified { why } => style::fail(format!(
             "no verified fix: the search found {}, but {why}",
             fix_summary(report)
-        ),
+        )),
         FenceVerdict::Interrupted { during } if report.fix.is_none() => {
-            format!("interrupted during {during}: no fix found yet")
+            style::doubt(format!("interrupted during {during}: no fix found yet"))
         }
-        FenceVerdict::Interrupted { during } => format!(
+        FenceVerdict::Interrupted { during } => style::doubt(format!(
             "interrupted during {during}: the smallest fix that passed its trials so far is {} \
              (not verified: interrupted)",
             fix_summary(report)
-        ),
-        FenceVerdict::Aborted { why } => format!("the search ended early: {why}"),
+        )),
+        FenceVerdict::Aborted { why } => style::fail(format!("the search ended early: {why}")),
+    }
+}
+
+/// "systematic and cache stress, and without stress": the strategies tried, in order.
+fn stresses(tried: impl Iterator<Item = Strategy>) -> String {
+    let (none, stressed): (Vec<Strategy>, Vec<Strategy>) =
+        tried.partition(|s| *s == Strategy::None);
+    let names: Vec<&str> = stressed.iter().map(|s| s.name()).collect();
+    let stressed = match names.as_slice() {
+        [] => String::new(),
+        [one] => format!("{one} stress"),
+        [rest @ .., last] => format!("{} and {last} stress", rest.join(", ")),
+    };
+    match (stressed.is_empty(), none.is_empty()) {
+        (true, _) => "no stress".into(),
+        (false, true) => stressed,
+        (false, false) => format!("{stressed}, and without stress"),
     }
 }
 
@@ -232,7 +263,11 @@ fn headline(report: &FenceOutcome) -> String {
 /// where the shader as written has two): the text gives both counts.
 fn fix_summary(report: &FenceOutcome) -> String {
     let written = report.sites.unwrap_or_default();
-    let barriers = format!("{} of {written} sites", report.kept.len());
+    let barriers = format!(
+        "{} of {}",
+        report.kept.len(),
+        count(written, "site", "sites")
+    );
     match &report.fix {
         Some(Fix::MakeAtomic { variables, .. }) if report.kept.is_empty() => {
             format!("make-atomic of {}, no barriers", quoted(variables))
@@ -240,11 +275,12 @@ fn fix_summary(report: &FenceOutcome) -> String {
         Some(Fix::MakeAtomic {
             variables, sites, ..
         }) => format!(
-            "make-atomic of {} plus barriers at {} of the rewritten shader's {sites} \
-             sites (the shader as written has {written}, as `--sites` lists them: a fused \
-             read-modify-write is one access)",
+            "make-atomic of {} plus barriers at {} of the rewritten shader's {} (the shader \
+             as written has {written}, as `--sites` lists them: a fused read-modify-write is \
+             one access)",
             quoted(variables),
-            report.kept.len()
+            report.kept.len(),
+            count(*sites, "site", "sites")
         ),
         Some(Fix::Barriers) => barriers,
         None => "none".into(),
@@ -253,9 +289,9 @@ fn fix_summary(report: &FenceOutcome) -> String {
 
 fn rate(m: &Measured) -> String {
     format!(
-        "{} of {} runs failed (rate {}), {:.1} s",
+        "{} of {} failed (rate {}), {:.1} s",
         m.failures,
-        m.runs,
+        count(m.runs, "run", "runs"),
         super::numbers::rate(m.rate()),
         m.seconds
     )
@@ -265,7 +301,6 @@ fn rate(m: &Measured) -> String {
 mod tests {
     use super::*;
     use wgstress_model::fences::outcome::Kept;
-    use wgstress_model::stress::strategy::Strategy;
 
     /// A make-atomic fix of `count` keeping site 2 of the rewritten shader's 5, where the
     /// shader as written has 6.

@@ -2,6 +2,7 @@
 
 use crate::notes::Notes;
 use crate::plan::SessionPlan;
+use crate::present::numbers::count;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::time::Duration;
 use wgstress_model::fences::outcome::quoted;
@@ -43,8 +44,9 @@ impl Progress {
                 }
             }
             SearchEvent::Confirming { strategy, time } => notes.note(&format!(
-                "confirming the failure: {:.0} s of {strategy} stress",
-                time.as_secs_f64()
+                "confirming the failure: {:.0} s with {}",
+                time.as_secs_f64(),
+                strategy.stress()
             )),
             SearchEvent::Round {
                 rate,
@@ -53,9 +55,11 @@ impl Progress {
                 sites,
             } => {
                 notes.note(&format!(
-                    "failure rate {} ({strategy} stress): {runs_per_trial} runs per trial; \
-                     {sites} candidate sites",
-                    crate::present::numbers::rate(rate)
+                    "failure rate {} ({}): {}; {}",
+                    crate::present::numbers::rate(rate),
+                    strategy.stress(),
+                    count(runs_per_trial, "run per trial", "runs per trial"),
+                    count(sites, "candidate site", "candidate sites")
                 ));
                 self.bar = Some(SearchBar::new(sites, notes.on));
             }
@@ -78,16 +82,19 @@ impl Progress {
                 time,
                 strategy,
             } => notes.note(&format!(
-                "verifying the fix ({sites} sites) for {:.0} s of {strategy} stress",
-                time.as_secs_f64()
+                "verifying the fix ({}) for {:.0} s with {}",
+                count(sites, "site", "sites"),
+                time.as_secs_f64(),
+                strategy.stress()
             )),
             SearchEvent::Refining {
                 kept,
                 rate,
                 pooled,
             } => notes.note(&format!(
-                "the fix kept {kept} sites and failed its verification: searching again with \
-                 trials sized for a failure rate of {}{}",
+                "the fix kept {} and failed its verification: searching again with trials sized \
+                 for a failure rate of {}{}",
+                count(kept, "site", "sites"),
                 crate::present::numbers::rate(rate),
                 if pooled {
                     ", then for the rate that the round's failing sets holding the fix show"
@@ -150,12 +157,12 @@ impl SearchBar {
         let outcome = if trial.passed() { "passed" } else { "failed" };
         let smallest = self
             .smallest
-            .map_or("none yet".to_string(), |s| format!("{s} sites"));
+            .map_or("none yet".to_string(), |s| count(s, "site", "sites"));
         format!(
-            "trial {}: {size} of {} sites {outcome} in {} runs; smallest set passed: {smallest}",
+            "trial {}: {size} of {} {outcome} in {}; smallest set passed: {smallest}",
             self.trials,
-            self.sites,
-            trial.runs()
+            count(self.sites, "site", "sites"),
+            count(trial.runs(), "run", "runs")
         )
     }
 

@@ -63,9 +63,9 @@ impl Mismatches {
             ""
         };
         format!(
-            "{} of {} elements wrong: {}{more}",
+            "{} of {} wrong: {}{more}",
             self.wrong,
-            self.of,
+            wgstress_model::plural::count(self.of, "element", "elements"),
             listed.join(", ")
         )
     }

@@ -66,8 +66,8 @@ impl std::fmt::Display for NotPermutation {
         let (group, binding) = self.of;
         write!(
             f,
-            "not a permutation of {group}:{binding}: {} values missing ({}), {} extra ({})",
-            self.missing,
+            "not a permutation of {group}:{binding}: {} missing ({}), {} extra ({})",
+            wgstress_model::plural::count(self.missing, "value", "values"),
             few(&self.first_missing, self.missing),
             self.extra,
             few(&self.first_extra, self.extra)

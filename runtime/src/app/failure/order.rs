@@ -57,9 +57,9 @@ impl std::fmt::Display for OutOfOrder {
         };
         write!(
             f,
-            "{} of {} pairs out of order: {}{more}",
+            "{} of {} out of order: {}{more}",
             self.out,
-            self.pairs,
+            wgstress_model::plural::count(self.pairs, "pair", "pairs"),
             listed.join(", ")
         )
     }

@@ -34,6 +34,7 @@ use wgstress_instrument::atomic::AtomicError;
 use wgstress_instrument::placement::InLoop;
 use wgstress_model::fences::measured::Measured;
 use wgstress_model::fences::outcome::{quoted, AtomicTrial, FenceVerdict, Fix, TrialRuns};
+use wgstress_model::plural::count;
 
 /// What barriers alone could not fix: the application as is and its all-sites runs.
 pub(crate) struct Unfixed<'a> {
@@ -340,11 +341,14 @@ fn loop_reasons(in_loops: &[(String, InLoop)]) -> Vec<String> {
 /// knows it (storage accesses in loops where no barrier may go).
 fn reasons(unfixed: &Unfixed, tried: &[AtomicTrial], shader: &AppSource) -> Vec<String> {
     let all = unfixed.all_sites;
+    let sites = match unfixed.unfenced.len() {
+        1 => "the one candidate site".to_string(),
+        n => format!("all {n} candidate sites"),
+    };
     let mut reasons = vec![format!(
-        "fences: with a storageBarrier() at all {} candidate sites, {} of {} runs failed",
-        unfixed.unfenced.len(),
+        "fences: with a storageBarrier() at {sites}, {} of {} failed",
         all.failures,
-        all.runs
+        count(all.runs, "run", "runs")
     )];
     if tried.is_empty() {
         reasons.push(
@@ -361,9 +365,10 @@ fn reasons(unfixed: &Unfixed, tried: &[AtomicTrial], shader: &AppSource) -> Vec<
         reasons.push(match (&trial.refused, trial.all_sites) {
             (Some(why), _) => format!("make-atomic of {variables}: refused: {why}"),
             (None, Some(runs)) => format!(
-                "make-atomic of {variables} ({} read-modify-writes made atomic operations), \
-                 with a barrier at every site: a run failed within {} runs",
-                trial.fused, runs.runs
+                "make-atomic of {variables} ({} made atomic operations), with a barrier at \
+                 every site: a run failed within {}",
+                count(trial.fused, "read-modify-write", "read-modify-writes"),
+                count(runs.runs, "run", "runs")
             ),
             (None, None) => format!("make-atomic of {variables}: not run"),
         });

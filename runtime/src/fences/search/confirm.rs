@@ -13,6 +13,7 @@ use crate::run::runner::{Budget, RunConfig};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 use wgstress_model::fences::measured::Measured;
+use wgstress_model::plural::count;
 use wgstress_model::stress::params::run_seed;
 use wgstress_model::stress::strategy::Strategy;
 
@@ -125,10 +126,11 @@ pub(crate) fn watchdog_stops(tried: &[Confirmed], limit: Option<&LoopLimit>) -> 
         return None;
     }
     Some(format!(
-        "{failures} of {runs} runs failed, every one a watchdog stop, while passing runs looped \
-         up to {} times against the limit of {}: the waits look legitimate but longer than the \
+        "{failures} of {} failed, every one a watchdog stop, while passing runs looped up to {} \
+         times against the limit of {}: the waits look legitimate but longer than the \
          limit allows, which no barrier or atomic shortens; run again with a higher \
          --watchdog-limit",
+        count(runs, "run", "runs"),
         limit.seen.unwrap_or_default(),
         limit.limit()
     ))

@@ -11,6 +11,7 @@ use crate::run::runner::Budget;
 use std::time::Duration;
 use wgstress_model::fences::measured::Measured;
 use wgstress_model::fences::outcome::{FenceVerdict, StrategyRuns};
+use wgstress_model::plural::count;
 use wgstress_model::run::stop::Stop;
 use wgstress_model::stress::params::run_seed;
 use wgstress_model::stress::strategy::Strategy;
@@ -67,15 +68,18 @@ fn verdict(verified: &Measured, runs_needed: u64, strategy: Strategy) -> FenceVe
         Some(Stop::Aborted(why)) => FenceVerdict::Unverified { why: why.clone() },
         None if verified.failures > 0 => FenceVerdict::Unverified {
             why: format!(
-                "{} of {} runs failed with the fix under {strategy} stress",
-                verified.failures, verified.runs
+                "{} of {} failed with the fix under {}",
+                verified.failures,
+                count(verified.runs, "run", "runs"),
+                strategy.stress()
             ),
         },
         None if verified.runs < runs_needed => FenceVerdict::Unverified {
             why: format!(
-                "only {} runs of {strategy} stress in the verification time; {runs_needed} show \
-                 the failure with 99% confidence",
-                verified.runs
+                "only {} with {} in the verification time; {runs_needed} show the failure with \
+                 99% confidence",
+                count(verified.runs, "run", "runs"),
+                strategy.stress()
             ),
         },
         None => FenceVerdict::Fixed,

@@ -165,7 +165,7 @@ fn a_slice_compares_its_elements_with_the_whole_bindings_expected_values() {
     verify(total, input.clone(), &[9, 9, 9, 9, 9, 9, 9, 36]).unwrap();
     let wrong = verify(total, input.clone(), &[36, 0, 0, 0, 0, 0, 0, 35]).unwrap_err();
     assert!(
-        wrong.contains("[7]: 1 of 1 elements wrong: [7] = 35 (expected 36)"),
+        wrong.contains("[7]: 1 of 1 element wrong: [7] = 35 (expected 36)"),
         "{wrong}"
     );
     // A sum without a slice checks the first element, as it always did.
@@ -205,7 +205,7 @@ fn sorted_permutation_by_type() {
     let lost = verify(text, input, &i(&[-7, -1, 2, 2])).unwrap_err();
     assert_eq!(
         lost,
-        "sorted-permutation (i32) of 0:0: binding 0:1: not a permutation of 0:0: 1 values \
+        "sorted-permutation (i32) of 0:0: binding 0:1: not a permutation of 0:0: 1 value \
          missing (3), 1 extra (2); 1 of 4 elements wrong: [3] = 2 (expected 3)"
     );
 }
