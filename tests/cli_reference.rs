@@ -1,8 +1,8 @@
 //! The user guide's CLI reference (docs/reference/) is what the command line says (issue 57):
 //! the pages `wgstress reference --markdown` writes from the clap definitions, committed as
-//! they are, every option of each command's `--help` on its page; and `--man` writes a man
-//! page per command. When the help changes, make the pages again with
-//! `WGSTRESS_BLESS=1 cargo test --test cli_reference` and commit them.
+//! they are, every option of each command's `--help` on its page, every page a chapter of the
+//! book's SUMMARY.md; and `--man` writes a man page per command. When the help changes, make
+//! the pages again with `WGSTRESS_BLESS=1 cargo test --test cli_reference` and commit them.
 
 mod common;
 
@@ -201,6 +201,39 @@ fn every_page_holds_its_commands_help() {
         missing.is_empty(),
         "pages lack what --help says: {missing:?}"
     );
+}
+
+/// The files SUMMARY.md's chapters point at.
+fn summary_links(summary: &str) -> Vec<String> {
+    summary
+        .split("](")
+        .skip(1)
+        .filter_map(|rest| rest.split(')').next())
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn the_book_holds_every_reference_page_and_its_chapters_exist() {
+    let summary = std::fs::read_to_string(docs().join("SUMMARY.md")).unwrap();
+    let links = summary_links(&summary);
+    for name in generated().keys() {
+        let link = format!("reference/{name}");
+        assert!(
+            links.contains(&link),
+            "docs/SUMMARY.md has no chapter {link}"
+        );
+    }
+    for link in &links {
+        assert!(
+            docs().join(link).is_file(),
+            "docs/SUMMARY.md's chapter {link} is not a file under docs/"
+        );
+    }
+    let mut unique = links.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), links.len(), "a chapter twice: {links:?}");
 }
 
 #[test]
