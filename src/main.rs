@@ -32,8 +32,9 @@ struct Cli {
     quiet: bool,
     #[command(flatten)]
     colour: colour::ColourOption,
+    // None: `wgstress` alone prints its help, as `wgstress --help` does, and exits 0.
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
 
 #[derive(Subcommand)]
@@ -77,6 +78,11 @@ enum Command {
     Apps,
     /// List the GPU adapters wgpu finds
     Adapters(commands::apps::AdaptersArgs),
+    /// Print a shell's completion script for every command and option
+    Completions(commands::completions::Args),
+    /// Write the command-line reference: a man page (--man) or a markdown page (--markdown)
+    /// per command, generated from the same definitions as --help
+    Reference(commands::reference::Args),
 }
 
 /// The stack the command runs on. naga's parser and validator, wgpu's backends and
@@ -130,9 +136,20 @@ fn wants_json(args: impl Iterator<Item = std::ffi::OsString>) -> bool {
 
 /// Builds the command's plan, then runs it: every bad input fails in the first step.
 fn execute(cli: Cli) -> anyhow::Result<Status> {
+    use clap::CommandFactory;
     cli.colour.apply();
     let notes = Notes { on: !cli.quiet };
-    match cli.command {
+    let Some(command) = cli.command else {
+        // As cargo does: the help, to stdout, and success. The help is what `--help` prints
+        // (clap's layout for it depends on the help texts), so it is asked for as `--help`.
+        let help = match Cli::command().try_get_matches_from(["wgstress", "--help"]) {
+            Err(help) => help.render().to_string(),
+            Ok(_) => Cli::command().render_long_help().to_string(),
+        };
+        notes::emit(&help)?;
+        return Ok(Status::Passed);
+    };
+    match command {
         Command::Instrument(args) => {
             commands::instrument::execute(commands::instrument::plan(&args)?, notes)
         }
@@ -159,6 +176,10 @@ fn execute(cli: Cli) -> anyhow::Result<Status> {
         }
         Command::Apps => commands::apps::list(),
         Command::Adapters(args) => commands::apps::adapters(&args),
+        Command::Completions(args) => commands::completions::execute(&args, Cli::command()),
+        Command::Reference(args) => {
+            commands::reference::execute(commands::reference::plan(&args, Cli::command())?, notes)
+        }
     }
 }
 
@@ -178,12 +199,12 @@ fn check_item(args: &[String]) -> Result<(), String> {
         .and_then(|matches| Cli::from_arg_matches(&matches))
         .map_err(|e| clap_message(&e))?;
     let planned = match cli.command {
-        Command::Run(a) => commands::run::plan(&a).map(drop),
-        Command::Compare(a) => commands::compare::plan(&a).map(drop),
-        Command::Fences(a) => commands::fences::plan(&a).map(drop),
-        Command::Litmus(a) => commands::litmus::plan(&a).map(drop),
-        Command::Mutants(a) => commands::mutants::plan(&a).map(drop),
-        Command::Progress(a) => commands::progress::plan(&a).map(drop),
+        Some(Command::Run(a)) => commands::run::plan(&a).map(drop),
+        Some(Command::Compare(a)) => commands::compare::plan(&a).map(drop),
+        Some(Command::Fences(a)) => commands::fences::plan(&a).map(drop),
+        Some(Command::Litmus(a)) => commands::litmus::plan(&a).map(drop),
+        Some(Command::Mutants(a)) => commands::mutants::plan(&a).map(drop),
+        Some(Command::Progress(a)) => commands::progress::plan(&a).map(drop),
         _ => Err(anyhow::anyhow!(
             "a campaign runs run, compare, fences, litmus, mutants and progress"
         )),

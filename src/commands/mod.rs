@@ -3,6 +3,7 @@
 pub mod apps;
 pub mod campaign;
 pub mod compare;
+pub mod completions;
 pub mod fences;
 mod hang;
 pub mod instrument;
@@ -11,6 +12,7 @@ pub mod merge;
 pub mod mutants;
 pub mod progress;
 pub mod record;
+pub mod reference;
 pub mod run;
 pub mod tune;
 
