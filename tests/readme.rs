@@ -1,8 +1,11 @@
-//! The README and the command line agree (issue 24, item 10): every option a row of the
-//! README's command table names is an option of that row's command. The README once listed
-//! `apps --variant`, which `apps` refused.
+//! The README and the command line agree (issue 24, item 10; issue 57, item 1): the command
+//! table has a row per command, each linking to its page and naming only options of its own
+//! command (the README once listed `apps --variant`, which `apps` refused); .ci/run runs the
+//! README's test command as written; and the README stays a front door: at most 250 lines,
+//! none over 300 characters.
 
 mod common;
+mod markdown;
 
 use common::wgstress;
 use std::path::Path;
@@ -25,31 +28,80 @@ fn options(text: &str) -> Vec<String> {
     found
 }
 
-/// The README's command table: (command, the options its row names).
-fn rows(readme: &str) -> Vec<(String, Vec<String>)> {
+/// A row of the README's command table.
+#[derive(Debug)]
+struct Row {
+    command: String,
+    /// Where its first cell links to.
+    link: String,
+    /// The options the row names.
+    options: Vec<String>,
+}
+
+/// The README's command table: a row per line that starts with a link to `wgstress COMMAND`.
+fn rows(readme: &str) -> Vec<Row> {
     readme
         .lines()
         .filter_map(|line| {
-            let rest = line.strip_prefix("| `wgstress ")?;
+            let rest = line.strip_prefix("| [`wgstress ")?;
             let command = rest.split([' ', '`']).next()?.to_string();
-            Some((command, options(line)))
+            let link = rest.split_once("](")?.1.split(')').next()?.to_string();
+            Some(Row {
+                command,
+                link,
+                options: options(line),
+            })
         })
         .collect()
 }
 
+/// The commands `wgstress --help` lists, but `help`.
+fn commands(dir: &Path) -> Vec<String> {
+    let help = wgstress(&["--help"], dir);
+    assert_eq!(help.status.code(), Some(0), "wgstress --help");
+    let help = String::from_utf8_lossy(&help.stdout).into_owned();
+    help.lines()
+        .skip_while(|l| l.trim() != "Commands:")
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn the_command_table_has_a_row_per_command_linking_to_its_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = rows(&markdown::readme());
+    let commands = commands(dir.path());
+    assert!(commands.len() >= 14, "{commands:?}");
+    let listed: Vec<&str> = rows.iter().map(|r| r.command.as_str()).collect();
+    let mut expected: Vec<&str> = commands.iter().map(String::as_str).collect();
+    let mut got = listed.clone();
+    expected.sort_unstable();
+    got.sort_unstable();
+    assert_eq!(got, expected, "the README's rows against `wgstress --help`");
+    for row in &rows {
+        assert_eq!(row.link, format!("docs/{}.md", row.command), "{row:?}");
+    }
+}
+
 #[test]
 fn every_option_in_the_command_table_is_one_of_its_command() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
-    let rows = rows(&readme);
-    assert!(rows.len() >= 9, "the table has a row per command: {rows:?}");
+    let rows = rows(&markdown::readme());
+    assert!(
+        rows.len() >= 14,
+        "the table has a row per command: {rows:?}"
+    );
     let dir = tempfile::tempdir().unwrap();
     let mut missing = Vec::new();
-    for (command, named) in &rows {
-        let help = wgstress(&[command.as_str(), "--help"], dir.path());
+    for row in &rows {
+        let command = row.command.as_str();
+        let help = wgstress(&[command, "--help"], dir.path());
         assert_eq!(help.status.code(), Some(0), "{command} --help");
         let help = String::from_utf8_lossy(&help.stdout);
-        for option in named {
+        for option in &row.options {
             let listed = help
                 .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
                 .any(|word| word == option);
@@ -72,11 +124,40 @@ fn options_are_found_in_code_spans_only() {
     );
 }
 
-/// The README's test command: the indented line that runs `cargo test`.
-fn test_command(readme: &str) -> &str {
-    readme
+#[test]
+fn a_row_is_its_command_its_page_and_its_options() {
+    let found = rows(
+        "| command | what |\n| [`wgstress fences APP`](docs/fences.md) | a fix (`-o`, `--fix`); `--sites` |\n| `wgstress old` | not a row |\n",
+    );
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].command, "fences");
+    assert_eq!(found[0].link, "docs/fences.md");
+    assert_eq!(found[0].options, ["--fix", "--sites"]);
+}
+
+#[test]
+fn the_readme_is_short_and_its_lines_are_readable() {
+    let readme = markdown::readme();
+    let lines = readme.lines().count();
+    assert!(lines <= 250, "the README has {lines} lines, more than 250");
+    let long: Vec<String> = readme
         .lines()
-        .filter_map(|l| l.strip_prefix("    "))
+        .enumerate()
+        .filter(|(_, l)| l.chars().count() > 300)
+        .map(|(i, l)| format!("line {}: {} characters", i + 1, l.chars().count()))
+        .collect();
+    assert!(
+        long.is_empty(),
+        "README lines over 300 characters: {long:?}"
+    );
+}
+
+/// The README's test command: the line of a code block in its Tests section that runs
+/// `cargo test`.
+fn test_command(readme: &str) -> String {
+    markdown::blocks(markdown::section(readme, "Tests"))
+        .iter()
+        .flat_map(|b| b.lines().map(str::to_string).collect::<Vec<_>>())
         .find(|l| l.contains("cargo test"))
         .expect("the README gives a test command")
 }
@@ -84,8 +165,7 @@ fn test_command(readme: &str) -> &str {
 #[test]
 fn ci_runs_the_readmes_test_command_as_written() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
-    let command = test_command(&readme);
+    let command = test_command(&markdown::readme());
     assert!(command.contains("cargo test --workspace"), "{command}");
     let ci = std::fs::read_to_string(root.join(".ci/run")).unwrap();
     assert!(
@@ -104,8 +184,7 @@ fn help_default(help: &str, name: &str) -> String {
 
 #[test]
 fn the_readme_gives_the_bundled_builds_defaults_that_run_uses() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let readme = markdown::readme();
     let dir = tempfile::tempdir().unwrap();
     let help = wgstress(&["run", "--help"], dir.path());
     let help = String::from_utf8_lossy(&help.stdout);
