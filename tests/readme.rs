@@ -71,7 +71,7 @@ fn commands(dir: &Path) -> Vec<String> {
 }
 
 #[test]
-fn the_command_table_has_a_row_per_command_linking_to_its_page() {
+fn the_command_table_has_a_row_per_command_linking_to_a_page() {
     let dir = tempfile::tempdir().unwrap();
     let rows = rows(&markdown::readme());
     let commands = commands(dir.path());
@@ -82,9 +82,36 @@ fn the_command_table_has_a_row_per_command_linking_to_its_page() {
     expected.sort_unstable();
     got.sort_unstable();
     assert_eq!(got, expected, "the README's rows against `wgstress --help`");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     for row in &rows {
-        assert_eq!(row.link, format!("docs/{}.md", row.command), "{row:?}");
+        assert!(
+            row.link.starts_with("docs/") && row.link.ends_with(".md"),
+            "{row:?}"
+        );
+        assert!(
+            root.join(&row.link).is_file(),
+            "the row of `{}` links to {}, which is no file",
+            row.command,
+            row.link
+        );
     }
+}
+
+#[test]
+fn every_docs_page_the_readme_names_exists() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = markdown::readme();
+    let mut missing = Vec::new();
+    for word in readme.split(|c: char| c.is_whitespace() || "()[],;`".contains(c)) {
+        let word = word.trim_end_matches(['.', ':']);
+        if word.starts_with("docs/") && word.ends_with(".md") && !root.join(word).is_file() {
+            missing.push(word.to_string());
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "the README names missing pages: {missing:?}"
+    );
 }
 
 #[test]
