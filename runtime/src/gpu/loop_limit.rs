@@ -23,13 +23,13 @@ pub struct LoopLimit {
 
 /// The limit is the longest passing wait times this. A failing run costs the limit's
 /// iterations: on the H100 a tpo-tm run that lost a task took about 30 us a poll, so each
-/// failing run 2.4 s at a limit of 80,000 and 9 s at 300,000 (docs/h100/tpo-tm-limits.txt);
+/// failing run 2.4 s at a limit of 80,000 and 9 s at 300,000 (bench/results/h100/tpo-tm-limits.txt);
 /// the fixed variants' waits stayed within a few times the longest seen early.
 pub(crate) const MARGIN: u32 = 8;
 /// The lowest learned limit. Sixteen passing runs do not show how long stress can stretch a
 /// wait: on the H100, cbe-dot's fixed variant learned 6,336 (8 x 792) from its first runs and a
 /// later run was cut there, though passing runs went on to need 23,796 polls; ls-bh's fixed
-/// variant likewise at 7,072 against 28,642 (docs/h100/defaults-fixed-60s-floor4096.txt). Every passing
+/// variant likewise at 7,072 against 28,642 (bench/results/h100/defaults-fixed-60s-floor4096.txt). Every passing
 /// loop of the bundled fixed variants stayed below 2^16 (tpo-tm's longest, 42,955), and an
 /// endless spin still ends within 2^16 polls, milliseconds on a GPU.
 pub(crate) const FLOOR: u32 = 1 << 16;
@@ -40,7 +40,7 @@ pub(crate) const FLOOR: u32 = 1 << 16;
 pub(crate) const MIN_PASSING: u64 = 16;
 
 /// The ceiling on a GPU: 2^18 polls, six times the longest loop of any passing run of the
-/// bundled fixed variants on the H100 (tpo-tm, 42,955; docs/h100/defaults-fixed-20s.txt), and
+/// bundled fixed variants on the H100 (tpo-tm, 42,955; bench/results/h100/defaults-fixed-20s.txt), and
 /// short enough that a run which spins to it before the limit is learned (about 8 s for
 /// tpo-tm's lock convoy) ends within the hang timeout.
 pub(crate) const GPU_CEILING: u32 = 1 << 18;

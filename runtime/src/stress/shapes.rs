@@ -11,7 +11,7 @@
 //!
 //! Why not one tuned shape: on the H100, ct-octree fails in 22% of runs with `st;st` stress on
 //! 8 patches and never with the seed's `ld;st` on 2, while the litmus-tuned `ld;ld;ld` made
-//! sdk-red and cub-scan stop failing (docs/h100/).
+//! sdk-red and cub-scan stop failing (bench/results/h100/).
 
 use rand::{Rng, SeedableRng};
 use rand_distr::{Beta, Distribution};
@@ -22,7 +22,7 @@ use wgstress_model::stress::shapes::ShapeRecord;
 
 /// Access sequences the arms use: the seed's default and store-heavy ones. On the H100 every
 /// bundled bug needs stores; `ld;ld;ld`, the litmus tuner's favourite there, exposed none of
-/// tpo-tm, ct-octree and global-barrier (docs/h100/shapes-before-adaptive.txt).
+/// tpo-tm, ct-octree and global-barrier (bench/results/h100/shapes-before-adaptive.txt).
 const SEQUENCES: [&[Access]; 6] = {
     use Access::{Load as L, Store as S};
     [&[L, S], &[S, S], &[S], &[S, S, S], &[L, L, S], &[S, L]]
@@ -66,7 +66,7 @@ impl Arm {
 /// the H100 (cbe-dot: 512 as many as 8,192), but it lengthens every run and the application's
 /// own waits: tpo-tm calibrated to 35,782 (its kernel runs 17 ms), and its passing runs then
 /// polled up to 118,300 times, which put its learned loop limit, and so the cost of each
-/// failing run, ten times higher (docs/h100/tpo-tm-limits.txt).
+/// failing run, ten times higher (bench/results/h100/tpo-tm-limits.txt).
 pub(crate) const MAX_CALIBRATED: u32 = 8192;
 
 /// The most stress iterations a scaled arm runs: twice calibration's most.
