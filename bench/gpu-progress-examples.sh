@@ -2,7 +2,7 @@
 # Device run (issue 30, item 6): every example of examples/progress/ raw and under stress for
 # T seconds each (default 3), then the ticket lock's waits with the watchdog's limit out of
 # reach, with and without stress, and with today's learned limit. One line per run
-# (docs/h100/progress-examples.txt); JSON in $out/.
+# (bench/results/h100/progress-examples.txt); JSON in $out/.
 # Usage: WGSTRESS=path/to/wgstress T=3 bash bench/gpu-progress-examples.sh [OUT_DIR]
 set -u
 cd "$(dirname "$0")/.."

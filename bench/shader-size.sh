@@ -7,12 +7,9 @@
 # (the 50 MB one instruments to 380 MB of WGSL and a 40 MB manifest: a tmpfs such as /dev/shm
 # spares the disk).
 #
-# Release build of this branch (e88b898), 2 shared cores: 1 MB 0.50 s, 2 MB 1.07 s, 4 MB 3.02 s, 10 MB 12.6 s,
-# 50 MB 241.5 s. Before (cf03d1c^, the library call alone): 1 MB 19-34 s, 2 MB 151 s; the
-# issue measured 1 MB 10 s, 2 MB 41 s, 4 MB 149 s. What remains superlinear is naga's WGSL
-# front end: its compact pass pops functions from a bit set by scanning it from the end
-# (HandleSet::pop), quadratic in the number of functions: 59% of the samples at 10 MB, 85% at
-# 50 MB (perf record); the rest of the 50 MB run took about 37 s.
+# What remains superlinear in the shader's size is naga's WGSL front end: its compact pass pops
+# functions from a bit set by scanning it from the end (HandleSet::pop), quadratic in the number
+# of functions. The timings are in bench/results/shader-size.txt.
 set -u
 out=${1:-out}; mkdir -p "$out"
 w=${WGSTRESS:-target/release/wgstress}

@@ -234,9 +234,9 @@ pub const DEFAULT_Y_GAP: u32 = 1 << 18;
 
 /// A litmus environment, for `litmus` and `tune`. The defaults are the layout of the minimal
 /// MP harness the MC Mutants work describes (x of every instance in one region, y in another,
-/// direct placement) at 512 workgroups and stride 4: on the H100 it showed 41.5 million weak MP
-/// and 34.9 million weak SB outcomes per second, where the former defaults (256 workgroups, x
-/// and y 32 words apart in one region, permuted) showed 0 and 98,700 (docs/h100/litmus-layouts.txt).
+/// direct placement) at 512 workgroups and stride 4: it shows weak MP and SB outcomes by the
+/// million per second where x and y 32 words apart in one region, permuted, show next to none
+/// (bench/results/constants.md, docs/mutants.md).
 #[derive(clap::Args, Clone, Debug)]
 pub struct LitmusEnvOptions {
     /// Workgroups running test instances

@@ -1,5 +1,5 @@
 //! The fence search's fixes of every bundled app as source patches, without a GPU: the sites
-//! the H100 search kept (the adapter-minimal set, docs/h100/fences.txt) completed into the
+//! the H100 search kept (the adapter-minimal set, bench/results/h100/fences.txt) completed into the
 //! portable set, patched into the nofence variant's own text. Each patch parses in naga and
 //! Tint, keeps every line it does not edit, and rebuilds the IR-level fix (checked inside
 //! `source_patch`); the portable set holds the minimal one and the places where the
@@ -18,7 +18,7 @@ use wgstress_tint::{assert_valid, NamedWgsl};
 /// A site as the search reports it: `line:column` of the access, and the side.
 type Kept = (u32, u32, Side);
 
-/// What the H100 search kept for each bundled bug (docs/h100/fences.txt, binary e39c8d1).
+/// What the H100 search kept for each bundled bug (bench/results/h100/fences.txt, binary e39c8d1).
 const KEPT: [(&str, &[Kept]); 8] = [
     ("sdk-red", &[(43, 9, Side::After)]),
     ("cub-scan", &[(56, 9, Side::After), (94, 9, Side::After)]),

@@ -1,4 +1,4 @@
-// Ticket lock variant v1 (bench/ticket-lock-variants/, docs/h100/examples.txt): tickets taken
+// Ticket lock variant v1 (bench/ticket-lock-variants/, bench/results/h100/examples.txt): tickets taken
 // with one atomicAdd, the workgroup waiting for its leader with workgroupBarrier(), plain
 // counters, 16 rounds.
 

@@ -1,4 +1,4 @@
-// Ticket lock variant v2 (bench/ticket-lock-variants/, docs/h100/examples.txt): v1 with the
+// Ticket lock variant v2 (bench/ticket-lock-variants/, bench/results/h100/examples.txt): v1 with the
 // ticket taken by a compare-exchange loop written inline (no pointer parameter).
 
 struct TicketLock {

@@ -1,4 +1,4 @@
-// Ticket lock variant v3 (bench/ticket-lock-variants/, docs/h100/examples.txt): v1 with
+// Ticket lock variant v3 (bench/ticket-lock-variants/, bench/results/h100/examples.txt): v1 with
 // storageBarrier() where the workgroup waits for its leader.
 
 struct TicketLock {

@@ -1,4 +1,4 @@
-// Ticket lock variant v5 (bench/ticket-lock-variants/, docs/h100/examples.txt): the first
+// Ticket lock variant v5 (bench/ticket-lock-variants/, bench/results/h100/examples.txt): the first
 // ticket_lock_fixed.wgsl (storageBarrier()s, plain counters) with one round.
 
 struct TicketLock {

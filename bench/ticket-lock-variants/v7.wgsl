@@ -1,4 +1,4 @@
-// Ticket lock variant v7 (bench/ticket-lock-variants/, docs/h100/examples.txt): v3 with an
+// Ticket lock variant v7 (bench/ticket-lock-variants/, bench/results/h100/examples.txt): v3 with an
 // atomic probe: a leader inside the critical section counts a violation when another is inside
 // too.
 

@@ -23,7 +23,7 @@ pub struct InstrumentOptions {
     pub postcondition_only: bool,
     /// Whether the shader can hold a workgroup back inside its loops, as runs under a
     /// progress model other than fair do (`--schedule`). Without it the loops' hooks carry no
-    /// parking code, which on an H200 cost ls-bh nine tenths of its speed though it never ran
+    /// parking code, which costs some applications most of their speed though it never runs
     /// (a loop inlined in every loop); holding at a workgroup's start works either way.
     pub parking: bool,
     /// Whether, with parking, the workgroups can take their steps in a script's order

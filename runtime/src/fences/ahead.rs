@@ -1,9 +1,8 @@
 //! Engines built ahead: the programs of the fixes the search says it may try next, compiled
-//! on other threads while the device runs the trial at hand. On an H200 a trial's engine of
-//! ls-bh (a 64 KB instrumented shader) took 1.6 to 2 s to build, most of it the driver
-//! compiling the pipeline, while a trial's runs took about half a second: a search of 13
-//! trials spent 13 s building and 6 s running. Built ahead, the builds of one ddmin level
-//! overlap each other and the runs of the level before.
+//! on other threads while the device runs the trial at hand. Where the instrumented shader
+//! is large, the driver's compile of a trial's pipeline takes longer than the trial's runs,
+//! and a search spends more time building than running. Built ahead, the builds of one
+//! ddmin level overlap each other and the runs of the level before.
 
 use super::lab::FixSet;
 use crate::error::{Result, RuntimeError};

@@ -12,8 +12,8 @@
 //! The sets it passes through on the way are asked once: a chance pass there leads only to
 //! sets that lack the same site, which fail, and to an end that fails its second trial;
 //! that end is then known to fail and ddmin goes again from the start, its answers
-//! remembered. On an H200, global-barrier's passing sets cost 569 runs a trial, 5 s, and a
-//! second trial of each set passed through took 17 of the search's 50 s. A later round asks
+//! remembered. Where trials take seconds, a second trial of each set passed through would
+//! be a third of a search's trials. A later round asks
 //! once (`Sizing`: the verification after it catches a chance pass).
 
 use super::trial::{passes, Oracle, Sizing, Trial};
@@ -43,8 +43,8 @@ enum Answer {
 }
 
 /// A 1-minimal subset of `sites` that passes, trying each set for as many runs as a failure
-/// at the sizing's rate needs to show. The caller has seen `sites` pass and no fences fail: neither is
-/// tried again. With one site or none there is nothing to minimize. Once the oracle stops
+/// at the sizing's rate needs to show. The caller has seen `sites` pass and no fences fail: neither
+/// is tried again. With one site or none there is nothing to minimize. Once the oracle stops
 /// (Ctrl-C, an error, the search's deadline), the set reached is kept as it is.
 pub fn ddmin(sites: &[usize], sizing: Sizing, oracle: &mut dyn Oracle) -> Search {
     ddmin_guessing(sites, 0, sizing, oracle)
@@ -53,8 +53,8 @@ pub fn ddmin(sites: &[usize], sizing: Sizing, oracle: &mut dyn Oracle) -> Search
 /// `ddmin`, asking first whether one of the `guesses` lowest of `sites` (the most preferred,
 /// where the order is one of preference) passes alone: a fix of one site is the common case
 /// (six of the eight bundled applications), found so in two passing trials where ddmin's
-/// descent passes through one at each level (on an H200, global-barrier's 13 sites took five
-/// passing trials of 394 runs, 25 s). A single site that passes is 1-minimal (no fences
+/// descent passes through one at each level (a one-site fix among 13 sites costs it about
+/// five passing trials). A single site that passes is 1-minimal (no fences
 /// fail); one that fails is remembered, and costs a trial that ends at its first failure.
 pub fn ddmin_guessing(
     sites: &[usize],
@@ -78,7 +78,7 @@ pub(crate) struct Guessed {
 
 /// The guesses of `ddmin_guessing` alone, asked before anyone has seen `sites` pass: a fix
 /// of one site then needs no trial of every site, which at a rare failure costs as much as
-/// a passing guess (on an H200, global-barrier's 766 runs, 7.6 s, where the search has 20 s).
+/// a passing guess, seconds of a search's time where the failure is rare.
 /// With two sites or fewer, or once the oracle stops, nothing is asked.
 pub(crate) fn guess_alone(
     sites: &[usize],
@@ -397,7 +397,7 @@ impl Memo<'_> {
     /// and fewer barriers allow every execution more barriers do, so its failure is this
     /// set's as well. ddmin's finer parts lie within parts that failed a level up; a later
     /// round's shrink of the failed fix with what was added would ask the fix and its parts
-    /// again (ct-octree on an H200: [27, 28], [27] and [28] again, 832 runs).
+    /// again, each at the later round's larger trial size.
     fn within_failed(&self, sites: &[usize]) -> bool {
         self.seen
             .iter()

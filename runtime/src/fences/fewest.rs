@@ -5,10 +5,10 @@
 //! failed), so only the failed fix's own sites are in question. ddmin drops them one at a
 //! time, a passing trial each, and a later round's passing trial is its dearest: sized for
 //! the low rate the failed fix left, thousands of runs. In a simulated application whose
-//! sites fail as ct-octree's do on an H200, the searches past a minute ended so: a first
+//! sites fail as ct-octree's do, the searches past a minute ended so: a first
 //! round had kept `[0, 1, 2, 3]` where `[1]` was needed (trials sized for one failure left
 //! the fix and met another, rarer one), and the next round, having added 4, passed
-//! `[1, 2, 3, 4]`, `[1, 3, 4]` and `[1, 4]`, three trials of 5,603 runs. Asked smallest
+//! `[1, 2, 3, 4]`, `[1, 3, 4]` and `[1, 4]`, three of its dearest trials. Asked smallest
 //! first, `[1, 4]` passes after `[4]` fails: the sets that fail end at their first failing
 //! run, each a fraction of a passing trial, and the first set that passes is the answer.
 

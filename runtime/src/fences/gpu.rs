@@ -47,9 +47,9 @@ pub struct GpuLab {
     last: Option<(Built, Engine)>,
     /// Batch sizes learned over the runs of fixes: each trial is short, and one that started
     /// over at a batch of one run would grow eightfold before it saw a stalled run; the
-    /// verification starts from what the trials learned (starting over, tpo-tm's verification
-    /// on the H100 drew several stalled runs into an early batch and outlasted the hang
-    /// timeout).
+    /// verification starts from what the trials learned (starting over, a verification draws
+    /// several stalled runs into an early batch where runs the watchdog stops take seconds,
+    /// and outlasts the hang timeout).
     pace: Option<Pace>,
     /// The device every engine is built on, while it is not lost (`Engine::on`).
     gpu: Option<Gpu>,
@@ -112,8 +112,8 @@ impl GpuLab {
     }
 
     /// The configuration of a fix's engine: its watchdog starts from what the application's
-    /// runs taught (a fresh engine would start at the ceiling: on the H100, tpo-tm's stalled
-    /// runs there outlasted the hang timeout in the search's first trials), fixed at the
+    /// runs taught (a fresh engine would start at the ceiling, where stalled runs of an
+    /// application such as tpo-tm outlast the hang timeout), fixed at the
     /// first fix, when the application as is stops running.
     fn fix_config(&mut self) -> EngineConfig {
         self.config = self.fix_config_now();
@@ -347,7 +347,7 @@ mod tests {
     #[test]
     fn cost_batches_fit_the_cost_steps_time() {
         let ten = Duration::from_secs(10);
-        // tpo-tm on an H200: original, portable, minimal, every site, fixed variant.
+        // Runs as slow as tpo-tm's: original, portable, minimal, every site, fixed variant.
         let slow = [0.0146, 0.0318, 0.0227, 0.0556, 0.0282];
         let batch = cost_batch(&slow, ten, 64);
         assert_eq!(batch, 8);

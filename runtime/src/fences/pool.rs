@@ -3,23 +3,19 @@
 //!
 //! A later round starts from one number: the runs its fix's verification took to its first
 //! failure. At a rate of 1 in 500, that count is anything from 100 to 1,500 one time in
-//! five; on an H200, ct-octree's first fix failed at run 768 of its verification, the next
-//! round's trials were sized at 3,535 runs, and its two passing trials (11 s each) took the
-//! search past a minute, while the round's three failing sets, each the fix and one site
-//! more, had failed at runs 256, 318 and 256. A set that holds the fix fails no more often
-//! than the fix does (a barrier added never adds a failure), so each such set that failed
-//! is another sample of runs to a failure at a rate no higher than the fix's: the pooled
-//! rate, four failures in 1,598 runs there, sizes the trials that follow (1,634 runs at
-//! Jeffreys' rate, `Pool::rate`).
+//! five, so trials sized from it alone can be several times larger than the round needs,
+//! and a later round's passing trials are a search's dearest. A set that holds the fix fails
+//! no more often than the fix does (a barrier added never adds a failure), so each such set
+//! that failed is another sample of runs to a failure at a rate no higher than the fix's:
+//! the pooled rate sizes the trials that follow (at Jeffreys' rate, `Pool::rate`;
+//! bench/results/fences-searches.md has the searches that showed it).
 //! Passing trials do not count (a pass is the search's evidence of a fix), nor trials
 //! that Ctrl-C, an error or the deadline cut short.
 //!
 //! Earlier rounds' trials of the fix itself count too, passing or failing: its runs are
 //! samples of its rate as much as the verification's. A single early failure otherwise
-//! sizes a whole round: on an H200, ct-octree's `[28]` passed two trials of 37 runs, failed
-//! its verification at run 64, and the next round's trials of 293 runs passed `[27, 28]`,
-//! whose failures came at runs 64 to 704 in other samples; counting the 74 passing runs,
-//! the trials are of 633 runs (422 at Jeffreys' rate). Earlier rounds' failing sets that held the fix do not count:
+//! sizes a whole round, with trials too small to tell a wrong set from the fix.
+//! Earlier rounds' failing sets that held the fix do not count:
 //! sized for a higher rate, a trial of 50 runs that failed says the fix failed within 50
 //! runs, where its passing twins, which would say otherwise, cannot count (a passing set
 //! may be the fix sought).
@@ -67,12 +63,12 @@ impl Pool {
 
     /// The rate the next trial is sized for: the pool's failures per run under Jeffreys'
     /// prior for a rate, (failures + 1/2) / runs, not the plain ratio. The pool starts from
-    /// one failure, and trials sized from it pass a wrong set either way, too large (a late
-    /// failure) or too small (an early one): in 2,000 simulated searches whose sites fail as
-    /// ct-octree's do on an H200, the plain ratio took 94 searches past a minute, the
-    /// Jeffreys rate 38, more of them in three rounds but each round cheaper (the mean to
-    /// the verdict 42.5 s where it was 44.0); a half failure less (a quarter) or more
-    /// (three quarters) gave 51 and 43, and a rate below the ratio, larger trials, 176.
+    /// one failure, and trials sized from it are wrong either way, too large (a late failure)
+    /// or too small (an early one, which passes a wrong set). In simulated searches shaped
+    /// like ct-octree's (`searches_shaped_like_ct_octree`), Jeffreys' rate took the fewest
+    /// searches past a minute, more of them in three rounds but each round cheaper; other
+    /// pseudo-failures and a rate below the ratio (larger trials) took more
+    /// (bench/results/fences-searches.md).
     pub(crate) fn rate(&self) -> FailureRate {
         let pooled = (self.failures as f64 + 0.5) / self.runs as f64;
         FailureRate::new(pooled.min(self.ceiling.get())).unwrap_or(self.ceiling)
@@ -149,7 +145,7 @@ mod tests {
 
     #[test]
     fn the_trials_follow_the_failures_of_sets_that_hold_the_fix() {
-        // ct-octree on an H200: the fix [27, 28] failed at run 768 of its verification.
+        // A fix [27, 28] that failed at run 768 of its verification (a ct-octree search).
         let pool = Pool::new(&[27, 28], 1, 768, rate(0.0875 / 4.0)).unwrap();
         // 1.5 in 768 runs (the plain ratio sized them at 3,535).
         assert_eq!(pool.rate().runs_needed(), 2356);
@@ -209,7 +205,7 @@ mod tests {
 
     #[test]
     fn the_fixs_own_earlier_trials_count_and_no_other_sets() {
-        // The H200 sample: [28] passed twice at 37 runs, its verification failed at 64.
+        // A ct-octree search: [28] passed twice at 37 runs, its verification failed at 64.
         let pool = Pool::new(&[28], 1, 64, rate(0.1186 / 4.0)).unwrap();
         assert_eq!(pool.rate().runs_needed(), 195);
         let trial = |sites: &'static [usize], runs, failed| Seen {

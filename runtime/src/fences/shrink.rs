@@ -6,9 +6,9 @@
 //! the order are asked alone (`GUESSES`). Sites in called functions go first, callees
 //! before their callers and the entry point last: one barrier in a function serves every
 //! call of it, and the hand-written fixes of the bundled applications sit in their
-//! synchronization functions (lock, push, steal, global_barrier). On the H100, ct-octree's
-//! search in source order (the entry point first) kept six barriers around the calls of its
-//! work loop, where the hand-written fix has four, inside push, pop and steal.
+//! synchronization functions (lock, push, steal, global_barrier). In source order (the entry
+//! point first) a search keeps barriers around the calls of a work loop, more of them than
+//! the fix inside the functions it calls needs.
 //!
 //! A later round's trials are larger, sized for the rate the failed fix left. Each site of
 //! that fix was kept because a trial without it failed, certain evidence, so the round first
@@ -57,12 +57,11 @@ pub(crate) fn shrink(
 }
 
 /// `shrink`, knowing what trials of earlier rounds saw (`seen`). A failing run is certain
-/// at any trial size, so no set within a set that failed is asked again (ct-octree's second
-/// rounds on an H200 asked `[24]`, `[27]` and `[28]` again, which the first round had seen
-/// fail); and where the failed fix has two sites or more, the first guesses leave out in turn
-/// the two sites of it those trials show needed least, the second unless they show it needed
-/// decidedly more (with_fix.rs), and the sets with the whole fix are asked first without the
-/// least.
+/// at any trial size, so no set within a set that failed is asked again, at a later round's
+/// larger trial size least of all; and where the failed fix has two sites or more, the first
+/// guesses leave out in turn the two sites of it those trials show needed least, the second unless
+/// they show it needed decidedly more (with_fix.rs), and the sets with the whole fix are asked
+/// first without the least.
 pub(crate) fn shrink_knowing(
     order: &[usize],
     failed: &[usize],
@@ -181,11 +180,9 @@ struct WithoutDoubt {
 
 /// The first sites of the `rest` (`GUESSES`) asked alone with the failed `fix` but a
 /// doubtful site, each of `doubts` in turn, before any set with the whole fix. Where the
-/// doubtful site only lowered a rarer failure's rate, the sets with it fail late: on an
-/// H200, ct-octree's `[22, 27, 28]` failed at run 1,088 and `[23, 27, 28]` at 2,992 where
-/// `[22, 28]` and `[23, 28]` failed at 192 and 448, and the round took 31 s to pass
-/// `[24, 28]`. A set within one that failed (`failing`) is not asked; what fails here is not
-/// asked again.
+/// doubtful site only lowered a rarer failure's rate, the sets with it fail late, each
+/// nearly as dear as a pass, where the same sets without it fail early. A set within one
+/// that failed (`failing`) is not asked; what fails here is not asked again.
 fn guess_without(
     rest: &[usize],
     fix: &[usize],
@@ -452,8 +449,8 @@ mod tests {
 
     #[test]
     fn the_failed_fix_and_its_parts_are_not_asked_again() {
-        // ct-octree's second round on an H200: the fix [27, 28] failed, [24] added to it
-        // passed, and [24, 28] is the fix.
+        // A ct-octree second round: the fix [27, 28] failed, [24] added to it passed, and
+        // [24, 28] is the fix.
         let order = [27, 28, 29, 22, 23, 24, 25, 26, 16];
         let mut oracle = Fixes::new(&[&[24, 28]]);
         let found = shrink(&order, &[27, 28], certain(), &mut oracle);
@@ -463,7 +460,7 @@ mod tests {
 
     #[test]
     fn what_failed_with_the_fix_is_not_asked_again_in_the_same_round() {
-        // ct-octree's second round on an H100: with the failed fix [27], the guesses
+        // A ct-octree second round: with the failed fix [27], the guesses
         // [27, 28] and [27, 29] failed, and ddmin then found [27, 28, 29]; its last stage
         // asked [28], [29], [27, 28] and [27, 29], each within a set that had failed.
         let order = [27, 28, 29, 22, 23, 24, 25, 26, 16];
@@ -524,7 +521,7 @@ mod tests {
 
     #[test]
     fn a_site_of_the_failed_fix_that_did_little_is_left_out_before_the_union_is_asked() {
-        // ct-octree's slow second rounds on an H200: the first round kept [27, 28] because
+        // ct-octree's slow second rounds: the first round kept [27, 28] because
         // [28] alone failed late in one trial of 50 runs ([27] alone at once); the fix is
         // [24, 28]. Asked whole first, [24, 27, 28] passed and then [24, 28]: two passing
         // trials, the dearest of the round. A later round passes a set after one trial.
@@ -597,7 +594,7 @@ mod tests {
 
     #[test]
     fn sets_with_the_doubtful_site_wait_for_the_guesses_without_it() {
-        // ct-octree on an H200: the first round kept [27, 28], and [28] alone had failed
+        // A ct-octree search: the first round kept [27, 28], and [28] alone had failed
         // late; the fix is [24, 28]. The sets with 27 failed late, each as dear as a pass.
         // 1 failure in 1 run without 28 against 1 in 44 without 27 decides, barely (4.4% <
         // 5%), that 28 is needed more: only 27 is left out.
@@ -624,10 +621,9 @@ mod tests {
 
     #[test]
     fn a_fix_whose_sites_the_evidence_does_not_tell_apart_is_asked_without_each() {
-        // ct-octree's 66.7 s search on an H200: the first round kept [28, 29], with 2
-        // failures in 108 runs without 28 and 3 in 108 without 29. Leaving out 28 alone,
-        // the round failed five guesses, then passed [24, 28, 29] and [24, 28], two trials of
-        // 4,129 runs.
+        // A ct-octree search: the first round kept [28, 29], with 2 failures in 108 runs
+        // without 28 and 3 in 108 without 29. Leaving out 28 alone, the round failed five
+        // guesses, then passed [24, 28, 29] and [24, 28], two of its dearest trials.
         let order = [27, 28, 29, 22, 23, 24, 25, 26, 16];
         let seen = [
             fail(&[28], 36),

@@ -6,8 +6,8 @@
 //! Each part is parsed once, when the search starts (`AppSource::new`), and its sites placed
 //! once for each set of variables made atomic (`AppSource::tables`): a trial is an edit of
 //! that module (`AppSource::edited`), instrumented as it is. Text is written only for what a
-//! user sees or a raw run needs: the fix reported and its patches (`patch`, `SiteTables::analyses`), and
-//! the variants the cost step times.
+//! user sees or a raw run needs: the fix reported and its patches (`patch`,
+//! `SiteTables::analyses`), and the variants the cost step times.
 
 use super::lab::FixSet;
 use super::shrink::callees_first;
@@ -122,9 +122,9 @@ impl SiteTables {
 
     /// The sites in the order ddmin should prefer them (and a first round guesses them):
     /// first those the analysis gives a role, a release or an acquire of a pair it found,
-    /// then those it gives none, which order nothing it can see (global-barrier's occupancy
-    /// discovery, whose four sites its first round asked alone before the barrier's release,
-    /// 7.7 s of trials on an H200); within each, by part, callees first. A part whose
+    /// then those it gives none, which order nothing it can see (asked first, such as
+    /// global-barrier's occupancy discovery, they cost a first round trials before the
+    /// barrier's release); within each, by part, callees first. A part whose
     /// analysis fails keeps its sites among the first. Computed once, with the tables.
     pub(crate) fn order(&self) -> &[usize] {
         &self.order

@@ -62,8 +62,8 @@ pub trait Oracle {
     fn trial(&mut self, sites: &[usize], runs_needed: u64) -> Trial;
 
     /// The sets that may be asked next, most likely first: a lab may build their programs
-    /// while it runs others (a trial's build is compiling a pipeline, up to 2 s for a large
-    /// stressed shader on an H200, longer than many trials' runs).
+    /// while it runs others (a trial's build is compiling a pipeline, which for a large
+    /// stressed shader takes longer than many trials' runs).
     fn upcoming(&mut self, _sets: &[Vec<usize>]) {}
 
     /// Whether it has stopped answering (Ctrl-C, an error, the search's deadline): every
@@ -100,9 +100,8 @@ impl Sizing {
     /// strategy that failed (verify.rs), as strong a check as a second trial. A second trial
     /// only spares a wrong guess's chance pass (1 in 100) the verification's failure and the
     /// later round that follows it; it is asked where it is cheap, at most a tenth of the
-    /// `verification`'s time at `seconds_per_run`, and else left to the verification: on an
-    /// H200, global-barrier's trials of 1,103 runs took 15 s each, and its passing guess's
-    /// second trial, cut short at the guesses' deadline, took the verdict to 60.2 s.
+    /// `verification`'s time at `seconds_per_run`, and else left to the verification: a
+    /// second trial of seconds, cut short at the guesses' deadline, only delays the verdict.
     pub fn guesses(rate: FailureRate, seconds_per_run: f64, verification: Duration) -> Sizing {
         let trial = rate.runs_needed() as f64 * seconds_per_run;
         match trial > verification.as_secs_f64() / 10.0 {
@@ -179,7 +178,7 @@ mod tests {
     #[test]
     fn a_guess_is_asked_twice_only_where_a_trial_is_cheap_against_the_verification() {
         let thirty = Duration::from_secs(30);
-        // global-barrier on an H200: 3 failures in 720 runs of 13.7 ms, 1,103 runs a trial.
+        // As global-barrier's search: 3 failures in 720 runs of 13.7 ms, 1,103 runs a trial.
         let rare = FailureRate::measured(3, 720).unwrap();
         assert_eq!(Sizing::guesses(rare, 0.0137, thirty).passes, 1);
         // ct-octree: 33 in 390 runs of 2.8 ms, 53 runs a trial.

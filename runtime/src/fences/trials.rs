@@ -80,8 +80,7 @@ impl<'a> Trials<'a> {
     /// Whether `runs` would take past the deadline at the pace of the trials so far (before
     /// any, of the confirming runs). Such a trial is not started: cut short it could not
     /// pass, and its sites would be kept as they are when it fails, so its runs would only
-    /// delay the verdict (on an H200, a cut trial of global-barrier's passing guess ran 5 s,
-    /// and of ct-octree's third round 10 s).
+    /// delay the verdict by seconds where trials are long.
     fn would_outlast_deadline(&self, runs: u64) -> bool {
         let pace = match self.runs {
             0 => self.pace,

@@ -3,11 +3,10 @@
 //! needs least.
 //!
 //! A first round's trials are small, sized for the rate without fences, so the set it keeps
-//! can hold a site that only lowered the rate: on an H200, ct-octree's first round kept
-//! `[27, 28]` in two samples of seven (`[28]` in the others), because `[28]` alone had failed
-//! one of its trials of about 50 runs. The next round found that `[27, 28]` lacked 24: it
-//! passed `[24, 27, 28]`, then shrank that to `[24, 28]`, two passing trials of about 3,000
-//! runs (11 s each), where a round that had kept `[28]` passed one. Asking `[24, 28]` before
+//! can hold a site that only lowered the rate (ct-octree's first round at times keeps
+//! `[27, 28]` where `[28]` is what the fix needs). The next round then finds that the fix
+//! lacks 24 by passing `[24, 27, 28]` and shrinks that to `[24, 28]`: two passing trials,
+//! a later round's dearest, where a round that had kept `[28]` passes one. Asking `[24, 28]` before
 //! `[24, 27, 28]` costs one trial more for each set that lacks what the fix needs, and that
 //! trial fails sooner than the one with the whole fix (fewer barriers never fail less
 //! often); where the site left out was needless, it saves a passing trial, the dearest of a
@@ -40,10 +39,9 @@ const DOUBTS: usize = 2;
 /// tie. A set that holds more barriers fails no more often, so each of those trials samples a
 /// rate no higher than the fix without the site: a low one says the site did little that the
 /// rest did not. The others follow unless their failures decide that they are needed more
-/// (`DECIDED`): on an H200, ct-octree's `[28, 29]` had 2 failures in 108 runs without 28
-/// against 3 in 108 without 29, and naming 28 alone (the site the fix needed) cost two
-/// passing trials of 4,129 runs. The first `DOUBTS` not decided against; none where no
-/// trial lacked one site.
+/// (`DECIDED`): trials of a few dozen runs rarely tell two sites apart, and naming the
+/// wrong one alone costs a later round two passing trials. The first `DOUBTS` not decided against;
+/// none where no trial lacked one site.
 pub(crate) fn doubtful(order: &[usize], fix: &[usize], seen: &[Seen]) -> Vec<usize> {
     if fix.len() < 2 {
         return Vec::new();
@@ -253,7 +251,7 @@ mod tests {
 
     #[test]
     fn the_doubtful_site_is_the_one_whose_absence_failed_least_often() {
-        // ct-octree's first round on an H200: 27 alone failed at once, 28 alone after most
+        // A ct-octree first round: 27 alone failed at once, 28 alone after most
         // of a trial, and larger sets without 27 passed; 28 decidedly did more.
         let order = [27, 28, 29, 22, 23, 24];
         let trials = [
@@ -285,7 +283,7 @@ mod tests {
         // Alike, the later of the order goes first.
         let trials = [seen(&[27], 5, true), seen(&[28], 5, true)];
         assert_eq!(doubtful(&order, &[27, 28], &trials), [28, 27]);
-        // ct-octree's 66.7 s search on an H200: 2 failures in 108 runs without 28, 3 in 108
+        // A ct-octree search: 2 failures in 108 runs without 28, 3 in 108
         // without 29. Naming 28 alone, the site the fix needed, cost two passing trials.
         let trials = [
             seen(&[28], 36, true),

@@ -205,9 +205,9 @@ pub(crate) fn reopen(
 }
 
 /// `open`, asked again for up to 30 s while it finds no adapter or cannot open the device: a
-/// driver that is resetting the GPU after a lost device lists no adapter for a while (on the
-/// H100, fence searches of ct-octree and radix_sort, which open a device for each fix they
-/// try, ended partway with "no GPU adapter found" when they opened one at once).
+/// driver that is resetting the GPU after a lost device lists no adapter for a while (fence
+/// searches that open a device for each fix they try ended partway with "no GPU adapter
+/// found" when they opened one at once).
 pub(crate) fn patiently<T>(mut open: impl FnMut() -> Result<T>) -> Result<T> {
     let mut wait = std::time::Duration::from_millis(100);
     let until = std::time::Instant::now() + std::time::Duration::from_secs(30);

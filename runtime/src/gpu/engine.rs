@@ -149,8 +149,8 @@ pub enum LoopStart {
     /// Fixed by the user (`--watchdog-limit`).
     Fixed(u32),
     /// Learning on from what earlier runs of the same application taught: a fresh engine
-    /// would start at the ceiling, and on the H100 tpo-tm's stalled runs there outlasted the
-    /// hang timeout in the fence search's first trials.
+    /// would start at the ceiling, where stalled runs of a slow lock convoy outlast the hang
+    /// timeout.
     From(LoopLimit),
 }
 
@@ -202,8 +202,9 @@ pub struct Engine {
     confirmed: Vec<Confirmed>,
 }
 
-/// Stress iterations when calibration saw no passing run of the application: on the H100, 512
-/// iterations exposed as many bugs as 8,192, at twelve times the runs per second.
+/// Stress iterations when calibration saw no passing run of the application: a few hundred
+/// expose as many bugs as thousands, at many times the runs per second
+/// (bench/results/constants.md).
 pub(crate) const FALLBACK_ITERATIONS: u32 = 512;
 
 /// The stress iterations calibration times stress at.
@@ -222,8 +223,7 @@ impl Engine {
     /// `new`, on the device `gpu` where one is given that has not been lost and has the
     /// features the shaders need; else on a device of its own. A fence search builds an
     /// engine for every fix it tries: on one device, the driver is not asked for dozens of
-    /// them in turn (on the H100, searches that did so ended partway with "no GPU adapter
-    /// found").
+    /// them in turn (a driver asked so ends a search partway with "no GPU adapter found").
     pub fn on(app: App, config: &EngineConfig, gpu: Option<&Gpu>) -> Result<Engine> {
         Engine::edited(app, &[], config, gpu)
     }

@@ -1,7 +1,7 @@
 //! The watchdog's loop limit, learned from passing runs.
 //!
 //! A spin-wait that never ends (a lost task, a flag never set) runs to the limit in every
-//! failing run; with a fixed limit of 2^20 polls that is about a second a run on an H100,
+//! failing run; with a fixed limit of 2^20 polls that is about a second a run on a GPU,
 //! and a batch of them outlasts any hang timeout. The limit is instead the highest trip count
 //! any loop reached in a passing run, times a margin, within a floor and a ceiling: a loop
 //! that never ends is cut within a few times the longest wait the application ever needed.
@@ -22,27 +22,25 @@ pub struct LoopLimit {
 }
 
 /// The limit is the longest passing wait times this. A failing run costs the limit's
-/// iterations: on the H100 a tpo-tm run that lost a task took about 30 us a poll, so each
-/// failing run 2.4 s at a limit of 80,000 and 9 s at 300,000 (docs/h100/tpo-tm-limits.txt);
-/// the fixed variants' waits stayed within a few times the longest seen early.
+/// iterations, seconds where each poll of a lock convoy takes tens of microseconds, so the
+/// margin is small; the fixed variants' waits stay within a few times the longest seen early
+/// (bench/results/constants.md).
 pub(crate) const MARGIN: u32 = 8;
 /// The lowest learned limit. Sixteen passing runs do not show how long stress can stretch a
-/// wait: on the H100, cbe-dot's fixed variant learned 6,336 (8 x 792) from its first runs and a
-/// later run was cut there, though passing runs went on to need 23,796 polls; ls-bh's fixed
-/// variant likewise at 7,072 against 28,642 (docs/h100/defaults-fixed-60s-floor4096.txt). Every passing
-/// loop of the bundled fixed variants stayed below 2^16 (tpo-tm's longest, 42,955), and an
-/// endless spin still ends within 2^16 polls, milliseconds on a GPU.
+/// wait: below this floor, correct fixed variants had later runs cut by a limit learned from
+/// their first runs. Every passing loop of the bundled fixed variants stays below 2^16, and an
+/// endless spin still ends within 2^16 polls, milliseconds on a GPU
+/// (bench/results/constants.md).
 pub(crate) const FLOOR: u32 = 1 << 16;
 /// Passing runs needed before the limit drops below the ceiling: stress and scheduling
 /// lengthen waits, and a few runs have not seen the long ones.
-/// Calibration's 16 passing runs of the application alone are enough: at 32, tpo-tm's first
-/// failing run spun to the ceiling and outlasted the hang timeout on the H100.
+/// Calibration's 16 passing runs of the application alone are enough: waiting for more lets
+/// a first failing run spin to the ceiling and outlast the hang timeout.
 pub(crate) const MIN_PASSING: u64 = 16;
 
-/// The ceiling on a GPU: 2^18 polls, six times the longest loop of any passing run of the
-/// bundled fixed variants on the H100 (tpo-tm, 42,955; docs/h100/defaults-fixed-20s.txt), and
-/// short enough that a run which spins to it before the limit is learned (about 8 s for
-/// tpo-tm's lock convoy) ends within the hang timeout.
+/// The ceiling on a GPU: 2^18 polls, several times the longest loop of any passing run of the
+/// bundled fixed variants, and short enough that a run which spins to it before the limit is
+/// learned ends within the hang timeout, even in a lock convoy (bench/results/constants.md).
 pub(crate) const GPU_CEILING: u32 = 1 << 18;
 /// The ceiling on llvmpipe, whose shared loop limiter ends every loop of an invocation after
 /// 65,535 iterations in all, silently: below it, an endless loop is reported at its line.

@@ -18,10 +18,9 @@ impl Timed {
     /// timeout.
     ///
     /// The warm-up (round 0) is one run and never the measure: a first run pays for what
-    /// later runs do not, and on an H200 one run of cub-scan took about 0.35 s where the
-    /// others took 0.5 ms; taken as the application's time (the warm-up was the measure when
-    /// it left no time for another run), it calibrated 6,474 stress iterations where 8 to 11
-    /// are usual, and every run of that fence search lasted 0.3 s. So one measured run follows
+    /// later runs do not, hundreds of times a fast kernel's time, and taken as the
+    /// application's time it calibrates hundreds of times the stress iterations, so that every
+    /// later run lasts as long (bench/results/constants.md). So one measured run follows
     /// it whatever the time left (at a truly slow kernel, one run past the share), and later
     /// batches are filled at the fastest time seen, so that one slow run does not end the
     /// measuring; the slowest keeps each batch within the hang timeout.
@@ -76,7 +75,7 @@ mod tests {
 
     #[test]
     fn a_slow_warm_up_is_not_the_measure() {
-        // cub-scan on an H200: a first run of 0.35 s, then 0.5 ms runs, 0.15 s left.
+        // As a cub-scan calibration: a first run of 0.35 s, then 0.5 ms runs, 0.15 s left.
         let (asked, best) = timed(
             &[0.35, 0.0005, 0.0005, 0.0005, 0.0005],
             &[0.5, 0.15, 0.15, 0.15, 0.14],

@@ -4,9 +4,10 @@
 //!
 //! Two run times are learned from the batches that finished (exponentially weighted means):
 //! that of a run the watchdog did not stop, and that of one it stopped (a stalled run). A
-//! stalled run can cost a thousand ordinary ones: in tpo-tm on the H100 every iteration of the
-//! spinning loop takes a global lock, and a stalled run lasts about 2.5 s against 17 ms. Sized
-//! by the mean alone, a batch drew four stalled runs and outlasted the 10 s hang timeout. So a
+//! stalled run can cost a hundred ordinary ones or more: where every iteration of the
+//! spinning loop takes a global lock (tpo-tm), a stalled run lasts seconds against
+//! milliseconds, and a batch sized by the mean alone draws several stalled runs and outlasts
+//! the hang timeout (bench/results/constants.md). So a
 //! batch also holds no more runs than leaves room, within half the hang timeout, for the
 //! stalled runs it will plausibly draw (the expected number plus three standard deviations,
 //! and one more). The first batch holds one run.
@@ -222,7 +223,7 @@ mod tests {
 
     #[test]
     fn stalled_runs_keep_a_batch_within_the_hang_timeout() {
-        // tpo-tm on the H100: plain runs of 17 ms, stalled ones of 2.5 s, one in eleven.
+        // As tpo-tm's runs: plain runs of 17 ms, stalled ones of 2.5 s, one in eleven.
         let mut pace = Pace::new(64);
         pace.observe(10, 0, ms(170));
         pace.observe(11, 1, ms(2_670));

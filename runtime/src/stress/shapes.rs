@@ -9,9 +9,10 @@
 //! once that shape is tried. A share of runs is drawn uniformly all the same: failure rates
 //! move as stress iterations and the machine's state do.
 //!
-//! Why not one tuned shape: on the H100, ct-octree fails in 22% of runs with `st;st` stress on
-//! 8 patches and never with the seed's `ld;st` on 2, while the litmus-tuned `ld;ld;ld` made
-//! sdk-red and cub-scan stop failing (docs/h100/).
+//! Why not one tuned shape: a bug that fails often under one shape can never fail under
+//! another (ct-octree needs stores on several patches, which the seed's `ld;st` on 2 lacks),
+//! and a shape tuned on litmus tests can stop other bugs failing
+//! (bench/results/constants.md).
 
 use rand::{Rng, SeedableRng};
 use rand_distr::{Beta, Distribution};
@@ -20,9 +21,9 @@ use wgstress_model::stress::params::StressShape;
 use wgstress_model::stress::sequence::{Access, Sequence};
 use wgstress_model::stress::shapes::ShapeRecord;
 
-/// Access sequences the arms use: the seed's default and store-heavy ones. On the H100 every
-/// bundled bug needs stores; `ld;ld;ld`, the litmus tuner's favourite there, exposed none of
-/// tpo-tm, ct-octree and global-barrier (docs/h100/shapes-before-adaptive.txt).
+/// Access sequences the arms use: the seed's default and store-heavy ones. The bundled bugs
+/// need stores in the stress; a loads-only sequence exposes the hardest of them not at all
+/// (bench/results/constants.md).
 const SEQUENCES: [&[Access]; 6] = {
     use Access::{Load as L, Store as S};
     [&[L, S], &[S, S], &[S], &[S, S, S], &[L, L, S], &[S, L]]
@@ -62,11 +63,10 @@ impl Arm {
     }
 }
 
-/// The most iterations calibration gives. Past a few thousand, stress showed no more bugs on
-/// the H100 (cbe-dot: 512 as many as 8,192), but it lengthens every run and the application's
-/// own waits: tpo-tm calibrated to 35,782 (its kernel runs 17 ms), and its passing runs then
-/// polled up to 118,300 times, which put its learned loop limit, and so the cost of each
-/// failing run, ten times higher (docs/h100/tpo-tm-limits.txt).
+/// The most iterations calibration gives. Past a few thousand, stress shows no more bugs, but
+/// it lengthens every run and the application's own waits: a slow kernel calibrates to tens
+/// of thousands, its passing runs then poll far longer, and that raises its learned loop limit,
+/// and so the cost of each failing run (bench/results/constants.md).
 pub(crate) const MAX_CALIBRATED: u32 = 8192;
 
 /// The most stress iterations a scaled arm runs: twice calibration's most.
@@ -216,7 +216,7 @@ mod tests {
             .expect("arm");
         let mut rates = vec![0.0; n];
         rates[target] = 0.02;
-        // ct-octree's 60 s on the H100 are about 50,000 runs.
+        // Of the order of a 60 s run of ct-octree on a GPU.
         simulate(&mut chooser, &rates, 10_000, 1);
         let picks = simulate(&mut chooser, &rates, 10_000, 2);
         let share = picks[target] as f64 / 10_000.0;

@@ -12,10 +12,9 @@
 //! size), and each variable of the failed fix was kept because the set without it failed,
 //! certain evidence. It looks among the other variables first, the fix's always atomic, each
 //! set with a barrier at every site: across workgroups the specification orders plain data
-//! only through atomics (barriers order it on the platform), and on an H200 the poll's total
-//! made atomic with a barrier at every site passed the second round's trials of 164 to 600
-//! runs and failed 1 run in 13,632 of the third's; the fixes of the total and barriers that
-//! a search kept failed 1 verification run in 1,408 to 31,424. ddmin's premise that the
+//! only through atomics (barriers order it on the platform), and barriers beside one variable
+//! made atomic can leave a failure too rare for a round's trials to see, where the variables
+//! together fix it (the poll example; bench/results/fences-searches.md). ddmin's premise that the
 //! fix's variables fail with a barrier at every site is taken, not run: where barriers would
 //! have done, the round makes one more variable atomic. A later round the deadline cut short
 //! keeps every variable and every site (`try_variables`).
@@ -217,9 +216,8 @@ fn try_variables(
     };
     // A later round the deadline cut short keeps every variable and every site: the failed
     // fix showed that sets which passed smaller trials can still fail, and this set is the
-    // only one every round's trials passed. On an H200 the poll's third round, cut short
-    // while shrinking the barriers of the total made atomic, kept 5 of its 16 sites, which
-    // failed 1 of 23,488 verification runs.
+    // only one every round's trials passed; a round cut short while shrinking barriers keeps
+    // a subset that has passed only smaller trials, which can fail its verification.
     let (variables, patched, sites) = match earlier.is_some() && trials.out_of_time {
         true => {
             let every = (0..together.len()).collect();

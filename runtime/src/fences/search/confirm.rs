@@ -20,8 +20,7 @@ use wgstress_model::stress::strategy::Strategy;
 /// Failures after which a strategy's confirming runs stop: the rate is then known to about
 /// ±36% (95%), which sizes trials well enough (a rate 36% too high still shows a failure in
 /// 96.6% of trials, and a pass takes two); more runs would only spend the budget, and where
-/// runs are slow (ls-bh, tpo-tm: 30 to 55 runs a second on an H200) 100 failures took the
-/// whole 10 s.
+/// stressed runs are slow (tens a second) 100 failures take the whole half budget.
 pub(crate) const RATE_FAILURES: u64 = 30;
 
 /// The strategies to try, each with its share of the budget's time, in order.

@@ -1,14 +1,14 @@
 //! Rounds of the search. Trials are sized to catch the failure at the rate measured
-//! without fences, but a partial fix lowers that rate: on the H100, sdk-red failed in 2.9% of
-//! runs, and the one barrier its first round kept left a failure in 1 of 201 verification
-//! runs, which the trials of 155 runs had missed. A fix that fails its verification therefore
-//! starts another round with trials sized for the rate the fix left (a quarter of the old rate
-//! at most), then for the rate its own failing sets that hold the fix show (pool.rs), keeping
-//! that fix while it looks for what the fix lacks (shrink.rs). A make-atomic
-//! fix that fails its verification does the same: on an H200 a ticket-locked poll lost
-//! updates of its totals in every run, so trials of one run kept the totals alone, and the
-//! stale poll flag the lock does not order failed 1 of 328 verification runs; the next round
-//! searches the variables again with trials sized for that rate.
+//! without fences, but a partial fix lowers that rate, and a failure it leaves can pass
+//! every trial sized for the rate before it and show only in the longer verification (as
+//! sdk-red's first fix did; bench/results/fences-searches.md). A fix that fails its verification
+//! therefore starts another round with trials sized for the rate the fix left (a quarter of the old
+//! rate at most), then for the rate its own failing sets that hold the fix show (pool.rs), keeping
+//! that fix while it looks for what the fix lacks (shrink.rs). A make-atomic fix that fails its
+//! verification does the same: where a lock loses updates in every run (the poll example), trials
+//! of one run keep the variable that loses them alone, and a stale flag the lock does not order
+//! fails rarely in the verification; the next round searches the variables again with trials sized
+//! for that rate.
 
 use super::config::Context;
 use super::round::{round, End, EverySite, Learned, RoundResult};
@@ -21,8 +21,8 @@ use crate::fences::with_fix::Seen;
 use wgstress_model::fences::outcome::{FenceVerdict, StrategyRuns};
 
 /// Rounds at most: each later round's trials are sized for at least four times lower a rate
-/// (the fifth for 256 times below the first). On the H100, ct-octree's third round kept three
-/// barriers in push that still failed 2 of 2,560 verification runs.
+/// (the fifth for 256 times below the first): a search whose first rounds each keep a set
+/// that only lowers the rate needs more than three.
 pub(crate) const ROUNDS: u32 = 5;
 
 /// The rounds of a search under `chosen` (the strategy that failed most), the last one's
@@ -188,7 +188,7 @@ mod tests {
 
     #[test]
     fn a_failed_verification_sizes_the_next_trials_for_the_rate_left() {
-        // sdk-red on the H100: 2.9%, then 1 failure in 201 runs with the fix.
+        // As sdk-red's first search: 2.9%, then 1 failure in 201 runs with the fix.
         let left = lower(&[(201, 1, None)], rate(0.029));
         assert_eq!(left.map(FailureRate::get), Some(1.0 / 201.0));
         assert!(left.unwrap().runs_needed() > rate(0.029).runs_needed() * 5);
@@ -207,7 +207,7 @@ mod tests {
 
     #[test]
     fn a_fix_that_failed_one_run_in_many_sizes_trials_for_that_rate() {
-        // The poll's totals made atomic on an H200: 1 failure in 328 runs.
+        // As the poll example's totals made atomic: 1 failure in 328 runs.
         let left = lower(&[(328, 1, None)], rate(1.0));
         assert_eq!(left.map(FailureRate::get), Some(1.0 / 328.0));
     }

@@ -880,7 +880,7 @@ fn assert_every_variable_and_site(outcome: &FenceOutcome) {
 
 #[test]
 fn a_later_make_atomic_round_cut_short_at_its_first_trial_keeps_every_variable_and_site() {
-    // As the poll on an H200: the total alone passes the first round's trials of one run and
+    // As the poll example's search: the total alone passes the first round's trials of one run and
     // fails its verification; the second round's trials, sized for 1 run in 1,000, do not
     // fit the search's time, simulated at 1,000 runs a second.
     let totals = Bug::atomic(1.0, &["total"], &[]);
@@ -1550,17 +1550,17 @@ fn a_later_round_leaves_out_the_site_of_the_failed_fix_that_did_least_before_it_
     assert!(!second.iter().any(|a| a.sites == [0, 1, 3]), "{second:?}");
 }
 
-/// 200 searches of a simulated application shaped like ct-octree on an H200 (330 runs a
-/// second, `--budget 20 --verify 30`): 8% of runs fail unless site A or site B has a
-/// barrier, 2% unless B has, 0.25% unless C has. B alone leaves 1 failure in 400 runs, as
-/// `[28]` does (its verifications failed at runs 64 to 1,214), A alone 2%, as `[27]` does (it
-/// passed a first round's trial of about 45 runs in 5 of 14 samples), and the fix is B and C,
-/// as `[24, 28]`. Each verified fix must be B and C, nearly all must verify, and few
-/// searches may take four rounds or more: with a later round's pool started from the
-/// verification alone, 12 did (and 198 verified); with the failed fix's own earlier trials
-/// in it, 2 (199). The distribution of rounds and of the simulated seconds to the verdict
-/// (the runs' time alone) is in the assertion's message. Not timed: the simulated GPU is
-/// instant (200 searches in about 4 s).
+/// 200 searches of a simulated application shaped like ct-octree's searches of
+/// bench/results/fences-searches.md (330 runs a second, `--budget 20 --verify 30`): 8% of runs fail
+/// unless site A or site B has a barrier, 2% unless B has, 0.25% unless C has. B alone leaves 1
+/// failure in 400 runs, as `[28]` does (its verifications failed at runs 64 to 1,214), A alone 2%,
+/// as `[27]` does (it passed a first round's trial of about 45 runs in 5 of 14 samples), and the
+/// fix is B and C, as `[24, 28]`. Each verified fix must be B and C, nearly all must verify, and
+/// few searches may take four rounds or more: with a later round's pool started from the
+/// verification alone, 12 did (and 198 verified); with the failed fix's own earlier trials in it, 2
+/// (199). The distribution of rounds and of the simulated seconds to the verdict (the runs' time
+/// alone) is in the assertion's message. Not timed: the simulated GPU is instant (200 searches in
+/// about 4 s).
 #[test]
 fn searches_shaped_like_ct_octree() {
     let order = shader(FLAGS).tables(&[]).unwrap().order().to_vec();
@@ -1634,7 +1634,7 @@ fn searches_shaped_like_ct_octree() {
     let report = report.join("\n");
     // A later round sized for a failure that came late in a verification can need trials
     // longer than the search's time, and its every-site fix a verification longer than
-    // `--verify` (ct-octree's unverified H200 sample): rare, not never.
+    // `--verify` (as one of ct-octree's device searches was unverified): rare, not never.
     assert!(unverified.len() <= 5, "{report}");
     let long = searches.iter().filter(|s| s.0 >= 4).count();
     assert!(
