@@ -185,3 +185,91 @@ fn the_runtime_keeps_its_public_items_few() {
             .join("\n")
     );
 }
+
+/// The workspace's Rust files, by path from its root: every crate's sources, tests and
+/// examples (build outputs, Node's packages and device folders are not sources).
+fn workspace_sources() -> Vec<PathBuf> {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(workspace).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if path.is_dir() && !name.starts_with('.') && !["target", "docs"].contains(&name.as_str()) {
+            rust_files_outside_packages(&path, &mut files);
+        }
+    }
+    files
+        .into_iter()
+        .map(|f| f.strip_prefix(workspace).unwrap().to_path_buf())
+        .collect()
+}
+
+fn rust_files_outside_packages(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            if !path.ends_with("node_modules") && !path.ends_with("target") {
+                rust_files_outside_packages(&path, out);
+            }
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// Names that say where a module sits, not what it holds: any number of files may bear them.
+const PLACE_NAMES: &[&str] = &["mod.rs", "lib.rs", "main.rs", "tests.rs", "build.rs"];
+
+/// Names that each name one file at most: a search for one finds one kind of thing.
+const ONE_FILE_EACH: &[&str] = &[
+    "progress.rs",
+    "record.rs",
+    "tally.rs",
+    "tune.rs",
+    "shapes.rs",
+];
+
+/// How many other names two or more files share, at most: a rename that gives a file a name
+/// of its own lowers it, and a new file that takes another's name is one more to look past.
+const SHARED_NAMES_AT_MOST: usize = 49;
+
+/// The workspace's file names that two or more files bear, with the files.
+fn shared_file_names() -> BTreeMap<String, Vec<String>> {
+    let mut names: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for file in workspace_sources() {
+        let name = file.file_name().unwrap().to_string_lossy().into_owned();
+        if !PLACE_NAMES.contains(&name.as_str()) {
+            names
+                .entry(name)
+                .or_default()
+                .push(file.display().to_string());
+        }
+    }
+    names.retain(|_, files| files.len() > 1);
+    names
+}
+
+#[test]
+fn file_names_name_one_thing() {
+    let shared = shared_file_names();
+    let listed = |names: &mut dyn Iterator<Item = (&String, &Vec<String>)>| {
+        names
+            .map(|(name, files)| format!("{name}: {}", files.join(", ")))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let mut one_each = shared
+        .iter()
+        .filter(|(name, _)| ONE_FILE_EACH.contains(&name.as_str()));
+    let named = listed(&mut one_each);
+    assert!(
+        named.is_empty(),
+        "names that must name one file each:\n{named}"
+    );
+    assert!(
+        shared.len() <= SHARED_NAMES_AT_MOST,
+        "{} file names are shared, more than {SHARED_NAMES_AT_MOST}:\n{}",
+        shared.len(),
+        listed(&mut shared.iter())
+    );
+}

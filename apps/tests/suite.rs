@@ -6,7 +6,7 @@ mod common;
 use common::{one_llvmpipe_thread, settings};
 use std::sync::{Arc, Mutex};
 use wgstress_apps::{all, Size, Variant};
-use wgstress_model::run::record::RunOutcome;
+use wgstress_model::run::results_block::RunOutcome;
 use wgstress_model::stress::params::RunParams;
 use wgstress_model::stress::strategy::Strategy;
 use wgstress_runtime::app::spec::Outputs;

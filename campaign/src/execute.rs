@@ -10,8 +10,8 @@ use crate::hash::{attempt_seed, item_seed};
 use crate::layout::{ItemFiles, SHARD_LOG};
 use crate::outcome::{ExpectedOutcome, SessionOutcome};
 use crate::plan::{CampaignPlan, Command, Item};
-use crate::record::{self, Adapter, Exit, ItemDone, ItemRef, ItemStart, Line, PlanRef, Writer};
 use crate::shard::Shard;
+use crate::shard_log::{self, Adapter, Exit, ItemDone, ItemRef, ItemStart, Line, PlanRef, Writer};
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -162,18 +162,18 @@ fn work(
             expected,
         });
     }
-    log.write(&Line::End(record::End {
+    log.write(&Line::End(shard_log::End {
         seconds: started.elapsed().as_secs_f64(),
         interrupted: campaign.stop.load(Ordering::SeqCst),
-        ended: record::now(),
+        ended: shard_log::now(),
     }))?;
     Ok(outcomes)
 }
 
-fn start_line(campaign: &Campaign, worker: &Worker, items: &[&Item]) -> record::Start {
+fn start_line(campaign: &Campaign, worker: &Worker, items: &[&Item]) -> shard_log::Start {
     let plan = campaign.plan;
-    record::Start {
-        version: record::VERSION,
+    shard_log::Start {
+        version: shard_log::VERSION,
         host: campaign.host.clone(),
         adapter: worker.adapter.clone(),
         shard: campaign.shard,
@@ -194,7 +194,7 @@ fn start_line(campaign: &Campaign, worker: &Worker, items: &[&Item]) -> record::
                 app_args: i.app_args.clone(),
             })
             .collect(),
-        started: record::now(),
+        started: shard_log::now(),
     }
 }
 
@@ -218,7 +218,7 @@ fn attempt(
         attempt: n,
         seed: seed.map(|s| format!("{s:#018x}")),
         args: args.clone(),
-        started: record::now(),
+        started: shard_log::now(),
     }))?;
     let adapter = &worker.adapter;
     on_event(ShardEvent::Started {

@@ -3,7 +3,7 @@
 //! and whatever else it writes.
 
 use crate::names::{safe_name, slug};
-use crate::record::Adapter;
+use crate::shard_log::Adapter;
 use std::path::{Path, PathBuf};
 
 /// The shard's own log's file name.

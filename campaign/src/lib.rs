@@ -18,8 +18,8 @@ pub mod merge;
 mod names;
 pub mod outcome;
 pub mod plan;
-pub mod record;
 pub mod render;
 pub mod shard;
+pub mod shard_log;
 
 pub use error::CampaignError;

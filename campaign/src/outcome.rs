@@ -2,7 +2,7 @@
 //! compare, as Mesa's deqp-runner does for conformance suites: a failure that passes when
 //! re-run is a flake, not a regression.
 
-use crate::record::Exit;
+use crate::shard_log::Exit;
 use serde::{Deserialize, Serialize};
 
 /// What one session of an item (its run, and its re-runs) showed.

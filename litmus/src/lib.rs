@@ -9,16 +9,16 @@
 
 #![deny(unreachable_pub)]
 
+pub mod axb_runs;
 pub mod catalog;
 pub mod choose;
 mod env;
 pub mod env_file;
 mod model;
 pub mod mutants;
-pub mod progress;
 pub mod runner;
 pub mod search;
 pub mod shader;
 mod suite;
 pub mod test;
-pub mod tune;
+pub mod tuning;

@@ -191,7 +191,7 @@ fn profile_round_trips_and_is_used_when_the_adapter_matches() {
 #[test]
 fn tune_writes_a_profile_for_this_adapter() {
     let gpu = open(None).unwrap();
-    let config = wgstress_model::litmus::tune::TuneConfig {
+    let config = wgstress_model::litmus::tune_grid::TuneConfig {
         distances: 1,
         locations: 8,
         max_sequence: 1,
@@ -201,7 +201,7 @@ fn tune_writes_a_profile_for_this_adapter() {
     };
     let mut cells = 0;
     let tuned =
-        wgstress_litmus::tune::tune(&gpu, &config, None, &AtomicBool::new(false), &mut || {
+        wgstress_litmus::tuning::tune(&gpu, &config, None, &AtomicBool::new(false), &mut || {
             cells += 1
         })
         .unwrap();
@@ -218,7 +218,7 @@ fn tune_writes_a_profile_for_this_adapter() {
 #[test]
 fn a_tune_past_its_deadline_runs_the_least_of_each_step() {
     let gpu = open(None).unwrap();
-    let config = wgstress_model::litmus::tune::TuneConfig {
+    let config = wgstress_model::litmus::tune_grid::TuneConfig {
         distances: 4,
         locations: 8,
         max_sequence: 3,
@@ -227,7 +227,7 @@ fn a_tune_past_its_deadline_runs_the_least_of_each_step() {
         env: small(),
     };
     let deadline = std::time::Instant::now();
-    let tuned = wgstress_litmus::tune::tune(
+    let tuned = wgstress_litmus::tuning::tune(
         &gpu,
         &config,
         Some(deadline),

@@ -21,7 +21,7 @@ use wgstress_model::litmus::mutants::{summarise, TestResult};
 use wgstress_model::litmus::search::{Candidate, Phase, SearchResult};
 use wgstress_model::run::calibration::Calibration;
 use wgstress_model::run::log::{Batch, BatchFailure, CompareStart, RunStart};
-use wgstress_model::run::record::{Record, RunOutcome};
+use wgstress_model::run::results_block::{Record, RunOutcome};
 use wgstress_model::run::summary::Comparison;
 use wgstress_model::run::summary::{Ran, RunSummary};
 use wgstress_model::run::tally::{Failure, RunCounts, Tally};
@@ -29,7 +29,7 @@ use wgstress_model::stress::params::{
     Drawn, Replay, RunParams, Scheduling, Settings, StressPlacement, StressShape,
 };
 use wgstress_model::stress::sequence::Sequence;
-use wgstress_model::stress::shapes::ShapeRecord;
+use wgstress_model::stress::shape_summary::ShapeRecord;
 use wgstress_model::stress::strategy::Strategy;
 use wgstress_progress::model::{Fairness, Model, ProgressScheduler as Scheduler};
 use wgstress_progress::observe::{Conformance, ConformanceJudgement as Judgement, Hang, Observed};
@@ -352,7 +352,7 @@ pub fn litmus_summary() -> LitmusSummary {
 pub fn tune_start() -> Line {
     start(StartOf::Tune(TuneStart {
         adapter: ADAPTER.into(),
-        config: wgstress_model::litmus::tune::TuneConfig {
+        config: wgstress_model::litmus::tune_grid::TuneConfig {
             distances: 4,
             locations: 8,
             max_sequence: 3,

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 use wgstress_model::litmus::env::Env;
-use wgstress_model::litmus::tune::TuneConfig;
+use wgstress_model::litmus::tune_grid::TuneConfig;
 use wgstress_model::run::log::{CompareStart, RunStart};
 use wgstress_model::stress::strategy::Strategy;
 use wgstress_progress::wgsl::Mapping;

@@ -24,7 +24,7 @@
 mod common;
 
 use common::*;
-use wgstress_model::run::record::RunOutcome;
+use wgstress_model::run::results_block::RunOutcome;
 use wgstress_model::stress::params::RunParams;
 use wgstress_model::stress::schedule::Schedule;
 use wgstress_model::stress::script::Script;

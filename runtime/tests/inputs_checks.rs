@@ -6,7 +6,7 @@
 mod common;
 use common::*;
 use std::path::Path;
-use wgstress_model::run::record::RunOutcome;
+use wgstress_model::run::results_block::RunOutcome;
 use wgstress_model::stress::strategy::Strategy;
 use wgstress_runtime::app::spec::{self, App};
 

@@ -3,12 +3,12 @@
 
 mod common;
 use common::*;
-use wgstress_model::run::record::RunOutcome;
+use wgstress_model::run::results_block::RunOutcome;
 use wgstress_model::stress::params::RunParams;
 use wgstress_model::stress::strategy::Strategy;
 use wgstress_runtime::app::check::{Check, Rule};
 use wgstress_runtime::app::init::Init;
-use wgstress_runtime::run::tally::describe;
+use wgstress_runtime::run::batch_tally::describe;
 
 const ATOMIC_COUNTER: &str = "
 @group(0) @binding(0) var<storage, read_write> counter: atomic<u32>;

@@ -5,7 +5,7 @@
 use crate::plan::SessionPlan;
 use std::sync::mpsc;
 use std::time::Duration;
-use wgstress_model::run::record::RunOutcome;
+use wgstress_model::run::results_block::RunOutcome;
 use wgstress_model::run::stop::Stop;
 use wgstress_runtime::gpu::engine::{Engine, Mode};
 use wgstress_runtime::run::runner::{self, Budget, RunConfig};

@@ -44,7 +44,7 @@ fn note_measured(
     notes: Notes,
 ) {
     let iterations = session.stress.iterations;
-    if let Some(text) = crate::present::progress::calibrated(settings, calibration, iterations) {
+    if let Some(text) = crate::present::bar::calibrated(settings, calibration, iterations) {
         notes.note(&text);
     }
 }

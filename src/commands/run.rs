@@ -3,7 +3,7 @@
 use crate::notes::{emit, Notes};
 use crate::options::{AppOptions, BudgetOptions, ScheduleOptions, SessionOptions, StressOptions};
 use crate::plan::SessionPlan;
-use crate::present::progress::Progress;
+use crate::present::bar::Progress;
 use crate::status::Status;
 use anyhow::Result;
 use std::time::Duration;

@@ -4,15 +4,15 @@
 use crate::notes::{emit, Notes};
 use crate::options::{LitmusEnvOptions, LogOptions};
 use crate::plan::paths;
-use crate::present::progress::Progress;
+use crate::present::bar::Progress;
 use crate::status::Status;
 use anyhow::{bail, Result};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
-use wgstress_litmus::tune::{cell_cost, tune, Tuned};
+use wgstress_litmus::tuning::{cell_cost, tune, Tuned};
 use wgstress_log::{JsonLog, StartOf, Summary, TuneStart, TuneSummary};
 use wgstress_model::litmus::env::Env;
-use wgstress_model::litmus::tune::TuneConfig;
+use wgstress_model::litmus::tune_grid::TuneConfig;
 
 #[derive(clap::Args)]
 pub struct Args {

@@ -5,7 +5,7 @@
 //! TEXT, else the one `--adapter` names (or the best).
 
 use anyhow::{bail, Result};
-use wgstress_campaign::record::Adapter;
+use wgstress_campaign::shard_log::Adapter;
 
 pub fn for_campaign(wanted: Option<&str>) -> Result<Vec<Adapter>> {
     let Some(filter) = wanted.and_then(all) else {

@@ -1,5 +1,6 @@
 //! What the user sees: tables, charts, progress. The libraries compute; this module shows.
 
+pub mod bar;
 pub mod campaign;
 pub mod chart;
 pub mod comparison;
@@ -9,7 +10,6 @@ pub mod litmus;
 pub mod mutants;
 pub mod numbers;
 pub mod profile;
-pub mod progress;
 pub mod progress_report;
 pub mod replay;
 pub mod style;

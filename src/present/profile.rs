@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 use std::path::Path;
-use wgstress_model::litmus::tune::{Evidence, MIN_WEAK};
+use wgstress_model::litmus::tune_grid::{Evidence, MIN_WEAK};
 use wgstress_model::stress::profile::Profile;
 
 /// `changes`: how the profile differs from the one of the same adapter it replaced, if any.

@@ -1,7 +1,7 @@
 //! The table of `wgstress progress APP`.
 
 use super::style;
-use wgstress_model::run::progress::{ModelResult, ProgressReport, ProgressVerdict};
+use wgstress_model::run::progress_verdict::{ModelResult, ProgressReport, ProgressVerdict};
 use wgstress_model::run::stop::Stop;
 
 pub fn table(report: &ProgressReport) -> String {

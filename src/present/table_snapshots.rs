@@ -11,10 +11,10 @@ use wgstress_log::fixtures;
 use wgstress_model::fences::outcome::Fix;
 use wgstress_model::fences::patch::{FilePatch, Patch};
 use wgstress_model::run::holds::HoldCoverage;
-use wgstress_model::run::progress::{
+use wgstress_model::run::progress_verdict::{
     needs, ModelResult, ProgressReport, ProgressVerdict, Unsettled,
 };
-use wgstress_model::run::record::RunOutcome;
+use wgstress_model::run::results_block::RunOutcome;
 use wgstress_model::run::summary::{Comparison, Ran, RunSummary};
 use wgstress_model::run::tally::{Failure, Tally};
 use wgstress_model::stress::params::{Drawn, Replay, Scheduling, StressPlacement};

@@ -6,7 +6,7 @@ use serde::Serialize;
 use wgstress_log::{FencesSummary, Line, LitmusSummary, MutantsSummary, ProgressSummary, Summary};
 use wgstress_model::fences::outcome::FenceVerdict;
 use wgstress_model::run::log::Batch;
-use wgstress_model::run::record::RunOutcome;
+use wgstress_model::run::results_block::RunOutcome;
 use wgstress_model::run::summary::RunSummary;
 use wgstress_model::run::tally::Failure;
 use wgstress_model::stress::params::Replay;

@@ -7,7 +7,7 @@
 use super::extract::{measures, Measure};
 use crate::error::{CampaignError, Result};
 use crate::layout::{ItemFiles, SHARD_LOG};
-use crate::record::{End, ItemDone, ItemRef, Line, Start, VERSION};
+use crate::shard_log::{End, ItemDone, ItemRef, Line, Start, VERSION};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 

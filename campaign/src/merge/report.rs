@@ -5,8 +5,8 @@
 use super::extract::{FirstFailure, Unit};
 use crate::outcome::{BaselineJudgement, ExpectedOutcome, SessionOutcome};
 use crate::plan::Command;
-use crate::record::Adapter;
 use crate::shard::Shard;
+use crate::shard_log::Adapter;
 use serde::Serialize;
 
 #[derive(Clone, Debug, Serialize)]

@@ -5,8 +5,8 @@
 use crate::layout::{ItemFiles, SHARD_LOG};
 use crate::outcome::{BaselineJudgement, SessionOutcome};
 use crate::plan::Command;
-use crate::record::*;
 use crate::shard::Shard;
+use crate::shard_log::*;
 use std::path::Path;
 use wgstress_log::fixtures::{batch, compare_start, run_start, run_summary};
 use wgstress_log::{JsonLog, Line as LogLine, Summary};

@@ -7,4 +7,4 @@ pub mod env;
 pub mod kind;
 pub mod mutants;
 pub mod search;
-pub mod tune;
+pub mod tune_grid;

@@ -4,7 +4,7 @@
 
 use crate::error::Result;
 use crate::run::calibration::Calibration;
-use crate::run::record::{Record, RunOutcome};
+use crate::run::results_block::{Record, RunOutcome};
 use crate::run::summary::{Comparison, RunSummary};
 use crate::run::tally::{Failure, RunCounts};
 use crate::stress::params::{Drawn, RunParams, StressShape};

@@ -6,8 +6,8 @@
 pub mod calibration;
 pub mod holds;
 pub mod log;
-pub mod progress;
-pub mod record;
+pub mod progress_verdict;
+pub mod results_block;
 pub mod stats;
 pub mod stop;
 pub mod summary;

@@ -5,7 +5,7 @@
 use crate::run::calibration::Calibration;
 use crate::run::stop::Stop;
 use crate::run::tally::Stats;
-use crate::stress::shapes::ShapeRecord;
+use crate::stress::shape_summary::ShapeRecord;
 use crate::stress::strategy::Strategy;
 use serde::{Deserialize, Serialize};
 

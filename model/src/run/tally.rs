@@ -1,7 +1,7 @@
 //! Counting outcomes over a session of runs, and the summary a user reads.
 
 use crate::run::holds::HoldTally;
-use crate::run::record::RunOutcome;
+use crate::run::results_block::RunOutcome;
 use crate::run::stats::{reproducibility, wilson_95};
 use crate::stress::params::Replay;
 use serde::{Deserialize, Serialize};

@@ -22,5 +22,5 @@ pub mod profile;
 pub mod schedule;
 pub mod script;
 pub mod sequence;
-pub mod shapes;
+pub mod shape_summary;
 pub mod strategy;

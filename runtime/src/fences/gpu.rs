@@ -21,7 +21,7 @@ use crate::run::stress_plan::StressPlan;
 use std::time::{Duration, Instant};
 use wgstress_model::fences::measured::Measured;
 use wgstress_model::run::calibration::Calibration;
-use wgstress_model::run::record::RunOutcome;
+use wgstress_model::run::results_block::RunOutcome;
 use wgstress_model::stress::params::{RunParams, Settings, StressShape};
 use wgstress_model::stress::strategy::Strategy;
 

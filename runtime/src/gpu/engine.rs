@@ -16,7 +16,7 @@ use crate::stress::shapes::MAX_CALIBRATED;
 use std::time::{Duration, Instant};
 use wgstress_instrument::Manifest;
 use wgstress_model::run::calibration::Calibration;
-use wgstress_model::run::record::{Record, RunOutcome};
+use wgstress_model::run::results_block::{Record, RunOutcome};
 use wgstress_model::stress::params::{RunParams, Settings};
 use wgstress_model::stress::schedule::Schedule;
 use wgstress_model::stress::strategy::Strategy;
@@ -430,7 +430,7 @@ impl Engine {
                     .zip(results)
                     .map(|(params, (record, host))| RunResult {
                         params: params.clone(),
-                        outcome: crate::gpu::record::classify(&record, &host),
+                        outcome: crate::gpu::decode::classify(&record, &host),
                         record,
                         host: host.err(),
                         rerun: None,
@@ -625,7 +625,7 @@ impl Engine {
                 if ended {
                     results[i] = RunResult {
                         params: results[i].params.clone(),
-                        outcome: crate::gpu::record::classify(&record, &host),
+                        outcome: crate::gpu::decode::classify(&record, &host),
                         record,
                         host: host.err(),
                         rerun: None,

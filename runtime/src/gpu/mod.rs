@@ -9,6 +9,7 @@
 pub mod bind;
 pub mod buffers;
 pub mod checks;
+pub mod decode;
 pub mod device;
 pub mod engine;
 pub mod features;
@@ -19,6 +20,5 @@ pub mod loop_limit;
 pub mod params;
 pub mod program;
 pub mod readback;
-pub mod record;
 pub mod session;
 mod timing;

@@ -20,7 +20,7 @@ use crate::gpu::program::{Program, Unit};
 use crate::gpu::readback::ReadBack;
 use std::time::Duration;
 use wgstress_instrument::Manifest;
-use wgstress_model::run::record::Record;
+use wgstress_model::run::results_block::Record;
 use wgstress_model::stress::params::LAYOUTS;
 use wgstress_model::stress::params::{RunParams, Settings};
 use wgstress_model::stress::strategy::Strategy;
@@ -228,7 +228,7 @@ impl Session {
             .enumerate()
             .map(|(block, manifest)| {
                 let at = (run * self.sizes.blocks + block) * self.sizes.results_stride as usize;
-                crate::gpu::record::decode(
+                crate::gpu::decode::decode(
                     &results[at..at + manifest.results.size as usize],
                     manifest,
                 )

@@ -3,8 +3,8 @@
 //! classified (`record`), failures counted and described (`tally`), and strategies compared in
 //! interleaved rounds (`compare`). The data they produce is `wgstress_model::run`'s.
 
+pub mod batch_tally;
 pub mod compare;
 pub mod pace;
 pub mod runner;
 pub mod stress_plan;
-pub mod tally;

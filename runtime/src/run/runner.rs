@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use wgstress_model::run::calibration::Calibration;
 use wgstress_model::run::log::{reborrow, Batch, BatchFailure, RunLine, RunLog, RunStart};
-use wgstress_model::run::record::RunOutcome;
+use wgstress_model::run::results_block::RunOutcome;
 use wgstress_model::run::stop::Stop;
 use wgstress_model::run::summary::{Ran, RunSummary};
 use wgstress_model::run::tally::{seed_text, Failure, Tally};
@@ -313,7 +313,7 @@ fn paced_batches(
             Mode::Raw => Replay::Raw,
             Mode::Instrumented => Replay::Stressed(config.settings.replay(run)),
         };
-        let failures = crate::run::tally::add(
+        let failures = crate::run::batch_tally::add(
             &mut stream.tally,
             &results,
             elapsed,

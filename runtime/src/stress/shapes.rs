@@ -19,7 +19,7 @@ use rand_distr::{Beta, Distribution};
 use serde::Serialize;
 use wgstress_model::stress::params::StressShape;
 use wgstress_model::stress::sequence::{Access, Sequence};
-use wgstress_model::stress::shapes::ShapeRecord;
+use wgstress_model::stress::shape_summary::ShapeRecord;
 
 /// Access sequences the arms use: the seed's default and store-heavy ones. The bundled bugs
 /// need stores in the stress; a loads-only sequence exposes the hardest of them not at all

@@ -9,13 +9,13 @@ use crate::options::{
     StressOptions, VariantArg,
 };
 use crate::plan::SessionPlan;
-use crate::present::progress::Progress;
+use crate::present::bar::Progress;
 use crate::status::Status;
 use anyhow::Result;
 use std::time::Duration;
 use wgstress_log::{JsonLog, ProgressAppSummary};
 use wgstress_model::run::log::RunLog;
-use wgstress_model::run::progress::{
+use wgstress_model::run::progress_verdict::{
     needs, ModelResult, ProgressReport, ProgressVerdict, MIN_RUNS,
 };
 use wgstress_model::run::summary::RunSummary;

@@ -8,7 +8,7 @@ use crate::status::Status;
 use anyhow::{bail, Result};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
-use wgstress_litmus::progress::ProgressTest;
+use wgstress_litmus::axb_runs::ProgressTest;
 use wgstress_log::{JsonLog, Line, ProgressMode, ProgressStart, ProgressSummary, StartOf, Summary};
 use wgstress_progress::generate::{generate, Bounds};
 use wgstress_progress::observe::{judge, Observed};

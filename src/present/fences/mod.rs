@@ -1,11 +1,11 @@
 //! The fence search's report: the verdict, the barriers of the suggested fix with their roles,
 //! what it relies on, the evidence and what a clean verification bounds, the cost of each fix,
-//! the patch as a unified diff of the user's file (fix.rs); and its progress (progress.rs).
+//! the patch as a unified diff of the user's file (fix.rs); and its progress bar (search_bar.rs).
 
 mod fix;
-mod progress;
+mod search_bar;
 
-pub use progress::Progress;
+pub use search_bar::Progress;
 
 use super::numbers::count;
 use super::style;

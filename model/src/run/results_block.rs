@@ -1,5 +1,5 @@
 //! What one run leaves in its results block, decoded, and how it ended
-//! (`wgstress_runtime::run::record` decodes a block and classifies a run).
+//! (`wgstress_runtime::gpu::decode` decodes a block and classifies a run).
 
 use serde::{Deserialize, Serialize};
 

@@ -14,7 +14,9 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use wgstress_model::litmus::env::Env;
-use wgstress_model::litmus::tune::{capacity, CellCost, Evidence, TuneConfig, MIN_WEAK, PERIODS};
+use wgstress_model::litmus::tune_grid::{
+    capacity, CellCost, Evidence, TuneConfig, MIN_WEAK, PERIODS,
+};
 use wgstress_model::stress::profile::Profile;
 use wgstress_model::stress::sequence::Sequence;
 use wgstress_runtime::gpu::device::Gpu;

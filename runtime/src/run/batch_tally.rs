@@ -5,7 +5,7 @@ use crate::gpu::engine::RunResult;
 use std::time::Duration;
 use wgstress_instrument::Manifest;
 use wgstress_model::plural::count;
-use wgstress_model::run::record::RunOutcome;
+use wgstress_model::run::results_block::RunOutcome;
 use wgstress_model::run::tally::{seed_text, Failure, Tally};
 use wgstress_model::stress::params::{Replay, RunParams};
 
@@ -77,7 +77,7 @@ pub fn describe(r: &RunResult, manifests: &[&Manifest]) -> String {
 
 fn describe_in(r: &RunResult, manifest: &Manifest) -> String {
     let file = &manifest.source;
-    let at = |event: &wgstress_model::run::record::EventRecord,
+    let at = |event: &wgstress_model::run::results_block::EventRecord,
               sites: &[wgstress_instrument::manifest::Site]| {
         let place = sites
             .get(event.site as usize)
@@ -130,7 +130,7 @@ fn describe_in(r: &RunResult, manifest: &Manifest) -> String {
 }
 
 /// "workgroup 3 at f.wgsl:40:5 (in main), workgroup 7 at ..." for the waits a run recorded.
-fn waits(scheduler: &wgstress_model::run::record::Scheduler, manifest: &Manifest) -> String {
+fn waits(scheduler: &wgstress_model::run::results_block::Scheduler, manifest: &Manifest) -> String {
     let waits = scheduler.waits();
     let mut parts: Vec<String> = waits
         .iter()

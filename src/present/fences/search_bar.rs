@@ -38,7 +38,7 @@ impl Progress {
                 calibration,
             } => {
                 if let Some(text) =
-                    crate::present::progress::calibrated(settings, calibration, self.iterations)
+                    crate::present::bar::calibrated(settings, calibration, self.iterations)
                 {
                     notes.note(&text);
                 }

@@ -3,7 +3,7 @@
 
 use crate::app::failure::CheckFailure;
 use wgstress_instrument::manifest::{Layout, Manifest};
-use wgstress_model::run::record::{EventRecord, Record, RunOutcome, Scheduler};
+use wgstress_model::run::results_block::{EventRecord, Record, RunOutcome, Scheduler};
 
 /// Decodes a results block laid out as the manifest says.
 pub(crate) fn decode(bytes: &[u8], manifest: &Manifest) -> Record {

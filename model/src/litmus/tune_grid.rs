@@ -1,5 +1,5 @@
 //! What `wgstress tune` is asked to do, and what its choices rest on: the grids' sizes and
-//! how they shrink to fit a time budget (`wgstress_litmus::tune` runs them on a device).
+//! how they shrink to fit a time budget (`wgstress_litmus::tuning` runs them on a device).
 
 use crate::litmus::env::Env;
 use crate::stress::sequence::Sequence;
