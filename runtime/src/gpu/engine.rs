@@ -104,6 +104,14 @@ const CONFIRM_MIN_ATTEMPTS: u32 = 2;
 /// moment of the machine's load.
 const CONFIRM_PAUSE: Duration = Duration::from_millis(20);
 
+/// How long a loop the driver cut is given instead of `CONFIRM_SPAN`, its attempts spread by
+/// pauses that double from `CONFIRM_PAUSE` up to `CUT_PAUSE_MAX`: a wait the driver cut ends
+/// only once the thread it waits on runs, which a machine whose cores are all busy may not
+/// let happen for a while, and a cut is refused (no run of its batch counts), so it is given
+/// the longer chance. A quarter of the hang timeout where that is shorter.
+const CUT_SPAN: Duration = Duration::from_secs(2);
+const CUT_PAUSE_MAX: Duration = Duration::from_millis(320);
+
 /// What a session dispatches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
@@ -485,7 +493,8 @@ impl Engine {
     /// wait. On a device whose loops only the cap ends, a wait the cap ended sooner than
     /// `CONFIRM_SPAN` is run again with twice the cap, until one attempt lets it run that
     /// long; where the driver ended it (llvmpipe's loops end after 65,535 iterations, about
-    /// a hundredth of a second), the attempts are spread over that span. What is left is a
+    /// a hundredth of a second), the attempts are spread over that span, or over `CUT_SPAN`
+    /// where the first attempt was the driver's cut. What is left is a
     /// hang (as the detector said) or a loop the driver cut however long it was given: the
     /// cut ones' records are returned.
     ///
@@ -577,7 +586,9 @@ impl Engine {
         results: &mut [RunResult],
         group: &[(usize, Suspect)],
     ) -> Result<(u32, f64)> {
-        let span = CONFIRM_SPAN.min(self.config.timeout / 4);
+        let cuts = group.iter().any(|&(_, first)| first == Suspect::Cut);
+        let span = if cuts { CUT_SPAN } else { CONFIRM_SPAN }.min(self.config.timeout / 4);
+        let mut pause = CONFIRM_PAUSE;
         let started = Instant::now();
         let mut open = group.to_vec();
         let mut cap_scale = 1u32;
@@ -649,7 +660,10 @@ impl Engine {
                 cap_scale = cap_scale.saturating_mul(2);
             }
             if driver && !open.is_empty() {
-                std::thread::sleep(CONFIRM_PAUSE);
+                std::thread::sleep(pause);
+                if cuts {
+                    pause = (pause * 2).min(CUT_PAUSE_MAX);
+                }
             }
         }
         for &(i, first) in &open {
