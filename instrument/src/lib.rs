@@ -11,8 +11,9 @@
 //! ```
 //!
 //! The source is grouped by job:
-//! - `lib.rs`, `error.rs`, `options.rs`, `manifest.rs`, `schedule.rs`, `stress.rs`
-//!   (with `library.wgsl`): the crate's interface, what it is asked and what it returns.
+//! - `lib.rs`, `error.rs`, `options.rs`, `manifest.rs`, `stress.rs` (with `library.wgsl`):
+//!   the crate's interface, what it is asked and what it returns; `work.rs`, the count of
+//!   parses, placements and analyses a thread has done (the fence search's tests hold it).
 //! - `passes/`: the steps of instrumentation over the user's module (overrides, pointer
 //!   specialization, name checks, assertion hooks, the loop watchdog, entry-point wrappers).
 //! - `ir/`: plumbing over naga's IR that the passes share (building, importing, remapping,

@@ -25,7 +25,7 @@ struct WgstressParams {
     seed: u32,                  // per-run seed for random stress
     app_enabled: u32,           // 0: application workgroups return at once (calibration)
     placement: u32,             // where stress workgroups sit: 0 among, 1 after, 2 before the app's
-    schedule: u32,              // Schedule::code (schedule.rs), as the WGSTRESS_SCHEDULE_ constants
+    schedule: u32,              // Schedule::code (wgstress_model::stress::schedule), as the WGSTRESS_SCHEDULE_ constants
     victim: u32,                // the application workgroup (linear id) the schedule parks; none: ~0u
     park_step: u32,             // it parks at this pass of park_place (0: at its start)
     park_place: u32,            // the place it parks at; ~0u: at its park_step-th loop step
