@@ -10,6 +10,7 @@ use wgstress_model::stress::schedule::Schedule;
 use wgstress_model::stress::sequence::Sequence;
 use wgstress_model::stress::strategy::Strategy;
 use wgstress_progress::wgsl::Mapping;
+use wgstress_runtime::gpu::device::{AdapterChoice, Backend};
 
 /// The application a command runs.
 #[derive(clap::Args, Clone, Debug)]
@@ -144,12 +145,56 @@ impl ScheduleOptions {
 /// The largest cache scratchpad whose size in words fits a u32.
 pub const MAX_CACHE_MIB: i64 = (1 << 14) - 1;
 
-/// The device, the seed and where results go, for `run` and `compare`.
-#[derive(clap::Args, Clone, Debug)]
-pub struct SessionOptions {
+/// Which adapter runs the work, for every command that opens one.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct AdapterOptions {
     /// Pick the adapter whose name contains this, or `#N` the N-th `wgstress adapters` lists
     #[arg(long)]
     pub adapter: Option<String>,
+    /// Only the adapters of this graphics API (`wgstress adapters` lists each adapter's) [default: a
+    /// native one, Vulkan, Metal or DX12; GL where there is none]
+    #[arg(long, value_enum)]
+    pub backend: Option<BackendArg>,
+}
+
+impl AdapterOptions {
+    pub fn choice(&self) -> AdapterChoice {
+        AdapterChoice {
+            name: self.adapter.clone(),
+            backend: self.backend.map(BackendArg::backend),
+        }
+    }
+}
+
+/// `--backend`'s values: the graphics APIs wgpu drives GPUs through.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BackendArg {
+    /// Vulkan (Linux, Windows, Android)
+    Vulkan,
+    /// OpenGL or OpenGL ES, through EGL on Linux (Mesa's llvmpipe among others)
+    Gl,
+    /// Metal (macOS)
+    Metal,
+    /// Direct3D 12 (Windows)
+    Dx12,
+}
+
+impl BackendArg {
+    fn backend(self) -> Backend {
+        match self {
+            BackendArg::Vulkan => Backend::Vulkan,
+            BackendArg::Gl => Backend::Gl,
+            BackendArg::Metal => Backend::Metal,
+            BackendArg::Dx12 => Backend::Dx12,
+        }
+    }
+}
+
+/// The device, the seed and where results go, for `run` and `compare`.
+#[derive(clap::Args, Clone, Debug)]
+pub struct SessionOptions {
+    #[command(flatten)]
+    pub device: AdapterOptions,
     /// Seed from which every run's seed derives (random when left out)
     #[arg(long, value_parser = seed)]
     pub master_seed: Option<u64>,
@@ -220,9 +265,8 @@ pub struct ProgressRunOptions {
     /// With --suite: only this many of its tests, spread evenly over it
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub sample: Option<u64>,
-    /// Pick the adapter whose name contains this, or `#N` the N-th `wgstress adapters` lists
-    #[arg(long)]
-    pub adapter: Option<String>,
+    #[command(flatten)]
+    pub device: AdapterOptions,
 }
 
 /// Largest litmus location distance, stride or stress offset, in words: beyond it test
@@ -289,9 +333,8 @@ pub struct LitmusEnvOptions {
     /// Stress iterations by testing threads before the test
     #[arg(long, default_value_t = 0)]
     pub pre_stress: u32,
-    /// Pick the adapter whose name contains this, or `#N` the N-th `wgstress adapters` lists
-    #[arg(long)]
-    pub adapter: Option<String>,
+    #[command(flatten)]
+    pub device: AdapterOptions,
 }
 
 impl LitmusEnvOptions {

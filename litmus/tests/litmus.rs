@@ -19,7 +19,7 @@ fn small() -> Env {
 
 #[test]
 fn every_test_runs_and_counts_add_up() {
-    let gpu = open(None).unwrap();
+    let gpu = open(&Default::default()).unwrap();
     for (i, t) in catalog::all().into_iter().enumerate() {
         // The classics with and without the fence flag; the suite carries its own fences.
         let fences: &[bool] = if i < test::classics().len() {
@@ -45,7 +45,7 @@ fn every_test_runs_and_counts_add_up() {
 
 #[test]
 fn split_layouts_and_placements_run_and_count_every_instance() {
-    let gpu = open(None).unwrap();
+    let gpu = open(&Default::default()).unwrap();
     let mp = catalog::find("mut-mp").unwrap();
     for placement in [
         LitmusPlacement::Direct,
@@ -78,7 +78,7 @@ fn split_layouts_and_placements_run_and_count_every_instance() {
 
 #[test]
 fn both_threads_in_one_invocation_is_always_sequential() {
-    let gpu = open(None).unwrap();
+    let gpu = open(&Default::default()).unwrap();
     for t in catalog::all() {
         let env = Env {
             same_thread: true,
@@ -103,7 +103,7 @@ fn both_threads_in_one_invocation_is_always_sequential() {
 
 #[test]
 fn bad_environments_are_refused_before_dispatch() {
-    let gpu = open(None).unwrap();
+    let gpu = open(&Default::default()).unwrap();
     let mp = || catalog::find("mp").unwrap();
     let refuse = |env: Env, expected: &str| {
         let error = Litmus::new(&gpu, mp(), env, 0, 1)
@@ -190,7 +190,7 @@ fn profile_round_trips_and_is_used_when_the_adapter_matches() {
 
 #[test]
 fn tune_writes_a_profile_for_this_adapter() {
-    let gpu = open(None).unwrap();
+    let gpu = open(&Default::default()).unwrap();
     let config = wgstress_model::litmus::tune_grid::TuneConfig {
         distances: 1,
         locations: 8,
@@ -217,7 +217,7 @@ fn tune_writes_a_profile_for_this_adapter() {
 
 #[test]
 fn a_tune_past_its_deadline_runs_the_least_of_each_step() {
-    let gpu = open(None).unwrap();
+    let gpu = open(&Default::default()).unwrap();
     let config = wgstress_model::litmus::tune_grid::TuneConfig {
         distances: 4,
         locations: 8,
@@ -283,7 +283,7 @@ fn the_suite_runs_and_the_search_chooses_by_algorithm_1() {
     use wgstress_litmus::mutants::{run_suite, Pool};
     use wgstress_litmus::search::{search, EnvSearchConfig, Space};
     use wgstress_model::litmus::mutants::summarise;
-    let gpu = open(None).unwrap();
+    let gpu = open(&Default::default()).unwrap();
     let tests: Vec<_> = catalog::all()
         .into_iter()
         .filter(|t| t.name.contains("mp"))

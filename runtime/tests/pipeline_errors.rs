@@ -15,7 +15,7 @@ fn empty_layout(gpu: &device::Gpu) -> wgpu::PipelineLayout {
 }
 
 fn refusal(wgsl: &str, entry: &str) -> (String, String) {
-    let gpu = device::open(None).unwrap();
+    let gpu = device::open(&Default::default()).unwrap();
     let layout = empty_layout(&gpu);
     match shader_pipeline(&gpu.device, &layout, "shader app.wgsl", wgsl, entry, &[]) {
         Err(RuntimeError::Wgpu { what, message }) => (what, message),

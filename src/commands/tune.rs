@@ -52,7 +52,7 @@ pub struct Plan {
     config: TuneConfig,
     /// --env FILE: its environment replaces the options' when found on the adapter.
     env_file: Option<PathBuf>,
-    adapter: Option<String>,
+    adapter: wgstress_runtime::gpu::device::AdapterChoice,
     budget: Option<Duration>,
     profile: PathBuf,
     heat_map: PathBuf,
@@ -82,7 +82,7 @@ pub fn plan(args: &Args) -> Result<Plan> {
             env,
         },
         env_file,
-        adapter: args.env.adapter.clone(),
+        adapter: args.env.device.choice(),
         budget: args.budget,
         profile: args.profile.clone(),
         heat_map: args.heat_map.clone(),
@@ -103,7 +103,7 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
     // Listening before the first note: a Ctrl-C after "tuning" gets the summary.
     let stop = crate::interrupt::stop_flag(notes.on);
     let mut config = plan.config;
-    let gpu = wgstress_runtime::gpu::device::open(plan.adapter.as_deref())?;
+    let gpu = wgstress_runtime::gpu::device::open(&plan.adapter)?;
     let env = super::resolve_env(config.env, plan.env_file.as_deref(), &gpu.info.name, notes)?;
     config.env = with_stress(env);
     notes.note(&format!(

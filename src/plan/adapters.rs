@@ -2,17 +2,26 @@
 //! use, each by its place among those wgpu lists, which
 //! the workers pass on to their commands as `--adapter #N`: `all` every GPU (CPU drivers
 //! such as lavapipe only where there is no GPU), `all:TEXT` every adapter whose name contains
-//! TEXT, else the one `--adapter` names (or the best).
+//! TEXT, else the one `--adapter` names (or the best). `all` and `all:TEXT` take the adapters
+//! a choice without a backend considers (`device::by_default`): a GPU's GL adapter beside its
+//! Vulkan one would run every item twice on one GPU.
 
 use anyhow::{bail, Result};
 use wgstress_campaign::shard_log::Adapter;
 
 pub fn for_campaign(wanted: Option<&str>) -> Result<Vec<Adapter>> {
     let Some(filter) = wanted.and_then(all) else {
-        let (index, info) = wgstress_runtime::gpu::device::find(wanted)?;
+        let choice = wgstress_runtime::gpu::device::AdapterChoice::named(wanted);
+        let (index, info) = wgstress_runtime::gpu::device::find(&choice)?;
         return Ok(vec![adapter(index, info)]);
     };
-    let listed = listed();
+    let infos = wgstress_runtime::gpu::device::adapters();
+    let listed: Vec<Adapter> = infos
+        .iter()
+        .enumerate()
+        .filter(|(_, info)| wgstress_runtime::gpu::device::by_default(&infos, info))
+        .map(|(index, info)| adapter(index, info.clone()))
+        .collect();
     let cpu = |a: &Adapter| a.device_type == "Cpu";
     let gpus = listed.iter().any(|a| !cpu(a));
     let kept: Vec<Adapter> = listed

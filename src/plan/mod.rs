@@ -24,7 +24,7 @@ use wgstress_runtime::run::stress_plan::{check_shape, Iterations, StressPlan};
 pub struct SessionPlan {
     pub app: App,
     /// A substring of the adapter's name; the best adapter when `None`.
-    pub adapter: Option<String>,
+    pub adapter: wgstress_runtime::gpu::device::AdapterChoice,
     pub batch: usize,
     pub timeout: Duration,
     pub budget: Budget,
@@ -75,7 +75,7 @@ impl SessionPlan {
         }
         Ok(SessionPlan {
             app,
-            adapter: session.adapter.clone(),
+            adapter: session.device.choice(),
             batch: budget.batch as usize,
             timeout: budget.timeout,
             budget: Budget {

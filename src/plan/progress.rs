@@ -56,7 +56,7 @@ pub struct RunPlan {
     /// `None`.
     pub instances: Option<u32>,
     pub runs: Runs,
-    pub adapter: Option<String>,
+    pub adapter: wgstress_runtime::gpu::device::AdapterChoice,
     pub json: bool,
     pub log: Option<PathBuf>,
 }
@@ -178,7 +178,7 @@ pub fn plan(
             loop_bound: run.loop_bound,
             timeout: run.timeout,
         },
-        adapter: run.adapter.clone(),
+        adapter: run.device.choice(),
         json,
         log,
     }))

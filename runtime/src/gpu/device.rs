@@ -60,34 +60,88 @@ pub fn caveat(adapter_name: &str) -> Option<&'static str> {
     )
 }
 
-/// The backends compiled in for this platform (runtime/Cargo.toml): Vulkan, Metal, DX12
-/// and, on Windows, GL.
-fn backends() -> wgpu::Backends {
-    wgpu::Backends::PRIMARY | wgpu::Backends::GL
+/// A graphics API wgpu drives a GPU through. Which are compiled in depends on the platform
+/// (runtime/Cargo.toml): Vulkan and GL on Linux, Metal on macOS, DX12, Vulkan and GL on
+/// Windows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Vulkan,
+    Metal,
+    Dx12,
+    Gl,
+}
+
+impl Backend {
+    /// The backend of an adapter wgpu found (`None` for wgpu's own no-op and browser ones).
+    fn of(backend: wgpu::Backend) -> Option<Backend> {
+        match backend {
+            wgpu::Backend::Vulkan => Some(Backend::Vulkan),
+            wgpu::Backend::Metal => Some(Backend::Metal),
+            wgpu::Backend::Dx12 => Some(Backend::Dx12),
+            wgpu::Backend::Gl => Some(Backend::Gl),
+            wgpu::Backend::Noop | wgpu::Backend::BrowserWebGpu => None,
+        }
+    }
+
+    /// Its name as `--backend` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Vulkan => "vulkan",
+            Backend::Metal => "metal",
+            Backend::Dx12 => "dx12",
+            Backend::Gl => "gl",
+        }
+    }
+}
+
+/// Which adapter to open: `name` as `pick` reads it, among the adapters of `backend` where
+/// one is given; by default the best adapter of a native backend (Vulkan, Metal, DX12), GL
+/// only where there is none, as GL compiles compute shaders through GLSL, less directly.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AdapterChoice {
+    pub name: Option<String>,
+    pub backend: Option<Backend>,
+}
+
+impl AdapterChoice {
+    /// The adapter `name` names (or the best), on any backend.
+    pub fn named(name: Option<&str>) -> AdapterChoice {
+        AdapterChoice {
+            name: name.map(str::to_string),
+            backend: None,
+        }
+    }
 }
 
 fn instance() -> wgpu::Instance {
     let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
-    desc.backends = backends();
+    desc.backends = wgpu::Backends::PRIMARY | wgpu::Backends::GL;
     wgpu::Instance::new(desc)
 }
 
-/// The adapters of the native backends (Vulkan, Metal, DX12); GL adapters only where there is
-/// none, as they compile compute shaders less faithfully.
+/// Every adapter of every backend compiled in: the native backends' first, then GL's. `#N`
+/// counts in this order.
 fn enumerate(instance: &wgpu::Instance) -> Vec<wgpu::Adapter> {
-    let native = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::PRIMARY));
-    if !native.is_empty() {
-        return native;
-    }
-    pollster::block_on(instance.enumerate_adapters(wgpu::Backends::GL))
+    let mut all = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::PRIMARY));
+    all.extend(pollster::block_on(
+        instance.enumerate_adapters(wgpu::Backends::GL),
+    ));
+    all
 }
 
-/// Every adapter wgpu finds.
+/// Every adapter wgpu finds, on every backend.
 pub fn adapters() -> Vec<wgpu::AdapterInfo> {
     enumerate(&instance())
         .iter()
         .map(|a| a.get_info())
         .collect()
+}
+
+/// Whether an adapter of `infos` is one a choice without a backend considers: a native
+/// backend's, or GL's where no native backend found any.
+pub fn by_default(infos: &[wgpu::AdapterInfo], info: &wgpu::AdapterInfo) -> bool {
+    let native = |i: &wgpu::AdapterInfo| Backend::of(i.backend).is_some_and(|b| b != Backend::Gl);
+    native(info) || !infos.iter().any(native)
 }
 
 fn preference(kind: wgpu::DeviceType) -> u8 {
@@ -100,41 +154,54 @@ fn preference(kind: wgpu::DeviceType) -> u8 {
     }
 }
 
-/// Opens the adapter `wanted` names (see `pick`), else the best one: a discrete GPU, else an
+/// Opens the adapter `choice` names (see `pick`), else the best one: a discrete GPU, else an
 /// integrated one, else a CPU implementation such as lavapipe.
-pub fn open(wanted: Option<&str>) -> Result<Gpu> {
-    open_with(wanted, wgpu::Features::empty(), "wgstress")
+pub fn open(choice: &AdapterChoice) -> Result<Gpu> {
+    open_with(choice, wgpu::Features::empty(), "wgstress")
 }
 
 /// The adapter `open` would open, and its place in `adapters()`, without opening it.
-pub fn find(wanted: Option<&str>) -> Result<(usize, wgpu::AdapterInfo)> {
+pub fn find(choice: &AdapterChoice) -> Result<(usize, wgpu::AdapterInfo)> {
     let infos = adapters();
-    let index = pick(&infos, wanted)?;
+    let index = pick(&infos, choice)?;
     Ok((index, infos[index].clone()))
 }
 
-/// Which of `infos` (in `adapters()`'s order) `wanted` names: `#N` the N-th, counted from 0
-/// (identical GPUs of one host differ only there); else the first whose name contains it
-/// (case-insensitive) in order of preference; none, the most preferred.
-fn pick(infos: &[wgpu::AdapterInfo], wanted: Option<&str>) -> Result<usize> {
-    if infos.is_empty() {
-        return Err(RuntimeError::NoAdapter);
+/// Which of `infos` (in `adapters()`'s order) `choice` names. Its name: `#N` the N-th,
+/// counted from 0 (identical GPUs of one host differ only there), which must be of the
+/// backend if one is given; else the first whose name contains it (case-insensitive) in
+/// order of preference; none, the most preferred. Among the backend's adapters where one is
+/// given, else those `by_default` keeps.
+fn pick(infos: &[wgpu::AdapterInfo], choice: &AdapterChoice) -> Result<usize> {
+    let of_backend = |info: &wgpu::AdapterInfo| match choice.backend {
+        Some(backend) => Backend::of(info.backend) == Some(backend),
+        None => by_default(infos, info),
+    };
+    let mut order: Vec<usize> = (0..infos.len())
+        .filter(|&i| of_backend(&infos[i]))
+        .collect();
+    if order.is_empty() {
+        return Err(match choice.backend {
+            Some(backend) if !infos.is_empty() => RuntimeError::AdapterNotFound {
+                wanted: format!("--backend {}", backend.name()),
+                found: listing(infos),
+            },
+            _ => RuntimeError::NoAdapter,
+        });
     }
-    let mut order: Vec<usize> = (0..infos.len()).collect();
     order.sort_by_key(|&i| preference(infos[i].device_type));
     let not_found = |wanted: &str| RuntimeError::AdapterNotFound {
-        wanted: wanted.to_string(),
-        found: infos
-            .iter()
-            .enumerate()
-            .map(|(i, info)| format!("#{i} {}", info.name))
-            .collect::<Vec<_>>()
-            .join(", "),
+        wanted: match choice.backend {
+            Some(backend) => format!("{wanted} --backend {}", backend.name()),
+            None => wanted.to_string(),
+        },
+        found: listing(infos),
     };
-    match wanted {
+    match choice.name.as_deref() {
         None => Ok(order[0]),
         Some(w) => match w.strip_prefix('#').map(str::parse::<usize>) {
-            Some(Ok(n)) if n < infos.len() => Ok(n),
+            Some(Ok(n)) if order.contains(&n) => Ok(n),
+            Some(Ok(n)) if n < infos.len() && choice.backend.is_none() => Ok(n),
             Some(_) => Err(not_found(w)),
             None => {
                 let lower = w.to_lowercase();
@@ -147,17 +214,27 @@ fn pick(infos: &[wgpu::AdapterInfo], wanted: Option<&str>) -> Result<usize> {
     }
 }
 
+/// "#0 llvmpipe (Vulkan), #1 llvmpipe (Gl)": the adapters as an error names them.
+fn listing(infos: &[wgpu::AdapterInfo]) -> String {
+    infos
+        .iter()
+        .enumerate()
+        .map(|(i, info)| format!("#{i} {} ({:?})", info.name, info.backend))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// `open`, with the device `features` that `needed_by` (an application's name) needs: an
 /// adapter without one of them is a one-line error naming it.
 pub(crate) fn open_with(
-    wanted: Option<&str>,
+    choice: &AdapterChoice,
     features: wgpu::Features,
     needed_by: &str,
 ) -> Result<Gpu> {
     let instance = instance();
     let all = enumerate(&instance);
     let infos: Vec<wgpu::AdapterInfo> = all.iter().map(|a| a.get_info()).collect();
-    let index = pick(&infos, wanted)?;
+    let index = pick(&infos, choice)?;
     let adapter = all.into_iter().nth(index).expect("picked among them");
     let info = adapter.get_info();
     let limits = adapter.limits();
@@ -169,7 +246,7 @@ pub(crate) fn open_with(
         ..Default::default()
     };
     let (device, queue) = pollster::block_on(adapter.request_device(&desc))
-        .map_err(|e| RuntimeError::Device(e.to_string()))?;
+        .map_err(|e| RuntimeError::Device(format!("{}: {e}", describe(&info))))?;
     let lost = Arc::new(AtomicBool::new(false));
     let flag = lost.clone();
     device.set_device_lost_callback(move |_, _| flag.store(true, Ordering::SeqCst));
@@ -197,11 +274,11 @@ impl Drop for Gpu {
 
 /// `open_with` after a device was lost, asked again while the driver recovers (`patiently`).
 pub(crate) fn reopen(
-    wanted: Option<&str>,
+    choice: &AdapterChoice,
     features: wgpu::Features,
     needed_by: &str,
 ) -> Result<Gpu> {
-    patiently(|| open_with(wanted, features, needed_by))
+    patiently(|| open_with(choice, features, needed_by))
 }
 
 /// `open`, asked again for up to 30 s while it finds no adapter or cannot open the device: a
@@ -365,26 +442,69 @@ pub fn compute_pipeline(
 
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn adapters_are_picked_by_place_then_by_name_in_order_of_preference() {
-        let info = |name: &str, device_type| wgpu::AdapterInfo {
+    use super::{pick, AdapterChoice, Backend};
+
+    fn info(
+        name: &str,
+        device_type: wgpu::DeviceType,
+        backend: wgpu::Backend,
+    ) -> wgpu::AdapterInfo {
+        wgpu::AdapterInfo {
             name: name.to_string(),
             device_type,
-            ..wgpu::AdapterInfo::new(wgpu::DeviceType::Other, wgpu::Backend::Vulkan)
-        };
+            ..wgpu::AdapterInfo::new(wgpu::DeviceType::Other, backend)
+        }
+    }
+
+    fn named(name: Option<&str>) -> AdapterChoice {
+        AdapterChoice::named(name)
+    }
+
+    #[test]
+    fn adapters_are_picked_by_place_then_by_name_in_order_of_preference() {
+        let vulkan = wgpu::Backend::Vulkan;
         let infos = [
-            info("llvmpipe", wgpu::DeviceType::Cpu),
-            info("GPU A", wgpu::DeviceType::DiscreteGpu),
-            info("GPU A", wgpu::DeviceType::DiscreteGpu),
+            info("llvmpipe", wgpu::DeviceType::Cpu, vulkan),
+            info("GPU A", wgpu::DeviceType::DiscreteGpu, vulkan),
+            info("GPU A", wgpu::DeviceType::DiscreteGpu, vulkan),
         ];
-        assert_eq!(super::pick(&infos, None).unwrap(), 1);
-        assert_eq!(super::pick(&infos, Some("gpu a")).unwrap(), 1);
-        assert_eq!(super::pick(&infos, Some("#2")).unwrap(), 2);
-        assert_eq!(super::pick(&infos, Some("LLVM")).unwrap(), 0);
+        assert_eq!(pick(&infos, &named(None)).unwrap(), 1);
+        assert_eq!(pick(&infos, &named(Some("gpu a"))).unwrap(), 1);
+        assert_eq!(pick(&infos, &named(Some("#2"))).unwrap(), 2);
+        assert_eq!(pick(&infos, &named(Some("LLVM"))).unwrap(), 0);
         for bad in ["#3", "#x", "nvidia"] {
-            let error = super::pick(&infos, Some(bad)).unwrap_err().to_string();
+            let error = pick(&infos, &named(Some(bad))).unwrap_err().to_string();
             assert!(error.contains("#2 GPU A"), "{bad}: {error}");
         }
+    }
+
+    #[test]
+    fn gl_adapters_are_picked_when_asked_for_or_when_there_is_no_other() {
+        let cpu = wgpu::DeviceType::Cpu;
+        let infos = [
+            info("llvmpipe", cpu, wgpu::Backend::Vulkan),
+            info("llvmpipe", cpu, wgpu::Backend::Gl),
+        ];
+        let on = |name: Option<&str>, backend| AdapterChoice {
+            name: name.map(str::to_string),
+            backend,
+        };
+        assert_eq!(pick(&infos, &named(None)).unwrap(), 0);
+        assert_eq!(pick(&infos, &named(Some("llvm"))).unwrap(), 0);
+        assert_eq!(pick(&infos, &named(Some("#1"))).unwrap(), 1);
+        assert_eq!(pick(&infos, &on(None, Some(Backend::Gl))).unwrap(), 1);
+        assert_eq!(
+            pick(&infos, &on(Some("llvm"), Some(Backend::Gl))).unwrap(),
+            1
+        );
+        assert_eq!(pick(&infos, &on(Some("#1"), Some(Backend::Gl))).unwrap(), 1);
+        let wrong = pick(&infos, &on(Some("#0"), Some(Backend::Gl))).unwrap_err();
+        assert!(wrong.to_string().contains("#0 --backend gl"), "{wrong}");
+        let none = pick(&infos, &on(None, Some(Backend::Metal))).unwrap_err();
+        assert!(none.to_string().contains("--backend metal"), "{none}");
+        assert!(none.to_string().contains("#1 llvmpipe (Gl)"), "{none}");
+        // Only GL found: it is the default.
+        assert_eq!(pick(&infos[1..], &named(None)).unwrap(), 0);
     }
 
     #[test]

@@ -6,7 +6,7 @@ use crate::app::init::Init;
 use crate::app::spec::{App, BindingKind, Outputs};
 use crate::error::{Result, RuntimeError};
 use crate::gpu::checks::Prepared;
-use crate::gpu::device::{self, Gpu};
+use crate::gpu::device::{self, AdapterChoice, Gpu};
 use crate::gpu::loop_limit::LoopLimit;
 use crate::gpu::params::Stalls;
 use crate::gpu::program::{EditedShader, Program};
@@ -126,8 +126,8 @@ pub enum Mode {
 /// engine is `Engine::new(app, &config)`; nothing is set after it is built.
 #[derive(Clone, Debug)]
 pub struct EngineConfig {
-    /// A substring of the adapter's name; the best adapter when `None`.
-    pub adapter: Option<String>,
+    /// The adapter to open (`device::pick`); the best one by default.
+    pub adapter: AdapterChoice,
     /// Runs per submission at most: the session's buffers hold this many.
     pub batch: usize,
     /// Words of the stress scratchpad.
@@ -170,7 +170,7 @@ impl EngineConfig {
     /// loop limit and the default timeout.
     pub fn new(batch: usize, scratch_words: u32) -> EngineConfig {
         EngineConfig {
-            adapter: None,
+            adapter: AdapterChoice::default(),
             batch,
             scratch_words,
             timeout: DEFAULT_TIMEOUT,
@@ -257,7 +257,7 @@ impl Engine {
             Some(gpu) if !gpu.is_lost() && gpu.device.features().contains(program.features) => {
                 gpu.clone()
             }
-            _ => device::open_with(config.adapter.as_deref(), program.features, &app.name)?,
+            _ => device::open_with(&config.adapter, program.features, &app.name)?,
         };
         app.check_limits(&gpu.limits)?;
         crate::gpu::limits::check(&app, &program, &gpu.limits)?;
@@ -456,11 +456,8 @@ impl Engine {
             Err(RuntimeError::DeviceLost(message)) if self.recreated < MAX_LOSSES => {
                 self.recreated += 1;
                 self.lost = Some(message);
-                self.gpu = device::reopen(
-                    self.config.adapter.as_deref(),
-                    self.program.features,
-                    &self.app.name,
-                )?;
+                self.gpu =
+                    device::reopen(&self.config.adapter, self.program.features, &self.app.name)?;
                 self.session = Session::new(
                     &self.gpu,
                     &self.app,

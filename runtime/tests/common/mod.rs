@@ -51,7 +51,7 @@ pub fn capture(app: &mut App) -> Arc<Mutex<Vec<Vec<Vec<u32>>>>> {
 
 /// Runs an uninstrumented shader once, plainly through wgpu, and reads back every binding.
 pub fn run_original(source: &str, workgroups: [u32; 3], bindings: &[Binding]) -> Vec<Vec<u32>> {
-    let gpu = wgstress_runtime::gpu::device::open(None).unwrap();
+    let gpu = wgstress_runtime::gpu::device::open(&Default::default()).unwrap();
     let device = &gpu.device;
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: None,

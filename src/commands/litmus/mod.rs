@@ -73,7 +73,7 @@ pub fn plan(args: &Args) -> Result<Plan> {
         test,
         env: args.env.env(args.fence),
         env_file,
-        adapter: args.env.adapter.clone(),
+        adapter: args.env.device.choice(),
         fence: args.fence,
         iterations: match (args.iterations, time) {
             (None, None) => Some(100),

@@ -21,7 +21,7 @@ pub struct RunPlan {
     /// The options' environment; --env FILE's replaces it when found on the adapter.
     pub(super) env: Env,
     pub(super) env_file: Option<PathBuf>,
-    pub(super) adapter: Option<String>,
+    pub(super) adapter: wgstress_runtime::gpu::device::AdapterChoice,
     pub(super) fence: bool,
     /// At most this many iterations, and at most this long; at least one of them is set.
     pub(super) iterations: Option<u64>,
@@ -32,7 +32,7 @@ pub struct RunPlan {
 }
 
 pub fn run(mut plan: RunPlan, notes: Notes) -> Result<Status> {
-    let gpu = wgstress_runtime::gpu::device::open(plan.adapter.as_deref())?;
+    let gpu = wgstress_runtime::gpu::device::open(&plan.adapter)?;
     plan.env =
         super::super::resolve_env(plan.env, plan.env_file.as_deref(), &gpu.info.name, notes)?;
     // The seed of the runner's permutations: fixed, so that the log says all there is.

@@ -80,7 +80,7 @@ enum Tests {
 /// A validated `mutants`: the suite in one environment, or a search.
 pub struct Plan {
     mode: Mode,
-    adapter: Option<String>,
+    adapter: wgstress_runtime::gpu::device::AdapterChoice,
     report: Report,
     log: Option<PathBuf>,
 }
@@ -126,7 +126,7 @@ pub fn plan(args: &Args) -> Result<Plan> {
     paths::distinct(&files)?;
     Ok(Plan {
         mode,
-        adapter: args.env.adapter.clone(),
+        adapter: args.env.device.choice(),
         report: Report {
             reproducibility: args.reproducibility,
             budget: args.budget.as_secs_f64(),
@@ -165,7 +165,7 @@ fn selected(which: Tests) -> Vec<Test> {
 }
 
 pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
-    let gpu = open(plan.adapter.as_deref())?;
+    let gpu = open(&plan.adapter)?;
     let mut log = plan.log.as_deref().map(JsonLog::append_to).transpose()?;
     match &plan.mode {
         Mode::Suite {

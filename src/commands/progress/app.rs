@@ -148,7 +148,7 @@ pub fn plan(
         until_failures: args.until_failures,
     };
     let session_options = SessionOptions {
-        adapter: run.adapter.clone(),
+        device: run.device.clone(),
         master_seed: args.master_seed,
         json,
         log: log.clone(),

@@ -64,7 +64,7 @@ pub fn run(plan: RunPlan, notes: Notes) -> Result<Status> {
         Source::Suite { sample } => (ProgressMode::Suite, suite(sample)),
         Source::Files(tests) => (ProgressMode::Tests, tests),
     };
-    let gpu = device::open(adapter.as_deref())?;
+    let gpu = device::open(&adapter)?;
     let adapter = device::describe(&gpu.info);
     if gpu.info.name.contains("llvmpipe") && runs.loop_bound >= LLVMPIPE_LOOPS {
         bail!(

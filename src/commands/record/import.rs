@@ -82,7 +82,7 @@ fn replay(dir: &Path, adapter: Option<String>) -> Result<Replayed> {
     }));
     let mut config = EngineConfig::new(2, 1 << 10);
     config.mode = Mode::Raw;
-    config.adapter = adapter;
+    config.adapter = wgstress_runtime::gpu::device::AdapterChoice::named(adapter.as_deref());
     let mut engine = Engine::new(app, &config)?;
     let settings = Settings {
         strategy: Strategy::None,

@@ -360,7 +360,7 @@ fn reference(@builtin(local_invocation_index) i: u32) {
             workgroups: [1; 3],
             compare: Default::default(),
         };
-        let gpu = device::open(None).unwrap();
+        let gpu = device::open(&Default::default()).unwrap();
         let mut runs = Runs::default();
         assert_eq!(runs.output(&gpu, &app, &r, (0, 1)).unwrap(), [6, 8, 10, 12]);
         assert_eq!(
