@@ -292,8 +292,8 @@ pub struct LitmusEnvOptions {
     /// Words between instances' locations
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=MAX_LITMUS_WORDS))]
     pub stride: u32,
-    /// Words from x to y in one region, instead of y's own region (--y-gap); in one cache
-    /// line, MP and LB show nothing on the H100
+    /// Words from x to y in one region, instead of y's own region (--y-gap); x and y in one
+    /// cache line can hide MP and LB outcomes a GPU shows otherwise
     #[arg(long, conflicts_with = "y_gap", value_parser = clap::value_parser!(u32).range(1..=MAX_LITMUS_WORDS))]
     pub distance: Option<u32>,
     /// Put y of every instance in its own region, this many words after the end of the x
@@ -301,7 +301,7 @@ pub struct LitmusEnvOptions {
     #[arg(long, value_name = "WORDS", value_parser = clap::value_parser!(u32).range(0..=MAX_LITMUS_WORDS))]
     pub y_gap: Option<u32>,
     /// Where instance k's locations go (direct, the default: the layout that showed the most
-    /// weak MP and SB outcomes on the H100, docs/mutants.md)
+    /// weak MP and SB outcomes where it was measured, docs/mutants.md)
     #[arg(long, value_enum, default_value_t = LitmusPlacementArg::Direct)]
     pub placement: LitmusPlacementArg,
     /// Environment JSON written by `wgstress mutants --search`; used instead of the
