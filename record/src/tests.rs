@@ -260,3 +260,42 @@ fn a_uniform_written_between_dispatches_holds_its_words_for_every_later_dispatch
     assert_eq!(spec.dispatches[1].uniforms, [(0, 1, vec![7])]);
     assert_eq!(spec.dispatches[2].uniforms, [(0, 1, vec![7])]);
 }
+
+/// Labels, names and call sites are the program's own text: control characters in any of
+/// them (a carriage return, an escape) are written escaped, in strings and in comments, so
+/// that the spec parses and gives each string back as the program wrote it.
+#[test]
+fn control_characters_in_labels_and_names_are_written_escaped() {
+    let hostile = "a\r\nb\u{1b}[2J \"q\" \\ \u{7f}";
+    let mut r = recording(&staged(&[1, 3, 6, 10]));
+    r.buffers[0].label = hostile.to_string();
+    r.buffers[1].at = format!("page.html:{hostile}");
+    r.pipelines[0].label = hostile.to_string();
+    r.pipelines[0].constants.insert(hostile.to_string(), 2.0);
+    let spec = convert(&r, &[]).unwrap();
+    let files = render(
+        &spec,
+        &Origin {
+            name: hostile.into(),
+            program: format!("node {hostile}"),
+            adapter: Some(hostile.into()),
+            recordings: 1,
+            dir: None,
+        },
+    );
+    let text = String::from_utf8(files[0].bytes.clone()).unwrap();
+    let parsed: toml::Table = text.parse().unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert_eq!(parsed["name"].as_str(), Some(hostile));
+    assert_eq!(parsed["constants"][hostile].as_float(), Some(2.0));
+    let names: Vec<&str> = parsed["binding"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|b| b.get("name").and_then(|n| n.as_str()))
+        .collect();
+    assert_eq!(names, [hostile, "output"]);
+    assert!(
+        !text.contains('\r') && !text.contains('\u{1b}'),
+        "raw control characters: {text:?}"
+    );
+}
