@@ -299,3 +299,35 @@ fn control_characters_in_labels_and_names_are_written_escaped() {
         "raw control characters: {text:?}"
     );
 }
+
+/// Recordings are compared in full: what the program wrote and the workgroups it dispatched,
+/// each difference named with the first recording's call site and the recordings' numbers.
+#[test]
+fn recordings_whose_inputs_differ_say_what_differs_where() {
+    let first = recording(&staged(&[1, 3, 6, 10]));
+    assert_eq!(compare(&[first.clone(), first.clone()]), []);
+    let mut third = first.clone();
+    if let crate::recording::Event::Write { data, .. } = &mut third.timeline[0] {
+        *data = b64(&[1, 2, 3, 5]);
+    }
+    if let crate::recording::Event::Dispatch { counts, .. } = &mut third.timeline[1] {
+        *counts = Some([5, 1, 1]);
+    }
+    let differences = compare(&[first.clone(), first.clone(), third.clone()]);
+    let said: Vec<String> = differences.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        said,
+        [
+            "recordings 1 and 3 differ at the program: the program wrote other data into \
+             `input`: 1 of 4 words differ",
+            "recordings 1 and 3 differ at prog.mjs:9:1: workgroups [4, 1, 1] against [5, 1, 1]"
+        ]
+    );
+    assert!(same_path(&first, &third));
+    let mut shorter = first.clone();
+    shorter.timeline.truncate(2);
+    assert!(!same_path(&first, &shorter));
+    assert!(compare(&[first, shorter])[0]
+        .what
+        .contains("the timelines part at entry 2: a copy from buffer 1 to 2 against the end"));
+}
