@@ -660,3 +660,34 @@ fn a_program_with_over_512_mib_of_buffers_records_and_replays_byte_for_byte() {
     assert!(raw.status.success(), "{}", text(&raw));
     assert!(text(&raw).contains("pass 1,"), "{}", text(&raw));
 }
+
+/// examples/record/node/scan.mjs, a one-pass look-back scan whose size is a parameter,
+/// records, and its spec runs under stress with the default timeout and calibration: its
+/// instrumented runs take several times its raw ones, and calibration's warm-up sizes no
+/// batch from a raw run. (2^24 words, as the issue asked, takes an instrumented run longer
+/// than the default timeout on a busy two-core machine; 2^20 keeps the test short.)
+#[test]
+fn a_recorded_look_back_scan_runs_with_the_default_timeout() {
+    let dir = project();
+    record(
+        dir.path(),
+        "scan",
+        &["node", "scan.mjs", "--words", "1048576"][..],
+    );
+    let spec = dir.path().join("scan");
+    let sums: Vec<u8> = (0..1u64 << 20)
+        .scan(0u64, |sum, i| {
+            *sum += i % 3;
+            Some(*sum as u32)
+        })
+        .flat_map(u32::to_le_bytes)
+        .collect();
+    assert!(std::fs::read(spec.join("expected-0.bin")).unwrap() == sums);
+    let stressed = replay(&["run", "spec.toml", "--runs", "5"], &spec);
+    assert!(stressed.status.success(), "{}", text(&stressed));
+    assert!(
+        !text(&stressed).contains("calibration stopped"),
+        "{}",
+        text(&stressed)
+    );
+}

@@ -514,8 +514,15 @@ impl Walk<'_> {
         // Whole words only: a word read in part is not checked.
         let first = offset.div_ceil(4);
         let end = (offset + bytes.len() as u64) / 4;
-        let ranges = self.differing.get(&index).cloned().unwrap_or_default();
-        let varies = |k: u64| ranges.iter().any(|&(a, b)| k * 4 < b && a < k * 4 + 4);
+        // Per word read, whether a byte of it differed: marked range by range, so that a
+        // read-back that differs everywhere costs its length, not its length squared.
+        let mut differs = vec![false; end.saturating_sub(first) as usize];
+        for &(a, b) in self.differing.get(&index).into_iter().flatten() {
+            for k in (a / 4).max(first)..b.div_ceil(4).min(end) {
+                differs[(k - first) as usize] = true;
+            }
+        }
+        let varies = |k: u64| differs[(k - first) as usize];
         let varying: Vec<u64> = (first..end).filter(|&k| varies(k)).collect();
         if !varying.is_empty() {
             self.notes.push(format!(
