@@ -17,6 +17,8 @@ fn plain(arg: &Value) -> String {
                 _ => "null",
             })
             .to_string(),
+        // A number as JavaScript prints it, whichever way the JSON wrote it.
+        Value::Number(n) => n.as_f64().map_or_else(|| n.to_string(), js_float),
         other => other.to_string(),
     }
 }
