@@ -691,3 +691,46 @@ fn a_recorded_look_back_scan_runs_with_the_default_timeout() {
         text(&stressed)
     );
 }
+
+/// A program that dies once the recorder is loaded (here by SIGKILL, as a recorder that ran
+/// out of memory would) is said to have died: its import of `webgpu` worked, and is not
+/// blamed; a program that never imports it is told to.
+#[test]
+fn a_program_that_dies_is_not_blamed_on_its_import() {
+    let dir = project();
+    std::fs::write(
+        dir.path().join("dies.mjs"),
+        "import 'webgpu';\nprocess.kill(process.pid, 'SIGKILL');\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("plain.mjs"),
+        "console.log('no GPU here');\n",
+    )
+    .unwrap();
+    let run = |program: &str| {
+        Command::new(env!("CARGO_BIN_EXE_wgstress"))
+            .args(["record", "--out", "spec", "--", "node", program])
+            .envs(mesa())
+            .current_dir(dir.path())
+            .output()
+            .unwrap()
+    };
+    let died = run("dies.mjs");
+    assert_eq!(died.status.code(), Some(2), "{}", text(&died));
+    assert!(
+        text(&died).contains("the program ended (signal: 9 (SIGKILL)) before the recorder wrote its recording, though the recorder was loaded")
+            && !text(&died).contains("must import"),
+        "{}",
+        text(&died)
+    );
+    // The link to the webgpu package, not the package.
+    std::fs::remove_file(dir.path().join("node_modules")).unwrap();
+    let plain = run("plain.mjs");
+    assert_eq!(plain.status.code(), Some(2), "{}", text(&plain));
+    assert!(
+        text(&plain).contains("it must import the npm package webgpu"),
+        "{}",
+        text(&plain)
+    );
+}
