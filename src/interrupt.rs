@@ -87,6 +87,60 @@ pub fn forward_to(children: Arc<Children>) {
     *handler.children.lock().unwrap_or_else(|e| e.into_inner()) = Some(children);
 }
 
+/// What must not outlive the process when a signal quits it at once (`_exit` runs no
+/// destructor): a command's child process groups, its temporary directories. Each runs once,
+/// on the signal thread, before the process ends.
+type Cleanup = Box<dyn Fn() + Send>;
+static AT_QUIT: Mutex<Vec<(u64, Cleanup)>> = Mutex::new(Vec::new());
+static NEXT_CLEANUP: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// A cleanup that runs if a signal quits the process, until this is dropped (when what it
+/// cleans up was cleaned up the ordinary way).
+pub struct AtQuit(u64);
+
+/// Runs `cleanup` if a signal quits the process while the returned guard lives.
+pub fn at_quit(cleanup: impl Fn() + Send + 'static) -> AtQuit {
+    install();
+    let key = NEXT_CLEANUP.fetch_add(1, Ordering::SeqCst);
+    AT_QUIT
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push((key, Box::new(cleanup)));
+    AtQuit(key)
+}
+
+impl Drop for AtQuit {
+    fn drop(&mut self) {
+        AT_QUIT
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|(key, _)| *key != self.0);
+    }
+}
+
+/// Runs every registered cleanup, newest first (a child before the directory it writes in).
+fn clean_up() {
+    let cleanups = std::mem::take(&mut *AT_QUIT.lock().unwrap_or_else(|e| e.into_inner()));
+    for (_, cleanup) in cleanups.iter().rev() {
+        cleanup();
+    }
+}
+
+/// Waits for the end, when a signal is quitting the process: the signal thread is tearing
+/// the command's children down (`at_quit`) and ends the process next, with the signal's
+/// status. What the command saw meanwhile (its child killed, Chromium's connection closed)
+/// came of the teardown, and is not the command's to report.
+pub fn hold_if_quitting() {
+    let Some(handler) = HANDLER.get() else {
+        return;
+    };
+    if handler.first.load(Ordering::SeqCst) != 0 && !handler.watched.load(Ordering::SeqCst) {
+        loop {
+            std::thread::park();
+        }
+    }
+}
+
 /// The signal that stopped the command, if one did.
 pub fn received() -> Option<Signal> {
     HANDLER
@@ -169,6 +223,7 @@ fn listen(read: i32) {
                 .first
                 .compare_exchange(0, signal.number(), Ordering::SeqCst, Ordering::SeqCst);
         if first.is_err() || !handler.watched.load(Ordering::SeqCst) {
+            clean_up();
             // SAFETY: ends the process without running its exit handlers, which may wait for
             // the GPU (see status::exit_now); what was logged is flushed line by line.
             unsafe { libc::_exit(i32::from(signal.exit_status())) }

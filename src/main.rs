@@ -68,8 +68,9 @@ enum Command {
     /// Merge campaign logs of every shard, host and GPU into one report; judge it against a
     /// baseline
     Merge(commands::merge::Args),
-    /// Record a Node program's WebGPU compute work as it runs, and write the spec that
-    /// replays it (dispatches, bindings, initial contents, its read-backs as checks)
+    /// Record the WebGPU compute work of a web page (in headless Chromium) or a Node program
+    /// as it runs, and write the spec that replays it (dispatches, bindings, initial
+    /// contents, its read-backs as checks)
     Record(commands::record::Args),
     /// Turn a Rust program's wgpu API trace (Trace::Directory) into the spec that replays it;
     /// the words it could read back come from two raw replays on this adapter
@@ -121,7 +122,10 @@ fn command() -> ExitCode {
     match execute(cli) {
         Ok(status) => status.code(),
         Err(error) if closed_pipe(&error) => ExitCode::SUCCESS,
-        Err(error) => fail(&one_line(&error), json),
+        Err(error) => {
+            interrupt::hold_if_quitting();
+            fail(&one_line(&error), json)
+        }
     }
 }
 

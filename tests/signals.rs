@@ -248,3 +248,127 @@ fn ctrl_c_stops_tune_with_what_it_saw_and_writes_no_profile() {
         (&"summary".into(), &true.into())
     );
 }
+
+/// The processes whose command line names `marker` (a path of record's scratch directory).
+fn processes_naming(marker: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        // A zombie's command line is empty: it has ended, only its parent has not reaped it.
+        if cmdline.contains(marker) {
+            found.push(format!(
+                "{}: {cmdline}",
+                entry.file_name().to_string_lossy()
+            ));
+        }
+    }
+    found
+}
+
+/// Runs `record ARGS` in `dir`, with its temporary directory in `dir/tmp`, until a line of
+/// its stderr contains `when`; then sends `signal` and checks that record ended by it, and
+/// that no process it started (Node, Chromium and Chromium's own) and no temporary directory
+/// of it is left.
+fn record_ends_its_children(args: &[&str], dir: &Path, when: &str, signal: &str) {
+    let tmp = dir.join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let child = Command::new("sh")
+        .arg("-c")
+        .arg("trap '' INT; exec \"$0\" \"$@\"")
+        .arg(env!("CARGO_BIN_EXE_wgstress"))
+        .arg("record")
+        .args(args)
+        .current_dir(dir)
+        .env("TMPDIR", &tmp)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let (out, stderr) = signal_when(
+        child,
+        when,
+        Duration::from_millis(500),
+        signal,
+        Duration::from_secs(60),
+    );
+    let expected = if signal == "INT" { 130 } else { 143 };
+    assert_eq!(out.status.code(), Some(expected), "{stderr}");
+    // What the kernel still has to tear down goes within a few seconds.
+    let marker = format!("wgstress-record-{pid}-");
+    let until = Instant::now() + Duration::from_secs(20);
+    let mut left = processes_naming(&marker);
+    while !left.is_empty() && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(200));
+        left = processes_naming(&marker);
+    }
+    let dirs: Vec<_> = std::fs::read_dir(&tmp)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .filter(|n| n.to_string_lossy().starts_with("wgstress-record-"))
+        .collect();
+    for p in &left {
+        // Not to leave them running past a failed test either.
+        if let Some(pid) = p.split(':').next().and_then(|p| p.parse::<i32>().ok()) {
+            // SAFETY: kill(2) on a process this test's command started.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+    }
+    assert!(left.is_empty(), "left running: {left:#?}\n{stderr}");
+    assert!(dirs.is_empty(), "left behind: {dirs:?}\n{stderr}");
+}
+
+#[test]
+fn sigterm_to_record_of_a_node_program_leaves_no_node_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    // A program that runs until it is stopped, and starts a child of its own.
+    std::fs::write(
+        dir.path().join("forever.mjs"),
+        "import { spawn } from 'node:child_process';\n\
+         spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)', process.execArgv.join(' ')], { stdio: 'ignore' });\n\
+         console.log('running');\n\
+         setInterval(() => {}, 1000);\n",
+    )
+    .unwrap();
+    record_ends_its_children(
+        &[
+            "--out",
+            "spec",
+            "--time",
+            "600",
+            "--",
+            "node",
+            "forever.mjs",
+        ],
+        dir.path(),
+        "running",
+        "TERM",
+    );
+}
+
+#[test]
+fn ctrl_c_to_record_of_a_page_leaves_no_chromium_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("forever.html"),
+        "<!doctype html><script>console.log('running'); setInterval(() => {}, 1000);</script>",
+    )
+    .unwrap();
+    record_ends_its_children(
+        &[
+            "--out",
+            "spec",
+            "--time",
+            "600",
+            "--browser",
+            "forever.html",
+        ],
+        dir.path(),
+        "page: running",
+        "INT",
+    );
+}

@@ -71,6 +71,16 @@ fn a_hang_during_calibration_prints_the_summary_and_names_the_timeout() {
         "{aborted}"
     );
     assert_eq!(s["runs"], 0, "{s}");
+    // The note says how long calibration waited for the run that hung: the timeout at least
+    // (the warm-up is calibration's too).
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let waited: f64 = stderr
+        .split("calibration stopped after ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("{stderr}"));
+    assert!(waited >= 2.0, "{stderr}");
     let text = std::fs::read_to_string(&log).unwrap();
     let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
     assert_eq!(last["type"], "summary");

@@ -52,6 +52,38 @@ fn words_of(bytes: &[u8]) -> Vec<u32> {
         .collect()
 }
 
+/// Word indices (sorted) as ranges, the first few: "words 3, 8..12 and 40 more".
+fn word_ranges(words: &[u64]) -> String {
+    let mut runs: Vec<(u64, u64)> = Vec::new();
+    for &w in words {
+        match runs.last_mut() {
+            Some((_, end)) if *end + 1 == w => *end = w,
+            _ => runs.push((w, w)),
+        }
+    }
+    const SHOWN: usize = 4;
+    let mut parts: Vec<String> = runs
+        .iter()
+        .take(SHOWN)
+        .map(|&(a, b)| {
+            if a == b {
+                format!("{a}")
+            } else {
+                format!("{a}..={b}")
+            }
+        })
+        .collect();
+    if runs.len() > SHOWN {
+        let rest: u64 = runs[SHOWN..].iter().map(|(a, b)| b - a + 1).sum();
+        parts.push(format!("{rest} more"));
+    }
+    format!(
+        "word{} {}",
+        if words.len() == 1 { "" } else { "s" },
+        parts.join(", ")
+    )
+}
+
 fn kind_of(buffer: &Buffer) -> RecordedKind {
     if buffer.usage & Buffer::STORAGE == 0 && buffer.usage & Buffer::UNIFORM != 0 {
         RecordedKind::Uniform
@@ -63,9 +95,9 @@ fn kind_of(buffer: &Buffer) -> RecordedKind {
 /// The spec that replays `recording`; `again`, more recordings of the same program, mark the
 /// read-back words that differ from the first as not deterministic: they are not checked.
 pub fn convert(recording: &Recording, again: &[Recording]) -> Result<RecordedSpec, RecordError> {
-    if recording.version != 1 {
+    if !(1..=2).contains(&recording.version) {
         return Err(RecordError::Malformed(format!(
-            "a recording of version {} (this wgstress reads version 1)",
+            "a recording of version {} (this wgstress reads versions 1 and 2)",
             recording.version
         )));
     }
@@ -143,6 +175,19 @@ impl Walk<'_> {
                         continue;
                     }
                     let buffer = self.buffer(entry.buffer, at)?.clone();
+                    // A binding's size is a count of 32-bit words.
+                    let most = u64::from(u32::MAX) * 4;
+                    if buffer.size > most {
+                        return Err(not_replayable(
+                            &buffer.at,
+                            format!(
+                                "buffer {} is {} bytes, more than a spec binding holds ({most} \
+                                 bytes: 2^32 - 1 words)",
+                                self.name(entry.buffer),
+                                buffer.size
+                            ),
+                        ));
+                    }
                     let taken = |n: u32| {
                         self.bindings
                             .iter()
@@ -469,15 +514,24 @@ impl Walk<'_> {
         // Whole words only: a word read in part is not checked.
         let first = offset.div_ceil(4);
         let end = (offset + bytes.len() as u64) / 4;
-        let ranges = self.differing.get(&index).cloned().unwrap_or_default();
-        let varies = |k: u64| ranges.iter().any(|&(a, b)| k * 4 < b && a < k * 4 + 4);
-        let varying = (first..end).filter(|&k| varies(k)).count();
-        if varying > 0 {
+        // Per word read, whether a byte of it differed: marked range by range, so that a
+        // read-back that differs everywhere costs its length, not its length squared.
+        let mut differs = vec![false; end.saturating_sub(first) as usize];
+        for &(a, b) in self.differing.get(&index).into_iter().flatten() {
+            for k in (a / 4).max(first)..b.div_ceil(4).min(end) {
+                differs[(k - first) as usize] = true;
+            }
+        }
+        let varies = |k: u64| differs[(k - first) as usize];
+        let varying: Vec<u64> = (first..end).filter(|&k| varies(k)).collect();
+        if !varying.is_empty() {
             self.notes.push(format!(
-                "{} is not deterministic: {varying} of the {} words read at {at} differed \
-                 between recordings, and are not checked",
+                "{} is not deterministic: {} of the {} words read at {at} differed \
+                 between recordings ({}), and are not checked",
                 self.name(buffer),
-                end.saturating_sub(first)
+                varying.len(),
+                end.saturating_sub(first),
+                word_ranges(&varying)
             ));
         }
         let value = |k: u64| {

@@ -7,6 +7,7 @@
 #![deny(unreachable_pub)]
 
 mod base64;
+mod compare;
 mod convert;
 mod error;
 mod fit;
@@ -14,8 +15,10 @@ mod recording;
 mod render;
 mod ron;
 mod spec;
+mod stream;
 mod trace;
 
+pub use compare::{compare, same_path, Difference};
 pub use convert::convert;
 pub use error::RecordError;
 pub use recording::Recording;
@@ -23,7 +26,13 @@ pub use render::{render, Origin, SpecFile};
 pub use spec::{
     RecordedBinding, RecordedCheck, RecordedDispatch, RecordedKind, RecordedShader, RecordedSpec,
 };
+pub use stream::read_recording;
 pub use trace::read_trace;
+
+/// Base64 as the recorder writes bytes (in pieces pulled from a page).
+pub fn decode_base64(text: &str) -> Option<Vec<u8>> {
+    base64::decode(text)
+}
 
 #[cfg(test)]
 mod tests;

@@ -30,7 +30,32 @@ pub struct Adapter {
     #[serde(default)]
     pub architecture: Option<String>,
     #[serde(default)]
+    pub device: Option<String>,
+    #[serde(default)]
     pub description: Option<String>,
+}
+
+impl Adapter {
+    /// What `GPUAdapterInfo` said, its non-empty fields in its order (vendor, architecture,
+    /// device, description); `None` when it said nothing (Chromium may leave them blank).
+    pub fn describe(&self) -> Option<String> {
+        let mut parts: Vec<&str> = Vec::new();
+        for part in [
+            &self.vendor,
+            &self.architecture,
+            &self.device,
+            &self.description,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            let part = part.trim();
+            if !part.is_empty() && !parts.contains(&part) {
+                parts.push(part);
+            }
+        }
+        (!parts.is_empty()).then(|| parts.join(", "))
+    }
 }
 
 #[derive(Clone, Debug, Deserialize)]

@@ -51,25 +51,42 @@ fn relative(from: &Path, to: &Path) -> String {
     path.display().to_string()
 }
 
+/// `s` as a TOML basic string, through the TOML writer the `toml` crate itself writes with:
+/// quotes, backslashes and every control character escaped, on one line, so that any label
+/// or name a program gave parses back as itself.
 fn toml_string(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            c if c.is_control() => {
-                let _ = write!(out, "\\u{:04X}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
+    use toml_writer::ToTomlValue;
+    toml_writer::TomlStringBuilder::new(s)
+        .as_basic()
+        .to_toml_value()
 }
 
+/// An override's value as TOML writes a float (`inf`, `nan` included).
+fn toml_float(value: f64) -> String {
+    use toml_writer::ToTomlValue;
+    value.to_toml_value()
+}
+
+/// `s` as a TOML key: bare where TOML allows, else quoted and escaped as a string is.
+fn toml_key(s: &str) -> String {
+    use toml_writer::ToTomlKey;
+    toml_writer::TomlKeyBuilder::new(s)
+        .as_default()
+        .to_toml_key()
+}
+
+/// `s` within a comment, where TOML allows no control character but a tab: each one is
+/// written as its escape (a line break too, so that a comment stays one line).
 fn comment(s: &str) -> String {
-    s.replace('\n', " ")
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c.is_control() && c != '\t' {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 fn le_bytes(words: &[u32]) -> Vec<u8> {
@@ -130,7 +147,7 @@ pub fn render(spec: &RecordedSpec, origin: &Origin) -> Vec<SpecFile> {
     if !spec.constants.is_empty() {
         let _ = writeln!(t, "\n[constants]");
         for (name, value) in &spec.constants {
-            let _ = writeln!(t, "{} = {value:?}", toml_string(name));
+            let _ = writeln!(t, "{} = {}", toml_key(name), toml_float(*value));
         }
     }
     for (i, d) in spec.dispatches.iter().enumerate() {

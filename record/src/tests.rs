@@ -260,3 +260,74 @@ fn a_uniform_written_between_dispatches_holds_its_words_for_every_later_dispatch
     assert_eq!(spec.dispatches[1].uniforms, [(0, 1, vec![7])]);
     assert_eq!(spec.dispatches[2].uniforms, [(0, 1, vec![7])]);
 }
+
+/// Labels, names and call sites are the program's own text: control characters in any of
+/// them (a carriage return, an escape) are written escaped, in strings and in comments, so
+/// that the spec parses and gives each string back as the program wrote it.
+#[test]
+fn control_characters_in_labels_and_names_are_written_escaped() {
+    let hostile = "a\r\nb\u{1b}[2J \"q\" \\ \u{7f}";
+    let mut r = recording(&staged(&[1, 3, 6, 10]));
+    r.buffers[0].label = hostile.to_string();
+    r.buffers[1].at = format!("page.html:{hostile}");
+    r.pipelines[0].label = hostile.to_string();
+    r.pipelines[0].constants.insert(hostile.to_string(), 2.0);
+    let spec = convert(&r, &[]).unwrap();
+    let files = render(
+        &spec,
+        &Origin {
+            name: hostile.into(),
+            program: format!("node {hostile}"),
+            adapter: Some(hostile.into()),
+            recordings: 1,
+            dir: None,
+        },
+    );
+    let text = String::from_utf8(files[0].bytes.clone()).unwrap();
+    let parsed: toml::Table = text.parse().unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert_eq!(parsed["name"].as_str(), Some(hostile));
+    assert_eq!(parsed["constants"][hostile].as_float(), Some(2.0));
+    let names: Vec<&str> = parsed["binding"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|b| b.get("name").and_then(|n| n.as_str()))
+        .collect();
+    assert_eq!(names, [hostile, "output"]);
+    assert!(
+        !text.contains('\r') && !text.contains('\u{1b}'),
+        "raw control characters: {text:?}"
+    );
+}
+
+/// Recordings are compared in full: what the program wrote and the workgroups it dispatched,
+/// each difference named with the first recording's call site and the recordings' numbers.
+#[test]
+fn recordings_whose_inputs_differ_say_what_differs_where() {
+    let first = recording(&staged(&[1, 3, 6, 10]));
+    assert_eq!(compare(&[first.clone(), first.clone()]), []);
+    let mut third = first.clone();
+    if let crate::recording::Event::Write { data, .. } = &mut third.timeline[0] {
+        *data = b64(&[1, 2, 3, 5]);
+    }
+    if let crate::recording::Event::Dispatch { counts, .. } = &mut third.timeline[1] {
+        *counts = Some([5, 1, 1]);
+    }
+    let differences = compare(&[first.clone(), first.clone(), third.clone()]);
+    let said: Vec<String> = differences.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        said,
+        [
+            "recordings 1 and 3 differ at the program: the program wrote other data into \
+             `input`: 1 of 4 words differ",
+            "recordings 1 and 3 differ at prog.mjs:9:1: workgroups [4, 1, 1] against [5, 1, 1]"
+        ]
+    );
+    assert!(same_path(&first, &third));
+    let mut shorter = first.clone();
+    shorter.timeline.truncate(2);
+    assert!(!same_path(&first, &shorter));
+    assert!(compare(&[first, shorter])[0]
+        .what
+        .contains("the timelines part at entry 2: a copy from buffer 1 to 2 against the end"));
+}

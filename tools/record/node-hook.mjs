@@ -1,11 +1,13 @@
 // Loaded before a Node program (`node --import node-hook.mjs PROGRAM`): installs the recorder
 // on the program's own `webgpu` package (resolved from the program's directory, so that both
 // share one module and its classes), and writes the recording to $WGSTRESS_RECORDING when the
-// program ends (or logs `wgstress:done`, or runs past $WGSTRESS_RECORD_SECONDS).
+// program ends (or logs `wgstress:done`, or runs past $WGSTRESS_RECORD_SECONDS, or has made no
+// WebGPU call for $WGSTRESS_RECORD_IDLE seconds after it read something back). The bytes the
+// program wrote and read go to $WGSTRESS_RECORDING.bin as they come, not into memory.
 
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import fs from 'node:fs';
-import { writeFileSync } from 'node:fs';
+import { closeSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { install, serialize } from './recorder.mjs';
@@ -44,12 +46,32 @@ fs.promises.readFile = async function (path, options) {
     return data;
 };
 syncBuiltinESMExports();
+// The bytes, appended to a file as the program writes and reads them.
+function fileSink(path) {
+    const fd = openSync(path, 'w');
+    let total = 0;
+    return {
+        put(bytes) {
+            const start = total;
+            for (let done = 0; done < bytes.length;) {
+                done += writeSync(fd, bytes, done, bytes.length - done);
+            }
+            total += bytes.length;
+            return { start, length: bytes.length };
+        },
+        close() {
+            closeSync(fd);
+        },
+    };
+}
 if (classes && out) {
-    const recording = install(classes, files);
+    const sink = fileSink(`${out}.bin`);
+    const { recording, activity } = install(classes, files, sink);
     let written = false;
     const write = () => {
         if (!written) {
             written = true;
+            sink.close();
             writeFileSync(out, serialize(recording));
         }
     };
@@ -64,6 +86,14 @@ if (classes && out) {
     const seconds = Number(process.env.WGSTRESS_RECORD_SECONDS);
     if (seconds > 0) {
         setTimeout(() => process.exit(0), seconds * 1000).unref();
+    }
+    const idle = Number(process.env.WGSTRESS_RECORD_IDLE);
+    if (idle > 0) {
+        setInterval(() => {
+            if (activity.readBack && recording.pending === 0 && performance.now() - activity.last >= idle * 1000) {
+                process.exit(0);
+            }
+        }, 100).unref();
     }
     const log = console.log;
     console.log = function (...args) {

@@ -3,21 +3,34 @@
 // writes, dispatches, copies and clears, and what the program read back), changing nothing the
 // program sees. Runs the same in Node (on the `webgpu` package) and in a page.
 //
-// The recording is JSON (docs/record.md): `wgstress record` turns it into a spec.
+// The recording is JSON (docs/record.md) without the bytes: what the program wrote and read
+// goes to a sink as it happens (a file beside it in Node, chunks in memory in a page, which
+// wgstress pulls in pieces), and each event names its bytes by where they start in the sink
+// and how many there are. No part of it is one string that grows with the program's data.
+// `wgstress record` turns it into a spec.
 
-const VERSION = 1;
+const VERSION = 2;
 
-// Where in the program a call was made: the first stack frame outside this file.
+// The recorder's own files by name: in a page it is injected under this `sourceURL`, so that
+// its frames can be told from the page's.
+const OWN = ['recorder.mjs', 'node-hook.mjs', 'wgstress-recorder.js'];
+
+// Where in the program a call was made: the first stack frame outside the recorder. The
+// stack is taken deeper than V8's default of 10 frames, so that the program's frame is in
+// it under the recorder's own.
 function callSite() {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 64;
     const stack = new Error().stack?.split('\n').slice(1) ?? [];
-    const outside = stack.find((line) => !line.includes('recorder.mjs') && !line.includes('node-hook.mjs'));
+    Error.stackTraceLimit = limit;
+    const outside = stack.find((line) => /^\s*at /.test(line) && !OWN.some((name) => line.includes(name)));
     if (!outside) return '';
     // "at f (file:///dir/prog.mjs:3:7)" or "at file:///dir/prog.mjs:3:7": the place only.
     const place = outside.trim().replace(/^at /, '').replace(/^.*\((.*)\)$/, '$1');
     return place.replace(/^file:\/\//, '');
 }
 
-function base64(bytes) {
+export function base64(bytes) {
     if (typeof Buffer !== 'undefined') {
         return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
     }
@@ -26,6 +39,45 @@ function base64(bytes) {
         s += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
     }
     return btoa(s);
+}
+
+// A sink that keeps the bytes in memory, for a page: `read(start, length)` gives a piece of
+// them back as base64, for wgstress to pull over DevTools a piece at a time.
+export function memorySink() {
+    const chunks = [];
+    const starts = [];
+    let total = 0;
+    return {
+        put(bytes) {
+            const start = total;
+            chunks.push(bytes);
+            starts.push(start);
+            total += bytes.length;
+            return { start, length: bytes.length };
+        },
+        get length() {
+            return total;
+        },
+        read(start, length) {
+            const out = new Uint8Array(Math.max(0, Math.min(length, total - start)));
+            // The first chunk that holds `start`, then on until `out` is full.
+            let lo = 0;
+            let hi = starts.length - 1;
+            while (lo < hi) {
+                const mid = (lo + hi + 1) >> 1;
+                if (starts[mid] <= start) lo = mid;
+                else hi = mid - 1;
+            }
+            let filled = 0;
+            for (let i = lo; i < chunks.length && filled < out.length; i++) {
+                const from = start + filled - starts[i];
+                const piece = chunks[i].subarray(from, from + out.length - filled);
+                out.set(piece, filled);
+                filled += piece.length;
+            }
+            return base64(out);
+        },
+    };
 }
 
 // A copy of `data` (an ArrayBuffer, a view, or a typed array with element offsets as
@@ -42,12 +94,18 @@ function bytesOf(data, dataOffset, size) {
     return new Uint8Array(data.buffer.slice(start, start + length));
 }
 
-// Wraps `proto[name]`; `after(result, args, self)` sees each call's result.
-function wrap(proto, name, make) {
+const now = () => globalThis.performance?.now() ?? Date.now();
+
+// Replaces `proto[name]` by `make(original)`; `touch` runs at every call, before it.
+function wrapWith(touch, proto, name, make) {
     const original = proto?.[name];
     if (typeof original !== 'function') return;
+    const made = make(original);
     Object.defineProperty(proto, name, {
-        value: make(original),
+        value: function (...args) {
+            touch();
+            return made.apply(this, args);
+        },
         writable: true,
         configurable: true,
         enumerable: false,
@@ -56,7 +114,15 @@ function wrap(proto, name, make) {
 
 // `files` maps a text the program read from a file to that file's path (the Node hook fills
 // it by watching `fs`), so that a shader module made from a file's text names the file.
-export function install(classes, files = new Map()) {
+// `sink.put(bytes)` takes the bytes the program wrote and read and returns where they are.
+// Returns the recording and `activity`: when the last WebGPU call came (`last`, in
+// milliseconds of `now()`) and whether the program has read anything back (`readBack`), by
+// which a recording of a program that never says it is done ends once it is idle.
+export function install(classes, files = new Map(), sink = memorySink()) {
+    const activity = { last: now(), readBack: false };
+    const wrap = (proto, name, make) => wrapWith(() => {
+        activity.last = now();
+    }, proto, name, make);
     const recording = {
         version: VERSION,
         adapter: null,
@@ -85,7 +151,9 @@ export function install(classes, files = new Map()) {
     wrap(P('GPUAdapter'), 'requestDevice', (original) => function (...args) {
         const info = this.info;
         if (info && !recording.adapter) {
-            recording.adapter = { vendor: info.vendor, architecture: info.architecture, description: info.description };
+            recording.adapter = {
+                vendor: info.vendor, architecture: info.architecture, device: info.device, description: info.description,
+            };
         }
         return original.apply(this, args);
     });
@@ -297,7 +365,7 @@ export function install(classes, files = new Map()) {
     wrap(P('GPUQueue'), 'writeBuffer', (original) => function (buffer, offset, data, dataOffset, size) {
         recording.timeline.push({
             kind: 'write', buffer: id(buffer), offset: Number(offset),
-            data: base64(bytesOf(data, dataOffset, size)), at: callSite(),
+            data: sink.put(bytesOf(data, dataOffset, size)), at: callSite(),
         });
         return original.call(this, buffer, offset, data, dataOffset, size);
     });
@@ -348,9 +416,10 @@ export function install(classes, files = new Map()) {
         const state = mapped.get(this);
         const start = Number(offset ?? 0);
         if (state?.mode === 'read' && id(this) !== undefined) {
+            activity.readBack = true;
             recording.timeline.push({
                 kind: 'read', buffer: id(this), offset: start,
-                data: base64(new Uint8Array(range.slice(0))), after: state.after, at: callSite(),
+                data: sink.put(new Uint8Array(range.slice(0))), after: state.after, at: callSite(),
             });
         } else if (state?.mode === 'write') {
             state.ranges.push({ offset: start, range });
@@ -364,7 +433,7 @@ export function install(classes, files = new Map()) {
                 if (range.byteLength === 0) continue; // detached by an earlier unmap
                 recording.timeline.push({
                     kind: 'write', buffer: id(this), offset,
-                    data: base64(new Uint8Array(range.slice(0))), mapped: true, at: callSite(),
+                    data: sink.put(new Uint8Array(range.slice(0))), mapped: true, at: callSite(),
                 });
             }
         }
@@ -372,11 +441,12 @@ export function install(classes, files = new Map()) {
         return original.apply(this, args);
     });
 
-    return recording;
+    return { recording, activity };
 }
 
-// The recording as JSON, with what is still being read back left out.
+// The recording as JSON (its bytes are the sink's), with what is still being read back left
+// out.
 export function serialize(recording) {
     const { pending, ...rest } = recording;
-    return JSON.stringify({ ...rest, unresolved: pending }, null, 1);
+    return JSON.stringify({ ...rest, unresolved: pending });
 }

@@ -3,6 +3,8 @@
 //! writes the spec that replays its compute work.
 
 mod browser;
+mod console;
+mod group;
 pub mod import;
 mod websocket;
 
@@ -10,10 +12,11 @@ use crate::notes::Notes;
 use crate::present::numbers::count;
 use crate::status::Status;
 use anyhow::{anyhow, bail, Context, Result};
+use group::Group;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
-use wgstress_record::{convert, render, Origin, Recording};
+use wgstress_record::{compare, convert, read_recording, render, same_path, Origin, Recording};
 
 /// The recorder, written next to the recording for each run: the binary carries it.
 const RECORDER: &str = include_str!("../../../tools/record/recorder.mjs");
@@ -27,10 +30,23 @@ pub struct Args {
     /// End each recording after this many seconds if the program has not ended by itself
     #[arg(long, default_value_t = 60.0)]
     time: f64,
+    /// End a recording once the program has read something back and then made no WebGPU
+    /// call for this many seconds (a page or program that never says `wgstress:done`)
+    #[arg(long, value_name = "SECONDS", default_value_t = 3.0)]
+    idle: f64,
     /// How many times to record the program: a word it read back differently in any of
-    /// them is not checked (1: every word is)
+    /// them is not checked (1: every word is); recordings whose inputs differ are refused
     #[arg(long, default_value_t = 2)]
     recordings: usize,
+    /// When the recordings' inputs differ (dispatches, workgroup counts, bindings, the data
+    /// written), write the spec from the first and say what differed, rather than refuse
+    #[arg(long)]
+    take_first: bool,
+    /// Click the page's first element that matches this CSS selector once the page is idle
+    /// (no WebGPU call for --idle seconds); repeatable, clicked in order, each after the page
+    /// is idle again
+    #[arg(long, value_name = "SELECTOR", requires = "browser")]
+    click: Vec<String>,
     /// The application's name in the spec (default: the program's file stem)
     #[arg(long)]
     name: Option<String>,
@@ -51,15 +67,17 @@ pub struct Args {
 enum Source {
     /// `node [NODE OPTIONS] PROGRAM [ARGS]`.
     Node { node: String, program: Vec<String> },
-    /// A page, by its URL (a path is made a file:// URL).
-    Browser { url: String },
+    /// A page, by its URL (a path is made a file:// URL), and the elements to click in it.
+    Browser { url: String, clicks: Vec<String> },
 }
 
 /// A validated `record`: a Node command line, an output directory that holds nothing yet.
 pub struct Plan {
     out: PathBuf,
     time: Duration,
+    idle: Duration,
     recordings: usize,
+    take_first: bool,
     name: String,
     source: Source,
 }
@@ -82,7 +100,16 @@ pub fn plan(args: &Args) -> Result<Plan> {
                 .filter(|s| !s.is_empty())
                 .unwrap_or("page")
                 .to_string();
-            (Source::Browser { url }, stem)
+            if let Some(empty) = args.click.iter().find(|s| s.trim().is_empty()) {
+                bail!("--click {empty:?}: give a CSS selector of the element to click");
+            }
+            (
+                Source::Browser {
+                    url,
+                    clicks: args.click.clone(),
+                },
+                stem,
+            )
         }
         None => {
             let (node, program) = args
@@ -117,14 +144,18 @@ pub fn plan(args: &Args) -> Result<Plan> {
     if args.recordings == 0 {
         bail!("--recordings 0: record the program at least once");
     }
-    if !args.time.is_finite() || args.time <= 0.0 {
-        bail!("--time {}: give a number of seconds above 0", args.time);
+    for (option, seconds) in [("--time", args.time), ("--idle", args.idle)] {
+        if !seconds.is_finite() || seconds <= 0.0 || seconds > 1e9 {
+            bail!("{option} {seconds}: give a number of seconds above 0");
+        }
     }
     check_out(&args.out)?;
     Ok(Plan {
         out: args.out.clone(),
         time: Duration::from_secs_f64(args.time),
+        idle: Duration::from_secs_f64(args.idle),
         recordings: args.recordings,
+        take_first: args.take_first,
         name: args.name.clone().unwrap_or(stem),
         source,
     })
@@ -134,7 +165,7 @@ impl Source {
     fn describe(&self) -> String {
         match self {
             Source::Node { node, program } => format!("{node} {}", program.join(" ")),
-            Source::Browser { url } => format!("the page {url}"),
+            Source::Browser { url, .. } => format!("the page {url}"),
         }
     }
 }
@@ -190,8 +221,13 @@ fn write_new(dir: &Path, files: &[wgstress_record::SpecFile]) -> Result<()> {
     Ok(())
 }
 
-/// A directory of the recorder's files for one `record`, removed when dropped.
-struct Scratch(PathBuf);
+/// A directory of the recorder's files for one `record` (and Chromium's profiles), removed
+/// when dropped, or when a signal quits `record`.
+struct Scratch(
+    PathBuf,
+    // Held for its drop: the removal at a signal is called off once the directory is gone.
+    #[allow(dead_code)] crate::interrupt::AtQuit,
+);
 
 impl Scratch {
     fn new() -> Result<Scratch> {
@@ -201,11 +237,17 @@ impl Scratch {
         let dir =
             std::env::temp_dir().join(format!("wgstress-record-{}-{nanos}", std::process::id()));
         std::fs::create_dir(&dir).with_context(|| format!("{}: cannot create", dir.display()))?;
+        let removed = dir.clone();
+        let at_quit = crate::interrupt::at_quit(move || {
+            let _ = std::fs::remove_dir_all(&removed);
+        });
+        let scratch = Scratch(dir, at_quit);
+        let dir = &scratch.0;
         for (name, text) in [("recorder.mjs", RECORDER), ("node-hook.mjs", NODE_HOOK)] {
             std::fs::write(dir.join(name), text)
                 .with_context(|| format!("{}: cannot write", dir.join(name).display()))?;
         }
-        Ok(Scratch(dir))
+        Ok(scratch)
     }
 }
 
@@ -215,16 +257,39 @@ impl Drop for Scratch {
     }
 }
 
-/// Runs the program once with the recorder; returns the recording.
-fn record_once(plan: &Plan, scratch: &Scratch, k: usize, notes: Notes) -> Result<Recording> {
-    let text = match &plan.source {
-        Source::Node { node, program } => record_node(plan, node, program, scratch, k, notes)?,
-        Source::Browser { url } => browser::record(url, plan.time, RECORDER, &scratch.0, k)?,
-    };
-    serde_json::from_str(&text).map_err(|e| anyhow!("recording {k}: {e}"))
+/// What one recording gave: the recording, and the browser it was made in (for a page).
+struct Recorded {
+    recording: Recording,
+    browser: Option<String>,
 }
 
-/// Runs a Node program once with the recorder loaded before it; returns the recording's JSON.
+/// Runs the program once with the recorder; returns the recording.
+fn record_once(plan: &Plan, scratch: &Scratch, k: usize, notes: Notes) -> Result<Recorded> {
+    let json = scratch.0.join(format!("recording-{k}.json"));
+    let data = scratch.0.join(format!("recording-{k}.json.bin"));
+    let browser = match &plan.source {
+        Source::Node { node, program } => {
+            record_node(plan, node, program, scratch, k, notes)?;
+            None
+        }
+        Source::Browser { url, clicks } => {
+            let options = browser::Options {
+                time: plan.time,
+                idle: plan.idle,
+                clicks,
+            };
+            Some(browser::record(
+                url, &options, RECORDER, &scratch.0, &json, &data, k,
+            )?)
+        }
+    };
+    let text = std::fs::read_to_string(&json).with_context(|| format!("recording {k}"))?;
+    let recording = read_recording(&text, &data).map_err(|e| anyhow!("recording {k}: {e}"))?;
+    Ok(Recorded { recording, browser })
+}
+
+/// Runs a Node program once with the recorder loaded before it, which writes the recording
+/// into the scratch directory.
 fn record_node(
     plan: &Plan,
     node: &str,
@@ -232,9 +297,11 @@ fn record_node(
     scratch: &Scratch,
     k: usize,
     notes: Notes,
-) -> Result<String> {
+) -> Result<()> {
     let out = scratch.0.join(format!("recording-{k}.json"));
-    let mut child = Command::new(node)
+    let data = scratch.0.join(format!("recording-{k}.json.bin"));
+    let mut command = Command::new(node);
+    command
         .arg("--import")
         .arg(scratch.0.join("node-hook.mjs"))
         .args(program)
@@ -243,10 +310,10 @@ fn record_node(
             "WGSTRESS_RECORD_SECONDS",
             plan.time.as_secs_f64().to_string(),
         )
+        .env("WGSTRESS_RECORD_IDLE", plan.idle.as_secs_f64().to_string())
         // The program's own output is not wgstress's: it goes to stderr, with the notes.
-        .stdout(std::process::Stdio::from(std::io::stderr()))
-        .spawn()
-        .with_context(|| format!("cannot start `{node}`"))?;
+        .stdout(std::process::Stdio::from(std::io::stderr()));
+    let mut child = Group::spawn(&mut command).with_context(|| format!("cannot start `{node}`"))?;
     // The hook ends the program at --time itself, writing what it saw; this is in case it
     // cannot (a program stuck in native code).
     let deadline = Instant::now() + plan.time + Duration::from_secs(10);
@@ -255,8 +322,6 @@ fn record_node(
             break status;
         }
         if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
             bail!(
                 "the program did not end within --time {} s and 10 s more: nothing was recorded",
                 plan.time.as_secs_f64()
@@ -264,37 +329,80 @@ fn record_node(
         }
         std::thread::sleep(Duration::from_millis(20));
     };
+    crate::interrupt::hold_if_quitting();
+    // What the program left running of its own ends with it.
+    drop(child);
     if !status.success() {
         notes.note(&format!("recording {k}: the program ended with {status}"));
     }
-    std::fs::read_to_string(&out).map_err(|_| {
-        anyhow!(
-            "the program wrote no recording ({status}): it must import the npm package webgpu \
-             from its own directory, and end by itself or by process.exit"
-        )
-    })
+    if out.exists() {
+        return Ok(());
+    }
+    // The hook opens its data file as it installs the recorder: without one it never did.
+    if data.exists() {
+        bail!(
+            "recording {k}: the program ended ({status}) before the recorder wrote its \
+             recording, though the recorder was loaded; its output above says why"
+        );
+    }
+    bail!(
+        "the program wrote no recording ({status}): it must import the npm package webgpu \
+         from its own directory, and end by itself or by process.exit"
+    )
 }
 
 pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
     let scratch = Scratch::new()?;
     let mut recordings = Vec::new();
+    let mut browser = None;
     for k in 1..=plan.recordings {
         notes.note(&format!(
             "recording {k} of {}: {}",
             plan.recordings,
             plan.source.describe()
         ));
-        recordings.push(record_once(&plan, &scratch, k, notes)?);
+        let recorded = record_once(&plan, &scratch, k, notes)?;
+        browser = browser.or(recorded.browser);
+        recordings.push(recorded.recording);
     }
-    let spec = convert(&recordings[0], &recordings[1..])?;
+    let differences = compare(&recordings);
+    let mut said = Vec::new();
+    if !differences.is_empty() {
+        if !plan.take_first {
+            for d in &differences {
+                notes.note(&d.to_string());
+            }
+            bail!(
+                "{} ({} in all, above): the program's work depends on more than a spec \
+                 holds; make its inputs fixed, or give --take-first to write the spec from \
+                 recording 1",
+                differences[0],
+                count(differences.len(), "difference", "differences")
+            );
+        }
+        said = differences
+            .iter()
+            .map(|d| format!("{d}; the spec replays recording 1"))
+            .collect();
+    }
+    // Read-backs are set beside those of the recordings that took the first one's path.
+    let (first, rest) = recordings.split_first().expect("at least one recording");
+    let alike: Vec<Recording> = rest
+        .iter()
+        .filter(|r| same_path(first, r))
+        .cloned()
+        .collect();
+    let mut spec = convert(first, &alike)?;
+    spec.notes.splice(0..0, said);
+    let program = match &browser {
+        Some(version) => format!("{}, in {version}", plan.source.describe()),
+        None => plan.source.describe(),
+    };
     let origin = Origin {
         name: plan.name.clone(),
-        program: plan.source.describe(),
-        adapter: recordings[0]
-            .adapter
-            .as_ref()
-            .and_then(|a| a.description.clone()),
-        recordings: recordings.len(),
+        program,
+        adapter: first.adapter.as_ref().and_then(|a| a.describe()),
+        recordings: 1 + alike.len(),
         dir: Some(absolute(&plan.out)?),
     };
     write_spec(&plan.out, &spec, &origin, notes)
