@@ -29,6 +29,7 @@ mod error;
 pub mod fences;
 pub mod litmus;
 pub mod location;
+pub mod open;
 pub mod plural;
 pub mod read;
 pub mod run;

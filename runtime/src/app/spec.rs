@@ -172,6 +172,27 @@ impl App {
             postcondition_shader: None,
         }
     }
+
+    /// The data files the application reads besides its shaders, (what, path): bindings'
+    /// `init` files, checks' `equals-file` files and reference kernels. No output may be one
+    /// of them.
+    pub fn data_files(&self) -> Vec<(&'static str, PathBuf)> {
+        let inits = self.bindings.iter().filter_map(|b| match &b.init {
+            Init::File { path } => Some(("a binding's init file", path.clone())),
+            _ => None,
+        });
+        let checks = self.checks.iter().filter_map(|c| match &c.rule {
+            crate::app::check::Rule::EqualsFile { path } => {
+                Some(("a check's equals-file", path.clone()))
+            }
+            crate::app::check::Rule::Reference(crate::app::check::Reference {
+                shader: Some(path),
+                ..
+            }) => Some(("a check's reference shader", path.clone())),
+            _ => None,
+        });
+        inits.chain(checks).collect()
+    }
 }
 
 impl App {
