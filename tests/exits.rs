@@ -184,3 +184,80 @@ fn main(@builtin(local_invocation_index) i: u32) { tile[i % cells] = i; out[i] =
         assert!(error_line(&out).contains("--constant"), "{bad}");
     }
 }
+
+#[test]
+fn with_json_a_failed_chart_write_leaves_one_document() {
+    // /dev/full takes the open and refuses the bytes: the write fails after the results.
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "compare",
+        &fixture("counter.toml"),
+        "--svg",
+        "/dev/full",
+        "--json",
+        "--no-log",
+        "--runs",
+        "2",
+    ];
+    let out = wgstress(&args, dir.path());
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(error_line(&out).contains("/dev/full"));
+    let mut documents =
+        serde_json::Deserializer::from_slice(&out.stdout).into_iter::<serde_json::Value>();
+    let first = documents.next().expect("one document").expect("JSON");
+    assert!(first.get("rows").is_some(), "{first}");
+    assert!(documents.next().is_none(), "a second document on stdout");
+}
+
+#[test]
+fn a_spec_name_with_terminal_escapes_or_a_line_break_prints_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(fixture("counter.wgsl"), dir.path().join("counter.wgsl")).unwrap();
+    let spec = write(
+        dir.path(),
+        "evil.toml",
+        "name = \"\\u001b[2J\\nwgstress: error: forged\"\nshader = \"counter.wgsl\"\n\
+         workgroups = [16]\n\n[[binding]]\nbinding = 0\nkind = \"storage\"\nwords = 1\n",
+    );
+    // A run, whose notes and table name the app, and a refusal that names it.
+    let ran = wgstress(&["run", &spec, "--runs", "2", "--no-log"], dir.path());
+    assert!(
+        ran.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    let pipeline = write(
+        dir.path(),
+        "evil-pipeline.toml",
+        "name = \"\\u001b[2J\\nwgstress: error: forged\"\nshader = \"counter.wgsl\"\n\
+         [[dispatch]]\nentry = \"main\"\nworkgroups = [16]\n\n\
+         [[binding]]\nbinding = 0\nkind = \"storage\"\nwords = 1\n",
+    );
+    let refused = wgstress(
+        &["fences", &pipeline, "--all", "-o", "out.wgsl"],
+        dir.path(),
+    );
+    assert!(error_line(&refused).contains("\\u{1b}[2J\\nwgstress: error: forged"));
+    for out in [&ran, &refused] {
+        for stream in [&out.stdout, &out.stderr] {
+            let text = String::from_utf8_lossy(stream);
+            assert!(!text.contains('\u{1b}'), "an escape printed raw: {text:?}");
+            assert!(
+                !text
+                    .lines()
+                    .any(|l| l.starts_with("wgstress: error: forged")),
+                "a forged line: {text}"
+            );
+        }
+    }
+    assert!(
+        String::from_utf8_lossy(&ran.stdout).contains("\\u{1b}[2J\\nwgstress: error: forged"),
+        "{}",
+        String::from_utf8_lossy(&ran.stdout)
+    );
+}

@@ -26,6 +26,7 @@
 #![deny(unreachable_pub)]
 
 mod error;
+pub mod escape;
 pub mod fences;
 pub mod litmus;
 pub mod location;

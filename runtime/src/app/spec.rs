@@ -566,11 +566,13 @@ pub fn parse(text: &str, path: &Path) -> Result<App> {
     for check in &mut checks {
         check.resolve_paths(dir);
     }
-    let name = spec.name.unwrap_or_else(|| {
+    // The name is shown in every report and note: kept escaped, so that one holding a
+    // terminal's escape sequence or a line break prints as text.
+    let name = wgstress_model::escape::controls(&spec.name.unwrap_or_else(|| {
         path.file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_else(|| "app".into())
-    });
+    }));
     let shader_path = dir.join(&spec.shader);
     let (workgroups, pipeline) = match form {
         Form::Single(workgroups) => (workgroups, Vec::new()),
