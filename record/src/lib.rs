@@ -12,7 +12,6 @@ mod error;
 mod fit;
 mod recording;
 mod render;
-mod ron;
 mod spec;
 mod trace;
 
@@ -23,7 +22,7 @@ pub use render::{render, Origin, SpecFile};
 pub use spec::{
     RecordedBinding, RecordedCheck, RecordedDispatch, RecordedKind, RecordedShader, RecordedSpec,
 };
-pub use trace::read_trace;
+pub use trace::{read_trace, TRACE_FORMATS};
 
 #[cfg(test)]
 mod tests;
