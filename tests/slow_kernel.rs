@@ -76,3 +76,40 @@ fn a_hang_during_calibration_prints_the_summary_and_names_the_timeout() {
     assert_eq!(last["type"], "summary");
     assert_eq!(last["aborted"], s["aborted"]);
 }
+
+#[test]
+fn warm_up_runs_are_judged_one_by_one_against_the_timeout() {
+    // wide: 4,000 workgroups, each of which every run launches, with the application or
+    // without it. The warm-up once put its three runs (the application, an empty dispatch,
+    // stress alone) in one batch, which outlasted a timeout that each run is well within.
+    let dir = tempfile::tempdir().unwrap();
+    let spec = fixture("wide.toml");
+    let run = |timeout: &str, runs: &str| {
+        let args = [
+            "run",
+            &spec,
+            "--runs",
+            runs,
+            "--timeout",
+            timeout,
+            "--stress-ratio",
+            "0.25",
+            "--json",
+            "--no-log",
+        ];
+        let out = within(command(&args, dir.path()), Duration::from_secs(300)).exited("wide");
+        summary(&out)
+    };
+    // A run's time on this machine, as loaded as it is: the timeout is set from it.
+    let first = run("60", "1");
+    let app = first["calibration"]["app_seconds"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{first}"));
+    let timeout = format!("{:.2}", (app * 2.0).max(0.5));
+    let s = run(&timeout, "2");
+    assert!(
+        s["aborted"].is_null(),
+        "--timeout {timeout} (a run: {app} s): {s}"
+    );
+    assert_eq!(s["runs"], 2, "{s}");
+}

@@ -749,7 +749,7 @@ impl Engine {
     }
 
     /// One throwaway run of each kind calibration times (the application alone, an empty
-    /// dispatch, stress alone), so that every pipeline and its first dispatch are compiled
+    /// dispatch, stress alone), each in a batch of its own, so that every pipeline and its first dispatch are compiled
     /// before a budget's time starts: a driver whose shader cache is cold compiles at the
     /// first dispatch (seconds on llvmpipe).
     pub fn warm(&mut self, settings: &Settings) -> Result<()> {
@@ -760,6 +760,10 @@ impl Engine {
         let groups = self.session.app_groups();
         let mut quiet = settings.clone();
         quiet.strategy = Strategy::None;
+        // Stress alone compiles its pipeline in one iteration: how many it takes is a value
+        // in the run's parameters, and an uncalibrated count may outlast the timeout alone.
+        let mut stress = settings.clone();
+        stress.iterations = stress.iterations.min(1);
         let limit = self.loop_limit.limit();
         let runs = [
             RunParams::draw(0, &quiet, groups),
@@ -769,14 +773,19 @@ impl Engine {
             },
             RunParams {
                 app_enabled: false,
-                ..RunParams::draw(0, settings, groups)
+                ..RunParams::draw(0, &stress, groups)
             },
         ]
         .map(|r| RunParams {
             watchdog_limit: limit,
             ..r
         });
-        self.run(&runs).map(drop)
+        // One run a batch: the hang timeout is a single run's bound, and nothing is known of
+        // a run's time yet (three runs of a slow kernel in one batch outlasted it).
+        for run in runs {
+            self.run(&[run])?;
+        }
+        Ok(())
     }
 
     /// Calibration's measurements: the iterations, and the application's time alone.
