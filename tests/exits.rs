@@ -261,3 +261,52 @@ fn a_spec_name_with_terminal_escapes_or_a_line_break_prints_escaped() {
         String::from_utf8_lossy(&ran.stdout)
     );
 }
+
+#[test]
+fn a_device_out_of_memory_is_one_error_line() {
+    use std::os::unix::process::CommandExt;
+    // 30 bindings of 2^25 words (3.75 GiB) under a 3 GB address space: lavapipe cannot
+    // allocate them, and wgpu's default handler panicked on the error ("wgpu error: Out of
+    // Memory", exit 101).
+    let dir = tempfile::tempdir().unwrap();
+    let n = 30;
+    let mut shader: String = (0..n)
+        .map(|i| format!("@group(0) @binding({i}) var<storage, read_write> b{i}: array<u32>;\n"))
+        .collect();
+    shader.push_str("@compute @workgroup_size(1)\nfn main() {\n");
+    shader.extend((0..n).map(|i| format!("    b{i}[0] = {i}u;\n")));
+    shader.push_str("}\n");
+    write(dir.path(), "oom.wgsl", &shader);
+    let mut spec = String::from("name = \"oom\"\nshader = \"oom.wgsl\"\nworkgroups = [1]\n");
+    for i in 0..n {
+        spec.push_str(&format!(
+            "\n[[binding]]\nbinding = {i}\nkind = \"storage\"\nwords = 33554432\n"
+        ));
+    }
+    let spec = write(dir.path(), "oom.toml", &spec);
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_wgstress"));
+    command
+        .args(["run", &spec, "--runs", "1", "--no-log"])
+        .current_dir(dir.path());
+    // SAFETY: setrlimit(2) in the child before exec, async-signal-safe.
+    unsafe {
+        command.pre_exec(|| {
+            let limit = libc::rlimit {
+                rlim_cur: 3_000_000_000,
+                rlim_max: 3_000_000_000,
+            };
+            match libc::setrlimit(libc::RLIMIT_AS, &limit) {
+                0 => Ok(()),
+                _ => Err(std::io::Error::last_os_error()),
+            }
+        });
+    }
+    let out = command.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        error_line(&out).contains("wgpu rejected the buffer"),
+        "{stderr}"
+    );
+}
