@@ -310,3 +310,46 @@ fn a_device_out_of_memory_is_one_error_line() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_log_that_fills_the_disk_mid_run_ends_with_its_error_line() {
+    use std::os::unix::process::CommandExt;
+    // A file size limit stands in for a full disk: the start line fits, a later batch's
+    // line does not (EFBIG, with SIGXFSZ ignored as a full disk sends none).
+    let dir = tempfile::tempdir().unwrap();
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_wgstress"));
+    command
+        .args([
+            "run",
+            &fixture("counter.toml"),
+            "--time",
+            "3",
+            "--log",
+            "log.jsonl",
+        ])
+        .current_dir(dir.path());
+    // SAFETY: signal(2) and setrlimit(2) in the child before exec, async-signal-safe.
+    unsafe {
+        command.pre_exec(|| {
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            let limit = libc::rlimit {
+                rlim_cur: 3000,
+                rlim_max: 3000,
+            };
+            match libc::setrlimit(libc::RLIMIT_FSIZE, &limit) {
+                0 => Ok(()),
+                _ => Err(std::io::Error::last_os_error()),
+            }
+        });
+    }
+    let out = command.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let line = error_line(&out);
+    assert!(line.contains("log.jsonl"), "{line}");
+    // The results gathered before are shown.
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("aborted"),
+        "{stderr}"
+    );
+}

@@ -167,7 +167,7 @@ pub fn execute(plan: ComparePlan, notes: Notes) -> Result<Status> {
     }
     let status = Status::of(result.stopped.as_ref(), result.failed());
     if status == Status::Aborted {
-        crate::status::exit_now(status);
+        crate::status::exit_aborted(result.stopped.as_ref());
     }
     Ok(status)
 }
