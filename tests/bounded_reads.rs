@@ -298,3 +298,34 @@ fn merge_ends_on_a_shard_directory_that_links_back_to_itself() {
     std::os::unix::fs::symlink(".", shard.join("and-again")).unwrap();
     refused(&["merge", "results"], d, "lacks its start line");
 }
+
+#[test]
+fn an_equals_file_refused_names_its_checks_place_in_the_spec() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("big.bin"), [0u8; 64]).unwrap();
+    for (file, expected) in [
+        ("/dev/zero", "/dev/zero: not a regular file"),
+        ("missing.bin", "missing.bin"),
+        ("big.bin", "64 bytes, more than a binding of 1 words holds"),
+    ] {
+        std::fs::write(
+            d.join("spec.toml"),
+            format!(
+                "shader = {:?}\nworkgroups = [16]\n\n[[binding]]\nbinding = 0\nkind = \"storage\"\nwords = 1\n\n[[check]]\nbinding = 0\nkind = \"equals-file\"\npath = {file:?}\n",
+                fixture("counter.wgsl")
+            ),
+        )
+        .unwrap();
+        refused(
+            &["run", "spec.toml", "--runs", "1", "--no-log"],
+            d,
+            "spec.toml:9:1: [[check]] 1: equals-file: ",
+        );
+        refused(
+            &["run", "spec.toml", "--runs", "1", "--no-log"],
+            d,
+            expected,
+        );
+    }
+}

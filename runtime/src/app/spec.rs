@@ -616,6 +616,21 @@ pub fn parse(text: &str, path: &Path) -> Result<App> {
                 message: format!("[[binding]] {}: init: {e}", i + 1),
             })?;
     }
+    // An expected file is read as an init file is, bounded by the binding it checks, and
+    // refused at its check's place.
+    for (i, check) in app.checks.iter().enumerate() {
+        if let crate::app::check::Rule::EqualsFile { path } = &check.rule {
+            let words = app
+                .binding(check.group, check.binding)
+                .map_or(0, |b| b.words);
+            Init::File { path: path.clone() }
+                .check_file(words)
+                .map_err(|e| RuntimeError::Spec {
+                    at: at(check_spans[i].clone()),
+                    message: format!("[[check]] {}: equals-file: {e}", i + 1),
+                })?;
+        }
+    }
     let source = wgstress_model::read::source(&shader_path)?;
     let mut pipeline = app.pipeline.clone();
     for (dispatch, file) in pipeline.iter_mut().zip(&spec.dispatches) {
