@@ -353,3 +353,49 @@ fn a_log_that_fills_the_disk_mid_run_ends_with_its_error_line() {
         "{stderr}"
     );
 }
+
+#[test]
+fn start_up_work_past_its_bounds_is_refused_before_the_device_opens() {
+    let dir = tempfile::tempdir().unwrap();
+    // A gigabyte of private memory an invocation once took gigabytes and minutes to start.
+    write(
+        dir.path(),
+        "big.wgsl",
+        "@group(0) @binding(0) var<storage, read_write> out: array<u32>;\n\
+         var<private> big: array<u32, 268435456>;\n\
+         @compute @workgroup_size(1)\nfn main() { big[0] = 1u; out[0] = big[0]; }\n",
+    );
+    let binding = "\n[[binding]]\nbinding = 0\nkind = \"storage\"\nwords = 1\n";
+    let big = write(
+        dir.path(),
+        "big.toml",
+        &format!("shader = \"big.wgsl\"\nworkgroups = [1]\n{binding}"),
+    );
+    let (out, took) = wgstress_timed(&["run", &big, "--runs", "1", "--no-log"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    let line = error_line(&out);
+    assert!(
+        line.contains("big.wgsl:2:1: the shader's `private` variables hold 1073741824 bytes"),
+        "{line}"
+    );
+    // 5,000 dispatches never reached a run: refused at the first past the bound.
+    std::fs::copy(fixture("counter.wgsl"), dir.path().join("counter.wgsl")).unwrap();
+    let mut spec = String::from("shader = \"counter.wgsl\"\n");
+    for _ in 0..5000 {
+        spec.push_str("\n[[dispatch]]\nentry = \"main\"\nworkgroups = [1]\n");
+    }
+    spec.push_str(binding);
+    let many = write(dir.path(), "many.toml", &spec);
+    let (out, took_many) = wgstress_timed(&["run", &many, "--runs", "1", "--no-log"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    let line = error_line(&out);
+    assert!(
+        line.contains("many.toml:")
+            && line.contains("[[dispatch]] 129: a pipeline holds at most 128 dispatches"),
+        "{line}"
+    );
+    // Before any device opened or any shader was instrumented.
+    for t in [took, took_many] {
+        assert!(t < Duration::from_secs(30), "took {t:?}");
+    }
+}

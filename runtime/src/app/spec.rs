@@ -749,6 +749,11 @@ pub(crate) fn init_from_str(text: &str) -> std::result::Result<Init, String> {
 }
 
 /// Which form the spec takes; mixing them is an error at the first key of the other form.
+/// The most dispatches a spec's pipeline may hold: every dispatch is instrumented and its
+/// pipeline compiled before the first run, so start-up grows with their count; this bound
+/// keeps it within a minute on a CPU driver, far past the passes real pipelines chain.
+pub const MAX_DISPATCHES: usize = 128;
+
 fn form(spec: &SpecFile, at: &dyn Fn(std::ops::Range<usize>) -> Location) -> Result<Form> {
     if !spec.dispatches.is_empty() {
         let mixed = spec
@@ -761,6 +766,18 @@ fn form(spec: &SpecFile, at: &dyn Fn(std::ops::Range<usize>) -> Location) -> Res
                 at: at(span),
                 message: format!(
                     "`{key}` at the top is the single-kernel form; with [[dispatch]] tables give it in each dispatch"
+                ),
+            });
+        }
+        if let Some(past) = spec.dispatches.get(MAX_DISPATCHES) {
+            return Err(RuntimeError::Spec {
+                at: at(past.span()),
+                message: format!(
+                    "[[dispatch]] {}: a pipeline holds at most {MAX_DISPATCHES} dispatches (each \
+                     is instrumented and compiled as a pipeline of its own before the first run); \
+                     this spec has {}",
+                    MAX_DISPATCHES + 1,
+                    spec.dispatches.len()
                 ),
             });
         }
