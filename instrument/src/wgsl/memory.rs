@@ -4,9 +4,8 @@
 //! them (`var<private> big: array<u32, 268435456>`, a gigabyte an invocation), the passes,
 //! naga and the driver took gigabytes and minutes to start, with no output.
 
-use crate::error::Result;
+use crate::error::{InstrumentError, Result};
 use crate::wgsl::lines::LineIndex;
-use crate::wgsl::shader::shader_error;
 use naga::{AddressSpace, Module, Span};
 
 /// WGSL's bound on the `private` variables of a shader, and on the `function` variables of
@@ -30,16 +29,15 @@ pub(crate) fn check(module: &Module, source: &str, path: &str) -> Result<()> {
             u64::MAX => "more bytes than a type may hold".to_string(),
             n => format!("{n} bytes"),
         };
-        Err(shader_error(
-            path,
-            format!("{what} hold {held} here, past WGSL's limit of {limit} bytes"),
-            Some(naga::SourceLocation {
-                line_number: line,
-                line_position: column,
-                offset: span.to_range().map_or(0, |r| r.start as u32),
-                length: 0,
-            }),
-        ))
+        // Built here rather than by shader.rs, which calls this: no cycle between them.
+        Err(InstrumentError::Shader {
+            summary: format!(
+                "{path}:{line}:{column}: {what} hold {held} here, past WGSL's limit of {limit} \
+                 bytes"
+            ),
+            line: Some(line),
+            column: Some(column),
+        })
     };
     let mut private = 0u64;
     for (handle, global) in module.global_variables.iter() {
