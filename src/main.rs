@@ -217,6 +217,8 @@ fn check_item(args: &[String]) -> Result<(), String> {
 }
 
 fn fail(message: &str, json: bool) -> ExitCode {
+    // Control characters from the user's input (a name, a path) are escaped.
+    let message = &wgstress_model::escape::lines(message);
     eprintln!("wgstress: error: {message}");
     // One JSON document an invocation: an error after the results is on stderr alone.
     if json && !notes::results_written() {

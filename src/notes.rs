@@ -20,16 +20,17 @@ pub struct Notes {
 }
 
 impl Notes {
+    /// A note; control characters in it (from a name or file the user gave) are escaped.
     pub fn note(&self, text: &str) {
         if self.on {
-            eprintln!("wgstress: {text}");
+            eprintln!("wgstress: {}", wgstress_model::escape::lines(text));
         }
     }
 
     /// A caveat about the user's input that does not stop the command.
     pub fn warn(&self, text: &str) {
         if self.on {
-            eprintln!("wgstress: warning: {text}");
+            eprintln!("wgstress: warning: {}", wgstress_model::escape::lines(text));
         }
     }
 

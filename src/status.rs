@@ -44,6 +44,19 @@ impl Status {
     }
 }
 
+/// Ends the process after results that an error cut short (a hang, a lost device, a log
+/// that could no longer be written): its one error line, then exit status 2, at once
+/// (`exit_now`).
+pub fn exit_aborted(stopped: Option<&Stop>) -> ! {
+    if let Some(Stop::Aborted(reason)) = stopped {
+        eprintln!(
+            "wgstress: error: {}",
+            wgstress_model::escape::controls(reason)
+        );
+    }
+    exit_now(Status::Aborted)
+}
+
 /// Ends the process at once with `status`'s code, the results already printed and logged:
 /// after a hang the GPU may still be running the batch, and dropping the device would wait
 /// for it, so nothing is dropped. Nor does the C library's exit run: a GPU driver's exit

@@ -210,3 +210,122 @@ fn a_proc_file_as_an_init_file_is_refused_at_the_specs_line_before_the_device_op
         "spec.toml:4:1: [[binding]] 1: init: /proc/self/status: ",
     );
 }
+
+/// A FIFO at `dir/name`.
+fn fifo(dir: &Path, name: &str) {
+    let path = std::ffi::CString::new(dir.join(name).to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo(3) on a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o600) }, 0);
+}
+
+#[test]
+fn a_fifo_no_process_reads_as_an_output_is_refused_without_waiting() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::copy(fixture("counter.wgsl"), d.join("counter.wgsl")).unwrap();
+    fifo(d, "fifo");
+    refused(
+        &[
+            "instrument",
+            "counter.wgsl",
+            "-o",
+            "fifo",
+            "--manifest",
+            "m.json",
+        ],
+        d,
+        "fifo: a FIFO that no process reads",
+    );
+    refused(
+        &[
+            "instrument",
+            "counter.wgsl",
+            "-o",
+            "o.wgsl",
+            "--manifest",
+            "fifo",
+        ],
+        d,
+        "fifo: a FIFO that no process reads",
+    );
+}
+
+#[test]
+fn a_fifo_with_a_reader_gets_the_whole_output() {
+    use std::io::Read;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::copy(fixture("counter.wgsl"), d.join("counter.wgsl")).unwrap();
+    fifo(d, "fifo");
+    let path = d.join("fifo");
+    // The reader opens first and reads to the end: the check must not open the FIFO (its
+    // reader would see the end before the output came).
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        std::fs::File::open(path)
+            .unwrap()
+            .read_to_string(&mut text)
+            .unwrap();
+        text
+    });
+    std::thread::sleep(Duration::from_millis(200));
+    let args = [
+        "instrument",
+        "counter.wgsl",
+        "-o",
+        "fifo",
+        "--manifest",
+        "m.json",
+    ];
+    let out = within(command(&args, d), DEADLINE).exited("instrument -o fifo");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = reader.join().unwrap();
+    assert!(text.contains("atomicAdd"), "the reader got: {text}");
+}
+
+#[test]
+fn merge_ends_on_a_shard_directory_that_links_back_to_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let shard = d.join("results/host/gpu0/shard-0");
+    std::fs::create_dir_all(&shard).unwrap();
+    std::fs::write(shard.join("shard.jsonl"), "").unwrap();
+    std::os::unix::fs::symlink(".", shard.join("again")).unwrap();
+    std::os::unix::fs::symlink(".", shard.join("and-again")).unwrap();
+    refused(&["merge", "results"], d, "lacks its start line");
+}
+
+#[test]
+fn an_equals_file_refused_names_its_checks_place_in_the_spec() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("big.bin"), [0u8; 64]).unwrap();
+    for (file, expected) in [
+        ("/dev/zero", "/dev/zero: not a regular file"),
+        ("missing.bin", "missing.bin"),
+        ("big.bin", "64 bytes, more than a binding of 1 words holds"),
+    ] {
+        std::fs::write(
+            d.join("spec.toml"),
+            format!(
+                "shader = {:?}\nworkgroups = [16]\n\n[[binding]]\nbinding = 0\nkind = \"storage\"\nwords = 1\n\n[[check]]\nbinding = 0\nkind = \"equals-file\"\npath = {file:?}\n",
+                fixture("counter.wgsl")
+            ),
+        )
+        .unwrap();
+        refused(
+            &["run", "spec.toml", "--runs", "1", "--no-log"],
+            d,
+            "spec.toml:9:1: [[check]] 1: equals-file: ",
+        );
+        refused(
+            &["run", "spec.toml", "--runs", "1", "--no-log"],
+            d,
+            expected,
+        );
+    }
+}

@@ -127,3 +127,40 @@ fn shaders_within_the_bound_but_past_the_main_threads_stack_are_instrumented() {
     }
     accepted(dir.path(), &["fences", "--sites", "sum.toml"]);
 }
+
+/// `buf[1] = ((...(x)...))` inside `depth` parentheses, on line 6.
+fn parens(depth: usize) -> String {
+    format!(
+        "{HEAD}    let x = buf[0];\n    buf[1] = {}x{};\n}}\n",
+        "(".repeat(depth),
+        ")".repeat(depth)
+    )
+}
+
+#[test]
+fn parentheses_past_what_naga_parses_are_refused_at_their_place_and_within_it_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // naga's own limit (200 levels of its parser) once made this an error with no place.
+    app(d, "parens", &parens(198));
+    refused(
+        d,
+        &["run", "parens.toml", "--runs", "1", "--no-log"],
+        "parens.wgsl:6:",
+    );
+    refused(
+        d,
+        &[
+            "instrument",
+            "parens.wgsl",
+            "-o",
+            "o.wgsl",
+            "--manifest",
+            "m.json",
+        ],
+        "brackets nest more than 190 deep",
+    );
+    // The bound holds what it says: brackets up to it parse, instrument and run.
+    app(d, "within", &parens(185));
+    accepted(d, &["run", "within.toml", "--runs", "1", "--no-log"]);
+}

@@ -184,3 +184,218 @@ fn main(@builtin(local_invocation_index) i: u32) { tile[i % cells] = i; out[i] =
         assert!(error_line(&out).contains("--constant"), "{bad}");
     }
 }
+
+#[test]
+fn with_json_a_failed_chart_write_leaves_one_document() {
+    // /dev/full takes the open and refuses the bytes: the write fails after the results.
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "compare",
+        &fixture("counter.toml"),
+        "--svg",
+        "/dev/full",
+        "--json",
+        "--no-log",
+        "--runs",
+        "2",
+    ];
+    let out = wgstress(&args, dir.path());
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(error_line(&out).contains("/dev/full"));
+    let mut documents =
+        serde_json::Deserializer::from_slice(&out.stdout).into_iter::<serde_json::Value>();
+    let first = documents.next().expect("one document").expect("JSON");
+    assert!(first.get("rows").is_some(), "{first}");
+    assert!(documents.next().is_none(), "a second document on stdout");
+}
+
+#[test]
+fn a_spec_name_with_terminal_escapes_or_a_line_break_prints_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(fixture("counter.wgsl"), dir.path().join("counter.wgsl")).unwrap();
+    let spec = write(
+        dir.path(),
+        "evil.toml",
+        "name = \"\\u001b[2J\\nwgstress: error: forged\"\nshader = \"counter.wgsl\"\n\
+         workgroups = [16]\n\n[[binding]]\nbinding = 0\nkind = \"storage\"\nwords = 1\n",
+    );
+    // A run, whose notes and table name the app, and a refusal that names it.
+    let ran = wgstress(&["run", &spec, "--runs", "2", "--no-log"], dir.path());
+    assert!(
+        ran.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    let pipeline = write(
+        dir.path(),
+        "evil-pipeline.toml",
+        "name = \"\\u001b[2J\\nwgstress: error: forged\"\nshader = \"counter.wgsl\"\n\
+         [[dispatch]]\nentry = \"main\"\nworkgroups = [16]\n\n\
+         [[binding]]\nbinding = 0\nkind = \"storage\"\nwords = 1\n",
+    );
+    let refused = wgstress(
+        &["fences", &pipeline, "--all", "-o", "out.wgsl"],
+        dir.path(),
+    );
+    assert!(error_line(&refused).contains("\\u{1b}[2J\\nwgstress: error: forged"));
+    for out in [&ran, &refused] {
+        for stream in [&out.stdout, &out.stderr] {
+            let text = String::from_utf8_lossy(stream);
+            assert!(!text.contains('\u{1b}'), "an escape printed raw: {text:?}");
+            assert!(
+                !text
+                    .lines()
+                    .any(|l| l.starts_with("wgstress: error: forged")),
+                "a forged line: {text}"
+            );
+        }
+    }
+    assert!(
+        String::from_utf8_lossy(&ran.stdout).contains("\\u{1b}[2J\\nwgstress: error: forged"),
+        "{}",
+        String::from_utf8_lossy(&ran.stdout)
+    );
+}
+
+#[test]
+fn a_device_out_of_memory_is_one_error_line() {
+    use std::os::unix::process::CommandExt;
+    // 30 bindings of 2^25 words (3.75 GiB) under a 3 GB address space: lavapipe cannot
+    // allocate them, and wgpu's default handler panicked on the error ("wgpu error: Out of
+    // Memory", exit 101).
+    let dir = tempfile::tempdir().unwrap();
+    let n = 30;
+    let mut shader: String = (0..n)
+        .map(|i| format!("@group(0) @binding({i}) var<storage, read_write> b{i}: array<u32>;\n"))
+        .collect();
+    shader.push_str("@compute @workgroup_size(1)\nfn main() {\n");
+    shader.extend((0..n).map(|i| format!("    b{i}[0] = {i}u;\n")));
+    shader.push_str("}\n");
+    write(dir.path(), "oom.wgsl", &shader);
+    let mut spec = String::from("name = \"oom\"\nshader = \"oom.wgsl\"\nworkgroups = [1]\n");
+    for i in 0..n {
+        spec.push_str(&format!(
+            "\n[[binding]]\nbinding = {i}\nkind = \"storage\"\nwords = 33554432\n"
+        ));
+    }
+    let spec = write(dir.path(), "oom.toml", &spec);
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_wgstress"));
+    command
+        .args(["run", &spec, "--runs", "1", "--no-log"])
+        .current_dir(dir.path());
+    // SAFETY: setrlimit(2) in the child before exec, async-signal-safe.
+    unsafe {
+        command.pre_exec(|| {
+            let limit = libc::rlimit {
+                rlim_cur: 3_000_000_000,
+                rlim_max: 3_000_000_000,
+            };
+            match libc::setrlimit(libc::RLIMIT_AS, &limit) {
+                0 => Ok(()),
+                _ => Err(std::io::Error::last_os_error()),
+            }
+        });
+    }
+    let out = command.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        error_line(&out).contains("wgpu rejected the buffer"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_log_that_fills_the_disk_mid_run_ends_with_its_error_line() {
+    use std::os::unix::process::CommandExt;
+    // A file size limit stands in for a full disk: the start line fits, a later batch's
+    // line does not (EFBIG, with SIGXFSZ ignored as a full disk sends none).
+    let dir = tempfile::tempdir().unwrap();
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_wgstress"));
+    command
+        .args([
+            "run",
+            &fixture("counter.toml"),
+            "--time",
+            "3",
+            "--log",
+            "log.jsonl",
+        ])
+        .current_dir(dir.path());
+    // SAFETY: signal(2) and setrlimit(2) in the child before exec, async-signal-safe.
+    unsafe {
+        command.pre_exec(|| {
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            let limit = libc::rlimit {
+                rlim_cur: 3000,
+                rlim_max: 3000,
+            };
+            match libc::setrlimit(libc::RLIMIT_FSIZE, &limit) {
+                0 => Ok(()),
+                _ => Err(std::io::Error::last_os_error()),
+            }
+        });
+    }
+    let out = command.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let line = error_line(&out);
+    assert!(line.contains("log.jsonl"), "{line}");
+    // The results gathered before are shown.
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("aborted"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn start_up_work_past_its_bounds_is_refused_before_the_device_opens() {
+    let dir = tempfile::tempdir().unwrap();
+    // A gigabyte of private memory an invocation once took gigabytes and minutes to start.
+    write(
+        dir.path(),
+        "big.wgsl",
+        "@group(0) @binding(0) var<storage, read_write> out: array<u32>;\n\
+         var<private> big: array<u32, 268435456>;\n\
+         @compute @workgroup_size(1)\nfn main() { big[0] = 1u; out[0] = big[0]; }\n",
+    );
+    let binding = "\n[[binding]]\nbinding = 0\nkind = \"storage\"\nwords = 1\n";
+    let big = write(
+        dir.path(),
+        "big.toml",
+        &format!("shader = \"big.wgsl\"\nworkgroups = [1]\n{binding}"),
+    );
+    let (out, took) = wgstress_timed(&["run", &big, "--runs", "1", "--no-log"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    let line = error_line(&out);
+    assert!(
+        line.contains("big.wgsl:2:1: the shader's `private` variables hold 1073741824 bytes"),
+        "{line}"
+    );
+    // 5,000 dispatches never reached a run: refused at the first past the bound.
+    std::fs::copy(fixture("counter.wgsl"), dir.path().join("counter.wgsl")).unwrap();
+    let mut spec = String::from("shader = \"counter.wgsl\"\n");
+    for _ in 0..5000 {
+        spec.push_str("\n[[dispatch]]\nentry = \"main\"\nworkgroups = [1]\n");
+    }
+    spec.push_str(binding);
+    let many = write(dir.path(), "many.toml", &spec);
+    let (out, took_many) = wgstress_timed(&["run", &many, "--runs", "1", "--no-log"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    let line = error_line(&out);
+    assert!(
+        line.contains("many.toml:")
+            && line.contains("[[dispatch]] 129: a pipeline holds at most 128 dispatches"),
+        "{line}"
+    );
+    // Before any device opened or any shader was instrumented.
+    for t in [took, took_many] {
+        assert!(t < Duration::from_secs(30), "took {t:?}");
+    }
+}

@@ -10,6 +10,10 @@
 //! (`--nocapture` shows it), so each run of the suite tries new cases. The count of cases is
 //! fixed, and most are cheap, so the test stays well under a minute.
 //!
+//! `import` and `merge` are fuzzed with mutated inputs as well: a wgpu trace and a campaign's
+//! shard logs, each mutated byte-wise (tokens of RON and JSON put in, ranges cut or doubled,
+//! numbers past every bound), beside issue 59's hostile traces.
+//!
 //! Every case runs beside the hostile files of issue 35 (`hostile_files`): shaders that nest
 //! past the parser's stack, a byte order mark, a hard link to an input, a FIFO, a plan whose
 //! test is `--list`. Random cases draw them among their values, and `HOSTILE` runs each of
@@ -678,4 +682,273 @@ fn a_run_past_its_time_takes_ctrl_c_and_exits_130() {
     assert_eq!(verdict(&output, interrupted), None);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains("interrupted"), "{stdout}");
+}
+
+/// A wgpu trace of a program that counts with an atomic: the shape wgpu 30 writes, the
+/// shader and a uniform's words in data files beside it.
+const TRACE: &str = r#"[
+Init(desc: (label: None, required_features: ""), backend: Vulkan),
+CreateShaderModule(id: PointerId(10), desc: (label: Some("count")), data: File("data1.wgsl")),
+CreateComputePipeline(id: PointerId(20), desc: (label: Some("count"), layout: None,
+    stage: (module: PointerId(10), entry_point: Some("main"), constants: {}))),
+CreateBuffer(PointerId(30), (label: Some("total"), size: 4, usage: "COPY_SRC | STORAGE", mapped_at_creation: false)),
+CreateBuffer(PointerId(31), (label: Some("config"), size: 4, usage: "COPY_DST | UNIFORM", mapped_at_creation: false)),
+WriteBuffer(id: PointerId(31), data: File("data2.bin"), offset: 0, size: 4, queued: true),
+CreateBuffer(PointerId(32), (label: Some("readback"), size: 4, usage: "MAP_READ | COPY_DST", mapped_at_creation: false)),
+GetComputePipelineBindGroupLayout(id: PointerId(40), pipeline: PointerId(20), index: 0),
+CreateBindGroup(PointerId(50), (label: None, layout: PointerId(40), entries: [
+    (binding: 0, resource: Buffer((buffer: PointerId(30), offset: 0, size: None))),
+    (binding: 1, resource: Buffer((buffer: PointerId(31), offset: 0, size: None))),
+])),
+Submit(1, [
+    RunComputePass(pass: (label: None, commands: [
+        SetPipeline(PointerId(20)),
+        SetBindGroup(index: 0, num_dynamic_offsets: 0, bind_group: Some(PointerId(50))),
+        DispatchWorkgroups((4, 1, 1)),
+    ], dynamic_offsets: []), timestamp_writes: None),
+    CopyBufferToBuffer(src: PointerId(30), src_offset: 0, dst: PointerId(32), dst_offset: 0, size: Some(4)),
+]),
+DropBuffer(PointerId(30)),
+"#;
+
+const TRACE_SHADER: &str = "@group(0) @binding(0) var<storage, read_write> total: atomic<u32>;\n\
+    @group(0) @binding(1) var<uniform> step: u32;\n\
+    @compute @workgroup_size(16)\nfn main() { atomicAdd(&total, step); }\n";
+
+/// What a mutation of a trace or log puts in: RON's and JSON's punctuation, escapes that
+/// once panicked the trace reader, numbers past every bound, a multi-byte character.
+const TOKENS: &[&str] = &[
+    "(",
+    ")",
+    "[",
+    "]",
+    "{",
+    "}",
+    ",",
+    ":",
+    "\"",
+    "'",
+    "\\x",
+    "\\u{",
+    "\\u}",
+    "é",
+    "Some(",
+    "PointerId(",
+    "None",
+    "0",
+    "-1",
+    "1099511627776",
+    "18446744073709551615",
+    "4294967296",
+    "1e400",
+    "null",
+    "\n",
+    "File(\"../x\")",
+    "File(\"zero.bin\")",
+    "File(\"fifo\")",
+];
+
+/// `text` with one to four random mutations: a range deleted or doubled, a token put in, a
+/// number replaced, the end cut off.
+fn mutate_text(text: &str, rng: &mut Rng) -> String {
+    let mut text = text.to_string();
+    let boundary = |text: &str, i: usize| {
+        (0..=i.min(text.len()))
+            .rev()
+            .find(|&i| text.is_char_boundary(i))
+            .unwrap_or(0)
+    };
+    for _ in 0..1 + rng.below(4) {
+        let a = boundary(&text, rng.below(text.len() + 1));
+        let b = boundary(&text, a + rng.below(40));
+        match rng.below(5) {
+            0 => text.replace_range(a..b, ""),
+            1 => {
+                let part = text[a..b].to_string();
+                text.insert_str(b, &part);
+            }
+            2 => text.insert_str(a, rng.pick(TOKENS)),
+            3 => {
+                let digits = text[a..].find(|c: char| c.is_ascii_digit()).map(|i| a + i);
+                if let Some(start) = digits {
+                    let end = text[start..]
+                        .find(|c: char| !c.is_ascii_digit())
+                        .map_or(text.len(), |i| start + i);
+                    text.replace_range(
+                        start..end,
+                        rng.pick(&[
+                            "0",
+                            "18446744073709551615",
+                            "1099511627776",
+                            "4294967295",
+                            "8589934592",
+                        ]),
+                    );
+                }
+            }
+            _ => text.truncate(a),
+        }
+    }
+    text
+}
+
+/// A directory `trace/` in `dir` holding `trace` and its data files, with a data file
+/// linked to /dev/zero and a FIFO beside them for mutations to name.
+fn trace_dir(dir: &std::path::Path, trace: &str) -> std::path::PathBuf {
+    let at = dir.join("trace");
+    std::fs::create_dir_all(&at).unwrap();
+    std::fs::write(at.join("trace.ron"), trace).unwrap();
+    std::fs::write(at.join("data1.wgsl"), TRACE_SHADER).unwrap();
+    std::fs::write(at.join("data2.bin"), 1u32.to_le_bytes()).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", at.join("zero.bin")).unwrap();
+    let fifo = std::ffi::CString::new(at.join("fifo").to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo(3) on a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+    at
+}
+
+/// Runs `args` in `dir`; panics, naming `what`, when it panics, hangs or exits oddly.
+fn ends_well(args: &[&str], dir: &std::path::Path, what: &str) -> Output {
+    let ran = support::interrupting(support::command(args, dir), RUN_FOR, GRACE);
+    let Some((output, interrupted)) = ran else {
+        panic!("{what} hung: no exit {GRACE:?} after Ctrl-C\n  args: {args:?}");
+    };
+    if let Some(wrong) = verdict(&output, interrupted) {
+        panic!("{what}: {wrong}\n  args: {args:?}");
+    }
+    output
+}
+
+/// Seeds for `n` cases: WGSTRESS_SEED's alone, or new ones from the clock, printed.
+fn case_seeds(n: u64, what: &str) -> Vec<u64> {
+    if let Some(seed) = seed_from_env() {
+        return vec![seed];
+    }
+    let mut master = Rng(std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64));
+    let first = master.next();
+    println!("fuzz {what}: {n} cases from master seed {first:#x}");
+    let mut seeds = Rng(first);
+    (0..n).map(|_| seeds.next()).collect()
+}
+
+#[test]
+fn import_of_hostile_and_mutated_traces_never_panics_hangs_or_exits_oddly() {
+    // Issue 59's reproductions first: each panicked or overflowed the stack.
+    let deep = format!("[{}{}]", "[".repeat(1_000_000), "]".repeat(1_000_000));
+    let huge = |size: &str| {
+        TRACE.replace(
+            "(label: Some(\"readback\"), size: 4,",
+            &format!("(label: Some(\"readback\"), size: {size},"),
+        )
+    };
+    let mut traces: Vec<(String, String)> = [
+        "['abc]",
+        "[\"\\x]",
+        "[\"\\u}\"]",
+        "[\"\\xé\"]",
+        deep.as_str(),
+    ]
+    .iter()
+    .map(|t| (t.to_string(), format!("hostile trace {:.12}", t)))
+    .collect();
+    for size in [
+        "1099511627776",
+        "18446744073709551615",
+        "4294967296",
+        "8589934592",
+    ] {
+        traces.push((huge(size), format!("a read-back of {size} bytes")));
+    }
+    traces.push((
+        TRACE.replace("data2.bin", "zero.bin"),
+        "data linked to /dev/zero".into(),
+    ));
+    traces.push((TRACE.replace("data2.bin", "fifo"), "data in a FIFO".into()));
+    for seed in case_seeds(12, "import") {
+        let mut rng = Rng(seed);
+        traces.push((
+            mutate_text(TRACE, &mut rng),
+            format!("mutated trace {seed:#x} (replay with WGSTRESS_SEED={seed:#x})"),
+        ));
+    }
+    // The trace as wgpu wrote it imports: the mutations start from a trace that works.
+    let dir = tempfile::tempdir().unwrap();
+    trace_dir(dir.path(), TRACE);
+    let out = ends_well(
+        &["import", "trace", "--out", "spec"],
+        dir.path(),
+        "the trace",
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for (trace, what) in traces {
+        let dir = tempfile::tempdir().unwrap();
+        trace_dir(dir.path(), &trace);
+        let out = ends_well(&["import", "trace", "--out", "spec"], dir.path(), &what);
+        println!("{what}: {:?}", out.status.code());
+    }
+}
+
+#[test]
+fn merge_of_mutated_shard_logs_never_panics_hangs_or_exits_oddly() {
+    // One real campaign's output, each case a copy with one of its files mutated.
+    let made = tempfile::tempdir().unwrap();
+    std::fs::write(
+        made.path().join("plan.toml"),
+        "[[item]]\ncommand = \"litmus\"\ntest = \"mp\"\niterations = 2\n",
+    )
+    .unwrap();
+    let ran = ends_well(
+        &["campaign", "plan.toml", "--out", "results"],
+        made.path(),
+        "the campaign to merge",
+    );
+    assert_eq!(
+        ran.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    let mut files: Vec<std::path::PathBuf> = Vec::new();
+    let mut stack = vec![made.path().join("results")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(dir).unwrap().flatten() {
+            match entry.file_type().unwrap().is_dir() {
+                true => stack.push(entry.path()),
+                false => files.push(entry.path()),
+            }
+        }
+    }
+    files.sort();
+    for seed in case_seeds(12, "merge") {
+        let mut rng = Rng(seed);
+        let dir = tempfile::tempdir().unwrap();
+        for file in &files {
+            let to = dir.path().join(file.strip_prefix(made.path()).unwrap());
+            std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+            std::fs::copy(file, &to).unwrap();
+        }
+        for _ in 0..1 + rng.below(2) {
+            let file = &files[rng.below(files.len())];
+            let to = dir.path().join(file.strip_prefix(made.path()).unwrap());
+            let text = std::fs::read_to_string(&to).unwrap();
+            std::fs::write(&to, mutate_text(&text, &mut rng)).unwrap();
+        }
+        let mut args = vec!["merge", "results"];
+        if rng.chance(50) {
+            args.push("--json");
+        }
+        if rng.chance(50) {
+            args.extend(["--html", "report.html"]);
+        }
+        let what = format!("merge case {seed:#x} (replay with WGSTRESS_SEED={seed:#x})");
+        let out = ends_well(&args, dir.path(), &what);
+        println!("{what}: {:?}", out.status.code());
+    }
 }

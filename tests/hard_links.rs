@@ -102,8 +102,135 @@ fn a_pipelines_output_directory_may_not_hold_a_hard_link_to_an_input() {
     refused(
         d,
         &["fences", "passes.toml", "-o", "fixed", "--budget", "60"],
-        "fixed/passes.wgsl: the spec's shader and --output name the same file",
+        "fixed: not empty",
         "passes.wgsl",
+    );
+}
+
+#[test]
+fn a_pipelines_output_directory_must_be_new_or_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    copy(d, "pipeline/passes.toml");
+    copy(d, "pipeline/passes.wgsl");
+    std::fs::create_dir(d.join("fixed")).unwrap();
+    std::fs::write(d.join("fixed/passes.wgsl"), "// the user's own file\n").unwrap();
+    refused(
+        d,
+        &["fences", "passes.toml", "-o", "fixed", "--budget", "60"],
+        "not empty; --output writes a pipeline's patched shaders into a new or empty directory",
+        "fixed/passes.wgsl",
+    );
+}
+
+/// A spec that reads a binding's initial words from data8.bin and checks another against
+/// expected.bin, with a profile beside it.
+fn data_spec(dir: &Path) {
+    copy(dir, "counter.wgsl");
+    std::fs::write(dir.join("data8.bin"), [1u8, 0, 0, 0, 2, 0, 0, 0]).unwrap();
+    std::fs::write(dir.join("expected.bin"), 1024u32.to_le_bytes()).unwrap();
+    std::fs::write(
+        dir.join("initspec.toml"),
+        r#"name = "init-spec"
+shader = "counter.wgsl"
+workgroups = [16]
+
+[[binding]]
+binding = 0
+kind = "storage"
+words = 1
+
+[[binding]]
+binding = 1
+kind = "storage"
+words = 2
+init = { kind = "file", path = "data8.bin" }
+
+[[check]]
+binding = 0
+kind = "equals-file"
+path = "expected.bin"
+"#,
+    )
+    .unwrap();
+}
+
+#[test]
+fn a_specs_data_files_are_inputs_no_output_may_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    data_spec(d);
+    refused(
+        d,
+        &["run", "initspec.toml", "--log", "data8.bin", "--runs", "1"],
+        "a binding's init file and --log name the same file",
+        "data8.bin",
+    );
+    refused(
+        d,
+        &["fences", "initspec.toml", "--all", "-o", "data8.bin"],
+        "a binding's init file and --output name the same file",
+        "data8.bin",
+    );
+    refused(
+        d,
+        &[
+            "compare",
+            "initspec.toml",
+            "--svg",
+            "expected.bin",
+            "--no-log",
+        ],
+        "a check's equals-file and --svg name the same file",
+        "expected.bin",
+    );
+}
+
+#[test]
+fn a_profile_read_is_an_input_the_log_may_not_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    copy(d, "counter.toml");
+    copy(d, "counter.wgsl");
+    // A profile as tune writes it, reduced to what run reads of it before the device opens.
+    let profile = r#"{"adapter": "any", "driver": "", "backend": "", "patch_words": 32,
+        "sequence": "ld;st", "spread": 1, "patch_note": "", "patch_grid": {},
+        "sequence_scores": [], "spread_scores": [], "iterations_per_cell": 1, "seconds": 1.0}"#;
+    std::fs::write(d.join("prof.json"), profile).unwrap();
+    refused(
+        d,
+        &[
+            "run",
+            "counter.toml",
+            "--profile",
+            "prof.json",
+            "--log",
+            "prof.json",
+        ],
+        "--profile and --log name the same file",
+        "prof.json",
+    );
+}
+
+#[test]
+fn merge_refuses_a_log_it_reads_through_a_linked_directory_as_its_html() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let shard = d.join("elsewhere/host/gpu0/shard-0");
+    std::fs::create_dir_all(&shard).unwrap();
+    std::fs::write(shard.join("shard.jsonl"), "").unwrap();
+    std::fs::create_dir(d.join("viadir")).unwrap();
+    std::os::unix::fs::symlink(d.join("elsewhere"), d.join("viadir/results")).unwrap();
+    refused(
+        d,
+        &[
+            "merge",
+            "viadir",
+            "--html",
+            "elsewhere/host/gpu0/shard-0/shard.jsonl",
+        ],
+        "a file the command reads",
+        "elsewhere/host/gpu0/shard-0/shard.jsonl",
     );
 }
 

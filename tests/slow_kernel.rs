@@ -10,6 +10,10 @@ use serde_json::Value;
 use std::time::Duration;
 use support::{command, within};
 
+/// Held by each test: they time kernels, and one test's runs beside another's would change the
+/// time a run takes between a test's measuring it and relying on it.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn summary(out: &std::process::Output) -> Value {
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!(
@@ -22,6 +26,7 @@ fn summary(out: &std::process::Output) -> Value {
 
 #[test]
 fn a_slow_kernel_is_not_a_hang() {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     // slowrun: about 1 s an instrumented run on lavapipe (twice that beside a busy loop on
     // each core, as CI runs it), so calibration's rounds of 2, 4 and 8 runs outlasted a
     // hang timeout of a few seconds before they were sized from a run's time.
@@ -47,6 +52,7 @@ fn a_slow_kernel_is_not_a_hang() {
 
 #[test]
 fn a_hang_during_calibration_prints_the_summary_and_names_the_timeout() {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     // slow: minutes a run on lavapipe. Systematic stress calibrates first, on runs of the
     // application: the hang comes there.
     let dir = tempfile::tempdir().unwrap();
@@ -85,4 +91,42 @@ fn a_hang_during_calibration_prints_the_summary_and_names_the_timeout() {
     let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
     assert_eq!(last["type"], "summary");
     assert_eq!(last["aborted"], s["aborted"]);
+}
+
+#[test]
+fn warm_up_runs_are_judged_one_by_one_against_the_timeout() {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    // wide: 4,000 workgroups, each of which every run launches, with the application or
+    // without it. The warm-up once put its three runs (the application, an empty dispatch,
+    // stress alone) in one batch, which outlasted a timeout that each run is well within.
+    let dir = tempfile::tempdir().unwrap();
+    let spec = fixture("wide.toml");
+    let run = |timeout: &str, runs: &str| {
+        let args = [
+            "run",
+            &spec,
+            "--runs",
+            runs,
+            "--timeout",
+            timeout,
+            "--stress-ratio",
+            "0.25",
+            "--json",
+            "--no-log",
+        ];
+        let out = within(command(&args, dir.path()), Duration::from_secs(300)).exited("wide");
+        summary(&out)
+    };
+    // A run's time on this machine, as loaded as it is: the timeout is set from it.
+    let first = run("60", "1");
+    let app = first["calibration"]["app_seconds"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{first}"));
+    let timeout = format!("{:.2}", (app * 2.0).max(0.5));
+    let s = run(&timeout, "2");
+    assert!(
+        s["aborted"].is_null(),
+        "--timeout {timeout} (a run: {app} s): {s}"
+    );
+    assert_eq!(s["runs"], 2, "{s}");
 }

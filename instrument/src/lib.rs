@@ -41,7 +41,7 @@ pub use manifest::Manifest;
 pub use options::InstrumentOptions;
 pub use passes::overrides::constants_for;
 pub use stress::library_source;
-pub use wgsl::nesting::{check as check_nesting, MAX_NESTING};
+pub use wgsl::nesting::{check as check_nesting, MAX_BRACKETS, MAX_NESTING};
 pub use wgsl::render::{raw_wgsl, render, Raw};
 pub use wgsl::shader::{read_module, validate, validate_user};
 pub use work::Work;

@@ -52,7 +52,7 @@ impl ProgressTest {
             )));
         }
         let device = &gpu.device;
-        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let scope = wgstress_runtime::gpu::device::scope(device);
         let entry = |binding: u32, ty: wgpu::BufferBindingType| wgpu::BindGroupLayoutEntry {
             binding,
             visibility: wgpu::ShaderStages::COMPUTE,

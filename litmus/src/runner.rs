@@ -73,7 +73,7 @@ impl Litmus {
     pub fn new(gpu: &Gpu, test: Test, env: Env, capacity_words: u64, seed: u64) -> Result<Litmus> {
         crate::env::check(&env, &gpu.limits).map_err(RuntimeError::Input)?;
         let device = &gpu.device;
-        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let scope = wgstress_runtime::gpu::device::scope(device);
         let source = generate(&test, env.workgroup_size);
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(&test.name),

@@ -1,7 +1,7 @@
 //! The log's one writer.
 
 use crate::{Line, Start, StartOf, Summary, VERSION};
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use wgstress_model::run::log::{RunLine, RunLog};
@@ -14,11 +14,7 @@ pub struct JsonLog {
 
 impl JsonLog {
     pub fn append_to(path: &Path) -> Result<JsonLog, FileError> {
-        let file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-            .map_err(|e| FileError::io(path, e))?;
+        let file = wgstress_model::open::writer(path, true).map_err(|e| FileError::io(path, e))?;
         Ok(JsonLog {
             file,
             path: path.to_path_buf(),

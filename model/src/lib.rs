@@ -26,9 +26,11 @@
 #![deny(unreachable_pub)]
 
 mod error;
+pub mod escape;
 pub mod fences;
 pub mod litmus;
 pub mod location;
+pub mod open;
 pub mod plural;
 pub mod read;
 pub mod run;

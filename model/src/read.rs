@@ -7,7 +7,7 @@
 use crate::error::{FileError, Result};
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The most a WGSL shader or an app spec may hold: far past any real application (a 50 MB
 /// shader of small functions is the heaviest the tests load), far below memory.
@@ -136,6 +136,38 @@ pub fn source(path: &Path) -> Result<String> {
     text(path, SOURCE_BYTES, "a shader or spec may hold")
 }
 
+/// Every file under `dir`, at any depth, through links: a link to a directory is followed,
+/// and each directory is visited once (by device and inode), so that a link back to a
+/// directory above (`ln -s . again`) ends the walk instead of looping without end. An
+/// unreadable directory is an error naming it.
+pub fn files_under(dir: &Path) -> Result<Vec<PathBuf>> {
+    use std::collections::HashSet;
+    use std::os::unix::fs::MetadataExt;
+    let mut seen: HashSet<(u64, u64)> = HashSet::new();
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let meta = std::fs::metadata(&dir).map_err(|e| FileError::io(&dir, e))?;
+        if !seen.insert((meta.dev(), meta.ino())) {
+            continue;
+        }
+        let mut entries = Vec::new();
+        for entry in std::fs::read_dir(&dir).map_err(|e| FileError::io(&dir, e))? {
+            entries.push(entry.map_err(|e| FileError::io(&dir, e))?.path());
+        }
+        entries.sort();
+        // Popped in name order.
+        for path in entries.into_iter().rev() {
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                files.push(path);
+            }
+        }
+    }
+    Ok(files)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -176,6 +208,20 @@ mod tests {
         assert!(error.contains("not a regular file"), "{error}");
         let error = tail(&fifo, 4).unwrap_err().to_string();
         assert!(error.contains("not a regular file"), "{error}");
+    }
+
+    #[test]
+    fn a_walk_through_links_back_up_ends() {
+        let dir = tempfile::tempdir().unwrap();
+        let shard = dir.path().join("shard");
+        std::fs::create_dir(&shard).unwrap();
+        std::fs::write(shard.join("log"), "").unwrap();
+        std::os::unix::fs::symlink(".", shard.join("a")).unwrap();
+        std::os::unix::fs::symlink(".", shard.join("b")).unwrap();
+        std::os::unix::fs::symlink(dir.path(), shard.join("up")).unwrap();
+        let files = files_under(dir.path()).unwrap();
+        assert_eq!(files.len(), 1, "{files:?}");
+        assert!(files[0].ends_with("log"));
     }
 
     #[test]

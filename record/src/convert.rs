@@ -101,6 +101,17 @@ pub fn convert(recording: &Recording, again: &[Recording]) -> Result<RecordedSpe
             recording.version
         )));
     }
+    // Every buffer is held in memory while the spec is made: their sizes are checked first.
+    let total = recording
+        .buffers
+        .iter()
+        .fold(0u64, |sum, b| sum.saturating_add(b.size));
+    if total > crate::trace::ALL_BUFFER_BYTES {
+        return Err(RecordError::Malformed(format!(
+            "buffers of {total} bytes in all: a recording's buffers may hold {} bytes",
+            crate::trace::ALL_BUFFER_BYTES
+        )));
+    }
     let mut differing: BTreeMap<usize, Vec<(u64, u64)>> = BTreeMap::new();
     for other in again {
         for (read, ranges) in differing_bytes(recording, other)? {
@@ -228,7 +239,7 @@ impl Walk<'_> {
         at: &str,
     ) -> Result<(), RecordError> {
         let size = self.buffer(buffer, at)?.size;
-        let end = offset + bytes.len() as u64;
+        let end = offset.saturating_add(bytes.len() as u64);
         if end > size {
             return Err(not_replayable(
                 at,
@@ -286,6 +297,8 @@ impl Walk<'_> {
             } => {
                 let total = self.buffer(*buffer, at)?.size;
                 let size = size.unwrap_or(total.saturating_sub(*offset));
+                // Checked before the zeros are made: the size is the program's word.
+                self.within(*buffer, *offset, size, "a clear of", at)?;
                 self.write(*buffer, *offset, &vec![0; size as usize], at)
             }
             Event::Copy {
@@ -322,6 +335,29 @@ impl Walk<'_> {
         }
     }
 
+    /// The end of bytes `offset..offset + size` of `buffer`; an error naming `what` when they
+    /// do not lie within it.
+    fn within(
+        &self,
+        buffer: usize,
+        offset: u64,
+        size: u64,
+        what: &str,
+        at: &str,
+    ) -> Result<u64, RecordError> {
+        let total = self.buffer(buffer, at)?.size;
+        match offset.checked_add(size) {
+            Some(end) if end <= total => Ok(end),
+            _ => Err(not_replayable(
+                at,
+                format!(
+                    "{what} {} at byte {offset} of {size} bytes ends past its {total}",
+                    self.name(buffer)
+                ),
+            )),
+        }
+    }
+
     fn copy(
         &mut self,
         src: usize,
@@ -343,7 +379,9 @@ impl Walk<'_> {
                 ),
             ));
         }
-        let bytes = self.contents[src][src_offset as usize..(src_offset + size) as usize].to_vec();
+        let src_end = self.within(src, src_offset, size, "a copy from", at)?;
+        self.within(dst, dst_offset, size, "a copy into", at)?;
+        let bytes = self.contents[src][src_offset as usize..src_end as usize].to_vec();
         // A copy out of a bound buffer after a dispatch carries words the GPU computed: what
         // is read from the destination is that buffer's, at those words.
         let from_gpu = self.bound.contains_key(&src) && !self.dispatches.is_empty();
@@ -455,7 +493,11 @@ impl Walk<'_> {
                             "binding {} is bytes {}..{} of {}; a spec binds whole buffers",
                             entry.binding,
                             entry.offset,
-                            entry.offset + entry.size.unwrap_or(buffer.size - entry.offset),
+                            entry.offset.saturating_add(
+                                entry
+                                    .size
+                                    .unwrap_or(buffer.size.saturating_sub(entry.offset))
+                            ),
                             self.name(entry.buffer)
                         ),
                     ));

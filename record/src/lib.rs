@@ -7,19 +7,18 @@
 #![deny(unreachable_pub)]
 
 mod base64;
-mod compare;
 mod convert;
+mod differences;
 mod error;
 mod fit;
 mod recording;
 mod render;
-mod ron;
 mod spec;
 mod stream;
 mod trace;
 
-pub use compare::{compare, same_path, Difference};
 pub use convert::convert;
+pub use differences::{compare, same_path, Difference};
 pub use error::RecordError;
 pub use recording::Recording;
 pub use render::{render, Origin, SpecFile};
@@ -27,7 +26,7 @@ pub use spec::{
     RecordedBinding, RecordedCheck, RecordedDispatch, RecordedKind, RecordedShader, RecordedSpec,
 };
 pub use stream::read_recording;
-pub use trace::read_trace;
+pub use trace::{read_trace, TRACE_FORMATS};
 
 /// Base64 as the recorder writes bytes (in pieces pulled from a page).
 pub fn decode_base64(text: &str) -> Option<Vec<u8>> {

@@ -199,7 +199,7 @@ fn a_trace_that_is_not_ron_says_where() {
     )
     .unwrap();
     let error = read_trace(dir.path()).unwrap_err().to_string();
-    assert!(error.contains("trace.ron:3: expected"), "{error}");
+    assert!(error.contains("trace.ron:3:13: Expected colon"), "{error}");
 }
 
 #[test]
@@ -330,4 +330,87 @@ fn recordings_whose_inputs_differ_say_what_differs_where() {
     assert!(compare(&[first, shorter])[0]
         .what
         .contains("the timelines part at entry 2: a copy from buffer 1 to 2 against the end"));
+}
+
+/// `read_trace` of a trace.ron holding `text` (and the data files `files`), as its error.
+fn trace_error(text: &str, files: &[(&str, &[u8])]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("trace.ron"), text).unwrap();
+    for (name, bytes) in files {
+        std::fs::write(dir.path().join(name), bytes).unwrap();
+    }
+    match read_trace(dir.path()) {
+        Ok(_) => String::new(),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn malformed_traces_are_errors_that_say_where() {
+    // Each once panicked the hand-written reader; the last overflowed its stack.
+    let deep = format!("[{}{}]", "[".repeat(1_000_000), "]".repeat(1_000_000));
+    let cases = [
+        "['abc]",
+        "[\"\\x]",
+        "[\"\\u}\"]",
+        "[\"\\xé\"]",
+        "[CreateBuffer(PointerId(1), (size: 4, label: \"\\x",
+        deep.as_str(),
+    ];
+    for text in cases {
+        let error = trace_error(text, &[]);
+        assert!(error.contains("trace.ron:1:"), "{text:.40}: {error}");
+    }
+}
+
+#[test]
+fn a_trace_of_an_older_wgpu_is_refused_by_its_format() {
+    let error = trace_error(
+        "[\nInit(desc: (label: None), backend: Vulkan),\nCreateBuffer((1, 1, Vulkan), (label: None, size: 4, usage: \"STORAGE\")),\n]",
+        &[],
+    );
+    assert!(
+        error.contains("a trace of an older wgpu")
+            && error.contains("import reads the trace.ron of wgpu 30"),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_buffer_past_the_bound_is_refused_before_anything_is_allocated() {
+    for size in [1u64 << 40, u64::MAX, 4 << 30, 8 << 30] {
+        let error = trace_error(
+            &format!(
+                "[CreateBuffer(PointerId(1), (label: None, size: {size}, usage: \"MAP_READ | COPY_DST\")),]"
+            ),
+            &[],
+        );
+        assert!(
+            error.contains(&format!("a buffer of {size} bytes")),
+            "{size}: {error}"
+        );
+    }
+}
+
+#[test]
+fn data_files_are_read_within_their_bound_and_only_when_regular() {
+    let write = |name: &str| {
+        format!(
+            "[CreateBuffer(PointerId(1), (label: None, size: 4, usage: \"STORAGE | COPY_DST\")),\n\
+             WriteBuffer(id: PointerId(1), data: File(\"{name}\"), offset: 0, size: 4, queued: true),]"
+        )
+    };
+    let error = trace_error(&write("data1.bin"), &[("data1.bin", &[0; 8])]);
+    assert!(error.contains("8 bytes, more than"), "{error}");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("trace.ron"), write("zero.bin")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", dir.path().join("zero.bin")).unwrap();
+    let error = read_trace(dir.path()).unwrap_err().to_string();
+    assert!(error.contains("not a regular file"), "{error}");
+    std::fs::write(dir.path().join("trace.ron"), write("fifo.bin")).unwrap();
+    let fifo = std::ffi::CString::new(dir.path().join("fifo.bin").to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo(3) on a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+    let error = read_trace(dir.path()).unwrap_err().to_string();
+    assert!(error.contains("not a regular file"), "{error}");
 }

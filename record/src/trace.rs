@@ -2,15 +2,36 @@
 //! it) read as a recording. A trace holds what the program asked of wgpu, not what it read
 //! back: each buffer it could map for reading that a copy filled is given a read at the end,
 //! whose words `wgstress import` takes from an unstressed replay.
+//!
+//! trace.ron is read by the `ron` crate into the types of format.rs, within bounds: its own
+//! size, its depth, every data file's size (a regular file, at most what the buffer it fills
+//! holds), and every buffer's size, checked before anything is allocated for it.
+
+mod format;
 
 use crate::error::RecordError;
 use crate::recording::{
     BindEntry, BindGroup, Buffer, Event, GroupAt, Indirect, Pipeline, Recording, ShaderModule,
     Unsupported,
 };
-use crate::ron::{parse, Ron};
+use format::{Action, Command, ComputeCommand, Data, PointerId, Resource};
 use std::collections::BTreeMap;
 use std::path::Path;
+
+/// The trace formats `import` reads: wgpu's own name for each, as errors give it.
+pub const TRACE_FORMATS: &str = "the trace.ron of wgpu 30 (object ids written `PointerId(N)`)";
+
+/// The most trace.ron may hold: data over a few kilobytes goes to files beside it.
+pub(crate) const TRACE_BYTES: u64 = 256 << 20;
+
+/// The most one buffer of a trace may hold, and all its buffers together: a spec's bindings
+/// are held in memory whole, several times over while it is made and replayed.
+pub(crate) const BUFFER_BYTES: u64 = 1 << 30;
+pub(crate) const ALL_BUFFER_BYTES: u64 = 4 << 30;
+
+/// How deep trace.ron may nest: wgpu writes about ten levels; the bound keeps a hostile
+/// trace from overflowing the stack.
+const DEPTH: usize = 64;
 
 /// wgpu's buffer usage flags by name, as the trace writes them ("COPY_SRC | STORAGE").
 fn usage(text: &str) -> u32 {
@@ -41,17 +62,35 @@ fn malformed(what: impl Into<String>) -> RecordError {
 /// Reads the trace in `dir`.
 pub fn read_trace(dir: &Path) -> Result<Recording, RecordError> {
     let path = dir.join("trace.ron");
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| malformed(format!("{}: {e}", path.display())))?;
+    let text = wgstress_model::read::text(&path, TRACE_BYTES, "a trace.ron may hold")
+        .map_err(|e| malformed(e.to_string()))?;
+    if !text.contains("PointerId(") && text.contains("Create") {
+        return Err(malformed(format!(
+            "{}: a trace of an older wgpu (its object ids are numbers, not `PointerId(N)`); \
+             import reads {TRACE_FORMATS}",
+            path.display()
+        )));
+    }
     // A program that ended without closing its trace leaves the list open.
     let closed = if text.trim_end().ends_with(']') {
         text
     } else {
         format!("{text}\n]")
     };
-    let actions = parse(&closed).map_err(|e| {
-        let line = closed[..e.at.min(closed.len())].lines().count().max(1);
-        malformed(format!("{}:{line}: {}", path.display(), e.what))
+    let options = ron::Options::default()
+        .with_recursion_limit(DEPTH)
+        .with_default_extension(
+            ron::extensions::Extensions::UNWRAP_VARIANT_NEWTYPES
+                | ron::extensions::Extensions::IMPLICIT_SOME,
+        );
+    let actions: Vec<Action> = options.from_str(&closed).map_err(|e| {
+        malformed(format!(
+            "{}:{}:{}: {} (import reads {TRACE_FORMATS})",
+            path.display(),
+            e.span.start.line,
+            e.span.start.col,
+            e.code
+        ))
     })?;
     let mut t = Reader {
         dir,
@@ -72,8 +111,9 @@ pub fn read_trace(dir: &Path) -> Result<Recording, RecordError> {
         layouts: BTreeMap::new(),
         groups: BTreeMap::new(),
         copied_into: Vec::new(),
+        buffer_bytes: 0,
     };
-    for (index, action) in actions.items().iter().enumerate() {
+    for (index, action) in actions.into_iter().enumerate() {
         t.action(index, action)?;
     }
     // What the program could read back: each buffer it could map for reading that a copy
@@ -82,6 +122,7 @@ pub fn read_trace(dir: &Path) -> Result<Recording, RecordError> {
     read.sort_unstable();
     read.dedup();
     for buffer in read {
+        // Within BUFFER_BYTES, checked when the buffer was made.
         let size = t.recording.buffers[buffer].size as usize;
         t.recording.timeline.push(Event::Read {
             buffer,
@@ -98,342 +139,260 @@ struct Reader<'a> {
     dir: &'a Path,
     recording: Recording,
     /// The trace's ids (addresses, reused after a drop) -> the live object's index.
-    buffers: BTreeMap<u64, usize>,
-    shaders: BTreeMap<u64, usize>,
-    pipelines: BTreeMap<u64, usize>,
+    buffers: BTreeMap<PointerId, usize>,
+    shaders: BTreeMap<PointerId, usize>,
+    pipelines: BTreeMap<PointerId, usize>,
     /// Bind group layout -> (pipeline, group index) it came from.
-    layouts: BTreeMap<u64, (usize, u32)>,
-    groups: BTreeMap<u64, usize>,
+    layouts: BTreeMap<PointerId, (usize, u32)>,
+    groups: BTreeMap<PointerId, usize>,
     copied_into: Vec<usize>,
-}
-
-fn id(value: Option<&Ron>) -> Option<u64> {
-    value?.some()?.u64()
+    /// The bytes of every buffer made so far, against ALL_BUFFER_BYTES.
+    buffer_bytes: u64,
 }
 
 impl Reader<'_> {
-    fn at(index: usize) -> String {
-        format!("trace.ron action {index}")
-    }
-
-    fn action(&mut self, index: usize, action: &Ron) -> Result<(), RecordError> {
-        let at = Self::at(index);
+    fn action(&mut self, index: usize, action: Action) -> Result<(), RecordError> {
+        let at = format!("trace.ron action {index}");
         let bad = |what: &str| malformed(format!("{at}: {what}"));
-        match action.name().unwrap_or_default() {
-            "CreateBuffer" => {
-                let key = id(action.item(0)).ok_or_else(|| bad("a buffer without its id"))?;
-                let desc = action
-                    .item(1)
-                    .ok_or_else(|| bad("a buffer without its descriptor"))?;
-                let label = desc
-                    .field("label")
-                    .and_then(Ron::some)
-                    .and_then(Ron::str)
-                    .unwrap_or_default()
-                    .to_string();
-                let size = desc
-                    .field("size")
-                    .and_then(Ron::u64)
-                    .ok_or_else(|| bad("a buffer without its size"))?;
-                let usage = desc.field("usage").and_then(Ron::str).map_or(0, usage);
+        match action {
+            Action::CreateBuffer(key, desc) => {
+                let size = desc.size;
+                self.buffer_bytes = self.buffer_bytes.saturating_add(size);
+                if size > BUFFER_BYTES || self.buffer_bytes > ALL_BUFFER_BYTES {
+                    return Err(crate::error::not_replayable(
+                        &at,
+                        format!(
+                            "a buffer of {size} bytes ({} in all so far): a trace's buffers may \
+                             hold {BUFFER_BYTES} bytes each and {ALL_BUFFER_BYTES} in all",
+                            self.buffer_bytes
+                        ),
+                    ));
+                }
                 self.buffers.insert(key, self.recording.buffers.len());
                 self.recording.buffers.push(Buffer {
-                    label,
+                    label: desc.label.unwrap_or_default(),
                     size,
-                    usage,
-                    at: at.clone(),
+                    usage: usage(&desc.usage),
+                    at,
                 });
             }
-            "WriteBuffer" => {
-                let buffer = self.buffer(id(action.field("id")), &at)?;
-                let offset = action.field("offset").and_then(Ron::u64).unwrap_or(0);
-                let bytes = self.data(action.field("data"), &at)?;
+            Action::WriteBuffer(write) => {
+                let buffer = self.buffer(Some(write.id), &at)?;
+                let room = self.recording.buffers[buffer]
+                    .size
+                    .saturating_sub(write.offset);
+                let bytes = self.data(write.data, room, "the rest of the buffer it writes", &at)?;
                 self.recording.timeline.push(Event::Write {
                     buffer,
-                    offset,
+                    offset: write.offset,
                     data: crate::base64::encode(&bytes),
                     at,
                 });
             }
-            "CreateShaderModule" => {
-                let key = id(action.field("id")).ok_or_else(|| bad("a shader without its id"))?;
-                let bytes = self.data(action.field("data"), &at)?;
-                let label = action
-                    .field("desc")
-                    .and_then(|d| d.field("label"))
-                    .and_then(Ron::some)
-                    .and_then(Ron::str)
-                    .unwrap_or_default()
-                    .to_string();
-                self.shaders.insert(key, self.recording.shaders.len());
+            Action::CreateShaderModule(module) => {
+                let bytes = self.data(
+                    module.data,
+                    wgstress_model::read::SOURCE_BYTES,
+                    "a shader may hold",
+                    &at,
+                )?;
+                self.shaders.insert(module.id, self.recording.shaders.len());
                 self.recording.shaders.push(ShaderModule {
                     file: None,
-                    label,
+                    label: module.desc.label.unwrap_or_default(),
                     code: String::from_utf8_lossy(&bytes).into_owned(),
                     at,
                 });
             }
-            "CreateComputePipeline" => {
-                let key = id(action.field("id")).ok_or_else(|| bad("a pipeline without its id"))?;
-                let desc = action
-                    .field("desc")
-                    .ok_or_else(|| bad("a pipeline without its descriptor"))?;
-                let stage = desc
-                    .field("stage")
-                    .ok_or_else(|| bad("a pipeline without its stage"))?;
-                let shader = id(stage.field("module")).and_then(|m| self.shaders.get(&m).copied());
-                let mut constants = BTreeMap::new();
-                if let Some(Ron::Map(entries)) = stage.field("constants") {
-                    for (k, v) in entries {
-                        if let (Some(k), Some(v)) = (k.str(), v.f64()) {
-                            constants.insert(k.to_string(), v);
-                        }
-                    }
-                }
-                self.pipelines.insert(key, self.recording.pipelines.len());
+            Action::CreateComputePipeline(pipeline) => {
+                let stage = pipeline.desc.stage;
+                let shader = self.shaders.get(&stage.module).copied();
+                self.pipelines
+                    .insert(pipeline.id, self.recording.pipelines.len());
                 self.recording.pipelines.push(Pipeline {
-                    label: desc
-                        .field("label")
-                        .and_then(Ron::some)
-                        .and_then(Ron::str)
-                        .unwrap_or_default()
-                        .to_string(),
+                    label: pipeline.desc.label.unwrap_or_default(),
                     shader,
-                    entry_point: stage
-                        .field("entry_point")
-                        .and_then(Ron::some)
-                        .and_then(Ron::str)
-                        .map(str::to_string),
-                    constants,
+                    entry_point: stage.entry_point,
+                    constants: stage.constants,
                     at,
                 });
             }
-            "GetComputePipelineBindGroupLayout" => {
-                let key = id(action.field("id")).ok_or_else(|| bad("a layout without its id"))?;
-                let pipeline = id(action.field("pipeline"))
-                    .and_then(|p| self.pipelines.get(&p).copied())
+            Action::GetComputePipelineBindGroupLayout(layout) => {
+                let pipeline = self
+                    .pipelines
+                    .get(&layout.pipeline)
+                    .copied()
                     .ok_or_else(|| bad("a layout of a pipeline the trace did not create"))?;
-                let group = action.field("index").and_then(Ron::u64).unwrap_or(0) as u32;
-                self.layouts.insert(key, (pipeline, group));
+                self.layouts.insert(layout.id, (pipeline, layout.index));
             }
-            "CreateBindGroup" => {
-                let key = id(action.item(0)).ok_or_else(|| bad("a bind group without its id"))?;
-                let desc = action
-                    .item(1)
-                    .ok_or_else(|| bad("a bind group without its descriptor"))?;
+            Action::CreateBindGroup(key, desc) => {
                 let mut entries = Vec::new();
-                for entry in desc.field("entries").map(Ron::items).unwrap_or_default() {
-                    let binding = entry.field("binding").and_then(Ron::u64).unwrap_or(0) as u32;
-                    let resource = entry.field("resource");
-                    let Some(buffer) = resource
-                        .filter(|r| r.name() == Some("Buffer"))
-                        .and_then(|r| r.item(0))
-                    else {
-                        self.recording.unsupported.push(Unsupported {
-                            call: format!(
-                                "a bind group whose binding {binding} is a {}",
-                                resource.and_then(Ron::name).unwrap_or("resource")
-                            ),
-                            at: at.clone(),
-                        });
-                        continue;
+                for entry in desc.entries {
+                    let binding = entry.binding;
+                    let buffer = match entry.resource {
+                        Resource::Buffer(buffer) => buffer,
+                        Resource::Other(kind) => {
+                            self.recording.unsupported.push(Unsupported {
+                                call: format!("a bind group whose binding {binding} is a {kind}"),
+                                at: at.clone(),
+                            });
+                            continue;
+                        }
                     };
                     entries.push(BindEntry {
                         binding,
-                        buffer: self.buffer(id(buffer.field("buffer")), &at)?,
-                        offset: buffer.field("offset").and_then(Ron::u64).unwrap_or(0),
-                        size: buffer.field("size").and_then(Ron::some).and_then(Ron::u64),
+                        buffer: self.buffer(Some(buffer.buffer), &at)?,
+                        offset: buffer.offset,
+                        size: buffer.size,
                     });
                 }
                 self.groups.insert(key, self.recording.bind_groups.len());
                 self.recording.bind_groups.push(BindGroup {
-                    label: desc
-                        .field("label")
-                        .and_then(Ron::some)
-                        .and_then(Ron::str)
-                        .unwrap_or_default()
-                        .to_string(),
+                    label: desc.label.unwrap_or_default(),
                     entries,
                     at,
                 });
             }
-            "Submit" => {
-                let submit = action.item(0).and_then(Ron::u64).unwrap_or(0) as u32;
-                let commands = action.item(1).map(Ron::items).unwrap_or_default();
+            Action::Submit(submit, commands) => {
                 for command in commands {
                     self.command(command, submit, &at)?;
                 }
                 self.recording.timeline.push(Event::Submit { submit });
             }
-            name @ ("CreateTexture"
-            | "CreateSampler"
-            | "CreateGeneralRenderPipeline"
-            | "CreateRenderBundle"
-            | "WriteTexture"
-            | "ConfigureSurface"
-            | "CreateBlas"
-            | "CreateTlas") => self.recording.unsupported.push(Unsupported {
-                call: name.to_string(),
-                at,
-            }),
-            _ => {}
+            Action::Unsupported(call) => self.recording.unsupported.push(Unsupported { call, at }),
+            Action::Other => {}
         }
         Ok(())
     }
 
-    fn command(&mut self, command: &Ron, submit: u32, at: &str) -> Result<(), RecordError> {
-        match command.name().unwrap_or_default() {
-            "RunComputePass" => {
-                let pass = command
-                    .field("pass")
-                    .or_else(|| command.field("base"))
-                    .ok_or_else(|| {
-                        malformed(format!("{at}: a compute pass without its commands"))
-                    })?;
-                let offsets: Vec<u32> = pass
-                    .field("dynamic_offsets")
-                    .map(Ron::items)
-                    .unwrap_or_default()
-                    .iter()
-                    .filter_map(|o| o.u64().map(|o| o as u32))
-                    .collect();
-                let mut used = 0;
+    fn command(&mut self, command: Command, submit: u32, at: &str) -> Result<(), RecordError> {
+        match command {
+            Command::RunComputePass(run) => {
+                let pass = run.pass.or(run.base).ok_or_else(|| {
+                    malformed(format!("{at}: a compute pass without its commands"))
+                })?;
+                let mut used = 0usize;
                 let mut pipeline = None;
                 let mut groups: BTreeMap<u32, GroupAt> = BTreeMap::new();
-                for c in pass.field("commands").map(Ron::items).unwrap_or_default() {
-                    match c.name().unwrap_or_default() {
-                        "SetPipeline" => {
-                            pipeline = id(c.item(0)).and_then(|p| self.pipelines.get(&p).copied())
+                for c in pass.commands {
+                    match c {
+                        ComputeCommand::SetPipeline(p) => {
+                            pipeline = self.pipelines.get(&p).copied();
                         }
-                        "SetBindGroup" => {
-                            let index = c.field("index").and_then(Ron::u64).unwrap_or(0) as u32;
-                            let n = c
-                                .field("num_dynamic_offsets")
-                                .and_then(Ron::u64)
-                                .unwrap_or(0) as usize;
-                            let group = id(c.field("bind_group"))
-                                .and_then(|g| self.groups.get(&g).copied());
-                            let these = offsets.get(used..used + n).unwrap_or_default().to_vec();
-                            used += n;
-                            match group {
+                        ComputeCommand::SetBindGroup(set) => {
+                            let n = set.num_dynamic_offsets;
+                            let these = used
+                                .checked_add(n)
+                                .and_then(|end| pass.dynamic_offsets.get(used..end))
+                                .unwrap_or_default()
+                                .to_vec();
+                            used = used.saturating_add(n);
+                            match set.bind_group.and_then(|g| self.groups.get(&g).copied()) {
                                 Some(g) => {
                                     groups.insert(
-                                        index,
+                                        set.index,
                                         GroupAt {
-                                            index,
+                                            index: set.index,
                                             group: Some(g),
                                             offsets: these,
                                         },
                                     );
                                 }
                                 None => {
-                                    groups.remove(&index);
+                                    groups.remove(&set.index);
                                 }
                             }
                         }
-                        "DispatchWorkgroups" | "Dispatch" => {
-                            let xyz = c.item(0).map(Ron::items).unwrap_or_default();
-                            let n = |i: usize| xyz.get(i).and_then(Ron::u64).unwrap_or(1) as u32;
+                        ComputeCommand::Dispatch(counts) => {
                             self.recording.timeline.push(Event::Dispatch {
                                 pipeline,
                                 groups: groups.values().cloned().collect(),
-                                counts: Some([n(0), n(1), n(2)]),
+                                counts: Some(counts),
                                 indirect: None,
                                 at: at.to_string(),
                                 submit,
                             });
                         }
-                        "DispatchWorkgroupsIndirect" | "DispatchIndirect" => {
-                            // The trace does not hold the counts the GPU read: refused below.
+                        ComputeCommand::DispatchIndirect(indirect) => {
+                            // The trace does not hold the counts the GPU read: refused later.
                             self.recording.timeline.push(Event::Dispatch {
                                 pipeline,
                                 groups: groups.values().cloned().collect(),
                                 counts: None,
                                 indirect: Some(Indirect {
-                                    buffer: id(c.field("buffer"))
-                                        .and_then(|b| self.buffers.get(&b).copied()),
-                                    offset: c.field("offset").and_then(Ron::u64).unwrap_or(0),
+                                    buffer: self.buffers.get(&indirect.buffer).copied(),
+                                    offset: indirect.offset,
                                 }),
                                 at: at.to_string(),
                                 submit,
                             });
                         }
-                        _ => {}
+                        ComputeCommand::Other => {}
                     }
                 }
             }
-            "CopyBufferToBuffer" => {
-                let src = self.buffer(id(command.field("src")), at)?;
-                let dst = self.buffer(id(command.field("dst")), at)?;
+            Command::CopyBufferToBuffer(copy) => {
+                let src = self.buffer(Some(copy.src), at)?;
+                let dst = self.buffer(Some(copy.dst), at)?;
                 if self.recording.buffers[dst].usage & MAP_READ != 0 {
                     self.copied_into.push(dst);
                 }
                 self.recording.timeline.push(Event::Copy {
                     src,
-                    src_offset: command.field("src_offset").and_then(Ron::u64).unwrap_or(0),
+                    src_offset: copy.src_offset,
                     dst,
-                    dst_offset: command.field("dst_offset").and_then(Ron::u64).unwrap_or(0),
-                    size: command.field("size").and_then(Ron::some).and_then(Ron::u64),
+                    dst_offset: copy.dst_offset,
+                    size: copy.size,
                     at: at.to_string(),
                 });
             }
-            "ClearBuffer" => {
-                let buffer = self.buffer(id(command.field("dst")), at)?;
+            Command::ClearBuffer(clear) => {
+                let buffer = self.buffer(Some(clear.dst), at)?;
                 self.recording.timeline.push(Event::Clear {
                     buffer,
-                    offset: command.field("offset").and_then(Ron::u64).unwrap_or(0),
-                    size: command.field("size").and_then(Ron::some).and_then(Ron::u64),
+                    offset: clear.offset,
+                    size: clear.size,
                     at: at.to_string(),
                 });
             }
-            name @ ("RunRenderPass"
-            | "CopyBufferToTexture"
-            | "CopyTextureToBuffer"
-            | "CopyTextureToTexture"
-            | "ClearTexture"
-            | "WriteTimestamp"
-            | "ResolveQuerySet") => self.recording.unsupported.push(Unsupported {
-                call: name.to_string(),
+            Command::Unsupported(call) => self.recording.unsupported.push(Unsupported {
+                call,
                 at: at.to_string(),
             }),
-            _ => {}
+            Command::Other => {}
         }
         Ok(())
     }
 
-    fn buffer(&self, key: Option<u64>, at: &str) -> Result<usize, RecordError> {
+    fn buffer(&self, key: Option<PointerId>, at: &str) -> Result<usize, RecordError> {
         key.and_then(|k| self.buffers.get(&k).copied())
             .ok_or_else(|| malformed(format!("{at}: a buffer the trace did not create")))
     }
 
-    /// The bytes of a `Data` value: a file beside trace.ron, or inline.
-    fn data(&self, data: Option<&Ron>, at: &str) -> Result<Vec<u8>, RecordError> {
-        let data = data.ok_or_else(|| malformed(format!("{at}: no data")))?;
-        match data.name() {
-            Some("File") => {
-                let name = data.item(0).and_then(Ron::str).unwrap_or_default();
-                if name.contains('/') || name.contains("..") {
+    /// The bytes of a `Data` value, at most `limit` (`holds` says what bounds it): a regular
+    /// file beside trace.ron, read within the bound, or inline.
+    fn data(&self, data: Data, limit: u64, holds: &str, at: &str) -> Result<Vec<u8>, RecordError> {
+        let bytes = match data {
+            Data::File(name) => {
+                if name.is_empty() || name.contains('/') || name.contains("..") {
                     return Err(malformed(format!(
-                        "{at}: data file `{name}` outside the trace"
+                        "{at}: data file `{}` outside the trace",
+                        name.escape_debug()
                     )));
                 }
-                std::fs::read(self.dir.join(name))
-                    .map_err(|e| malformed(format!("{at}: {}: {e}", self.dir.join(name).display())))
+                let path = self.dir.join(&name);
+                return wgstress_model::read::bytes(&path, limit, holds)
+                    .map_err(|e| malformed(format!("{at}: {e}")));
             }
-            Some("String") => Ok(data
-                .item(1)
-                .and_then(Ron::str)
-                .unwrap_or_default()
-                .as_bytes()
-                .to_vec()),
-            Some("Binary") => Ok(data
-                .item(1)
-                .map(Ron::items)
-                .unwrap_or_default()
-                .iter()
-                .filter_map(|b| b.u64().map(|b| b as u8))
-                .collect()),
-            _ => Err(malformed(format!("{at}: data of an unknown kind"))),
+            Data::String(_, text) => text.into_bytes(),
+            Data::Binary(_, bytes) => bytes,
+        };
+        if bytes.len() as u64 > limit {
+            return Err(malformed(format!(
+                "{at}: {} bytes of data, more than {holds} ({limit} bytes)",
+                bytes.len()
+            )));
         }
+        Ok(bytes)
     }
 }

@@ -16,10 +16,7 @@ use std::path::{Path, PathBuf};
 pub fn replace(path: &Path, contents: &[u8]) -> std::io::Result<()> {
     let target = resolved(path);
     if std::fs::metadata(&target).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
-        return OpenOptions::new()
-            .write(true)
-            .open(&target)?
-            .write_all(contents);
+        return wgstress_model::open::writer(&target, false)?.write_all(contents);
     }
     let staged = staging_name(&target);
     let result = stage(&target, &staged, contents).and_then(|()| std::fs::rename(&staged, &target));

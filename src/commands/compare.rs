@@ -3,7 +3,7 @@
 
 use crate::notes::{emit, Notes};
 use crate::options::{AppOptions, BudgetOptions, ScheduleOptions, SessionOptions, StressOptions};
-use crate::plan::{paths, SessionPlan};
+use crate::plan::SessionPlan;
 use crate::present::bar::Progress;
 use crate::status::Status;
 use anyhow::Result;
@@ -72,17 +72,11 @@ pub fn plan(args: &Args) -> Result<ComparePlan> {
         &args.session,
         args.schedule.scheduling(),
     )?;
-    let mut outputs: Vec<(&str, &std::path::Path)> = session
-        .inputs
-        .iter()
-        .map(|(what, path)| (*what, path.as_path()))
-        .collect();
-    outputs.extend(session.log.as_deref().map(|log| ("--log", log)));
-    outputs.extend(args.svg.as_deref().map(|svg| ("--svg", svg)));
-    paths::distinct(&outputs)?;
+    let mut files = session.files();
     if let Some(svg) = &args.svg {
-        paths::writable(svg, "--svg")?;
+        files.output("--svg", svg);
     }
+    files.check()?;
     let mut strategies: Vec<Strategy> = Vec::new();
     for s in &args.strategies {
         if !strategies.contains(s) {
@@ -173,7 +167,7 @@ pub fn execute(plan: ComparePlan, notes: Notes) -> Result<Status> {
     }
     let status = Status::of(result.stopped.as_ref(), result.failed());
     if status == Status::Aborted {
-        crate::status::exit_now(status);
+        crate::status::exit_aborted(result.stopped.as_ref());
     }
     Ok(status)
 }

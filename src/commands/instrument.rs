@@ -66,13 +66,11 @@ pub struct Plan {
 
 pub fn plan(args: &Args) -> Result<Plan> {
     let source = wgstress_model::read::source(&args.shader)?;
-    paths::distinct(&[
-        ("SHADER", &args.shader),
-        ("--output", &args.output),
-        ("--manifest", &args.manifest),
-    ])?;
-    paths::writable(&args.output, "--output")?;
-    paths::writable(&args.manifest, "--manifest")?;
+    paths::Files::new()
+        .input("SHADER", &args.shader)
+        .output("--output", &args.output)
+        .output("--manifest", &args.manifest)
+        .check()?;
     Ok(Plan {
         source,
         options: wgstress_instrument::InstrumentOptions {

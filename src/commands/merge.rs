@@ -45,11 +45,14 @@ pub fn plan(args: &Args) -> Result<Plan> {
         None => None,
     };
     if let Some(html) = &args.html {
+        let mut files = paths::Files::new();
         if let Some(b) = &args.baseline {
-            paths::distinct(&[("--baseline", b), ("--html", html)])?;
+            files.input("--baseline", b);
         }
-        paths::outside("--html", html, &args.dirs)?;
-        paths::writable(html, "--html")?;
+        for dir in &args.dirs {
+            files.tree(dir);
+        }
+        files.output("--html", html).check()?;
     }
     Ok(Plan {
         dirs: args.dirs.clone(),

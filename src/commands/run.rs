@@ -154,7 +154,7 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
     }
     let status = Status::of(summary.stopped.as_ref(), summary.stats.failures > 0);
     if status == Status::Aborted {
-        crate::status::exit_now(status);
+        crate::status::exit_aborted(summary.stopped.as_ref());
     }
     Ok(status)
 }

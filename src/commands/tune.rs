@@ -60,17 +60,19 @@ pub struct Plan {
 }
 
 pub fn plan(args: &Args) -> Result<Plan> {
-    let log = crate::plan::log_path(&args.log)?;
-    let mut outputs = vec![
-        ("--profile", args.profile.as_path()),
-        ("--heat-map", &args.heat_map),
-    ];
-    outputs.extend(log.as_deref().map(|l| ("--log", l)));
+    let log = crate::plan::log_path(&args.log);
     let env_file = crate::plan::env_file(args.env.env_file.as_deref())?;
-    outputs.extend(env_file.as_deref().map(|e| ("--env", e)));
-    paths::distinct(&outputs)?;
-    paths::writable(&args.profile, "--profile")?;
-    paths::writable(&args.heat_map, "--heat-map")?;
+    let mut files = paths::Files::new();
+    if let Some(env) = &env_file {
+        files.input("--env", env);
+    }
+    files
+        .output("--profile", &args.profile)
+        .output("--heat-map", &args.heat_map);
+    if let Some(log) = &log {
+        files.output("--log", log);
+    }
+    files.check()?;
     let env = with_stress(args.env.env(false));
     Ok(Plan {
         config: TuneConfig {

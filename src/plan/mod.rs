@@ -33,8 +33,8 @@ pub struct SessionPlan {
     /// The JSON-lines log, checked writable; `None` with --no-log.
     pub log: Option<PathBuf>,
     pub json: bool,
-    /// The files the app is read from (a spec and its shader; none for a bundled app), which
-    /// no output may overwrite: (what, path).
+    /// The files the app is read from (a spec, its shaders, its data files, the --profile;
+    /// none for a bundled app), which no output may overwrite: (what, path).
     pub inputs: Vec<(&'static str, PathBuf)>,
     /// Instrumented and stressed, or the user's shaders as given (`run --raw`).
     pub mode: Mode,
@@ -60,20 +60,15 @@ impl SessionPlan {
         session: &SessionOptions,
         scheduling: Scheduling,
     ) -> Result<SessionPlan> {
-        let (app, inputs) = load_app(app)?;
-        let log = log_path(&session.log)?;
-        if let Some(log) = &log {
-            let mut paths: Vec<(&str, &Path)> =
-                inputs.iter().map(|(f, p)| (*f, p.as_path())).collect();
-            paths.push(("--log", log));
-            paths::distinct(&paths)?;
-        }
+        let (app, mut inputs) = load_app(app)?;
+        let log = log_path(&session.log);
         if let Some(path) = &stress.profile {
             // A broken profile is bad input, found now rather than after the device opens.
             let profile = wgstress_runtime::stress::profile::load(path)?;
             check_shape(&profile.shape(), &path.display().to_string())?;
+            inputs.push(("--profile", path.clone()));
         }
-        Ok(SessionPlan {
+        let plan = SessionPlan {
             app,
             adapter: session.device.choice(),
             batch: budget.batch as usize,
@@ -111,7 +106,20 @@ impl SessionPlan {
             inputs,
             mode: Mode::Instrumented,
             parking: scheduling.schedule.parks(),
-        })
+        };
+        plan.files().check()?;
+        Ok(plan)
+    }
+
+    /// The files the session reads and its log: a command adds its own outputs and checks
+    /// them all at once.
+    pub fn files(&self) -> paths::Files {
+        let mut files = paths::Files::new();
+        files.inputs(&self.inputs);
+        if let Some(log) = &self.log {
+            files.output("--log", log);
+        }
+        files
     }
 
     /// How the application's engine is built: the adapter, batch, scratchpad, hang timeout,
@@ -150,13 +158,10 @@ pub fn env_file(path: Option<&Path>) -> Result<Option<PathBuf>> {
     Ok(path.map(Path::to_path_buf))
 }
 
-/// The log `options` ask for, checked writable; `None` with --no-log.
-pub fn log_path(options: &LogOptions) -> Result<Option<PathBuf>> {
-    if options.no_log {
-        return Ok(None);
-    }
-    paths::writable(&options.log, "--log")?;
-    Ok(Some(options.log.clone()))
+/// The log `options` ask for, to be checked with the command's other outputs
+/// (`paths::Files`); `None` with --no-log.
+pub fn log_path(options: &LogOptions) -> Option<PathBuf> {
+    (!options.no_log).then(|| options.log.clone())
 }
 
 /// A bundled application's hand-written fixed variant, at the size `options` ask for; none for
@@ -199,6 +204,7 @@ pub fn load_app(options: &AppOptions) -> Result<(App, Vec<(&'static str, PathBuf
         }
         let app = wgstress_runtime::app::spec::load(path)?;
         inputs.push(("APP", path.to_path_buf()));
+        inputs.extend(app.data_files());
         inputs.push(("the spec's shader", PathBuf::from(&app.shader_path)));
         let own = app.pipeline.iter().filter_map(|d| d.shader.as_ref());
         for shader in own.chain(&app.postcondition_shader) {

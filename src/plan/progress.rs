@@ -163,12 +163,15 @@ pub fn plan(
                 .collect::<Result<_>>()?,
         )
     };
-    let log = crate::plan::log_path(log)?;
-    if let Some(log) = &log {
-        for test in modes.tests {
-            crate::plan::paths::distinct(&[("--tests", test), ("--log", log)])?;
-        }
+    let log = crate::plan::log_path(log);
+    let mut files = crate::plan::paths::Files::new();
+    for test in modes.tests {
+        files.input("--tests", test);
     }
+    if let Some(log) = &log {
+        files.output("--log", log);
+    }
+    files.check()?;
     Ok(ProgressPlan::Run(RunPlan {
         source,
         mappings: run.mapping.mappings(),

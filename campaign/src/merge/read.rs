@@ -119,13 +119,11 @@ fn same_start(a: &Start, b: &Start) -> bool {
         && a.started == b.started
 }
 
+/// The shard logs under `dir`, through links, each directory once (a link back up ends).
 fn find(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
-    let entries = std::fs::read_dir(dir).map_err(|e| CampaignError::io(dir, e))?;
-    for entry in entries {
-        let path = entry.map_err(|e| CampaignError::io(dir, e))?.path();
-        if path.is_dir() {
-            find(&path, out)?;
-        } else if path.file_name().is_some_and(|n| n == SHARD_LOG) {
+    let files = wgstress_model::read::files_under(dir).map_err(CampaignError::read)?;
+    for path in files {
+        if path.file_name().is_some_and(|n| n == SHARD_LOG) {
             out.push(std::fs::canonicalize(&path).unwrap_or(path));
         }
     }

@@ -7,6 +7,7 @@
 pub(crate) mod directives;
 pub(crate) mod lines;
 pub(crate) mod locate;
+pub(crate) mod memory_bound;
 pub(crate) mod nesting;
 pub(crate) mod outline;
 pub(crate) mod render;

@@ -15,6 +15,20 @@ use crate::wgsl::lines::LineIndex;
 /// square of the depth within seconds (a debug build instruments 1,000 arms in 6 s, 2,000 in 23).
 pub const MAX_NESTING: usize = 1024;
 
+/// The deepest brackets (`(`, `[`, `{`) may nest, within `MAX_NESTING`. naga's WGSL parser
+/// recurses once for each nested expression and statement, and gives up at 200 levels with
+/// an error that names neither place nor reason; each bracket nests one of them, and the
+/// statement and expression around the outermost take a level or two: this keeps clear of
+/// its bound, so that a shader is refused here, at its place, instead.
+pub const MAX_BRACKETS: usize = 190;
+
+/// Which bound a shader crossed.
+#[derive(Debug, PartialEq)]
+enum Bound {
+    Nesting,
+    Brackets,
+}
+
 /// One bracket's worth of the text, and what nests within it before it closes.
 #[derive(Default)]
 struct Frame {
@@ -32,14 +46,21 @@ struct Frame {
 pub fn check(source: &str, path: &str) -> Result<()> {
     match deepest(source, MAX_NESTING) {
         None => Ok(()),
-        Some(offset) => {
+        Some((offset, bound)) => {
             let (line, column) =
                 LineIndex::new(source).position(naga::Span::new(offset as u32, offset as u32));
-            let message = format!(
-                "the shader nests more than {MAX_NESTING} levels deep here (brackets, else-if \
-                 arms and operators of one expression, each a level of the module naga builds): \
-                 split the expression or the chain"
-            );
+            let message = match bound {
+                Bound::Nesting => format!(
+                    "the shader nests more than {MAX_NESTING} levels deep here (brackets, \
+                     else-if arms and operators of one expression, each a level of the module \
+                     naga builds): split the expression or the chain"
+                ),
+                Bound::Brackets => format!(
+                    "brackets nest more than {MAX_BRACKETS} deep here (naga's WGSL parser \
+                     refuses past 200 levels of nested expressions and statements): name a \
+                     part with `let`, or call a function"
+                ),
+            };
             // Built here rather than by shader.rs, which calls this: no cycle between them.
             Err(InstrumentError::Shader {
                 summary: format!("{path}:{line}:{column}: {message}"),
@@ -50,8 +71,9 @@ pub fn check(source: &str, path: &str) -> Result<()> {
     }
 }
 
-/// The byte offset of the first token at which `source` nests deeper than `limit`, if any.
-fn deepest(source: &str, limit: usize) -> Option<usize> {
+/// The byte offset of the first token at which `source` nests deeper than `limit`, or its
+/// brackets deeper than `MAX_BRACKETS`, if any, and which it crossed.
+fn deepest(source: &str, limit: usize) -> Option<(usize, Bound)> {
     let bytes = source.as_bytes();
     let mut stack = vec![Frame::default()];
     let mut i = 0;
@@ -110,6 +132,9 @@ fn deepest(source: &str, limit: usize) -> Option<usize> {
                         top.operators = 0;
                     }
                     stack.push(Frame::default());
+                    if stack.len() - 1 > MAX_BRACKETS {
+                        return Some((start, Bound::Brackets));
+                    }
                 }
                 b')' | b']' | b'}' => {
                     if stack.len() > 1 {
@@ -133,7 +158,7 @@ fn deepest(source: &str, limit: usize) -> Option<usize> {
             }
         }
         if depth(&stack) > limit {
-            return Some(start);
+            return Some((start, Bound::Nesting));
         }
     }
     None
@@ -202,7 +227,7 @@ mod tests {
     fn an_else_if_chain_nests_an_arm_a_level() {
         assert_eq!(deepest(&chain(100), 150), None);
         let text = chain(200);
-        let at = deepest(&text, 150).expect("200 arms nest past 150");
+        let (at, _) = deepest(&text, 150).expect("200 arms nest past 150");
         let arms = text[..at].matches("else if").count();
         assert!((140..=150).contains(&arms), "crossed after {arms} arms");
     }
@@ -236,6 +261,27 @@ mod tests {
             "-".repeat(99)
         );
         assert_eq!(deepest(&commented, 5), None);
+    }
+
+    #[test]
+    fn brackets_past_what_naga_parses_are_refused_at_their_place() {
+        let parens = |n: usize| {
+            format!(
+                "fn f(x: u32) -> u32 {{\n  return {}x{};\n}}\n",
+                "(".repeat(n),
+                ")".repeat(n)
+            )
+        };
+        // Within the bound, naga parses it; past it, it is refused before naga sees it.
+        let fits = parens(MAX_BRACKETS - 1);
+        assert_eq!(deepest(&fits, MAX_NESTING), None);
+        naga::front::wgsl::parse_str(&fits).expect("naga parses what the bound lets through");
+        let error = check(&parens(198), "deep.wgsl").unwrap_err().to_string();
+        assert!(error.starts_with("deep.wgsl:2:"), "{error}");
+        assert!(
+            error.contains("brackets nest more than 190 deep"),
+            "{error}"
+        );
     }
 
     #[test]

@@ -23,8 +23,10 @@ pub fn read_module(source: &str, path: &str) -> Result<Module> {
 /// `parse` without the rewrite of pointer parameters.
 pub(crate) fn parse_as_given(source: &str, path: &str) -> Result<Module> {
     crate::wgsl::nesting::check(source, path)?;
-    naga::front::wgsl::parse_str(&crate::wgsl::directives::for_naga(source))
-        .map_err(|e| shader_error(path, parse_reason(&e, source), e.location(source)))
+    let module = naga::front::wgsl::parse_str(&crate::wgsl::directives::for_naga(source))
+        .map_err(|e| shader_error(path, parse_reason(&e, source), e.location(source)))?;
+    crate::wgsl::memory_bound::check(&module, source, path)?;
+    Ok(module)
 }
 
 /// naga's parse error on one line: its message, the places its other labels point at (the

@@ -172,6 +172,27 @@ impl App {
             postcondition_shader: None,
         }
     }
+
+    /// The data files the application reads besides its shaders, (what, path): bindings'
+    /// `init` files, checks' `equals-file` files and reference kernels. No output may be one
+    /// of them.
+    pub fn data_files(&self) -> Vec<(&'static str, PathBuf)> {
+        let inits = self.bindings.iter().filter_map(|b| match &b.init {
+            Init::File { path } => Some(("a binding's init file", path.clone())),
+            _ => None,
+        });
+        let checks = self.checks.iter().filter_map(|c| match &c.rule {
+            crate::app::check::Rule::EqualsFile { path } => {
+                Some(("a check's equals-file", path.clone()))
+            }
+            crate::app::check::Rule::Reference(crate::app::check::Reference {
+                shader: Some(path),
+                ..
+            }) => Some(("a check's reference shader", path.clone())),
+            _ => None,
+        });
+        inits.chain(checks).collect()
+    }
 }
 
 impl App {
@@ -545,11 +566,13 @@ pub fn parse(text: &str, path: &Path) -> Result<App> {
     for check in &mut checks {
         check.resolve_paths(dir);
     }
-    let name = spec.name.unwrap_or_else(|| {
+    // The name is shown in every report and note: kept escaped, so that one holding a
+    // terminal's escape sequence or a line break prints as text.
+    let name = wgstress_model::escape::controls(&spec.name.unwrap_or_else(|| {
         path.file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_else(|| "app".into())
-    });
+    }));
     let shader_path = dir.join(&spec.shader);
     let (workgroups, pipeline) = match form {
         Form::Single(workgroups) => (workgroups, Vec::new()),
@@ -592,6 +615,21 @@ pub fn parse(text: &str, path: &Path) -> Result<App> {
                 at: at(binding_spans[i].clone()),
                 message: format!("[[binding]] {}: init: {e}", i + 1),
             })?;
+    }
+    // An expected file is read as an init file is, bounded by the binding it checks, and
+    // refused at its check's place.
+    for (i, check) in app.checks.iter().enumerate() {
+        if let crate::app::check::Rule::EqualsFile { path } = &check.rule {
+            let words = app
+                .binding(check.group, check.binding)
+                .map_or(0, |b| b.words);
+            Init::File { path: path.clone() }
+                .check_file(words)
+                .map_err(|e| RuntimeError::Spec {
+                    at: at(check_spans[i].clone()),
+                    message: format!("[[check]] {}: equals-file: {e}", i + 1),
+                })?;
+        }
     }
     let source = wgstress_model::read::source(&shader_path)?;
     let mut pipeline = app.pipeline.clone();
@@ -711,6 +749,11 @@ pub(crate) fn init_from_str(text: &str) -> std::result::Result<Init, String> {
 }
 
 /// Which form the spec takes; mixing them is an error at the first key of the other form.
+/// The most dispatches a spec's pipeline may hold: every dispatch is instrumented and its
+/// pipeline compiled before the first run, so start-up grows with their count; this bound
+/// keeps it within a minute on a CPU driver, far past the passes real pipelines chain.
+pub const MAX_DISPATCHES: usize = 128;
+
 fn form(spec: &SpecFile, at: &dyn Fn(std::ops::Range<usize>) -> Location) -> Result<Form> {
     if !spec.dispatches.is_empty() {
         let mixed = spec
@@ -723,6 +766,18 @@ fn form(spec: &SpecFile, at: &dyn Fn(std::ops::Range<usize>) -> Location) -> Res
                 at: at(span),
                 message: format!(
                     "`{key}` at the top is the single-kernel form; with [[dispatch]] tables give it in each dispatch"
+                ),
+            });
+        }
+        if let Some(past) = spec.dispatches.get(MAX_DISPATCHES) {
+            return Err(RuntimeError::Spec {
+                at: at(past.span()),
+                message: format!(
+                    "[[dispatch]] {}: a pipeline holds at most {MAX_DISPATCHES} dispatches (each \
+                     is instrumented and compiled as a pipeline of its own before the first run); \
+                     this spec has {}",
+                    MAX_DISPATCHES + 1,
+                    spec.dispatches.len()
                 ),
             });
         }

@@ -5,11 +5,11 @@
 
 use crate::app::spec::{App, BindingKind, Dispatch};
 use crate::error::Result;
+use crate::gpu::device::buffer_with;
 use crate::gpu::interface::Slot;
 use crate::gpu::layout;
 use crate::gpu::program::Program;
 use crate::gpu::readback::ReadBack;
-use wgpu::util::DeviceExt;
 use wgpu::BufferUsages as U;
 use wgstress_model::stress::params::LAYOUTS;
 
@@ -43,14 +43,16 @@ pub(crate) fn app_buffers(
             .iter()
             .flat_map(|w| w.to_le_bytes())
             .collect();
-        let label = Some(slot.name.as_str());
-        let pristine = (slot.kind == BindingKind::Storage).then(|| {
-            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        let label = slot.name.as_str();
+        let pristine = match slot.kind {
+            BindingKind::Storage => Some(buffer_with(
+                device,
                 label,
-                contents: &contents,
-                usage: U::COPY_SRC | U::COPY_DST,
-            })
-        });
+                &contents,
+                U::COPY_SRC | U::COPY_DST,
+            )?),
+            BindingKind::Uniform => None,
+        };
         let (usage, offsets) = match slot.kind {
             BindingKind::Storage => {
                 contents.resize(contents.len() + layout::padding(align) as usize, 0);
@@ -59,11 +61,7 @@ pub(crate) fn app_buffers(
             }
             BindingKind::Uniform => (U::UNIFORM | U::COPY_DST, [0; LAYOUTS]),
         };
-        let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label,
-            contents: &contents,
-            usage,
-        });
+        let buffer = buffer_with(device, label, &contents, usage)?;
         buffers.push(AppBuffer {
             slot,
             buffer,
@@ -97,11 +95,7 @@ pub(crate) fn uniform_buffers(
             let binding = app.binding(set.group, set.binding).expect("declared");
             let mut words = binding.init.words(slot.words)?;
             words[..set.words.len()].copy_from_slice(&set.words);
-            let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some(slot.name.as_str()),
-                contents: bytemuck::cast_slice(&words),
-                usage: U::UNIFORM,
-            });
+            let buffer = buffer_with(device, &slot.name, bytemuck::cast_slice(&words), U::UNIFORM)?;
             Ok((key, buffer))
         })
         .collect()

@@ -2,7 +2,7 @@
 
 use crate::error::{Result, RuntimeError};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// What wgpu tells of an adapter: its name, type, driver and backend.
@@ -17,6 +17,9 @@ pub struct Gpu {
     lost: Arc<AtomicBool>,
     /// Set when a submission outlasted its hang timeout: the GPU may still be running it.
     hung: Arc<AtomicBool>,
+    /// The first error wgpu raised outside every error scope (`Scope`), with its reason:
+    /// wgpu's default handler panics on it ("wgpu error: Out of Memory").
+    uncaptured: Arc<Mutex<Option<String>>>,
 }
 
 impl Gpu {
@@ -250,6 +253,13 @@ pub(crate) fn open_with(
     let lost = Arc::new(AtomicBool::new(false));
     let flag = lost.clone();
     device.set_device_lost_callback(move |_, _| flag.store(true, Ordering::SeqCst));
+    let uncaptured: Arc<Mutex<Option<String>>> = Arc::default();
+    let first = uncaptured.clone();
+    device.on_uncaptured_error(Arc::new(move |error| {
+        if let Ok(mut first) = first.lock() {
+            first.get_or_insert_with(|| reason(&error));
+        }
+    }));
     Ok(Gpu {
         device,
         queue,
@@ -257,6 +267,7 @@ pub(crate) fn open_with(
         limits,
         lost,
         hung: Arc::new(AtomicBool::new(false)),
+        uncaptured,
     })
 }
 
@@ -301,11 +312,44 @@ pub(crate) fn patiently<T>(mut open: impl FnMut() -> Result<T>) -> Result<T> {
     }
 }
 
-/// Ends a validation error scope (`Device::push_error_scope`): what wgpu rejected in it
-/// comes back as `RuntimeError::Wgpu` about `what`, with wgpu's reason on one line, instead of a
-/// panic in wgpu's default handler.
-pub fn end_scope(scope: wgpu::ErrorScopeGuard, what: impl FnOnce() -> String) -> Result<()> {
-    match pollster::block_on(scope.pop()) {
+/// Error scopes of every kind wgpu reports, pushed together (`scope`): validation, out of
+/// memory and internal errors, each caught where it happens and none left to wgpu's default
+/// handler, which panics.
+pub struct Scope {
+    /// In the order pushed; popped the other way round, also when the scope is dropped
+    /// unended (an error returned inside it), as wgpu requires.
+    guards: Vec<wgpu::ErrorScopeGuard>,
+}
+
+impl Drop for Scope {
+    fn drop(&mut self) {
+        while let Some(guard) = self.guards.pop() {
+            drop(guard);
+        }
+    }
+}
+
+/// Opens a `Scope` on `device`.
+pub fn scope(device: &wgpu::Device) -> Scope {
+    Scope {
+        guards: vec![
+            device.push_error_scope(wgpu::ErrorFilter::OutOfMemory),
+            device.push_error_scope(wgpu::ErrorFilter::Internal),
+            device.push_error_scope(wgpu::ErrorFilter::Validation),
+        ],
+    }
+}
+
+/// Ends a `Scope`: what wgpu rejected or could not do in it (too little memory included)
+/// comes back as `RuntimeError::Wgpu` about `what`, with wgpu's reason on one line, instead
+/// of a panic in wgpu's default handler.
+pub fn end_scope(mut scope: Scope, what: impl FnOnce() -> String) -> Result<()> {
+    let mut first = None;
+    while let Some(guard) = scope.guards.pop() {
+        let caught = pollster::block_on(guard.pop());
+        first = first.or(caught);
+    }
+    match first {
         Some(error) => Err(RuntimeError::Wgpu {
             what: what(),
             message: reason(&error),
@@ -350,6 +394,40 @@ pub(crate) fn reason(error: &wgpu::Error) -> String {
     parts.join(": ")
 }
 
+/// A buffer holding `contents` (padded to a multiple of four bytes), as wgpu's
+/// `create_buffer_init` makes it, but one that could not be made (too little memory) is an
+/// error naming `label` instead of that function's panic.
+pub fn buffer_with(
+    device: &wgpu::Device,
+    label: &str,
+    contents: &[u8],
+    usage: wgpu::BufferUsages,
+) -> Result<wgpu::Buffer> {
+    let size = (contents.len() as u64).next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
+    let what = || format!("buffer {label} of {size} bytes");
+    // A scope of its own, so that the reason it could not be made (out of memory) is the
+    // error, not the failed mapping that follows.
+    let made = scope(device);
+    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size: size.max(wgpu::COPY_BUFFER_ALIGNMENT),
+        usage,
+        mapped_at_creation: true,
+    });
+    end_scope(made, what)?;
+    {
+        let mut mapped = buffer
+            .get_mapped_range_mut(..)
+            .map_err(|e| RuntimeError::Wgpu {
+                what: what(),
+                message: e.to_string().lines().next().unwrap_or_default().to_string(),
+            })?;
+        mapped.slice(..contents.len()).copy_from_slice(contents);
+    }
+    buffer.unmap();
+    Ok(buffer)
+}
+
 /// The compute pipeline of `entry` in `wgsl`, with values for its `override`s, made in an
 /// error scope of its own: what wgpu refuses names `shader` (which shader, as given or
 /// instrumented) and the entry point, with wgpu's reason.
@@ -361,7 +439,7 @@ pub fn shader_pipeline(
     entry: &str,
     constants: &[(&str, f64)],
 ) -> Result<wgpu::ComputePipeline> {
-    let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let scope = scope(device);
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some(shader),
         source: wgpu::ShaderSource::Wgsl(wgsl.into()),
@@ -387,6 +465,13 @@ pub fn submit_and_read(
             .map_async(wgpu::MapMode::Read, |_| {});
     }
     wait(gpu, index, timeout)?;
+    let uncaptured = gpu.uncaptured.lock().ok().and_then(|mut e| e.take());
+    if let Some(message) = uncaptured {
+        return Err(RuntimeError::Wgpu {
+            what: "work of the batch".to_string(),
+            message,
+        });
+    }
     let mut words = Vec::with_capacity(reads.len());
     for (buffer, bytes) in reads {
         let mapped = buffer

@@ -762,7 +762,7 @@ impl Engine {
     }
 
     /// One throwaway run of each kind calibration times (the application alone, an empty
-    /// dispatch, stress alone), so that every pipeline and its first dispatch are compiled
+    /// dispatch, stress alone), each in a batch of its own, so that every pipeline and its first dispatch are compiled
     /// before a budget's time starts: a driver whose shader cache is cold compiles at the
     /// first dispatch (seconds on llvmpipe).
     pub fn warm(&mut self, settings: &Settings) -> Result<()> {
@@ -773,6 +773,10 @@ impl Engine {
         let groups = self.session.app_groups();
         let mut quiet = settings.clone();
         quiet.strategy = Strategy::None;
+        // Stress alone compiles its pipeline in one iteration: how many it takes is a value
+        // in the run's parameters, and an uncalibrated count may outlast the timeout alone.
+        let mut stress = settings.clone();
+        stress.iterations = stress.iterations.min(1);
         let limit = self.loop_limit.limit();
         let runs = [
             RunParams::draw(0, &quiet, groups),
@@ -782,7 +786,7 @@ impl Engine {
             },
             RunParams {
                 app_enabled: false,
-                ..RunParams::draw(0, settings, groups)
+                ..RunParams::draw(0, &stress, groups)
             },
         ]
         .map(|r| RunParams {

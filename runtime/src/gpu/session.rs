@@ -73,7 +73,7 @@ impl Session {
         let uses = uses(program);
         let slots = match_bindings(app, &uses)?;
         let device = &gpu.device;
-        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let scope = crate::gpu::device::scope(device);
         let manifests: Vec<Manifest> = program.manifests().into_iter().cloned().collect();
         let limits = &gpu.limits;
         let read_back = ReadBack::plan(app, &slots)?;

@@ -11,7 +11,7 @@ use crate::options::AppOptions;
 use crate::plan::{load_app, paths};
 use crate::status::Status;
 use anyhow::Result;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use wgstress_runtime::app::spec::App;
 
 #[derive(clap::Args)]
@@ -60,10 +60,10 @@ pub fn plan(args: &Args) -> Result<Plan> {
                 app.name
             );
         }
-        paths::writable(out, "--output")?;
-        let mut all: Vec<(&str, &Path)> = inputs.iter().map(|(f, p)| (*f, p.as_path())).collect();
-        all.push(("--output", out));
-        paths::distinct(&all)?;
+        paths::Files::new()
+            .inputs(&inputs)
+            .output("--output", out)
+            .check()?;
     }
     Ok(Plan::Sites(Box::new(SitesPlan {
         app,

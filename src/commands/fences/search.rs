@@ -104,11 +104,21 @@ pub fn plan(app: &AppOptions, args: &SearchOptions, output: Option<&Path>) -> Re
         Default::default(),
     )?;
     super::stressed(&session.app)?;
+    let mut files = session.files();
     if let Some(out) = output {
         if session.app.pipeline.is_empty() {
-            paths::writable(out, "--output")?;
+            files.output("--output", out);
         } else {
-            // A pipeline's fix may change several files: they go into a directory.
+            // A pipeline's fix may change several files: they go into a directory, new or
+            // empty, so that no file there is overwritten (an input among them, or any other).
+            let empty = std::fs::read_dir(out).map_or(true, |mut d| d.next().is_none());
+            if !empty {
+                anyhow::bail!(
+                    "{}: not empty; --output writes a pipeline's patched shaders into a new or \
+                     empty directory, overwriting nothing",
+                    out.display()
+                );
+            }
             std::fs::create_dir_all(out).with_context(|| {
                 format!(
                     "--output {}: a directory for the patched files",
@@ -116,30 +126,8 @@ pub fn plan(app: &AppOptions, args: &SearchOptions, output: Option<&Path>) -> Re
                 )
             })?;
         }
-        let mut all: Vec<(&str, &Path)> = session
-            .inputs
-            .iter()
-            .map(|(f, p)| (*f, p.as_path()))
-            .collect();
-        if let Some(log) = &session.log {
-            all.push(("--log", log));
-        }
-        // A pipeline's patched files go into the directory under their own names: each of
-        // those must not be an input either (a hard link to one, say).
-        let inside: Vec<PathBuf> = if session.app.pipeline.is_empty() {
-            Vec::new()
-        } else {
-            session
-                .inputs
-                .iter()
-                .filter(|(flag, _)| *flag != "APP")
-                .filter_map(|(_, p)| Some(out.join(p.file_name()?)))
-                .collect()
-        };
-        all.push(("--output", out));
-        all.extend(inside.iter().map(|p| ("--output", p.as_path())));
-        paths::distinct(&all)?;
     }
+    files.check()?;
     if args.fix && session.inputs.is_empty() {
         anyhow::bail!(
             "{}: --fix edits the shader files of a spec; a bundled application has none of yours \

@@ -64,11 +64,16 @@ pub fn plan(args: &Args) -> Result<Plan> {
         )
     })?;
     let time = args.time;
-    let log = crate::plan::log_path(&args.log)?;
+    let log = crate::plan::log_path(&args.log);
     let env_file = crate::plan::env_file(args.env.env_file.as_deref())?;
-    if let (Some(log), Some(file)) = (&log, &env_file) {
-        paths::distinct(&[("--env", file), ("--log", log)])?;
+    let mut files = paths::Files::new();
+    if let Some(file) = &env_file {
+        files.input("--env", file);
     }
+    if let Some(log) = &log {
+        files.output("--log", log);
+    }
+    files.check()?;
     Ok(Plan::Run(Box::new(RunPlan {
         test,
         env: args.env.env(args.fence),

@@ -7,7 +7,7 @@ use crate::plan::paths;
 use crate::status::Status;
 use anyhow::Result;
 use clap::ValueEnum;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 use wgstress_litmus::catalog;
 use wgstress_litmus::search::{EnvSearchConfig, Space};
@@ -97,12 +97,14 @@ enum Mode {
 }
 
 pub fn plan(args: &Args) -> Result<Plan> {
-    let log = crate::plan::log_path(&args.log)?;
-    let mut files: Vec<(&str, &Path)> = log.iter().map(|l| ("--log", l.as_path())).collect();
+    let log = crate::plan::log_path(&args.log);
+    let mut files = paths::Files::new();
+    if let Some(log) = &log {
+        files.output("--log", log);
+    }
     let mode = match args.search {
         Some(seconds) => {
-            paths::writable(&args.write_env, "--write-env")?;
-            files.push(("--write-env", &args.write_env));
+            files.output("--write-env", &args.write_env);
             Mode::Search(Box::new(Search {
                 config: search_config(args, seconds),
                 mutants: selected(Tests::Mutants),
@@ -121,9 +123,9 @@ pub fn plan(args: &Args) -> Result<Plan> {
         ..
     } = &mode
     {
-        files.push(("--env", file));
+        files.input("--env", file);
     }
-    paths::distinct(&files)?;
+    files.check()?;
     Ok(Plan {
         mode,
         adapter: args.env.device.choice(),

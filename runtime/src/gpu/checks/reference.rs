@@ -9,7 +9,6 @@ use crate::gpu::device::{self, Gpu};
 use naga::{AddressSpace, StorageAccess};
 use std::path::PathBuf;
 use std::time::Duration;
-use wgpu::util::DeviceExt;
 
 /// How long the one run of a reference kernel may take before it counts as a hang.
 const TIMEOUT: Duration = Duration::from_secs(60);
@@ -97,7 +96,7 @@ fn run(gpu: &Gpu, app: &App, r: &Reference) -> Result<Written> {
         )));
     }
     let device = &gpu.device;
-    let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let scope = device::scope(device);
     let buffers = used
         .iter()
         .map(|u| buffer(device, app, u, &path, r))
@@ -168,12 +167,11 @@ fn buffer(
         BindingKind::Uniform => wgpu::BufferUsages::UNIFORM,
     };
     let words = b.init.words(b.words)?;
-    Ok(
-        device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("wgstress reference"),
-            contents: bytemuck::cast_slice(&words),
-            usage,
-        }),
+    device::buffer_with(
+        device,
+        "wgstress reference",
+        bytemuck::cast_slice(&words),
+        usage,
     )
 }
 

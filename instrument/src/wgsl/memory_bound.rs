@@ -1,0 +1,105 @@
+//! WGSL's bounds on a shader's memory, checked on the parsed module before anything else
+//! works on it: 8,192 bytes of `private` variables a shader, and 8,192 bytes of `function`
+//! variables a function (the WGSL specification's limits, which browsers enforce). Far past
+//! them (`var<private> big: array<u32, 268435456>`, a gigabyte an invocation), the passes,
+//! naga and the driver took gigabytes and minutes to start, with no output.
+
+use crate::error::{InstrumentError, Result};
+use crate::wgsl::lines::LineIndex;
+use naga::{AddressSpace, Module, Span};
+
+/// WGSL's bound on the `private` variables of a shader, and on the `function` variables of
+/// one function, in bytes.
+pub(crate) const PRIVATE_BYTES: u64 = 8192;
+pub(crate) const FUNCTION_BYTES: u64 = 8192;
+
+/// Refuses `module` (parsed from `source`, read from `path`) when its private variables, or
+/// one function's variables, hold more than WGSL allows, at the variable that crosses it.
+pub(crate) fn check(module: &Module, source: &str, path: &str) -> Result<()> {
+    let mut layouter = naga::proc::Layouter::default();
+    let laid_out = layouter.update(module.to_ctx()).is_ok();
+    // A type too large to lay out is past every bound; naga's validator names it.
+    let size = |ty: naga::Handle<naga::Type>| match laid_out {
+        true => u64::from(layouter[ty].size),
+        false => u64::MAX,
+    };
+    let refuse = |span: Span, what: &str, total: u64, limit: u64| {
+        let (line, column) = LineIndex::new(source).position(span);
+        let held = match total {
+            u64::MAX => "more bytes than a type may hold".to_string(),
+            n => format!("{n} bytes"),
+        };
+        // Built here rather than by shader.rs, which calls this: no cycle between them.
+        Err(InstrumentError::Shader {
+            summary: format!(
+                "{path}:{line}:{column}: {what} hold {held} here, past WGSL's limit of {limit} \
+                 bytes"
+            ),
+            line: Some(line),
+            column: Some(column),
+        })
+    };
+    let mut private = 0u64;
+    for (handle, global) in module.global_variables.iter() {
+        if global.space == AddressSpace::Private {
+            private = private.saturating_add(size(global.ty));
+            if private > PRIVATE_BYTES {
+                let span = module.global_variables.get_span(handle);
+                return refuse(
+                    span,
+                    "the shader's `private` variables",
+                    private,
+                    PRIVATE_BYTES,
+                );
+            }
+        }
+    }
+    let functions = module
+        .functions
+        .iter()
+        .map(|(_, f)| f)
+        .chain(module.entry_points.iter().map(|e| &e.function));
+    for function in functions {
+        let mut held = 0u64;
+        for (handle, local) in function.local_variables.iter() {
+            held = held.saturating_add(size(local.ty));
+            if held > FUNCTION_BYTES {
+                let span = function.local_variables.get_span(handle);
+                return refuse(span, "a function's variables", held, FUNCTION_BYTES);
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn checked(source: &str) -> std::result::Result<(), String> {
+        let module = naga::front::wgsl::parse_str(source).unwrap();
+        check(&module, source, "big.wgsl").map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn private_and_function_memory_past_wgsls_limits_is_refused_at_the_variable() {
+        let fits = "var<private> a: array<u32, 2048>;\nfn f() { var b: array<u32, 2048>; }";
+        assert_eq!(checked(fits), Ok(()));
+        let error =
+            checked("var<private> a: array<u32, 16>;\nvar<private> big: array<u32, 268435456>;")
+                .unwrap_err();
+        assert!(error.starts_with("big.wgsl:2:"), "{error}");
+        assert!(
+            error.contains(
+                "`private` variables hold 1073741888 bytes here, past WGSL's limit of 8192"
+            ),
+            "{error}"
+        );
+        let error = checked("fn f() {\n  var a: array<u32, 2049>;\n}").unwrap_err();
+        assert!(error.starts_with("big.wgsl:2:"), "{error}");
+        assert!(
+            error.contains("a function's variables hold 8196 bytes"),
+            "{error}"
+        );
+    }
+}
