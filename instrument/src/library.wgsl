@@ -40,6 +40,7 @@ struct WgstressParams {
     park_limit: u32,            // a held invocation's checks at most (llvmpipe's loop budget)
     hang_floor: u32,            // a stall with nothing held is a hang past this count only
     masked_lanes: u32,          // 1: the device runs lanes no invocation owns (llvmpipe), find them
+    meet: u32,                  // the device's threads where they are the operating system's (0: not so)
     patches: array<vec4<u32>, 16>, // the K stressed patch indices, 4 per vector
     script: array<vec4<u32>, 16>,  // the workgroup of each step: prefix, then one cycle
 }
@@ -228,11 +229,22 @@ fn wgstress_may_park(at_start: bool) -> bool {
 }
 
 // Whether a held workgroup should run now although no stall released it: nobody else ran
-// for a while, neither getting anywhere nor waiting (the device has no room beside it, or all
-// others finished: a scheduler of any model then runs it), or it was held for `park_limit`
-// checks. `seen`, `idle` and `held` are the holder's own.
+// for a while, neither getting anywhere nor waiting, where nobody else can (a device with no
+// room beside it, or all others finished: a scheduler of any model then runs it), or it was
+// held for `park_limit` checks. `seen`, `idle` and `held` are the holder's own. Where the
+// device's threads are the operating system's (llvmpipe: `meet` > 0), each check is four
+// delays long and a while is a quarter as many checks: the same time to see nobody run, and
+// a hold four times as long, which outlasts a thread the operating system gave another
+// program's time to for a time slice or a few (llvmpipe counts loop iterations, not time).
+// The test is on the params alone, uniform: llvmpipe would run both delays otherwise.
 fn wgstress_held_enough(seen: ptr<function, u32>, idle: ptr<function, u32>, held: ptr<function, u32>) -> bool {
-    wgstress_sink(wgstress_delay(*held));
+    var a_while = 4096u;
+    if wgstress_params.meet > 0u {
+        wgstress_sink(wgstress_long_delay(*held));
+        a_while = 1024u;
+    } else {
+        wgstress_sink(wgstress_delay(*held));
+    }
     let activity = atomicLoad(&wgstress_results.progress) + atomicLoad(&wgstress_results.idle_checks);
     *held += 1u;
     if *held >= wgstress_params.park_limit {
@@ -244,12 +256,23 @@ fn wgstress_held_enough(seen: ptr<function, u32>, idle: ptr<function, u32>, held
         return false;
     }
     *idle += 1u;
-    // Not before every workgroup of the dispatch started, nor while one still waits at its start
-    // for the victim to park (lead): where the device's threads are the operating system's
-    // (llvmpipe), a workgroup whose thread has not yet run, or has not run since the victim
-    // parked, is no sign that the device has no room beside the held one.
-    return *idle > 4096u && atomicLoad(&wgstress_results.started) >= wgstress_params.app_total
+    return *idle > a_while && wgstress_others_quiet()
         && atomicLoad(&wgstress_results.following) == 0u;
+}
+
+// Whether a holder that saw no activity for a while may take it that nobody else can run: not
+// before every workgroup of the dispatch started, nor while one still waits at its start for
+// the victim to park (lead, tested by the caller). Where the device's threads are the
+// operating system's (llvmpipe: `meet` > 0), only once every workgroup that started, but the
+// holder's, finished: one that started and shows no activity may be a thread paused by the
+// operating system, which the hold outlasts; the ones not yet started are queued behind the
+// holder on its thread, as every thread took its first share (`wgstress_meet`).
+fn wgstress_others_quiet() -> bool {
+    let started = atomicLoad(&wgstress_results.started);
+    if wgstress_params.meet > 0u {
+        return atomicLoad(&wgstress_results.finished) + 1u >= started;
+    }
+    return started >= wgstress_params.app_total;
 }
 
 // Four delays: a check of a wait on a workgroup that may be the last the device gives a
@@ -848,6 +871,9 @@ fn wgstress_begin() {
         atomicAdd(&wgstress_results.started, 1u);
         atomicAdd(&wgstress_results.progress, 1u);
     }
+    if wgstress_params.meet > 1u && wgstress_params.victim != 0xffffffffu {
+        wgstress_meet();
+    }
     if wgstress_params.lead != 0u && wgstress_app_id != wgstress_params.victim {
         wgstress_follow();
     }
@@ -855,6 +881,26 @@ fn wgstress_begin() {
         && wgstress_may_park(true) {
         atomicStore(&wgstress_results.victim_parked, 1u);
         wgstress_park(true);
+    }
+}
+
+// Waits at the start until `meet` workgroups (or the whole dispatch, if fewer) started, at most
+// `park_limit` checks, each four delays long. Where the device's threads are the operating
+// system's (llvmpipe, which gives each thread that wakes the next share of the dispatch), the
+// first thread to wake can run its share, and the next, before another wakes, most of all on
+// a busy machine: the workgroups a hold needs beside it, a lower id unfinished under HSA or a
+// waiter on the held one, would then never run at once. A delayed start is one every model
+// allows.
+fn wgstress_meet() {
+    let want = min(wgstress_params.meet, wgstress_params.app_total);
+    var waited = 0u;
+    loop {
+        if wgstress_padding || atomicLoad(&wgstress_results.started) >= want
+            || waited >= wgstress_params.park_limit {
+            break;
+        }
+        wgstress_sink(wgstress_long_delay(waited));
+        waited += 1u;
     }
 }
 

@@ -20,6 +20,11 @@ pub(crate) struct Pacing {
     /// instrumented shader finds them and lets them leave its loops (library.wgsl,
     /// `wgstress_enter_app`).
     pub masked_lanes: bool,
+    /// Where the device's threads are the operating system's (llvmpipe), how many it runs, at
+    /// least 1: a run that holds a workgroup has each wait at its start until that many
+    /// started, and a holder tells a paused thread from a device without room by what started
+    /// and finished (library.wgsl, `wgstress_meet`, `wgstress_others_quiet`). 0 elsewhere.
+    pub meet: u32,
 }
 
 /// How a batch's waits are judged.
@@ -73,6 +78,7 @@ impl Pacing {
                 hang_floor: 16384,
                 cap_scale: 1,
                 masked_lanes: true,
+                meet: llvmpipe_threads(),
             }
         } else {
             Pacing {
@@ -81,9 +87,21 @@ impl Pacing {
                 hang_floor: 0,
                 cap_scale: 1,
                 masked_lanes: false,
+                meet: 0,
             }
         }
     }
+}
+
+/// The threads llvmpipe runs compute work on, as it counts them: `LP_NUM_THREADS` where set,
+/// else the processors this process may run on, at most 16 (Mesa's `LP_MAX_THREADS`).
+fn llvmpipe_threads() -> u32 {
+    let set = std::env::var("LP_NUM_THREADS")
+        .ok()
+        .and_then(|v| v.trim().parse::<u32>().ok());
+    let threads =
+        set.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get() as u32));
+    threads.clamp(1, 16)
 }
 
 /// The places of one dispatch a victim can be held at, besides its start: its loops, and its
@@ -180,6 +198,7 @@ pub(crate) fn encode(
     put("park_limit", 0, pacing.park_limit);
     put("hang_floor", 0, pacing.hang_floor);
     put("masked_lanes", 0, u32::from(pacing.masked_lanes));
+    put("meet", 0, pacing.meet);
     put(
         "watchdog_cap",
         0,
