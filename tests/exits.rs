@@ -56,16 +56,20 @@ fn with_json_a_failing_command_prints_its_error_on_stdout() {
 #[test]
 fn a_workgroup_past_the_adapters_limits_is_refused_naming_the_limit() {
     let dir = tempfile::tempdir().unwrap();
+    // The hungry shader's workgroup memory is within WGSL's bound as written, past the
+    // adapter's once the spec's constant sizes it (parse time refuses more than WGSL allows).
     let spec = |shader: &str| {
         format!(
-            "shader = \"{shader}\"\nworkgroups = [1]\n[[binding]]\nbinding = 0\nkind = \"storage\"\nwords = 4096\n"
+            "shader = \"{shader}\"\nworkgroups = [1]\n[constants]\ncells = 1048576\n\
+             [[binding]]\nbinding = 0\nkind = \"storage\"\nwords = 4096\n"
         )
     };
     let wide = "@group(0) @binding(0) var<storage, read_write> out: array<u32>;
 @compute @workgroup_size(4096)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) { out[id.x] = 1u; }";
     let hungry = "@group(0) @binding(0) var<storage, read_write> out: array<u32>;
-var<workgroup> tile: array<u32, 1048576>;
+override cells: u32 = 64u;
+var<workgroup> tile: array<u32, cells>;
 @compute @workgroup_size(64)
 fn main(@builtin(local_invocation_index) i: u32) { tile[i] = i; workgroupBarrier(); out[i] = tile[63u - i]; }";
     for (name, shader, limit) in [
@@ -378,6 +382,30 @@ fn start_up_work_past_its_bounds_is_refused_before_the_device_opens() {
         line.contains("big.wgsl:2:1: the shader's `private` variables hold 1073741824 bytes"),
         "{line}"
     );
+    // Workgroup memory past WGSL's 16,384 bytes, refused the same way.
+    write(
+        dir.path(),
+        "tiles.wgsl",
+        "@group(0) @binding(0) var<storage, read_write> out: array<u32>;\n\
+         var<workgroup> tile: array<u32, 2048>;\n\
+         var<workgroup> more: array<u32, 262144>;\n\
+         @compute @workgroup_size(1)\nfn main() { more[0] = 1u; tile[0] = more[0]; out[0] = tile[0]; }\n",
+    );
+    let tiles = write(
+        dir.path(),
+        "tiles.toml",
+        &format!("shader = \"tiles.wgsl\"\nworkgroups = [1]\n{binding}"),
+    );
+    let (out, took_tiles) = wgstress_timed(&["run", &tiles, "--runs", "1", "--no-log"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    let line = error_line(&out);
+    assert!(
+        line.contains(
+            "tiles.wgsl:3:1: the shader's `workgroup` variables hold 1056768 bytes here, \
+             past WGSL's limit of 16384 bytes"
+        ),
+        "{line}"
+    );
     // 5,000 dispatches never reached a run: refused at the first past the bound.
     std::fs::copy(fixture("counter.wgsl"), dir.path().join("counter.wgsl")).unwrap();
     let mut spec = String::from("shader = \"counter.wgsl\"\n");
@@ -395,7 +423,7 @@ fn start_up_work_past_its_bounds_is_refused_before_the_device_opens() {
         "{line}"
     );
     // Before any device opened or any shader was instrumented.
-    for t in [took, took_many] {
+    for t in [took, took_tiles, took_many] {
         assert!(t < Duration::from_secs(30), "took {t:?}");
     }
 }

@@ -427,6 +427,99 @@ fn a_directory_without_a_trace_is_a_one_line_error() {
     assert!(text(&out).contains("no trace.ron here"), "{}", text(&out));
 }
 
+/// A trace of a program that fills four words, in the form wgpu 30 writes (no closing
+/// bracket: wgpu appends to the list as the program runs).
+const FILL_TRACE: &str = r#"[
+Init(desc: (label: None, required_features: ""), backend: Vulkan),
+CreateShaderModule(id: PointerId(1), desc: (label: Some("fill")), data: File("fill.wgsl")),
+CreateComputePipeline(id: PointerId(2), desc: (label: None, layout: None,
+    stage: (module: PointerId(1), entry_point: Some("main"), constants: {}))),
+CreateBuffer(PointerId(3), (label: Some("words"), size: 16, usage: "COPY_SRC | STORAGE", mapped_at_creation: false)),
+CreateBuffer(PointerId(4), (label: Some("read"), size: 16, usage: "MAP_READ | COPY_DST", mapped_at_creation: false)),
+GetComputePipelineBindGroupLayout(id: PointerId(5), pipeline: PointerId(2), index: 0),
+CreateBindGroup(PointerId(6), (label: None, layout: PointerId(5), entries: [
+    (binding: 0, resource: Buffer((buffer: PointerId(3), offset: 0, size: None))),
+])),
+Submit(1, [
+    RunComputePass(pass: (label: None, commands: [
+        SetPipeline(PointerId(2)),
+        SetBindGroup(index: 0, num_dynamic_offsets: 0, bind_group: Some(PointerId(6))),
+        DispatchWorkgroups((1, 1, 1)),
+    ], dynamic_offsets: []), timestamp_writes: None),
+    CopyBufferToBuffer(src: PointerId(3), src_offset: 0, dst: PointerId(4), dst_offset: 0, size: Some(16)),
+]),
+"#;
+
+const FILL_SHADER: &str = "@group(0) @binding(0) var<storage, read_write> words: array<u32, 4>;\n\
+    @compute @workgroup_size(4)\n\
+    fn main(@builtin(local_invocation_index) i: u32) { words[i] = i * 3u; }\n";
+
+/// The one `wgstress: error:` line of a refused command, which is its last line on stderr.
+fn only_error(out: &Output) -> String {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let errors: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("wgstress: error:"))
+        .collect();
+    assert_eq!(errors.len(), 1, "{stderr}");
+    assert_eq!(stderr.lines().last(), Some(errors[0]), "{stderr}");
+    errors[0].to_string()
+}
+
+/// An `--out` that cannot be written is refused as the command starts, as every other output
+/// is: before `record` runs the program, before `import` replays the trace.
+#[test]
+fn an_unwritable_out_is_refused_before_the_program_runs_or_the_trace_replays() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "kept").unwrap();
+    // A directory cannot be made under a file, whoever runs the test.
+    let unwritable = "notes.txt/spec";
+    std::fs::write(
+        dir.path().join("marks.mjs"),
+        "import { writeFileSync } from 'node:fs';\nwriteFileSync('ran', 'the program ran');\n",
+    )
+    .unwrap();
+    let recorded = wgstress(
+        &["record", "--out", unwritable, "--", "node", "marks.mjs"],
+        dir.path(),
+    );
+    assert_eq!(recorded.status.code(), Some(2), "{}", text(&recorded));
+    let line = only_error(&recorded);
+    assert!(
+        line.contains("notes.txt/spec: cannot write --out: "),
+        "{line}"
+    );
+    assert!(!dir.path().join("ran").exists(), "the program ran");
+    let trace = dir.path().join("trace");
+    std::fs::create_dir(&trace).unwrap();
+    std::fs::write(trace.join("trace.ron"), FILL_TRACE).unwrap();
+    std::fs::write(trace.join("fill.wgsl"), FILL_SHADER).unwrap();
+    let imported = wgstress(&["import", "trace", "--out", unwritable], dir.path());
+    assert_eq!(imported.status.code(), Some(2), "{}", text(&imported));
+    let line = only_error(&imported);
+    assert!(
+        line.contains("notes.txt/spec: cannot write --out: "),
+        "{line}"
+    );
+    assert!(
+        !text(&imported).contains("replaying"),
+        "{}",
+        text(&imported)
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("notes.txt")).unwrap(),
+        "kept"
+    );
+    // The same trace into a new directory imports: the refusal above was the output's.
+    let imported = wgstress(&["import", "trace", "--out", "spec"], dir.path());
+    assert!(imported.status.success(), "{}", text(&imported));
+    let expected: Vec<u8> = (0..4u32).flat_map(|i| (i * 3).to_le_bytes()).collect();
+    assert_eq!(
+        std::fs::read(dir.path().join("spec/expected-0.bin")).unwrap(),
+        expected
+    );
+}
+
 /// Runs `wgstress record ARGS` in `dir` on Mesa 25, its stderr lines each with the time it
 /// came, as they come; returns how it ended and those lines.
 fn record_timed(dir: &Path, args: &[&str]) -> (std::process::ExitStatus, Vec<(Instant, String)>) {

@@ -123,6 +123,33 @@ pub fn writable(path: &Path, flag: &str) -> Result<()> {
     Ok(())
 }
 
+/// Checks that files can be written into `dir`, a directory the command makes if it is
+/// missing and fills with new files (`record` and `import`'s `--out`): the directory made and
+/// a file created in it, as `writable` checks a file, then both removed again, so that a
+/// command refused later leaves nothing behind. Whether `dir` may hold files already is the
+/// command's to check.
+pub fn writable_dir(dir: &Path, flag: &str) -> Result<()> {
+    let cannot = |e: std::io::Error| anyhow!("{}: cannot write {flag}: {e}", dir.display());
+    // Deepest first, as they are removed.
+    let missing: Vec<&Path> = dir
+        .ancestors()
+        .take_while(|a| !a.as_os_str().is_empty() && std::fs::symlink_metadata(a).is_err())
+        .collect();
+    let probed = std::fs::create_dir_all(dir).map_err(cannot).and_then(|()| {
+        let probe = dir.join(".wgstress-probe");
+        let existed = std::fs::symlink_metadata(&probe).is_ok();
+        wgstress_model::open::writer(&probe, true).map_err(cannot)?;
+        if !existed {
+            let _ = std::fs::remove_file(&probe);
+        }
+        Ok(())
+    });
+    for made in missing {
+        let _ = std::fs::remove_dir(made);
+    }
+    probed
+}
+
 #[cfg(unix)]
 fn access_writable(path: &Path) -> bool {
     use std::os::unix::ffi::OsStrExt;
@@ -181,6 +208,31 @@ mod tests {
         std::fs::write(&fresh, "kept").unwrap();
         writable(&fresh, "--svg").unwrap();
         assert_eq!(std::fs::read_to_string(&fresh).unwrap(), "kept");
+    }
+
+    #[test]
+    fn an_output_directory_is_checked_by_making_it_and_left_as_it_was() {
+        let dir = tempfile::tempdir().unwrap();
+        let fresh = dir.path().join("new/spec");
+        writable_dir(&fresh, "--out").unwrap();
+        assert!(
+            !dir.path().join("new").exists(),
+            "the check leaves no directory behind"
+        );
+        let empty = dir.path().join("empty");
+        std::fs::create_dir(&empty).unwrap();
+        writable_dir(&empty, "--out").unwrap();
+        assert_eq!(std::fs::read_dir(&empty).unwrap().count(), 0);
+        let file = dir.path().join("notes.txt");
+        std::fs::write(&file, "kept").unwrap();
+        let error = writable_dir(&file.join("spec"), "--out")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("notes.txt/spec: cannot write --out: "),
+            "{error}"
+        );
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "kept");
     }
 
     #[test]

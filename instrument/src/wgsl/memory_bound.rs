@@ -1,8 +1,15 @@
 //! WGSL's bounds on a shader's memory, checked on the parsed module before anything else
-//! works on it: 8,192 bytes of `private` variables a shader, and 8,192 bytes of `function`
-//! variables a function (the WGSL specification's limits, which browsers enforce). Far past
-//! them (`var<private> big: array<u32, 268435456>`, a gigabyte an invocation), the passes,
-//! naga and the driver took gigabytes and minutes to start, with no output.
+//! works on it: 8,192 bytes of `private` variables a shader, 16,384 bytes of `workgroup`
+//! variables a shader, and 8,192 bytes of `function` variables a function (the WGSL
+//! specification's limits, which browsers enforce). Far past them (`var<private> big:
+//! array<u32, 268435456>`, a gigabyte an invocation), the passes, naga and the driver took
+//! gigabytes and minutes to start, with no output.
+//!
+//! Every variable of a space counts, not only those one entry point uses: the bound is
+//! checked before anything knows which entry point runs. An array sized by an `override`
+//! counts as many elements as the override's default gives (none without one), since the
+//! values a command sets come later; the adapter's own limit on workgroup memory is checked
+//! once the device is open, on the instrumented module with its overrides resolved.
 
 use crate::error::{InstrumentError, Result};
 use crate::wgsl::lines::LineIndex;
@@ -11,6 +18,9 @@ use naga::{AddressSpace, Module, Span};
 /// WGSL's bound on the `private` variables of a shader, and on the `function` variables of
 /// one function, in bytes.
 pub(crate) const PRIVATE_BYTES: u64 = 8192;
+/// WGSL's bound on the `workgroup` variables of a shader, in bytes: WebGPU's default
+/// `maxComputeWorkgroupStorageSize`, which every adapter offers.
+pub(crate) const WORKGROUP_BYTES: u64 = 16384;
 pub(crate) const FUNCTION_BYTES: u64 = 8192;
 
 /// Refuses `module` (parsed from `source`, read from `path`) when its private variables, or
@@ -39,18 +49,19 @@ pub(crate) fn check(module: &Module, source: &str, path: &str) -> Result<()> {
             column: Some(column),
         })
     };
-    let mut private = 0u64;
-    for (handle, global) in module.global_variables.iter() {
-        if global.space == AddressSpace::Private {
-            private = private.saturating_add(size(global.ty));
-            if private > PRIVATE_BYTES {
-                let span = module.global_variables.get_span(handle);
-                return refuse(
-                    span,
-                    "the shader's `private` variables",
-                    private,
-                    PRIVATE_BYTES,
-                );
+    for (space, name, limit) in [
+        (AddressSpace::Private, "private", PRIVATE_BYTES),
+        (AddressSpace::WorkGroup, "workgroup", WORKGROUP_BYTES),
+    ] {
+        let mut held = 0u64;
+        for (handle, global) in module.global_variables.iter() {
+            if global.space == space {
+                held = held.saturating_add(size(global.ty));
+                if held > limit {
+                    let span = module.global_variables.get_span(handle);
+                    let what = format!("the shader's `{name}` variables");
+                    return refuse(span, &what, held, limit);
+                }
             }
         }
     }
@@ -82,7 +93,7 @@ mod tests {
     }
 
     #[test]
-    fn private_and_function_memory_past_wgsls_limits_is_refused_at_the_variable() {
+    fn private_workgroup_and_function_memory_past_wgsls_limits_is_refused_at_the_variable() {
         let fits = "var<private> a: array<u32, 2048>;\nfn f() { var b: array<u32, 2048>; }";
         assert_eq!(checked(fits), Ok(()));
         let error =
@@ -92,6 +103,18 @@ mod tests {
         assert!(
             error.contains(
                 "`private` variables hold 1073741888 bytes here, past WGSL's limit of 8192"
+            ),
+            "{error}"
+        );
+        let fits = "var<workgroup> a: array<u32, 2048>;\nvar<workgroup> b: array<u32, 2048>;";
+        assert_eq!(checked(fits), Ok(()));
+        let error =
+            checked("var<workgroup> a: array<u32, 4096>;\n\nvar<workgroup>  tile: array<u32, 1>;")
+                .unwrap_err();
+        assert!(error.starts_with("big.wgsl:3:1:"), "{error}");
+        assert!(
+            error.contains(
+                "`workgroup` variables hold 16388 bytes here, past WGSL's limit of 16384"
             ),
             "{error}"
         );

@@ -170,7 +170,9 @@ impl Source {
     }
 }
 
-/// Refuses an output directory that holds anything: a recording writes a new one.
+/// Refuses an output directory that holds anything (a recording writes a new one) or that
+/// cannot be written, before the program runs or a trace replays: their results are only
+/// worth gathering if they can be saved.
 fn check_out(out: &Path) -> Result<()> {
     if out.exists() {
         let empty = std::fs::read_dir(out)
@@ -183,7 +185,7 @@ fn check_out(out: &Path) -> Result<()> {
             );
         }
     }
-    Ok(())
+    crate::plan::paths::writable_dir(out, "--out")
 }
 
 /// `path` from the root, `.` and `..` taken out, without following links (the directory may
