@@ -382,7 +382,7 @@ fn start_up_work_past_its_bounds_is_refused_before_the_device_opens() {
         line.contains("big.wgsl:2:1: the shader's `private` variables hold 1073741824 bytes"),
         "{line}"
     );
-    // Workgroup memory past WGSL's 16,384 bytes, refused the same way.
+    // Workgroup memory past what any adapter offers, refused the same way.
     write(
         dir.path(),
         "tiles.wgsl",
@@ -402,7 +402,7 @@ fn start_up_work_past_its_bounds_is_refused_before_the_device_opens() {
     assert!(
         line.contains(
             "tiles.wgsl:3:1: the shader's `workgroup` variables hold 1056768 bytes here, \
-             past WGSL's limit of 16384 bytes"
+             past what any adapter offers (1048576 bytes)"
         ),
         "{line}"
     );
