@@ -6,7 +6,8 @@
 //! (`install`), so that a command that ignored the signals it inherited (a shell's background
 //! job) still takes them; until the command says that it stops at its flag (`stop_flag`),
 //! the first signal quits at once, as for `merge`, `instrument` and the listings, which have
-//! nothing in flight to finish.
+//! nothing in flight to finish; so it does while a command's start-up work, which gathers
+//! nothing and cannot stop part way, runs (`start_up`).
 //!
 //! SIGHUP is what a campaign's item gets from the kernel when the campaign dies without
 //! passing a signal on (SIGKILL): it stops the item the same way (exit 129), and since the
@@ -78,6 +79,26 @@ pub fn stop_flag(notes: bool) -> Arc<AtomicBool> {
     handler.notes.store(notes, Ordering::SeqCst);
     handler.watched.store(true, Ordering::SeqCst);
     handler.stop.clone()
+}
+
+/// Start-up work that gathers nothing and cannot stop part way (the shaders instrumented,
+/// naga's and the driver's compiles: minutes for a large shader): while the returned guard
+/// lives, the first signal quits at once, as before `stop_flag`, since a summary would hold
+/// nothing yet. Once it is dropped, the first signal stops the command at its flag again.
+pub fn start_up() -> StartUp {
+    let handler = install();
+    StartUp(handler.watched.swap(false, Ordering::SeqCst))
+}
+
+/// Start-up under way; holds whether the command watched its flag before.
+pub struct StartUp(bool);
+
+impl Drop for StartUp {
+    fn drop(&mut self) {
+        if let Some(handler) = HANDLER.get() {
+            handler.watched.store(self.0, Ordering::SeqCst);
+        }
+    }
 }
 
 /// Makes every signal reach `children` too (a campaign's items, each in a process group of

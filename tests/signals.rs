@@ -149,6 +149,65 @@ fn sigterm_stops_fences_with_its_report_and_exit_143() {
     assert!(!dir.path().join("patched.wgsl").exists());
 }
 
+/// A shader of `n` small functions, each calling the one before: start-up (instrumenting it,
+/// naga's and the driver's compiles) takes many seconds, and gathers nothing.
+fn many_functions(n: usize) -> String {
+    let mut wgsl = String::from(
+        "@group(0) @binding(0) var<storage, read_write> out: array<u32>;\n\
+         fn f0(x: u32) -> u32 { return x + 1u; }\n",
+    );
+    for i in 1..n {
+        wgsl.push_str(&format!(
+            "fn f{i}(x: u32) -> u32 {{ return f{}(x * {i}u + 1u); }}\n",
+            i - 1
+        ));
+    }
+    wgsl.push_str(&format!(
+        "@compute @workgroup_size(1)\nfn main() {{ out[0] = f{}(out[0]); }}\n",
+        n - 1
+    ));
+    wgsl
+}
+
+#[test]
+fn sigterm_during_start_up_quits_at_once_with_exit_143() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("big.wgsl"), many_functions(3000)).unwrap();
+    std::fs::write(
+        dir.path().join("big.toml"),
+        "shader = \"big.wgsl\"\nworkgroups = [1]\n\n[[binding]]\nname = \"out\"\n\
+         binding = 0\nkind = \"storage\"\nwords = 1\n",
+    )
+    .unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wgstress"))
+        .args(["run", "big.toml", "--runs", "1", "--no-log"])
+        .current_dir(dir.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Past the plan (it reads and parses the files), inside the engine's start-up.
+    std::thread::sleep(Duration::from_secs(2));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "start-up ended within 2 s: the shader no longer measures it"
+    );
+    // SAFETY: kill(2) on our own child's pid.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGTERM) }, 0);
+    let sent = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if sent.elapsed() > Duration::from_secs(5) {
+            child.kill().unwrap();
+            panic!("start-up went on for 5 s after SIGTERM");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(143));
+}
+
 #[test]
 fn ctrl_c_stops_the_mutants_suite_with_the_tests_that_ran() {
     let dir = tempfile::tempdir().unwrap();

@@ -97,8 +97,9 @@ pub fn plan(args: &Args) -> Result<Plan> {
 
 pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
     let session = &plan.session;
-    // Watched from the start: a signal while the shaders compile or calibration runs stops
-    // the command before its first batch, with a summary of no runs.
+    // Watched from the start: a signal while calibration runs stops the command before its
+    // first batch, with a summary of no runs; one while the engine is built quits at once
+    // (`SessionPlan::engine`), as nothing is gathered yet.
     let stop = crate::interrupt::stop_flag(notes.on);
     let mut engine = session.engine()?;
     super::announce(&engine, notes);

@@ -145,6 +145,8 @@ impl SessionPlan {
 
     /// Opens the device and builds the application's pipelines and buffers there.
     pub fn engine(&self) -> Result<Engine> {
+        // Nothing is gathered yet: a signal here quits rather than wait for the compiles.
+        let _start_up = crate::interrupt::start_up();
         Ok(Engine::new(self.app.clone(), &self.engine_config())?)
     }
 }

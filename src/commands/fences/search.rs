@@ -163,8 +163,9 @@ pub fn plan(app: &AppOptions, args: &SearchOptions, output: Option<&Path>) -> Re
 pub fn execute(plan: &Plan, notes: Notes) -> Result<(FenceOutcome, Option<JsonLog>)> {
     let session = &plan.session;
     let shader = &plan.shader;
-    // Watched from the start: a signal while the shaders compile or calibration runs stops
-    // the command before its first batch, with a summary of no runs.
+    // Watched from the start: a signal while calibration runs stops the command before its
+    // first batch, with a summary of no runs; one while the engine is built quits at once
+    // (`SessionPlan::engine`), as nothing is gathered yet.
     let stop = crate::interrupt::stop_flag(notes.on);
     let engine = session.engine()?;
     super::super::announce(&engine, notes);
