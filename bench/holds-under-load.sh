@@ -11,11 +11,7 @@ bin="$(realpath "$1")"
 times="${2:-3}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 spec="$root/tests/fixtures/progress/ticket_lock_two_rounds.toml"
-busy=()
-unload() {
-    [ ${#busy[@]} -eq 0 ] || kill "${busy[@]}" 2>/dev/null || true
-    busy=()
-}
+. "$root/bench/load.sh"
 trap unload EXIT
 summary() {
     python3 -c '
@@ -32,15 +28,9 @@ work=$(mktemp -d)
 for mode in idle busy one-core; do
     pin=()
     case "$mode" in
-    busy)
-        for _ in $(seq "$(nproc)"); do
-            (while :; do :; done) &
-            busy+=($!)
-        done
-        ;;
+    busy) load ;;
     one-core)
-        taskset -c 0 bash -c 'while :; do :; done' &
-        busy+=($!)
+        load 0
         pin=(taskset -c 0)
         ;;
     esac

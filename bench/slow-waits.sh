@@ -14,17 +14,7 @@ specs=(
     examples/ticket-lock/ticket_lock_fixed.toml
     tests/fixtures/progress/ticket_lock_256.toml
 )
-busy=()
-load() {
-    for _ in $(seq "$(nproc)"); do
-        (while :; do :; done) &
-        busy+=($!)
-    done
-}
-unload() {
-    [ ${#busy[@]} -eq 0 ] || kill "${busy[@]}" 2>/dev/null || true
-    busy=()
-}
+. "$root/bench/load.sh"
 trap unload EXIT
 summary() {
     python3 -c '
