@@ -112,7 +112,7 @@ echo "test-local.sh: array job $(cat "$work/job") done in $((SECONDS - started))
 
 report=$("$bin" merge "$out")
 echo "$report"
-grep -q "^merged 4 shard log(s) of plan slurm-test" <<<"$report"
+grep -q "^merged 4 shard logs of plan slurm-test" <<<"$report"
 ! grep -qE "^(missing|cut short|interrupted):" <<<"$report"
 grep -qE "^all \(1 hosts\) +1 GPUs, wall clock +46 " <<<"$report"
 grep -q "^0 unexpected" <<<"$report"
