@@ -66,9 +66,10 @@ pub struct BudgetOptions {
     #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=65536))]
     pub batch: u32,
     /// Seconds a batch may take before it is reported as a hang (batches are sized to last
-    /// about a quarter second)
-    #[arg(long, default_value = "10", value_parser = seconds, allow_negative_numbers = true)]
-    pub timeout: Duration,
+    /// about a quarter second) [default: 10, or, once calibration timed the application, four
+    /// times a stressed run where that is longer]
+    #[arg(long, value_parser = seconds, allow_negative_numbers = true)]
+    pub timeout: Option<Duration>,
     /// Stop at this many failing runs (per configuration, for compare); the runs of the
     /// batch after the last of them are not counted
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]

@@ -489,6 +489,33 @@ fn wgstress_stalled(loop_id: u32, iterations: u32, others: u32) {
 // second uniform within a workgroup. A run that holds its victim at a place counts the
 // victim's hold points and marks the places it passed where its model would let it be held.
 // wgstress: parking begin
+// The holds at a workgroup's start: the meeting, the wait behind a leading victim, and the
+// victim's hold. Built without parking, these are empty: no run then holds a workgroup, and
+// llvmpipe runs the code under every condition that differs between invocations (here the
+// first invocation's) for every workgroup, masked, which made a look-back scan's instrumented
+// runs several times slower than they are with the stubs.
+fn wgstress_hold_at_start() {
+    if wgstress_params.meet > 1u && wgstress_params.victim != 0xffffffffu {
+        wgstress_meet();
+    }
+    if wgstress_params.lead != 0u && wgstress_app_id != wgstress_params.victim {
+        wgstress_follow();
+    }
+    if wgstress_app_id == wgstress_params.victim && wgstress_params.park_step == 0u
+        && wgstress_may_park(true) {
+        atomicStore(&wgstress_results.victim_parked, 1u);
+        wgstress_park(true);
+    }
+}
+
+// Waits until the occupancy bound (`occupancy` workgroups of `threads` invocations each are
+// admitted at once) has room; a run without the bound admits at once.
+fn wgstress_bound_occupancy(threads: u32) {
+    if wgstress_params.occupancy > 0u {
+        wgstress_admit(wgstress_params.occupancy * threads);
+    }
+}
+
 fn wgstress_park_at_step(place: u32) {
     if wgstress_params.park_step == 0u || wgstress_app_id != wgstress_params.victim {
         return;
@@ -845,9 +872,7 @@ fn wgstress_enter_app(group: vec3<u32>, local: vec3<u32>) {
 fn wgstress_start() {
     if wgstress_first {
         wgstress_begin();
-        if wgstress_params.occupancy > 0u {
-            wgstress_admit(wgstress_params.occupancy);
-        }
+        wgstress_bound_occupancy(1u);
         atomicMax(&wgstress_results.stepped_above, wgstress_app_id + 1u);
     }
     workgroupBarrier();
@@ -858,9 +883,7 @@ fn wgstress_start() {
 // on its own, and the occupancy bound counts invocations, `threads` a workgroup.
 fn wgstress_start_alone(threads: u32) {
     wgstress_begin();
-    if wgstress_params.occupancy > 0u {
-        wgstress_admit(wgstress_params.occupancy * threads);
-    }
+    wgstress_bound_occupancy(threads);
     atomicMax(&wgstress_results.stepped_above, wgstress_app_id + 1u);
 }
 
@@ -871,17 +894,7 @@ fn wgstress_begin() {
         atomicAdd(&wgstress_results.started, 1u);
         atomicAdd(&wgstress_results.progress, 1u);
     }
-    if wgstress_params.meet > 1u && wgstress_params.victim != 0xffffffffu {
-        wgstress_meet();
-    }
-    if wgstress_params.lead != 0u && wgstress_app_id != wgstress_params.victim {
-        wgstress_follow();
-    }
-    if wgstress_app_id == wgstress_params.victim && wgstress_params.park_step == 0u
-        && wgstress_may_park(true) {
-        atomicStore(&wgstress_results.victim_parked, 1u);
-        wgstress_park(true);
-    }
+    wgstress_hold_at_start();
 }
 
 // Waits at the start until `meet` workgroups (or the whole dispatch, if fewer) started, at most

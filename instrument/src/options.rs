@@ -21,10 +21,11 @@ pub struct InstrumentOptions {
     /// file of its own, without the application's entry point. The manifest's `entry_point`
     /// is then the postcondition too.
     pub postcondition_only: bool,
-    /// Whether the shader can hold a workgroup back inside its loops, as runs under a
-    /// progress model other than fair do (`--schedule`). Without it the loops' hooks carry no
-    /// parking code, which costs some applications most of their speed though it never runs
-    /// (a loop inlined in every loop); holding at a workgroup's start works either way.
+    /// Whether the shader can hold a workgroup back, as runs under a progress model other
+    /// than fair (`--schedule`) or an occupancy bound (`--occupancy`) do. Without it the hooks
+    /// at loops and at a workgroup's start carry no holding code, which costs some
+    /// applications most of their speed though it never runs (on llvmpipe, code under a
+    /// condition that differs between invocations runs for every invocation, masked).
     pub parking: bool,
     /// Whether, with parking, the workgroups can take their steps in a script's order
     /// (`RunParams::script`, the emulator test). Without it the loops' hooks carry no waiting

@@ -45,7 +45,8 @@ pub fn library_source(parking: bool, scripting: bool) -> String {
             &library,
             (PARKING_BEGIN, PARKING_END),
             "fn wgstress_park_at_step(place: u32) {}\nfn wgstress_hold_write(place: u32) {}\n\
-             fn wgstress_publish_holds() {}\nfn wgstress_script_step() {}\n",
+             fn wgstress_publish_holds() {}\nfn wgstress_script_step() {}\n\
+             fn wgstress_hold_at_start() {}\nfn wgstress_bound_occupancy(threads: u32) {}\n",
         )
     } else if !scripting {
         replaced(
@@ -121,9 +122,14 @@ mod tests {
     }
 
     #[test]
-    fn the_library_without_parking_parses_and_holds_nobody_inside_a_loop() {
+    fn the_library_without_parking_parses_and_holds_nobody() {
         for (parking, scripting) in [(false, false), (false, true), (true, false), (true, true)] {
             assert_eq!(acts(parking, scripting, "wgstress_park_at_step"), parking);
+            assert_eq!(acts(parking, scripting, "wgstress_hold_at_start"), parking);
+            assert_eq!(
+                acts(parking, scripting, "wgstress_bound_occupancy"),
+                parking
+            );
             assert_eq!(
                 acts(parking, scripting, "wgstress_script_step"),
                 parking && scripting

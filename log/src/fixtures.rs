@@ -141,6 +141,7 @@ pub fn run_row(strategy: Ran, shuffle: bool, runs: u64, failures: u64) -> RunSum
             iterations: 1024,
             app_seconds: Some(0.001953125),
             seconds: 0.25,
+            timeout_seconds: None,
             aborted: None,
         }),
         shapes: match strategy {

@@ -69,7 +69,11 @@ fn locate(session: &SessionPlan, deadline: Duration) -> Located {
 pub fn explain(stopped: Option<Stop>, session: &SessionPlan, hung: bool) -> Option<Stop> {
     match stopped {
         Some(Stop::Aborted(why)) if hung => {
-            let deadline = session.engine_config().timeout.max(Duration::from_secs(5));
+            let deadline = session
+                .engine_config()
+                .timeout
+                .initial()
+                .max(Duration::from_secs(5));
             let located = match locate(session, deadline) {
                 Located::At(at) => format!("instrumented without stress, {at}"),
                 Located::Passed => "instrumented without stress, it did not stall: the hang is the driver's or needs more than one run".to_string(),

@@ -12,11 +12,11 @@ use crate::options::{
 };
 use anyhow::{bail, Result};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 use wgstress_apps::{Size, Variant};
 use wgstress_model::stress::params::{Scheduling, StressShape};
 use wgstress_runtime::app::spec::App;
 use wgstress_runtime::gpu::engine::{Engine, EngineConfig, LoopStart, Mode};
+use wgstress_runtime::gpu::hang_timeout::HangTimeout;
 use wgstress_runtime::run::runner::Budget;
 use wgstress_runtime::run::stress_plan::{check_shape, Iterations, StressPlan};
 
@@ -26,7 +26,7 @@ pub struct SessionPlan {
     /// A substring of the adapter's name; the best adapter when `None`.
     pub adapter: wgstress_runtime::gpu::device::AdapterChoice,
     pub batch: usize,
-    pub timeout: Duration,
+    pub timeout: HangTimeout,
     pub budget: Budget,
     pub stress: StressPlan,
     pub master_seed: u64,
@@ -38,9 +38,9 @@ pub struct SessionPlan {
     pub inputs: Vec<(&'static str, PathBuf)>,
     /// Instrumented and stressed, or the user's shaders as given (`run --raw`).
     pub mode: Mode,
-    /// Whether the shaders carry the code that holds a workgroup back inside a loop: runs
-    /// under a progress model other than fair need it, and it is left out otherwise, as it
-    /// costs some applications much of their speed (`EngineConfig::parking`).
+    /// Whether the shaders carry the code that holds a workgroup back: runs under a progress
+    /// model other than fair or an occupancy bound need it, and it is left out otherwise, as
+    /// it costs some applications much of their speed (`EngineConfig::parking`).
     pub parking: bool,
 }
 
@@ -72,7 +72,9 @@ impl SessionPlan {
             app,
             adapter: session.device.choice(),
             batch: budget.batch as usize,
-            timeout: budget.timeout,
+            timeout: budget
+                .timeout
+                .map_or(HangTimeout::Default, HangTimeout::Given),
             budget: Budget {
                 runs: match (budget.runs, budget.time) {
                     (None, None) => Some(1000),
@@ -105,7 +107,7 @@ impl SessionPlan {
             json: session.json,
             inputs,
             mode: Mode::Instrumented,
-            parking: scheduling.schedule.parks(),
+            parking: scheduling.holds(),
         };
         plan.files().check()?;
         Ok(plan)

@@ -24,7 +24,7 @@ pub fn calibrated(
         return None;
     };
     Some(format!(
-        "{}: {} per thread, calibrated in {:.2} s to last {ratio}x the application{}",
+        "{}: {} per thread, calibrated in {:.2} s to last {ratio}x the application{}{}",
         settings.strategy.stress(),
         super::numbers::count(settings.iterations, "iteration", "iterations"),
         calibration.seconds,
@@ -32,6 +32,12 @@ pub fn calibrated(
             " (no passing run of the application in time: the default count)"
         } else {
             ""
+        },
+        match calibration.timeout_seconds {
+            Some(t) => format!(
+                "; hang timeout {t:.0} s, four times its longest stressed run (--timeout fixes it)"
+            ),
+            None => String::new(),
         }
     ))
 }

@@ -97,6 +97,13 @@ pub struct Scheduling {
     pub occupancy: Option<u32>,
 }
 
+impl Scheduling {
+    /// Whether runs so scheduled may hold a workgroup back.
+    pub fn holds(&self) -> bool {
+        self.schedule.parks() || self.occupancy.is_some()
+    }
+}
+
 /// Progress checks (one per 64 steps of an invocation) a wait may see no progress in before
 /// it is judged stalled: about 16,000 iterations of a spin loop, well within llvmpipe's
 /// 65,535 and about a millisecond of one on a CPU driver.

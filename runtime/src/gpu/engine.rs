@@ -7,12 +7,13 @@ use crate::app::spec::{App, BindingKind, Outputs};
 use crate::error::{Result, RuntimeError};
 use crate::gpu::checks::Prepared;
 use crate::gpu::device::{self, AdapterChoice, Gpu};
+use crate::gpu::hang_timeout::HangTimeout;
 use crate::gpu::loop_limit::LoopLimit;
 use crate::gpu::params::Stalls;
 use crate::gpu::program::{EditedShader, Program};
 use crate::gpu::session::Session;
 use crate::gpu::timing::Timed;
-use crate::stress::shapes::MAX_CALIBRATED;
+use crate::stress::shapes::{most_iterations, MAX_CALIBRATED};
 use std::time::{Duration, Instant};
 use wgstress_instrument::Manifest;
 use wgstress_model::run::calibration::Calibration;
@@ -133,12 +134,12 @@ pub struct EngineConfig {
     /// Words of the stress scratchpad.
     pub scratch_words: u32,
     /// How long a batch may run before it counts as hung.
-    pub timeout: Duration,
+    pub timeout: HangTimeout,
     /// Where the watchdog's loop limit starts.
     pub loop_limit: LoopStart,
     pub mode: Mode,
-    /// Whether runs may hold a workgroup back inside a loop (a progress model other than
-    /// fair): the shaders then carry the parking code, which costs some applications much of
+    /// Whether runs may hold a workgroup back (a progress model other than fair, an occupancy
+    /// bound): the shaders then carry the parking code, which costs some applications much of
     /// their speed (`wgstress_instrument::InstrumentOptions::parking`).
     pub parking: bool,
     /// Whether runs may follow a script (`RunParams::script`; with `parking` only):
@@ -162,9 +163,6 @@ pub enum LoopStart {
     From(LoopLimit),
 }
 
-/// The hang timeout unless a command says otherwise.
-pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
-
 impl EngineConfig {
     /// The best adapter, instrumented runs that may park (every progress model), a learned
     /// loop limit and the default timeout.
@@ -173,7 +171,7 @@ impl EngineConfig {
             adapter: AdapterChoice::default(),
             batch,
             scratch_words,
-            timeout: DEFAULT_TIMEOUT,
+            timeout: HangTimeout::Default,
             loop_limit: LoopStart::Learn,
             mode: Mode::Instrumented,
             parking: true,
@@ -196,6 +194,8 @@ pub struct Engine {
     pub(crate) session: Session,
     checks: Vec<Prepared>,
     config: EngineConfig,
+    /// The hang timeout now: the config's, grown by calibration where it may grow.
+    timeout: Duration,
     /// Times the device was lost and recreated.
     recreated: u32,
     /// The watchdog's loop limit, learned from this application's passing runs.
@@ -282,6 +282,7 @@ impl Engine {
             session,
             checks,
             config: config.clone(),
+            timeout: config.timeout.initial(),
             recreated: 0,
             loop_limit,
             lost: None,
@@ -337,7 +338,7 @@ impl Engine {
     }
 
     pub(crate) fn timeout(&self) -> Duration {
-        self.config.timeout
+        self.timeout
     }
 
     /// The watchdog's loop limit and what passing runs taught it.
@@ -352,13 +353,16 @@ impl Engine {
 
     /// Checks `settings` against the device's limits before any run uses them.
     pub(crate) fn check(&self, settings: &Settings) -> Result<()> {
-        let schedule = settings.scheduling.schedule;
-        if schedule.parks() && !self.config.parking && self.config.mode == Mode::Instrumented {
+        let scheduling = &settings.scheduling;
+        if scheduling.holds() && !self.config.parking && self.config.mode == Mode::Instrumented {
+            let what = match scheduling.occupancy {
+                Some(n) => format!("--occupancy {n}"),
+                None => format!("--schedule {}", scheduling.schedule.name()),
+            };
             return Err(RuntimeError::Input(format!(
-                "{}: runs under --schedule {} need shaders that can park a workgroup, and this \
+                "{}: runs under {what} need shaders that can hold a workgroup back, and this \
                  engine was built without (EngineConfig::parking)",
                 self.app.name,
-                schedule.name()
             )));
         }
         self.session.check(settings)
@@ -429,7 +433,7 @@ impl Engine {
     fn run_batch(&mut self, runs: &[RunParams]) -> Result<Vec<RunResult>> {
         let results = self
             .session
-            .run_batch(&self.gpu, runs, Stalls::Judged, self.config.timeout, &|o| {
+            .run_batch(&self.gpu, runs, Stalls::Judged, self.timeout, &|o| {
                 self.host_check(o)
             })
             .and_then(|results| {
@@ -521,7 +525,7 @@ impl Engine {
             return Ok(Vec::new());
         }
         let started = Instant::now();
-        let budget = self.config.timeout.as_secs_f64() / 8.0;
+        let budget = self.timeout.as_secs_f64() / 8.0;
         let mut held: Vec<usize> = Vec::new();
         let mut chunk = 1usize;
         let outcome = loop {
@@ -584,7 +588,7 @@ impl Engine {
         group: &[(usize, Suspect)],
     ) -> Result<(u32, f64)> {
         let cuts = group.iter().any(|&(_, first)| first == Suspect::Cut);
-        let span = if cuts { CUT_SPAN } else { CONFIRM_SPAN }.min(self.config.timeout / 4);
+        let span = if cuts { CUT_SPAN } else { CONFIRM_SPAN }.min(self.timeout / 4);
         let mut pause = CONFIRM_PAUSE;
         let started = Instant::now();
         let mut open = group.to_vec();
@@ -616,7 +620,7 @@ impl Engine {
                 &self.gpu,
                 &runs,
                 Stalls::Timed { cap_scale },
-                self.config.timeout,
+                self.timeout,
                 &|o| self.host_check(o),
             )?;
             attempts += 1;
@@ -686,7 +690,7 @@ impl Engine {
     ) -> Result<Option<f64>> {
         let mut timed = Timed::default();
         let mut seed = 1;
-        let quarter = self.config.timeout.as_secs_f64() / 4.0;
+        let quarter = self.timeout.as_secs_f64() / 4.0;
         for (round, n) in [1u64, 1, 2, 4, 8].into_iter().enumerate() {
             let left = until
                 .saturating_duration_since(Instant::now())
@@ -749,12 +753,15 @@ impl Engine {
                 iterations,
                 app_seconds,
                 seconds: start.elapsed().as_secs_f64(),
+                timeout_seconds: (self.timeout > self.config.timeout.initial())
+                    .then_some(self.timeout.as_secs_f64()),
                 aborted: None,
             }),
             Err(e @ (RuntimeError::Hang(_) | RuntimeError::DeviceLost(_))) => Ok(Calibration {
                 iterations: FALLBACK_ITERATIONS,
                 app_seconds: None,
                 seconds: waited.elapsed().as_secs_f64(),
+                timeout_seconds: None,
                 aborted: Some(e.to_string()),
             }),
             Err(e) => Err(e),
@@ -844,6 +851,17 @@ impl Engine {
             }
             _ => FALLBACK_ITERATIONS,
         };
+        // The longest stressed run: the application's time and that of the most stress an arm
+        // runs beyond the empty dispatch, which on a device that shares its threads between
+        // them (llvmpipe) add up.
+        if let (Some(app), Some(empty), Some(stress)) = (t_app, t_empty, t_stress) {
+            let stress = (stress - empty).max(0.0) * f64::from(most_iterations(iterations))
+                / f64::from(PROBE_ITERATIONS);
+            self.timeout = self
+                .config
+                .timeout
+                .calibrated(Duration::from_secs_f64(app + stress));
+        }
         Ok((iterations, t_app))
     }
 }

@@ -13,6 +13,7 @@ pub mod decode;
 pub mod device;
 pub mod engine;
 pub mod features;
+pub mod hang_timeout;
 pub mod interface;
 pub mod layout;
 pub mod limits;

@@ -72,6 +72,12 @@ pub(crate) const MAX_CALIBRATED: u32 = 8192;
 /// The most stress iterations a scaled arm runs: twice calibration's most.
 pub(crate) const MAX_ITERATIONS: u32 = 2 * MAX_CALIBRATED;
 
+/// The most stress iterations any arm runs when calibration gave `calibrated`.
+pub(crate) fn most_iterations(calibrated: u32) -> u32 {
+    let scale = SCALES.into_iter().max().unwrap_or(1);
+    calibrated.saturating_mul(scale).min(MAX_ITERATIONS)
+}
+
 /// The shapes and what each has shown.
 #[derive(Clone, Debug)]
 pub(crate) struct ShapeChooser {

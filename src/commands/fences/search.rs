@@ -93,7 +93,7 @@ pub fn plan(app: &AppOptions, args: &SearchOptions, output: Option<&Path>) -> Re
         runs: None,
         time: Some(args.budget),
         batch: args.batch,
-        timeout: args.timeout,
+        timeout: Some(args.timeout),
         until_failures: None,
     };
     let session = SessionPlan::new(

@@ -144,7 +144,7 @@ pub fn plan(
         runs: args.runs,
         time: args.time,
         batch: args.batch,
-        timeout: run.timeout,
+        timeout: Some(run.timeout),
         until_failures: args.until_failures,
     };
     let session_options = SessionOptions {
