@@ -757,9 +757,8 @@ fn a_program_with_over_512_mib_of_buffers_records_and_replays_byte_for_byte() {
 /// examples/record/node/scan.mjs, a one-pass look-back scan whose size is a parameter,
 /// records, and its spec runs under stress with the default timeout and calibration: its
 /// instrumented runs take several times its raw ones, and calibration's warm-up sizes no
-/// batch from a raw run. (2^24 words, as the issue asked, takes an instrumented run longer
-/// than the default timeout on a busy two-core machine, and 2^20 a stressed one when other
-/// tests run beside it; 2^18 keeps the test short and its runs well within the timeout.)
+/// batch from a raw run. (2^24 words runs too, its hang timeout grown by calibration, in
+/// minutes: bench/recorded-scan.sh; 2^18 keeps the test short.)
 #[test]
 fn a_recorded_look_back_scan_runs_with_the_default_timeout() {
     let dir = project();
