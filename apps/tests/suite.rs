@@ -17,7 +17,9 @@ use wgstress_runtime::gpu::engine::{Engine, EngineConfig};
 /// default ten seconds.
 fn patient(batch: usize) -> EngineConfig {
     EngineConfig {
-        timeout: std::time::Duration::from_secs(120),
+        timeout: wgstress_runtime::gpu::hang_timeout::HangTimeout::Given(
+            std::time::Duration::from_secs(120),
+        ),
         ..EngineConfig::new(batch, 1 << 16)
     }
 }

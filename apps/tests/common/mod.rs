@@ -52,7 +52,9 @@ pub fn outputs_without_stress(mut app: App) -> Vec<Vec<Vec<u32>>> {
     // (about ten times a tight loop's own cost): a batch may take longer than the default
     // hang timeout.
     let config = EngineConfig {
-        timeout: std::time::Duration::from_secs(120),
+        timeout: wgstress_runtime::gpu::hang_timeout::HangTimeout::Given(
+            std::time::Duration::from_secs(120),
+        ),
         ..EngineConfig::new(1, 1 << 16)
     };
     let mut engine = Engine::new(app, &config).unwrap();
