@@ -749,7 +749,20 @@ fn a_program_with_over_512_mib_of_buffers_records_and_replays_byte_for_byte() {
         .collect();
     assert!(std::fs::read(spec.join("expected-1.bin")).unwrap() == flipped);
     drop(flipped);
-    let raw = replay(&["run", "spec.toml", "--raw", "--runs", "1"], &spec);
+    // A raw run is not calibrated, so its timeout does not grow: 768 MiB of buffers on
+    // llvmpipe, beside the other tests of this file, outlasted the default 10 s in CI.
+    let raw = replay(
+        &[
+            "run",
+            "spec.toml",
+            "--raw",
+            "--runs",
+            "1",
+            "--timeout",
+            "60",
+        ],
+        &spec,
+    );
     assert!(raw.status.success(), "{}", text(&raw));
     assert!(text(&raw).contains("pass 1,"), "{}", text(&raw));
 }
