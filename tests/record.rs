@@ -749,8 +749,8 @@ fn a_program_with_over_512_mib_of_buffers_records_and_replays_byte_for_byte() {
         .collect();
     assert!(std::fs::read(spec.join("expected-1.bin")).unwrap() == flipped);
     drop(flipped);
-    // A raw run is not calibrated, so its timeout does not grow: 768 MiB of buffers on
-    // llvmpipe, beside the other tests of this file, outlasted the default 10 s in CI.
+    // A raw run is not calibrated, so its timeout does not grow: a run over 768 MiB of buffers
+    // on llvmpipe, beside the other tests of this file, needs more than the default.
     let raw = replay(
         &[
             "run",

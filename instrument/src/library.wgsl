@@ -492,8 +492,8 @@ fn wgstress_stalled(loop_id: u32, iterations: u32, others: u32) {
 // The holds at a workgroup's start: the meeting, the wait behind a leading victim, and the
 // victim's hold. Built without parking, these are empty: no run then holds a workgroup, and
 // llvmpipe runs the code under every condition that differs between invocations (here the
-// first invocation's) for every workgroup, masked, which made a look-back scan's instrumented
-// runs several times slower than they are with the stubs.
+// first invocation's) for every workgroup, masked, so code that never runs still costs each
+// workgroup its time.
 fn wgstress_hold_at_start() {
     if wgstress_params.meet > 1u && wgstress_params.victim != 0xffffffffu {
         wgstress_meet();
