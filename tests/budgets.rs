@@ -217,31 +217,20 @@ fn calibration_on_a_cold_shader_cache_leaves_out_the_compile() {
     let dir = tempfile::tempdir().unwrap();
     let warm = dir.path().join("warm");
     three_seconds_with_cache(&warm, dir.path());
-    // Cold and warm in turns, twice, so that the machine's load falls on both alike. The
-    // compile is start-up and comes out of the cold runs' budget (more of it on a loaded
-    // machine), so what must match is the pace of the runs: a calibration that timed the compile
-    // as the application's picked stress that made one run in the budget.
-    let (mut cold_pace, mut warm_pace) = (0.0, 0.0);
+    // A calibration that timed lavapipe's compile of a cold cache as the application's run
+    // would measure a run at least as long as the compile (over a second for cub-scan, more on
+    // a loaded machine) and pick stress that makes one run in the budget. What is compared is
+    // what calibration measured, not the runs' pace: that follows the iterations calibration
+    // drew, which vary between sessions by more than the compile's share would.
     for round in 0..2 {
         let cold = three_seconds_with_cache(&dir.path().join(format!("cold{round}")), dir.path());
-        let calibration = cold["calibration"]["seconds"].as_f64().unwrap();
-        // A tenth of the budget, with room for a loaded machine; the compile took 1.3 s.
-        assert!(
-            calibration < 0.6,
-            "calibration took {calibration} s: {cold}"
-        );
+        let calibration = &cold["calibration"];
+        let seconds = calibration["seconds"].as_f64().unwrap();
+        assert!(seconds < 0.8, "calibration took {seconds} s: {cold}");
+        let app = calibration["app_seconds"].as_f64().unwrap();
+        assert!(app < 0.25, "calibration timed a run of {app} s: {cold}");
         assert!(cold["runs"].as_u64().unwrap() > 1, "{cold}");
-        cold_pace += cold["runs_per_second"].as_f64().unwrap();
-        warm_pace += three_seconds_with_cache(&warm, dir.path())["runs_per_second"]
-            .as_f64()
-            .unwrap();
     }
-    assert!(
-        2.0 * cold_pace >= warm_pace,
-        "cold caches ran {:.1} runs a second, warm ones {:.1}",
-        cold_pace / 2.0,
-        warm_pace / 2.0
-    );
 }
 
 #[test]
