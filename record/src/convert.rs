@@ -6,7 +6,6 @@
 //! between dispatches become that dispatch's uniform words; and what the program read back
 //! after the last dispatch (directly, or from a buffer it copied there) becomes the checks.
 
-use crate::base64;
 use crate::error::{not_replayable, RecordError};
 use crate::recording::{Buffer, Event, Recording};
 use crate::spec::{
@@ -282,7 +281,7 @@ impl Walk<'_> {
                 data,
                 at,
             } => {
-                let bytes = base64::decode(data).ok_or_else(|| {
+                let bytes = crate::decode_base64(data).ok_or_else(|| {
                     RecordError::Malformed(format!(
                         "the recording's timeline entry {index}: data is not base64"
                     ))
@@ -325,7 +324,7 @@ impl Walk<'_> {
                 at,
                 ..
             } => {
-                let bytes = base64::decode(data).ok_or_else(|| {
+                let bytes = crate::decode_base64(data).ok_or_else(|| {
                     RecordError::Malformed(format!(
                         "the recording's timeline entry {index}: data is not base64"
                     ))
@@ -696,8 +695,8 @@ fn differing_bytes(
             Event::Read { data: y, .. },
         ) = (a, b)
         {
-            let x = base64::decode(x).unwrap_or_default();
-            let y = base64::decode(y).unwrap_or_default();
+            let x = crate::decode_base64(x).unwrap_or_default();
+            let y = crate::decode_base64(y).unwrap_or_default();
             let mut ranges: Vec<(u64, u64)> = Vec::new();
             for i in 0..x.len().max(y.len()) {
                 if x.get(i) != y.get(i) {

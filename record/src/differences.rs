@@ -5,7 +5,6 @@
 //! load and not the next. What it read back is not compared here: read-back words that
 //! differ are left out of the checks (`convert`).
 
-use crate::base64;
 use crate::recording::{Event, Recording};
 
 /// One way a later recording differs from the first.
@@ -199,8 +198,8 @@ fn differs(a: &Event, b: &Event, name: &dyn Fn(usize) -> String) -> Option<Strin
                 ));
             }
             let (x, y) = (
-                base64::decode(d1).unwrap_or_default(),
-                base64::decode(d2).unwrap_or_default(),
+                crate::decode_base64(d1).unwrap_or_default(),
+                crate::decode_base64(d2).unwrap_or_default(),
             );
             if x.len() != y.len() {
                 return Some(format!(

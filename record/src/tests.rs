@@ -6,7 +6,7 @@ fn recording(json: &str) -> Recording {
 
 fn b64(words: &[u32]) -> String {
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    crate::base64::encode(&bytes)
+    crate::encode_base64(&bytes)
 }
 
 /// A program that writes its input, runs `main` over it, copies the output to a staging
@@ -413,4 +413,23 @@ fn data_files_are_read_within_their_bound_and_only_when_regular() {
     assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
     let error = read_trace(dir.path()).unwrap_err().to_string();
     assert!(error.contains("not a regular file"), "{error}");
+}
+
+#[test]
+fn base64_reads_what_javascript_writes() {
+    // Buffer.from([0, 0, 0, 0, 7, 0, 0, 0, 14, 0, 0, 0, 21, 0, 0, 0]).toString('base64')
+    assert_eq!(
+        crate::decode_base64("AAAAAAcAAAAOAAAAFQAAAA==").unwrap(),
+        [0, 0, 0, 0, 7, 0, 0, 0, 14, 0, 0, 0, 21, 0, 0, 0]
+    );
+    assert_eq!(crate::decode_base64("YQ==").unwrap(), b"a");
+    assert_eq!(crate::decode_base64("").unwrap(), b"");
+    assert!(crate::decode_base64("YW=").is_none());
+    assert!(crate::decode_base64("Y!==").is_none());
+    for bytes in [&b""[..], b"a", b"ab", b"abc", &[0, 255, 7, 9, 200]] {
+        assert_eq!(
+            crate::decode_base64(&crate::encode_base64(bytes)).unwrap(),
+            bytes
+        );
+    }
 }
