@@ -18,7 +18,9 @@ use std::time::{Duration, Instant};
 use wgstress_instrument::Manifest;
 use wgstress_model::run::calibration::Calibration;
 use wgstress_model::run::results_block::{Record, RunOutcome};
-use wgstress_model::stress::params::{RunParams, Settings};
+use wgstress_model::stress::params::{
+    RunParams, Scheduling, Settings, StressPlacement, StressShape,
+};
 use wgstress_model::stress::schedule::Schedule;
 use wgstress_model::stress::strategy::Strategy;
 
@@ -208,6 +210,8 @@ pub struct Engine {
     pub(crate) confirming: Duration,
     /// The suspicions confirmed since the engine's contents last changed.
     confirmed: Vec<Confirmed>,
+    /// Whether the pipelines have run once since they were built (`prime`).
+    primed: bool,
 }
 
 /// Stress iterations when calibration saw no passing run of the application: a few hundred
@@ -217,6 +221,11 @@ pub(crate) const FALLBACK_ITERATIONS: u32 = 512;
 
 /// The stress iterations calibration times stress at.
 pub(crate) const PROBE_ITERATIONS: u32 = 256;
+
+/// How long an engine's first dispatch of its pipelines may take (`Engine::prime`): their
+/// compile on a driver whose shader cache is cold, with no work of the application's or of
+/// stress that could hang.
+const COMPILE_WAIT: Duration = Duration::from_secs(300);
 
 /// Consecutive device losses after which the engine gives up.
 const MAX_LOSSES: u32 = 3;
@@ -288,6 +297,7 @@ impl Engine {
             lost: None,
             confirming: Duration::ZERO,
             confirmed: Vec::new(),
+            primed: false,
         })
     }
 
@@ -403,11 +413,47 @@ impl Engine {
                 self.app.name
             )));
         }
+        self.prime()?;
         let mut out = Vec::with_capacity(runs.len());
         for chunk in runs.chunks(self.batch_size()) {
             out.extend(self.run_batch(chunk)?);
         }
         Ok(out)
+    }
+
+    /// Runs each pipeline once before the first run after it was built, waiting for it at
+    /// most `COMPILE_WAIT` rather than the hang timeout: a driver whose shader cache is cold
+    /// compiles a pipeline at its first dispatch (llvmpipe does: seconds for an instrumented
+    /// shader, many times that on a loaded machine), which is start-up, not a run. The run
+    /// has neither the application nor stress in it, so nothing in it can hang. A raw engine
+    /// runs the application as is, which can: its first batch compiles.
+    fn prime(&mut self) -> Result<()> {
+        if self.primed || self.config.mode == Mode::Raw {
+            return Ok(());
+        }
+        let idle = Settings {
+            strategy: Strategy::None,
+            shuffle: false,
+            shape: StressShape::default(),
+            iterations: 0,
+            cache_words: 0,
+            watchdog_limit: self.loop_limit.limit(),
+            stress_fraction: (0.0, 0.0),
+            placement: StressPlacement::default(),
+            buffer_shuffle: false,
+            scheduling: Scheduling::default(),
+        };
+        let empty = RunParams {
+            app_enabled: false,
+            ..RunParams::draw(0, &idle, self.session.app_groups())
+        };
+        // A lost device recreated in this batch leaves `primed` false again.
+        self.primed = true;
+        let timeout = self.timeout;
+        self.timeout = timeout.max(COMPILE_WAIT);
+        let ran = self.run_batch(std::slice::from_ref(&empty));
+        self.timeout = timeout;
+        ran.map(|_| ())
     }
 
     /// A batch where the driver ended a loop is no result of the application's: an error
@@ -460,6 +506,7 @@ impl Engine {
             Err(RuntimeError::DeviceLost(message)) if self.recreated < MAX_LOSSES => {
                 self.recreated += 1;
                 self.lost = Some(message);
+                self.primed = false;
                 self.gpu =
                     device::reopen(&self.config.adapter, self.program.features, &self.app.name)?;
                 self.session = Session::new(
