@@ -1,10 +1,10 @@
 //! The fence search's fixes of every bundled app as source patches, without a GPU: the sites
-//! the H100 search kept (the adapter-minimal set, bench/results/h100/fences.txt) completed into the
-//! portable set, patched into the nofence variant's own text. Each patch parses in naga and
-//! Tint, keeps every line it does not edit, and rebuilds the IR-level fix (checked inside
-//! `source_patch`); the portable set holds the minimal one and the places where the
-//! hand-written fixed variant has its barriers (up to the site-merge rule: statements that
-//! touch no storage may lie between).
+//! a search on a GPU kept (the adapter-minimal set; bench/results/h100/fences.txt holds that
+//! search's output and its command) completed into the portable set, patched into the nofence
+//! variant's own text. Each patch parses in naga and Tint, keeps every line it does not edit,
+//! and rebuilds the IR-level fix (checked inside `source_patch`); the portable set holds the
+//! minimal one and the places where the hand-written fixed variant has its barriers (up to the
+//! site-merge rule: statements that touch no storage may lie between).
 
 use std::collections::BTreeSet;
 use wgstress_apps::{all, find, Size, Variant};
@@ -18,7 +18,7 @@ use wgstress_tint::{assert_valid, NamedWgsl};
 /// A site as the search reports it: `line:column` of the access, and the side.
 type Kept = (u32, u32, Side);
 
-/// What the H100 search kept for each bundled bug (bench/results/h100/fences.txt, binary e39c8d1).
+/// What a search on a GPU kept for each bundled bug (bench/results/h100/fences.txt).
 const KEPT: [(&str, &[Kept]); 8] = [
     ("sdk-red", &[(43, 9, Side::After)]),
     ("cub-scan", &[(56, 9, Side::After), (94, 9, Side::After)]),
@@ -281,8 +281,8 @@ fn every_site_of_every_bundled_app_has_one_id_and_patches_alone_or_is_refused_fo
     );
 }
 
-/// Fixes an H200's first rounds kept for ct-octree (binary e0c05e9) and verified, as their
-/// portable sets: each splits pop's first branch after its `let b`, which the second branch
+/// Fixes that a GPU search's first rounds kept for ct-octree and verified, as their portable
+/// sets: each splits pop's first branch after its `let b`, which the second branch
 /// declares for itself, and patches the source; the first splits the second branch too,
 /// whose `b` then takes another name.
 #[test]
