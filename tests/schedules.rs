@@ -266,15 +266,24 @@ fn a_long_wait_that_ends_is_no_failure_past_the_watchdogs_limit() {
     // 256 workgroups take a ticket lock once each; waits are far longer than the limit given
     // (on an idle machine, some 36 iterations; loaded, thousands), and a wait that sees the
     // lock served is getting somewhere.
-    let (code, s) = run(
-        &fixture("ticket_lock_256.toml"),
-        &["--runs", "4", "--watchdog-limit", "4"],
-    );
-    assert_eq!(code, Some(0), "{s:#}");
-    assert_eq!(s["counts"]["pass"], 4, "{s:#}");
-    if s["adapter"].as_str().unwrap().contains("llvmpipe") {
+    // A machine busy enough that the operating system runs llvmpipe's two threads one after
+    // the other has no workgroup wait at all: every session passes, and another is tried
+    // until one shows a wait past the limit.
+    for attempt in 1..=5 {
+        let (code, s) = run(
+            &fixture("ticket_lock_256.toml"),
+            &["--runs", "4", "--watchdog-limit", "4"],
+        );
+        assert_eq!(code, Some(0), "{s:#}");
+        assert_eq!(s["counts"]["pass"], 4, "{s:#}");
+        if !s["adapter"].as_str().unwrap().contains("llvmpipe") {
+            return;
+        }
         let longest = s["longest_passing_loop"].as_u64().unwrap();
-        assert!(longest > 4, "no wait passed the limit: {s:#}");
+        if longest > 4 {
+            return;
+        }
+        assert!(attempt < 5, "no wait passed the limit in 5 sessions: {s:#}");
     }
 }
 
