@@ -76,3 +76,20 @@ fn the_model_has_no_device() {
         );
     }
 }
+
+/// The fence search works on the instrumenter's modules (naga) but never on a device: its
+/// GPU lab is the runtime's, which depends on it.
+#[test]
+fn the_fence_search_has_no_device() {
+    let tree = tree("wgstress-fences");
+    assert!(tree.contains("wgstress-instrument"), "{tree}");
+    for line in tree.lines() {
+        let name = line.split_whitespace().next().unwrap_or_default();
+        assert!(
+            !["wgpu", "wgstress-runtime", "wgstress-litmus"]
+                .iter()
+                .any(|d| name == *d || name.starts_with(&format!("{d}-"))),
+            "wgstress-fences depends on {line}"
+        );
+    }
+}

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 /// The library crates, by the directory of their sources.
 const LIBRARIES: &[&str] = &[
     "runtime/src",
+    "fences/src",
     "instrument/src",
     "litmus/src",
     "progress/src",
@@ -19,8 +20,9 @@ const LIBRARIES: &[&str] = &[
 ];
 
 /// runtime's public items: fewer than half of the 466 it had when each of its modules was
-/// public (issue 34). A new `pub` item is one more thing every other crate may come to lean on.
-const RUNTIME_AT_MOST: usize = 232;
+/// public (issue 34), and fewer again since the fence search moved to wgstress-fences. A new
+/// `pub` item is one more thing every other crate may come to lean on.
+const RUNTIME_AT_MOST: usize = 159;
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {

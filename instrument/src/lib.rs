@@ -26,6 +26,7 @@
 #![deny(unreachable_pub)]
 
 pub mod atomic;
+mod edited;
 mod error;
 mod ir;
 pub mod manifest;
@@ -36,6 +37,7 @@ pub mod stress;
 mod wgsl;
 mod work;
 
+pub use edited::EditedShader;
 pub use error::{InstrumentError, ShaderLocation};
 pub use manifest::Manifest;
 pub use options::InstrumentOptions;

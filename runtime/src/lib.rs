@@ -1,7 +1,7 @@
 //! wgstress-runtime: runs instrumented WGSL applications under memory stress on a real GPU,
-//! checks every run, keeps statistics and searches for the fences that stop failures. It
-//! prints nothing: the run loop and the fence search report progress through events, and the
-//! CLI shows tables, charts and progress bars.
+//! checks every run, keeps statistics, and is the device the fence search (`wgstress_fences`,
+//! which has none) runs on. It prints nothing: the run loop and the fence search report
+//! progress through events, and the CLI shows tables, charts and progress bars.
 //!
 //! The modules by job (docs/architecture.md draws them):
 //! - `app`: what an application is (spec, initial contents, host checks);
@@ -9,7 +9,7 @@
 //! - `gpu`: the application on a device (pipelines, buffers, batches, the engine);
 //! - `run`: sessions of runs (the run loop, pacing, the watchdog limit, log, tallies,
 //!   statistics, comparisons);
-//! - `fences`: the search for the fences an application needs.
+//! - `fences`: the fence search's lab on a device, and an application as its parts.
 //!
 //! The data these produce and read (records, tallies, summaries, settings and run
 //! parameters, outcomes) is `wgstress_model`'s, which has no device.

@@ -5,15 +5,16 @@ mod common;
 use common::*;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
+use wgstress_fences::lab::Subject;
+use wgstress_fences::source::AppSource;
+use wgstress_fences::trials::Trials;
+use wgstress_fences::{ddmin, FailureRate, FixSet, Lab, Sizing};
 use wgstress_model::stress::strategy::Strategy;
 use wgstress_runtime::app::failure::CheckFailure;
 use wgstress_runtime::app::init::Init;
 use wgstress_runtime::app::spec::App;
 use wgstress_runtime::fences::gpu::GpuLab;
-use wgstress_runtime::fences::lab::Subject;
-use wgstress_runtime::fences::source::AppSource;
-use wgstress_runtime::fences::trials::Trials;
-use wgstress_runtime::fences::{ddmin, FailureRate, FixSet, Lab, Sizing};
+use wgstress_runtime::fences::parts::source_of;
 use wgstress_runtime::gpu::engine::EngineConfig;
 use wgstress_runtime::run::runner::{Budget, RunConfig};
 use wgstress_runtime::run::stress_plan::{Iterations, StressPlan};
@@ -100,7 +101,7 @@ fn the_fixture_fails_without_a_barrier_and_passes_with_one() {
 }
 
 fn lab(app: App) -> (AppSource, GpuLab) {
-    let shader = AppSource::new(app).unwrap();
+    let shader = source_of(&app).unwrap();
     let stress = StressPlan {
         iterations: Iterations::Given(64),
         cache_words: 1 << 12,
@@ -115,7 +116,7 @@ fn lab(app: App) -> (AppSource, GpuLab) {
         scheduling: Default::default(),
     };
     let config = EngineConfig::new(8, 1 << 12);
-    let lab = GpuLab::open(shader.clone(), config, stress, Default::default()).unwrap();
+    let lab = GpuLab::open(shader.clone(), app, config, stress, Default::default()).unwrap();
     (shader, lab)
 }
 
@@ -139,8 +140,8 @@ fn the_search_finds_the_one_barrier_between_the_write_and_the_read() {
 
     let rate = FailureRate::measured(before.failures, before.runs).unwrap();
     let mut tried = Vec::new();
-    let mut on_event = |e: wgstress_runtime::fences::event::SearchEvent<'_>| {
-        if let wgstress_runtime::fences::event::SearchEvent::Trial { sites, trial } = e {
+    let mut on_event = |e: wgstress_fences::event::SearchEvent<'_>| {
+        if let wgstress_fences::event::SearchEvent::Trial { sites, trial } = e {
             tried.push((sites, trial));
         }
     };

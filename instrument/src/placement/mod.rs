@@ -15,9 +15,9 @@
 //! accesses (split.rs). module.rs places a module's sites, all.rs writes the shader with a
 //! barrier at every site, patch.rs the one with barriers at a chosen set.
 //!
-//! The folder was `fences/`, a name the workspace also gives runtime's fence search
-//! (runtime/src/fences) and the CLI's command and report (src/commands/fences,
-//! src/present/fences). What this one computes is the placement those rely on, where a
+//! The folder was `fences/`, a name the workspace also gives the fence search (the
+//! wgstress-fences crate, and its GPU lab in runtime/src/fences) and the CLI's command and
+//! report (src/commands/fences, src/present/fences). What this one computes is the placement those rely on, where a
 //! barrier may go and what the shader looks like with it there, hence `placement`.
 
 mod access;

@@ -1,5 +1,5 @@
 //! What a fix costs: one variant's time per run, as the fence search measured it
-//! (`wgstress_runtime::fences::cost` times the variants).
+//! (`wgstress_fences::cost` times the variants).
 
 use serde::Serialize;
 

@@ -4,9 +4,9 @@
 //! and a search spends more time building than running. Built ahead, the builds of one
 //! ddmin level overlap each other and the runs of the level before.
 
-use super::lab::FixSet;
 use crate::error::{Result, RuntimeError};
 use std::thread::JoinHandle;
+use wgstress_fences::FixSet;
 
 /// A build to run on a thread of its own.
 pub(crate) type Job<T> = Box<dyn FnOnce() -> Result<T> + Send>;

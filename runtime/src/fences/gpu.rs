@@ -9,18 +9,21 @@
 //! passed with the guards all off. A compiled set fences only where it says.
 
 use super::ahead::{threads_here, Ahead, Job};
-use super::lab::{FixSet, Lab, Subject};
-use super::source::AppSource;
-use crate::error::Result;
+use super::parts::rewritten;
+use crate::app::spec::App;
+use crate::error::{Result, RuntimeError};
 use crate::gpu::device::{patiently, Gpu};
 use crate::gpu::engine::{Engine, EngineConfig, LoopStart, Mode};
-use crate::gpu::loop_limit::LoopLimit;
 use crate::run::pace::Pace;
 use crate::run::runner::{run_into, Budget, RunConfig, Stream};
 use crate::run::stress_plan::StressPlan;
 use std::time::{Duration, Instant};
+use wgstress_fences::lab::{FixSet, Lab, Subject};
+use wgstress_fences::rewrite::Rewrite;
+use wgstress_fences::source::AppSource;
 use wgstress_model::fences::measured::Measured;
 use wgstress_model::run::calibration::Calibration;
+use wgstress_model::run::loop_limit::LoopLimit;
 use wgstress_model::run::results_block::RunOutcome;
 use wgstress_model::stress::params::{RunParams, Settings, StressShape};
 use wgstress_model::stress::strategy::Strategy;
@@ -30,13 +33,20 @@ use wgstress_model::stress::strategy::Strategy;
 enum Built {
     /// A fix the instrumenter placed.
     Fix(FixSet),
-    /// A shader text of its own (a source patch).
-    Text(String),
+    /// The parts' text rewritten (a source patch).
+    Rewrite(Rewrite),
+    /// The application's other build.
+    Reference,
 }
 
 /// The application on a device, as is and with fixes.
 pub struct GpuLab {
+    /// The application as is, and as the search's parts.
+    app: App,
     shader: AppSource,
+    /// Another build of the application whose cost is worth comparing (a bundled
+    /// application's hand-written fixed variant).
+    reference: Option<App>,
     config: EngineConfig,
     stress: StressPlan,
     shape: StressShape,
@@ -67,11 +77,12 @@ impl GpuLab {
     /// Opens the device and builds the application as is; systematic stress takes `shape`.
     pub fn open(
         shader: AppSource,
+        app: App,
         config: EngineConfig,
         stress: StressPlan,
         shape: StressShape,
     ) -> Result<GpuLab> {
-        let engine = Engine::new(shader.app.clone(), &config)?;
+        let engine = Engine::new(app, &config)?;
         Ok(GpuLab::with_engine(shader, config, stress, shape, engine))
     }
 
@@ -84,7 +95,9 @@ impl GpuLab {
         engine: Engine,
     ) -> GpuLab {
         GpuLab {
+            app: engine.app().clone(),
             shader,
+            reference: None,
             config,
             stress,
             shape,
@@ -95,6 +108,11 @@ impl GpuLab {
             ahead: Ahead::new(threads_here()),
             taken_ahead: 0,
         }
+    }
+
+    /// The lab with another build of the application to time beside the fixes, if any.
+    pub fn with_reference(self, reference: Option<App>) -> GpuLab {
+        GpuLab { reference, ..self }
     }
 
     /// The engine built last: the application as is until the first fix runs, then the
@@ -135,7 +153,8 @@ impl GpuLab {
     fn fixed(&mut self, subject: Subject) -> Result<&mut Engine> {
         let built = match subject {
             Subject::Fix(fix) => Built::Fix(fix.clone()),
-            Subject::Patched(_, app) | Subject::Reference(app) => Built::Text(app.source.clone()),
+            Subject::Patched(_, rewrite) => Built::Rewrite(rewrite.clone()),
+            Subject::Reference => Built::Reference,
             Subject::AsIs => unreachable!("the application as is has its own engine"),
         };
         if self.last.as_ref().is_none_or(|(b, _)| *b != built) {
@@ -171,9 +190,17 @@ impl GpuLab {
     /// runs as an edit of the parts parsed once, the others from their text.
     fn build(&mut self, subject: Subject, config: &EngineConfig) -> Result<Engine> {
         let (app, edited) = match subject {
-            Subject::AsIs => (self.shader.app.clone(), Vec::new()),
-            Subject::Fix(fix) => (self.shader.app.clone(), self.shader.edited(fix)?),
-            Subject::Patched(_, app) | Subject::Reference(app) => (app.clone(), Vec::new()),
+            Subject::AsIs => (self.app.clone(), Vec::new()),
+            Subject::Fix(fix) => (self.app.clone(), self.shader.edited(fix)?),
+            Subject::Patched(_, rewrite) => {
+                (rewritten(&self.app, &self.shader, rewrite), Vec::new())
+            }
+            Subject::Reference => (
+                self.reference
+                    .clone()
+                    .expect("the search times a reference only where the lab has one"),
+                Vec::new(),
+            ),
         };
         let engine = patiently(|| Engine::edited(app.clone(), &edited, config, self.gpu.as_ref()))?;
         self.gpu = Some(engine.gpu().clone());
@@ -182,9 +209,11 @@ impl GpuLab {
 }
 
 impl Lab for GpuLab {
+    type Error = RuntimeError;
+
     fn names(&self) -> (String, String) {
         (
-            self.shader.app.name.clone(),
+            self.app.name.clone(),
             self.current()
                 .map_or_else(String::new, |e| e.gpu().describe()),
         )
@@ -257,16 +286,20 @@ impl Lab for GpuLab {
         };
         let held = (AHEAD_BYTES / per_engine.max(1)) as usize;
         let config = self.fix_config_now();
-        let shader = &self.shader;
+        let (shader, app) = (&self.shader, &self.app);
         self.ahead.want(fixes, held, |fix| {
             let edited = shader.edited(fix).ok()?;
-            let (app, config, gpu) = (shader.app.clone(), config.clone(), gpu.clone());
+            let (app, config, gpu) = (app.clone(), config.clone(), gpu.clone());
             // Not `patiently`: a build that fails is built again when its trial comes, and
             // one asked for in vain would hold the cost step up while it waited.
             let job: Job<Engine> =
                 Box::new(move || Engine::edited(app, &edited, &config, Some(&gpu)));
             Some(job)
         });
+    }
+
+    fn has_reference(&self) -> bool {
+        self.reference.is_some()
     }
 
     fn time_runs(&mut self, subjects: &[Subject], time: Duration) -> Result<Vec<Vec<f64>>> {

@@ -8,15 +8,16 @@ use crate::error::{Result, RuntimeError};
 use crate::gpu::checks::Prepared;
 use crate::gpu::device::{self, AdapterChoice, Gpu};
 use crate::gpu::hang_timeout::HangTimeout;
-use crate::gpu::loop_limit::LoopLimit;
 use crate::gpu::params::Stalls;
-use crate::gpu::program::{EditedShader, Program};
+use crate::gpu::program::Program;
 use crate::gpu::session::Session;
 use crate::gpu::timing::Timed;
 use crate::stress::shapes::{most_iterations, MAX_CALIBRATED};
 use std::time::{Duration, Instant};
+use wgstress_instrument::EditedShader;
 use wgstress_instrument::Manifest;
 use wgstress_model::run::calibration::Calibration;
+use wgstress_model::run::loop_limit::LoopLimit;
 use wgstress_model::run::results_block::{Record, RunOutcome};
 use wgstress_model::stress::params::{
     RunParams, Scheduling, Settings, StressPlacement, StressShape,

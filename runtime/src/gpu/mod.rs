@@ -17,7 +17,6 @@ pub mod hang_timeout;
 pub mod interface;
 pub mod layout;
 pub mod limits;
-pub mod loop_limit;
 pub mod params;
 pub mod program;
 pub mod readback;

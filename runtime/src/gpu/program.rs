@@ -7,7 +7,7 @@
 
 use crate::app::spec::{App, Dispatch};
 use crate::error::Result;
-use wgstress_instrument::{InstrumentOptions, Instrumented, Manifest};
+use wgstress_instrument::{EditedShader, InstrumentOptions, Instrumented, Manifest};
 
 /// A dispatch's shader, instrumented for its entry point, with the user's shader for raw runs.
 pub(crate) struct Unit {
@@ -40,17 +40,6 @@ impl UserShader {
             }
         }
     }
-}
-
-/// A stressed dispatch's shader as a fence search edited it (its fix placed in the module
-/// parsed once): the stressed dispatches of `path` and `entry` instrument `module`, whose spans
-/// point into `source`, instead of parsing text.
-#[derive(Clone)]
-pub struct EditedShader {
-    pub path: String,
-    pub entry: Option<String>,
-    pub source: String,
-    pub module: naga::Module,
 }
 
 pub(crate) struct Program {

@@ -108,7 +108,7 @@ impl StressPlan {
             shape: StressShape::default(),
             iterations: 0,
             cache_words: self.cache_words,
-            watchdog_limit: crate::gpu::loop_limit::FLOOR,
+            watchdog_limit: wgstress_model::run::loop_limit::FLOOR,
             stress_fraction: self.stress_fraction,
             placement: self.placement,
             buffer_shuffle: false,

@@ -8,10 +8,10 @@ use super::search::Plan;
 use crate::status::Status;
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
+use wgstress_fences::source::AppSource;
 use wgstress_log::{FencesSummary, JsonLog, NotFixedInPlace, Summary};
 use wgstress_model::fences::outcome::{FenceOutcome, FenceVerdict};
 use wgstress_model::fences::patch::FilePatch;
-use wgstress_runtime::fences::source::AppSource;
 
 /// Edits the spec's files in place (`--fix`) when every one still holds the text the search
 /// began from, then logs and prints the outcome with what became of each file (one report,

@@ -1,5 +1,6 @@
 //! `wgstress fences APP`: plans the search for the fix that stops an application's
-//! failures, runs it on the device (wgstress_runtime::fences::search) and shows its outcome.
+//! failures, runs it on the device (`wgstress_fences::search` on the runtime's `GpuLab`) and
+//! shows its outcome.
 
 use crate::notes::Notes;
 use crate::options::{AppOptions, BudgetOptions, SessionOptions, StressOptions};
@@ -8,14 +9,15 @@ use crate::present::fences::Progress;
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+use wgstress_fences::source::AppSource;
+use wgstress_fences::{search, FenceSearchConfig};
 use wgstress_log::{FencesStart, JsonLog, StartOf};
 use wgstress_model::fences::outcome::FenceOutcome;
 use wgstress_model::fences::patch::Choice;
 use wgstress_model::run::tally::seed_text;
 use wgstress_model::stress::strategy::Strategy;
 use wgstress_runtime::fences::gpu::GpuLab;
-use wgstress_runtime::fences::source::AppSource;
-use wgstress_runtime::fences::{search, FenceSearchConfig};
+use wgstress_runtime::fences::parts::source_of;
 use wgstress_runtime::App;
 
 #[derive(clap::Args)]
@@ -135,7 +137,7 @@ pub fn plan(app: &AppOptions, args: &SearchOptions, output: Option<&Path>) -> Re
             session.app.name
         );
     }
-    let shader = AppSource::new(session.app.clone())?;
+    let shader = source_of(&session.app)?;
     if args.fix {
         for part in &shader.parts {
             paths::writable(Path::new(&part.path), "--fix")?;
@@ -183,7 +185,6 @@ pub fn execute(plan: &Plan, notes: Notes) -> Result<(FenceOutcome, Option<JsonLo
         stop,
         choice: plan.choice,
         cost: plan.cost,
-        reference: plan.reference.clone(),
     };
     let mut log = session.log.as_deref().map(JsonLog::append_to).transpose()?;
     if let Some(log) = log.as_mut() {
@@ -203,7 +204,8 @@ pub fn execute(plan: &Plan, notes: Notes) -> Result<(FenceOutcome, Option<JsonLo
         session.stress.clone(),
         shape,
         engine,
-    );
+    )
+    .with_reference(plan.reference.clone());
     let mut progress = Progress::new(session, notes);
     let outcome = search(&config, shader, &mut lab, &mut |e| progress.on_event(e))?;
     progress.finish();

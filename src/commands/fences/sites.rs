@@ -5,13 +5,13 @@ use crate::notes::emit;
 use crate::status::Status;
 use anyhow::{Context, Result};
 use std::path::Path;
+use wgstress_fences::FixSet;
 use wgstress_instrument::placement::Side;
-use wgstress_runtime::fences::source::AppSource;
-use wgstress_runtime::fences::FixSet;
+use wgstress_runtime::fences::parts::source_of;
 use wgstress_runtime::App;
 
 pub fn sites(app: App, list: bool, output: Option<&Path>) -> Result<Status> {
-    let shader = AppSource::new(app)?;
+    let shader = source_of(&app)?;
     let sites = shader.tables(&[])?.sites();
     if list {
         let roles = shader.roles()?;

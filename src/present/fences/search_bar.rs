@@ -5,9 +5,9 @@ use crate::plan::SessionPlan;
 use crate::present::numbers::count;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::time::Duration;
+use wgstress_fences::event::SearchEvent;
+use wgstress_fences::Trial;
 use wgstress_model::fences::outcome::quoted;
-use wgstress_runtime::fences::event::SearchEvent;
-use wgstress_runtime::fences::Trial;
 
 /// The search's notes and progress bar, from its events.
 pub struct Progress {

@@ -6,11 +6,11 @@
 //! reaches the deadline before its runs and one that would, at the pace of the trials so
 //! far: `out_of_time` says so.
 
-use crate::fences::event::SearchEvent;
-use crate::fences::lab::{FixSet, Lab, Subject};
-use crate::fences::trial::{Oracle, Trial};
-use crate::run::runner::{Budget, RunConfig};
+use crate::event::SearchEvent;
+use crate::lab::{FixSet, Lab, Subject};
+use crate::trial::{Oracle, Trial};
 use std::time::Instant;
+use wgstress_model::run::run_config::{Budget, RunConfig};
 use wgstress_model::run::stop::Stop;
 use wgstress_model::stress::params::run_seed;
 
@@ -25,8 +25,8 @@ pub(crate) struct Asked {
     pub run_failed: bool,
 }
 
-pub struct Trials<'a> {
-    lab: &'a mut dyn Lab,
+pub struct Trials<'a, L: Lab + ?Sized> {
+    lab: &'a mut L,
     atomic: Vec<String>,
     /// Its master seed is the trials' stream: trial i draws its runs from seed i.
     config: &'a RunConfig,
@@ -47,15 +47,15 @@ pub struct Trials<'a> {
     pub(crate) asked: Vec<Asked>,
 }
 
-impl<'a> Trials<'a> {
+impl<'a, L: Lab + ?Sized> Trials<'a, L> {
     pub fn new(
-        lab: &'a mut dyn Lab,
+        lab: &'a mut L,
         atomic: Vec<String>,
         config: &'a RunConfig,
         on_event: &'a mut dyn FnMut(SearchEvent),
         deadline: Instant,
         pace: f64,
-    ) -> Trials<'a> {
+    ) -> Trials<'a, L> {
         Trials {
             lab,
             atomic,
@@ -127,7 +127,7 @@ impl<'a> Trials<'a> {
     }
 }
 
-impl Oracle for Trials<'_> {
+impl<L: Lab + ?Sized> Oracle for Trials<'_, L> {
     fn stopped(&self) -> bool {
         self.stopped.is_some() || self.out_of_time
     }

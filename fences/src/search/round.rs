@@ -7,18 +7,19 @@ use super::config::Context;
 use super::step::{Count, Step};
 use super::{atomic, verify};
 use crate::error::Result;
-use crate::fences::event::SearchEvent;
-use crate::fences::lab::{FixSet, Subject};
-use crate::fences::pool::{Pool, Pooled};
-use crate::fences::shrink::{guess_first, shrink_guessed, shrink_knowing};
-use crate::fences::suggest::{suggest, Suggestion};
-use crate::fences::trial::{FailureRate, Sizing};
-use crate::fences::trials::{Asked, Trials};
-use crate::fences::with_fix::Seen;
-use crate::run::runner::{Budget, RunConfig};
+use crate::event::SearchEvent;
+use crate::lab::Lab;
+use crate::lab::{FixSet, Subject};
+use crate::pool::{Pool, Pooled};
+use crate::shrink::{guess_first, shrink_guessed, shrink_knowing};
+use crate::suggest::{suggest, Suggestion};
+use crate::trial::{FailureRate, Sizing};
+use crate::trials::{Asked, Trials};
+use crate::with_fix::Seen;
 use std::time::Instant;
 use wgstress_model::fences::measured::Measured;
 use wgstress_model::fences::outcome::{AtomicTrial, FenceVerdict, Fix, StrategyRuns};
+use wgstress_model::run::run_config::{Budget, RunConfig};
 use wgstress_model::stress::params::run_seed;
 
 /// What one round found and measured.
@@ -96,13 +97,13 @@ pub(crate) enum EverySite<'a> {
 }
 
 /// Round `index` (from 0): trials sized for `rate`, keeping what earlier rounds `learned`.
-pub(crate) fn round(
-    cx: &mut Context,
+pub(crate) fn round<L: Lab + ?std::marker::Sized>(
+    cx: &mut Context<L>,
     chosen: &RunConfig,
     rate: FailureRate,
     learned: &Learned,
     index: u64,
-) -> Result<RoundResult> {
+) -> Result<RoundResult, L::Error> {
     let failed: &[usize] = match learned.failed {
         Some(fix) if fix.atomic.is_empty() => &fix.sites,
         _ => &[],
@@ -322,15 +323,15 @@ impl Sized {
 
 /// The round's result once its trials ended in `step`: the fix found settled (suggested
 /// and verified), or the verdict that ended it.
-fn finish(
-    cx: &mut Context,
+fn finish<L: Lab + ?std::marker::Sized>(
+    cx: &mut Context<L>,
     step: Step,
     all_sites: Option<Measured>,
     atomic: Vec<AtomicTrial>,
     trials: Tally,
     runs: Sized,
     sites: usize,
-) -> Result<RoundResult> {
+) -> Result<RoundResult, L::Error> {
     (cx.on_event)(SearchEvent::TrialsDone);
     let trial_seconds = trials.started.elapsed().as_secs_f64();
     let end = match step {
@@ -358,13 +359,13 @@ fn finish(
 /// The fix that passed its trials, the suggestion grown from it, and the suggestion's
 /// verification (of the patched text itself, at least `runs_per_trial` runs) unless Ctrl-C
 /// or an error ended the trials.
-fn settle(
-    cx: &mut Context,
+fn settle<L: Lab + ?std::marker::Sized>(
+    cx: &mut Context<L>,
     fix: FixSet,
     kind: Fix,
     stopped: Option<wgstress_model::run::stop::Stop>,
     runs_per_trial: u64,
-) -> Result<Found> {
+) -> Result<Found, L::Error> {
     let suggestion = suggest(cx.shader, &fix, cx.config.choice)?;
     let started = Instant::now();
     let (verified, verdict) = match stopped {

@@ -12,8 +12,8 @@
 //! first, `[1, 4]` passes after `[4]` fails: the sets that fail end at their first failing
 //! run, each a fraction of a passing trial, and the first set that passes is the answer.
 
-use super::ddmin::{ascending, first_pass, lies_within, Search};
-use super::trial::{Oracle, Sizing};
+use crate::ddmin::{ascending, first_pass, lies_within, Search};
+use crate::trial::{Oracle, Sizing};
 
 /// Sites of the failed fix asked so at most: at worst every subset of them is asked, 15 sets
 /// for four sites; ddmin asks fewer where the fix is larger.
@@ -77,7 +77,7 @@ fn choose(from: &[usize], size: usize) -> Vec<Vec<usize>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fences::trial::{FailureRate, Trial};
+    use crate::trial::{FailureRate, Trial};
 
     /// Passes exactly when the set holds every site of `fix`; remembers what it was asked.
     struct Needs {

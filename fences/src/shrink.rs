@@ -18,13 +18,13 @@
 //! `FEWEST` sites): starting over would spend the larger trials finding the fix's sites
 //! again.
 
-use super::ddmin::{
+use crate::ddmin::{
     ascending, ddmin_after, ddmin_knowing, first_pass, guess_alone, lies_within, singles, Guessed,
     Search,
 };
-use super::fewest::{fewest, FEWEST};
-use super::trial::{Oracle, Sizing, Trial};
-use super::with_fix::{doubtful, Seen, With};
+use crate::fewest::{fewest, FEWEST};
+use crate::trial::{Oracle, Sizing, Trial};
+use crate::with_fix::{doubtful, Seen, With};
 use wgstress_instrument::placement::FenceSite;
 
 /// The site indices in the order ddmin should prefer them: the functions in reverse of their
@@ -384,7 +384,7 @@ mod tests {
     }
 
     fn certain() -> Sizing {
-        Sizing::first(crate::fences::trial::FailureRate::new(1.0).unwrap())
+        Sizing::first(crate::trial::FailureRate::new(1.0).unwrap())
     }
 
     fn site(id: u32, function: &str) -> FenceSite {
@@ -501,7 +501,7 @@ mod tests {
     }
 
     fn later() -> Sizing {
-        Sizing::later(crate::fences::trial::FailureRate::new(1.0).unwrap())
+        Sizing::later(crate::trial::FailureRate::new(1.0).unwrap())
     }
 
     fn fail(sites: &[usize], runs: u64) -> Seen<'_> {

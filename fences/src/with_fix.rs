@@ -12,8 +12,8 @@
 //! often); where the site left out was needless, it saves a passing trial, the dearest of a
 //! round.
 
-use super::ddmin::{ascending, lies_within};
-use super::trial::{Oracle, Trial};
+use crate::ddmin::{ascending, lies_within};
+use crate::trial::{Oracle, Trial};
 
 /// A trial an earlier round ran of barriers alone (a make-atomic trial's sites are another
 /// shader's): its sites, its runs, and whether a run failed. Trials cut short are not seen.

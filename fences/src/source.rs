@@ -9,18 +9,17 @@
 //! user sees or a raw run needs: the fix reported and its patches (`patch`,
 //! `SiteTables::analyses`), and the variants the cost step times.
 
-use super::lab::FixSet;
-use super::shrink::callees_first;
-use crate::app::spec::{App, ShaderFile};
-use crate::error::{Result, RuntimeError};
-use crate::gpu::program::EditedShader;
+use crate::error::{FenceError, Result};
+use crate::lab::FixSet;
+use crate::rewrite::{PartText, Rewrite};
+use crate::shrink::callees_first;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use wgstress_instrument::atomic::AtomicError;
 use wgstress_instrument::placement::{
     Analysis, FenceSite, FencedShader, InLoop, ParsedShader, Role, SiteTable,
 };
-use wgstress_instrument::ShaderLocation;
+use wgstress_instrument::{EditedShader, ShaderLocation};
 use wgstress_model::fences::outcome::KeptRole;
 
 /// A stressed dispatch's shader file and entry point.
@@ -33,11 +32,12 @@ pub struct Part {
     pub postcondition: Option<String>,
 }
 
-/// The application the search patches, and its parts.
+/// The application the search patches, as its parts.
 #[derive(Clone)]
 pub struct AppSource {
-    pub app: App,
     pub parts: Vec<Part>,
+    /// Whether the application is a pipeline of dispatches (its fix may change several files).
+    pipeline: bool,
     /// Each part as parsed, once.
     parsed: Vec<ParsedShader>,
     /// The site tables of each set of variables made atomic tried so far.
@@ -96,7 +96,7 @@ impl SiteTables {
         let mut parts = vec![Vec::new(); self.parts.len()];
         for &site in sites {
             let id = self.id(site).ok_or_else(|| {
-                RuntimeError::Instrument(wgstress_instrument::InstrumentError::NoSuchFenceSite {
+                FenceError::Instrument(wgstress_instrument::InstrumentError::NoSuchFenceSite {
                     site: site as u32,
                     sites: self.len(),
                 })
@@ -145,7 +145,7 @@ impl SiteTables {
                         )
                         .into()
                     },
-                    RuntimeError::from,
+                    FenceError::from,
                 )),
             })
             .collect()
@@ -198,47 +198,29 @@ impl PlacedFix {
 }
 
 impl AppSource {
-    /// The parts of `app`, each stressed dispatch's file and entry point once, parsed.
-    pub fn new(app: App) -> Result<AppSource> {
-        let mut parts: Vec<Part> = Vec::new();
-        for dispatch in app.dispatches().iter().filter(|d| d.stress) {
-            let part = AppSource::part_of(&app, dispatch);
-            if !parts.contains(&part) {
-                parts.push(part);
-            }
-        }
+    /// The parts of an application (each stressed dispatch's file and entry point once),
+    /// parsed; `pipeline`: whether it is a pipeline of dispatches.
+    pub fn new(parts: Vec<Part>, pipeline: bool) -> Result<AppSource> {
         let parsed = parts
             .iter()
             .map(|part| {
                 ParsedShader::new(&part.source, &AppSource::options(part)).map_err(|e| match e {
-                    AtomicError::Shader(e) => RuntimeError::Instrument(e),
-                    other => RuntimeError::MakeAtomic(other),
+                    AtomicError::Shader(e) => FenceError::Instrument(e),
+                    other => FenceError::MakeAtomic(other),
                 })
             })
             .collect::<Result<Vec<_>>>()?;
         Ok(AppSource {
-            app,
             parts,
+            pipeline,
             parsed,
             tables: Arc::default(),
         })
     }
 
-    fn part_of(app: &App, dispatch: &crate::app::spec::Dispatch) -> Part {
-        let (path, source) = app.shader_of(dispatch);
-        Part {
-            path: path.to_string(),
-            source: source.to_string(),
-            entry: dispatch.entry.clone(),
-            postcondition: (path == app.shader_path)
-                .then(|| app.postcondition.clone())
-                .flatten(),
-        }
-    }
-
     /// Whether the application is a pipeline of dispatches (its fix may change several files).
     pub(crate) fn is_pipeline(&self) -> bool {
-        !self.app.pipeline.is_empty()
+        self.pipeline
     }
 
     fn options(part: &Part) -> wgstress_instrument::InstrumentOptions {
@@ -330,41 +312,22 @@ impl AppSource {
             .collect()
     }
 
-    /// The application with `fix` placed, as naga writes each part: for a raw run (the cost
-    /// step) and the fix reported where its text cannot be a patch.
-    pub(crate) fn app_with(&self, fix: &FixSet) -> Result<App> {
+    /// The parts with `fix` placed, as naga writes each: for a raw run (the cost step) and
+    /// the fix reported where its text cannot be a patch.
+    pub(crate) fn rewrite_with(&self, fix: &FixSet) -> Result<Rewrite> {
         let patched = self.patch(fix)?;
-        let texts: Vec<(usize, String, Option<String>)> = patched
-            .parts
-            .into_iter()
-            .enumerate()
-            .map(|(p, part)| (p, part.wgsl, part.postcondition))
-            .collect();
-        Ok(self.with_parts(&texts))
-    }
-
-    /// The application with each part `p` of `texts` running that text (its postcondition
-    /// named anew where the text no longer carries the source's directive).
-    pub(crate) fn with_parts(&self, texts: &[(usize, String, Option<String>)]) -> App {
-        let mut app = self.app.clone();
-        if !self.is_pipeline() {
-            if let Some((_, text, postcondition)) = texts.first() {
-                app.source = text.clone();
-                app.postcondition = postcondition.clone().or(app.postcondition);
-            }
-            return app;
-        }
-        for dispatch in app.pipeline.iter_mut().filter(|d| d.stress) {
-            let part = AppSource::part_of(&self.app, dispatch);
-            let p = self.parts.iter().position(|q| *q == part);
-            if let Some((_, text, _)) = texts.iter().find(|(q, _, _)| Some(*q) == p) {
-                dispatch.shader = Some(ShaderFile {
-                    path: part.path,
-                    source: text.clone(),
-                });
-            }
-        }
-        app
+        Ok(Rewrite {
+            parts: patched
+                .parts
+                .into_iter()
+                .enumerate()
+                .map(|(part, fenced)| PartText {
+                    part,
+                    text: fenced.wgsl,
+                    postcondition: fenced.postcondition,
+                })
+                .collect(),
+        })
     }
 
     /// What each site (numbered over all parts) orders where it gets a barrier: a release, an

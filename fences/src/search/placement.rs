@@ -5,12 +5,12 @@
 //! the verification's: both placements hold the barriers this adapter needed.
 
 use super::round::Found;
-use crate::fences::lab::{Lab, Subject};
-use crate::run::runner::{Budget, RunConfig};
+use crate::lab::{Lab, Subject};
 use std::time::Duration;
 use wgstress_model::fences::cost::Cost;
 use wgstress_model::fences::measured::Measured;
 use wgstress_model::fences::outcome::Placement;
+use wgstress_model::run::run_config::{Budget, RunConfig};
 use wgstress_model::stress::params::run_seed;
 
 /// How a placement cheaper than the analysis's own is checked before it is suggested: runs
@@ -23,10 +23,10 @@ pub(super) struct Check {
 /// The placements timed, from `costs` (the suggested fix's at 1, the other placements' right
 /// after it), the cheapest suggested in `found` once its check passes (and named so in
 /// `costs`); none where the fix has one placement. The check runs for `time` at most.
-pub(super) fn choose(
+pub(super) fn choose<L: Lab + ?Sized>(
     costs: &mut [Cost],
     found: &mut Found,
-    lab: &mut dyn Lab,
+    lab: &mut L,
     time: Duration,
     check: &Check,
 ) -> Vec<Placement> {

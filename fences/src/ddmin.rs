@@ -16,7 +16,7 @@
 //! be a third of a search's trials. A later round asks
 //! once (`Sizing`: the verification after it catches a chance pass).
 
-use super::trial::{passes, Oracle, Sizing, Trial};
+use crate::trial::{passes, Oracle, Sizing, Trial};
 use std::collections::HashMap;
 
 /// What the search found and what it cost.
@@ -441,7 +441,7 @@ fn without(set: &[usize], part: &[usize]) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fences::trial::{FailureRate, Trial};
+    use crate::trial::{FailureRate, Trial};
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 

@@ -1,8 +1,9 @@
 //! A step of a round: what trials found (a set that passed, or the verdict that ends the
 //! round), and what the trials cost.
 
-use crate::fences::lab::FixSet;
-use crate::fences::trials::{Asked, Trials};
+use crate::lab::FixSet;
+use crate::lab::Lab;
+use crate::trials::{Asked, Trials};
 use wgstress_model::fences::outcome::{FenceVerdict, Fix};
 
 /// A step's answer: a set that passed its trials (with how the trials ended, if early),
@@ -31,7 +32,7 @@ pub(crate) struct Count {
 
 impl Count {
     /// Adds what `trials` counted, taking its record of the trials asked.
-    pub(crate) fn add(&mut self, trials: &mut Trials) {
+    pub(crate) fn add<L: Lab + ?Sized>(&mut self, trials: &mut Trials<L>) {
         self.trials += trials.trials;
         self.runs += trials.runs;
         self.seconds += trials.seconds;

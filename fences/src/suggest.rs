@@ -5,10 +5,10 @@
 //! adapter needed). The fix reaches the user as an edit of their own file, or, where the text
 //! cannot express it, as naga's rendering of the whole shader, saying why.
 
-use super::lab::FixSet;
-use super::source::{kept_role, AppSource, SiteId, SiteTables};
-use crate::app::spec::App;
 use crate::error::Result;
+use crate::lab::FixSet;
+use crate::rewrite::{PartText, Rewrite};
+use crate::source::{kept_role, AppSource, SiteId, SiteTables};
 use wgstress_instrument::placement::{Analysis, FenceSite, MissingPartner, Portable, Role, Side};
 use wgstress_model::fences::outcome::{Kept, KeptSide};
 use wgstress_model::fences::patch::{Choice, FilePatch, Patch};
@@ -20,9 +20,9 @@ pub struct SuggestedFix {
     /// reasons are in `unexpressed`).
     pub files: Vec<FilePatch>,
     pub unexpressed: Vec<String>,
-    /// The application with the fix: each file the patched text, read like any input (naga's
+    /// The parts with the fix: each file the patched text, read like any input (naga's
     /// rendering of each part where a file has no patch).
-    pub app: App,
+    pub app: Rewrite,
 }
 
 /// Placements of the portable fix the cost step times at most, the analysis's own included:
@@ -192,7 +192,7 @@ fn patched(
     }
     let mut files = Vec::new();
     let mut unexpressed = Vec::new();
-    let mut texts: Vec<(usize, String, Option<String>)> = Vec::new();
+    let mut texts: Vec<PartText> = Vec::new();
     for (file, parts) in edited {
         let original = &shader
             .parts
@@ -209,7 +209,11 @@ fn patched(
                     .enumerate()
                     .filter(|(_, q)| q.path == file)
                 {
-                    texts.push((p, text.clone(), part.postcondition.clone()));
+                    texts.push(PartText {
+                        part: p,
+                        text: text.clone(),
+                        postcondition: part.postcondition.clone(),
+                    });
                 }
                 files.push(FilePatch {
                     patch: source_patch(&file, original, text),
@@ -220,9 +224,9 @@ fn patched(
         }
     }
     let app = if unexpressed.is_empty() {
-        shader.with_parts(&texts)
+        Rewrite { parts: texts }
     } else {
-        shader.app_with(&fix)?
+        shader.rewrite_with(&fix)?
     };
     // A single file the text cannot express is still given whole, as naga writes it.
     if let ([why], false, [part]) = (
@@ -262,7 +266,7 @@ fn merged(
         .iter()
         .map(|p| p.as_deref().map_err(Clone::clone))
         .collect::<std::result::Result<_, _>>()?;
-    super::merge::merge(original, &texts)
+    crate::merge::merge(original, &texts)
         .ok_or_else(|| "the fixes of its entry points edit the same lines differently".to_string())
 }
 

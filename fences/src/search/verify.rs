@@ -5,25 +5,26 @@
 use super::config::Context;
 use super::confirm::exposing;
 use crate::error::Result;
-use crate::fences::event::SearchEvent;
-use crate::fences::lab::Subject;
-use crate::run::runner::Budget;
+use crate::event::SearchEvent;
+use crate::lab::Lab;
+use crate::lab::Subject;
 use std::time::Duration;
 use wgstress_model::fences::measured::Measured;
 use wgstress_model::fences::outcome::{FenceVerdict, StrategyRuns};
 use wgstress_model::plural::count;
+use wgstress_model::run::run_config::Budget;
 use wgstress_model::run::stop::Stop;
 use wgstress_model::stress::params::run_seed;
 use wgstress_model::stress::strategy::Strategy;
 
 /// The verification's runs of `fix` under each exposing strategy, up to the first that does
 /// not verify it, and the verdict.
-pub(crate) fn verify(
-    cx: &mut Context,
+pub(crate) fn verify<L: Lab + ?Sized>(
+    cx: &mut Context<L>,
     subject: Subject,
     sites: usize,
     runs_needed: u64,
-) -> Result<(Vec<StrategyRuns>, FenceVerdict)> {
+) -> Result<(Vec<StrategyRuns>, FenceVerdict), L::Error> {
     let exposing = exposing(cx.tried);
     let share = share(cx);
     let mut verified = Vec::new();
@@ -55,7 +56,7 @@ pub(crate) fn verify(
 }
 
 /// The verification's time under each strategy that showed the failure.
-pub(crate) fn share(cx: &Context) -> Duration {
+pub(crate) fn share<L: Lab + ?Sized>(cx: &Context<L>) -> Duration {
     cx.config.verify / exposing(cx.tried).len().max(1) as u32
 }
 

@@ -13,11 +13,12 @@
 use super::config::Context;
 use super::round::{round, End, EverySite, Learned, RoundResult};
 use crate::error::Result;
-use crate::fences::event::SearchEvent;
-use crate::fences::lab::Confirmed;
-use crate::fences::pool::Pool;
-use crate::fences::trial::FailureRate;
-use crate::fences::with_fix::Seen;
+use crate::event::SearchEvent;
+use crate::lab::Confirmed;
+use crate::lab::Lab;
+use crate::pool::Pool;
+use crate::trial::FailureRate;
+use crate::with_fix::Seen;
 use wgstress_model::fences::outcome::{FenceVerdict, StrategyRuns};
 
 /// Rounds at most: each later round's trials are sized for at least four times lower a rate
@@ -27,7 +28,10 @@ pub(crate) const ROUNDS: u32 = 5;
 
 /// The rounds of a search under `chosen` (the strategy that failed most), the last one's
 /// fix the search's.
-pub(crate) fn run(cx: &mut Context, chosen: &Confirmed) -> Result<Vec<RoundResult>> {
+pub(crate) fn run<L: Lab + ?Sized>(
+    cx: &mut Context<L>,
+    chosen: &Confirmed,
+) -> Result<Vec<RoundResult>, L::Error> {
     let mut rate = FailureRate::measured(chosen.measured.failures, chosen.measured.runs)
         .expect("the chosen strategy failed");
     let mut rounds: Vec<RoundResult> = Vec::new();

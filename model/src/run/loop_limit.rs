@@ -1,4 +1,5 @@
-//! The watchdog's loop limit, learned from passing runs.
+//! The watchdog's loop limit, learned from passing runs: data without a device, which the
+//! runtime's engines keep and the fence search reads through its lab.
 //!
 //! A spin-wait that never ends (a lost task, a flag never set) runs to the limit in every
 //! failing run; with a fixed limit of 2^20 polls that is about a second a run on a GPU,
@@ -25,35 +26,35 @@ pub struct LoopLimit {
 /// iterations, seconds where each poll of a lock convoy takes tens of microseconds, so the
 /// margin is small; the fixed variants' waits stay within a few times the longest seen early
 /// (bench/results/constants.md).
-pub(crate) const MARGIN: u32 = 8;
+const MARGIN: u32 = 8;
 /// The lowest learned limit. Sixteen passing runs do not show how long stress can stretch a
 /// wait: below this floor, correct fixed variants had later runs cut by a limit learned from
 /// their first runs. Every passing loop of the bundled fixed variants stays below 2^16, and an
 /// endless spin still ends within 2^16 polls, milliseconds on a GPU
 /// (bench/results/constants.md).
-pub(crate) const FLOOR: u32 = 1 << 16;
+pub const FLOOR: u32 = 1 << 16;
 /// Passing runs needed before the limit drops below the ceiling: stress and scheduling
 /// lengthen waits, and a few runs have not seen the long ones.
 /// Calibration's 16 passing runs of the application alone are enough: waiting for more lets
 /// a first failing run spin to the ceiling and outlast the hang timeout.
-pub(crate) const MIN_PASSING: u64 = 16;
+const MIN_PASSING: u64 = 16;
 
 /// The ceiling on a GPU: 2^18 polls, several times the longest loop of any passing run of the
 /// bundled fixed variants, and short enough that a run which spins to it before the limit is
 /// learned ends within the hang timeout, even in a lock convoy (bench/results/constants.md).
-pub(crate) const GPU_CEILING: u32 = 1 << 18;
+const GPU_CEILING: u32 = 1 << 18;
 /// The ceiling on llvmpipe, whose shared loop limiter ends every loop of an invocation after
 /// 65,535 iterations in all, silently: below it, an endless loop is reported at its line.
-pub(crate) const LLVMPIPE_CEILING: u32 = 30_000;
+const LLVMPIPE_CEILING: u32 = 30_000;
 
 /// A passing run whose longest loop came within this factor of the limit draws a warning:
 /// on a busy CPU, legitimate spin-waits on llvmpipe reached 27,590 polls against its fixed
 /// 30,000, and a slightly slower run is then cut and counted as a watchdog failure.
-pub(crate) const NEAR: u32 = 2;
+const NEAR: u32 = 2;
 
 impl LoopLimit {
     /// A limit learned below `ceiling`.
-    pub(crate) fn learned(ceiling: u32) -> LoopLimit {
+    pub fn learned(ceiling: u32) -> LoopLimit {
         LoopLimit {
             ceiling: ceiling.max(1),
             seen: None,
@@ -63,7 +64,7 @@ impl LoopLimit {
     }
 
     /// A limit the user fixed.
-    pub(crate) fn fixed(limit: u32) -> LoopLimit {
+    pub fn fixed(limit: u32) -> LoopLimit {
         LoopLimit {
             learning: false,
             ..LoopLimit::learned(limit)
@@ -71,7 +72,7 @@ impl LoopLimit {
     }
 
     /// The ceiling for an adapter.
-    pub(crate) fn ceiling_for(adapter_name: &str) -> u32 {
+    pub fn ceiling_for(adapter_name: &str) -> u32 {
         if adapter_name.contains("llvmpipe") {
             LLVMPIPE_CEILING
         } else {
@@ -80,26 +81,26 @@ impl LoopLimit {
     }
 
     /// Learns from a passing run whose loops reached at most `trips` iterations.
-    pub(crate) fn observe_pass(&mut self, trips: u32) {
+    pub fn observe_pass(&mut self, trips: u32) {
         self.passing += 1;
         self.seen = Some(self.seen.map_or(trips, |s| s.max(trips)));
     }
 
     /// Whether the limit now follows what passing runs showed.
-    pub(crate) fn is_learned(&self) -> bool {
+    pub fn is_learned(&self) -> bool {
         self.learning && self.seen.is_some() && self.passing >= MIN_PASSING
     }
 
     /// Whether a passing run looped within `NEAR` times of the limit. A learned limit keeps
     /// `MARGIN` times the longest wait; this happens only where the limit cannot follow (the
     /// ceiling, or the limit the user gave).
-    pub(crate) fn near_limit(&self) -> bool {
+    pub fn near_limit(&self) -> bool {
         self.seen
             .is_some_and(|seen| u64::from(seen) * u64::from(NEAR) >= u64::from(self.limit()))
     }
 
     /// What to say when passing runs came near the limit, if they did.
-    pub(crate) fn warning(&self) -> Option<String> {
+    pub fn warning(&self) -> Option<String> {
         if !self.near_limit() {
             return None;
         }
@@ -123,7 +124,7 @@ impl LoopLimit {
     }
 
     /// The limit for the next runs.
-    pub(crate) fn limit(&self) -> u32 {
+    pub fn limit(&self) -> u32 {
         match self.seen {
             Some(seen) if self.is_learned() => seen
                 .saturating_mul(MARGIN)

@@ -6,14 +6,14 @@
 
 use super::config::FenceSearchConfig;
 use crate::error::Result;
-use crate::fences::event::SearchEvent;
-use crate::fences::lab::{Confirmed, Lab, Subject};
-use crate::gpu::loop_limit::LoopLimit;
-use crate::run::runner::{Budget, RunConfig};
+use crate::event::SearchEvent;
+use crate::lab::{Confirmed, Lab, Subject};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 use wgstress_model::fences::measured::Measured;
 use wgstress_model::plural::count;
+use wgstress_model::run::loop_limit::LoopLimit;
+use wgstress_model::run::run_config::{Budget, RunConfig};
 use wgstress_model::stress::params::run_seed;
 use wgstress_model::stress::strategy::Strategy;
 
@@ -38,11 +38,11 @@ pub(crate) fn schedule(given: Option<Strategy>, budget: Duration) -> Vec<(Strate
 
 /// Runs the application under each strategy of the schedule until one fails (the first
 /// failing ends the compare at once), or an error or Ctrl-C ends it.
-pub(crate) fn confirm(
+pub(crate) fn confirm<L: Lab + ?Sized>(
     config: &FenceSearchConfig,
-    lab: &mut dyn Lab,
+    lab: &mut L,
     on_event: &mut dyn FnMut(SearchEvent),
-) -> Result<Vec<Confirmed>> {
+) -> Result<Vec<Confirmed>, L::Error> {
     let mut tried: Vec<Confirmed> = Vec::new();
     for (i, (strategy, share)) in schedule(config.strategy, config.budget)
         .into_iter()
@@ -171,7 +171,7 @@ mod tests {
     #[test]
     fn watchdog_stops_near_the_limit_are_not_searched() {
         let confirmed = |failures, watchdog| Confirmed {
-            config: crate::fences::search::tests::run_config(),
+            config: crate::search::tests::run_config(),
             measured: Measured {
                 runs: 100,
                 failures,

@@ -1,7 +1,7 @@
 //! What the fence search reports as it goes, for whoever shows progress; the library prints
 //! nothing itself.
 
-use super::trial::Trial;
+use crate::trial::Trial;
 use std::time::Duration;
 use wgstress_model::run::calibration::Calibration;
 use wgstress_model::stress::params::Settings;

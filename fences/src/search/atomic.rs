@@ -21,19 +21,20 @@
 
 use super::config::Context;
 use super::step::{Count, Step};
-use crate::error::{Result, RuntimeError};
-use crate::fences::ddmin::ddmin;
-use crate::fences::lab::FixSet;
-use crate::fences::shrink::shrink;
-use crate::fences::source::{AppSource, SiteTables};
-use crate::fences::trial::{passes, Oracle, Passes, Sizing, Trial};
-use crate::fences::trials::Trials;
-use crate::run::runner::RunConfig;
+use crate::ddmin::ddmin;
+use crate::error::{FenceError, Result};
+use crate::lab::FixSet;
+use crate::lab::Lab;
+use crate::shrink::shrink;
+use crate::source::{AppSource, SiteTables};
+use crate::trial::{passes, Oracle, Passes, Sizing, Trial};
+use crate::trials::Trials;
 use wgstress_instrument::atomic::AtomicError;
 use wgstress_instrument::placement::InLoop;
 use wgstress_model::fences::measured::Measured;
 use wgstress_model::fences::outcome::{quoted, AtomicTrial, FenceVerdict, Fix, TrialRuns};
 use wgstress_model::plural::count;
+use wgstress_model::run::run_config::RunConfig;
 
 /// What barriers alone could not fix: the application as is and its all-sites runs.
 pub(crate) struct Unfixed<'a> {
@@ -51,22 +52,20 @@ pub(crate) struct Earlier<'a> {
 
 /// Tries make-atomic on every candidate variable it can rewrite, together, then on the
 /// fewest of them that pass, recording the trials in `tried`.
-pub(crate) fn search(
-    cx: &mut Context,
+pub(crate) fn search<L: Lab + ?Sized>(
+    cx: &mut Context<L>,
     config: &RunConfig,
     sizing: Sizing,
     unfixed: &Unfixed,
     earlier: Option<Earlier>,
     tried: &mut Vec<AtomicTrial>,
     count: &mut Count,
-) -> Result<Step> {
+) -> Result<Step, L::Error> {
     let mut usable = Vec::new();
     for variable in cx.shader.atomic_candidates() {
         match cx.shader.tables(std::slice::from_ref(&variable)) {
             Ok(_) => usable.push(variable),
-            Err(RuntimeError::MakeAtomic(refused))
-                if !matches!(refused, AtomicError::Shader(_)) =>
-            {
+            Err(FenceError::MakeAtomic(refused)) if !matches!(refused, AtomicError::Shader(_)) => {
                 tried.push(AtomicTrial {
                     variables: vec![variable],
                     refused: Some(refused.to_string()),
@@ -75,7 +74,7 @@ pub(crate) fn search(
                     alone: None,
                 });
             }
-            Err(e) => return Err(e),
+            Err(e) => return Err(e.into()),
         }
     }
     let step = match usable.is_empty() {
@@ -95,14 +94,14 @@ pub(crate) fn search(
 
 /// ddmin's oracle over variables: a set of candidate indices passes when those variables
 /// and the `base` made atomic, with a barrier at every site of the rewritten shader, pass.
-struct ByVariables<'t, 'a> {
-    trials: &'t mut Trials<'a>,
+struct ByVariables<'t, 'a, L: Lab + ?Sized> {
+    trials: &'t mut Trials<'a, L>,
     shader: &'t AppSource,
     candidates: &'t [String],
     base: &'t [usize],
 }
 
-impl ByVariables<'_, '_> {
+impl<L: Lab + ?Sized> ByVariables<'_, '_, L> {
     /// The variables at `chosen` and the base's, in the candidates' order.
     fn variables(&self, chosen: &[usize]) -> Vec<String> {
         (0..self.candidates.len())
@@ -112,7 +111,7 @@ impl ByVariables<'_, '_> {
     }
 }
 
-impl Oracle for ByVariables<'_, '_> {
+impl<L: Lab + ?Sized> Oracle for ByVariables<'_, '_, L> {
     fn trial(&mut self, chosen: &[usize], runs_needed: u64) -> Trial {
         let atomic = self.variables(chosen);
         let Ok(tables) = self.shader.tables(&atomic) else {
@@ -130,15 +129,15 @@ impl Oracle for ByVariables<'_, '_> {
 
 /// The trials of `usable` made atomic together, then of the fewest of them: a step when they
 /// passed with all sites (or when the trials ended early), none when all of them failed.
-fn try_variables(
-    cx: &mut Context,
+fn try_variables<L: Lab + ?Sized>(
+    cx: &mut Context<L>,
     config: &RunConfig,
     sizing: Sizing,
     usable: Vec<String>,
     earlier: Option<Earlier>,
     tried: &mut Vec<AtomicTrial>,
     count: &mut Count,
-) -> Result<Option<Step>> {
+) -> Result<Option<Step>, L::Error> {
     let together = cx.shader.tables(&usable)?;
     let shader = cx.shader;
     let mut trials = Trials::new(
@@ -255,8 +254,8 @@ enum Barriers {
 }
 
 /// The fewest of `usable` that pass together (all of them passed; none failed).
-fn fewest(
-    trials: &mut Trials,
+fn fewest<L: Lab + ?Sized>(
+    trials: &mut Trials<L>,
     shader: &AppSource,
     usable: &[String],
     sizing: Sizing,
@@ -278,8 +277,8 @@ fn fewest(
 /// A later round's variables: the failed fix's with the fewest others that make them pass
 /// with a barrier at every site (the module says why not barriers first); where the fix
 /// held every variable, its own, keeping its barriers while the others are searched.
-fn again(
-    trials: &mut Trials,
+fn again<L: Lab + ?Sized>(
+    trials: &mut Trials<L>,
     shader: &AppSource,
     usable: &[String],
     earlier: &Earlier,
@@ -386,7 +385,7 @@ fn reasons(unfixed: &Unfixed, tried: &[AtomicTrial], shader: &AppSource) -> Vec<
 
 /// What a set's trials saw, as the report gives it: a set that did not pass while the search's
 /// deadline had cut its trials short was cut short, not failed.
-fn reported(asked: Passes, trials: &Trials) -> TrialRuns {
+fn reported<L: Lab + ?Sized>(asked: Passes, trials: &Trials<L>) -> TrialRuns {
     TrialRuns {
         runs: asked.runs,
         passed: asked.passed,

@@ -20,8 +20,8 @@
 //! runs, where its passing twins, which would say otherwise, cannot count (a passing set
 //! may be the fix sought).
 
-use super::trial::{FailureRate, Oracle, Trial};
-use super::with_fix::Seen;
+use crate::trial::{FailureRate, Oracle, Trial};
+use crate::with_fix::Seen;
 
 /// The failures seen of sets that hold `fix`, and the rate they give.
 #[derive(Clone, Debug, PartialEq)]

@@ -6,17 +6,17 @@
 //! (the middle half of the batches). A run is the whole run: buffers reset, the dispatches,
 //! the checks' copies, the same for every variant, so differences are the kernel's.
 
-use super::lab::{Lab, Subject};
 use crate::error::Result;
+use crate::lab::{Lab, Subject};
 use std::time::Duration;
 use wgstress_model::fences::cost::Cost;
 
 /// Times `variants` (the original first) for about `time` in all.
-pub(crate) fn measure(
-    lab: &mut dyn Lab,
+pub(crate) fn measure<L: Lab + ?Sized>(
+    lab: &mut L,
     variants: &[(&str, Subject)],
     time: Duration,
-) -> Result<Vec<Cost>> {
+) -> Result<Vec<Cost>, L::Error> {
     let subjects: Vec<Subject> = variants.iter().map(|(_, s)| *s).collect();
     let times = lab.time_runs(&subjects, time)?;
     Ok(costs(variants.iter().map(|(of, _)| *of), times))

@@ -1,9 +1,8 @@
 //! What the search is asked to do, and what every step of it works with.
 
-use crate::app::spec::App;
-use crate::fences::event::SearchEvent;
-use crate::fences::lab::{Confirmed, Lab};
-use crate::fences::source::AppSource;
+use crate::event::SearchEvent;
+use crate::lab::{Confirmed, Lab};
+use crate::source::AppSource;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -30,18 +29,16 @@ pub struct FenceSearchConfig {
     pub stop: Arc<AtomicBool>,
     /// The fix suggested: portable (both sides of every pair) or what this adapter needed.
     pub choice: Choice,
-    /// Time to measure what the verified fix costs.
+    /// Time to measure what the verified fix costs (beside the lab's other build of the
+    /// application, if it has one: `Lab::has_reference`).
     pub cost: Duration,
-    /// Another build of the application whose cost is worth comparing (a bundled
-    /// application's hand-written fixed variant).
-    pub reference: Option<App>,
 }
 
 /// What every step of the search works with.
-pub(crate) struct Context<'a> {
+pub(crate) struct Context<'a, L: Lab + ?Sized> {
     pub config: &'a FenceSearchConfig,
     pub shader: &'a AppSource,
-    pub lab: &'a mut dyn Lab,
+    pub lab: &'a mut L,
     pub on_event: &'a mut dyn FnMut(SearchEvent<'_>),
     /// The confirming runs, one per strategy tried.
     pub tried: &'a [Confirmed],

@@ -1,14 +1,14 @@
 //! What the fence search asks of a device, and the answers: the `Lab` trait. The search
-//! (search/) is written against it alone, so the same search runs on a GPU (`gpu::GpuLab`)
-//! and on a simulated one in the tests.
+//! (search/) is written against it alone, so the same search runs on a GPU (the runtime's
+//! `GpuLab`) and on a simulated one in the tests.
 
-use crate::app::spec::App;
-use crate::error::Result;
-use crate::gpu::loop_limit::LoopLimit;
-use crate::run::runner::{Budget, RunConfig};
+use crate::error::FenceError;
+use crate::rewrite::Rewrite;
 use std::time::Duration;
 use wgstress_model::fences::measured::Measured;
 use wgstress_model::run::calibration::Calibration;
+use wgstress_model::run::loop_limit::LoopLimit;
+use wgstress_model::run::run_config::{Budget, RunConfig};
 use wgstress_model::stress::params::Settings;
 use wgstress_model::stress::strategy::Strategy;
 
@@ -39,12 +39,12 @@ pub enum Subject<'a> {
     AsIs,
     /// The application with a fix placed by the instrumenter (naga's rendering).
     Fix(&'a FixSet),
-    /// The application whose shader is `app`'s: the user's text with `fix` made in it, read
-    /// like any input.
-    Patched(&'a FixSet, &'a App),
+    /// The application with its parts' text rewritten: the user's text with `fix` made in it,
+    /// read like any input.
+    Patched(&'a FixSet, &'a Rewrite),
     /// Another build of the application, for comparing costs (a bundled app's hand-written
-    /// fixed variant).
-    Reference(&'a App),
+    /// fixed variant): the lab's, where it has one (`Lab::has_reference`).
+    Reference,
 }
 
 /// One strategy's runs of the application as is, and the configuration they ran under (its
@@ -57,6 +57,10 @@ pub(crate) struct Confirmed {
 
 /// Where the search runs its experiments.
 pub trait Lab {
+    /// What a lab's runs fail with; the search's own errors (a shader that does not parse, a
+    /// variable that cannot be made atomic) become one.
+    type Error: From<FenceError> + std::fmt::Display;
+
     /// The application's name and the adapter it runs on.
     fn names(&self) -> (String, String);
 
@@ -70,7 +74,7 @@ pub trait Lab {
         &mut self,
         strategy: Strategy,
         budget: &Budget,
-    ) -> Result<(Settings, Option<Calibration>)>;
+    ) -> Result<(Settings, Option<Calibration>), Self::Error>;
 
     /// Runs `subject` under `config` from seed stream `seed` until `budget` is spent (a trial
     /// stops at its first failure: `budget.failures`).
@@ -80,7 +84,7 @@ pub trait Lab {
         config: &RunConfig,
         budget: &Budget,
         seed: u64,
-    ) -> Result<Measured>;
+    ) -> Result<Measured, Self::Error>;
 
     /// Fixes that may run next, most likely first: a lab may build them ahead, while it runs
     /// others. A hint; nothing depends on it but time.
@@ -88,5 +92,15 @@ pub trait Lab {
 
     /// Times runs of each subject alone, without stress or instrumentation, in interleaved
     /// batches for about `time`: the seconds per run of each batch, by subject.
-    fn time_runs(&mut self, subjects: &[Subject], time: Duration) -> Result<Vec<Vec<f64>>>;
+    fn time_runs(
+        &mut self,
+        subjects: &[Subject],
+        time: Duration,
+    ) -> Result<Vec<Vec<f64>>, Self::Error>;
+
+    /// Whether the lab has another build of the application to time beside the fixes
+    /// (`Subject::Reference`).
+    fn has_reference(&self) -> bool {
+        false
+    }
 }

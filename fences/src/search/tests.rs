@@ -3,11 +3,10 @@
 //! fails a run at its rate under the strategies that expose it, until a fix covers it.
 
 use super::*;
-use crate::app::init::Init;
-use crate::app::spec::{App, Binding};
-use crate::fences::lab::{FixSet, Subject};
-use crate::fences::trial::FailureRate;
-use crate::run::runner::{Budget, RunConfig};
+use crate::error::FenceError;
+use crate::lab::{FixSet, Subject};
+use crate::source::Part;
+use crate::trial::FailureRate;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -17,6 +16,8 @@ use wgstress_model::fences::measured::Measured;
 use wgstress_model::fences::outcome::{Fix, KeptRole, TrialRuns};
 use wgstress_model::fences::patch::{Choice, FilePatch, Patch};
 use wgstress_model::run::calibration::Calibration;
+use wgstress_model::run::loop_limit::LoopLimit;
+use wgstress_model::run::run_config::{Budget, RunConfig};
 use wgstress_model::run::stop::Stop;
 use wgstress_model::stress::params::Settings;
 
@@ -82,8 +83,8 @@ struct Sim {
     interrupt_after: Option<usize>,
     stop: Arc<AtomicBool>,
     measured: Vec<(Option<FixSet>, Strategy, Measured)>,
-    /// Builds each fix's program (instrumented, without a device) from this application's
-    /// parts, as the GPU lab does; counts them.
+    /// Instruments each fix's parts (without a device) as edits of this application's
+    /// parts, as the GPU lab's programs do; counts the fixes.
     compile: Option<(AppSource, u64)>,
     /// Sites whose barrier costs more than the usual 10 us a run (one in a loop), and how
     /// much.
@@ -112,7 +113,7 @@ impl Sim {
         let fix = match subject {
             Subject::AsIs => &unfixed,
             Subject::Fix(fix) | Subject::Patched(fix, _) => fix,
-            Subject::Reference(_) => return 0.0,
+            Subject::Reference => return 0.0,
         };
         let pass: f64 = self
             .bugs
@@ -125,11 +126,13 @@ impl Sim {
 }
 
 impl Lab for Sim {
+    type Error = FenceError;
+
     fn names(&self) -> (String, String) {
         ("sim-app".into(), "simulated GPU".into())
     }
 
-    fn loop_limit(&self) -> Option<&crate::gpu::loop_limit::LoopLimit> {
+    fn loop_limit(&self) -> Option<&LoopLimit> {
         None
     }
 
@@ -164,13 +167,14 @@ impl Lab for Sim {
     ) -> Result<Measured> {
         let strategy = config.settings.strategy;
         if let (Some((shader, built)), Subject::Fix(fix)) = (&mut self.compile, subject) {
-            crate::gpu::program::Program::build(
-                &shader.app,
-                false,
-                false,
-                false,
-                &shader.edited(fix)?,
-            )?;
+            for edit in shader.edited(fix)? {
+                let options = wgstress_instrument::InstrumentOptions {
+                    entry: edit.entry.clone(),
+                    file_name: Some(edit.path.clone()),
+                    ..Default::default()
+                };
+                wgstress_instrument::instrument_edited(edit.module, &edit.source, &options)?;
+            }
             *built += 1;
         }
         if self.interrupt_after == Some(self.measured.len()) {
@@ -202,7 +206,7 @@ impl Lab for Sim {
         };
         let fix = match subject {
             Subject::Fix(fix) | Subject::Patched(fix, _) => Some(fix.clone()),
-            Subject::AsIs | Subject::Reference(_) => None,
+            Subject::AsIs | Subject::Reference => None,
         };
         self.measured.push((fix, strategy, measured.clone()));
         Ok(measured)
@@ -235,7 +239,7 @@ impl Sim {
                 let dear = self.dear.iter().filter(|(s, _)| fix.sites.contains(s));
                 (fix.sites.len(), dear.map(|(_, t)| t).sum())
             }
-            Subject::Reference(app) => (app.source.matches("storageBarrier").count(), 0.0),
+            Subject::Reference => (0, 0.0),
         };
         1e-3 + 1e-5 * barriers as f64 + dear
     }
@@ -279,11 +283,18 @@ fn main() {
     counter = seen + 1u;
 }";
 
+/// A part of `source` in sim-app.wgsl, at `entry` (none: its one entry point).
+fn part(source: &str, entry: Option<&str>) -> Part {
+    Part {
+        path: "sim-app.wgsl".into(),
+        source: source.into(),
+        entry: entry.map(String::from),
+        postcondition: None,
+    }
+}
+
 fn shader(source: &str) -> AppSource {
-    let bindings = (0..3)
-        .map(|b| Binding::storage(b, 64, Init::Zeros))
-        .collect();
-    AppSource::new(App::bare("sim-app", source, [1, 1, 1], bindings)).unwrap()
+    AppSource::new(vec![part(source, None)], false).unwrap()
 }
 
 fn config(sim: &Sim, strategy: Option<Strategy>) -> FenceSearchConfig {
@@ -297,7 +308,6 @@ fn config(sim: &Sim, strategy: Option<Strategy>) -> FenceSearchConfig {
         stop: sim.stop.clone(),
         choice: Choice::Portable,
         cost: Duration::from_secs(2),
-        reference: None,
     }
 }
 
@@ -1157,24 +1167,15 @@ fn consume(@builtin(local_invocation_index) lid: u32) {
 }
 ";
 
+/// A pipeline of `source`'s entry points `produce` then `consume`, both stressed.
 fn pipeline(source: &str) -> AppSource {
-    AppSource::new(pipeline_app(source)).unwrap()
+    pipeline_of(source, &["produce", "consume"])
 }
 
-fn pipeline_app(source: &str) -> App {
-    use crate::app::spec::Dispatch;
-    let mut app = shader(source).app;
-    app.pipeline = ["produce", "consume"]
-        .map(|entry| Dispatch {
-            shader: None,
-            entry: Some(entry.into()),
-            workgroups: [1, 1, 1],
-            stress: true,
-            uniforms: Vec::new(),
-            bind: Vec::new(),
-        })
-        .to_vec();
-    app
+/// A pipeline of `source`'s `entries`, each stressed once.
+fn pipeline_of(source: &str, entries: &[&str]) -> AppSource {
+    let parts = entries.iter().map(|e| part(source, Some(e))).collect();
+    AppSource::new(parts, true).unwrap()
 }
 
 #[test]
@@ -1208,11 +1209,12 @@ fn a_pipeline_is_searched_over_the_sites_of_every_stressed_pass_and_patched_once
     let text = outcome.patches[0].patch.text();
     assert_eq!(text.matches("storageBarrier();").count(), 2, "{text}");
     assert_eq!(outcome.patches[0].file, "sim-app.wgsl");
-    // The fix runs as the patched file in every pass.
-    let fixed = shader.app_with(&FixSet::barriers(&[a, b])).unwrap();
-    for dispatch in &fixed.pipeline {
-        let source = &dispatch.shader.as_ref().unwrap().source;
-        assert_eq!(source.matches("storageBarrier()").count(), 1, "{source}");
+    // The fix runs as each pass's part rewritten with its own barrier.
+    let fixed = shader.rewrite_with(&FixSet::barriers(&[a, b])).unwrap();
+    assert_eq!(fixed.parts.len(), 2);
+    for part in &fixed.parts {
+        let text = &part.text;
+        assert_eq!(text.matches("storageBarrier()").count(), 1, "{text}");
     }
 }
 
@@ -1247,12 +1249,7 @@ fn clear() {{
 }}
 "
     );
-    let mut app = pipeline_app(&source);
-    let mut clear = app.pipeline[0].clone();
-    clear.entry = Some("clear".into());
-    app.pipeline.insert(0, clear.clone());
-    app.pipeline.insert(2, clear);
-    let shader = AppSource::new(app).unwrap();
+    let shader = pipeline_of(&source, &["clear", "produce", "consume"]);
     let tables = shader.tables(&[]).unwrap();
     let parts: Vec<Option<String>> = shader.parts.iter().map(|p| p.entry.clone()).collect();
     assert_eq!(
@@ -1275,9 +1272,8 @@ fn clear() {{
 #[test]
 fn a_search_over_a_pipeline_parses_each_part_once_and_places_and_analyses_its_sites_once() {
     use wgstress_instrument::Work;
-    let app = pipeline_app(PASSES);
     let before = Work::now();
-    let shader = AppSource::new(app).unwrap();
+    let shader = pipeline(PASSES);
     assert_eq!(Work::since(before).parses, 2, "one parse per part");
     let mut sim = Sim::new(vec![Bug::barriers(0.4, &[0, 5])]);
     sim.compile = Some((shader.clone(), 0));
@@ -1328,14 +1324,14 @@ fn trials_within_ten_seconds<'a>(
     config: &'a RunConfig,
     on_event: &'a mut dyn FnMut(SearchEvent),
     pace: f64,
-) -> crate::fences::trials::Trials<'a> {
+) -> crate::trials::Trials<'a, Sim> {
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    crate::fences::trials::Trials::new(sim, Vec::new(), config, on_event, deadline, pace)
+    crate::trials::Trials::new(sim, Vec::new(), config, on_event, deadline, pace)
 }
 
 #[test]
 fn a_trial_that_would_outlast_the_deadline_is_not_started() {
-    use crate::fences::trial::{Oracle, Trial};
+    use crate::trial::{Oracle, Trial};
     // 100 runs a second.
     let mut sim = Sim {
         timed: true,
@@ -1362,7 +1358,7 @@ fn a_trial_that_would_outlast_the_deadline_is_not_started() {
 /// A look-back: workgroup 0 publishes its value and raises its flag; the others spin on their
 /// predecessor's flag, then read its value. The acquire side of the pair is the window from
 /// the spin's load to the value's read: after the loop, or inside it after the load.
-const LOOK_BACK: &str = include_str!("../../../../instrument/tests/fixtures/look_back.wgsl");
+const LOOK_BACK: &str = include_str!("../../../instrument/tests/fixtures/look_back.wgsl");
 
 /// The id of the site on `side` of the access at `line:column` of `source`.
 fn site_of(

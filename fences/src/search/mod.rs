@@ -41,12 +41,12 @@ use wgstress_model::run::tally::seed_text;
 use wgstress_model::stress::strategy::Strategy;
 
 /// Searches for the fix of `shader`'s application, running on `lab`.
-pub fn search(
+pub fn search<L: Lab + ?Sized>(
     config: &FenceSearchConfig,
     shader: &AppSource,
-    lab: &mut dyn Lab,
+    lab: &mut L,
     on_event: &mut dyn FnMut(SearchEvent<'_>),
-) -> Result<FenceOutcome> {
+) -> Result<FenceOutcome, L::Error> {
     let started = Instant::now();
     // A first round's first trials are its guesses, then a barrier at every site: built
     // while the failure is confirmed.
@@ -144,10 +144,10 @@ type Costed = std::result::Result<(Vec<Cost>, Vec<Placement>), String>;
 /// What the verified fix costs against the application as is, the other choice's fix, a
 /// barrier at every site and the reference build, if any; and, where the portable fix has
 /// several placements, each one's, the cheapest suggested once it passes a trial's runs.
-fn cost(
+fn cost<L: Lab + ?Sized>(
     config: &FenceSearchConfig,
     shader: &AppSource,
-    lab: &mut dyn Lab,
+    lab: &mut L,
     found: &mut Found,
     check: &Check,
 ) -> Costed {
@@ -184,8 +184,8 @@ fn cost(
     let sites = shader.tables(&[]).map_err(|e| e.to_string())?.len();
     let every = FixSet::barriers(&(0..sites).collect::<Vec<_>>());
     variants.push(("every site".to_string(), Subject::Fix(&every)));
-    if let Some(reference) = &config.reference {
-        variants.push(("fixed variant".to_string(), Subject::Reference(reference)));
+    if lab.has_reference() {
+        variants.push(("fixed variant".to_string(), Subject::Reference));
     }
     let named: Vec<(&str, Subject)> = variants.iter().map(|(n, s)| (n.as_str(), *s)).collect();
     let mut costs = cost::measure(lab, &named, config.cost).map_err(|e| e.to_string())?;
