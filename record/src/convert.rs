@@ -281,7 +281,7 @@ impl Walk<'_> {
                 data,
                 at,
             } => {
-                let bytes = crate::decode_base64(data).ok_or_else(|| {
+                let bytes = crate::base64_data::decode_base64(data).ok_or_else(|| {
                     RecordError::Malformed(format!(
                         "the recording's timeline entry {index}: data is not base64"
                     ))
@@ -324,7 +324,7 @@ impl Walk<'_> {
                 at,
                 ..
             } => {
-                let bytes = crate::decode_base64(data).ok_or_else(|| {
+                let bytes = crate::base64_data::decode_base64(data).ok_or_else(|| {
                     RecordError::Malformed(format!(
                         "the recording's timeline entry {index}: data is not base64"
                     ))
@@ -695,8 +695,8 @@ fn differing_bytes(
             Event::Read { data: y, .. },
         ) = (a, b)
         {
-            let x = crate::decode_base64(x).unwrap_or_default();
-            let y = crate::decode_base64(y).unwrap_or_default();
+            let x = crate::base64_data::decode_base64(x).unwrap_or_default();
+            let y = crate::base64_data::decode_base64(y).unwrap_or_default();
             let mut ranges: Vec<(u64, u64)> = Vec::new();
             for i in 0..x.len().max(y.len()) {
                 if x.get(i) != y.get(i) {

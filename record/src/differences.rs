@@ -198,8 +198,8 @@ fn differs(a: &Event, b: &Event, name: &dyn Fn(usize) -> String) -> Option<Strin
                 ));
             }
             let (x, y) = (
-                crate::decode_base64(d1).unwrap_or_default(),
-                crate::decode_base64(d2).unwrap_or_default(),
+                crate::base64_data::decode_base64(d1).unwrap_or_default(),
+                crate::base64_data::decode_base64(d2).unwrap_or_default(),
             );
             if x.len() != y.len() {
                 return Some(format!(

@@ -40,7 +40,7 @@ pub fn read_recording(json: &str, data: &Path) -> Result<Recording, RecordError>
             file.seek(SeekFrom::Start(start))
                 .and_then(|_| file.read_exact(&mut bytes))
                 .map_err(|e| malformed(format!("{}: {e}", data.display())))?;
-            event["data"] = Value::String(crate::encode_base64(&bytes));
+            event["data"] = Value::String(crate::base64_data::encode_base64(&bytes));
         }
     }
     serde_json::from_value(value).map_err(|e| malformed(e.to_string()))

@@ -6,7 +6,7 @@ fn recording(json: &str) -> Recording {
 
 fn b64(words: &[u32]) -> String {
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    crate::encode_base64(&bytes)
+    crate::base64_data::encode_base64(&bytes)
 }
 
 /// A program that writes its input, runs `main` over it, copies the output to a staging
@@ -419,16 +419,16 @@ fn data_files_are_read_within_their_bound_and_only_when_regular() {
 fn base64_reads_what_javascript_writes() {
     // Buffer.from([0, 0, 0, 0, 7, 0, 0, 0, 14, 0, 0, 0, 21, 0, 0, 0]).toString('base64')
     assert_eq!(
-        crate::decode_base64("AAAAAAcAAAAOAAAAFQAAAA==").unwrap(),
+        crate::base64_data::decode_base64("AAAAAAcAAAAOAAAAFQAAAA==").unwrap(),
         [0, 0, 0, 0, 7, 0, 0, 0, 14, 0, 0, 0, 21, 0, 0, 0]
     );
-    assert_eq!(crate::decode_base64("YQ==").unwrap(), b"a");
-    assert_eq!(crate::decode_base64("").unwrap(), b"");
-    assert!(crate::decode_base64("YW=").is_none());
-    assert!(crate::decode_base64("Y!==").is_none());
+    assert_eq!(crate::base64_data::decode_base64("YQ==").unwrap(), b"a");
+    assert_eq!(crate::base64_data::decode_base64("").unwrap(), b"");
+    assert!(crate::base64_data::decode_base64("YW=").is_none());
+    assert!(crate::base64_data::decode_base64("Y!==").is_none());
     for bytes in [&b""[..], b"a", b"ab", b"abc", &[0, 255, 7, 9, 200]] {
         assert_eq!(
-            crate::decode_base64(&crate::encode_base64(bytes)).unwrap(),
+            crate::base64_data::decode_base64(&crate::base64_data::encode_base64(bytes)).unwrap(),
             bytes
         );
     }

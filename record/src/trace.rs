@@ -127,7 +127,7 @@ pub fn read_trace(dir: &Path) -> Result<Recording, RecordError> {
         t.recording.timeline.push(Event::Read {
             buffer,
             offset: 0,
-            data: crate::encode_base64(&vec![0; size]),
+            data: crate::base64_data::encode_base64(&vec![0; size]),
             after: u32::MAX,
             at: String::new(),
         });
@@ -185,7 +185,7 @@ impl Reader<'_> {
                 self.recording.timeline.push(Event::Write {
                     buffer,
                     offset: write.offset,
-                    data: crate::encode_base64(&bytes),
+                    data: crate::base64_data::encode_base64(&bytes),
                     at,
                 });
             }
