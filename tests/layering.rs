@@ -22,6 +22,7 @@ fn the_libraries_print_nothing() {
     let mut files = Vec::new();
     for library in [
         "model/src",
+        "spec/src",
         "instrument/src",
         "runtime/src",
         "fences/src",
@@ -120,6 +121,7 @@ fn no_folder_climbs_into_another() {
         "litmus/src/lib.rs",
         "progress/src/lib.rs",
         "model/src/lib.rs",
+        "spec/src/lib.rs",
         "record/src/lib.rs",
         "log/src/lib.rs",
         "campaign/src/lib.rs",
@@ -212,6 +214,11 @@ fn no_import_cycle_in_macros() {
 #[test]
 fn no_import_cycle_in_the_cli() {
     assert_no_cycle("src/main.rs");
+}
+
+#[test]
+fn no_import_cycle_in_the_spec() {
+    assert_no_cycle("spec/src/lib.rs");
 }
 
 #[test]

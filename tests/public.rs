@@ -13,6 +13,7 @@ const LIBRARIES: &[&str] = &[
     "litmus/src",
     "progress/src",
     "model/src",
+    "spec/src",
     "log/src",
     "campaign/src",
     "apps/src",
@@ -20,9 +21,10 @@ const LIBRARIES: &[&str] = &[
 ];
 
 /// runtime's public items: fewer than half of the 466 it had when each of its modules was
-/// public (issue 34), and fewer again since the fence search moved to wgstress-fences. A new
-/// `pub` item is one more thing every other crate may come to lean on.
-const RUNTIME_AT_MOST: usize = 159;
+/// public (issue 34), and fewer again since the fence search moved to wgstress-fences and
+/// what an application is to wgstress-spec. A new `pub` item is one more thing every other
+/// crate may come to lean on.
+const RUNTIME_AT_MOST: usize = 111;
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {

@@ -70,17 +70,6 @@ impl RuntimeError {
         }
     }
 
-    /// A TOML error in `text`, read from `path`, at the place it points at (the file's
-    /// start when it points nowhere).
-    pub(crate) fn toml(path: &Path, text: &str, source: toml::de::Error) -> Self {
-        let offset = source.span().map_or(0, |span| span.start);
-        RuntimeError::Toml {
-            at: Location::of(path, text, offset),
-            message: source.message().trim().replace('\n', " "),
-            source: Box::new(source),
-        }
-    }
-
     /// A JSON error in the file at `path`.
     pub fn json(path: &Path, source: serde_json::Error) -> Self {
         RuntimeError::Json {
@@ -109,6 +98,26 @@ impl From<wgstress_fences::FenceError> for RuntimeError {
         match error {
             wgstress_fences::FenceError::Instrument(e) => RuntimeError::Instrument(e),
             wgstress_fences::FenceError::MakeAtomic(e) => RuntimeError::MakeAtomic(e),
+        }
+    }
+}
+
+/// A spec's errors are the runtime's of the same kinds, with the same messages.
+impl From<wgstress_spec::SpecError> for RuntimeError {
+    fn from(error: wgstress_spec::SpecError) -> RuntimeError {
+        match error {
+            wgstress_spec::SpecError::File(e) => e.into(),
+            wgstress_spec::SpecError::Toml {
+                at,
+                message,
+                source,
+            } => RuntimeError::Toml {
+                at,
+                message,
+                source,
+            },
+            wgstress_spec::SpecError::Spec { at, message } => RuntimeError::Spec { at, message },
+            wgstress_spec::SpecError::Input(message) => RuntimeError::Input(message),
         }
     }
 }

@@ -1,11 +1,12 @@
-//! What an application is, before any device: its spec (single kernels and pipelines of
-//! dispatches, bindings, overrides), the initial contents of its buffers, the host checks
-//! it declares, and what a failed check reports. Preparing and verifying the checks on a
-//! device is `checks`.
+//! What an application is, as the runtime's callers name it: `wgstress_spec`'s modules,
+//! re-exported where they have always been reached (`wgstress_runtime::app::spec::App`), so
+//! that applications written in Rust and the macros that derive them need one dependency.
 
-pub mod check;
-pub mod dims;
-pub mod failure;
-pub mod init;
-pub mod spec;
-mod tagged;
+pub use wgstress_spec::{check, dims, failure, init};
+
+/// The application and its spec file: `wgstress_spec::described` and the reading half of
+/// `wgstress_spec::document`.
+pub mod spec {
+    pub use wgstress_spec::described::*;
+    pub use wgstress_spec::document::{load, parse, MAX_DISPATCHES};
+}

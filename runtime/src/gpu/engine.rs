@@ -269,7 +269,7 @@ impl Engine {
             }
             _ => device::open_with(&config.adapter, program.features, &app.name)?,
         };
-        app.check_limits(&gpu.limits)?;
+        crate::gpu::limits::check_sizes(&app, &gpu.limits)?;
         crate::gpu::limits::check(&app, &program, &gpu.limits)?;
         let checks = crate::gpu::checks::prepare(&app, &gpu)?;
         let session = Session::new(

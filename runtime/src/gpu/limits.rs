@@ -3,7 +3,7 @@
 //! many buffers for one pipeline, a binding number or bind group past the adapter's range.
 //! Each refusal names the shader, its entry point and the limit, as wgpu calls it (wgpu itself
 //! would refuse the pipeline later, with less to go on). Buffer sizes and workgroup counts
-//! are `App::check_limits`'s.
+//! are `check_sizes`'s.
 
 use crate::app::spec::{App, BindAt, BindingKind};
 use crate::error::{Result, RuntimeError};
@@ -156,6 +156,67 @@ fn check_bindings(
     if highest_group >= limits.max_bind_groups {
         let what = format!("bind group {highest_group} (wgstress's: {own_group})");
         return Err((what, limits.max_bind_groups, "max_bind_groups"));
+    }
+    Ok(())
+}
+
+/// Checks that each dispatch fits the adapter dimension by dimension, as a raw run
+/// dispatches it as given (an instrumented run spreads its workgroups over two dimensions,
+/// which `check_sizes` bounds).
+pub(crate) fn check_dimensions(app: &App, limits: &wgpu::Limits) -> Result<()> {
+    let max_dim = limits.max_compute_workgroups_per_dimension;
+    for dispatch in app.dispatches() {
+        if let Some(&g) = dispatch.workgroups.iter().find(|&&g| g > max_dim) {
+            return Err(RuntimeError::Input(format!(
+                "{}: workgroups {:?} has {g} in one dimension, beyond this adapter's limit of {max_dim} (max_compute_workgroups_per_dimension): --raw dispatches the workgroups as given; spread them over more dimensions",
+                app.name, dispatch.workgroups
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Checks the application against the adapter's limits, before any buffer is made.
+pub(crate) fn check_sizes(app: &App, limits: &wgpu::Limits) -> Result<()> {
+    let max_dim = u64::from(limits.max_compute_workgroups_per_dimension);
+    for dispatch in app.dispatches() {
+        let groups: u128 = dispatch.workgroups.iter().map(|&g| u128::from(g)).product();
+        if groups > u128::from(max_dim * max_dim) {
+            return Err(RuntimeError::Input(format!(
+                "{}: {groups} workgroups are beyond this adapter's limit of {} (max_compute_workgroups_per_dimension squared)",
+                app.name,
+                max_dim * max_dim
+            )));
+        }
+    }
+    if let Some(d) = app
+        .postcondition_workgroups
+        .iter()
+        .find(|&&d| u64::from(d) > max_dim)
+    {
+        return Err(RuntimeError::Input(format!(
+            "{}: postcondition_workgroups has {d}, beyond this adapter's limit of {max_dim} per dimension",
+            app.name
+        )));
+    }
+    for b in &app.bindings {
+        let bytes = u64::from(b.words) * 4;
+        let (limit, name) = match b.kind {
+            BindingKind::Storage => (
+                limits.max_storage_buffer_binding_size,
+                "max_storage_buffer_binding_size",
+            ),
+            BindingKind::Uniform => (
+                limits.max_uniform_buffer_binding_size,
+                "max_uniform_buffer_binding_size",
+            ),
+        };
+        if bytes > limit {
+            return Err(RuntimeError::Input(format!(
+                "{}: binding {}:{} of {bytes} bytes is beyond this adapter's limit of {limit} bytes ({name})",
+                app.name, b.group, b.binding
+            )));
+        }
     }
     Ok(())
 }

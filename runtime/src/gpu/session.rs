@@ -68,7 +68,7 @@ impl Session {
         scratch_words: u32,
     ) -> Result<Session> {
         if raw {
-            app.check_dimensions(&gpu.limits)?;
+            crate::gpu::limits::check_dimensions(app, &gpu.limits)?;
         }
         let uses = uses(program);
         let slots = match_bindings(app, &uses)?;

@@ -3,7 +3,7 @@ use crate::app::init::Init;
 use crate::app::spec::Binding;
 
 fn check(text: &str) -> std::result::Result<Check, String> {
-    crate::app::spec::check_from_str(text)
+    wgstress_spec::document::check_from_str(text)
 }
 
 fn app(bindings: Vec<(u32, u32, Init)>, checks: Vec<Check>) -> App {
@@ -410,8 +410,8 @@ fn the_documented_examples_parse() {
     assert!(blocks.len() >= 8, "{} blocks", blocks.len());
     let (mut bindings, mut checks) = (0, 0);
     for block in blocks {
-        let tables =
-            crate::app::spec::tables_from_str(block).unwrap_or_else(|e| panic!("{block}: {e}"));
+        let tables = wgstress_spec::document::tables_from_str(block)
+            .unwrap_or_else(|e| panic!("{block}: {e}"));
         for b in &tables.binding {
             b.init.check(b.words).unwrap();
         }

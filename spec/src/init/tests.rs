@@ -1,7 +1,7 @@
 use super::*;
 
 fn init(toml_text: &str) -> std::result::Result<Init, String> {
-    crate::app::spec::init_from_str(toml_text)
+    crate::document::init_from_str(toml_text)
 }
 
 fn words(toml_text: &str, n: u32) -> Vec<u32> {

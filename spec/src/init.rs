@@ -2,16 +2,16 @@
 
 mod typed;
 
-pub(crate) use typed::{ElementType, Fill, List, Range};
+pub use typed::{ElementType, Fill, List, Range};
 
-use crate::error::{Result, RuntimeError};
+use crate::error::{Result, SpecError};
 use rand::{Rng, SeedableRng};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// Written `init = { kind = "NAME", ... }`, read as `init = { NAME = { ... } }`
 /// (`app::tagged`), so that an error in any key points at it.
-#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Init {
     #[default]
@@ -27,6 +27,7 @@ pub enum Init {
     /// Seeded pseudo-random words below `below` (all 32 bits when absent).
     Random {
         seed: u64,
+        #[serde(skip_serializing_if = "Option::is_none")]
         below: Option<u32>,
     },
     /// These words (Rust applications); missing words are zero.
@@ -48,7 +49,12 @@ pub enum Init {
 }
 
 impl Init {
-    pub(crate) fn resolve_paths(&mut self, dir: &Path) {
+    /// Whether these are the default contents, which a spec leaves out.
+    pub fn is_zeros(&self) -> bool {
+        *self == Init::Zeros
+    }
+
+    pub fn resolve_paths(&mut self, dir: &Path) {
         if let Init::File { path } = self {
             *path = dir.join(&*path);
         }
@@ -57,7 +63,7 @@ impl Init {
     /// What is wrong with these contents for a binding of `words` words, if anything: a list
     /// longer than the binding, an empty pattern, a range that leaves its type. Files are read
     /// later, when the buffers are made.
-    pub(crate) fn check(&self, words: u32) -> std::result::Result<(), String> {
+    pub fn check(&self, words: u32) -> std::result::Result<(), String> {
         let fits = |len: usize, what: &str| {
             if len > words as usize {
                 Err(format!(
@@ -92,7 +98,7 @@ impl Init {
     /// Whether a file's contents can be read into a binding of `words` words: a regular file
     /// that fits (a spec is checked before the device opens). It is read, within the bound:
     /// a file in /proc says it holds 0 bytes and gives more.
-    pub(crate) fn check_file(&self, words: u32) -> Result<()> {
+    pub fn check_file(&self, words: u32) -> Result<()> {
         if let Init::File { path } = self {
             wgstress_model::read::bytes(path, u64::from(words) * 4, &holds(words))?;
         }
@@ -101,7 +107,7 @@ impl Init {
 
     /// The first `words` words of these contents.
     pub fn words(&self, words: u32) -> Result<Vec<u32>> {
-        self.check(words).map_err(RuntimeError::Input)?;
+        self.check(words).map_err(SpecError::Input)?;
         let n = words as usize;
         Ok(match self {
             Init::Zeros => vec![0; n],

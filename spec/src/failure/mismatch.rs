@@ -1,6 +1,6 @@
 //! What a failed check reports: how many elements are wrong, and the first few of them.
 
-use crate::app::init::ElementType;
+use crate::init::ElementType;
 
 /// Wrong elements a report lists before it stops.
 pub(crate) const FIRST_FEW: usize = 4;
@@ -17,11 +17,7 @@ pub struct Mismatches {
 
 impl Mismatches {
     /// Compares `got` with `expected` element by element (the shorter length) with `equal`.
-    pub(crate) fn find(
-        got: &[u32],
-        expected: &[u32],
-        equal: impl Fn(u32, u32) -> bool,
-    ) -> Mismatches {
+    pub fn find(got: &[u32], expected: &[u32], equal: impl Fn(u32, u32) -> bool) -> Mismatches {
         let mut m = Mismatches {
             of: got.len().min(expected.len()),
             ..Mismatches::default()
@@ -39,19 +35,19 @@ impl Mismatches {
 
     /// The same, the listed elements named `[index(k)]`: their place in the binding where
     /// a check reads a slice of it.
-    pub(crate) fn at(mut self, index: impl Fn(usize) -> usize) -> Mismatches {
+    pub fn at(mut self, index: impl Fn(usize) -> usize) -> Mismatches {
         for (k, _, _) in &mut self.first {
             *k = index(*k);
         }
         self
     }
 
-    pub(crate) fn is_empty(&self) -> bool {
+    pub fn is_empty(&self) -> bool {
         self.wrong == 0
     }
 
     /// "3 of 256 elements wrong: [4] = 9 (expected 5), [7] = 1 (expected 2), ..."
-    pub(crate) fn describe(&self, ty: ElementType) -> String {
+    pub fn describe(&self, ty: ElementType) -> String {
         let listed: Vec<String> = self
             .first
             .iter()

@@ -6,12 +6,12 @@ mod mismatch;
 mod multiset;
 mod order;
 
-pub(crate) use mismatch::Mismatches;
-pub(crate) use multiset::NotPermutation;
-pub(crate) use order::OutOfOrder;
+pub use mismatch::Mismatches;
+pub use multiset::NotPermutation;
+pub use order::OutOfOrder;
 
-use crate::app::check::Slice;
-use crate::app::init::ElementType;
+use crate::check::Slice;
+use crate::init::ElementType;
 
 /// Why a run's host checks failed.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]

@@ -1,7 +1,7 @@
 //! Neighbours out of order: what a `sorted` check reports.
 
 use super::mismatch::FIRST_FEW;
-use crate::app::init::ElementType;
+use crate::init::ElementType;
 
 /// The pairs of neighbours out of order as `ty`: how many of how many, and the first few.
 #[derive(Clone, Debug, PartialEq)]
@@ -16,11 +16,7 @@ pub struct OutOfOrder {
 impl OutOfOrder {
     /// The neighbours of `got` out of order as `ty`, if any; element k of `got` is element
     /// `index(k)` of the binding.
-    pub(crate) fn find(
-        got: &[u32],
-        ty: ElementType,
-        index: &dyn Fn(usize) -> usize,
-    ) -> Option<Self> {
+    pub fn find(got: &[u32], ty: ElementType, index: &dyn Fn(usize) -> usize) -> Option<Self> {
         let out: Vec<usize> = (1..got.len())
             .filter(|&i| !ty.in_order(got[i - 1], got[i]))
             .collect();

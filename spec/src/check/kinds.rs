@@ -2,8 +2,8 @@
 //! kernel, as a spec writes them. Each is read through a raw form that refuses unknown keys
 //! and contradictory ones, so that a check that parses is one that can run.
 
-use crate::app::init::{ElementType, Fill, List};
-use serde::Deserialize;
+use crate::init::{ElementType, Fill, List};
+use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
 /// How two words of the checked type are compared: exactly, or for f32 within a tolerance.
@@ -15,7 +15,7 @@ pub struct Compare {
 
 /// f32 values within `absolute` of each other, or within `relative` times the expected
 /// value's magnitude, are equal (either bound suffices).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Tolerance {
     #[serde(default)]
@@ -45,7 +45,7 @@ impl Compare {
 
     /// Whether `got` counts as `expected`. f32 compares as numbers (+0 equals -0, NaN
     /// equals NaN); integers bit for bit.
-    pub(crate) fn equal(&self, got: u32, expected: u32) -> bool {
+    pub fn equal(&self, got: u32, expected: u32) -> bool {
         if self.ty != ElementType::F32 || got == expected {
             return got == expected;
         }
@@ -62,18 +62,18 @@ impl Compare {
 }
 
 /// A binding whose initial contents a check compares with; group 0 unless `of_group`.
-pub(crate) type Of = (u32, u32);
+pub type Of = (u32, u32);
 
 /// `kind = "sorted-permutation"`: the output is sorted (as `type`) and holds the same values
 /// as binding `of` did before the run.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(try_from = "RawSortedPermutation")]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(try_from = "RawSortedPermutation", into = "RawSortedPermutation")]
 pub struct SortedPermutation {
     pub of: Of,
     pub ty: ElementType,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 struct RawSortedPermutation {
     of: u32,
@@ -96,7 +96,7 @@ impl TryFrom<RawSortedPermutation> for SortedPermutation {
 
 /// The operator of a scan, applied as `type`: integer addition wraps; f32 addition runs in
 /// f64 and rounds each element once, so compare it with a tolerance.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ScanOp {
     #[default]
@@ -108,15 +108,15 @@ pub enum ScanOp {
 /// `kind = "inclusive-scan"` or `"exclusive-scan"`: element i is `op` over elements 0..=i
 /// (inclusive) or 0..i (exclusive, starting from `op`'s identity) of binding `of`'s initial
 /// contents.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(try_from = "RawScan")]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(try_from = "RawScan", into = "RawScan")]
 pub struct Scan {
     pub of: Of,
     pub op: ScanOp,
     pub compare: Compare,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 struct RawScan {
     of: u32,
@@ -126,6 +126,7 @@ struct RawScan {
     op: ScanOp,
     #[serde(default, rename = "type")]
     ty: ElementType,
+    #[serde(skip_serializing_if = "Option::is_none")]
     tolerance: Option<Tolerance>,
 }
 
@@ -153,22 +154,27 @@ pub enum Expected {
 }
 
 /// `kind = "equals"`: element-wise equality, for f32 within an optional tolerance.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(try_from = "RawEquals")]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(try_from = "RawEquals", into = "RawEquals")]
 pub struct Equals {
     pub expected: Expected,
     pub compare: Compare,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 struct RawEquals {
     #[serde(default, rename = "type")]
     ty: ElementType,
+    #[serde(skip_serializing_if = "Option::is_none")]
     tolerance: Option<Tolerance>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     values: Option<Vec<f64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     fill: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     of: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     of_group: Option<u32>,
 }
 
@@ -201,8 +207,8 @@ impl TryFrom<RawEquals> for Equals {
 
 /// `kind = "reference"`: the binding equals what a correct kernel the user provides leaves
 /// in it, run once per session, uninstrumented, on the same initial contents.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(try_from = "RawReference")]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(try_from = "RawReference", into = "RawReference")]
 pub struct Reference {
     /// The reference kernel's WGSL file; the application's own shader when absent.
     pub shader: Option<PathBuf>,
@@ -211,14 +217,16 @@ pub struct Reference {
     pub compare: Compare,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 struct RawReference {
+    #[serde(skip_serializing_if = "Option::is_none")]
     shader: Option<PathBuf>,
     entry: String,
     workgroups: Vec<u32>,
     #[serde(default, rename = "type")]
     ty: ElementType,
+    #[serde(skip_serializing_if = "Option::is_none")]
     tolerance: Option<Tolerance>,
 }
 
@@ -227,12 +235,71 @@ impl TryFrom<RawReference> for Reference {
 
     fn try_from(raw: RawReference) -> Result<Self, String> {
         let workgroups =
-            crate::app::dims::dims(&raw.workgroups).map_err(|m| format!("workgroups: {m}"))?;
+            crate::dims::dims(&raw.workgroups).map_err(|m| format!("workgroups: {m}"))?;
         Ok(Reference {
             shader: raw.shader,
             entry: raw.entry,
             workgroups,
             compare: Compare::new(raw.ty, raw.tolerance)?,
         })
+    }
+}
+
+impl From<SortedPermutation> for RawSortedPermutation {
+    fn from(s: SortedPermutation) -> RawSortedPermutation {
+        RawSortedPermutation {
+            of: s.of.1,
+            of_group: s.of.0,
+            ty: s.ty,
+        }
+    }
+}
+
+impl From<Scan> for RawScan {
+    fn from(scan: Scan) -> RawScan {
+        RawScan {
+            of: scan.of.1,
+            of_group: scan.of.0,
+            op: scan.op,
+            ty: scan.compare.ty,
+            tolerance: scan.compare.tolerance,
+        }
+    }
+}
+
+impl From<Equals> for RawEquals {
+    fn from(equals: Equals) -> RawEquals {
+        let ty = equals.compare.ty;
+        let mut raw = RawEquals {
+            ty,
+            tolerance: equals.compare.tolerance,
+            values: None,
+            fill: None,
+            of: None,
+            of_group: None,
+        };
+        match equals.expected {
+            Expected::Values(list) => {
+                raw.values = Some(list.words.iter().map(|&w| list.ty.value(w)).collect())
+            }
+            Expected::Fill(fill) => raw.fill = Some(fill.ty.value(fill.word)),
+            Expected::Of((group, binding)) => {
+                raw.of = Some(binding);
+                raw.of_group = Some(group);
+            }
+        }
+        raw
+    }
+}
+
+impl From<Reference> for RawReference {
+    fn from(reference: Reference) -> RawReference {
+        RawReference {
+            shader: reference.shader,
+            entry: reference.entry,
+            workgroups: reference.workgroups.to_vec(),
+            ty: reference.compare.ty,
+            tolerance: reference.compare.tolerance,
+        }
     }
 }

@@ -13,7 +13,7 @@ pub struct Slice {
 
 /// How a check says what it reads, as written in the spec.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Selection {
+pub struct Selection {
     pub start: Option<u32>,
     pub count: Option<u32>,
     pub stride: Option<u32>,
@@ -24,7 +24,7 @@ impl Selection {
     /// The slice of a binding of `words` words, or what is wrong with the selection.
     /// `first` is how many elements a check reads when the selection names no count (all
     /// that follow `start`, for most kinds).
-    pub(crate) fn slice(&self, words: u32, first: Option<u32>) -> Result<Slice, String> {
+    pub fn slice(&self, words: u32, first: Option<u32>) -> Result<Slice, String> {
         if words == 0 {
             return Err("the binding has no elements to check".into());
         }
@@ -74,17 +74,17 @@ impl Selection {
 
 impl Slice {
     /// The binding index of the slice's element `k`.
-    pub(crate) fn index(&self, k: usize) -> usize {
+    pub fn index(&self, k: usize) -> usize {
         self.start as usize + k * self.stride as usize
     }
 
     /// The binding index one past the slice's last element.
-    pub(crate) fn end(&self) -> usize {
+    pub fn end(&self) -> usize {
         self.index(self.count as usize - 1) + 1
     }
 
     /// The slice's elements of `words` (those `words` has).
-    pub(crate) fn take(&self, words: &[u32]) -> Vec<u32> {
+    pub fn take(&self, words: &[u32]) -> Vec<u32> {
         (0..self.count as usize)
             .map(|k| self.index(k))
             .take_while(|i| *i < words.len())
@@ -93,7 +93,7 @@ impl Slice {
     }
 
     /// " [4..=60 step 4]", " [7]"; nothing for the whole binding.
-    pub(crate) fn describe(&self) -> String {
+    pub fn describe(&self) -> String {
         if self.whole {
             return String::new();
         }

@@ -1,7 +1,7 @@
 //! Workgroup counts as a spec writes them: one to three sizes, each at least 1.
 
 /// `[x]`, `[x, y]` or `[x, y, z]` as three sizes (the missing ones 1), or what is wrong.
-pub(crate) fn dims(values: &[u32]) -> Result<[u32; 3], String> {
+pub fn dims(values: &[u32]) -> Result<[u32; 3], String> {
     if values.is_empty() || values.len() > 3 {
         return Err(format!("give 1 to 3 sizes, not {}", values.len()));
     }

@@ -1,8 +1,8 @@
 //! Values missing and values extra: what a `permutation` check reports.
 
 use super::mismatch::FIRST_FEW;
-use crate::app::check::Of;
-use crate::app::init::ElementType;
+use crate::check::Of;
+use crate::init::ElementType;
 
 /// How the elements read differ, as a multiset, from the values of binding `of`: how many
 /// of its values are missing and how many others came instead, the first few of each.
@@ -19,7 +19,7 @@ pub struct NotPermutation {
 
 impl NotPermutation {
     /// How `got` differs from the multiset `expected`, if it does.
-    pub(crate) fn find(got: &[u32], expected: &[u32], of: Of, ty: ElementType) -> Option<Self> {
+    pub fn find(got: &[u32], expected: &[u32], of: Of, ty: ElementType) -> Option<Self> {
         let mut got = got.to_vec();
         got.sort_unstable();
         let mut sorted = expected.to_vec();

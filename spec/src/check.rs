@@ -5,36 +5,40 @@
 mod kinds;
 mod slice;
 
-pub(crate) use kinds::{Compare, Equals, Expected, Of, Reference, Scan, ScanOp, SortedPermutation};
-pub(crate) use slice::{Selection, Slice};
+pub use kinds::{Compare, Equals, Expected, Of, Reference, Scan, ScanOp, SortedPermutation};
+pub use slice::{Selection, Slice};
 
-use crate::app::init::ElementType;
-use serde::Deserialize;
+use crate::init::ElementType;
+use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// A spec writes the rule's kind and keys beside the check's own (`kind = "all-equal"`);
 /// `app::tagged` moves them under `rule` (`rule = { all-equal = { ... } }`) before serde reads
 /// the check, so that an error in any of them points at its own key.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Check {
     /// A name for reports; the kind and what it compares with when absent.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     #[serde(default)]
     pub group: u32,
     pub binding: u32,
     /// Check only the first `words` words (all when absent): the older form of `count`,
     /// cut to the binding's size.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub words: Option<u32>,
     /// The first element checked (0 when absent).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub start: Option<u32>,
     /// How many elements are checked (as many as the binding holds when absent).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub count: Option<u32>,
     /// The distance between checked elements (1 when absent).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub stride: Option<u32>,
     /// Check the binding's last element only.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub last: bool,
     pub rule: Rule,
 }
@@ -42,7 +46,7 @@ pub struct Check {
 /// What must hold. `of` names another binding (group 0 unless `of_group`), compared with its
 /// initial contents. Written `kind = "NAME"` beside its keys, read as `NAME = { ... }`
 /// (`app::tagged`).
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Rule {
     EqualsFile {
@@ -100,7 +104,7 @@ impl Rule {
     }
 
     /// The kind and what it compares with: "inclusive-scan of 0:1", "all-equal 1024".
-    pub(crate) fn describe(&self) -> String {
+    pub fn describe(&self) -> String {
         let of = |(g, b): Of| format!("{g}:{b}");
         match self {
             Rule::EqualsFile { path } => format!("equals-file {}", path.display()),
@@ -137,14 +141,14 @@ impl Rule {
 
 impl Check {
     /// The bindings this check reads: the checked one, and the one it compares with.
-    pub(crate) fn reads(&self) -> Vec<(u32, u32)> {
+    pub fn reads(&self) -> Vec<(u32, u32)> {
         let mut reads = vec![(self.group, self.binding)];
         reads.extend(self.rule.of());
         reads
     }
 
     /// How reports name this check.
-    pub(crate) fn label(&self) -> String {
+    pub fn label(&self) -> String {
         match &self.name {
             Some(name) => format!("check `{name}`"),
             None => self.rule.describe(),
@@ -153,7 +157,7 @@ impl Check {
 
     /// The elements checked in a binding of `words` words, or what is wrong with the
     /// selection. A `sum` checks one element unless told otherwise.
-    pub(crate) fn slice(&self, words: u32) -> Result<Slice, String> {
+    pub fn slice(&self, words: u32) -> Result<Slice, String> {
         if self.words.is_some() && self.count.is_some() {
             return Err("give `count` or `words` (its older name), not both".into());
         }
@@ -174,7 +178,7 @@ impl Check {
     /// (`words`: 0 for a binding the spec does not declare): a selection past the binding,
     /// a binding compared with that is shorter than the elements checked reach, a list of
     /// expected values of another length.
-    pub(crate) fn validate(&self, words: &dyn Fn(Of) -> u32) -> Result<(), String> {
+    pub fn validate(&self, words: &dyn Fn(Of) -> u32) -> Result<(), String> {
         let slice = self.slice(words((self.group, self.binding)))?;
         if let Some(of) = self.rule.of() {
             let available = words(of) as usize;
@@ -205,7 +209,7 @@ impl Check {
 
     /// Puts the files the check names (relative to the spec that declares it) under `dir`,
     /// the spec's directory.
-    pub(crate) fn resolve_paths(&mut self, dir: &Path) {
+    pub fn resolve_paths(&mut self, dir: &Path) {
         match &mut self.rule {
             Rule::EqualsFile { path }
             | Rule::Reference(Reference {
