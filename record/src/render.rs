@@ -1,10 +1,14 @@
-//! The recorded spec as files: spec.toml, with comments that say where each part came from,
-//! the shaders as the program gave them, initial contents and expected read-backs as
-//! little-endian words.
+//! The recorded spec as files: spec.toml, written through the spec crate's types with
+//! comments that say where each part came from; the shaders as the program gave them;
+//! initial contents and expected read-backs as little-endian words.
 
 use crate::spec::{RecordedKind, RecordedSpec};
-use std::fmt::Write;
 use std::path::{Path, PathBuf};
+use wgstress_spec::check::{Check, Rule};
+use wgstress_spec::described::{BindAt, Binding, BindingKind, UniformWords};
+use wgstress_spec::document::{unspanned, DispatchTable, Document};
+use wgstress_spec::init::Init;
+use wgstress_spec::written::{write, Comments, Place, WriteError};
 
 /// One file of a recorded spec, relative to its directory.
 #[derive(Clone, Debug, PartialEq)]
@@ -51,75 +55,38 @@ fn relative(from: &Path, to: &Path) -> String {
     path.display().to_string()
 }
 
-/// `s` as a TOML basic string, through the TOML writer the `toml` crate itself writes with:
-/// quotes, backslashes and every control character escaped, on one line, so that any label
-/// or name a program gave parses back as itself.
-fn toml_string(s: &str) -> String {
-    use toml_writer::ToTomlValue;
-    toml_writer::TomlStringBuilder::new(s)
-        .as_basic()
-        .to_toml_value()
-}
-
-/// An override's value as TOML writes a float (`inf`, `nan` included).
-fn toml_float(value: f64) -> String {
-    use toml_writer::ToTomlValue;
-    value.to_toml_value()
-}
-
-/// `s` as a TOML key: bare where TOML allows, else quoted and escaped as a string is.
-fn toml_key(s: &str) -> String {
-    use toml_writer::ToTomlKey;
-    toml_writer::TomlKeyBuilder::new(s)
-        .as_default()
-        .to_toml_key()
-}
-
-/// `s` within a comment, where TOML allows no control character but a tab: each one is
-/// written as its escape (a line break too, so that a comment stays one line).
-fn comment(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if c.is_control() && c != '\t' {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
 fn le_bytes(words: &[u32]) -> Vec<u8> {
     words.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
 
-/// The spec's files: spec.toml first.
-pub fn render(spec: &RecordedSpec, origin: &Origin) -> Vec<SpecFile> {
+/// The spec's files: spec.toml first, written through the spec's own types
+/// (`wgstress_spec::Document`) with comments that say where each part came from.
+pub fn render(spec: &RecordedSpec, origin: &Origin) -> Result<Vec<SpecFile>, WriteError> {
     let mut files = Vec::new();
-    let mut t = String::new();
-    let _ = writeln!(
-        t,
-        "# Recorded by `wgstress record` from: {}",
-        comment(&origin.program)
-    );
+    let mut comments = Comments::default();
+    let mut top = |line: String| comments.above.push((Place::Top, line));
+    top(format!(
+        "Recorded by `wgstress record` from: {}",
+        origin.program
+    ));
     if let Some(adapter) = &origin.adapter {
-        let _ = writeln!(t, "# Adapter: {}", comment(adapter));
+        top(format!("Adapter: {adapter}"));
     }
-    let _ =
-        writeln!(
-        t,
-        "# The dispatches in the order the program submitted them; the checks are what it read \
+    top(format!(
+        "The dispatches in the order the program submitted them; the checks are what it read \
          back after the last one{}.",
         if origin.recordings > 1 {
-            format!(", in words that agreed over {} recordings", origin.recordings)
+            format!(
+                ", in words that agreed over {} recordings",
+                origin.recordings
+            )
         } else {
             String::new()
         }
-    );
+    ));
     for note in &spec.notes {
-        let _ = writeln!(t, "# Note: {}", comment(note));
+        top(format!("Note: {note}"));
     }
-    let _ = writeln!(t, "name = {}", toml_string(&origin.name));
     // A shader the program read from a file is that file, so that a fix of the spec is a fix
     // of the program's own file; any other is written beside the spec as the program gave it.
     let shader_file = |i: usize| match (&spec.shaders[i].file, &origin.dir) {
@@ -129,13 +96,7 @@ pub fn render(spec: &RecordedSpec, origin: &Origin) -> Vec<SpecFile> {
     };
     for (i, s) in spec.shaders.iter().enumerate() {
         match &s.file {
-            Some(file) => {
-                let _ = writeln!(
-                    t,
-                    "# shader {i}: the program read it from {}",
-                    comment(file)
-                );
-            }
+            Some(file) => top(format!("shader {i}: the program read it from {file}")),
             None => files.push(SpecFile {
                 path: shader_file(i),
                 bytes: s.code.clone().into_bytes(),
@@ -143,85 +104,97 @@ pub fn render(spec: &RecordedSpec, origin: &Origin) -> Vec<SpecFile> {
         }
     }
     let first = spec.dispatches.first().map_or(0, |d| d.shader);
-    let _ = writeln!(t, "shader = {}", toml_string(&shader_file(first)));
-    if !spec.constants.is_empty() {
-        let _ = writeln!(t, "\n[constants]");
-        for (name, value) in &spec.constants {
-            let _ = writeln!(t, "{} = {}", toml_key(name), toml_float(*value));
-        }
-    }
+    let mut document = Document {
+        name: Some(origin.name.clone()),
+        shader: shader_file(first).into(),
+        entry: None,
+        postcondition: None,
+        postcondition_shader: None,
+        workgroups: None,
+        postcondition_workgroups: None,
+        constants: spec.constants.clone(),
+        dispatches: Vec::new(),
+        bindings: Vec::new(),
+        checks: Vec::new(),
+    };
     for (i, d) in spec.dispatches.iter().enumerate() {
         let label = if d.label.is_empty() {
             String::new()
         } else {
-            format!(", pipeline `{}`", comment(&d.label))
+            format!(", pipeline `{}`", d.label)
         };
-        let _ = writeln!(t, "\n# dispatch {i}: at {}{label}", comment(&d.at));
-        let _ = writeln!(t, "[[dispatch]]");
+        comments.above.push((
+            Place::Dispatch(i),
+            format!("dispatch {i}: at {}{label}", d.at),
+        ));
+        if d.indirect {
+            comments.after.push((
+                Place::Dispatch(i),
+                "workgroups",
+                "from its indirect buffer in this run".into(),
+            ));
+        }
+        let mut table = DispatchTable::new(d.entry.clone(), d.workgroups);
         if d.shader != first {
-            let _ = writeln!(t, "shader = {}", toml_string(&shader_file(d.shader)));
+            table.shader = Some(shader_file(d.shader).into());
         }
-        if let Some(entry) = &d.entry {
-            let _ = writeln!(t, "entry = {}", toml_string(entry));
-        }
-        let _ = writeln!(
-            t,
-            "workgroups = [{}, {}, {}]{}",
-            d.workgroups[0],
-            d.workgroups[1],
-            d.workgroups[2],
-            if d.indirect {
-                "  # from its indirect buffer in this run"
-            } else {
-                ""
-            }
-        );
-        if !d.bind.is_empty() {
-            let map: Vec<String> = d
-                .bind
-                .iter()
-                .map(|(group, slot, binding)| {
-                    format!("{{ group = {group}, slot = {slot}, binding = {binding} }}")
-                })
-                .collect();
-            let _ = writeln!(t, "bind = [{}]", map.join(", "));
-        }
-        for (group, binding, words) in &d.uniforms {
-            let _ = writeln!(t, "[[dispatch.uniform]]");
-            let _ = writeln!(t, "group = {group}\nbinding = {binding}");
-            let words: Vec<String> = words.iter().map(u32::to_string).collect();
-            let _ = writeln!(t, "words = [{}]", words.join(", "));
-        }
+        table.bind = d
+            .bind
+            .iter()
+            .map(|&(group, slot, binding)| BindAt {
+                group,
+                slot,
+                binding,
+            })
+            .collect();
+        table.uniforms = d
+            .uniforms
+            .iter()
+            .map(|(group, binding, words)| UniformWords {
+                group: *group,
+                binding: *binding,
+                words: words.clone(),
+            })
+            .collect();
+        document.dispatches.push(unspanned(table));
     }
-    for b in &spec.bindings {
+    for (i, b) in spec.bindings.iter().enumerate() {
         let label = if b.label.is_empty() {
             String::new()
         } else {
-            format!(" `{}`", comment(&b.label))
+            format!(" `{}`", b.label)
         };
-        let _ = writeln!(t, "\n# buffer{label} created at {}", comment(&b.at));
-        let _ = writeln!(t, "[[binding]]");
-        let _ = writeln!(t, "group = {}\nbinding = {}", b.group, b.binding);
-        let kind = match b.kind {
-            RecordedKind::Storage => "storage",
-            RecordedKind::Uniform => "uniform",
+        comments.above.push((
+            Place::Binding(i),
+            format!("buffer{label} created at {}", b.at),
+        ));
+        let init = match &b.init {
+            Some(init) => {
+                let path = format!("init-{}-{}.bin", b.group, b.binding);
+                comments.after.push((
+                    Place::Binding(i),
+                    "init",
+                    "what the program wrote before the first dispatch".into(),
+                ));
+                files.push(SpecFile {
+                    path: path.clone(),
+                    bytes: le_bytes(init),
+                });
+                Init::File { path: path.into() }
+            }
+            None => Init::Zeros,
         };
-        let _ = writeln!(t, "kind = \"{kind}\"\nwords = {}", b.words);
-        if !b.label.is_empty() {
-            let _ = writeln!(t, "name = {}", toml_string(&b.label));
-        }
-        if let Some(init) = &b.init {
-            let path = format!("init-{}-{}.bin", b.group, b.binding);
-            let _ = writeln!(
-                t,
-                "init = {{ kind = \"file\", path = {} }}  # what the program wrote before the first dispatch",
-                toml_string(&path)
-            );
-            files.push(SpecFile {
-                path,
-                bytes: le_bytes(init),
-            });
-        }
+        document.bindings.push(unspanned(Binding {
+            group: b.group,
+            binding: b.binding,
+            kind: match b.kind {
+                RecordedKind::Storage => BindingKind::Storage,
+                RecordedKind::Uniform => BindingKind::Uniform,
+            },
+            words: b.words,
+            name: (!b.label.is_empty()).then(|| b.label.clone()),
+            init,
+        }));
     }
     for (i, c) in spec.checks.iter().enumerate() {
         let binding = spec
@@ -257,29 +230,36 @@ pub fn render(spec: &RecordedSpec, origin: &Origin) -> Vec<SpecFile> {
             .map(|b| format!(" through {b}"))
             .unwrap_or_default();
         for (start, count) in runs {
-            let _ = writeln!(t, "\n# read back at {}{through}", comment(&c.at));
-            let _ = writeln!(t, "[[check]]");
-            let _ = writeln!(
-                t,
-                "name = {}",
-                toml_string(&format!(
+            comments.above.push((
+                Place::Check(document.checks.len()),
+                format!("read back at {}{through}", c.at),
+            ));
+            document.checks.push(unspanned(Check {
+                name: Some(format!(
                     "read-back {i} of {}:{} [{start}..{}]",
                     c.group,
                     c.binding,
                     start + count
-                ))
-            );
-            let _ = writeln!(t, "group = {}\nbinding = {}", c.group, c.binding);
-            let _ = writeln!(t, "start = {start}\ncount = {count}");
-            let _ = writeln!(t, "kind = \"equals-file\"\npath = {}", toml_string(&path));
+                )),
+                group: c.group,
+                binding: c.binding,
+                words: None,
+                start: Some(start),
+                count: Some(count),
+                stride: None,
+                last: false,
+                rule: Rule::EqualsFile {
+                    path: path.clone().into(),
+                },
+            }));
         }
     }
     files.insert(
         0,
         SpecFile {
             path: "spec.toml".to_string(),
-            bytes: t.into_bytes(),
+            bytes: write(&document, &comments)?.into_bytes(),
         },
     );
-    files
+    Ok(files)
 }

@@ -72,7 +72,8 @@ fn words_that_differ_between_two_recordings_are_not_checked() {
             recordings: 2,
             dir: None,
         },
-    );
+    )
+    .unwrap();
     let toml = String::from_utf8(files[0].bytes.clone()).unwrap();
     assert_eq!(toml.matches("[[check]]").count(), 2, "{toml}");
     assert!(toml.contains("start = 3\ncount = 1"), "{toml}");
@@ -117,7 +118,8 @@ fn the_rendered_spec_names_its_files() {
             recordings: 1,
             dir: None,
         },
-    );
+    )
+    .unwrap();
     let names: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
     assert_eq!(
         names,
@@ -214,7 +216,7 @@ fn a_shader_the_program_read_from_a_file_is_named_by_its_path_from_the_spec() {
         recordings: 1,
         dir: Some("/home/me/app/recorded".into()),
     };
-    let files = render(&spec, &origin);
+    let files = render(&spec, &origin).unwrap();
     let toml = String::from_utf8(files[0].bytes.clone()).unwrap();
     assert!(toml.contains("shader = \"../shaders/sum.wgsl\""), "{toml}");
     assert!(
@@ -282,7 +284,8 @@ fn control_characters_in_labels_and_names_are_written_escaped() {
             recordings: 1,
             dir: None,
         },
-    );
+    )
+    .unwrap();
     let text = String::from_utf8(files[0].bytes.clone()).unwrap();
     let parsed: toml::Table = text.parse().unwrap_or_else(|e| panic!("{e}\n{text}"));
     assert_eq!(parsed["name"].as_str(), Some(hostile));

@@ -15,30 +15,26 @@ use std::path::{Path, PathBuf};
 /// A spec writes the rule's kind and keys beside the check's own (`kind = "all-equal"`);
 /// `app::tagged` moves them under `rule` (`rule = { all-equal = { ... } }`) before serde reads
 /// the check, so that an error in any of them points at its own key.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Check {
     /// A name for reports; the kind and what it compares with when absent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub name: Option<String>,
     #[serde(default)]
     pub group: u32,
     pub binding: u32,
     /// Check only the first `words` words (all when absent): the older form of `count`,
     /// cut to the binding's size.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub words: Option<u32>,
     /// The first element checked (0 when absent).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub start: Option<u32>,
     /// How many elements are checked (as many as the binding holds when absent).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub count: Option<u32>,
     /// The distance between checked elements (1 when absent).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub stride: Option<u32>,
     /// Check the binding's last element only.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[serde(default)]
     pub last: bool,
     pub rule: Rule,
 }
@@ -136,6 +132,33 @@ impl Rule {
             },
             Rule::Reference(r) => format!("reference `{}`", r.entry),
         }
+    }
+}
+
+/// A check is written as a spec writes it: its own keys, then the rule's `kind` and keys.
+impl Serialize for Check {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let number = |n: u32| toml::Value::Integer(i64::from(n));
+        let mut own: Vec<(&'static str, toml::Value)> = Vec::new();
+        if let Some(name) = &self.name {
+            own.push(("name", toml::Value::String(name.clone())));
+        }
+        own.push(("group", number(self.group)));
+        own.push(("binding", number(self.binding)));
+        for (key, value) in [
+            ("words", self.words),
+            ("start", self.start),
+            ("count", self.count),
+            ("stride", self.stride),
+        ] {
+            if let Some(value) = value {
+                own.push((key, number(value)));
+            }
+        }
+        if self.last {
+            own.push(("last", toml::Value::Boolean(true)));
+        }
+        crate::written::tagged(serializer, &own, &self.rule)
     }
 }
 

@@ -30,7 +30,11 @@ pub struct Binding {
     /// A name for reports; defaults to the shader's variable name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
-    #[serde(default, skip_serializing_if = "Init::is_zeros")]
+    #[serde(
+        default,
+        skip_serializing_if = "Init::is_zeros",
+        serialize_with = "crate::init::tagged"
+    )]
     pub init: Init,
 }
 

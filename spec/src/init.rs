@@ -135,6 +135,14 @@ impl Init {
     }
 }
 
+/// Contents as a binding's `init` writes them: `kind` beside the kind's keys.
+pub(crate) fn tagged<S: serde::Serializer>(
+    init: &Init,
+    serializer: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    crate::written::tagged(serializer, &[], init)
+}
+
 fn holds(words: u32) -> String {
     format!("a binding of {words} words holds")
 }

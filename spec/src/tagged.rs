@@ -89,6 +89,25 @@ impl Tagged {
     }
 }
 
+/// An externally tagged enum value's variant name and keys, as serde writes it (a unit
+/// variant is its name alone): what `written::tagged` writes beside the tag.
+pub(crate) fn variant<V: serde::Serialize>(value: &V) -> Result<(String, toml::Table), String> {
+    match toml::Value::try_from(value).map_err(|e| e.to_string())? {
+        toml::Value::String(name) => Ok((name, toml::Table::new())),
+        toml::Value::Table(table) if table.len() == 1 => {
+            let (name, fields) = table.into_iter().next().expect("a table of one entry");
+            match fields {
+                toml::Value::Table(fields) => Ok((name, fields)),
+                other => Err(format!(
+                    "the variant `{name}` holds {} where its keys were expected",
+                    other.type_str()
+                )),
+            }
+        }
+        other => Err(format!("{} is not a variant with keys", other.type_str())),
+    }
+}
+
 /// The names serde's derive gives a struct's fields or an enum's variants, read from the
 /// derive itself, so that no list written here can drift from the type.
 pub(crate) fn names_of<'de, T: Deserialize<'de>>() -> &'static [&'static str] {

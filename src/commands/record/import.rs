@@ -154,7 +154,7 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
     };
     let scratch = Scratch::new()?;
     let draft = scratch.0.join("draft");
-    write_new(&draft, &render(&spec, &origin))?;
+    write_new(&draft, &render(&spec, &origin)?)?;
     notes.note("replaying the trace twice, raw, for the words it could read back");
     let replayed = replay(&draft, plan.adapter.clone())?;
     let differing = fill(&mut spec, &replayed);

@@ -419,7 +419,7 @@ fn write_spec(
     origin: &Origin,
     notes: Notes,
 ) -> Result<Status> {
-    write_new(out, &render(spec, origin))?;
+    write_new(out, &render(spec, origin)?)?;
     let spec_path = out.join("spec.toml");
     wgstress_runtime::app::spec::load(&spec_path)?;
     let words: usize = spec.checks.iter().map(|c| c.words.len()).sum();
