@@ -158,7 +158,7 @@ impl Serialize for Check {
         if self.last {
             own.push(("last", toml::Value::Boolean(true)));
         }
-        crate::written::tagged(serializer, &own, &self.rule)
+        crate::tagged::serialize(serializer, &own, &self.rule)
     }
 }
 

@@ -140,7 +140,7 @@ pub(crate) fn tagged<S: serde::Serializer>(
     init: &Init,
     serializer: S,
 ) -> std::result::Result<S::Ok, S::Error> {
-    crate::written::tagged(serializer, &[], init)
+    crate::tagged::serialize(serializer, &[], init)
 }
 
 fn holds(words: u32) -> String {

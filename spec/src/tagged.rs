@@ -10,6 +10,8 @@
 //! key at the table.
 
 use serde::de::{Deserialize, Deserializer, Visitor};
+use serde::ser::{Error as _, SerializeMap, Serializer};
+use serde::Serialize;
 use std::ops::Range;
 use toml::de::{DeString, DeTable, DeValue};
 use toml::Spanned;
@@ -90,8 +92,8 @@ impl Tagged {
 }
 
 /// An externally tagged enum value's variant name and keys, as serde writes it (a unit
-/// variant is its name alone): what `written::tagged` writes beside the tag.
-pub(crate) fn variant<V: serde::Serialize>(value: &V) -> Result<(String, toml::Table), String> {
+/// variant is its name alone): what `serialize` writes beside the tag.
+pub(crate) fn variant<V: Serialize>(value: &V) -> Result<(String, toml::Table), String> {
     match toml::Value::try_from(value).map_err(|e| e.to_string())? {
         toml::Value::String(name) => Ok((name, toml::Table::new())),
         toml::Value::Table(table) if table.len() == 1 => {
@@ -106,6 +108,25 @@ pub(crate) fn variant<V: serde::Serialize>(value: &V) -> Result<(String, toml::T
         }
         other => Err(format!("{} is not a variant with keys", other.type_str())),
     }
+}
+
+/// Serializes an internally tagged value, as a spec writes it: `kind` and the variant's own
+/// keys beside `own`'s, in one table (`Tagged::rewrite` reads it back).
+pub(crate) fn serialize<S: Serializer, V: Serialize>(
+    serializer: S,
+    own: &[(&'static str, toml::Value)],
+    value: &V,
+) -> Result<S::Ok, S::Error> {
+    let (kind, fields) = variant(value).map_err(S::Error::custom)?;
+    let mut map = serializer.serialize_map(Some(own.len() + 1 + fields.len()))?;
+    for (key, value) in own {
+        map.serialize_entry(key, value)?;
+    }
+    map.serialize_entry("kind", &kind)?;
+    for (key, value) in &fields {
+        map.serialize_entry(key, value)?;
+    }
+    map.end()
 }
 
 /// The names serde's derive gives a struct's fields or an enum's variants, read from the

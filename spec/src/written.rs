@@ -3,9 +3,6 @@
 //! dispatch's `bind` inline) and given comments above its tables and after its values.
 
 use crate::document::Document;
-use crate::tagged::variant;
-use serde::ser::{Error as _, SerializeMap, Serializer};
-use serde::Serialize;
 use thiserror::Error;
 use toml_edit::{DocumentMut, Item, Table, Value};
 
@@ -174,25 +171,6 @@ fn escaped(line: &str) -> String {
         }
     }
     out
-}
-
-/// Serializes an internally tagged value, as a spec writes it: `kind` and the variant's own
-/// keys beside `own`'s, in one table (`tagged` reads it back).
-pub(crate) fn tagged<S: Serializer, V: Serialize>(
-    serializer: S,
-    own: &[(&'static str, toml::Value)],
-    value: &V,
-) -> Result<S::Ok, S::Error> {
-    let (kind, fields) = variant(value).map_err(S::Error::custom)?;
-    let mut map = serializer.serialize_map(Some(own.len() + 1 + fields.len()))?;
-    for (key, value) in own {
-        map.serialize_entry(key, value)?;
-    }
-    map.serialize_entry("kind", &kind)?;
-    for (key, value) in &fields {
-        map.serialize_entry(key, value)?;
-    }
-    map.end()
 }
 
 #[cfg(test)]
