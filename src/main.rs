@@ -1,19 +1,34 @@
 //! The `wgstress` command line: a thin layer over wgstress-instrument and wgstress-runtime.
-//! Each command parses its options (options.rs, commands/), builds a validated plan before
-//! any GPU work (plan/), runs it, and shows the results (present/).
+//! Each command is a folder or file of its own (run/, fences/, progress/, ...) that parses its
+//! options, builds a validated plan before any GPU work, runs it and shows the results; what
+//! several share is in options.rs (their options), session/ (the plan of a session on an
+//! application, output paths, adapters) and present/ (the progress bar, numbers, colours).
 //!
 //! Exit status: 0 when every run passed, 1 when some run failed, 2 on bad input or an error,
 //! 130 when interrupted by SIGINT (Ctrl-C), 143 by SIGTERM.
 
+mod apps;
+mod campaign;
 mod colour;
-mod commands;
+mod compare;
+mod completions;
+mod fences;
+mod instrument;
 mod interrupt;
+mod litmus;
+mod merge;
+mod mutants;
 mod notes;
 mod options;
-mod plan;
 mod present;
+mod progress;
+mod record;
+mod reference;
+mod run;
 mod runtime_dir;
+mod session;
 mod status;
+mod tune;
 
 use clap::{Parser, Subcommand};
 use notes::Notes;
@@ -40,50 +55,50 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Rewrite a WGSL application: stress workgroups, assertion hooks, loop watchdog
-    Instrument(commands::instrument::Args),
+    Instrument(instrument::Args),
     /// Run an application many times under stress and report how often it fails
-    Run(commands::run::Args),
+    Run(run::Args),
     /// Run an application under every stress strategy, with and without shuffling
-    Compare(commands::compare::Args),
+    Compare(compare::Args),
     /// Run a parallel litmus test (mp, sb, lb, corr, coww, cowr, corw, 2+2w, or one of the MC
     /// Mutants suite: --list)
-    Litmus(commands::litmus::Args),
+    Litmus(litmus::Args),
     /// Run the MC Mutants suite: death rates, mutation score, conformance violations; or
     /// search for the environment that kills the most mutants
-    Mutants(commands::mutants::Args),
+    Mutants(mutants::Args),
     /// Forward progress: an application under the schedulers other GPUs have (APP: progress
     /// models, occupancy bounds; which waits starve, the weakest model it needs), or progress
     /// litmus tests: each test's verdict under every model (--oracle), the generated suite
     /// (--generate), the suite run on this GPU to find the models it conforms to (--suite,
     /// --tests)
-    Progress(commands::progress::Args),
+    Progress(progress::Args),
     /// Tune systematic stress to this GPU with litmus tests; writes a device profile
-    Tune(commands::tune::Args),
+    Tune(tune::Args),
     /// Find the storage barriers that stop an application's failures (delta debugging over
     /// its candidate fence sites), or list the sites, or write it with a barrier at every one
-    Fences(commands::fences::Args),
+    Fences(fences::Args),
     /// Run a campaign's plan (its I-th of N shards; on one adapter or all), each item a
     /// wgstress command of its own, logged for `merge`
-    Campaign(commands::campaign::Args),
+    Campaign(campaign::Args),
     /// Merge campaign logs of every shard, host and GPU into one report; judge it against a
     /// baseline
-    Merge(commands::merge::Args),
+    Merge(merge::Args),
     /// Record the WebGPU compute work of a web page (in headless Chromium) or a Node program
     /// as it runs, and write the spec that replays it (dispatches, bindings, initial
     /// contents, its read-backs as checks)
-    Record(commands::record::Args),
+    Record(record::Args),
     /// Turn a Rust program's wgpu API trace (Trace::Directory) into the spec that replays it;
     /// the words it could read back come from two raw replays on this adapter
-    Import(commands::record::import::Args),
+    Import(record::import::Args),
     /// List the bundled applications
     Apps,
     /// List the GPU adapters wgpu finds
-    Adapters(commands::apps::AdaptersArgs),
+    Adapters(apps::AdaptersArgs),
     /// Print a shell's completion script for every command and option
-    Completions(commands::completions::Args),
+    Completions(completions::Args),
     /// Write the command-line reference: a man page (--man) or a markdown page (--markdown)
     /// per command, generated from the same definitions as --help
-    Reference(commands::reference::Args),
+    Reference(reference::Args),
 }
 
 /// The stack the command runs on. naga's parser and validator, wgpu's backends and
@@ -154,35 +169,23 @@ fn execute(cli: Cli) -> anyhow::Result<Status> {
         return Ok(Status::Passed);
     };
     match command {
-        Command::Instrument(args) => {
-            commands::instrument::execute(commands::instrument::plan(&args)?, notes)
-        }
-        Command::Run(args) => commands::run::execute(commands::run::plan(&args)?, notes),
-        Command::Compare(args) => {
-            commands::compare::execute(commands::compare::plan(&args)?, notes)
-        }
-        Command::Litmus(args) => commands::litmus::execute(commands::litmus::plan(&args)?, notes),
-        Command::Mutants(args) => {
-            commands::mutants::execute(commands::mutants::plan(&args)?, notes)
-        }
-        Command::Progress(args) => {
-            commands::progress::execute(commands::progress::plan(&args)?, notes)
-        }
-        Command::Tune(args) => commands::tune::execute(commands::tune::plan(&args)?, notes),
-        Command::Fences(args) => commands::fences::execute(commands::fences::plan(&args)?, notes),
-        Command::Campaign(args) => {
-            commands::campaign::execute(commands::campaign::plan(&args, &check_item)?, notes)
-        }
-        Command::Merge(args) => commands::merge::execute(commands::merge::plan(&args)?, notes),
-        Command::Record(args) => commands::record::execute(commands::record::plan(&args)?, notes),
-        Command::Import(args) => {
-            commands::record::import::execute(commands::record::import::plan(&args)?, notes)
-        }
-        Command::Apps => commands::apps::list(),
-        Command::Adapters(args) => commands::apps::adapters(&args),
-        Command::Completions(args) => commands::completions::execute(&args, Cli::command()),
+        Command::Instrument(args) => instrument::execute(instrument::plan(&args)?, notes),
+        Command::Run(args) => run::execute(run::plan(&args)?, notes),
+        Command::Compare(args) => compare::execute(compare::plan(&args)?, notes),
+        Command::Litmus(args) => litmus::execute(litmus::plan(&args)?, notes),
+        Command::Mutants(args) => mutants::execute(mutants::plan(&args)?, notes),
+        Command::Progress(args) => progress::execute(progress::plan(&args)?, notes),
+        Command::Tune(args) => tune::execute(tune::plan(&args)?, notes),
+        Command::Fences(args) => fences::execute(fences::plan(&args)?, notes),
+        Command::Campaign(args) => campaign::execute(campaign::plan(&args, &check_item)?, notes),
+        Command::Merge(args) => merge::execute(merge::plan(&args)?, notes),
+        Command::Record(args) => record::execute(record::plan(&args)?, notes),
+        Command::Import(args) => record::import::execute(record::import::plan(&args)?, notes),
+        Command::Apps => apps::list(),
+        Command::Adapters(args) => apps::adapters(&args),
+        Command::Completions(args) => completions::execute(&args, Cli::command()),
         Command::Reference(args) => {
-            commands::reference::execute(commands::reference::plan(&args, Cli::command())?, notes)
+            reference::execute(reference::plan(&args, Cli::command())?, notes)
         }
     }
 }
@@ -203,12 +206,12 @@ fn check_item(args: &[String]) -> Result<(), String> {
         .and_then(|matches| Cli::from_arg_matches(&matches))
         .map_err(|e| clap_message(&e))?;
     let planned = match cli.command {
-        Some(Command::Run(a)) => commands::run::plan(&a).map(drop),
-        Some(Command::Compare(a)) => commands::compare::plan(&a).map(drop),
-        Some(Command::Fences(a)) => commands::fences::plan(&a).map(drop),
-        Some(Command::Litmus(a)) => commands::litmus::plan(&a).map(drop),
-        Some(Command::Mutants(a)) => commands::mutants::plan(&a).map(drop),
-        Some(Command::Progress(a)) => commands::progress::plan(&a).map(drop),
+        Some(Command::Run(a)) => run::plan(&a).map(drop),
+        Some(Command::Compare(a)) => compare::plan(&a).map(drop),
+        Some(Command::Fences(a)) => fences::plan(&a).map(drop),
+        Some(Command::Litmus(a)) => litmus::plan(&a).map(drop),
+        Some(Command::Mutants(a)) => mutants::plan(&a).map(drop),
+        Some(Command::Progress(a)) => progress::plan(&a).map(drop),
         _ => Err(anyhow::anyhow!(
             "a campaign runs run, compare, fences, litmus, mutants and progress"
         )),

@@ -80,14 +80,14 @@ fn hanging(strategy: Strategy, runs: u64, hangs: u64) -> RunSummary {
 fn a_run_that_failed() {
     let mut summary = fixtures::run_row(Ran::Stressed(Strategy::Systematic), true, 1000, 7);
     summary.replay = None;
-    insta::assert_snapshot!(plain(&super::summary::table(&summary)));
+    insta::assert_snapshot!(plain(&crate::run::run_summary::table(&summary)));
 }
 
 #[test]
 fn a_run_without_a_failure_bounds_its_rate_below_at_zero() {
     let mut summary = fixtures::run_row(Ran::Stressed(Strategy::None), true, 50, 0);
     summary.replay = None;
-    let table = plain(&super::summary::table(&summary));
+    let table = plain(&crate::run::run_summary::table(&summary));
     assert!(
         table.contains("0 of 50 = 0% (95% interval 0% .. "),
         "{table}"
@@ -99,7 +99,7 @@ fn a_run_without_a_failure_bounds_its_rate_below_at_zero() {
 fn a_run_in_colour() {
     let mut summary = fixtures::run_row(Ran::Stressed(Strategy::Systematic), true, 1000, 7);
     summary.replay = None;
-    let table = super::summary::table(&summary);
+    let table = crate::run::run_summary::table(&summary);
     let coloured = written(&table, ColorChoice::Always);
     assert_ne!(coloured, plain(&table), "colour forced on shows");
     insta::assert_snapshot!(coloured);
@@ -109,7 +109,7 @@ fn a_run_in_colour() {
 fn a_comparison_shows_each_failing_configuration_with_its_replay() {
     let mut c: Comparison = fixtures::compare_summary();
     c.rows.push(hanging(Strategy::Systematic, 8, 2));
-    let table = plain(&super::comparison::table(&c));
+    let table = plain(&crate::compare::comparison::table(&c));
     assert!(
         table.contains("  replay             --seed 0x00000000000000c3 --strategy systematic"),
         "{table}"
@@ -131,7 +131,7 @@ fn a_fix_of_one_site() {
             changed_lines: 1,
         },
     }];
-    insta::assert_snapshot!(plain(&super::fences::text(
+    insta::assert_snapshot!(plain(&crate::fences::fence_report::text(
         &outcome,
         &["fixed.wgsl".into()],
         &[]
@@ -191,5 +191,5 @@ fn a_progress_report() {
         needs_occupancy: None,
         stopped: None,
     };
-    insta::assert_snapshot!(plain(&super::progress_report::table(&report)));
+    insta::assert_snapshot!(plain(&crate::progress::app_report::table(&report)));
 }

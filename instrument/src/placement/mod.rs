@@ -17,7 +17,7 @@
 //!
 //! The folder was `fences/`, a name the workspace also gives the fence search (the
 //! wgstress-fences crate, and its GPU lab in runtime/src/fences) and the CLI's command and
-//! report (src/commands/fences, src/present/fences). What this one computes is the placement those rely on, where a
+//! report (src/fences). What this one computes is the placement those rely on, where a
 //! barrier may go and what the shader looks like with it there, hence `placement`.
 
 mod access;
