@@ -7,6 +7,7 @@
 
 mod colour;
 mod commands;
+mod fanout;
 mod interrupt;
 mod notes;
 mod options;

@@ -2,6 +2,7 @@
 //! at once, each item a child wgstress process; the logs go to `DIR/<host>/<gpu>/shard-I/`
 //! for `wgstress merge`. `--list` shows the items and their shards instead.
 
+use crate::fanout::Fanout;
 use crate::notes::{emit, Notes};
 use crate::present::campaign as present;
 use crate::status::Status;
@@ -123,7 +124,7 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
         stop: crate::interrupt::stop_flag(notes.on),
         children,
     };
-    let outcomes = execute::run(&campaign, &|event| notes.note(&present::event(&event)))?;
+    let outcomes = execute::run(&campaign, &mut Fanout::new(notes, None))?;
     emit(&present::table(&outcomes))?;
     for w in &plan.workers {
         emit(&format!("logs: {}\n", w.dir.display()))?;
