@@ -12,6 +12,7 @@ mod campaign;
 mod colour;
 mod compare;
 mod completions;
+mod fanout;
 mod fences;
 mod instrument;
 mod interrupt;

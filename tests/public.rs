@@ -21,10 +21,10 @@ const LIBRARIES: &[&str] = &[
 ];
 
 /// runtime's public items: fewer than half of the 466 it had when each of its modules was
-/// public (issue 34), and fewer again since the fence search moved to wgstress-fences and
-/// what an application is to wgstress-spec. A new `pub` item is one more thing every other
-/// crate may come to lean on.
-const RUNTIME_AT_MOST: usize = 113;
+/// public (issue 34), and fewer again since the fence search moved to wgstress-fences, what
+/// an application is to wgstress-spec and the run loop's events to wgstress-model. A new
+/// `pub` item is one more thing every other crate may come to lean on.
+const RUNTIME_AT_MOST: usize = 112;
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {

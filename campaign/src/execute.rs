@@ -16,8 +16,10 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
+use wgstress_model::event::ShardEvent;
+use wgstress_model::reporter::Reporter;
 
 /// One adapter's worker and the directory its shard writes to.
 #[derive(Clone, Debug)]
@@ -40,22 +42,6 @@ pub struct Campaign<'a> {
     pub stop: Arc<AtomicBool>,
     /// The items running now, which the signals that stop the shard reach too.
     pub children: Arc<Children>,
-}
-
-/// What a shard reports as it goes; the library prints nothing itself.
-pub enum ShardEvent<'a> {
-    Started {
-        adapter: &'a Adapter,
-        item: &'a Item,
-        attempt: u32,
-    },
-    Finished {
-        adapter: &'a Adapter,
-        item: &'a Item,
-        attempt: u32,
-        exit: Exit,
-        seconds: f64,
-    },
 }
 
 /// An item's attempts on one adapter.
@@ -92,11 +78,13 @@ pub fn prepare(out: &Path, host: &str, adapters: &[Adapter], shard: Shard) -> Re
         .collect()
 }
 
-/// Runs the shard on every worker at once; returns every item's outcome per adapter.
-pub fn run(
-    campaign: &Campaign,
-    on_event: &(dyn Fn(ShardEvent) + Sync),
-) -> Result<Vec<ItemOutcome>> {
+/// The reporter the workers share, one event at a time.
+type Shared<'a, 'r> = Mutex<&'a mut (dyn Reporter + Send + 'r)>;
+
+/// Runs the shard on every worker at once, reporting each item's attempt as it starts and
+/// ends to `reporter`; returns every item's outcome per adapter.
+pub fn run(campaign: &Campaign, reporter: &mut (dyn Reporter + Send)) -> Result<Vec<ItemOutcome>> {
+    let reporter: Shared = Mutex::new(reporter);
     let items: Vec<&Item> = campaign
         .plan
         .items
@@ -107,7 +95,7 @@ pub fn run(
         let handles: Vec<_> = campaign
             .workers
             .iter()
-            .map(|worker| scope.spawn(|| work(campaign, worker, &items, on_event)))
+            .map(|worker| scope.spawn(|| work(campaign, worker, &items, &reporter)))
             .collect();
         handles
             .into_iter()
@@ -125,7 +113,7 @@ fn work(
     campaign: &Campaign,
     worker: &Worker,
     items: &[&Item],
-    on_event: &(dyn Fn(ShardEvent) + Sync),
+    reporter: &Shared,
 ) -> Result<Vec<ItemOutcome>> {
     let started = Instant::now();
     let mut log = Writer::create(&worker.dir.join(SHARD_LOG))?;
@@ -139,14 +127,14 @@ fn work(
         let expected = campaign.baseline.map_or(ExpectedOutcome::Pass, |b| {
             b.expect(&item.name, &adapter.model())
         });
-        let mut attempts = vec![attempt(campaign, worker, item, 0, &mut log, on_event)?];
+        let mut attempts = vec![attempt(campaign, worker, item, 0, &mut log, reporter)?];
         // Only a failure nobody expected is re-run: a flake passes in one of them.
         if attempts[0].failed() && expected == ExpectedOutcome::Pass {
             for n in 1..=campaign.rerun_unexpected {
                 if campaign.stop.load(Ordering::SeqCst) {
                     break;
                 }
-                let exit = attempt(campaign, worker, item, n, &mut log, on_event)?;
+                let exit = attempt(campaign, worker, item, n, &mut log, reporter)?;
                 attempts.push(exit);
                 if exit.passed() {
                     break;
@@ -205,7 +193,7 @@ fn attempt(
     item: &Item,
     n: u32,
     log: &mut Writer,
-    on_event: &(dyn Fn(ShardEvent) + Sync),
+    reporter: &Shared,
 ) -> Result<Exit> {
     let files = ItemFiles::new(&worker.dir, &item.key, n);
     let seed = item
@@ -220,12 +208,15 @@ fn attempt(
         args: args.clone(),
         started: shard_log::now(),
     }))?;
-    let adapter = &worker.adapter;
-    on_event(ShardEvent::Started {
-        adapter,
-        item,
-        attempt: n,
-    });
+    let adapter = worker.adapter.index;
+    report(
+        reporter,
+        ShardEvent::Started {
+            adapter,
+            item: &item.name,
+            attempt: n,
+        },
+    )?;
     let started = Instant::now();
     let exit = spawn(campaign, &args, &files)?;
     let seconds = started.elapsed().as_secs_f64();
@@ -235,14 +226,25 @@ fn attempt(
         exit,
         seconds,
     }))?;
-    on_event(ShardEvent::Finished {
-        adapter,
-        item,
-        attempt: n,
-        exit,
-        seconds,
-    });
+    report(
+        reporter,
+        ShardEvent::Finished {
+            adapter,
+            item: &item.name,
+            attempt: n,
+            exit,
+            seconds,
+        },
+    )?;
     Ok(exit)
+}
+
+/// Reports `event`; a reporter that cannot take it ends the worker with its error, as a
+/// shard log that cannot be written does. A worker's panic while it held the reporter
+/// leaves nothing half done that the others' events depend on.
+fn report(reporter: &Shared, event: ShardEvent) -> Result<()> {
+    let mut reporter = reporter.lock().unwrap_or_else(PoisonError::into_inner);
+    reporter.emit(event.into()).map_err(CampaignError::read)
 }
 
 /// The item's arguments and the campaign's: its adapter by place, its seed, its files.

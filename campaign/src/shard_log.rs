@@ -10,6 +10,8 @@ use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+// How an item's command ended is the model's: a shard reports it in its events too.
+pub use wgstress_model::child_exit::Exit;
 
 /// The version of this format, in every start line.
 pub(crate) const VERSION: u32 = 1;
@@ -102,58 +104,6 @@ pub(crate) struct End {
     pub seconds: f64,
     pub interrupted: bool,
     pub ended: f64,
-}
-
-/// How a command ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Exit {
-    /// Its exit status: 0 passed, 1 failed, 2 an error, 130 interrupted by SIGINT, 143 by
-    /// SIGTERM, 129 by SIGHUP (the campaign died).
-    Status(i32),
-    /// Killed by this signal.
-    Signal(i32),
-    /// It could not be started.
-    NotStarted,
-}
-
-impl Exit {
-    pub(crate) fn passed(self) -> bool {
-        self == Exit::Status(0)
-    }
-
-    pub(crate) fn failed(self) -> bool {
-        self == Exit::Status(1)
-    }
-
-    /// Stopped from outside: Ctrl-C, or killed by SIGINT, SIGKILL or SIGTERM (what Slurm
-    /// and Kubernetes send at a time limit), as opposed to a crash.
-    pub(crate) fn interrupted(self) -> bool {
-        matches!(
-            self,
-            Exit::Status(129)
-                | Exit::Status(130)
-                | Exit::Status(143)
-                | Exit::Signal(2)
-                | Exit::Signal(9)
-                | Exit::Signal(15)
-        )
-    }
-}
-
-impl std::fmt::Display for Exit {
-    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        match self {
-            Exit::Status(0) => f.write_str("passed"),
-            Exit::Status(1) => f.write_str("failed"),
-            Exit::Status(130) => f.write_str("interrupted"),
-            Exit::Status(143) => f.write_str("terminated"),
-            Exit::Status(129) => f.write_str("hung up (its campaign died)"),
-            Exit::Status(n) => write!(f, "error (exit {n})"),
-            Exit::Signal(n) => write!(f, "killed by signal {n}"),
-            Exit::NotStarted => f.write_str("not started"),
-        }
-    }
 }
 
 /// Seconds since the Unix epoch, now.

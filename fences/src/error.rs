@@ -9,6 +9,9 @@ pub enum FenceError {
     Instrument(#[from] wgstress_instrument::InstrumentError),
     #[error(transparent)]
     MakeAtomic(#[from] wgstress_instrument::atomic::AtomicError),
+    /// The reporter the search's events go to could not take one.
+    #[error(transparent)]
+    Report(#[from] wgstress_model::FileError),
 }
 
 pub(crate) type Result<T, E = FenceError> = std::result::Result<T, E>;

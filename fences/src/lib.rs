@@ -5,7 +5,7 @@
 //! The algorithms are pure: `ddmin` and `shrink` ask an `Oracle` whether a set of sites
 //! passes, and `trial` says how many runs a pass needs to mean something. The search
 //! (`search`: confirm, rounds, make-atomic, verification, placements) asks a `Lab` for runs
-//! and reports progress through `Event`s; `source` is what it derives from the shaders
+//! and reports progress through a `Reporter` (`wgstress_model::reporter`); `source` is what it derives from the shaders
 //! without a device (parts, sites, edits, patches), `suggest` the fix it suggests, and
 //! `wgstress_model::fences::outcome` what it found.
 //!
@@ -21,7 +21,6 @@
 pub mod cost;
 pub mod ddmin;
 mod error;
-pub mod event;
 mod fewest;
 pub mod lab;
 mod merge;

@@ -2,6 +2,8 @@
 //! at once; a pass needs enough runs that a failure at the measured rate would have shown.
 
 use std::time::Duration;
+// What a trial saw is the model's: the search reports it in its events (`SearchEvent::Trial`).
+pub use wgstress_model::fences::measured::Trial;
 
 /// A failure rate measured without fences: a probability in (0, 1].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -30,28 +32,6 @@ impl FailureRate {
         }
         let n = (0.01f64.ln() / (1.0 - self.0).ln()).ceil();
         (n as u64).max(1)
-    }
-}
-
-/// What a trial of a set of fences saw.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Trial {
-    /// Every one of the runs passed.
-    Pass { runs: u64 },
-    /// A run failed; `runs` ran in all (a trial stops at its first failure, or on a device
-    /// at the end of the batch that held it).
-    Fail { runs: u64 },
-}
-
-impl Trial {
-    pub fn passed(self) -> bool {
-        matches!(self, Trial::Pass { .. })
-    }
-
-    pub fn runs(self) -> u64 {
-        match self {
-            Trial::Pass { runs } | Trial::Fail { runs } => runs,
-        }
     }
 }
 

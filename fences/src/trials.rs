@@ -6,10 +6,11 @@
 //! reaches the deadline before its runs and one that would, at the pace of the trials so
 //! far: `out_of_time` says so.
 
-use crate::event::SearchEvent;
 use crate::lab::{FixSet, Lab, Subject};
 use crate::trial::{Oracle, Trial};
 use std::time::Instant;
+use wgstress_model::event::SearchEvent;
+use wgstress_model::reporter::Reporter;
 use wgstress_model::run::run_config::{Budget, RunConfig};
 use wgstress_model::run::stop::Stop;
 use wgstress_model::stress::params::run_seed;
@@ -30,7 +31,7 @@ pub struct Trials<'a, L: Lab + ?Sized> {
     atomic: Vec<String>,
     /// Its master seed is the trials' stream: trial i draws its runs from seed i.
     config: &'a RunConfig,
-    on_event: &'a mut dyn FnMut(SearchEvent),
+    reporter: &'a mut dyn Reporter,
     /// Trials asked, and their runs.
     pub trials: u64,
     pub runs: u64,
@@ -52,7 +53,7 @@ impl<'a, L: Lab + ?Sized> Trials<'a, L> {
         lab: &'a mut L,
         atomic: Vec<String>,
         config: &'a RunConfig,
-        on_event: &'a mut dyn FnMut(SearchEvent),
+        reporter: &'a mut dyn Reporter,
         deadline: Instant,
         pace: f64,
     ) -> Trials<'a, L> {
@@ -60,7 +61,7 @@ impl<'a, L: Lab + ?Sized> Trials<'a, L> {
             lab,
             atomic,
             config,
-            on_event,
+            reporter,
             trials: 0,
             runs: 0,
             seconds: 0.0,
@@ -163,10 +164,14 @@ impl<L: Lab + ?Sized> Oracle for Trials<'_, L> {
             trial,
             run_failed,
         });
-        (self.on_event)(SearchEvent::Trial {
+        let event = SearchEvent::Trial {
             sites: sites.len(),
             trial,
-        });
+        };
+        // A reporter that cannot take the trial's event stops the trials as an error does.
+        if let Err(e) = self.reporter.emit(event.into()) {
+            self.stopped.get_or_insert(Stop::Aborted(e.to_string()));
+        }
         trial
     }
 }

@@ -4,12 +4,15 @@ use crate::{Line, Start, StartOf, Summary, VERSION};
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use wgstress_model::run::log::{RunLine, RunLog};
+use std::time::Instant;
+use wgstress_model::event::{Event, EventKind, RunEvent};
+use wgstress_model::reporter::Reporter;
 use wgstress_model::FileError;
 
 pub struct JsonLog {
     file: File,
     path: PathBuf,
+    opened: Instant,
 }
 
 impl JsonLog {
@@ -18,6 +21,7 @@ impl JsonLog {
         Ok(JsonLog {
             file,
             path: path.to_path_buf(),
+            opened: Instant::now(),
         })
     }
 
@@ -48,14 +52,25 @@ impl JsonLog {
     }
 }
 
-impl RunLog for JsonLog {
-    fn write(&mut self, line: RunLine) -> Result<(), FileError> {
-        match line {
-            RunLine::Start(s) => self.start(StartOf::Run(s)),
-            RunLine::CompareStart(s) => self.start(StartOf::Compare(s)),
-            RunLine::Batch(b) => JsonLog::write(self, &Line::Batch(b)),
-            RunLine::Summary(s) => self.summary(Summary::Run(s)),
-            RunLine::CompareSummary(c) => self.summary(Summary::Compare(*c)),
+/// A subscriber to the run loop's events: each of its log lines written as it comes (the
+/// lines carry their own times; a lost device, the search's and the shards' events are
+/// no line of this log).
+impl Reporter for JsonLog {
+    fn started(&self) -> Instant {
+        self.opened
+    }
+
+    fn report(&mut self, event: Event<'_>) -> Result<(), FileError> {
+        let EventKind::Run(event) = event.kind else {
+            return Ok(());
+        };
+        match event {
+            RunEvent::Start(s) => self.start(StartOf::Run(s.clone())),
+            RunEvent::CompareStart(s) => self.start(StartOf::Compare(s.clone())),
+            RunEvent::Batch(b) => self.write(&Line::Batch(b.clone())),
+            RunEvent::DeviceLost(_) => Ok(()),
+            RunEvent::Summary(s) => self.summary(Summary::Run(Box::new(s.clone()))),
+            RunEvent::CompareSummary(c) => self.summary(Summary::Compare(c.clone())),
         }
     }
 }

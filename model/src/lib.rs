@@ -17,6 +17,9 @@
 //!   and device profiles;
 //! - `run`: a run's record and outcome, tallies, statistics, why runs stopped, calibration,
 //!   summaries and comparisons, the run loop's log lines, progress-model reports;
+//! - `event`, `reporter`: what the run loop, the fence search and a campaign's shards
+//!   report as they go, as one typed event, and the one reporter they report to;
+//! - `child_exit`: how a campaign's child command ended;
 //! - `fences`: what the fence search measured, found and suggests;
 //! - `litmus`: litmus environments, counts, MC Mutants results, the environment search's and
 //!   tuning's results;
@@ -25,14 +28,17 @@
 
 #![deny(unreachable_pub)]
 
+pub mod child_exit;
 mod error;
 pub mod escape;
+pub mod event;
 pub mod fences;
 pub mod litmus;
 pub mod location;
 pub mod open;
 pub mod plural;
 pub mod read;
+pub mod reporter;
 pub mod run;
 pub mod stress;
 

@@ -92,12 +92,14 @@ impl From<wgstress_model::FileError> for RuntimeError {
     }
 }
 
-/// The fence search's own errors are the instrumenter's, as the runtime reports them.
+/// The fence search's own errors are the instrumenter's and its reporter's, as the runtime
+/// reports them.
 impl From<wgstress_fences::FenceError> for RuntimeError {
     fn from(error: wgstress_fences::FenceError) -> RuntimeError {
         match error {
             wgstress_fences::FenceError::Instrument(e) => RuntimeError::Instrument(e),
             wgstress_fences::FenceError::MakeAtomic(e) => RuntimeError::MakeAtomic(e),
+            wgstress_fences::FenceError::Report(e) => e.into(),
         }
     }
 }

@@ -9,6 +9,8 @@ use wgstress_fences::lab::Subject;
 use wgstress_fences::source::AppSource;
 use wgstress_fences::trials::Trials;
 use wgstress_fences::{ddmin, FailureRate, FixSet, Lab, Sizing};
+use wgstress_model::event::{EventKind, SearchEvent};
+use wgstress_model::reporter::Watcher;
 use wgstress_model::stress::strategy::Strategy;
 use wgstress_runtime::app::failure::CheckFailure;
 use wgstress_runtime::app::init::Init;
@@ -140,14 +142,14 @@ fn the_search_finds_the_one_barrier_between_the_write_and_the_read() {
 
     let rate = FailureRate::measured(before.failures, before.runs).unwrap();
     let mut tried = Vec::new();
-    let mut on_event = |e: wgstress_fences::event::SearchEvent<'_>| {
-        if let wgstress_fences::event::SearchEvent::Trial { sites, trial } = e {
+    let mut watcher = Watcher::new(|e| {
+        if let EventKind::Search(SearchEvent::Trial { sites, trial }) = e {
             tried.push((sites, trial));
         }
-    };
+    });
     let no_bound = std::time::Instant::now() + std::time::Duration::from_secs(3600);
     let pace = before.seconds / before.runs as f64;
-    let mut oracle = Trials::new(&mut lab, Vec::new(), &config, &mut on_event, no_bound, pace);
+    let mut oracle = Trials::new(&mut lab, Vec::new(), &config, &mut watcher, no_bound, pace);
     let found = ddmin(&all, Sizing::first(rate), &mut oracle);
     assert_eq!(oracle.stopped, None);
     assert_eq!(found.sites.len(), 1, "{found:?}");

@@ -1,11 +1,12 @@
 //! What a campaign shows: its items and their shards (`--list`), each item as it starts and
 //! ends, and per item and GPU its outcome, what the baseline expected, and its attempts.
 
-use wgstress_campaign::execute::{ItemOutcome, ShardEvent};
+use wgstress_campaign::execute::ItemOutcome;
 use wgstress_campaign::hash::item_seed;
 use wgstress_campaign::outcome::BaselineJudgement;
 use wgstress_campaign::plan::CampaignPlan;
 use wgstress_campaign::shard::Shard;
+use wgstress_model::event::ShardEvent;
 
 /// Every item of `plan`: its shard of `count`, its seed (for the commands that take one) and
 /// its name, this shard's marked.
@@ -43,12 +44,7 @@ pub fn event(event: &ShardEvent) -> String {
             adapter,
             item,
             attempt,
-        } => format!(
-            "#{} {}{}: started",
-            adapter.index,
-            item.name,
-            rerun(*attempt)
-        ),
+        } => format!("#{} {}{}: started", adapter, item, rerun(*attempt)),
         ShardEvent::Finished {
             adapter,
             item,
@@ -57,8 +53,8 @@ pub fn event(event: &ShardEvent) -> String {
             seconds,
         } => format!(
             "#{} {}{}: {exit} in {seconds:.1} s",
-            adapter.index,
-            item.name,
+            adapter,
+            item,
             rerun(*attempt)
         ),
     }

@@ -2,9 +2,10 @@
 //! at once, each item a child wgstress process; the logs go to `DIR/<host>/<gpu>/shard-I/`
 //! for `wgstress merge`. `--list` shows the items and their shards instead.
 
-mod campaign_report;
+pub(crate) mod campaign_report;
 
 use crate::campaign::campaign_report as present;
+use crate::fanout::Fanout;
 use crate::notes::{emit, Notes};
 use crate::status::Status;
 use anyhow::{anyhow, Result};
@@ -125,7 +126,7 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
         stop: crate::interrupt::stop_flag(notes.on),
         children,
     };
-    let outcomes = execute::run(&campaign, &|event| notes.note(&present::event(&event)))?;
+    let outcomes = execute::run(&campaign, &mut Fanout::new(notes, None))?;
     emit(&present::table(&outcomes))?;
     for w in &plan.workers {
         emit(&format!("logs: {}\n", w.dir.display()))?;

@@ -4,6 +4,7 @@
 mod chart;
 pub(crate) mod comparison;
 
+use crate::fanout::Fanout;
 use crate::notes::{emit, Notes};
 use crate::options::{AppOptions, BudgetOptions, ScheduleOptions, SessionOptions, StressOptions};
 use crate::present::bar::Progress;
@@ -13,7 +14,6 @@ use anyhow::Result;
 use clap::ValueEnum;
 use std::path::PathBuf;
 use wgstress_log::JsonLog;
-use wgstress_model::run::log::RunLog;
 use wgstress_model::stress::strategy::Strategy;
 use wgstress_runtime::run::compare;
 use wgstress_runtime::run::runner::Budget;
@@ -143,20 +143,16 @@ pub fn execute(plan: ComparePlan, notes: Notes) -> Result<Status> {
         master_seed: session.master_seed,
         stop,
     };
-    let mut log = session.log.as_deref().map(JsonLog::append_to).transpose()?;
+    let log = session.log.as_deref().map(JsonLog::append_to).transpose()?;
     let total = Budget {
         runs: session.budget.runs.map(|r| r * u64::from(n)),
         time: session.budget.time.map(|t| t * n),
         failures: None,
     };
-    let mut progress = Progress::runs(&total, notes.on && !session.json, notes.on);
-    let result = compare::run(
-        &mut engine,
-        &rounds,
-        log.as_mut().map(|l| l as &mut dyn RunLog),
-        &mut |e| progress.on_event(e),
-    )?;
-    progress.finish();
+    let mut reporter = Fanout::new(notes, log);
+    reporter.show_runs(Progress::runs(&total, notes.on && !session.json, notes.on));
+    let result = compare::run(&mut engine, &rounds, &mut reporter)?;
+    reporter.finish();
     // The table first: if the chart cannot be written after all, the numbers are shown.
     if session.json {
         emit(&format!("{}\n", serde_json::to_string_pretty(&result)?))?;

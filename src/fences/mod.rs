@@ -6,7 +6,7 @@ pub(crate) mod fence_report;
 mod fix;
 mod output;
 mod search;
-mod search_bar;
+pub(crate) mod search_bar;
 mod sites;
 
 use crate::notes::Notes;

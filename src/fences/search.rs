@@ -2,6 +2,7 @@
 //! failures, runs it on the device (`wgstress_fences::search` on the runtime's `GpuLab`) and
 //! shows its outcome.
 
+use crate::fanout::Fanout;
 use crate::fences::fence_report::Progress;
 use crate::notes::Notes;
 use crate::options::{AppOptions, BudgetOptions, SessionOptions, StressOptions};
@@ -206,8 +207,8 @@ pub fn execute(plan: &Plan, notes: Notes) -> Result<(FenceOutcome, Option<JsonLo
         engine,
     )
     .with_reference(plan.reference.clone());
-    let mut progress = Progress::new(session, notes);
-    let outcome = search(&config, shader, &mut lab, &mut |e| progress.on_event(e))?;
-    progress.finish();
-    Ok((outcome, log))
+    let mut reporter = Fanout::new(notes, log);
+    reporter.show_search(Progress::new(session, notes));
+    let outcome = search(&config, shader, &mut lab, &mut reporter)?;
+    Ok((outcome, reporter.into_log()))
 }

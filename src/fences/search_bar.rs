@@ -5,8 +5,8 @@ use crate::present::numbers::count;
 use crate::session::SessionPlan;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::time::Duration;
-use wgstress_fences::event::SearchEvent;
 use wgstress_fences::Trial;
+use wgstress_model::event::SearchEvent;
 use wgstress_model::fences::outcome::quoted;
 
 /// The search's notes and progress bar, from its events.

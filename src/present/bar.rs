@@ -1,11 +1,12 @@
-//! The live progress bar: fed by the runtime's events, drawn on stderr unless messages are off.
+//! The live progress bar: fed by the run loop's events, drawn on stderr unless messages are off.
 
 use super::numbers::count;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::time::Instant;
+use wgstress_model::event::RunEvent;
 use wgstress_model::run::calibration::Calibration;
 use wgstress_model::stress::params::Settings;
-use wgstress_runtime::run::runner::{Budget, RunEvent};
+use wgstress_runtime::run::runner::Budget;
 use wgstress_runtime::run::stress_plan::Iterations;
 
 /// What calibration measured, as a note, when the iterations were measured rather than given.
@@ -109,9 +110,9 @@ impl Progress {
 
     pub fn on_event(&mut self, event: RunEvent) {
         match event {
-            RunEvent::Batch { runs, failures, .. } => {
-                self.runs += runs;
-                self.failures += failures;
+            RunEvent::Batch(batch) => {
+                self.runs += batch.runs as u64;
+                self.failures += batch.failures.len() as u64;
                 self.bar.set_position(self.position());
                 self.bar.set_message(self.message());
             }
@@ -121,6 +122,11 @@ impl Progress {
                     self.bar.suspend(|| eprintln!("{line}"));
                 }
             }
+            // The log's other lines: the command shows its summary once the bar is cleared.
+            RunEvent::Start(_)
+            | RunEvent::CompareStart(_)
+            | RunEvent::Summary(_)
+            | RunEvent::CompareSummary(_) => {}
         }
     }
 

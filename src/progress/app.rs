@@ -3,6 +3,7 @@
 //! workgroups, each for the same budget; per model whether it terminates or starves, the wait
 //! that starves and the run that replays it; the weakest model it needs.
 
+use crate::fanout::Fanout;
 use crate::notes::{emit, Notes};
 use crate::options::{
     AppOptions, BudgetOptions, LogOptions, ProgressRunOptions, SessionOptions, SizeArg,
@@ -14,7 +15,6 @@ use crate::status::Status;
 use anyhow::Result;
 use std::time::Duration;
 use wgstress_log::{JsonLog, ProgressAppSummary};
-use wgstress_model::run::log::RunLog;
 use wgstress_model::run::progress_verdict::{
     needs, ModelResult, ProgressReport, ProgressVerdict, MIN_RUNS,
 };
@@ -230,7 +230,8 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
         ) => {}
         Err(e) => return Err(e.into()),
     }
-    let mut log = session.log.as_deref().map(JsonLog::append_to).transpose()?;
+    let log = session.log.as_deref().map(JsonLog::append_to).transpose()?;
+    let mut reporter = Fanout::new(notes, log);
     let mut results = Vec::new();
     let mut stopped = None;
     for (i, scheduling) in plan.configs.iter().enumerate() {
@@ -248,14 +249,13 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
             calibration: None,
             stop: stop.clone(),
         };
-        let mut progress = Progress::runs(&config.budget, notes.on && !session.json, notes.on);
-        let summary = runner::run(
-            &mut engine,
-            &config,
-            log.as_mut().map(|l| l as &mut dyn RunLog),
-            &mut |e| progress.on_event(e),
-        )?;
-        progress.finish();
+        reporter.show_runs(Progress::runs(
+            &config.budget,
+            notes.on && !session.json,
+            notes.on,
+        ));
+        let summary = runner::run(&mut engine, &config, &mut reporter)?;
+        reporter.finish();
         results.push(result(*scheduling, &summary, &plan.app_args, plan.groups));
         if summary.stopped.is_some() {
             stopped = summary.stopped;
@@ -281,7 +281,7 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
         needs_occupancy,
         stopped,
     };
-    if let Some(log) = log.as_mut() {
+    if let Some(log) = reporter.log() {
         log.summary(wgstress_log::Summary::ProgressApp(ProgressAppSummary {
             report: report.clone(),
         }))?;

@@ -2,6 +2,7 @@
 
 pub(crate) mod run_summary;
 
+use crate::fanout::Fanout;
 use crate::notes::{emit, Notes};
 use crate::options::{AppOptions, BudgetOptions, ScheduleOptions, SessionOptions, StressOptions};
 use crate::present::bar::Progress;
@@ -10,7 +11,6 @@ use crate::status::Status;
 use anyhow::Result;
 use std::time::Duration;
 use wgstress_log::JsonLog;
-use wgstress_model::run::log::RunLog;
 use wgstress_model::stress::strategy::Strategy;
 use wgstress_runtime::gpu::engine::Mode;
 use wgstress_runtime::run::runner::{self, RunConfig};
@@ -132,15 +132,15 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
         calibration,
         stop,
     };
-    let mut log = session.log.as_deref().map(JsonLog::append_to).transpose()?;
-    let mut progress = Progress::runs(&config.budget, notes.on && !session.json, notes.on);
-    let mut summary = runner::run(
-        &mut engine,
-        &config,
-        log.as_mut().map(|l| l as &mut dyn RunLog),
-        &mut |e| progress.on_event(e),
-    )?;
-    progress.finish();
+    let log = session.log.as_deref().map(JsonLog::append_to).transpose()?;
+    let mut reporter = Fanout::new(notes, log);
+    reporter.show_runs(Progress::runs(
+        &config.budget,
+        notes.on && !session.json,
+        notes.on,
+    ));
+    let mut summary = runner::run(&mut engine, &config, &mut reporter)?;
+    reporter.finish();
     // On a CPU driver a batch past the hang timeout is a slow one still running on the
     // driver's threads, which an instrumented run would only queue behind.
     let cpu = wgstress_runtime::gpu::device::on_cpu(&engine.gpu().info);

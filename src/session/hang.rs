@@ -5,6 +5,7 @@
 use crate::session::SessionPlan;
 use std::sync::mpsc;
 use std::time::Duration;
+use wgstress_model::reporter::Silent;
 use wgstress_model::run::results_block::RunOutcome;
 use wgstress_model::run::stop::Stop;
 use wgstress_runtime::gpu::engine::{Engine, Mode};
@@ -46,7 +47,7 @@ fn locate(session: &SessionPlan, deadline: Duration) -> Located {
     std::thread::spawn(move || {
         let located = match Engine::new(app, &instrumented) {
             Err(e) => Located::Unknown(e.to_string()),
-            Ok(mut engine) => match runner::run(&mut engine, &config, None, &mut |_| {}) {
+            Ok(mut engine) => match runner::run(&mut engine, &config, &mut Silent) {
                 Err(e) => Located::Unknown(e.to_string()),
                 Ok(summary) => match summary.stats.first_failure {
                     Some(f) if matches!(f.outcome, RunOutcome::Hang | RunOutcome::Watchdog) => {

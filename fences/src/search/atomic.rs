@@ -144,7 +144,7 @@ fn try_variables<L: Lab + ?Sized>(
         &mut *cx.lab,
         usable.clone(),
         config,
-        &mut *cx.on_event,
+        &mut *cx.reporter,
         cx.deadline,
         cx.pace,
     );

@@ -1,12 +1,14 @@
 //! What the search is asked to do, and what every step of it works with.
 
-use crate::event::SearchEvent;
+use crate::error::FenceError;
 use crate::lab::{Confirmed, Lab};
 use crate::source::AppSource;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use wgstress_model::event::SearchEvent;
 use wgstress_model::fences::patch::Choice;
+use wgstress_model::reporter::Reporter;
 use wgstress_model::stress::strategy::Strategy;
 
 /// What the search is asked to do.
@@ -39,11 +41,28 @@ pub(crate) struct Context<'a, L: Lab + ?Sized> {
     pub config: &'a FenceSearchConfig,
     pub shader: &'a AppSource,
     pub lab: &'a mut L,
-    pub on_event: &'a mut dyn FnMut(SearchEvent<'_>),
+    pub reporter: &'a mut dyn Reporter,
     /// The confirming runs, one per strategy tried.
     pub tried: &'a [Confirmed],
     /// When the search's time (`FenceSearchConfig::search`) is spent.
     pub deadline: Instant,
     /// Seconds a run took under the chosen strategy while the failure was confirmed.
     pub pace: f64,
+}
+
+impl<L: Lab + ?Sized> Context<'_, L> {
+    pub(crate) fn report(&mut self, event: SearchEvent<'_>) -> Result<(), L::Error> {
+        report::<L>(self.reporter, event)
+    }
+}
+
+/// Reports `event`; a reporter that cannot take it ends the search with its error, as a
+/// failed write ends a run.
+pub(crate) fn report<L: Lab + ?Sized>(
+    reporter: &mut dyn Reporter,
+    event: SearchEvent<'_>,
+) -> Result<(), L::Error> {
+    reporter
+        .emit(event.into())
+        .map_err(|e| L::Error::from(FenceError::from(e)))
 }

@@ -4,14 +4,15 @@
 //! search then runs under the strategy that failed most, and the fix is verified under every
 //! strategy that failed.
 
-use super::config::FenceSearchConfig;
+use super::config::{report, FenceSearchConfig};
 use crate::error::Result;
-use crate::event::SearchEvent;
 use crate::lab::{Confirmed, Lab, Subject};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
+use wgstress_model::event::SearchEvent;
 use wgstress_model::fences::measured::Measured;
 use wgstress_model::plural::count;
+use wgstress_model::reporter::Reporter;
 use wgstress_model::run::loop_limit::LoopLimit;
 use wgstress_model::run::run_config::{Budget, RunConfig};
 use wgstress_model::stress::params::run_seed;
@@ -41,7 +42,7 @@ pub(crate) fn schedule(given: Option<Strategy>, budget: Duration) -> Vec<(Strate
 pub(crate) fn confirm<L: Lab + ?Sized>(
     config: &FenceSearchConfig,
     lab: &mut L,
-    on_event: &mut dyn FnMut(SearchEvent),
+    reporter: &mut dyn Reporter,
 ) -> Result<Vec<Confirmed>, L::Error> {
     let mut tried: Vec<Confirmed> = Vec::new();
     for (i, (strategy, share)) in schedule(config.strategy, config.budget)
@@ -55,7 +56,7 @@ pub(crate) fn confirm<L: Lab + ?Sized>(
             break;
         }
         if i == 1 {
-            on_event(SearchEvent::TryingOthers);
+            report::<L>(reporter, SearchEvent::TryingOthers)?;
         }
         let budget = Budget {
             runs: None,
@@ -64,10 +65,13 @@ pub(crate) fn confirm<L: Lab + ?Sized>(
         };
         let (settings, calibration) = lab.settings(strategy, &budget)?;
         if let Some(c) = &calibration {
-            on_event(SearchEvent::Calibrated {
-                settings: &settings,
-                calibration: c,
-            });
+            report::<L>(
+                reporter,
+                SearchEvent::Calibrated {
+                    settings: &settings,
+                    calibration: c,
+                },
+            )?;
         }
         let spent = calibration
             .as_ref()
@@ -81,10 +85,13 @@ pub(crate) fn confirm<L: Lab + ?Sized>(
             calibration,
             stop: config.stop.clone(),
         };
-        on_event(SearchEvent::Confirming {
-            strategy,
-            time: run.budget.time.unwrap_or_default(),
-        });
+        report::<L>(
+            reporter,
+            SearchEvent::Confirming {
+                strategy,
+                time: run.budget.time.unwrap_or_default(),
+            },
+        )?;
         let seed = run_seed(config.master_seed, 16 * i as u64);
         let measured = Measured::or_stopped(lab.measure(Subject::AsIs, &run, &run.budget, seed));
         tried.push(Confirmed {

@@ -20,7 +20,6 @@ mod verify;
 pub(crate) mod tests;
 
 use super::cost;
-use super::event::SearchEvent;
 use super::lab::{Confirmed, Lab};
 use super::lab::{FixSet, Subject};
 use super::shrink::first_guesses;
@@ -37,6 +36,7 @@ use wgstress_model::fences::outcome::{
     AskedTrial, Bound, FenceOutcome, FenceVerdict, Placement, Round, SearchTimes, StrategyRuns,
 };
 use wgstress_model::fences::patch::Choice;
+use wgstress_model::reporter::Reporter;
 use wgstress_model::run::tally::seed_text;
 use wgstress_model::stress::strategy::Strategy;
 
@@ -45,7 +45,7 @@ pub fn search<L: Lab + ?Sized>(
     config: &FenceSearchConfig,
     shader: &AppSource,
     lab: &mut L,
-    on_event: &mut dyn FnMut(SearchEvent<'_>),
+    reporter: &mut dyn Reporter,
 ) -> Result<FenceOutcome, L::Error> {
     let started = Instant::now();
     // A first round's first trials are its guesses, then a barrier at every site: built
@@ -58,7 +58,7 @@ pub fn search<L: Lab + ?Sized>(
         .collect();
     first.push(FixSet::barriers(&every_site));
     lab.prepare(&first);
-    let tried = confirm::confirm(config, lab, on_event)?;
+    let tried = confirm::confirm(config, lab, reporter)?;
     let confirmed = started.elapsed().as_secs_f64();
     let (app, adapter) = lab.names();
     let shown = confirm::chosen(&tried).or(tried.first());
@@ -78,7 +78,7 @@ pub fn search<L: Lab + ?Sized>(
                 config,
                 shader,
                 lab,
-                on_event,
+                reporter,
                 tried: &tried,
                 deadline: std::time::Instant::now() + config.search,
                 pace: chosen.measured.seconds / chosen.measured.runs.max(1) as f64,

@@ -7,7 +7,6 @@ use super::config::Context;
 use super::step::{Count, Step};
 use super::{atomic, verify};
 use crate::error::Result;
-use crate::event::SearchEvent;
 use crate::lab::Lab;
 use crate::lab::{FixSet, Subject};
 use crate::pool::{Pool, Pooled};
@@ -17,6 +16,7 @@ use crate::trial::{FailureRate, Sizing};
 use crate::trials::{Asked, Trials};
 use crate::with_fix::Seen;
 use std::time::Instant;
+use wgstress_model::event::SearchEvent;
 use wgstress_model::fences::measured::Measured;
 use wgstress_model::fences::outcome::{AtomicTrial, FenceVerdict, Fix, StrategyRuns};
 use wgstress_model::run::run_config::{Budget, RunConfig};
@@ -117,12 +117,12 @@ pub(crate) fn round<L: Lab + ?std::marker::Sized>(
     let runs_per_trial = rate.runs_needed();
     let unfenced = cx.shader.tables(&[])?;
     let sites = unfenced.len();
-    (cx.on_event)(SearchEvent::Round {
+    cx.report(SearchEvent::Round {
         rate: rate.get(),
         strategy: chosen.settings.strategy,
         runs_per_trial,
         sites,
-    });
+    })?;
     let seed = |i| run_seed(chosen.master_seed, i + 64 * index);
     let order = unfenced.order();
     let mut count = Count::default();
@@ -144,7 +144,7 @@ pub(crate) fn round<L: Lab + ?std::marker::Sized>(
                 &mut *cx.lab,
                 Vec::new(),
                 &guess_config,
-                &mut *cx.on_event,
+                &mut *cx.reporter,
                 now + half,
                 cx.pace,
             );
@@ -240,9 +240,9 @@ pub(crate) fn round<L: Lab + ?std::marker::Sized>(
             }
             _ => None,
         };
-        (cx.on_event)(SearchEvent::MakeAtomic {
+        cx.report(SearchEvent::MakeAtomic {
             kept: earlier.as_ref().map_or(&[], |e| e.failed.atomic.as_slice()),
-        });
+        })?;
         atomic::search(
             cx,
             &trials_config,
@@ -257,7 +257,7 @@ pub(crate) fn round<L: Lab + ?std::marker::Sized>(
             &mut *cx.lab,
             Vec::new(),
             &trials_config,
-            &mut *cx.on_event,
+            &mut *cx.reporter,
             cx.deadline,
             cx.pace,
         );
@@ -332,7 +332,7 @@ fn finish<L: Lab + ?std::marker::Sized>(
     runs: Sized,
     sites: usize,
 ) -> Result<RoundResult, L::Error> {
-    (cx.on_event)(SearchEvent::TrialsDone);
+    cx.report(SearchEvent::TrialsDone)?;
     let trial_seconds = trials.started.elapsed().as_secs_f64();
     let end = match step {
         Step::Over(verdict) => End::Over(verdict),

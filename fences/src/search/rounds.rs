@@ -13,12 +13,12 @@
 use super::config::Context;
 use super::round::{round, End, EverySite, Learned, RoundResult};
 use crate::error::Result;
-use crate::event::SearchEvent;
 use crate::lab::Confirmed;
 use crate::lab::Lab;
 use crate::pool::Pool;
 use crate::trial::FailureRate;
 use crate::with_fix::Seen;
+use wgstress_model::event::SearchEvent;
 use wgstress_model::fences::outcome::{FenceVerdict, StrategyRuns};
 
 /// Rounds at most: each later round's trials are sized for at least four times lower a rate
@@ -66,11 +66,11 @@ pub(crate) fn run<L: Lab + ?Sized>(
                     End::Found(found) => found.fix.sites.len(),
                     End::Over(_) => 0,
                 });
-                (cx.on_event)(SearchEvent::Refining {
+                cx.report(SearchEvent::Refining {
                     kept,
                     rate: lower.get(),
                     pooled: pool.is_some(),
-                });
+                })?;
                 rate = lower;
             }
             None => return Ok(rounds),

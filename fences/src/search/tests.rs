@@ -12,9 +12,11 @@ use rand_chacha::ChaCha8Rng;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
+use wgstress_model::event::{EventKind, SearchEvent};
 use wgstress_model::fences::measured::Measured;
 use wgstress_model::fences::outcome::{Fix, KeptRole, TrialRuns};
 use wgstress_model::fences::patch::{Choice, FilePatch, Patch};
+use wgstress_model::reporter::{Reporter, Silent, Watcher};
 use wgstress_model::run::calibration::Calibration;
 use wgstress_model::run::loop_limit::LoopLimit;
 use wgstress_model::run::run_config::{Budget, RunConfig};
@@ -315,12 +317,12 @@ fn config(sim: &Sim, strategy: Option<Strategy>) -> FenceSearchConfig {
 fn run(source: &str, sim: &mut Sim, strategy: Option<Strategy>) -> (FenceOutcome, u64) {
     let config = config(sim, strategy);
     let mut trials = 0;
-    let outcome = search(&config, &shader(source), sim, &mut |e| {
-        if let SearchEvent::Trial { .. } = e {
+    let mut watcher = Watcher::new(|e| {
+        if let EventKind::Search(SearchEvent::Trial { .. }) = e {
             trials += 1;
         }
-    })
-    .unwrap();
+    });
+    let outcome = search(&config, &shader(source), sim, &mut watcher).unwrap();
     (outcome, trials)
 }
 
@@ -827,7 +829,7 @@ fn a_make_atomic_fix_of_every_variable_keeps_them_and_its_barriers_in_the_next_r
         choice: Choice::Minimal,
         ..config(&sim, Some(Strategy::Systematic))
     };
-    let outcome = search(&config, &app, &mut sim, &mut |_| {}).unwrap();
+    let outcome = search(&config, &app, &mut sim, &mut Silent).unwrap();
     assert_eq!(outcome.verdict, FenceVerdict::Fixed, "{outcome:?}");
     let Some(Fix::MakeAtomic { variables, .. }) = &outcome.fix else {
         panic!("{:?}", outcome.fix);
@@ -864,7 +866,7 @@ fn a_later_make_atomic_round_adds_a_variable_before_barriers() {
         choice: Choice::Minimal,
         ..config(&sim, Some(Strategy::Systematic))
     };
-    let outcome = search(&config, &shader(POLL), &mut sim, &mut |_| {}).unwrap();
+    let outcome = search(&config, &shader(POLL), &mut sim, &mut Silent).unwrap();
     assert_eq!(outcome.verdict, FenceVerdict::Fixed, "{outcome:?}");
     let Some(Fix::MakeAtomic { variables, .. }) = &outcome.fix else {
         panic!("{:?}", outcome.fix);
@@ -904,7 +906,7 @@ fn a_later_make_atomic_round_cut_short_at_its_first_trial_keeps_every_variable_a
         choice: Choice::Minimal,
         ..config(&sim, Some(Strategy::Systematic))
     };
-    let outcome = search(&config, &shader(POLL), &mut sim, &mut |_| {}).unwrap();
+    let outcome = search(&config, &shader(POLL), &mut sim, &mut Silent).unwrap();
     assert!(outcome.search_out_of_time, "{outcome:?}");
     assert_eq!(outcome.refined.len(), 1, "{:?}", outcome.refined);
     assert_eq!(outcome.verdict, FenceVerdict::Fixed, "{outcome:?}");
@@ -930,15 +932,17 @@ fn a_later_round_cut_short_after_a_passing_trial_keeps_every_variable_too() {
         ..config(&sim, Some(Strategy::Systematic))
     };
     let (mut refining, mut slept) = (false, false);
-    let outcome = search(&config, &shader(POLL), &mut sim, &mut |e| match e {
-        SearchEvent::Refining { .. } => refining = true,
-        SearchEvent::Trial { trial, .. } if refining && trial.passed() && !slept => {
+    let mut watcher = Watcher::new(|e| match e {
+        EventKind::Search(SearchEvent::Refining { .. }) => refining = true,
+        EventKind::Search(SearchEvent::Trial { trial, .. })
+            if refining && trial.passed() && !slept =>
+        {
             std::thread::sleep(search_time + Duration::from_millis(200));
             slept = true;
         }
         _ => {}
-    })
-    .unwrap();
+    });
+    let outcome = search(&config, &shader(POLL), &mut sim, &mut watcher).unwrap();
     assert!(slept && outcome.search_out_of_time, "{outcome:?}");
     assert_eq!(outcome.verdict, FenceVerdict::Fixed, "{outcome:?}");
     assert_every_variable_and_site(&outcome);
@@ -953,7 +957,7 @@ fn past_its_time_bound_make_atomic_keeps_every_variable_and_site_and_verifies_th
         choice: Choice::Minimal,
         ..config(&sim, Some(Strategy::Systematic))
     };
-    let outcome = search(&config, &shader(COUNTER), &mut sim, &mut |_| {}).unwrap();
+    let outcome = search(&config, &shader(COUNTER), &mut sim, &mut Silent).unwrap();
     assert!(outcome.search_out_of_time, "{outcome:?}");
     assert_eq!(outcome.verdict, FenceVerdict::Fixed, "{outcome:?}");
     let Some(Fix::MakeAtomic {
@@ -1130,7 +1134,7 @@ fn the_minimal_choice_keeps_what_this_adapter_needed() {
         choice: Choice::Minimal,
         ..config(&sim, None)
     };
-    let outcome = search(&config, &shader(MESSAGE), &mut sim, &mut |_| {}).unwrap();
+    let outcome = search(&config, &shader(MESSAGE), &mut sim, &mut Silent).unwrap();
     assert_eq!(outcome.verdict, FenceVerdict::Fixed, "{outcome:?}");
     assert_eq!(kept(&outcome), [release as u32]);
     assert!(outcome.kept[0].needed);
@@ -1193,7 +1197,7 @@ fn a_pipeline_is_searched_over_the_sites_of_every_stressed_pass_and_patched_once
     let (a, b) = (0, patched.sites.len() - 1);
     let mut sim = Sim::new(vec![Bug::barriers(0.4, &[a, b])]);
     let config = config(&sim, None);
-    let outcome = search(&config, &shader, &mut sim, &mut |_| {}).unwrap();
+    let outcome = search(&config, &shader, &mut sim, &mut Silent).unwrap();
     assert_eq!(outcome.verdict, FenceVerdict::Fixed, "{outcome:?}");
     assert_eq!(kept(&outcome), [a as u32, b as u32]);
     let functions: Vec<&str> = outcome.kept.iter().map(|k| k.function.as_str()).collect();
@@ -1279,7 +1283,7 @@ fn a_search_over_a_pipeline_parses_each_part_once_and_places_and_analyses_its_si
     sim.compile = Some((shader.clone(), 0));
     let config = config(&sim, None);
     let before = Work::now();
-    let outcome = search(&config, &shader, &mut sim, &mut |_| {}).unwrap();
+    let outcome = search(&config, &shader, &mut sim, &mut Silent).unwrap();
     let work = Work::since(before);
     assert_eq!(outcome.verdict, FenceVerdict::Fixed, "{outcome:?}");
     assert!(
@@ -1309,7 +1313,7 @@ fn past_its_time_bound_the_search_keeps_every_site_and_verifies_that() {
         choice: Choice::Minimal,
         ..config(&sim, None)
     };
-    let outcome = search(&config, &shader(FLAGS), &mut sim, &mut |_| {}).unwrap();
+    let outcome = search(&config, &shader(FLAGS), &mut sim, &mut Silent).unwrap();
     assert!(outcome.search_out_of_time, "{outcome:?}");
     assert_eq!(outcome.trials, 0, "no trial ran past the bound");
     // Nothing was dropped: the set kept is every site, and its verification passed.
@@ -1322,11 +1326,11 @@ fn past_its_time_bound_the_search_keeps_every_site_and_verifies_that() {
 fn trials_within_ten_seconds<'a>(
     sim: &'a mut Sim,
     config: &'a RunConfig,
-    on_event: &'a mut dyn FnMut(SearchEvent),
+    reporter: &'a mut dyn Reporter,
     pace: f64,
 ) -> crate::trials::Trials<'a, Sim> {
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    crate::trials::Trials::new(sim, Vec::new(), config, on_event, deadline, pace)
+    crate::trials::Trials::new(sim, Vec::new(), config, reporter, deadline, pace)
 }
 
 #[test]
@@ -1339,18 +1343,18 @@ fn a_trial_that_would_outlast_the_deadline_is_not_started() {
         ..Sim::new(Vec::new())
     };
     let config = run_config();
-    let mut on_event = |_: SearchEvent| {};
+    let mut silent = Silent;
     // Before any trial, the confirming runs' pace: at 0.5 s a run, 50 runs take 25 s.
-    let mut trials = trials_within_ten_seconds(&mut sim, &config, &mut on_event, 0.5);
+    let mut trials = trials_within_ten_seconds(&mut sim, &config, &mut silent, 0.5);
     assert_eq!(trials.trial(&[0], 50), Trial::Fail { runs: 0 });
     assert!(trials.out_of_time && trials.trials == 0);
     // Then the trials' own: 50 runs took 0.5 s, so 2,000 would take 20 s.
-    let mut trials = trials_within_ten_seconds(&mut sim, &config, &mut on_event, 0.01);
+    let mut trials = trials_within_ten_seconds(&mut sim, &config, &mut silent, 0.01);
     assert_eq!(trials.trial(&[0], 50), Trial::Pass { runs: 50 });
     assert_eq!(trials.trial(&[1], 2000), Trial::Fail { runs: 0 });
     assert!(trials.out_of_time && trials.trials == 1);
     // 900 runs would take 9 s: started.
-    let mut trials = trials_within_ten_seconds(&mut sim, &config, &mut on_event, 0.01);
+    let mut trials = trials_within_ten_seconds(&mut sim, &config, &mut silent, 0.01);
     assert_eq!(trials.trial(&[0], 900), Trial::Pass { runs: 900 });
     assert_eq!(sim.measured.len(), 2, "the trials not started ran nothing");
 }
@@ -1392,7 +1396,7 @@ fn look_back_search(dear: impl Fn([usize; 3]) -> Vec<(usize, f64)>) -> ([usize; 
         &config(&sim, None),
         &shader(LOOK_BACK),
         &mut sim,
-        &mut |_| {},
+        &mut Silent,
     )
     .unwrap();
     assert_eq!(outcome.verdict, FenceVerdict::Fixed, "{outcome:?}");
@@ -1451,7 +1455,7 @@ fn the_analysis_placement_stays_where_no_other_is_cheaper() {
         choice: Choice::Minimal,
         ..config(&sim, None)
     };
-    let outcome = search(&minimal, &shader(LOOK_BACK), &mut sim, &mut |_| {}).unwrap();
+    let outcome = search(&minimal, &shader(LOOK_BACK), &mut sim, &mut Silent).unwrap();
     assert!(outcome.placements.is_empty());
 }
 
@@ -1595,7 +1599,7 @@ fn searches_shaped_like_ct_octree() {
             cost: Duration::from_secs(1),
             ..config(&sim, Some(Strategy::Systematic))
         };
-        let outcome = search(&config, &shader(FLAGS), &mut sim, &mut |_| {}).unwrap();
+        let outcome = search(&config, &shader(FLAGS), &mut sim, &mut Silent).unwrap();
         match outcome.verdict {
             FenceVerdict::Fixed => assert_eq!(outcome.minimal, fix, "seed {seed}: {outcome:?}"),
             _ => unverified.push(format!("seed {seed}: {:?}", outcome.verdict)),

@@ -5,10 +5,10 @@
 use super::config::Context;
 use super::confirm::exposing;
 use crate::error::Result;
-use crate::event::SearchEvent;
 use crate::lab::Lab;
 use crate::lab::Subject;
 use std::time::Duration;
+use wgstress_model::event::SearchEvent;
 use wgstress_model::fences::measured::Measured;
 use wgstress_model::fences::outcome::{FenceVerdict, StrategyRuns};
 use wgstress_model::plural::count;
@@ -30,11 +30,11 @@ pub(crate) fn verify<L: Lab + ?Sized>(
     let mut verified = Vec::new();
     for (i, c) in exposing.iter().enumerate() {
         let strategy = c.config.settings.strategy;
-        (cx.on_event)(SearchEvent::Verifying {
+        cx.report(SearchEvent::Verifying {
             sites,
             time: share,
             strategy,
-        });
+        })?;
         let budget = Budget {
             runs: None,
             time: Some(share),

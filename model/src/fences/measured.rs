@@ -1,4 +1,5 @@
-//! What runs of an application (as is, or with a fix) saw: the fence search's measurement.
+//! What runs of an application (as is, or with a fix) saw: the fence search's measurement,
+//! and what one of its trials saw.
 
 use crate::run::stop::Stop;
 use serde::Serialize;
@@ -37,5 +38,27 @@ impl Measured {
 
     pub fn rate(&self) -> f64 {
         self.failures as f64 / self.runs.max(1) as f64
+    }
+}
+
+/// What a trial of a set of fences saw.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Trial {
+    /// Every one of the runs passed.
+    Pass { runs: u64 },
+    /// A run failed; `runs` ran in all (a trial stops at its first failure, or on a device
+    /// at the end of the batch that held it).
+    Fail { runs: u64 },
+}
+
+impl Trial {
+    pub fn passed(self) -> bool {
+        matches!(self, Trial::Pass { .. })
+    }
+
+    pub fn runs(self) -> u64 {
+        match self {
+            Trial::Pass { runs } | Trial::Fail { runs } => runs,
+        }
     }
 }

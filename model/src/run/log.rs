@@ -1,38 +1,14 @@
-//! The lines the run loop logs (a run's or a comparison's start, each batch, the summary) and
-//! where it writes them: a `RunLog`, which the log crate's writer is. The log's schema (every
-//! command's lines, its version, the reader) is in that crate; these are its run lines.
+//! The lines the run loop logs (a run's or a comparison's start, each batch; the summaries
+//! are `summary`'s): it reports each as an event (`crate::event::RunEvent`), which the log
+//! crate's writer subscribes to. The log's schema (every command's lines, its version, the
+//! reader) is in that crate; these are its run lines.
 
-use crate::error::Result;
 use crate::run::calibration::Calibration;
 use crate::run::results_block::{Record, RunOutcome};
-use crate::run::summary::{Comparison, RunSummary};
 use crate::run::tally::{Failure, RunCounts};
 use crate::stress::params::{Drawn, RunParams, StressShape};
 use crate::stress::strategy::Strategy;
 use serde::{Deserialize, Serialize};
-
-/// Where the run loop writes its lines; a failed write is an error the loop reports.
-pub trait RunLog {
-    fn write(&mut self, line: RunLine) -> Result<()>;
-}
-
-/// `log` for one more call that may write to it: a `&mut dyn` behind an `Option` does not
-/// reborrow by itself.
-pub fn reborrow<'a>(log: &'a mut Option<&mut dyn RunLog>) -> Option<&'a mut dyn RunLog> {
-    match log {
-        Some(log) => Some(&mut **log),
-        None => None,
-    }
-}
-
-/// A line of the run loop.
-pub enum RunLine {
-    Start(RunStart),
-    CompareStart(CompareStart),
-    Batch(Batch),
-    Summary(Box<RunSummary>),
-    CompareSummary(Box<Comparison>),
-}
 
 /// `wgstress run`'s start line.
 #[derive(Clone, Debug, Serialize, Deserialize)]

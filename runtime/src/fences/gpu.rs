@@ -22,6 +22,7 @@ use wgstress_fences::lab::{FixSet, Lab, Subject};
 use wgstress_fences::rewrite::Rewrite;
 use wgstress_fences::source::AppSource;
 use wgstress_model::fences::measured::Measured;
+use wgstress_model::reporter::Silent;
 use wgstress_model::run::calibration::Calibration;
 use wgstress_model::run::loop_limit::LoopLimit;
 use wgstress_model::run::results_block::RunOutcome;
@@ -264,7 +265,7 @@ impl Lab for GpuLab {
         if let Some(pace) = pace {
             stream.pace = pace;
         }
-        let stopped = run_into(engine, &config, budget, &mut stream, None, &mut |_| {})?;
+        let stopped = run_into(engine, &config, budget, &mut stream, &mut Silent)?;
         if fixed {
             self.pace = Some(stream.pace);
         }

@@ -4,12 +4,14 @@
 
 use crate::error::Result;
 use crate::gpu::engine::Engine;
-use crate::run::runner::{run_into, summarize, Budget, RunConfig, RunEvent, Stream};
+use crate::run::runner::{run_into, summarize, Budget, RunConfig, Stream};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
+use wgstress_model::event::RunEvent;
+use wgstress_model::reporter::Reporter;
 use wgstress_model::run::calibration::Calibration;
-use wgstress_model::run::log::{reborrow, CompareStart, RunLine, RunLog};
+use wgstress_model::run::log::CompareStart;
 use wgstress_model::run::stop::Stop;
 use wgstress_model::run::tally::seed_text;
 use wgstress_model::stress::params::Settings;
@@ -29,13 +31,12 @@ pub struct ComparePlan {
 
 use wgstress_model::run::summary::Comparison;
 
-/// Runs every configuration of `plan` on `engine`, logging a start line, each batch and a
-/// summary line to `log`.
+/// Runs every configuration of `plan` on `engine`, reporting its start, each batch and the
+/// comparison to `reporter`.
 pub fn run(
     engine: &mut Engine,
     plan: &ComparePlan,
-    mut log: Option<&mut dyn RunLog>,
-    on_event: &mut dyn FnMut(RunEvent),
+    reporter: &mut dyn Reporter,
 ) -> Result<Comparison> {
     let configs: Vec<RunConfig> = plan
         .configs
@@ -60,20 +61,19 @@ pub fn run(
         .iter()
         .map(|c| Stream::new(c, engine.batch_size()))
         .collect();
-    if let Some(log) = log.as_deref_mut() {
-        log.write(RunLine::CompareStart(CompareStart {
-            app: engine.app().name.clone(),
-            adapter: engine.gpu().describe(),
-            rounds: plan.rounds,
-            configurations: configs.iter().map(|c| c.settings.drawn()).collect(),
-            master_seed: seed_text(plan.master_seed),
-        }))?;
-    }
+    let start = CompareStart {
+        app: engine.app().name.clone(),
+        adapter: engine.gpu().describe(),
+        rounds: plan.rounds,
+        configurations: configs.iter().map(|c| c.settings.drawn()).collect(),
+        master_seed: seed_text(plan.master_seed),
+    };
+    reporter.emit(RunEvent::CompareStart(&start).into())?;
     let mut stopped = None;
     'rounds: for _ in 0..plan.rounds {
         for (config, stream) in configs.iter().zip(streams.iter_mut()) {
             let share = config.budget.share(plan.rounds);
-            stopped = run_into(engine, config, &share, stream, reborrow(&mut log), on_event)?;
+            stopped = run_into(engine, config, &share, stream, reporter)?;
             if stopped.is_some() {
                 break 'rounds;
             }
@@ -92,12 +92,10 @@ pub fn run(
         rows,
         stopped,
     };
-    if let Some(log) = log {
-        // The comparison is worth more than its log line: a failed write is reported in it.
-        if let Err(e) = log.write(RunLine::CompareSummary(Box::new(comparison.clone()))) {
-            if !comparison.stopped.as_ref().is_some_and(Stop::is_abort) {
-                comparison.stopped = Some(Stop::Aborted(e.to_string()));
-            }
+    // The comparison is worth more than its log line: a failed write is reported in it.
+    if let Err(e) = reporter.emit(RunEvent::CompareSummary(&comparison).into()) {
+        if !comparison.stopped.as_ref().is_some_and(Stop::is_abort) {
+            comparison.stopped = Some(Stop::Aborted(e.to_string()));
         }
     }
     Ok(comparison)

@@ -1,5 +1,6 @@
-//! The run loop: batches of runs until the budget is spent or the user stops it, with a log
-//! line per batch and an event per batch for whoever shows progress.
+//! The run loop: batches of runs until the budget is spent or the user stops it, reporting
+//! its start, each batch and its summary (the log's lines) to one reporter, which also
+//! shows progress.
 
 use crate::error::Result;
 use crate::gpu::engine::{Engine, Mode};
@@ -9,7 +10,9 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 // A session's budget and configuration are the model's: the fence search, which has no
 // device, sizes its trials with them.
-use wgstress_model::run::log::{reborrow, Batch, BatchFailure, RunLine, RunLog, RunStart};
+use wgstress_model::event::RunEvent;
+use wgstress_model::reporter::Reporter;
+use wgstress_model::run::log::{Batch, BatchFailure, RunStart};
 use wgstress_model::run::results_block::RunOutcome;
 pub use wgstress_model::run::run_config::{Budget, RunConfig};
 use wgstress_model::run::stop::Stop;
@@ -70,58 +73,35 @@ impl Stream {
     }
 }
 
-/// What the run loop reports as it goes; the library prints nothing itself.
-#[derive(Clone, Copy, Debug)]
-pub enum RunEvent<'a> {
-    /// A batch finished: its runs, how many of them failed, and how long it took.
-    Batch {
-        runs: u64,
-        failures: u64,
-        elapsed: Duration,
-    },
-    /// The device was lost and recreated; the runs of the batch in flight count as lost.
-    DeviceLost(&'a str),
-}
-
-/// Runs `engine` under `config`, logging each batch to `log`.
+/// Runs `engine` under `config`, reporting its start, each batch and its summary to
+/// `reporter`.
 pub fn run(
     engine: &mut Engine,
     config: &RunConfig,
-    mut log: Option<&mut dyn RunLog>,
-    on_event: &mut dyn FnMut(RunEvent),
+    reporter: &mut dyn Reporter,
 ) -> Result<RunSummary> {
     let mut stream = Stream::new(config, engine.batch_size());
-    if let Some(log) = log.as_deref_mut() {
-        log.write(RunLine::Start(RunStart {
-            app: engine.app().name.clone(),
-            adapter: engine.gpu().describe(),
-            strategy: config.settings.strategy,
-            raw: engine.mode() == Mode::Raw,
-            shuffle: config.settings.shuffle,
-            iterations: config.settings.iterations,
-            shape: config.settings.shape.clone(),
-            adaptive_shape: stream.shapes.is_adaptive(),
-            calibration: config.calibration.clone(),
-            settings: config.settings.drawn(),
-            master_seed: seed_text(config.master_seed),
-            replay: config.replay.map(seed_text),
-        }))?;
-    }
-    let stopped = run_into(
-        engine,
-        config,
-        &config.budget,
-        &mut stream,
-        reborrow(&mut log),
-        on_event,
-    )?;
+    let start = RunStart {
+        app: engine.app().name.clone(),
+        adapter: engine.gpu().describe(),
+        strategy: config.settings.strategy,
+        raw: engine.mode() == Mode::Raw,
+        shuffle: config.settings.shuffle,
+        iterations: config.settings.iterations,
+        shape: config.settings.shape.clone(),
+        adaptive_shape: stream.shapes.is_adaptive(),
+        calibration: config.calibration.clone(),
+        settings: config.settings.drawn(),
+        master_seed: seed_text(config.master_seed),
+        replay: config.replay.map(seed_text),
+    };
+    reporter.emit(RunEvent::Start(&start).into())?;
+    let stopped = run_into(engine, config, &config.budget, &mut stream, reporter)?;
     let mut summary = summarize(engine, config, &stream, stopped);
-    if let Some(log) = log {
-        // The summary is worth more than its log line: a failed write is reported in it.
-        if let Err(e) = log.write(RunLine::Summary(Box::new(summary.clone()))) {
-            if !summary.stopped.as_ref().is_some_and(Stop::is_abort) {
-                summary.stopped = Some(Stop::Aborted(e.to_string()));
-            }
+    // The summary is worth more than its log line: a failed write is reported in it.
+    if let Err(e) = reporter.emit(RunEvent::Summary(&summary).into()) {
+        if !summary.stopped.as_ref().is_some_and(Stop::is_abort) {
+            summary.stopped = Some(Stop::Aborted(e.to_string()));
         }
     }
     Ok(summary)
@@ -174,11 +154,10 @@ pub(crate) fn run_into(
     config: &RunConfig,
     budget: &Budget,
     stream: &mut Stream,
-    mut log: Option<&mut dyn RunLog>,
-    on_event: &mut dyn FnMut(RunEvent),
+    reporter: &mut dyn Reporter,
 ) -> Result<Option<Stop>> {
     let started = Instant::now();
-    let error = paced_batches(engine, config, budget, stream, &mut log, on_event, started);
+    let error = paced_batches(engine, config, budget, stream, reporter, started);
     stream.wall += started.elapsed();
     Ok(Stop::of(error?, &config.stop))
 }
@@ -188,8 +167,7 @@ fn paced_batches(
     config: &RunConfig,
     budget: &Budget,
     stream: &mut Stream,
-    log: &mut Option<&mut dyn RunLog>,
-    on_event: &mut dyn FnMut(RunEvent),
+    reporter: &mut dyn Reporter,
     started: Instant,
 ) -> Result<Option<String>> {
     // A hang in calibration ends the runs it was for before they start.
@@ -223,7 +201,10 @@ fn paced_batches(
         let start = Instant::now();
         let results = engine.run(&params);
         if let Some(message) = engine.lost.take() {
-            on_event(RunEvent::DeviceLost(&message));
+            // A reporter that can no longer write ends the session, not its results.
+            if let Err(e) = reporter.emit(RunEvent::DeviceLost(&message).into()) {
+                return Ok(Some(e.to_string()));
+            }
         }
         let results = match results {
             Ok(r) => r,
@@ -274,18 +255,11 @@ fn paced_batches(
             &engine.manifests(),
             &replay,
         );
-        if let Some(log) = log.as_deref_mut() {
-            // A log that can no longer be written ends the session, not its results.
-            let line = batch_line(config, &stream.tally, n, &failures, &results);
-            if let Err(e) = log.write(RunLine::Batch(line)) {
-                return Ok(Some(e.to_string()));
-            }
+        // A log that can no longer be written ends the session, not its results.
+        let line = batch_line(config, &stream.tally, n, &failures, &results);
+        if let Err(e) = reporter.emit(RunEvent::Batch(&line).into()) {
+            return Ok(Some(e.to_string()));
         }
-        on_event(RunEvent::Batch {
-            runs: n as u64,
-            failures: failures.len() as u64,
-            elapsed,
-        });
     }
     Ok(None)
 }
