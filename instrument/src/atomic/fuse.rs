@@ -39,7 +39,7 @@ fn use_counts(function: &Function) -> Vec<u32> {
 
 fn count_block(block: &Block, uses: &mut [u32]) {
     crate::ir::walk::each_statement(block, &mut |statement| {
-        operands::of_statement(&mut statement.clone(), &mut |h| uses[h.index()] += 1)
+        operands::of_statement_ref(statement, &mut |h| uses[h.index()] += 1)
     });
 }
 

@@ -4,6 +4,7 @@
 //! beside it), so no barrier can change what its loads see; its loads are no accesses to
 //! order (and are uniform values, placement/uniformity/function.rs).
 
+use crate::ir::statement::Memory;
 use naga::{AddressSpace, Expression, Function, GlobalVariable, Handle, LocalVariable, Module};
 
 /// The variable a pointer expression points into.
@@ -47,6 +48,19 @@ pub(crate) fn into_writable_storage(
             argument_space(module, function, index).is_some_and(writable_storage)
         }
         Root::Local(_) | Root::Other => false,
+    }
+}
+
+/// Whether `access` stores into, or updates atomically, storage the dispatch may write:
+/// through a pointer into it, or a storage texture's texel (storage textures are storage
+/// memory too). A `workgroupUniformLoad` loads workgroup memory.
+pub(crate) fn writes_storage(module: &Module, function: &Function, access: &Memory) -> bool {
+    match access {
+        Memory::Store { pointer, .. } | Memory::Atomic { pointer, .. } => {
+            into_writable_storage(module, function, **pointer)
+        }
+        Memory::Texel { .. } => true,
+        Memory::UniformLoad { .. } => false,
     }
 }
 

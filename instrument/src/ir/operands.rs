@@ -1,10 +1,9 @@
 //! The expression operands of naga expressions and statements, for rewriting. Every variant
-//! is named, with no catch-all: a naga upgrade that adds one fails to compile here.
+//! of `Expression`, and of the statement view (statement.rs), is named, with no catch-all: a
+//! naga upgrade that adds an expression fails to compile here.
 
-use naga::{
-    AtomicFunction, Expression, GatherMode, Handle, ImageQuery, RayPipelineFunction,
-    RayQueryFunction, SampleLevel, Statement,
-};
+use crate::ir::statement::{Jump, JumpMut, Memory, MemoryMut, Nested, NestedMut, Step, StepMut};
+use naga::{AtomicFunction, Expression, Handle, ImageQuery, SampleLevel, Statement};
 
 type Visit<'a> = &'a mut dyn FnMut(&mut Handle<Expression>);
 
@@ -128,156 +127,97 @@ pub(crate) fn of_expression(expr: &mut Expression, f: Visit) {
     }
 }
 
-/// Calls `f` on every expression handle `statement` itself uses (not those of the statements
-/// nested in it, nor the expressions an `Emit` evaluates, nor results it defines).
-pub(crate) fn of_statement(statement: &mut Statement, f: Visit) {
-    match statement {
-        Statement::Emit(_)
-        | Statement::Block(_)
-        | Statement::Break
-        | Statement::Continue
-        | Statement::Kill
-        | Statement::ControlBarrier(_)
-        | Statement::MemoryBarrier(_) => {}
-        Statement::If { condition, .. } => f(condition),
-        Statement::Switch { selector, .. } => f(selector),
-        Statement::Loop { break_if, .. } => opt(break_if, f),
-        Statement::Return { value } => opt(value, f),
-        Statement::Store { pointer, value } => {
-            f(pointer);
-            f(value);
-        }
-        Statement::ImageStore {
-            image,
-            coordinate,
-            array_index,
-            value,
-        } => {
-            f(image);
-            f(coordinate);
-            opt(array_index, f);
-            f(value);
-        }
-        Statement::Atomic {
-            pointer,
-            fun,
-            value,
-            ..
-        } => {
-            f(pointer);
-            atomic_function(fun, f);
-            f(value);
-        }
-        Statement::ImageAtomic {
-            image,
-            coordinate,
-            array_index,
-            fun,
-            value,
-        } => {
-            f(image);
-            f(coordinate);
-            opt(array_index, f);
-            atomic_function(fun, f);
-            f(value);
-        }
-        Statement::WorkGroupUniformLoad { pointer, .. } => f(pointer),
-        Statement::Call { arguments, .. } => arguments.iter_mut().for_each(f),
-        Statement::RayQuery { query, fun } => {
-            f(query);
-            match fun {
-                RayQueryFunction::Initialize {
-                    acceleration_structure,
-                    descriptor,
-                } => {
-                    f(acceleration_structure);
-                    f(descriptor);
+/// Calls `f` on every expression handle a statement itself uses (not those of the statements
+/// nested in it, nor the expressions an `Emit` evaluates, nor results it defines), in naga's
+/// field order: written once, for rewriting and for reading.
+macro_rules! statement_operands {
+    ($(#[$doc:meta])* $name:ident, $Step:ident, $Nested:ident, $Jump:ident, $Memory:ident, $($m:tt)?) => {
+        $(#[$doc])*
+        pub(crate) fn $name(
+            statement: &$($m)? Statement,
+            f: &mut dyn FnMut(&$($m)? Handle<Expression>),
+        ) {
+            type Visit<'f> = &'f mut dyn FnMut(&$($m)? Handle<Expression>);
+            fn opt(handle: Option<&$($m)? Handle<Expression>>, f: Visit) {
+                if let Some(h) = handle {
+                    f(h);
                 }
-                RayQueryFunction::GenerateIntersection { hit_t } => f(hit_t),
-                RayQueryFunction::Proceed { .. }
-                | RayQueryFunction::ConfirmIntersection
-                | RayQueryFunction::Terminate => {}
+            }
+            fn atomic(fun: &$($m)? AtomicFunction, f: Visit) {
+                match fun {
+                    AtomicFunction::Exchange { compare } => opt(compare.into(), f),
+                    AtomicFunction::Add
+                    | AtomicFunction::Subtract
+                    | AtomicFunction::And
+                    | AtomicFunction::ExclusiveOr
+                    | AtomicFunction::InclusiveOr
+                    | AtomicFunction::Min
+                    | AtomicFunction::Max => {}
+                }
+            }
+            match $Step::of(statement) {
+                $Step::Emit(_)
+                | $Step::Barrier { .. }
+                | $Step::Jump($Jump::Break | $Jump::Continue | $Jump::Kill) => {}
+                $Step::Jump($Jump::Return { value }) => opt(value, f),
+                $Step::Nested(nested) => match nested {
+                    $Nested::Block(_) => {}
+                    $Nested::If { condition, .. } => f(condition),
+                    $Nested::Switch { selector, .. } => f(selector),
+                    $Nested::Loop { break_if, .. } => opt(break_if, f),
+                },
+                $Step::Memory(memory) => match memory {
+                    $Memory::Store { pointer, value } => {
+                        f(pointer);
+                        f(value);
+                    }
+                    $Memory::Atomic {
+                        pointer,
+                        fun,
+                        value,
+                        ..
+                    } => {
+                        f(pointer);
+                        atomic(fun, f);
+                        f(value);
+                    }
+                    $Memory::Texel {
+                        image,
+                        coordinate,
+                        array_index,
+                        fun,
+                        value,
+                    } => {
+                        f(image);
+                        f(coordinate);
+                        opt(array_index, f);
+                        if let Some(fun) = fun {
+                            atomic(fun, f);
+                        }
+                        f(value);
+                    }
+                    $Memory::UniformLoad { pointer, .. } => f(pointer),
+                },
+                $Step::Call { arguments, .. } => {
+                    for argument in arguments {
+                        f(argument);
+                    }
+                }
+                $Step::Subgroup { operands, .. } | $Step::Other { operands, .. } => {
+                    for operand in operands {
+                        f(operand);
+                    }
+                }
             }
         }
-        Statement::RayPipelineFunction(fun) => match fun {
-            RayPipelineFunction::TraceRay {
-                acceleration_structure,
-                descriptor,
-                payload,
-            } => {
-                f(acceleration_structure);
-                f(descriptor);
-                f(payload);
-            }
-        },
-        Statement::SubgroupBallot { predicate, .. } => opt(predicate, f),
-        Statement::SubgroupGather { mode, argument, .. } => {
-            match mode {
-                GatherMode::BroadcastFirst | GatherMode::QuadSwap(_) => {}
-                GatherMode::Broadcast(h)
-                | GatherMode::Shuffle(h)
-                | GatherMode::ShuffleDown(h)
-                | GatherMode::ShuffleUp(h)
-                | GatherMode::ShuffleXor(h)
-                | GatherMode::QuadBroadcast(h) => f(h),
-            }
-            f(argument);
-        }
-        Statement::SubgroupCollectiveOperation { argument, .. } => f(argument),
-        Statement::CooperativeStore { target, data } => {
-            f(target);
-            f(&mut data.pointer);
-            f(&mut data.stride);
-        }
-    }
+    };
 }
 
-fn atomic_function(fun: &mut AtomicFunction, f: Visit) {
-    match fun {
-        AtomicFunction::Exchange { compare } => opt(compare, f),
-        AtomicFunction::Add
-        | AtomicFunction::Subtract
-        | AtomicFunction::And
-        | AtomicFunction::ExclusiveOr
-        | AtomicFunction::InclusiveOr
-        | AtomicFunction::Min
-        | AtomicFunction::Max => {}
-    }
-}
-
-/// The result expression `statement` defines (a call's, an atomic's, ...), if any.
-pub(crate) fn result(statement: &Statement) -> Option<Handle<Expression>> {
-    result_mut(&mut statement.clone()).copied()
-}
-
-/// The result expression `statement` defines, for rewriting.
-pub(crate) fn result_mut(statement: &mut Statement) -> Option<&mut Handle<Expression>> {
-    match statement {
-        Statement::Call { result, .. } | Statement::Atomic { result, .. } => result.as_mut(),
-        Statement::WorkGroupUniformLoad { result, .. }
-        | Statement::SubgroupBallot { result, .. }
-        | Statement::SubgroupGather { result, .. }
-        | Statement::SubgroupCollectiveOperation { result, .. } => Some(result),
-        Statement::RayQuery {
-            fun: RayQueryFunction::Proceed { result },
-            ..
-        } => Some(result),
-        Statement::Emit(_)
-        | Statement::Block(_)
-        | Statement::If { .. }
-        | Statement::Switch { .. }
-        | Statement::Loop { .. }
-        | Statement::Break
-        | Statement::Continue
-        | Statement::Return { .. }
-        | Statement::Kill
-        | Statement::ControlBarrier(_)
-        | Statement::MemoryBarrier(_)
-        | Statement::Store { .. }
-        | Statement::ImageStore { .. }
-        | Statement::ImageAtomic { .. }
-        | Statement::RayQuery { .. }
-        | Statement::RayPipelineFunction(_)
-        | Statement::CooperativeStore { .. } => None,
-    }
-}
+statement_operands!(
+    /// Calls `f` on every expression handle `statement` itself uses, to rewrite it.
+    of_statement, StepMut, NestedMut, JumpMut, MemoryMut, mut
+);
+statement_operands!(
+    /// Calls `f` on every expression handle `statement` itself uses.
+    of_statement_ref, Step, Nested, Jump, Memory,
+);

@@ -1,10 +1,14 @@
 //! Rewriting the module-level handles inside naga IR for the importer (import.rs).
 //!
-//! Every match here names each variant of naga's `Expression`, `Statement`, `TypeInner`,
-//! `SampleLevel` and `ImageQuery` with no catch-all arm: a naga upgrade that adds a variant
-//! fails to compile here rather than carrying a handle of the source module over unmapped.
+//! Every match here names each variant of naga's `Expression`, `TypeInner`, `SampleLevel`
+//! and `ImageQuery`, and of the statement view (statement.rs), with no catch-all arm: a naga
+//! upgrade that adds a variant fails to compile rather than carrying a handle of the source
+//! module over unmapped. Expressions are rebuilt whole here, field by field, so their match
+//! is this file's own; statements are renumbered in place and hold only expression handles,
+//! blocks and a call's function, which the view reaches.
 
 use crate::ir::import_map::ImportMap;
+use crate::ir::statement::StepMut;
 use crate::ir::walk;
 use naga::{
     Block, Expression, Handle, ImageQuery, SampleLevel, Statement, StructMember, TypeInner,
@@ -288,31 +292,16 @@ pub(crate) fn block(block: &mut Block, map: &ImportMap) {
 
 /// Rewrites the module-level handles `statement` itself holds. Statements hold expression
 /// handles (which stay, see `Exprs::Same`) and nested blocks; only a call names a
-/// module-level item.
+/// module-level item (statement.rs sorts every statement into a kind of its view).
 fn statement_handles(statement: &mut Statement, map: &ImportMap) {
-    match statement {
-        Statement::Call { function, .. } => *function = map.function_handle(*function),
-        Statement::Block(_)
-        | Statement::If { .. }
-        | Statement::Switch { .. }
-        | Statement::Loop { .. }
-        | Statement::Emit(_)
-        | Statement::Break
-        | Statement::Continue
-        | Statement::Return { .. }
-        | Statement::Kill
-        | Statement::ControlBarrier(_)
-        | Statement::MemoryBarrier(_)
-        | Statement::Store { .. }
-        | Statement::ImageStore { .. }
-        | Statement::Atomic { .. }
-        | Statement::ImageAtomic { .. }
-        | Statement::WorkGroupUniformLoad { .. }
-        | Statement::RayQuery { .. }
-        | Statement::RayPipelineFunction(_)
-        | Statement::SubgroupBallot { .. }
-        | Statement::SubgroupGather { .. }
-        | Statement::SubgroupCollectiveOperation { .. }
-        | Statement::CooperativeStore { .. } => {}
+    match StepMut::of(statement) {
+        StepMut::Call { function, .. } => *function = map.function_handle(*function),
+        StepMut::Emit(_)
+        | StepMut::Nested(_)
+        | StepMut::Jump(_)
+        | StepMut::Barrier { .. }
+        | StepMut::Memory(_)
+        | StepMut::Subgroup { .. }
+        | StepMut::Other { .. } => {}
     }
 }

@@ -5,6 +5,7 @@
 //! every handle in the function is renumbered.
 
 use crate::ir::operands;
+use crate::ir::statement::StepMut;
 use naga::{Arena, Block, Expression, Function, Handle, Range, Statement};
 use std::collections::HashMap;
 
@@ -91,7 +92,7 @@ fn renumber_block(
             }
             other => {
                 operands::of_statement(other, &mut |h| *h = new_of[h.index()]);
-                if let Some(result) = operands::result_mut(other) {
+                if let Some(result) = StepMut::of(other).result() {
                     *result = new_of[result.index()];
                 }
                 crate::ir::walk::nested_blocks(other, |inner| {

@@ -1,68 +1,26 @@
-//! The one walk over the statement tree of a naga function that only reaches nested blocks:
+//! The walk over the statement tree of a naga function that only reaches nested blocks:
 //! every pass that looks for something anywhere in a body (calls, returns, loops, assertion
 //! hooks, site markers) recurses through it. Passes that treat each kind of statement
-//! differently match `Statement` themselves (place.rs, operands.rs, barriers.rs, ...).
-//!
-//! The match is written once, for shared and for mutable borrows alike, and names every
-//! variant with no catch-all: a naga upgrade that adds a statement fails to compile here.
+//! differently match the view of statement.rs (`Step`) themselves (operands.rs, barriers.rs,
+//! behaviors.rs, ...); this walk reaches the blocks of its `Nested` kind.
 
+use crate::ir::statement::{Step, StepMut};
 use naga::{Block, Statement};
 
-/// The blocks nested directly inside a statement, in order: a block's own, an `if`'s accept
-/// then reject, a `switch`'s case bodies, a loop's body then continuing.
-macro_rules! nested_blocks {
-    ($statement:expr, $visit:expr, $($mutability:tt)?) => {
-        match $statement {
-            Statement::Block(block) => $visit(block),
-            Statement::If { accept, reject, .. } => {
-                $visit(accept);
-                $visit(reject);
-            }
-            Statement::Switch { cases, .. } => {
-                for case in cases {
-                    $visit(& $($mutability)? case.body);
-                }
-            }
-            Statement::Loop {
-                body, continuing, ..
-            } => {
-                $visit(body);
-                $visit(continuing);
-            }
-            Statement::Emit(_)
-            | Statement::Break
-            | Statement::Continue
-            | Statement::Return { .. }
-            | Statement::Kill
-            | Statement::ControlBarrier(_)
-            | Statement::MemoryBarrier(_)
-            | Statement::Store { .. }
-            | Statement::ImageStore { .. }
-            | Statement::Atomic { .. }
-            | Statement::ImageAtomic { .. }
-            | Statement::WorkGroupUniformLoad { .. }
-            | Statement::Call { .. }
-            | Statement::RayQuery { .. }
-            | Statement::RayPipelineFunction(_)
-            | Statement::SubgroupBallot { .. }
-            | Statement::SubgroupGather { .. }
-            | Statement::SubgroupCollectiveOperation { .. }
-            | Statement::CooperativeStore { .. } => {}
-        }
-    };
+/// Calls `visit` on every block nested directly inside `statement`, to rewrite it, in order:
+/// a block's own, an `if`'s accept then reject, a `switch`'s case bodies, a loop's body then
+/// continuing.
+pub(crate) fn nested_blocks<'a>(statement: &'a mut Statement, visit: impl FnMut(&'a mut Block)) {
+    if let StepMut::Nested(nested) = StepMut::of(statement) {
+        nested.blocks(visit);
+    }
 }
 
-/// Calls `visit` on every block nested directly inside `statement`, to rewrite it.
-pub(crate) fn nested_blocks<'a>(
-    statement: &'a mut Statement,
-    mut visit: impl FnMut(&'a mut Block),
-) {
-    nested_blocks!(statement, visit, mut)
-}
-
-/// Calls `visit` on every block nested directly inside `statement`.
-pub(crate) fn nested_blocks_ref<'a>(statement: &'a Statement, mut visit: impl FnMut(&'a Block)) {
-    nested_blocks!(statement, visit,)
+/// Calls `visit` on every block nested directly inside `statement`, in the same order.
+pub(crate) fn nested_blocks_ref<'a>(statement: &'a Statement, visit: impl FnMut(&'a Block)) {
+    if let Step::Nested(nested) = Step::of(statement) {
+        nested.blocks(visit);
+    }
 }
 
 /// Whether `found` holds for some statement of `block`, at any depth.

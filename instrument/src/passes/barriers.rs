@@ -3,6 +3,7 @@
 //! value that differs between invocations (the watchdog's early exit) must not put such code
 //! under it, or Tint rejects the shader.
 
+use crate::ir::statement::{Memory, Step};
 use naga::{Block, Function, Handle, Module, Statement};
 
 /// What uniformity a piece of code needs, weakest first.
@@ -55,31 +56,18 @@ impl FunctionNeeds {
 
     /// What `statement` needs itself, apart from the blocks nested in it.
     fn of_itself(&self, statement: &Statement) -> Needs {
-        match statement {
-            Statement::ControlBarrier(_) | Statement::WorkGroupUniformLoad { .. } => {
+        match Step::of(statement) {
+            Step::Barrier { control: true, .. } | Step::Memory(Memory::UniformLoad { .. }) => {
                 Needs::Workgroup
             }
-            Statement::SubgroupBallot { .. }
-            | Statement::SubgroupGather { .. }
-            | Statement::SubgroupCollectiveOperation { .. } => Needs::Subgroup,
-            Statement::Call { function, .. } => self.of_function(*function),
-            Statement::Block(_)
-            | Statement::If { .. }
-            | Statement::Switch { .. }
-            | Statement::Loop { .. }
-            | Statement::Emit(_)
-            | Statement::Break
-            | Statement::Continue
-            | Statement::Return { .. }
-            | Statement::Kill
-            | Statement::MemoryBarrier(_)
-            | Statement::Store { .. }
-            | Statement::ImageStore { .. }
-            | Statement::Atomic { .. }
-            | Statement::ImageAtomic { .. }
-            | Statement::RayQuery { .. }
-            | Statement::RayPipelineFunction(_)
-            | Statement::CooperativeStore { .. } => Needs::Nothing,
+            Step::Subgroup { .. } => Needs::Subgroup,
+            Step::Call { function, .. } => self.of_function(*function),
+            Step::Barrier { control: false, .. }
+            | Step::Memory(Memory::Store { .. } | Memory::Atomic { .. } | Memory::Texel { .. })
+            | Step::Emit(_)
+            | Step::Nested(_)
+            | Step::Jump(_)
+            | Step::Other { .. } => Needs::Nothing,
         }
     }
 }

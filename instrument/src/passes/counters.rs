@@ -177,7 +177,7 @@ fn statement_users(block: &Block, users: &mut [Vec<User>]) {
                 users[value.index()].push(User::Store { pointer, value });
             }
             // The rest hold no blocks: every operand is a use of another kind.
-            _ => operands::of_statement(&mut statement.clone(), &mut |operand| {
+            _ => operands::of_statement_ref(statement, &mut |operand| {
                 users[operand.index()].push(User::Other)
             }),
         }

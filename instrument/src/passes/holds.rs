@@ -12,10 +12,11 @@
 //! nothing.
 
 use crate::ir::builder::BlockBuilder;
-use crate::ir::memory::into_writable_storage;
+use crate::ir::memory::writes_storage;
+use crate::ir::statement::Step;
 use crate::ir::walk::nested_blocks;
 use crate::passes::sites::Sites;
-use naga::{Block, Expression, Function, Handle, Module, Span, Statement};
+use naga::{Block, Function, Handle, Module, Span, Statement};
 
 /// The place number of the first access's hold point (library.wgsl's `WGSTRESS_ACCESS`,
 /// written from it).
@@ -68,37 +69,17 @@ impl Holds {
 }
 
 /// Where `statement` itself (not a block nested in it) writes the storage the dispatch
-/// writes: a store or an atomic. A call's writes are the callee's hold points.
+/// writes: a store or an atomic, through a pointer or of a storage texture's texel. A call's
+/// writes are the callee's hold points.
 fn accesses(
     module: &Module,
     function: &Function,
     statement: &Statement,
     span: Span,
 ) -> Option<Span> {
-    let storage = |pointer: Handle<Expression>| into_writable_storage(module, function, pointer);
-    match statement {
-        Statement::Store { pointer, .. } | Statement::Atomic { pointer, .. } => {
-            storage(*pointer).then_some(span)
-        }
-        Statement::ImageStore { .. } | Statement::ImageAtomic { .. } => Some(span),
-        Statement::Emit(_)
-        | Statement::Block(_)
-        | Statement::If { .. }
-        | Statement::Switch { .. }
-        | Statement::Loop { .. }
-        | Statement::Break
-        | Statement::Continue
-        | Statement::Return { .. }
-        | Statement::Kill
-        | Statement::ControlBarrier(_)
-        | Statement::MemoryBarrier(_)
-        | Statement::WorkGroupUniformLoad { .. }
-        | Statement::Call { .. }
-        | Statement::RayQuery { .. }
-        | Statement::RayPipelineFunction(_)
-        | Statement::SubgroupBallot { .. }
-        | Statement::SubgroupGather { .. }
-        | Statement::SubgroupCollectiveOperation { .. }
-        | Statement::CooperativeStore { .. } => None,
-    }
+    // Other statements write nothing themselves.
+    let Step::Memory(access) = Step::of(statement) else {
+        return None;
+    };
+    writes_storage(module, function, &access).then_some(span)
 }

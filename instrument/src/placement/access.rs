@@ -3,7 +3,8 @@
 //! touch storage, and anything nested in it.
 
 use super::place::Walker;
-use crate::ir::memory::into_writable_storage;
+use crate::ir::memory::{into_writable_storage, writes_storage};
+use crate::ir::statement::Step;
 use naga::{Block, Expression, Handle, Span, Statement};
 
 impl Walker<'_> {
@@ -37,8 +38,8 @@ impl Walker<'_> {
                 blocks.iter().find_map(in_block)
             }
         };
-        match statement {
-            Statement::Emit(range) => {
+        match Step::of(statement) {
+            Step::Emit(range) => {
                 let loads: Vec<Handle<Expression>> = range
                     .clone()
                     .filter(|expr| {
@@ -49,35 +50,20 @@ impl Walker<'_> {
                 let found = if last { loads.last() } else { loads.first() };
                 found.map(|expr| self.function.expressions.get_span(*expr))
             }
-            Statement::Store { pointer, .. } | Statement::Atomic { pointer, .. } => {
-                storage(*pointer).then_some(span)
+            Step::Memory(access) => {
+                writes_storage(self.module, self.function, &access).then_some(span)
             }
-            Statement::Call { function, .. } => {
+            Step::Call { function, .. } => {
                 self.storage_functions.contains(function).then_some(span)
             }
-            // Storage textures are storage memory too.
-            Statement::ImageStore { .. } | Statement::ImageAtomic { .. } => Some(span),
-            Statement::Block(_)
-            | Statement::If { .. }
-            | Statement::Switch { .. }
-            | Statement::Loop { .. } => {
+            Step::Nested(nested) => {
                 let mut blocks = Vec::new();
-                crate::ir::walk::nested_blocks_ref(statement, |block| blocks.push(block));
+                nested.blocks(|block| blocks.push(block));
                 first(&blocks)
             }
-            Statement::Break
-            | Statement::Continue
-            | Statement::Return { .. }
-            | Statement::Kill
-            | Statement::ControlBarrier(_)
-            | Statement::MemoryBarrier(_)
-            | Statement::WorkGroupUniformLoad { .. }
-            | Statement::RayQuery { .. }
-            | Statement::RayPipelineFunction(_)
-            | Statement::SubgroupBallot { .. }
-            | Statement::SubgroupGather { .. }
-            | Statement::SubgroupCollectiveOperation { .. }
-            | Statement::CooperativeStore { .. } => None,
+            Step::Jump(_) | Step::Barrier { .. } | Step::Subgroup { .. } | Step::Other { .. } => {
+                None
+            }
         }
     }
 }

@@ -17,6 +17,7 @@
 use super::place::{Label, Walker};
 use super::site::{IrPoint, Side};
 use crate::ir::operands;
+use crate::ir::statement::Step;
 use naga::{Block, Expression, Handle, LocalVariable, Range, Span, Statement, Type, TypeInner};
 use std::collections::{HashMap, HashSet};
 
@@ -138,7 +139,7 @@ impl Walker<'_> {
                         defined.insert(h, k);
                     }
                 }
-                if let Some(h) = operands::result(statement) {
+                if let Some(h) = Step::of(statement).result().copied() {
                     defined.insert(h, k);
                 }
             }

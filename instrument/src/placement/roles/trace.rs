@@ -4,6 +4,7 @@
 //! it too (the next iteration's reads follow a barrier at the end of this one).
 
 use crate::ir::memory::writable_storage;
+use crate::ir::statement::{Memory, Nested, Step};
 use crate::wgsl::locate::Locator;
 use naga::valid::{FunctionInfo, ModuleInfo};
 use naga::{
@@ -245,8 +246,8 @@ impl Builder<'_> {
 
     fn statement(&mut self, context: &Context, statement: &Statement, span: Span, depth: usize) {
         let expressions = &context.function.expressions;
-        match statement {
-            Statement::Emit(range) => {
+        match Step::of(statement) {
+            Step::Emit(range) => {
                 for h in range.clone() {
                     if let Expression::Load { pointer } = expressions[h] {
                         let at = AccessKey::Expression(h.index() as u32);
@@ -260,7 +261,7 @@ impl Builder<'_> {
                     }
                 }
             }
-            Statement::Store { pointer, value } => {
+            Step::Memory(Memory::Store { pointer, value }) => {
                 if let Some(local) = self.local_root(context, *pointer) {
                     let carried = self.carried(context, *value);
                     self.set(local, carried);
@@ -273,14 +274,14 @@ impl Builder<'_> {
                     span,
                 )
             }
-            Statement::Atomic { pointer, fun, .. } => {
+            Step::Memory(Memory::Atomic { pointer, fun, .. }) => {
                 let kind = match fun {
                     AtomicFunction::Exchange { compare: Some(_) } => AccessKind::Compare,
                     _ => AccessKind::Update,
                 };
                 self.access(context, *pointer, kind, AccessKey::statement(span), span);
             }
-            Statement::Call {
+            Step::Call {
                 function,
                 arguments,
                 ..
@@ -306,20 +307,22 @@ impl Builder<'_> {
                     self.block(&inner, &callee.body, depth + 1);
                 }
             }
-            Statement::ControlBarrier(flags) | Statement::MemoryBarrier(flags) => {
+            Step::Barrier { flags, .. } => {
                 if flags.contains(Barrier::STORAGE) {
                     self.push(Event::Barrier);
                 }
             }
-            Statement::Block(inner) => self.block(context, inner, depth),
-            Statement::If { accept, reject, .. } => self.arms(context, &[accept, reject], depth),
-            Statement::Switch { cases, .. } => {
+            Step::Nested(Nested::Block(inner)) => self.block(context, inner, depth),
+            Step::Nested(Nested::If { accept, reject, .. }) => {
+                self.arms(context, &[accept, reject], depth)
+            }
+            Step::Nested(Nested::Switch { cases, .. }) => {
                 let bodies: Vec<&Block> = cases.iter().map(|c| &c.body).collect();
                 self.arms(context, &bodies, depth);
             }
-            Statement::Loop {
+            Step::Nested(Nested::Loop {
                 body, continuing, ..
-            } => {
+            }) => {
                 let rounds = if self.trace.events.len() < UNROLL_UNTIL {
                     2
                 } else {
@@ -330,19 +333,13 @@ impl Builder<'_> {
                     self.block(context, continuing, depth);
                 }
             }
-            Statement::Break
-            | Statement::Continue
-            | Statement::Return { .. }
-            | Statement::Kill
-            | Statement::ImageStore { .. }
-            | Statement::ImageAtomic { .. }
-            | Statement::WorkGroupUniformLoad { .. }
-            | Statement::RayQuery { .. }
-            | Statement::RayPipelineFunction(_)
-            | Statement::SubgroupBallot { .. }
-            | Statement::SubgroupGather { .. }
-            | Statement::SubgroupCollectiveOperation { .. }
-            | Statement::CooperativeStore { .. } => {}
+            // Accesses are followed through pointers into storage globals only: a storage
+            // texture's texels are left out, and a `workgroupUniformLoad` loads workgroup
+            // memory.
+            Step::Memory(Memory::Texel { .. } | Memory::UniformLoad { .. })
+            | Step::Jump(_)
+            | Step::Subgroup { .. }
+            | Step::Other { .. } => {}
         }
     }
 

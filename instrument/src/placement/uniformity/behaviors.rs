@@ -3,6 +3,7 @@
 //! `if` that may leave early depends on its condition, and code after a statement that
 //! cannot fall through is unreachable and not analyzed (Tint accepts a barrier there).
 
+use crate::ir::statement::{Jump, Nested, Step};
 use naga::{Block, Statement};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -46,14 +47,14 @@ pub(crate) fn of_block(block: &Block) -> Behaviors {
 
 /// How `statement` may end.
 pub(crate) fn of(statement: &Statement) -> Behaviors {
-    match statement {
-        Statement::Break => Behaviors::BREAK,
-        Statement::Continue => Behaviors::CONTINUE,
+    match Step::of(statement) {
+        Step::Jump(Jump::Break) => Behaviors::BREAK,
+        Step::Jump(Jump::Continue) => Behaviors::CONTINUE,
         // A discard ends the invocation's effects; in a compute shader there is none.
-        Statement::Return { .. } | Statement::Kill => Behaviors::RETURN,
-        Statement::Block(block) => of_block(block),
-        Statement::If { accept, reject, .. } => of_block(accept).with(of_block(reject)),
-        Statement::Switch { cases, .. } => {
+        Step::Jump(Jump::Return { .. } | Jump::Kill) => Behaviors::RETURN,
+        Step::Nested(Nested::Block(block)) => of_block(block),
+        Step::Nested(Nested::If { accept, reject, .. }) => of_block(accept).with(of_block(reject)),
+        Step::Nested(Nested::Switch { cases, .. }) => {
             // A case that falls through (naga's form of `case 1u, 2u:`) ends as the next.
             let mut all = Behaviors::default();
             let mut next = Behaviors::NEXT;
@@ -70,11 +71,11 @@ pub(crate) fn of(statement: &Statement) -> Behaviors {
             }
             all
         }
-        Statement::Loop {
+        Step::Nested(Nested::Loop {
             body,
             continuing,
             break_if,
-        } => {
+        }) => {
             let mut all = of_block(body);
             if all.has(Behaviors::NEXT) || all.has(Behaviors::CONTINUE) {
                 let ends = of_block(continuing);
@@ -89,21 +90,12 @@ pub(crate) fn of(statement: &Statement) -> Behaviors {
             };
             after.with(Behaviors(all.0 & Behaviors::RETURN.0))
         }
-        Statement::Emit(_)
-        | Statement::ControlBarrier(_)
-        | Statement::MemoryBarrier(_)
-        | Statement::Store { .. }
-        | Statement::ImageStore { .. }
-        | Statement::Atomic { .. }
-        | Statement::ImageAtomic { .. }
-        | Statement::WorkGroupUniformLoad { .. }
-        | Statement::Call { .. }
-        | Statement::RayQuery { .. }
-        | Statement::RayPipelineFunction(_)
-        | Statement::SubgroupBallot { .. }
-        | Statement::SubgroupGather { .. }
-        | Statement::SubgroupCollectiveOperation { .. }
-        | Statement::CooperativeStore { .. } => Behaviors::NEXT,
+        Step::Emit(_)
+        | Step::Barrier { .. }
+        | Step::Memory(_)
+        | Step::Call { .. }
+        | Step::Subgroup { .. }
+        | Step::Other { .. } => Behaviors::NEXT,
     }
 }
 

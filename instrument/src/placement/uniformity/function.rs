@@ -34,6 +34,7 @@ use super::behaviors::{self, Behaviors};
 use super::dep::{join_into, CallInput, Dep};
 use super::values::{initial, slot, Locals, Values};
 use crate::ir::memory::{root, Root};
+use crate::ir::statement::{Jump, Memory, Nested, Step};
 use naga::{Block, Expression, Function, Handle, Module, Statement};
 use std::collections::HashMap;
 
@@ -241,15 +242,15 @@ impl Analyzer<'_> {
         flow: Dep,
         locals: &mut Locals,
     ) -> (Vec<Positions>, Dep) {
-        match statement {
-            Statement::Emit(range) => {
+        match Step::of(statement) {
+            Step::Emit(range) => {
                 for expr in range.clone() {
                     let value = self.values.evaluate(expr, locals).join(&flow);
                     self.values.set(expr, value);
                 }
                 (Vec::new(), flow)
             }
-            Statement::Store { pointer, value } => {
+            Step::Memory(Memory::Store { pointer, value }) => {
                 if let Some(slot) = slot(self.module, self.function, root(self.function, *pointer))
                 {
                     let mut stored = flow
@@ -266,7 +267,7 @@ impl Analyzer<'_> {
                 }
                 (Vec::new(), flow)
             }
-            Statement::Call {
+            Step::Call {
                 function,
                 arguments,
                 result,
@@ -317,29 +318,20 @@ impl Analyzer<'_> {
                 }
                 (Vec::new(), flow)
             }
-            Statement::WorkGroupUniformLoad { result, .. } => {
+            Step::Memory(Memory::UniformLoad { result, .. }) => {
                 self.values.set(*result, flow.clone());
                 (Vec::new(), flow)
             }
-            Statement::Atomic { result, .. } => {
-                if let Some(result) = result {
+            // Atomics', subgroup operations' and ray queries' results are non-uniform.
+            step @ (Step::Memory(Memory::Atomic { .. })
+            | Step::Subgroup { .. }
+            | Step::Other { .. }) => {
+                if let Some(result) = step.result() {
                     self.values.set(*result, Dep::NonUniform);
                 }
                 (Vec::new(), flow)
             }
-            Statement::SubgroupBallot { result, .. }
-            | Statement::SubgroupGather { result, .. }
-            | Statement::SubgroupCollectiveOperation { result, .. } => {
-                self.values.set(*result, Dep::NonUniform);
-                (Vec::new(), flow)
-            }
-            Statement::RayQuery { fun, .. } => {
-                if let naga::RayQueryFunction::Proceed { result } = fun {
-                    self.values.set(*result, Dep::NonUniform);
-                }
-                (Vec::new(), flow)
-            }
-            Statement::Return { value } => {
+            Step::Jump(Jump::Return { value }) => {
                 let returned = match value {
                     Some(value) => flow.join(&self.values.get(*value)),
                     None => flow.clone(),
@@ -355,7 +347,7 @@ impl Analyzer<'_> {
                 }
                 (Vec::new(), flow)
             }
-            Statement::Break => {
+            Step::Jump(Jump::Break) => {
                 let saved = locals.clone();
                 match self.targets.last_mut() {
                     Some(Target::Loop { breaks, .. } | Target::Switch { breaks }) => {
@@ -365,7 +357,7 @@ impl Analyzer<'_> {
                 }
                 (Vec::new(), flow)
             }
-            Statement::Continue => {
+            Step::Jump(Jump::Continue) => {
                 let saved = locals.clone();
                 let innermost_loop = self.targets.iter_mut().rev().find_map(|t| match t {
                     Target::Loop { continues, .. } => Some(continues),
@@ -376,22 +368,22 @@ impl Analyzer<'_> {
                 }
                 (Vec::new(), flow)
             }
-            Statement::Block(block) => {
+            Step::Nested(Nested::Block(block)) => {
                 let (positions, after) = self.block(block, flow, locals);
                 (vec![positions], after)
             }
-            Statement::If {
+            Step::Nested(Nested::If {
                 condition,
                 accept,
                 reject,
-            } => self.branch(
+            }) => self.branch(
                 statement,
                 flow.join(&self.values.get(*condition)),
                 flow,
                 locals,
                 &[accept, reject],
             ),
-            Statement::Switch { selector, cases } => {
+            Step::Nested(Nested::Switch { selector, cases }) => {
                 let inside = flow.join(&self.values.get(*selector));
                 self.targets.push(Target::Switch { breaks: Vec::new() });
                 let bodies: Vec<&Block> = cases.iter().map(|c| &c.body).collect();
@@ -404,18 +396,14 @@ impl Analyzer<'_> {
                 }
                 (positions, after)
             }
-            Statement::Loop {
+            Step::Nested(Nested::Loop {
                 body,
                 continuing,
                 break_if,
-            } => self.loop_(statement, body, continuing, *break_if, flow, locals),
-            Statement::Kill
-            | Statement::ControlBarrier(_)
-            | Statement::MemoryBarrier(_)
-            | Statement::ImageStore { .. }
-            | Statement::ImageAtomic { .. }
-            | Statement::RayPipelineFunction(_)
-            | Statement::CooperativeStore { .. } => (Vec::new(), flow),
+            }) => self.loop_(statement, body, continuing, break_if.copied(), flow, locals),
+            Step::Jump(Jump::Kill) | Step::Barrier { .. } | Step::Memory(Memory::Texel { .. }) => {
+                (Vec::new(), flow)
+            }
         }
     }
 

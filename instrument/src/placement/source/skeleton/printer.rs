@@ -3,6 +3,7 @@
 use super::node::Node;
 use super::uses::{count_statement_uses, transparent_locals};
 use crate::ir::memory::writable_storage;
+use crate::ir::statement::{Jump, Memory, Nested, Step};
 use naga::{
     Block, Expression, Function, Handle, LocalVariable, Module, Statement, Type, TypeInner,
 };
@@ -50,8 +51,8 @@ impl<'m> Printer<'m> {
 
     fn statement(&mut self, statement: &Statement, out: &mut Vec<Node>) {
         let line = |text: String| Node::Line(text);
-        match statement {
-            Statement::Emit(range) => {
+        match Step::of(statement) {
+            Step::Emit(range) => {
                 for h in range.clone() {
                     if let Expression::Load { pointer } = self.function.expressions[h] {
                         if !self.is_local(pointer) {
@@ -62,20 +63,20 @@ impl<'m> Printer<'m> {
                     }
                 }
             }
-            Statement::Block(inner) => {
+            Step::Nested(Nested::Block(inner)) => {
                 let nodes = self.block(inner);
                 out.extend(nodes);
             }
-            Statement::If {
+            Step::Nested(Nested::If {
                 condition,
                 accept,
                 reject,
-            } => {
+            }) => {
                 let condition = self.expr(*condition);
                 let (a, r) = (self.block(accept), self.block(reject));
                 out.push(Node::If(condition, a, r));
             }
-            Statement::Switch { selector, cases } => {
+            Step::Nested(Nested::Switch { selector, cases }) => {
                 let head = format!("switch {}", self.expr(*selector));
                 let blocks = cases
                     .iter()
@@ -87,11 +88,11 @@ impl<'m> Printer<'m> {
                     .collect();
                 out.push(Node::Nested(head, blocks));
             }
-            Statement::Loop {
+            Step::Nested(Nested::Loop {
                 body,
                 continuing,
                 break_if,
-            } => {
+            }) => {
                 let b = self.block(body);
                 let mut c = self.block(continuing);
                 if let Some(e) = break_if {
@@ -99,7 +100,7 @@ impl<'m> Printer<'m> {
                 }
                 out.push(Node::Nested("loop".into(), vec![b, c]));
             }
-            Statement::Store { pointer, value } => {
+            Step::Memory(Memory::Store { pointer, value }) => {
                 if let Expression::LocalVariable(l) = self.function.expressions[*pointer] {
                     // A local declared without a value is stored its zero value where it is
                     // declared; a split moves that declaration (see the module's notes).
@@ -113,12 +114,12 @@ impl<'m> Printer<'m> {
                 let text = format!("{store} {} = {}", self.expr(*pointer), self.expr(*value));
                 out.push(line(text));
             }
-            Statement::Atomic {
+            Step::Memory(Memory::Atomic {
                 pointer,
                 fun,
                 value,
                 result,
-            } => {
+            }) => {
                 let fun = match fun {
                     naga::AtomicFunction::Exchange {
                         compare: Some(compare),
@@ -131,12 +132,12 @@ impl<'m> Printer<'m> {
                     self.expr(*pointer),
                     self.expr(*value)
                 );
-                if let Some(r) = result.filter(|r| self.uses[r.index()] > 0) {
+                if let Some(r) = result.copied().filter(|r| self.uses[r.index()] > 0) {
                     text = format!("{} = {text}", self.name(r));
                 }
                 out.push(line(text));
             }
-            Statement::Call {
+            Step::Call {
                 function,
                 arguments,
                 result,
@@ -147,12 +148,12 @@ impl<'m> Printer<'m> {
                     .clone()
                     .unwrap_or_default();
                 let mut text = format!("call {callee}({})", arguments.join(", "));
-                if let Some(r) = result.filter(|r| self.uses[r.index()] > 0) {
+                if let Some(r) = result.copied().filter(|r| self.uses[r.index()] > 0) {
                     text = format!("{} = {text}", self.name(r));
                 }
                 out.push(line(text));
             }
-            Statement::WorkGroupUniformLoad { pointer, result } => {
+            Step::Memory(Memory::UniformLoad { pointer, result }) => {
                 let text = format!(
                     "{} = uniform load {}",
                     self.name(*result),
@@ -160,23 +161,23 @@ impl<'m> Printer<'m> {
                 );
                 out.push(line(text));
             }
-            Statement::ControlBarrier(flags) => out.push(line(format!("barrier {flags:?}"))),
-            Statement::MemoryBarrier(flags) => out.push(line(format!("barrier memory {flags:?}"))),
-            Statement::Return { value } => {
-                let value = value.map(|v| self.expr(v)).unwrap_or_default();
+            Step::Barrier {
+                control: true,
+                flags,
+            } => out.push(line(format!("barrier {flags:?}"))),
+            Step::Barrier {
+                control: false,
+                flags,
+            } => out.push(line(format!("barrier memory {flags:?}"))),
+            Step::Jump(Jump::Return { value }) => {
+                let value = value.map(|v| self.expr(*v)).unwrap_or_default();
                 out.push(line(format!("return {value}")));
             }
-            Statement::Break => out.push(line("break".into())),
-            Statement::Continue => out.push(line("continue".into())),
-            Statement::Kill => out.push(line("discard".into())),
-            Statement::ImageStore { .. }
-            | Statement::ImageAtomic { .. }
-            | Statement::RayQuery { .. }
-            | Statement::RayPipelineFunction(_)
-            | Statement::SubgroupBallot { .. }
-            | Statement::SubgroupGather { .. }
-            | Statement::SubgroupCollectiveOperation { .. }
-            | Statement::CooperativeStore { .. } => {
+            Step::Jump(Jump::Break) => out.push(line("break".into())),
+            Step::Jump(Jump::Continue) => out.push(line("continue".into())),
+            Step::Jump(Jump::Kill) => out.push(line("discard".into())),
+            // Named by naga's variant: `other ImageStore`, `other SubgroupBallot`, ...
+            Step::Memory(Memory::Texel { .. }) | Step::Subgroup { .. } | Step::Other { .. } => {
                 let text = format!("{statement:?}");
                 let kind = text.split([' ', '(', '{']).next().unwrap_or("");
                 out.push(line(format!("other {kind}")));

@@ -6,9 +6,7 @@ use std::collections::{HashMap, HashSet};
 pub(crate) fn count_statement_uses(block: &Block, uses: &mut [u32]) {
     for statement in block.iter() {
         if !matches!(statement, Statement::Emit(_)) {
-            crate::ir::operands::of_statement(&mut statement.clone(), &mut |h| {
-                uses[h.index()] += 1
-            });
+            crate::ir::operands::of_statement_ref(statement, &mut |h| uses[h.index()] += 1);
         }
         crate::ir::walk::nested_blocks_ref(statement, |inner| count_statement_uses(inner, uses));
     }
@@ -55,7 +53,7 @@ pub(crate) fn transparent_locals(
                 }
                 Statement::Emit(_) => {}
                 _ => {
-                    crate::ir::operands::of_statement(&mut statement.clone(), &mut |h| {
+                    crate::ir::operands::of_statement_ref(statement, &mut |h| {
                         if let Expression::LocalVariable(l) = function.expressions[*h] {
                             opaque.insert(l);
                         }
