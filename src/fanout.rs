@@ -1,56 +1,49 @@
 //! The CLI's one reporter: every event a library reports (a run's, the fence search's, a
 //! shard's) comes here once, and goes on to what subscribes to it: the JSON-lines log (the
-//! run loop's lines), the run's progress bar, the search's bar and notes, and the shards'
-//! notes.
+//! run loop's lines) and to what the command shows as it runs (a `Subscriber`: the run's
+//! progress bar, the search's bar and notes, the shards' notes).
 
-use crate::fences::search_bar::Progress as SearchProgress;
-use crate::notes::Notes;
-use crate::present::bar::Progress;
 use std::time::Instant;
 use wgstress_log::JsonLog;
 use wgstress_model::event::{Event, EventKind};
 use wgstress_model::reporter::Reporter;
 use wgstress_model::FileError;
 
+/// What shows events as they come: a progress bar, notes. Each command's own shows (the
+/// search's bar, the shards' notes) implement it in the command's folder, so that the
+/// reporter needs none of them.
+pub trait Subscriber: Send {
+    fn notice(&mut self, event: EventKind<'_>);
+    /// Clears what it draws: before the command's results are printed.
+    fn finish(&mut self) {}
+}
+
 pub struct Fanout {
     started: Instant,
-    notes: Notes,
     log: Option<JsonLog>,
-    runs: Option<Progress>,
-    search: Option<SearchProgress>,
+    shown: Option<Box<dyn Subscriber>>,
 }
 
 impl Fanout {
-    /// A reporter to `log`, if any, and to `notes`; no bar until one is shown.
-    pub fn new(notes: Notes, log: Option<JsonLog>) -> Fanout {
+    /// A reporter to `log`, if any; nothing shown until `show`.
+    pub fn new(log: Option<JsonLog>) -> Fanout {
         Fanout {
             started: Instant::now(),
-            notes,
             log,
-            runs: None,
-            search: None,
+            shown: None,
         }
     }
 
-    /// Runs from now on count on `bar` (the one before it cleared).
-    pub fn show_runs(&mut self, bar: Progress) {
+    /// Events from now on are shown by `subscriber` (the one before it cleared).
+    pub fn show(&mut self, subscriber: impl Subscriber + 'static) {
         self.finish();
-        self.runs = Some(bar);
+        self.shown = Some(Box::new(subscriber));
     }
 
-    /// The fence search's events from now on go to `progress`.
-    pub fn show_search(&mut self, progress: SearchProgress) {
-        self.finish();
-        self.search = Some(progress);
-    }
-
-    /// Clears the bars drawn: before the command's results are printed.
+    /// Clears what is drawn: before the command's results are printed.
     pub fn finish(&mut self) {
-        if let Some(bar) = self.runs.take() {
-            bar.finish();
-        }
-        if let Some(mut progress) = self.search.take() {
-            progress.finish();
+        if let Some(mut shown) = self.shown.take() {
+            shown.finish();
         }
     }
 
@@ -59,7 +52,7 @@ impl Fanout {
         self.log.as_mut()
     }
 
-    /// The log, the bars cleared.
+    /// The log, what was drawn cleared.
     pub fn into_log(mut self) -> Option<JsonLog> {
         self.finish();
         self.log.take()
@@ -76,20 +69,8 @@ impl Reporter for Fanout {
         if let Some(log) = self.log.as_mut() {
             log.report(event)?;
         }
-        match event.kind {
-            EventKind::Run(event) => {
-                if let Some(bar) = self.runs.as_mut() {
-                    bar.on_event(event);
-                }
-            }
-            EventKind::Search(event) => {
-                if let Some(progress) = self.search.as_mut() {
-                    progress.on_event(event);
-                }
-            }
-            EventKind::Shard(event) => self
-                .notes
-                .note(&crate::campaign::campaign_report::event(&event)),
+        if let Some(shown) = self.shown.as_mut() {
+            shown.notice(event.kind);
         }
         Ok(())
     }

@@ -1,12 +1,14 @@
 //! What a campaign shows: its items and their shards (`--list`), each item as it starts and
 //! ends, and per item and GPU its outcome, what the baseline expected, and its attempts.
 
+use crate::fanout::Subscriber;
+use crate::notes::Notes;
 use wgstress_campaign::execute::ItemOutcome;
 use wgstress_campaign::hash::item_seed;
 use wgstress_campaign::outcome::BaselineJudgement;
 use wgstress_campaign::plan::CampaignPlan;
 use wgstress_campaign::shard::Shard;
-use wgstress_model::event::ShardEvent;
+use wgstress_model::event::{EventKind, ShardEvent};
 
 /// Every item of `plan`: its shard of `count`, its seed (for the commands that take one) and
 /// its name, this shard's marked.
@@ -33,8 +35,19 @@ pub fn list(plan: &CampaignPlan, shard: Shard) -> String {
     out
 }
 
+/// The shards' events as notes, one as each item's attempt starts or ends.
+pub struct ShardNotes(pub Notes);
+
+impl Subscriber for ShardNotes {
+    fn notice(&mut self, event: EventKind<'_>) {
+        if let EventKind::Shard(event) = event {
+            self.0.note(&self::event(&event));
+        }
+    }
+}
+
 /// A note as an item's attempt starts or ends.
-pub fn event(event: &ShardEvent) -> String {
+fn event(event: &ShardEvent) -> String {
     let rerun = |attempt: u32| match attempt {
         0 => String::new(),
         n => format!(" (re-run {n})"),

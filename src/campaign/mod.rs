@@ -126,7 +126,9 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
         stop: crate::interrupt::stop_flag(notes.on),
         children,
     };
-    let outcomes = execute::run(&campaign, &mut Fanout::new(notes, None))?;
+    let mut reporter = Fanout::new(None);
+    reporter.show(present::ShardNotes(notes));
+    let outcomes = execute::run(&campaign, &mut reporter)?;
     emit(&present::table(&outcomes))?;
     for w in &plan.workers {
         emit(&format!("logs: {}\n", w.dir.display()))?;

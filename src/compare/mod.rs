@@ -149,8 +149,8 @@ pub fn execute(plan: ComparePlan, notes: Notes) -> Result<Status> {
         time: session.budget.time.map(|t| t * n),
         failures: None,
     };
-    let mut reporter = Fanout::new(notes, log);
-    reporter.show_runs(Progress::runs(&total, notes.on && !session.json, notes.on));
+    let mut reporter = Fanout::new(log);
+    reporter.show(Progress::runs(&total, notes.on && !session.json, notes.on));
     let result = compare::run(&mut engine, &rounds, &mut reporter)?;
     reporter.finish();
     // The table first: if the chart cannot be written after all, the numbers are shown.

@@ -207,8 +207,8 @@ pub fn execute(plan: &Plan, notes: Notes) -> Result<(FenceOutcome, Option<JsonLo
         engine,
     )
     .with_reference(plan.reference.clone());
-    let mut reporter = Fanout::new(notes, log);
-    reporter.show_search(Progress::new(session, notes));
+    let mut reporter = Fanout::new(log);
+    reporter.show(Progress::new(session, notes));
     let outcome = search(&config, shader, &mut lab, &mut reporter)?;
     Ok((outcome, reporter.into_log()))
 }

@@ -1,12 +1,13 @@
 //! The fence search's progress: notes and a bar on stderr, fed by the search's events.
 
+use crate::fanout::Subscriber;
 use crate::notes::Notes;
 use crate::present::numbers::count;
 use crate::session::SessionPlan;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::time::Duration;
 use wgstress_fences::Trial;
-use wgstress_model::event::SearchEvent;
+use wgstress_model::event::{EventKind, SearchEvent};
 use wgstress_model::fences::outcome::quoted;
 
 /// The search's notes and progress bar, from its events.
@@ -110,6 +111,18 @@ impl Progress {
         if let Some(bar) = self.bar.take() {
             bar.finish();
         }
+    }
+}
+
+impl Subscriber for Progress {
+    fn notice(&mut self, event: EventKind<'_>) {
+        if let EventKind::Search(event) = event {
+            self.on_event(event);
+        }
+    }
+
+    fn finish(&mut self) {
+        Progress::finish(self);
     }
 }
 

@@ -1,9 +1,10 @@
 //! The live progress bar: fed by the run loop's events, drawn on stderr unless messages are off.
 
 use super::numbers::count;
+use crate::fanout::Subscriber;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::time::Instant;
-use wgstress_model::event::RunEvent;
+use wgstress_model::event::{EventKind, RunEvent};
 use wgstress_model::run::calibration::Calibration;
 use wgstress_model::stress::params::Settings;
 use wgstress_runtime::run::runner::Budget;
@@ -165,6 +166,18 @@ impl Progress {
     }
 
     pub fn finish(self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+impl Subscriber for Progress {
+    fn notice(&mut self, event: EventKind<'_>) {
+        if let EventKind::Run(event) = event {
+            self.on_event(event);
+        }
+    }
+
+    fn finish(&mut self) {
         self.bar.finish_and_clear();
     }
 }

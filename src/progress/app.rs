@@ -231,7 +231,7 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
         Err(e) => return Err(e.into()),
     }
     let log = session.log.as_deref().map(JsonLog::append_to).transpose()?;
-    let mut reporter = Fanout::new(notes, log);
+    let mut reporter = Fanout::new(log);
     let mut results = Vec::new();
     let mut stopped = None;
     for (i, scheduling) in plan.configs.iter().enumerate() {
@@ -249,7 +249,7 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
             calibration: None,
             stop: stop.clone(),
         };
-        reporter.show_runs(Progress::runs(
+        reporter.show(Progress::runs(
             &config.budget,
             notes.on && !session.json,
             notes.on,

@@ -133,8 +133,8 @@ pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
         stop,
     };
     let log = session.log.as_deref().map(JsonLog::append_to).transpose()?;
-    let mut reporter = Fanout::new(notes, log);
-    reporter.show_runs(Progress::runs(
+    let mut reporter = Fanout::new(log);
+    reporter.show(Progress::runs(
         &config.budget,
         notes.on && !session.json,
         notes.on,
