@@ -32,6 +32,7 @@ fn the_libraries_print_nothing() {
         "campaign/src",
         "progress/src",
         "record/src",
+        "chromium/src",
     ] {
         rust_files(&root.join(library), &mut files);
     }
@@ -123,6 +124,7 @@ fn no_folder_climbs_into_another() {
         "model/src/lib.rs",
         "spec/src/lib.rs",
         "record/src/lib.rs",
+        "chromium/src/lib.rs",
         "log/src/lib.rs",
         "campaign/src/lib.rs",
         "apps/src/lib.rs",
@@ -224,6 +226,11 @@ fn no_import_cycle_in_the_spec() {
 #[test]
 fn no_import_cycle_in_record() {
     assert_no_cycle("record/src/lib.rs");
+}
+
+#[test]
+fn no_import_cycle_in_chromium() {
+    assert_no_cycle("chromium/src/lib.rs");
 }
 
 #[test]

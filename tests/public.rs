@@ -15,6 +15,7 @@ const LIBRARIES: &[&str] = &[
     "model/src",
     "spec/src",
     "log/src",
+    "chromium/src",
     "campaign/src",
     "apps/src",
     "tools/tint/src",

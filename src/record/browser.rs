@@ -4,15 +4,13 @@
 //! when it logs `wgstress:done`, has made no WebGPU call for `--idle` seconds after it read
 //! something back, or its time is up. Its bytes are pulled from the page a piece at a time.
 
-use super::console;
 use super::group::Group;
-use super::websocket::{Received, WebSocket};
 use anyhow::{anyhow, bail, Context, Result};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::Path;
 use std::time::{Duration, Instant};
+use wgstress_chromium::{ChromiumError, DevTools, PageEvent};
 
 /// The name the recorder runs under in the page (its `sourceURL`): its own frames are told
 /// from the page's by it, so that a call site is the page's script, line and column.
@@ -38,176 +36,48 @@ fn injected(recorder: &str) -> String {
     )
 }
 
-/// The Chromium to run: `chromium` (Debian's), else `chromium-browser` or `google-chrome`.
-fn chromium() -> Result<PathBuf> {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    for name in ["chromium", "chromium-browser", "google-chrome"] {
-        for dir in std::env::split_paths(&path) {
-            let candidate = dir.join(name);
-            if candidate.is_file() {
-                return Ok(candidate);
-            }
-        }
-    }
-    bail!("no Chromium found (chromium, chromium-browser or google-chrome on PATH): --browser needs one (Debian: apt-get install chromium)")
-}
-
-/// How long Chromium may take to listen for DevTools. Its start-up is CPU-bound: on a machine
-/// whose cores are all busy (a CI runner running tests beside it) it takes many times longer
-/// than on an idle one, and a slow start is not a failure.
-const STARTUP: Duration = Duration::from_secs(180);
-
 /// How often the page is asked whether it is idle.
 const POLL: Duration = Duration::from_millis(250);
 
 /// The bytes pulled from the page in one DevTools answer (as base64, a third more).
 const PIECE: u64 = 8 << 20;
 
-/// The DevTools address Chromium wrote into its profile directory once it listens.
-fn devtools_address(profile: &Path, browser: &mut Group) -> Result<String> {
-    let deadline = Instant::now() + STARTUP;
-    let file = profile.join("DevToolsActivePort");
-    loop {
-        if let Ok(text) = std::fs::read_to_string(&file) {
-            let mut lines = text.lines();
-            if let (Some(port), Some(path)) = (lines.next(), lines.next()) {
-                return Ok(format!("ws://127.0.0.1:{port}{path}"));
-            }
-        }
-        if let Some(status) = browser.try_wait()? {
-            bail!("Chromium ended ({status}) before it listened for DevTools");
-        }
-        if Instant::now() > deadline {
-            bail!(
-                "Chromium did not listen for DevTools within {} s",
-                STARTUP.as_secs()
-            );
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-/// One DevTools connection, with a page session.
-struct DevTools {
-    socket: WebSocket,
-    next: u64,
-    session: Option<String>,
+/// The page's DevTools session, with what the page said so far: its console lines go to
+/// stderr as they come (each of a message's lines prefixed) when `echo`; `wgstress:done`
+/// ends the recording.
+struct Watched {
+    devtools: DevTools,
     done: bool,
-    /// The page's console lines so far.
     console: Vec<String>,
-    /// Whether they also go to stderr as they come.
     echo: bool,
 }
 
-impl DevTools {
-    /// Sends a command (to the page's session once there is one) and waits for its answer,
-    /// passing on the page's console lines that come meanwhile.
-    fn call(&mut self, method: &str, params: Value) -> Result<Value> {
-        self.next += 1;
-        let id = self.next;
-        let mut message = json!({ "id": id, "method": method, "params": params });
-        if let Some(session) = &self.session {
-            message["sessionId"] = json!(session);
-        }
-        self.socket.send(&message.to_string())?;
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let text = match self.socket.receive(left)? {
-                Received::Message(text) => text,
-                Received::Closed => bail!("Chromium closed DevTools during {method}"),
-                Received::TimedOut => bail!("DevTools did not answer {method} within 60 s"),
-            };
-            let value: Value = serde_json::from_str(&text)?;
-            if value["id"].as_u64() == Some(id) {
-                if let Some(error) = value.get("error") {
-                    bail!(
-                        "DevTools {method}: {}",
-                        error["message"].as_str().unwrap_or("failed")
-                    );
-                }
-                return Ok(value["result"].clone());
-            }
-            self.event(&value);
-        }
-    }
-
-    /// The value of `expression` in the page (awaited when it is a promise); an exception
-    /// it throws is an error that says what it was.
-    fn evaluate(&mut self, expression: &str) -> Result<Value> {
-        let result = self.call(
-            "Runtime.evaluate",
-            json!({ "expression": expression, "returnByValue": true, "awaitPromise": true }),
-        )?;
-        if let Some(details) = result.get("exceptionDetails") {
-            let text = details["exception"]["description"]
-                .as_str()
-                .or(details["text"].as_str())
-                .unwrap_or("an exception");
-            bail!("{}", text.lines().next().unwrap_or(text));
-        }
-        Ok(result["result"]["value"].clone())
-    }
-
-    /// A page's console line goes to stderr, each of its lines prefixed; `wgstress:done` ends
-    /// the recording.
-    fn event(&mut self, value: &Value) {
-        match value["method"].as_str() {
-            Some("Runtime.consoleAPICalled") => {
-                let args = value["params"]["args"]
-                    .as_array()
-                    .cloned()
-                    .unwrap_or_default();
-                let line = console::format(&args);
-                if line == "wgstress:done" {
+impl Watched {
+    /// Takes the page's events that came with the last command.
+    fn heard(&mut self) {
+        for event in self.devtools.take_events() {
+            let line = match event {
+                PageEvent::Console(line) if line == "wgstress:done" => {
                     self.done = true;
-                } else {
-                    self.say(line);
+                    continue;
+                }
+                PageEvent::Console(line) => line,
+                PageEvent::Exception(text) => format!("uncaught {text}"),
+            };
+            if self.echo {
+                let mut err = std::io::stderr().lock();
+                for part in line.split('\n') {
+                    let _ = writeln!(err, "page: {}", part.trim_end_matches('\r'));
                 }
             }
-            Some("Runtime.exceptionThrown") => {
-                let details = &value["params"]["exceptionDetails"];
-                let text = details["exception"]["description"]
-                    .as_str()
-                    .or(details["text"].as_str())
-                    .unwrap_or("an exception");
-                self.say(format!("uncaught {text}"));
-            }
-            _ => {}
+            self.console.push(line);
         }
     }
 
-    fn say(&mut self, line: String) {
-        if self.echo {
-            let mut err = std::io::stderr().lock();
-            for part in line.split('\n') {
-                let _ = writeln!(err, "page: {}", part.trim_end_matches('\r'));
-            }
-        }
-        self.console.push(line);
-    }
-
-    /// Clicks the centre of the page's first element that matches `selector`, with the
-    /// mouse, as a user would.
-    fn click(&mut self, selector: &str) -> Result<()> {
-        let quoted = serde_json::to_string(selector)?;
-        let place = self
-            .evaluate(&format!(
-                "(() => {{ const e = document.querySelector({quoted}); if (!e) return null; \
-                 e.scrollIntoView({{ block: 'center', inline: 'center' }}); \
-                 const r = e.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; }})()"
-            ))
-            .map_err(|e| anyhow!("--click {selector}: {e}"))?;
-        let (Some(x), Some(y)) = (place[0].as_f64(), place[1].as_f64()) else {
-            bail!("--click {selector}: no element of the page matches it");
-        };
-        for kind in ["mousePressed", "mouseReleased"] {
-            self.call(
-                "Input.dispatchMouseEvent",
-                json!({ "type": kind, "x": x, "y": y, "button": "left", "clickCount": 1 }),
-            )?;
-        }
-        Ok(())
+    fn evaluate(&mut self, expression: &str) -> Result<Value> {
+        let value = self.devtools.evaluate(expression);
+        self.heard();
+        Ok(value?)
     }
 }
 
@@ -276,63 +146,22 @@ pub fn load(
     profile: &Path,
     echo: bool,
 ) -> Result<Page> {
-    std::fs::create_dir_all(profile)?;
-    let mut command = Command::new(chromium()?);
-    command
-        .arg("--headless=new")
-        .arg("--enable-unsafe-webgpu")
-        // SwiftShader where the machine has no GPU Chromium can use.
-        .arg("--enable-unsafe-swiftshader")
-        .arg("--remote-debugging-port=0")
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .arg("--no-first-run")
-        .arg("--no-default-browser-check")
-        .arg("about:blank")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-    // Chromium refuses to run as root inside its sandbox.
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } == 0 {
-        command.arg("--no-sandbox");
-    }
+    let mut command = wgstress_chromium::command(profile)?;
     let mut browser = Group::spawn(&mut command).context("cannot start Chromium")?;
-    let address = devtools_address(profile, &mut browser)?;
-    let socket = WebSocket::connect(&address)?;
-    let mut devtools = DevTools {
-        socket,
-        next: 0,
-        session: None,
+    let address = wgstress_chromium::devtools_address(profile, &mut || browser.try_wait())?;
+    let mut devtools = DevTools::connect(&address)?;
+    let version = devtools.open_page()?;
+    if let Some(into) = &into {
+        devtools.before_scripts(&injected(into.recorder))?;
+    }
+    devtools.navigate(url)?;
+    let mut devtools = Watched {
+        devtools,
         done: false,
         console: Vec::new(),
         echo,
     };
-    let version = devtools.call("Browser.getVersion", json!({}))?;
-    let version = version["product"]
-        .as_str()
-        .unwrap_or("Chromium")
-        .to_string();
-    let target = devtools.call("Target.createTarget", json!({ "url": "about:blank" }))?;
-    let target = target["targetId"]
-        .as_str()
-        .ok_or_else(|| anyhow!("DevTools gave no target"))?
-        .to_string();
-    let attached = devtools.call(
-        "Target.attachToTarget",
-        json!({ "targetId": target, "flatten": true }),
-    )?;
-    devtools.session = attached["sessionId"].as_str().map(str::to_string);
-    devtools.call("Runtime.enable", json!({}))?;
-    devtools.call("Page.enable", json!({}))?;
-    if let Some(into) = &into {
-        devtools.call(
-            "Page.addScriptToEvaluateOnNewDocument",
-            json!({ "source": injected(into.recorder) }),
-        )?;
-    }
-    let navigated = devtools.call("Page.navigate", json!({ "url": url }))?;
-    if let Some(error) = navigated["errorText"].as_str() {
-        bail!("{url}: {error}");
-    }
+    devtools.heard();
     wait(&mut devtools, options, into.is_some())?;
     let recorded = match &into {
         None => false,
@@ -348,7 +177,7 @@ pub fn load(
 /// Waits until the page is done: it logs `wgstress:done`, `options.time` passes, or (with
 /// the recorder) it has read back and then made no WebGPU call for `options.idle`. Each
 /// element to click is clicked once the page has been idle that long, one after another.
-fn wait(devtools: &mut DevTools, options: &Options, watched: bool) -> Result<()> {
+fn wait(devtools: &mut Watched, options: &Options, watched: bool) -> Result<()> {
     let deadline = Instant::now() + options.time;
     let mut clicks = options.clicks.iter();
     let mut next_click = clicks.next();
@@ -366,15 +195,16 @@ fn wait(devtools: &mut DevTools, options: &Options, watched: bool) -> Result<()>
             }
             break;
         }
-        match devtools.socket.receive(left.min(POLL))? {
-            Received::Message(text) => {
-                if let Ok(value) = serde_json::from_str::<Value>(&text) {
-                    devtools.event(&value);
-                }
-                continue;
-            }
-            Received::Closed => bail!("Chromium closed DevTools while the page ran"),
-            Received::TimedOut => {}
+        let heard = devtools
+            .devtools
+            .wait(left.min(POLL))
+            .map_err(|e| match e {
+                ChromiumError::Closed(_) => anyhow!("Chromium closed DevTools while the page ran"),
+                e => e.into(),
+            })?;
+        devtools.heard();
+        if heard {
+            continue;
         }
         if !watched {
             continue;
@@ -386,7 +216,14 @@ fn wait(devtools: &mut DevTools, options: &Options, watched: bool) -> Result<()>
         let quiet = ready && idle >= idle_ms && clicked.elapsed() >= options.idle;
         match next_click {
             Some(selector) if quiet => {
-                devtools.click(selector)?;
+                let clicked_it = devtools.devtools.click(selector);
+                devtools.heard();
+                clicked_it.map_err(|e| match e {
+                    ChromiumError::NoElement(_) => {
+                        anyhow!("--click {selector}: no element of the page matches it")
+                    }
+                    e => anyhow!("--click {selector}: {e}"),
+                })?;
                 clicked = Instant::now();
                 next_click = clicks.next();
             }
@@ -399,7 +236,7 @@ fn wait(devtools: &mut DevTools, options: &Options, watched: bool) -> Result<()>
 
 /// Takes the recording from the page: its JSON, then its bytes a piece at a time. Returns
 /// whether the page had a recorder to take it from.
-fn pull(devtools: &mut DevTools, into: &Destination) -> Result<bool> {
+fn pull(devtools: &mut Watched, into: &Destination) -> Result<bool> {
     let taken = devtools
         .evaluate("globalThis.__wgstressRecording ? globalThis.__wgstressRecording() : null")?;
     let (Some(text), Some(length)) = (taken["json"].as_str(), taken["length"].as_u64()) else {

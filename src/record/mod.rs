@@ -3,10 +3,8 @@
 //! writes the spec that replays its compute work.
 
 mod browser;
-mod console;
 mod group;
 pub mod import;
-mod websocket;
 
 use crate::notes::Notes;
 use crate::present::numbers::count;

@@ -57,7 +57,7 @@ fn js_float(x: f64) -> String {
 }
 
 /// The console line of a call with `args`.
-pub fn format(args: &[Value]) -> String {
+pub(crate) fn format(args: &[Value]) -> String {
     let Some(first) = args.first() else {
         return String::new();
     };

@@ -2,7 +2,7 @@
 //! messages out, text messages in, and waiting for one with a timeout. A read that times out
 //! leaves a half-read frame in tungstenite's buffer, so that the next read goes on with it.
 
-use anyhow::{anyhow, Result};
+use crate::error::{ChromiumError, Result};
 use std::net::TcpStream;
 use std::time::Duration;
 use tungstenite::protocol::WebSocketConfig;
@@ -12,12 +12,12 @@ use tungstenite::{Error, Message};
 /// answer is a third over the piece itself.
 const MAX_MESSAGE: usize = 64 << 20;
 
-pub struct WebSocket {
+pub(crate) struct WebSocket {
     socket: tungstenite::WebSocket<TcpStream>,
 }
 
 /// What waiting for a message gave.
-pub enum Received {
+pub(crate) enum Received {
     Message(String),
     Closed,
     TimedOut,
@@ -25,24 +25,24 @@ pub enum Received {
 
 impl WebSocket {
     /// Connects to `url` (`ws://HOST:PORT/PATH`).
-    pub fn connect(url: &str) -> Result<WebSocket> {
+    pub(crate) fn connect(url: &str) -> Result<WebSocket> {
         let rest = url
             .strip_prefix("ws://")
-            .ok_or_else(|| anyhow!("{url}: not a ws:// address"))?;
+            .ok_or_else(|| connect(url, "not a ws:// address"))?;
         let host = rest.split_once('/').map_or(rest, |(host, _)| host);
-        let stream = TcpStream::connect(host).map_err(|e| anyhow!("{url}: {e}"))?;
+        let stream = TcpStream::connect(host).map_err(|e| connect(url, e))?;
         stream.set_nodelay(true)?;
         let config = WebSocketConfig::default()
             .max_message_size(Some(MAX_MESSAGE))
             .max_frame_size(Some(MAX_MESSAGE));
         let (socket, _) = tungstenite::client::client_with_config(url, stream, Some(config))
-            .map_err(|e| anyhow!("{url}: the DevTools handshake failed: {e}"))?;
+            .map_err(|e| connect(url, format!("the DevTools handshake failed: {e}")))?;
         Ok(WebSocket { socket })
     }
 
     /// The next text message, waiting at most `timeout`. Pings are answered by tungstenite
     /// as it reads.
-    pub fn receive(&mut self, timeout: Duration) -> Result<Received> {
+    pub(crate) fn receive(&mut self, timeout: Duration) -> Result<Received> {
         // A zero timeout means none to the socket: wait the least it takes instead.
         let timeout = timeout.max(Duration::from_millis(1));
         self.socket.get_ref().set_read_timeout(Some(timeout))?;
@@ -69,15 +69,22 @@ impl WebSocket {
                 Err(Error::Io(e)) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
                     return Ok(Received::Closed)
                 }
-                Err(e) => return Err(anyhow!("DevTools: {e}")),
+                Err(e) => return Err(ChromiumError::Socket(e.to_string())),
             }
         }
     }
 
     /// Sends one text message.
-    pub fn send(&mut self, text: &str) -> Result<()> {
+    pub(crate) fn send(&mut self, text: &str) -> Result<()> {
         self.socket
             .send(Message::text(text))
-            .map_err(|e| anyhow!("DevTools: {e}"))
+            .map_err(|e| ChromiumError::Socket(e.to_string()))
+    }
+}
+
+fn connect(address: &str, reason: impl std::fmt::Display) -> ChromiumError {
+    ChromiumError::Connect {
+        address: address.to_string(),
+        reason: reason.to_string(),
     }
 }
