@@ -1,0 +1,19 @@
+//! What a device answers instead of doing what it was asked.
+
+use std::time::Duration;
+
+#[derive(Debug, thiserror::Error)]
+pub enum DeviceError {
+    /// The device refused a step (an invalid pipeline, too little memory), with its reason on
+    /// one line.
+    #[error("{what}: {message}")]
+    Refused { what: String, message: String },
+    /// A batch did not finish within its timeout; the device may still be running it.
+    #[error("the batch did not finish within {0:?}")]
+    Hang(Duration),
+    /// The device stopped: the driver reported it lost, or the page holding it went away.
+    #[error("{0}")]
+    Lost(String),
+}
+
+pub type Result<T> = std::result::Result<T, DeviceError>;
