@@ -11,6 +11,10 @@ pub enum DeviceError {
     /// A batch did not finish within its timeout; the device may still be running it.
     #[error("the batch did not finish within {0:?}")]
     Hang(Duration),
+    /// No device could be opened (no adapter, a feature it lacks, a browser that did not
+    /// start), with the reason.
+    #[error("{0}")]
+    Open(String),
     /// The device stopped: the driver reported it lost, or the page holding it went away.
     #[error("{0}")]
     Lost(String),
