@@ -16,6 +16,7 @@ const LIBRARIES: &[&str] = &[
     "spec/src",
     "log/src",
     "chromium/src",
+    "device/src",
     "campaign/src",
     "apps/src",
     "tools/tint/src",

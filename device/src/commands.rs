@@ -89,7 +89,7 @@ pub enum BindingType {
 pub struct LayoutEntry {
     pub binding: u32,
     pub ty: BindingType,
-    /// Bound at an offset given when the group is set (`PassCommand::BindGroup`).
+    /// Bound at an offset given when the group is set (`PassOp::BindGroup`).
     pub dynamic: bool,
 }
 
@@ -140,7 +140,7 @@ pub struct Write {
 /// A command of a batch, in the order it runs.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "kebab-case")]
-pub enum Command {
+pub enum Op {
     /// Zeros the whole buffer.
     Clear { buffer: BufferId },
     Copy {
@@ -151,13 +151,13 @@ pub enum Command {
         size: u64,
     },
     /// A compute pass.
-    Pass { steps: Vec<PassCommand> },
+    Pass { steps: Vec<PassOp> },
 }
 
 /// A step of a compute pass.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "kebab-case")]
-pub enum PassCommand {
+pub enum PassOp {
     Pipeline {
         pipeline: PipelineId,
     },
@@ -181,9 +181,9 @@ pub struct Read {
 /// One submission: the writes, then the commands, then the reads, whose words come back in
 /// their order.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct Batch {
+pub struct Submission {
     pub writes: Vec<Write>,
-    pub commands: Vec<Command>,
+    pub commands: Vec<Op>,
     pub reads: Vec<Read>,
 }
 
@@ -210,22 +210,22 @@ mod tests {
 
     #[test]
     fn a_batch_serializes_as_the_page_reads_it() {
-        let batch = Batch {
+        let batch = Submission {
             writes: vec![Write {
                 buffer: BufferId(1),
                 offset: 4,
                 bytes: vec![1, 2, 3, 4],
             }],
             commands: vec![
-                Command::Clear {
+                Op::Clear {
                     buffer: BufferId(2),
                 },
-                Command::Pass {
+                Op::Pass {
                     steps: vec![
-                        PassCommand::Pipeline {
+                        PassOp::Pipeline {
                             pipeline: PipelineId(3),
                         },
-                        PassCommand::Dispatch {
+                        PassOp::Dispatch {
                             workgroups: [2, 1, 1],
                         },
                     ],
@@ -240,7 +240,7 @@ mod tests {
         assert_eq!(json["writes"][0]["bytes"], "AQIDBA==");
         assert_eq!(json["commands"][0]["op"], "clear");
         assert_eq!(json["commands"][1]["steps"][1]["workgroups"][0], 2);
-        let back: Batch = serde_json::from_value(json).unwrap();
+        let back: Submission = serde_json::from_value(json).unwrap();
         assert_eq!(back.writes[0].bytes, vec![1, 2, 3, 4]);
     }
 

@@ -20,4 +20,4 @@ pub enum DeviceError {
     Lost(String),
 }
 
-pub type Result<T> = std::result::Result<T, DeviceError>;
+pub type DeviceResult<T> = std::result::Result<T, DeviceError>;

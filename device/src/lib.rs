@@ -5,10 +5,12 @@
 //! it with wgpu; a browser page implements it in another process, from the same data. Nothing
 //! above the boundary names a wgpu object, and nothing here needs a GPU.
 
+#![deny(unreachable_pub)]
+
 pub mod commands;
 mod error;
 
-pub use error::{DeviceError, Result};
+pub use error::{DeviceError, DeviceResult};
 
 use commands::{
     BindGroupDesc, BindGroupId, BufferDesc, BufferId, LayoutDesc, LayoutId, PipelineDesc,
@@ -30,15 +32,19 @@ pub trait Device: Send + Sync {
     fn is_hung(&self) -> bool;
     /// A buffer of `desc`, holding `contents` (at most `desc.size` bytes) where given, else
     /// zeros.
-    fn create_buffer(&self, desc: &BufferDesc, contents: Option<&[u8]>) -> Result<BufferId>;
-    fn create_layout(&self, desc: &LayoutDesc) -> Result<LayoutId>;
-    fn create_pipeline(&self, desc: &PipelineDesc) -> Result<PipelineId>;
-    fn create_bind_group(&self, desc: &BindGroupDesc) -> Result<BindGroupId>;
+    fn create_buffer(&self, desc: &BufferDesc, contents: Option<&[u8]>) -> DeviceResult<BufferId>;
+    fn create_layout(&self, desc: &LayoutDesc) -> DeviceResult<LayoutId>;
+    fn create_pipeline(&self, desc: &PipelineDesc) -> DeviceResult<PipelineId>;
+    fn create_bind_group(&self, desc: &BindGroupDesc) -> DeviceResult<BindGroupId>;
     /// Writes bytes into a buffer, before any later batch runs.
-    fn write(&self, write: Write) -> Result<()>;
+    fn write(&self, write: Write) -> DeviceResult<()>;
     /// Runs `batch` as one submission and returns each read's words, in order; past `timeout`
     /// a `DeviceError::Hang`.
-    fn submit(&self, batch: &commands::Batch, timeout: Duration) -> Result<Vec<Vec<u32>>>;
+    fn submit(
+        &self,
+        batch: &commands::Submission,
+        timeout: Duration,
+    ) -> DeviceResult<Vec<Vec<u32>>>;
     /// Frees a resource no handle holds any longer.
     fn release(&self, resource: Resource);
 }
@@ -52,7 +58,11 @@ pub struct Gpu {
 }
 
 impl Gpu {
-    pub fn new(device: Arc<dyn Device>, info: wgpu_types::AdapterInfo, limits: wgpu_types::Limits) -> Gpu {
+    pub fn new(
+        device: Arc<dyn Device>,
+        info: wgpu_types::AdapterInfo,
+        limits: wgpu_types::Limits,
+    ) -> Gpu {
         Gpu {
             device,
             info,
@@ -80,12 +90,12 @@ impl Gpu {
     }
 
     /// A buffer of `size` bytes (rounded up to four), zeroed.
-    pub fn buffer(&self, label: &str, size: u64, usage: Usage) -> Result<Buffer> {
+    pub fn buffer(&self, label: &str, size: u64, usage: Usage) -> DeviceResult<Buffer> {
         self.make_buffer(label, size, usage, None)
     }
 
     /// A buffer holding `contents`, padded to a multiple of four bytes.
-    pub fn buffer_with(&self, label: &str, contents: &[u8], usage: Usage) -> Result<Buffer> {
+    pub fn buffer_with(&self, label: &str, contents: &[u8], usage: Usage) -> DeviceResult<Buffer> {
         self.make_buffer(label, contents.len() as u64, usage, Some(contents))
     }
 
@@ -95,7 +105,7 @@ impl Gpu {
         size: u64,
         usage: Usage,
         contents: Option<&[u8]>,
-    ) -> Result<Buffer> {
+    ) -> DeviceResult<Buffer> {
         let desc = BufferDesc {
             label: label.to_string(),
             size: size.next_multiple_of(4).max(4),
@@ -109,23 +119,23 @@ impl Gpu {
         })
     }
 
-    pub fn layout(&self, desc: &LayoutDesc) -> Result<Held<LayoutId>> {
+    pub fn layout(&self, desc: &LayoutDesc) -> DeviceResult<Held<LayoutId>> {
         let id = self.device.create_layout(desc)?;
         Ok(self.held(id))
     }
 
-    pub fn pipeline(&self, desc: &PipelineDesc) -> Result<Held<PipelineId>> {
+    pub fn pipeline(&self, desc: &PipelineDesc) -> DeviceResult<Held<PipelineId>> {
         let id = self.device.create_pipeline(desc)?;
         Ok(self.held(id))
     }
 
-    pub fn bind_group(&self, desc: &BindGroupDesc) -> Result<Held<BindGroupId>> {
+    pub fn bind_group(&self, desc: &BindGroupDesc) -> DeviceResult<Held<BindGroupId>> {
         let id = self.device.create_bind_group(desc)?;
         Ok(self.held(id))
     }
 
     /// Writes `bytes` at `offset` of `buffer`, before any later batch.
-    pub fn write(&self, buffer: &Buffer, offset: u64, bytes: &[u8]) -> Result<()> {
+    pub fn write(&self, buffer: &Buffer, offset: u64, bytes: &[u8]) -> DeviceResult<()> {
         self.device.write(Write {
             buffer: buffer.id,
             offset,
@@ -134,7 +144,11 @@ impl Gpu {
     }
 
     /// Runs `batch` (`Device::submit`).
-    pub fn submit(&self, batch: &commands::Batch, timeout: Duration) -> Result<Vec<Vec<u32>>> {
+    pub fn submit(
+        &self,
+        batch: &commands::Submission,
+        timeout: Duration,
+    ) -> DeviceResult<Vec<Vec<u32>>> {
         self.device.submit(batch, timeout)
     }
 

@@ -6,7 +6,11 @@
 
 use wgstress_progress::wgsl::{self, InstanceLayout as Layout, GAVE_UP, PARAMS, TERMINATED};
 use wgstress_progress::AxbTest as Test;
-use wgstress_runtime::gpu::device::Gpu;
+use wgstress_runtime::gpu::device::commands::{
+    BindGroupDesc, BindGroupId, BindingType, GroupEntry, LayoutDesc, LayoutEntry, LayoutId, Op,
+    PassOp, PipelineDesc, PipelineId, Read, Submission, Usage as U, Write,
+};
+use wgstress_runtime::gpu::device::{Buffer, Gpu, Held};
 use wgstress_runtime::{Result, RuntimeError};
 
 /// What one iteration showed.
@@ -26,12 +30,14 @@ pub struct ProgressTest {
     threads: usize,
     capacity: u32,
     batch: u32,
-    pipeline: wgpu::ComputePipeline,
-    group: wgpu::BindGroup,
-    mem: wgpu::Buffer,
-    status: wgpu::Buffer,
-    status_read: wgpu::Buffer,
-    params: wgpu::Buffer,
+    pipeline: Held<PipelineId>,
+    /// The pipeline's layout; kept with it.
+    _layout: Held<LayoutId>,
+    group: Held<BindGroupId>,
+    mem: Buffer,
+    status: Buffer,
+    status_read: Buffer,
+    params: Buffer,
 }
 
 impl ProgressTest {
@@ -51,96 +57,70 @@ impl ProgressTest {
                 u64::from(capacity) * threads as u64
             )));
         }
-        let device = &gpu.device;
-        let scope = wgstress_runtime::gpu::device::scope(device);
-        let entry = |binding: u32, ty: wgpu::BufferBindingType| wgpu::BindGroupLayoutEntry {
+        let entry = |binding: u32, ty: BindingType| LayoutEntry {
             binding,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty,
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
+            ty,
+            dynamic: false,
         };
-        let rw = wgpu::BufferBindingType::Storage { read_only: false };
+        let rw = BindingType::Storage { read_only: false };
         let [mem_at, status_at, params_at] = wgsl::BINDINGS;
-        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("progress"),
-            entries: &[
+        let layout = gpu.layout(&LayoutDesc {
+            groups: vec![vec![
                 entry(mem_at, rw),
                 entry(status_at, rw),
-                entry(params_at, wgpu::BufferBindingType::Uniform),
-            ],
-        });
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("progress"),
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
-        let pipeline = wgstress_runtime::gpu::device::shader_pipeline(
-            device,
-            &pipeline_layout,
-            name,
-            &wgsl::shader(test),
-            wgsl::ENTRY,
-            &[],
-        )?;
-        use wgpu::BufferUsages as U;
-        let buffer = |label: &str, size: u64, usage| {
-            device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size,
-                usage,
-                mapped_at_creation: false,
-            })
-        };
+                entry(params_at, BindingType::Uniform),
+            ]],
+        })?;
+        let pipeline = gpu.pipeline(&PipelineDesc {
+            label: name.to_string(),
+            layout: layout.id(),
+            wgsl: wgsl::shader(test),
+            entry: wgsl::ENTRY.to_string(),
+            constants: Vec::new(),
+        })?;
         let most_layout = Layout::new(wgsl::Mapping::Chunked, capacity);
-        let mem = buffer(
+        let mem = gpu.buffer(
             "progress memory",
             most_layout.memory_words() * 4,
             U::STORAGE | U::COPY_DST,
-        );
+        )?;
         let status_bytes = most_layout.status_words(threads) * 4;
-        let status = buffer(
+        let status = gpu.buffer(
             "progress status",
             status_bytes,
             U::STORAGE | U::COPY_SRC | U::COPY_DST,
-        );
-        let status_read = buffer(
+        )?;
+        let status_read = gpu.buffer(
             "progress status readback",
             status_bytes * u64::from(batch),
             U::MAP_READ | U::COPY_DST,
-        );
-        let params = buffer(
+        )?;
+        let params = gpu.buffer(
             "progress params",
             PARAMS as u64 * 4,
             U::UNIFORM | U::COPY_DST,
-        );
-        let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("progress"),
-            layout: &layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: mem_at,
-                    resource: mem.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: status_at,
-                    resource: status.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: params_at,
-                    resource: params.as_entire_binding(),
-                },
+        )?;
+        let bound = |binding: u32, buffer: &Buffer| GroupEntry {
+            binding,
+            buffer: buffer.id(),
+            offset: 0,
+            size: None,
+        };
+        let group = gpu.bind_group(&BindGroupDesc {
+            layout: layout.id(),
+            group: 0,
+            entries: vec![
+                bound(mem_at, &mem),
+                bound(status_at, &status),
+                bound(params_at, &params),
             ],
-        });
-        wgstress_runtime::gpu::device::end_scope(scope, || format!("progress test {name}"))?;
+        })?;
         Ok(ProgressTest {
             threads,
             capacity,
             batch,
             pipeline,
+            _layout: layout,
             group,
             mem,
             status,
@@ -168,27 +148,52 @@ impl ProgressTest {
                 self.batch
             )));
         }
-        gpu.queue
-            .write_buffer(&self.params, 0, bytemuck::cast_slice(&layout.params(bound)));
-        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        let mut batch = Submission {
+            writes: vec![Write {
+                buffer: self.params.id(),
+                offset: 0,
+                bytes: bytemuck::cast_slice(&layout.params(bound)).to_vec(),
+            }],
+            ..Submission::default()
+        };
         let bytes = layout.status_words(self.threads) * 4;
         for k in 0..u64::from(iterations) {
-            encoder.clear_buffer(&self.mem, 0, None);
-            encoder.clear_buffer(&self.status, 0, None);
-            {
-                let mut pass = encoder.begin_compute_pass(&Default::default());
-                pass.set_pipeline(&self.pipeline);
-                pass.set_bind_group(0, &self.group, &[]);
-                pass.dispatch_workgroups(layout.workgroups(self.threads), 1, 1);
-            }
-            encoder.copy_buffer_to_buffer(&self.status, 0, &self.status_read, k * bytes, bytes);
+            batch.commands.extend([
+                Op::Clear {
+                    buffer: self.mem.id(),
+                },
+                Op::Clear {
+                    buffer: self.status.id(),
+                },
+                Op::Pass {
+                    steps: vec![
+                        PassOp::Pipeline {
+                            pipeline: self.pipeline.id(),
+                        },
+                        PassOp::BindGroup {
+                            index: 0,
+                            group: self.group.id(),
+                            offsets: Vec::new(),
+                        },
+                        PassOp::Dispatch {
+                            workgroups: [layout.workgroups(self.threads), 1, 1],
+                        },
+                    ],
+                },
+                Op::Copy {
+                    from: self.status.id(),
+                    from_offset: 0,
+                    to: self.status_read.id(),
+                    to_offset: k * bytes,
+                    size: bytes,
+                },
+            ]);
         }
-        let read = wgstress_runtime::gpu::device::submit_and_read(
-            gpu,
-            encoder,
-            &[(&self.status_read, bytes * u64::from(iterations))],
-            timeout * iterations,
-        )?;
+        batch.reads.push(Read {
+            buffer: self.status_read.id(),
+            bytes: bytes * u64::from(iterations),
+        });
+        let read = gpu.submit(&batch, timeout * iterations)?;
         Ok(read[0]
             .chunks(bytes as usize / 4)
             .map(|words| tally(words, self.threads))

@@ -7,7 +7,11 @@ use super::test::{Class, Outcomes, Test};
 use rand::{Rng, SeedableRng};
 use wgstress_model::litmus::counts::LitmusCounts;
 use wgstress_model::litmus::env::{Env, LitmusPlacement};
-use wgstress_runtime::gpu::device::Gpu;
+use wgstress_runtime::gpu::device::commands::{
+    BindGroupDesc, BindGroupId, BindingType, GroupEntry, LayoutDesc, LayoutEntry, LayoutId, Op,
+    PassOp, PipelineDesc, PipelineId, Read, Submission, Usage as U, Write,
+};
+use wgstress_runtime::gpu::device::{Buffer, Gpu, Held};
 use wgstress_runtime::{Result, RuntimeError};
 
 /// Sorts a histogram (one bin per outcome, then one for impossible values) by class.
@@ -46,15 +50,17 @@ pub struct Litmus {
     pub test: Test,
     pub env: Env,
     pub outcomes: Outcomes,
-    run: wgpu::ComputePipeline,
-    classify: wgpu::ComputePipeline,
-    group: wgpu::BindGroup,
-    mem: wgpu::Buffer,
+    run: Held<PipelineId>,
+    classify: Held<PipelineId>,
+    /// The pipelines' layout; kept with them.
+    _layout: Held<LayoutId>,
+    group: Held<BindGroupId>,
+    mem: Buffer,
     /// Bound in `group`; kept with it.
-    _regs: wgpu::Buffer,
-    counts: wgpu::Buffer,
-    counts_read: wgpu::Buffer,
-    params: wgpu::Buffer,
+    _regs: Buffer,
+    counts: Buffer,
+    counts_read: Buffer,
+    params: Buffer,
     rng: rand_chacha::ChaCha8Rng,
     /// Memory allocated for environments up to this many words.
     capacity: u64,
@@ -72,103 +78,78 @@ impl Litmus {
     /// Compiles `test` for `env`; memory is sized for environments of up to `capacity_words`.
     pub fn new(gpu: &Gpu, test: Test, env: Env, capacity_words: u64, seed: u64) -> Result<Litmus> {
         crate::env::check(&env, &gpu.limits).map_err(RuntimeError::Input)?;
-        let device = &gpu.device;
-        let scope = wgstress_runtime::gpu::device::scope(device);
         let source = generate(&test, env.workgroup_size);
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some(&test.name),
-            source: wgpu::ShaderSource::Wgsl(source.into()),
-        });
-        let constants = [("FENCE", if env.fence { 1.0 } else { 0.0 })];
         let outcomes = test.outcomes();
-        let entry = |binding: u32, ty: wgpu::BufferBindingType| wgpu::BindGroupLayoutEntry {
+        let entry = |binding: u32, ty: BindingType| LayoutEntry {
             binding,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty,
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
+            ty,
+            dynamic: false,
         };
-        let rw = wgpu::BufferBindingType::Storage { read_only: false };
-        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("litmus"),
-            entries: &[
+        let rw = BindingType::Storage { read_only: false };
+        let layout = gpu.layout(&LayoutDesc {
+            groups: vec![vec![
                 entry(0, rw),
                 entry(1, rw),
                 entry(2, rw),
-                entry(3, wgpu::BufferBindingType::Uniform),
-            ],
-        });
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("litmus"),
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
+                entry(3, BindingType::Uniform),
+            ]],
+        })?;
         let pipeline = |entry: &str| {
-            wgstress_runtime::gpu::device::compute_pipeline(
-                device,
-                &pipeline_layout,
-                &module,
-                entry,
-                &constants,
-            )
-        };
-        let (run, classify) = (pipeline("run"), pipeline("classify"));
-        let capacity = capacity_words.max(env.memory_words());
-        use wgpu::BufferUsages as U;
-        let buffer = |label: &str, size: u64, usage| {
-            device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size,
-                usage,
-                mapped_at_creation: false,
+            gpu.pipeline(&PipelineDesc {
+                label: format!("litmus test {}", test.name),
+                layout: layout.id(),
+                wgsl: source.clone(),
+                entry: entry.to_string(),
+                constants: vec![("FENCE".to_string(), if env.fence { 1.0 } else { 0.0 })],
             })
         };
-        let mem = buffer("litmus memory", capacity * 4, U::STORAGE | U::COPY_DST);
-        let regs = buffer(
+        let (run, classify) = (pipeline("run")?, pipeline("classify")?);
+        let capacity = capacity_words.max(env.memory_words());
+        let mem = gpu.buffer("litmus memory", capacity * 4, U::STORAGE | U::COPY_DST)?;
+        let regs = gpu.buffer(
             "litmus registers",
             u64::from(env.instances()) * 4 * test.registers().max(1) as u64,
             U::STORAGE | U::COPY_DST,
-        );
+        )?;
         // One word per bin and a sink that keeps stress loops from being optimised away.
         let counts_bytes = (bins(&test) as u64 + 1) * 4;
-        let counts = buffer(
+        let counts = gpu.buffer(
             "litmus counts",
             counts_bytes,
             U::STORAGE | U::COPY_SRC | U::COPY_DST,
-        );
-        let counts_read = buffer(
+        )?;
+        let counts_read = gpu.buffer(
             "litmus counts readback",
             counts_bytes,
             U::MAP_READ | U::COPY_DST,
-        );
-        let params = buffer(
+        )?;
+        let params = gpu.buffer(
             "litmus params",
             PARAMS.len() as u64 * 4,
             U::UNIFORM | U::COPY_DST,
-        );
-        let entries: Vec<_> = [&mem, &regs, &counts, &params]
+        )?;
+        let entries = [&mem, &regs, &counts, &params]
             .iter()
             .enumerate()
-            .map(|(i, b)| wgpu::BindGroupEntry {
+            .map(|(i, b)| GroupEntry {
                 binding: i as u32,
-                resource: b.as_entire_binding(),
+                buffer: b.id(),
+                offset: 0,
+                size: None,
             })
             .collect();
-        let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: None,
-            layout: &layout,
-            entries: &entries,
-        });
-        wgstress_runtime::gpu::device::end_scope(scope, || format!("litmus test {}", test.name))?;
+        let group = gpu.bind_group(&BindGroupDesc {
+            layout: layout.id(),
+            group: 0,
+            entries,
+        })?;
         Ok(Litmus {
             test,
             env,
             outcomes,
             run,
             classify,
+            _layout: layout,
             group,
             mem,
             _regs: regs,
@@ -272,12 +253,21 @@ impl Litmus {
     /// Runs `iterations` iterations in one submission (new permutations for each submission).
     fn submit(&mut self, gpu: &Gpu, iterations: u32) -> Result<LitmusCounts> {
         let params = self.params();
-        gpu.queue
-            .write_buffer(&self.params, 0, bytemuck::cast_slice(&params));
-        let mut encoder = gpu.device.create_command_encoder(&Default::default());
-        encoder.clear_buffer(&self.counts, 0, None);
+        let mut batch = Submission {
+            writes: vec![Write {
+                buffer: self.params.id(),
+                offset: 0,
+                bytes: bytemuck::cast_slice(&params).to_vec(),
+            }],
+            ..Submission::default()
+        };
+        batch.commands.push(Op::Clear {
+            buffer: self.counts.id(),
+        });
         if std::mem::take(&mut self.stale) {
-            encoder.clear_buffer(&self.mem, 0, None);
+            batch.commands.push(Op::Clear {
+                buffer: self.mem.id(),
+            });
         }
         let total = self.env.testing_groups + self.env.stress_groups;
         let max = gpu.limits.max_compute_workgroups_per_dimension;
@@ -286,20 +276,44 @@ impl Litmus {
         // No clears between iterations: classification resets the locations it reads, and
         // every register is written by its thread in every iteration.
         for _ in 0..iterations {
-            let mut pass = encoder.begin_compute_pass(&Default::default());
-            pass.set_bind_group(0, &self.group, &[]);
-            pass.set_pipeline(&self.run);
-            pass.dispatch_workgroups(total.min(max), total.div_ceil(max), 1);
-            pass.set_pipeline(&self.classify);
-            pass.dispatch_workgroups(
-                classify_groups.min(65535),
-                classify_groups.div_ceil(65535),
-                1,
-            );
+            batch.commands.push(Op::Pass {
+                steps: vec![
+                    PassOp::BindGroup {
+                        index: 0,
+                        group: self.group.id(),
+                        offsets: Vec::new(),
+                    },
+                    PassOp::Pipeline {
+                        pipeline: self.run.id(),
+                    },
+                    PassOp::Dispatch {
+                        workgroups: [total.min(max), total.div_ceil(max), 1],
+                    },
+                    PassOp::Pipeline {
+                        pipeline: self.classify.id(),
+                    },
+                    PassOp::Dispatch {
+                        workgroups: [
+                            classify_groups.min(65535),
+                            classify_groups.div_ceil(65535),
+                            1,
+                        ],
+                    },
+                ],
+            });
         }
-        encoder.copy_buffer_to_buffer(&self.counts, 0, &self.counts_read, 0, self.counts.size());
-        let reads = [(&self.counts_read, self.counts_read.size())];
-        let read = wgstress_runtime::gpu::device::submit_and_read(gpu, encoder, &reads, TIMEOUT)?;
+        batch.commands.push(Op::Copy {
+            from: self.counts.id(),
+            from_offset: 0,
+            to: self.counts_read.id(),
+            to_offset: 0,
+            size: self.counts.size(),
+        });
+        batch.reads.push(Read {
+            buffer: self.counts_read.id(),
+            bytes: self.counts_read.size(),
+        });
+        let read = gpu.submit(&batch, TIMEOUT)?;
         let histogram: Vec<u64> = read[0][..bins(&self.test)]
             .iter()
             .map(|w| u64::from(*w))

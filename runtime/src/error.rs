@@ -62,6 +62,18 @@ pub enum RuntimeError {
 
 pub type Result<T> = std::result::Result<T, RuntimeError>;
 
+impl From<wgstress_device::DeviceError> for RuntimeError {
+    fn from(e: wgstress_device::DeviceError) -> RuntimeError {
+        use wgstress_device::DeviceError;
+        match e {
+            DeviceError::Refused { what, message } => RuntimeError::Wgpu { what, message },
+            DeviceError::Hang(timeout) => RuntimeError::Hang(timeout),
+            DeviceError::Lost(reason) => RuntimeError::DeviceLost(reason),
+            DeviceError::Open(reason) => RuntimeError::Device(reason),
+        }
+    }
+}
+
 impl RuntimeError {
     pub fn io(path: &Path, source: std::io::Error) -> Self {
         RuntimeError::Io {

@@ -2,22 +2,21 @@
 //! shader and its entry point and gives wgpu's reason on one line, with the line and column
 //! of a shader diagnostic.
 
-use wgstress_runtime::gpu::device::{self, shader_pipeline};
+use wgstress_runtime::gpu::device;
+use wgstress_runtime::gpu::device::commands::{LayoutDesc, PipelineDesc};
 use wgstress_runtime::RuntimeError;
-
-fn empty_layout(gpu: &device::Gpu) -> wgpu::PipelineLayout {
-    gpu.device
-        .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: None,
-            bind_group_layouts: &[],
-            immediate_size: 0,
-        })
-}
 
 fn refusal(wgsl: &str, entry: &str) -> (String, String) {
     let gpu = device::open(&Default::default()).unwrap();
-    let layout = empty_layout(&gpu);
-    match shader_pipeline(&gpu.device, &layout, "shader app.wgsl", wgsl, entry, &[]) {
+    let layout = gpu.layout(&LayoutDesc::default()).unwrap();
+    let made = gpu.pipeline(&PipelineDesc {
+        label: "shader app.wgsl".to_string(),
+        layout: layout.id(),
+        wgsl: wgsl.to_string(),
+        entry: entry.to_string(),
+        constants: Vec::new(),
+    });
+    match made.map_err(RuntimeError::from) {
         Err(RuntimeError::Wgpu { what, message }) => (what, message),
         Err(other) => panic!("not a wgpu refusal: {other}"),
         Ok(_) => panic!("wgpu made the pipeline"),

@@ -5,20 +5,20 @@
 
 use crate::app::spec::{App, BindingKind, Dispatch};
 use crate::error::Result;
-use crate::gpu::device::buffer_with;
+use crate::gpu::device::commands::Usage as U;
+use crate::gpu::device::{Buffer, Gpu};
 use crate::gpu::interface::Slot;
 use crate::gpu::layout;
 use crate::gpu::program::Program;
 use crate::gpu::readback::ReadBack;
-use wgpu::BufferUsages as U;
 use wgstress_model::stress::params::LAYOUTS;
 
 /// One binding of the application on the device.
 pub(crate) struct AppBuffer {
     pub slot: Slot,
-    pub buffer: wgpu::Buffer,
+    pub buffer: Buffer,
     /// Pristine contents copied in before every run (storage bindings only).
-    pub pristine: Option<wgpu::Buffer>,
+    pub pristine: Option<Buffer>,
     /// Where the binding starts inside `buffer` in each buffer layout (0 for uniforms).
     pub offsets: [u64; LAYOUTS],
 }
@@ -27,7 +27,7 @@ pub(crate) struct AppBuffer {
 /// buffers are padded so that every layout's shift fits (`align`: the storage offset
 /// alignment).
 pub(crate) fn app_buffers(
-    device: &wgpu::Device,
+    gpu: &Gpu,
     app: &App,
     slots: Vec<Slot>,
     align: u64,
@@ -45,12 +45,9 @@ pub(crate) fn app_buffers(
             .collect();
         let label = slot.name.as_str();
         let pristine = match slot.kind {
-            BindingKind::Storage => Some(buffer_with(
-                device,
-                label,
-                &contents,
-                U::COPY_SRC | U::COPY_DST,
-            )?),
+            BindingKind::Storage => {
+                Some(gpu.buffer_with(label, &contents, U::COPY_SRC | U::COPY_DST)?)
+            }
             BindingKind::Uniform => None,
         };
         let (usage, offsets) = match slot.kind {
@@ -61,7 +58,7 @@ pub(crate) fn app_buffers(
             }
             BindingKind::Uniform => (U::UNIFORM | U::COPY_DST, [0; LAYOUTS]),
         };
-        let buffer = buffer_with(device, label, &contents, usage)?;
+        let buffer = gpu.buffer_with(label, &contents, usage)?;
         buffers.push(AppBuffer {
             slot,
             buffer,
@@ -74,11 +71,11 @@ pub(crate) fn app_buffers(
 
 /// A dispatch's own uniform contents, as buffers by (group, binding).
 pub(crate) fn uniform_buffers(
-    device: &wgpu::Device,
+    gpu: &Gpu,
     app: &App,
     buffers: &[AppBuffer],
     dispatch: Option<&Dispatch>,
-) -> Result<Vec<((u32, u32), wgpu::Buffer)>> {
+) -> Result<Vec<((u32, u32), Buffer)>> {
     let Some(dispatch) = dispatch else {
         return Ok(Vec::new());
     };
@@ -95,7 +92,7 @@ pub(crate) fn uniform_buffers(
             let binding = app.binding(set.group, set.binding).expect("declared");
             let mut words = binding.init.words(slot.words)?;
             words[..set.words.len()].copy_from_slice(&set.words);
-            let buffer = buffer_with(device, &slot.name, bytemuck::cast_slice(&words), U::UNIFORM)?;
+            let buffer = gpu.buffer_with(&slot.name, bytemuck::cast_slice(&words), U::UNIFORM)?;
             Ok((key, buffer))
         })
         .collect()
@@ -154,54 +151,47 @@ fn align(value: u64, to: u64) -> u64 {
 
 /// wgstress's own buffers.
 pub(crate) struct Own {
-    pub params: wgpu::Buffer,
-    pub results: wgpu::Buffer,
-    pub results_read: wgpu::Buffer,
-    pub scratch: wgpu::Buffer,
+    pub params: Buffer,
+    pub results: Buffer,
+    pub results_read: Buffer,
+    pub scratch: Buffer,
     /// The read-back copies of the bindings host checks read, if any.
-    pub checked_read: Option<wgpu::Buffer>,
+    pub checked_read: Option<Buffer>,
 }
 
 impl Own {
-    pub(crate) fn new(device: &wgpu::Device, sizes: &Sizes) -> Own {
-        let buffer = |label: &str, size: u64, usage: U| {
-            device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size,
-                usage,
-                mapped_at_creation: false,
-            })
-        };
+    pub(crate) fn new(gpu: &Gpu, sizes: &Sizes) -> Result<Own> {
         let batch = sizes.batch as u64;
         let results_bytes = sizes.results_stride * batch * sizes.blocks as u64;
-        Own {
-            params: buffer(
+        Ok(Own {
+            params: gpu.buffer(
                 "wgstress params",
                 sizes.params_stride * batch * sizes.slots as u64,
                 U::UNIFORM | U::COPY_DST,
-            ),
-            results: buffer(
+            )?,
+            results: gpu.buffer(
                 "wgstress results",
                 results_bytes,
                 U::STORAGE | U::COPY_SRC | U::COPY_DST,
-            ),
-            results_read: buffer(
+            )?,
+            results_read: gpu.buffer(
                 "wgstress results readback",
                 results_bytes,
                 U::MAP_READ | U::COPY_DST,
-            ),
-            scratch: buffer(
+            )?,
+            scratch: gpu.buffer(
                 "wgstress scratchpad",
                 u64::from(sizes.scratch_words) * 4,
                 U::STORAGE,
-            ),
-            checked_read: (sizes.checked_stride > 0).then(|| {
-                buffer(
+            )?,
+            checked_read: match sizes.checked_stride > 0 {
+                true => Some(gpu.buffer(
                     "wgstress checked readback",
                     sizes.checked_stride * batch,
                     U::MAP_READ | U::COPY_DST,
-                )
-            }),
-        }
+                )?),
+                false => None,
+            },
+        })
     }
 }

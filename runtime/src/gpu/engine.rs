@@ -264,9 +264,7 @@ impl Engine {
             edited,
         )?;
         let gpu = match gpu {
-            Some(gpu) if !gpu.is_lost() && gpu.device.features().contains(program.features) => {
-                gpu.clone()
-            }
+            Some(gpu) if !gpu.is_lost() && gpu.features().contains(program.features) => gpu.clone(),
             _ => device::open_with(&config.adapter, program.features, &app.name)?,
         };
         crate::gpu::limits::check_sizes(&app, &gpu.limits)?;
@@ -321,7 +319,7 @@ impl Engine {
         };
         if !self
             .session
-            .set_pristine(&self.gpu.queue, (group, binding), &words)
+            .set_pristine(&self.gpu, (group, binding), &words)?
         {
             return Err(RuntimeError::Input(format!(
                 "{}: @group({group}) @binding({binding}) is not a buffer the shaders use",

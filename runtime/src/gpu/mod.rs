@@ -1,4 +1,4 @@
-//! An application on a device: adapters, error scopes, submission and read-back (`device`),
+//! An application on a device: native adapters and wgpu behind the device boundary (`device`),
 //! the device features its shaders need (`features`), its shaders instrumented (`program`),
 //! its bindings matched against them (`interface`), buffer layouts and parameter blocks
 //! (`layout`, `params`), its buffers (`buffers`), bind groups (`bind`) and what host checks

@@ -11,9 +11,10 @@
 use crate::app::failure::CheckFailure;
 use crate::app::spec::{App, Dispatch, Outputs};
 use crate::error::{Result, RuntimeError};
-use crate::gpu::bind::{pipeline_layout, Groups};
+use crate::gpu::bind::{pipeline_layout, Bindings};
 use crate::gpu::buffers::{app_buffers, AppBuffer, Own, Sizes};
-use crate::gpu::device::{end_scope, shader_pipeline, Gpu};
+use crate::gpu::device::commands::{Op, PassOp, PipelineDesc, PipelineId, Read, Submission};
+use crate::gpu::device::{Gpu, Held};
 use crate::gpu::interface::{match_bindings, Use};
 use crate::gpu::params::{encode, Pacing, Places, Stalls};
 use crate::gpu::program::{Program, Unit};
@@ -27,7 +28,7 @@ use wgstress_model::stress::strategy::Strategy;
 
 /// One dispatch of a run (or the postcondition): its pipeline and what it binds.
 struct Stage {
-    pipeline: wgpu::ComputePipeline,
+    pipeline: Held<PipelineId>,
     workgroups: [u32; 3],
     /// Whether stress workgroups run beside it.
     stress: bool,
@@ -37,8 +38,8 @@ struct Stage {
     block: usize,
     /// Its params block in a run: its own, as its dispatch size is its own.
     slot: usize,
-    /// The bind groups of each buffer layout.
-    groups: Groups,
+    /// Its layout, the bind groups of each buffer layout, and the uniforms they bind.
+    bindings: Bindings,
 }
 
 pub(crate) struct Session {
@@ -72,17 +73,15 @@ impl Session {
         }
         let uses = uses(program);
         let slots = match_bindings(app, &uses)?;
-        let device = &gpu.device;
-        let scope = crate::gpu::device::scope(device);
         let manifests: Vec<Manifest> = program.manifests().into_iter().cloned().collect();
         let limits = &gpu.limits;
         let read_back = ReadBack::plan(app, &slots)?;
         let sizes = Sizes::new(program, limits, &read_back, batch, scratch_words);
         let align = u64::from(limits.min_storage_buffer_offset_alignment);
-        let buffers = app_buffers(device, app, slots, align)?;
-        let own = Own::new(device, &sizes);
+        let buffers = app_buffers(gpu, app, slots, align)?;
+        let own = Own::new(gpu, &sizes)?;
         let build = Build {
-            device,
+            gpu,
             app,
             manifest: &manifests[0],
             buffers: &buffers,
@@ -90,7 +89,6 @@ impl Session {
         };
         let stages = build.dispatch_stages(program, &uses, raw)?;
         let post = build.post_stage(program, uses.last(), sizes.slots - 1)?;
-        end_scope(scope, || format!("buffers and bind groups of {}", app.name))?;
         Ok(Session {
             own_group: manifests[0].bind_group,
             manifests,
@@ -109,12 +107,12 @@ impl Session {
         let app = self
             .buffers
             .iter()
-            .map(|b| b.buffer.size() + b.pristine.as_ref().map_or(0, wgpu::Buffer::size));
+            .map(|b| b.buffer.size() + b.pristine.as_ref().map_or(0, |p| p.size()));
         let own = &self.own;
         let ours = [&own.params, &own.results, &own.results_read, &own.scratch]
             .into_iter()
             .chain(&own.checked_read)
-            .map(wgpu::Buffer::size);
+            .map(|b| b.size());
         app.chain(ours).sum()
     }
 
@@ -169,19 +167,38 @@ impl Session {
             "a batch holds at most {} runs",
             self.sizes.batch
         );
-        gpu.queue
-            .write_buffer(&self.own.params, 0, &self.params(runs, gpu, stalls));
-        let mut encoder = gpu.device.create_command_encoder(&Default::default());
-        encoder.clear_buffer(&self.own.results, 0, None);
+        let mut batch = Submission::default();
+        batch.writes.push(crate::gpu::device::commands::Write {
+            buffer: self.own.params.id(),
+            offset: 0,
+            bytes: self.params(runs, gpu, stalls),
+        });
+        batch.commands.push(Op::Clear {
+            buffer: self.own.results.id(),
+        });
         for (i, run) in runs.iter().enumerate() {
-            self.encode_run(&mut encoder, i, run);
+            self.encode_run(&mut batch.commands, i, run);
         }
         let used = self.sizes.results_stride * (runs.len() * self.sizes.blocks) as u64;
-        encoder.copy_buffer_to_buffer(&self.own.results, 0, &self.own.results_read, 0, used);
+        batch.commands.push(Op::Copy {
+            from: self.own.results.id(),
+            from_offset: 0,
+            to: self.own.results_read.id(),
+            to_offset: 0,
+            size: used,
+        });
         let checked_used = self.read_back.stride * runs.len() as u64;
-        let mut reads = vec![(&self.own.results_read, used)];
-        reads.extend(self.own.checked_read.as_ref().map(|r| (r, checked_used)));
-        let read = crate::gpu::device::submit_and_read(gpu, encoder, &reads, timeout)?;
+        batch.reads.push(Read {
+            buffer: self.own.results_read.id(),
+            bytes: used,
+        });
+        batch
+            .reads
+            .extend(self.own.checked_read.as_ref().map(|r| Read {
+                buffer: r.id(),
+                bytes: checked_used,
+            }));
+        let read = gpu.submit(&batch, timeout)?;
         let results: &[u8] = bytemuck::cast_slice(&read[0]);
         let checked_words: &[u32] = read.get(1).map_or(&[], Vec::as_slice);
         Ok((0..runs.len())
@@ -244,58 +261,65 @@ impl Session {
     /// is not of `words`' size.
     pub(crate) fn set_pristine(
         &self,
-        queue: &wgpu::Queue,
+        gpu: &Gpu,
         (group, binding): (u32, u32),
         words: &[u32],
-    ) -> bool {
+    ) -> Result<bool> {
         let found = self.buffers.iter().find(|b| {
             (b.slot.group, b.slot.binding) == (group, binding)
                 && b.slot.words as usize == words.len()
         });
         match found.and_then(|b| b.pristine.as_ref()) {
             Some(pristine) => {
-                queue.write_buffer(pristine, 0, bytemuck::cast_slice(words));
-                true
+                gpu.write(pristine, 0, bytemuck::cast_slice(words))?;
+                Ok(true)
             }
-            None => false,
+            None => Ok(false),
         }
     }
 
-    fn encode_run(&self, encoder: &mut wgpu::CommandEncoder, index: usize, run: &RunParams) {
+    fn encode_run(&self, commands: &mut Vec<Op>, index: usize, run: &RunParams) {
         let layout = run.layout as usize % LAYOUTS;
         for b in &self.buffers {
             if let Some(pristine) = &b.pristine {
-                encoder.copy_buffer_to_buffer(
-                    pristine,
-                    0,
-                    &b.buffer,
-                    b.offsets[layout],
-                    u64::from(b.slot.words) * 4,
-                );
+                commands.push(Op::Copy {
+                    from: pristine.id(),
+                    from_offset: 0,
+                    to: b.buffer.id(),
+                    to_offset: b.offsets[layout],
+                    size: u64::from(b.slot.words) * 4,
+                });
             }
         }
-        {
-            let mut pass = encoder.begin_compute_pass(&Default::default());
-            for stage in &self.stages {
-                self.bind(&mut pass, stage, index, layout);
-                pass.set_pipeline(&stage.pipeline);
-                if stage.raw {
-                    let [x, y, z] = stage.workgroups;
-                    pass.dispatch_workgroups(x, y, z);
-                    continue;
-                }
-                let stress = if stage.stress { run.stress_groups } else { 0 };
-                let total = stage.workgroups.iter().product::<u32>() + stress;
-                let x = total.min(self.max_dim);
-                pass.dispatch_workgroups(x, total.div_ceil(x), 1);
+        let mut steps = Vec::new();
+        for stage in &self.stages {
+            self.bind(&mut steps, stage, index, layout);
+            steps.push(PassOp::Pipeline {
+                pipeline: stage.pipeline.id(),
+            });
+            if stage.raw {
+                steps.push(PassOp::Dispatch {
+                    workgroups: stage.workgroups,
+                });
+                continue;
             }
-            if let (Some(post), true) = (&self.post, run.app_enabled) {
-                self.bind(&mut pass, post, index, layout);
-                pass.set_pipeline(&post.pipeline);
-                let [px, py, pz] = post.workgroups;
-                pass.dispatch_workgroups(px, py, pz);
-            }
+            let stress = if stage.stress { run.stress_groups } else { 0 };
+            let total = stage.workgroups.iter().product::<u32>() + stress;
+            let x = total.min(self.max_dim);
+            steps.push(PassOp::Dispatch {
+                workgroups: [x, total.div_ceil(x), 1],
+            });
         }
+        if let (Some(post), true) = (&self.post, run.app_enabled) {
+            self.bind(&mut steps, post, index, layout);
+            steps.push(PassOp::Pipeline {
+                pipeline: post.pipeline.id(),
+            });
+            steps.push(PassOp::Dispatch {
+                workgroups: post.workgroups,
+            });
+        }
+        commands.push(Op::Pass { steps });
         for c in &self.read_back.checked {
             let b = self
                 .buffers
@@ -303,13 +327,13 @@ impl Session {
                 .find(|b| (b.slot.group, b.slot.binding) == c.key)
                 .expect("checked buffer");
             let read = self.own.checked_read.as_ref().expect("checked readback");
-            encoder.copy_buffer_to_buffer(
-                &b.buffer,
-                b.offsets[layout],
-                read,
-                index as u64 * self.read_back.stride + c.offset,
-                c.bytes,
-            );
+            commands.push(Op::Copy {
+                from: b.buffer.id(),
+                from_offset: b.offsets[layout],
+                to: read.id(),
+                to_offset: index as u64 * self.read_back.stride + c.offset,
+                size: c.bytes,
+            });
         }
     }
 }
@@ -317,20 +341,24 @@ impl Session {
 impl Session {
     /// Binds `stage`'s groups in buffer layout `layout`, wgstress's own at its params and
     /// results blocks of run `index`.
-    fn bind(&self, pass: &mut wgpu::ComputePass, stage: &Stage, index: usize, layout: usize) {
+    fn bind(&self, steps: &mut Vec<PassOp>, stage: &Stage, index: usize, layout: usize) {
         let slot = (index * self.sizes.slots + stage.slot) as u64;
         let block = (index * self.sizes.blocks + stage.block) as u64;
         let offsets = [
             (slot * self.sizes.params_stride) as u32,
             (block * self.sizes.results_stride) as u32,
         ];
-        for (group, bind_group) in &stage.groups[layout] {
-            let dynamic: &[u32] = if *group == self.own_group {
-                &offsets
+        for (group, bind_group) in &stage.bindings.groups[layout] {
+            let dynamic = if *group == self.own_group {
+                offsets.to_vec()
             } else {
-                &[]
+                Vec::new()
             };
-            pass.set_bind_group(*group, bind_group, dynamic);
+            steps.push(PassOp::BindGroup {
+                index: *group,
+                group: bind_group.id(),
+                offsets: dynamic,
+            });
         }
     }
 }
@@ -374,14 +402,14 @@ fn uses(program: &Program) -> Vec<Use<'_>> {
 
 /// What every pipeline of a session is built with.
 struct Build<'a> {
-    device: &'a wgpu::Device,
+    gpu: &'a Gpu,
     app: &'a App,
     /// The first results block's manifest: its params and results layouts and wgstress's
     /// bind group are every block's.
     manifest: &'a Manifest,
     buffers: &'a [AppBuffer],
     /// wgstress's params, results and scratchpad buffers.
-    ours: [&'a wgpu::Buffer; 3],
+    ours: [&'a crate::gpu::device::Buffer; 3],
 }
 
 /// A shader to build a pipeline from: what error messages call it, its WGSL, entry point
@@ -401,7 +429,7 @@ impl Build<'_> {
             .enumerate()
             .map(|(index, (unit, dispatch))| {
                 let shader = self.dispatch_shader(unit, raw)?;
-                let (pipeline, groups) = self.pipeline(&uses[index], Some(dispatch), &shader)?;
+                let (pipeline, bindings) = self.pipeline(&uses[index], Some(dispatch), &shader)?;
                 Ok(Stage {
                     pipeline,
                     workgroups: dispatch.workgroups,
@@ -409,7 +437,7 @@ impl Build<'_> {
                     raw,
                     block: index,
                     slot: index,
-                    groups,
+                    bindings,
                 })
             })
             .collect()
@@ -461,7 +489,7 @@ impl Build<'_> {
             entry: name.wgsl_name.clone(),
             constants: Vec::new(),
         };
-        let (pipeline, groups) = self.pipeline(used, None, &shader)?;
+        let (pipeline, bindings) = self.pipeline(used, None, &shader)?;
         Ok(Some(Stage {
             pipeline,
             workgroups: self.app.postcondition_workgroups,
@@ -469,7 +497,7 @@ impl Build<'_> {
             raw: false,
             block,
             slot,
-            groups,
+            bindings,
         }))
     }
 
@@ -480,9 +508,9 @@ impl Build<'_> {
         used: &Use,
         dispatch: Option<&Dispatch>,
         shader: &Shader,
-    ) -> Result<(wgpu::ComputePipeline, Groups)> {
-        let (layout, groups) = pipeline_layout(
-            self.device,
+    ) -> Result<(Held<PipelineId>, Bindings)> {
+        let bindings = pipeline_layout(
+            self.gpu,
             self.app,
             self.buffers,
             self.manifest,
@@ -490,19 +518,13 @@ impl Build<'_> {
             used,
             dispatch,
         )?;
-        let constants: Vec<(&str, f64)> = shader
-            .constants
-            .iter()
-            .map(|(k, v)| (k.as_str(), *v))
-            .collect();
-        let pipeline = shader_pipeline(
-            self.device,
-            &layout,
-            &shader.what,
-            &shader.wgsl,
-            &shader.entry,
-            &constants,
-        )?;
-        Ok((pipeline, groups))
+        let pipeline = self.gpu.pipeline(&PipelineDesc {
+            label: shader.what.clone(),
+            layout: bindings.layout.id(),
+            wgsl: shader.wgsl.clone(),
+            entry: shader.entry.clone(),
+            constants: shader.constants.clone(),
+        })?;
+        Ok((pipeline, bindings))
     }
 }

@@ -51,8 +51,11 @@ pub fn capture(app: &mut App) -> Arc<Mutex<Vec<Vec<Vec<u32>>>>> {
 
 /// Runs an uninstrumented shader once, plainly through wgpu, and reads back every binding.
 pub fn run_original(source: &str, workgroups: [u32; 3], bindings: &[Binding]) -> Vec<Vec<u32>> {
-    let gpu = wgstress_runtime::gpu::device::open(&Default::default()).unwrap();
-    let device = &gpu.device;
+    // wgpu itself, not the runtime's device: the reference the runtime is compared with.
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle());
+    let adapter = pollster::block_on(instance.request_adapter(&Default::default())).unwrap();
+    let (device, queue) = pollster::block_on(adapter.request_device(&Default::default())).unwrap();
+    let device = &device;
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: None,
         source: wgpu::ShaderSource::Wgsl(source.into()),
@@ -110,7 +113,7 @@ pub fn run_original(source: &str, workgroups: [u32; 3], bindings: &[Binding]) ->
     for (b, r) in buffers.iter().zip(&reads) {
         encoder.copy_buffer_to_buffer(b, 0, r, 0, b.size());
     }
-    gpu.queue.submit([encoder.finish()]);
+    queue.submit([encoder.finish()]);
     for r in &reads {
         r.slice(..).map_async(wgpu::MapMode::Read, |_| {});
     }

@@ -5,7 +5,11 @@
 use crate::app::check::Reference;
 use crate::app::spec::{App, BindingKind};
 use crate::error::{Result, RuntimeError};
-use crate::gpu::device::{self, Gpu};
+use crate::gpu::device::commands::{
+    BindGroupDesc, BindGroupId, BindingType, GroupEntry, LayoutDesc, LayoutEntry, Op, PassOp,
+    PipelineDesc, Read, Submission, Usage,
+};
+use crate::gpu::device::{Buffer, Gpu, Held};
 use naga::{AddressSpace, StorageAccess};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -61,7 +65,7 @@ impl Runs {
 struct Used {
     group: u32,
     binding: u32,
-    ty: wgpu::BufferBindingType,
+    ty: BindingType,
     /// The fewest bytes its type takes (one element of a runtime-sized array).
     min_bytes: u32,
 }
@@ -95,52 +99,68 @@ fn run(gpu: &Gpu, app: &App, r: &Reference) -> Result<Written> {
             r.entry
         )));
     }
-    let device = &gpu.device;
-    let scope = device::scope(device);
     let buffers = used
         .iter()
-        .map(|u| buffer(device, app, u, &path, r))
+        .map(|u| buffer(gpu, app, u, &path, r))
         .collect::<Result<Vec<_>>>()?;
-    let (layouts, bind_groups) = bind_groups(device, &used, &buffers);
-    let layout_refs: Vec<Option<&wgpu::BindGroupLayout>> = layouts.iter().map(Some).collect();
-    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-        label: Some("wgstress reference"),
-        bind_group_layouts: &layout_refs,
-        immediate_size: 0,
-    });
-    let constants = constants(app, &module);
-    let what = format!("reference kernel {path}");
-    let pipeline =
-        device::shader_pipeline(device, &pipeline_layout, &what, &source, &entry, &constants)?;
-    let mut encoder = device.create_command_encoder(&Default::default());
-    {
-        let mut pass = encoder.begin_compute_pass(&Default::default());
-        pass.set_pipeline(&pipeline);
-        for (group, bind_group) in bind_groups.iter().enumerate() {
-            pass.set_bind_group(group as u32, bind_group, &[]);
-        }
-        pass.dispatch_workgroups(x, y, z);
-    }
-    let reads = copy_written(device, &mut encoder, &used, &buffers);
-    let sizes: Vec<(&wgpu::Buffer, u64)> = reads.iter().map(|(_, b)| (b, b.size())).collect();
-    // The scope stays open through the submission: what the encoder refuses surfaces when
-    // it finishes, inside submit_and_read, and would otherwise reach wgpu's panicking handler.
-    let words = device::submit_and_read(gpu, encoder, &sizes, TIMEOUT);
-    device::end_scope(scope, || {
-        format!("reference kernel `{}` of {path}", r.entry)
+    let layout = gpu.layout(&LayoutDesc {
+        groups: (0..groups(&used))
+            .map(|group| {
+                used.iter()
+                    .filter(|u| u.group == group)
+                    .map(|u| LayoutEntry {
+                        binding: u.binding,
+                        ty: u.ty,
+                        dynamic: false,
+                    })
+                    .collect()
+            })
+            .collect(),
     })?;
-    Ok(reads.iter().map(|(k, _)| *k).zip(words?).collect())
+    let bind_groups = bind_groups(gpu, layout.id(), &used, &buffers)?;
+    let pipeline = gpu.pipeline(&PipelineDesc {
+        label: format!("reference kernel {path}"),
+        layout: layout.id(),
+        wgsl: source.clone(),
+        entry: entry.clone(),
+        constants: constants(app, &module),
+    })?;
+    let mut steps = vec![PassOp::Pipeline {
+        pipeline: pipeline.id(),
+    }];
+    for (group, bind_group) in bind_groups.iter().enumerate() {
+        steps.push(PassOp::BindGroup {
+            index: group as u32,
+            group: bind_group.id(),
+            offsets: Vec::new(),
+        });
+    }
+    steps.push(PassOp::Dispatch {
+        workgroups: [x, y, z],
+    });
+    let mut batch = Submission {
+        commands: vec![Op::Pass { steps }],
+        ..Submission::default()
+    };
+    let reads = copy_written(gpu, &mut batch, &used, &buffers)?;
+    let words = gpu.submit(&batch, TIMEOUT).map_err(|e| match e {
+        wgstress_device::DeviceError::Refused { message, .. } => RuntimeError::Wgpu {
+            what: format!("reference kernel `{}` of {path}", r.entry),
+            message,
+        },
+        other => other.into(),
+    })?;
+    Ok(reads.iter().map(|(k, _)| *k).zip(words).collect())
+}
+
+/// Bind groups 0 to the highest one `used` names.
+fn groups(used: &[Used]) -> u32 {
+    used.iter().map(|u| u.group + 1).max().unwrap_or(0)
 }
 
 /// The buffer for binding `u`, holding the spec's initial contents; refused in words where
 /// the spec's binding cannot serve the kernel's declaration.
-fn buffer(
-    device: &wgpu::Device,
-    app: &App,
-    u: &Used,
-    path: &str,
-    r: &Reference,
-) -> Result<wgpu::Buffer> {
+fn buffer(gpu: &Gpu, app: &App, u: &Used, path: &str, r: &Reference) -> Result<Buffer> {
     let at = format!(
         "{path}: the reference kernel `{}` uses @group({}) @binding({})",
         r.entry, u.group, u.binding
@@ -154,7 +174,7 @@ fn buffer(
             u.min_bytes, b.words
         )));
     }
-    let uniform = u.ty == wgpu::BufferBindingType::Uniform;
+    let uniform = u.ty == BindingType::Uniform;
     if uniform != (b.kind == BindingKind::Uniform) {
         return Err(RuntimeError::Input(format!(
             "{at} as {}, but the spec declares it {}",
@@ -163,71 +183,45 @@ fn buffer(
         )));
     }
     let usage = match b.kind {
-        BindingKind::Storage => wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-        BindingKind::Uniform => wgpu::BufferUsages::UNIFORM,
+        BindingKind::Storage => Usage::STORAGE | Usage::COPY_SRC,
+        BindingKind::Uniform => Usage::UNIFORM,
     };
     let words = b.init.words(b.words)?;
-    device::buffer_with(
-        device,
-        "wgstress reference",
-        bytemuck::cast_slice(&words),
-        usage,
-    )
+    Ok(gpu.buffer_with("wgstress reference", bytemuck::cast_slice(&words), usage)?)
 }
 
-/// Bind group layouts and bind groups for groups 0 to the highest one used (empty where
-/// none is).
+/// A bind group for each group of `layout` (empty where the kernel binds nothing there).
 fn bind_groups(
-    device: &wgpu::Device,
+    gpu: &Gpu,
+    layout: crate::gpu::device::commands::LayoutId,
     used: &[Used],
-    buffers: &[wgpu::Buffer],
-) -> (Vec<wgpu::BindGroupLayout>, Vec<wgpu::BindGroup>) {
-    let groups = used.iter().map(|u| u.group + 1).max().unwrap_or(0);
-    let mut layouts = Vec::new();
-    let mut bind_groups = Vec::new();
-    for group in 0..groups {
-        let members: Vec<(&Used, &wgpu::Buffer)> = used
-            .iter()
-            .zip(buffers)
-            .filter(|(u, _)| u.group == group)
-            .collect();
-        let entries: Vec<_> = members
-            .iter()
-            .map(|(u, _)| wgpu::BindGroupLayoutEntry {
-                binding: u.binding,
-                visibility: wgpu::ShaderStages::COMPUTE,
-                ty: wgpu::BindingType::Buffer {
-                    ty: u.ty,
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                count: None,
-            })
-            .collect();
-        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: None,
-            entries: &entries,
-        });
-        let entries: Vec<_> = members
-            .iter()
-            .map(|(u, buffer)| wgpu::BindGroupEntry {
-                binding: u.binding,
-                resource: buffer.as_entire_binding(),
-            })
-            .collect();
-        bind_groups.push(device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: None,
-            layout: &layout,
-            entries: &entries,
-        }));
-        layouts.push(layout);
-    }
-    (layouts, bind_groups)
+    buffers: &[Buffer],
+) -> Result<Vec<Held<BindGroupId>>> {
+    (0..groups(used))
+        .map(|group| {
+            let entries = used
+                .iter()
+                .zip(buffers)
+                .filter(|(u, _)| u.group == group)
+                .map(|(u, buffer)| GroupEntry {
+                    binding: u.binding,
+                    buffer: buffer.id(),
+                    offset: 0,
+                    size: None,
+                })
+                .collect();
+            Ok(gpu.bind_group(&BindGroupDesc {
+                layout,
+                group,
+                entries,
+            })?)
+        })
+        .collect()
 }
 
 /// The spec's `[constants]` for the overrides this module declares (by name or `@id`):
 /// wgpu refuses values for unknown ones.
-fn constants<'a>(app: &'a App, module: &naga::Module) -> Vec<(&'a str, f64)> {
+fn constants(app: &App, module: &naga::Module) -> Vec<(String, f64)> {
     app.constants
         .iter()
         .filter(|(name, _)| {
@@ -236,30 +230,39 @@ fn constants<'a>(app: &'a App, module: &naga::Module) -> Vec<(&'a str, f64)> {
                     || o.id.is_some_and(|id| id.to_string() == *name)
             })
         })
-        .map(|(k, v)| (k.as_str(), *v))
+        .map(|(k, v)| (k.clone(), *v))
         .collect()
 }
 
 /// Copies every binding the kernel may write into a readback buffer of its own.
 fn copy_written(
-    device: &wgpu::Device,
-    encoder: &mut wgpu::CommandEncoder,
+    gpu: &Gpu,
+    batch: &mut Submission,
     used: &[Used],
-    buffers: &[wgpu::Buffer],
-) -> Vec<((u32, u32), wgpu::Buffer)> {
-    let writable = |u: &Used| matches!(u.ty, wgpu::BufferBindingType::Storage { read_only: false });
+    buffers: &[Buffer],
+) -> Result<Vec<((u32, u32), Buffer)>> {
+    let writable = |u: &Used| matches!(u.ty, BindingType::Storage { read_only: false });
     used.iter()
         .zip(buffers)
         .filter(|(u, _)| writable(u))
         .map(|(u, buffer)| {
-            let read = device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("wgstress reference readback"),
+            let read = gpu.buffer(
+                "wgstress reference readback",
+                buffer.size(),
+                Usage::MAP_READ | Usage::COPY_DST,
+            )?;
+            batch.commands.push(Op::Copy {
+                from: buffer.id(),
+                from_offset: 0,
+                to: read.id(),
+                to_offset: 0,
                 size: buffer.size(),
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
             });
-            encoder.copy_buffer_to_buffer(buffer, 0, &read, 0, buffer.size());
-            ((u.group, u.binding), read)
+            batch.reads.push(Read {
+                buffer: read.id(),
+                bytes: buffer.size(),
+            });
+            Ok(((u.group, u.binding), read))
         })
         .collect()
 }
@@ -300,10 +303,10 @@ fn interface(source: &str, path: &str, entry: &str) -> Result<(naga::Module, Vec
             continue;
         }
         let ty = match var.space {
-            AddressSpace::Storage { access } => wgpu::BufferBindingType::Storage {
+            AddressSpace::Storage { access } => BindingType::Storage {
                 read_only: !access.contains(StorageAccess::STORE),
             },
-            AddressSpace::Uniform => wgpu::BufferBindingType::Uniform,
+            AddressSpace::Uniform => BindingType::Uniform,
             other => {
                 return Err(RuntimeError::Input(format!(
                     "{path}: the reference kernel `{}` uses @group({}) @binding({}) in the {other:?} space; wgstress binds buffers only",
@@ -358,7 +361,7 @@ fn reference(@builtin(local_invocation_index) i: u32) {
             workgroups: [1; 3],
             compare: Default::default(),
         };
-        let gpu = device::open(&Default::default()).unwrap();
+        let gpu = crate::gpu::device::open(&Default::default()).unwrap();
         let mut runs = Runs::default();
         assert_eq!(runs.output(&gpu, &app, &r, (0, 1)).unwrap(), [6, 8, 10, 12]);
         assert_eq!(
