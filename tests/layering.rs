@@ -34,6 +34,7 @@ fn the_libraries_print_nothing() {
         "record/src",
         "chromium/src",
         "device/src",
+        "browser/src",
     ] {
         rust_files(&root.join(library), &mut files);
     }
@@ -127,6 +128,7 @@ fn no_folder_climbs_into_another() {
         "record/src/lib.rs",
         "chromium/src/lib.rs",
         "device/src/lib.rs",
+        "browser/src/lib.rs",
         "log/src/lib.rs",
         "campaign/src/lib.rs",
         "apps/src/lib.rs",
@@ -228,6 +230,11 @@ fn no_import_cycle_in_the_spec() {
 #[test]
 fn no_import_cycle_in_record() {
     assert_no_cycle("record/src/lib.rs");
+}
+
+#[test]
+fn no_import_cycle_in_the_browser_device() {
+    assert_no_cycle("browser/src/lib.rs");
 }
 
 #[test]

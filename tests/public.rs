@@ -17,6 +17,7 @@ const LIBRARIES: &[&str] = &[
     "log/src",
     "chromium/src",
     "device/src",
+    "browser/src",
     "campaign/src",
     "apps/src",
     "tools/tint/src",
