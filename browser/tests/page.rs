@@ -264,15 +264,14 @@ fn a_shader_the_browser_refuses_is_refused_at_its_line_and_column() {
     assert_eq!(words, vec![vec![0; 4]]);
 }
 
-#[test]
-fn a_kernel_past_its_timeout_is_a_hang() {
-    let gpu = gpu();
+/// A kernel that runs for seconds on SwiftShader and ends: 2^28 steps of a chain no compiler
+/// folds. Returns it as a batch, with what the batch needs kept alive.
+fn spin(gpu: &Gpu) -> (Batch, impl Sized) {
     let layout = gpu
         .layout(&LayoutDesc {
             groups: vec![vec![storage(0, false)]],
         })
         .unwrap();
-    // 2^28 steps of a chain no compiler folds: seconds on SwiftShader, and it ends.
     let wgsl = "@group(0) @binding(0) var<storage, read_write> out: array<u32>;\n\
                 @compute @workgroup_size(1)\n\
                 fn main() {\n\
@@ -320,6 +319,13 @@ fn a_kernel_past_its_timeout_is_a_hang() {
         }],
         ..Batch::default()
     };
+    (batch, (layout, pipeline, out, group))
+}
+
+#[test]
+fn a_kernel_past_its_timeout_is_a_hang() {
+    let gpu = gpu();
+    let (batch, _held) = spin(&gpu);
     let timeout = Duration::from_millis(200);
     let started = Instant::now();
     match gpu.submit(&batch, timeout) {
@@ -412,4 +418,40 @@ fn empty_batches_take_a_round_trip() {
     std::io::stderr()
         .write_all(format!("an empty batch's round trip: {each:?}\n").as_bytes())
         .unwrap();
+}
+
+#[test]
+fn a_pipeline_is_made_while_a_batch_runs() {
+    let gpu = gpu();
+    let (batch, _held) = spin(&gpu);
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let running = {
+        let (gpu, done) = (gpu.clone(), done.clone());
+        std::thread::spawn(move || {
+            let words = gpu.submit(&batch, BATCH);
+            done.store(true, std::sync::atomic::Ordering::SeqCst);
+            words.map(drop)
+        })
+    };
+    // The batch is sent first, then a pipeline is made on this thread while it runs.
+    std::thread::sleep(Duration::from_millis(100));
+    let layout = gpu
+        .layout(&LayoutDesc {
+            groups: vec![vec![storage(0, false)]],
+        })
+        .unwrap();
+    gpu.pipeline(&PipelineDesc {
+        label: "meanwhile".into(),
+        layout: layout.id(),
+        wgsl: "@compute @workgroup_size(1) fn main() {}".into(),
+        entry: "main".into(),
+        constants: vec![],
+    })
+    .unwrap();
+    assert!(
+        !done.load(std::sync::atomic::Ordering::SeqCst),
+        "the pipeline waited for the batch"
+    );
+    running.join().unwrap().unwrap();
+    assert!(!gpu.is_hung());
 }
