@@ -10,7 +10,7 @@ use wgstress_model::stress::schedule::Schedule;
 use wgstress_model::stress::sequence::Sequence;
 use wgstress_model::stress::strategy::Strategy;
 use wgstress_progress::wgsl::Mapping;
-use wgstress_runtime::gpu::device::{AdapterChoice, Backend};
+use wgstress_runtime::gpu::device::{AdapterChoice, Backend, NativeChoice};
 
 /// The application a command runs.
 #[derive(clap::Args, Clone, Debug)]
@@ -156,14 +156,21 @@ pub struct AdapterOptions {
     /// native one, Vulkan, Metal or DX12; GL where there is none]
     #[arg(long, value_enum)]
     pub backend: Option<BackendArg>,
+    /// Run on the GPU of a headless Chromium that wgstress starts, through WebGPU, as a web page
+    /// would (SwiftShader where Chromium finds no GPU); docs/browser.md
+    #[arg(long, conflicts_with_all = ["adapter", "backend"])]
+    pub browser: bool,
 }
 
 impl AdapterOptions {
     pub fn choice(&self) -> AdapterChoice {
-        AdapterChoice {
+        if self.browser {
+            return AdapterChoice::Browser;
+        }
+        AdapterChoice::Native(NativeChoice {
             name: self.adapter.clone(),
             backend: self.backend.map(BackendArg::backend),
-        }
+        })
     }
 }
 

@@ -90,9 +90,17 @@ pub(crate) fn info(opened: &Opened, browser: &str) -> AdapterInfo {
     let mut info = AdapterInfo::new(device_type, Backend::BrowserWebGpu);
     info.name = name(page);
     info.driver = browser.to_string();
+    // All four of GPUAdapterInfo's fields, an empty one (a browser may hide it) as such.
+    let shown = |value: &str| match value {
+        "" => "(empty)".to_string(),
+        value => value.to_string(),
+    };
     info.driver_info = format!(
-        "vendor={}, architecture={}, device={}, description={}",
-        page.vendor, page.architecture, page.device, page.description
+        "vendor {}, architecture {}, device {}, description {}",
+        shown(&page.vendor),
+        shown(&page.architecture),
+        shown(&page.device),
+        shown(&page.description)
     );
     if let Some(size) = page.subgroup_min_size {
         info.subgroup_min_size = size;
@@ -220,7 +228,7 @@ mod tests {
         assert_eq!(info.device_type, DeviceType::Cpu);
         assert_eq!(
             info.driver_info,
-            "vendor=google, architecture=swiftshader, device=, description="
+            "vendor google, architecture swiftshader, device (empty), description (empty)"
         );
         assert_eq!(
             browser(

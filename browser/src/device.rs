@@ -8,10 +8,10 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use wgstress_device::commands::{
-    Batch, BindGroupDesc, BindGroupId, BufferDesc, BufferId, LayoutDesc, LayoutId, PipelineDesc,
-    PipelineId, Resource, Write,
+    BindGroupDesc, BindGroupId, BufferDesc, BufferId, LayoutDesc, LayoutId, PipelineDesc,
+    PipelineId, Resource, Submission, Write,
 };
-use wgstress_device::{Device, DeviceError, Result};
+use wgstress_device::{Device, DeviceError, DeviceResult as Result};
 
 /// How long a step other than a batch may take to be answered. Making a pipeline compiles
 /// its shader, which takes seconds for a large one on SwiftShader, longer on a machine whose
@@ -187,7 +187,7 @@ impl Device for BrowserDevice {
 
     /// Past `timeout` without an answer the batch is a hang, and the device hung: the page
     /// may still be running it, and its answer, when it comes, is dropped.
-    fn submit(&self, batch: &Batch, timeout: Duration) -> Result<Vec<Vec<u32>>> {
+    fn submit(&self, batch: &Submission, timeout: Duration) -> Result<Vec<Vec<u32>>> {
         // The answer's length, known before anything runs: each read's bytes as base64.
         let answer: u64 = batch
             .reads

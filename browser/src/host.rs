@@ -358,7 +358,9 @@ impl Chromium {
             .name("wgstress-browser-chromium".into())
             .spawn(move || {
                 command.process_group(0);
+                // Linux only: elsewhere the atexit handler alone ends Chromium.
                 // SAFETY: prctl(2) is async-signal-safe, and the closure allocates nothing.
+                #[cfg(target_os = "linux")]
                 unsafe {
                     command.pre_exec(|| {
                         libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);

@@ -31,7 +31,7 @@
 //! | `create-pipeline` | `object`, `desc` (`PipelineDesc`) | null |
 //! | `create-bind-group` | `object`, `desc` (`BindGroupDesc`) | null |
 //! | `write` | `write` (`Write`) | null |
-//! | `submit` | `batch` (`Batch`) | each read's bytes, base64 |
+//! | `submit` | `batch` (`Submission`) | each read's bytes, base64 |
 //! | `release` | only `release` | null |
 //! | `drop-device` | | null |
 //!

@@ -8,8 +8,8 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 use wgstress_device::commands::{
-    Batch, BindGroupDesc, BindingType, Command, GroupEntry, LayoutDesc, LayoutEntry, PassCommand,
-    PipelineDesc, Read as ReadBack, Usage,
+    BindGroupDesc, BindingType, GroupEntry, LayoutDesc, LayoutEntry, PassOp, PipelineDesc,
+    Read as ReadBack, Step, Submission, Usage,
 };
 use wgstress_device::{DeviceError, Gpu};
 
@@ -140,44 +140,44 @@ fn a_kernel_of_atomics_runs_and_its_words_come_back() {
         })
         .unwrap();
 
-    let batch = Batch {
+    let batch = Submission {
         writes: vec![],
         commands: vec![
             // Two passes of 4 workgroups of 32: the first adds 3 each, the second 5 each.
-            Command::Pass {
+            Step::Pass {
                 steps: vec![
-                    PassCommand::Pipeline {
+                    PassOp::Pipeline {
                         pipeline: pipeline.id(),
                     },
-                    PassCommand::BindGroup {
+                    PassOp::BindGroup {
                         index: 0,
                         group: group.id(),
                         offsets: vec![0],
                     },
-                    PassCommand::Dispatch {
+                    PassOp::Dispatch {
                         workgroups: [4, 1, 1],
                     },
-                    PassCommand::BindGroup {
+                    PassOp::BindGroup {
                         index: 0,
                         group: group.id(),
                         offsets: vec![alignment as u32],
                     },
-                    PassCommand::Dispatch {
+                    PassOp::Dispatch {
                         workgroups: [2, 2, 1],
                     },
                 ],
             },
-            Command::Clear {
+            Step::Clear {
                 buffer: readback.id(),
             },
-            Command::Copy {
+            Step::Copy {
                 from: counter.id(),
                 from_offset: 0,
                 to: readback.id(),
                 to_offset: 0,
                 size: 8,
             },
-            Command::Copy {
+            Step::Copy {
                 from: scratch.id(),
                 from_offset: 4,
                 to: readback.id(),
@@ -205,7 +205,7 @@ fn a_kernel_of_atomics_runs_and_its_words_come_back() {
     assert!(!gpu.is_hung() && !gpu.is_lost());
 
     // A second batch with writes: the counter goes on from where it was.
-    let again = Batch {
+    let again = Submission {
         writes: vec![wgstress_device::commands::Write {
             buffer: counter.id(),
             offset: 4,
@@ -251,12 +251,12 @@ fn a_shader_the_browser_refuses_is_refused_at_its_line_and_column() {
         .unwrap();
     let words = gpu
         .submit(
-            &Batch {
+            &Submission {
                 reads: vec![ReadBack {
                     buffer: buffer.id(),
                     bytes: 16,
                 }],
-                ..Batch::default()
+                ..Submission::default()
             },
             BATCH,
         )
@@ -266,7 +266,7 @@ fn a_shader_the_browser_refuses_is_refused_at_its_line_and_column() {
 
 /// A kernel that runs for seconds on SwiftShader and ends: 2^28 steps of a chain no compiler
 /// folds. Returns it as a batch, with what the batch needs kept alive.
-fn spin(gpu: &Gpu) -> (Batch, impl Sized) {
+fn spin(gpu: &Gpu) -> (Submission, impl Sized) {
     let layout = gpu
         .layout(&LayoutDesc {
             groups: vec![vec![storage(0, false)]],
@@ -301,23 +301,23 @@ fn spin(gpu: &Gpu) -> (Batch, impl Sized) {
             }],
         })
         .unwrap();
-    let batch = Batch {
-        commands: vec![Command::Pass {
+    let batch = Submission {
+        commands: vec![Step::Pass {
             steps: vec![
-                PassCommand::Pipeline {
+                PassOp::Pipeline {
                     pipeline: pipeline.id(),
                 },
-                PassCommand::BindGroup {
+                PassOp::BindGroup {
                     index: 0,
                     group: group.id(),
                     offsets: vec![],
                 },
-                PassCommand::Dispatch {
+                PassOp::Dispatch {
                     workgroups: [1, 1, 1],
                 },
             ],
         }],
-        ..Batch::default()
+        ..Submission::default()
     };
     (batch, (layout, pipeline, out, group))
 }
@@ -411,7 +411,7 @@ fn empty_batches_take_a_round_trip() {
     let n = 300;
     let started = Instant::now();
     for _ in 0..n {
-        gpu.submit(&Batch::default(), BATCH).unwrap();
+        gpu.submit(&Submission::default(), BATCH).unwrap();
     }
     let each = started.elapsed() / n;
     // Reported, not judged: a busy machine's round trips are slower.

@@ -140,7 +140,7 @@ pub struct Write {
 /// A command of a batch, in the order it runs.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "kebab-case")]
-pub enum Op {
+pub enum Step {
     /// Zeros the whole buffer.
     Clear { buffer: BufferId },
     Copy {
@@ -183,7 +183,7 @@ pub struct Read {
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Submission {
     pub writes: Vec<Write>,
-    pub commands: Vec<Op>,
+    pub commands: Vec<Step>,
     pub reads: Vec<Read>,
 }
 
@@ -217,10 +217,10 @@ mod tests {
                 bytes: vec![1, 2, 3, 4],
             }],
             commands: vec![
-                Op::Clear {
+                Step::Clear {
                     buffer: BufferId(2),
                 },
-                Op::Pass {
+                Step::Pass {
                     steps: vec![
                         PassOp::Pipeline {
                             pipeline: PipelineId(3),

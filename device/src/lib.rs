@@ -220,13 +220,15 @@ impl From<BindGroupId> for Resource {
     }
 }
 
-/// "NVIDIA H100 80GB HBM3 (DiscreteGpu, Vulkan)"; a browser's adapter with its browser
-/// ("google swiftshader (Cpu, Chromium 156.0.8078.73)").
+/// "NVIDIA H100 80GB HBM3 (DiscreteGpu, Vulkan)"; a browser's adapter with its browser and
+/// its GPUAdapterInfo ("google swiftshader (Cpu, WebGPU in Chromium 156.0.8078.73; vendor
+/// google, architecture swiftshader, device (empty), description (empty))").
 pub fn describe(info: &wgpu_types::AdapterInfo) -> String {
     match info.backend {
-        wgpu_types::Backend::BrowserWebGpu => {
-            format!("{} ({:?}, {})", info.name, info.device_type, info.driver)
-        }
+        wgpu_types::Backend::BrowserWebGpu => format!(
+            "{} ({:?}, WebGPU in {}; {})",
+            info.name, info.device_type, info.driver, info.driver_info
+        ),
         backend => format!("{} ({:?}, {backend:?})", info.name, info.device_type),
     }
 }

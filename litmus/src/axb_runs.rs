@@ -7,8 +7,8 @@
 use wgstress_progress::wgsl::{self, InstanceLayout as Layout, GAVE_UP, PARAMS, TERMINATED};
 use wgstress_progress::AxbTest as Test;
 use wgstress_runtime::gpu::device::commands::{
-    BindGroupDesc, BindGroupId, BindingType, GroupEntry, LayoutDesc, LayoutEntry, LayoutId, Op,
-    PassOp, PipelineDesc, PipelineId, Read, Submission, Usage as U, Write,
+    BindGroupDesc, BindGroupId, BindingType, GroupEntry, LayoutDesc, LayoutEntry, LayoutId, PassOp,
+    PipelineDesc, PipelineId, Read, Step, Submission, Usage as U, Write,
 };
 use wgstress_runtime::gpu::device::{Buffer, Gpu, Held};
 use wgstress_runtime::{Result, RuntimeError};
@@ -159,13 +159,13 @@ impl ProgressTest {
         let bytes = layout.status_words(self.threads) * 4;
         for k in 0..u64::from(iterations) {
             batch.commands.extend([
-                Op::Clear {
+                Step::Clear {
                     buffer: self.mem.id(),
                 },
-                Op::Clear {
+                Step::Clear {
                     buffer: self.status.id(),
                 },
-                Op::Pass {
+                Step::Pass {
                     steps: vec![
                         PassOp::Pipeline {
                             pipeline: self.pipeline.id(),
@@ -180,7 +180,7 @@ impl ProgressTest {
                         },
                     ],
                 },
-                Op::Copy {
+                Step::Copy {
                     from: self.status.id(),
                     from_offset: 0,
                     to: self.status_read.id(),

@@ -8,8 +8,8 @@ use rand::{Rng, SeedableRng};
 use wgstress_model::litmus::counts::LitmusCounts;
 use wgstress_model::litmus::env::{Env, LitmusPlacement};
 use wgstress_runtime::gpu::device::commands::{
-    BindGroupDesc, BindGroupId, BindingType, GroupEntry, LayoutDesc, LayoutEntry, LayoutId, Op,
-    PassOp, PipelineDesc, PipelineId, Read, Submission, Usage as U, Write,
+    BindGroupDesc, BindGroupId, BindingType, GroupEntry, LayoutDesc, LayoutEntry, LayoutId, PassOp,
+    PipelineDesc, PipelineId, Read, Step, Submission, Usage as U, Write,
 };
 use wgstress_runtime::gpu::device::{Buffer, Gpu, Held};
 use wgstress_runtime::{Result, RuntimeError};
@@ -261,11 +261,11 @@ impl Litmus {
             }],
             ..Submission::default()
         };
-        batch.commands.push(Op::Clear {
+        batch.commands.push(Step::Clear {
             buffer: self.counts.id(),
         });
         if std::mem::take(&mut self.stale) {
-            batch.commands.push(Op::Clear {
+            batch.commands.push(Step::Clear {
                 buffer: self.mem.id(),
             });
         }
@@ -276,7 +276,7 @@ impl Litmus {
         // No clears between iterations: classification resets the locations it reads, and
         // every register is written by its thread in every iteration.
         for _ in 0..iterations {
-            batch.commands.push(Op::Pass {
+            batch.commands.push(Step::Pass {
                 steps: vec![
                     PassOp::BindGroup {
                         index: 0,
@@ -302,7 +302,7 @@ impl Litmus {
                 ],
             });
         }
-        batch.commands.push(Op::Copy {
+        batch.commands.push(Step::Copy {
             from: self.counts.id(),
             from_offset: 0,
             to: self.counts_read.id(),

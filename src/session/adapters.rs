@@ -11,7 +11,10 @@ use wgstress_campaign::shard_log::Adapter;
 
 pub fn for_campaign(wanted: Option<&str>) -> Result<Vec<Adapter>> {
     let Some(filter) = wanted.and_then(all) else {
-        let choice = wgstress_runtime::gpu::device::AdapterChoice::named(wanted);
+        let choice = wgstress_runtime::gpu::device::NativeChoice {
+            name: wanted.map(str::to_string),
+            backend: None,
+        };
         let (index, info) = wgstress_runtime::gpu::device::find(&choice)?;
         return Ok(vec![adapter(index, info)]);
     };

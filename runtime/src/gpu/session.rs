@@ -13,7 +13,7 @@ use crate::app::spec::{App, Dispatch, Outputs};
 use crate::error::{Result, RuntimeError};
 use crate::gpu::bind::{pipeline_layout, Bindings};
 use crate::gpu::buffers::{app_buffers, AppBuffer, Own, Sizes};
-use crate::gpu::device::commands::{Op, PassOp, PipelineDesc, PipelineId, Read, Submission};
+use crate::gpu::device::commands::{PassOp, PipelineDesc, PipelineId, Read, Step, Submission};
 use crate::gpu::device::{Gpu, Held};
 use crate::gpu::interface::{match_bindings, Use};
 use crate::gpu::params::{encode, Pacing, Places, Stalls};
@@ -173,14 +173,14 @@ impl Session {
             offset: 0,
             bytes: self.params(runs, gpu, stalls),
         });
-        batch.commands.push(Op::Clear {
+        batch.commands.push(Step::Clear {
             buffer: self.own.results.id(),
         });
         for (i, run) in runs.iter().enumerate() {
             self.encode_run(&mut batch.commands, i, run);
         }
         let used = self.sizes.results_stride * (runs.len() * self.sizes.blocks) as u64;
-        batch.commands.push(Op::Copy {
+        batch.commands.push(Step::Copy {
             from: self.own.results.id(),
             from_offset: 0,
             to: self.own.results_read.id(),
@@ -278,11 +278,11 @@ impl Session {
         }
     }
 
-    fn encode_run(&self, commands: &mut Vec<Op>, index: usize, run: &RunParams) {
+    fn encode_run(&self, commands: &mut Vec<Step>, index: usize, run: &RunParams) {
         let layout = run.layout as usize % LAYOUTS;
         for b in &self.buffers {
             if let Some(pristine) = &b.pristine {
-                commands.push(Op::Copy {
+                commands.push(Step::Copy {
                     from: pristine.id(),
                     from_offset: 0,
                     to: b.buffer.id(),
@@ -319,7 +319,7 @@ impl Session {
                 workgroups: post.workgroups,
             });
         }
-        commands.push(Op::Pass { steps });
+        commands.push(Step::Pass { steps });
         for c in &self.read_back.checked {
             let b = self
                 .buffers
@@ -327,7 +327,7 @@ impl Session {
                 .find(|b| (b.slot.group, b.slot.binding) == c.key)
                 .expect("checked buffer");
             let read = self.own.checked_read.as_ref().expect("checked readback");
-            commands.push(Op::Copy {
+            commands.push(Step::Copy {
                 from: b.buffer.id(),
                 from_offset: b.offsets[layout],
                 to: read.id(),

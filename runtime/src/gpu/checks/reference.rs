@@ -6,8 +6,8 @@ use crate::app::check::Reference;
 use crate::app::spec::{App, BindingKind};
 use crate::error::{Result, RuntimeError};
 use crate::gpu::device::commands::{
-    BindGroupDesc, BindGroupId, BindingType, GroupEntry, LayoutDesc, LayoutEntry, Op, PassOp,
-    PipelineDesc, Read, Submission, Usage,
+    BindGroupDesc, BindGroupId, BindingType, GroupEntry, LayoutDesc, LayoutEntry, PassOp,
+    PipelineDesc, Read, Step, Submission, Usage,
 };
 use crate::gpu::device::{Buffer, Gpu, Held};
 use naga::{AddressSpace, StorageAccess};
@@ -139,7 +139,7 @@ fn run(gpu: &Gpu, app: &App, r: &Reference) -> Result<Written> {
         workgroups: [x, y, z],
     });
     let mut batch = Submission {
-        commands: vec![Op::Pass { steps }],
+        commands: vec![Step::Pass { steps }],
         ..Submission::default()
     };
     let reads = copy_written(gpu, &mut batch, &used, &buffers)?;
@@ -251,7 +251,7 @@ fn copy_written(
                 buffer.size(),
                 Usage::MAP_READ | Usage::COPY_DST,
             )?;
-            batch.commands.push(Op::Copy {
+            batch.commands.push(Step::Copy {
                 from: buffer.id(),
                 from_offset: 0,
                 to: read.id(),

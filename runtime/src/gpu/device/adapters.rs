@@ -55,22 +55,37 @@ impl Backend {
     }
 }
 
-/// Which adapter to open: `name` as `pick` reads it, among the adapters of `backend` where
-/// one is given; by default the best adapter of a native backend (Vulkan, Metal, DX12), GL
-/// only where there is none, as GL compiles compute shaders through GLSL, less directly.
+/// Which device to open: a native adapter, or the GPU of a headless Chromium that wgstress
+/// starts (the browser's adapter, the one a web page would get).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AdapterChoice {
+    Native(NativeChoice),
+    Browser,
+}
+
+impl Default for AdapterChoice {
+    fn default() -> AdapterChoice {
+        AdapterChoice::Native(NativeChoice::default())
+    }
+}
+
+/// Which native adapter to open: `name` as `pick` reads it, among the adapters of `backend`
+/// where one is given; by default the best adapter of a native backend (Vulkan, Metal,
+/// DX12), GL only where there is none, as GL compiles compute shaders through GLSL, less
+/// directly.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct AdapterChoice {
+pub struct NativeChoice {
     pub name: Option<String>,
     pub backend: Option<Backend>,
 }
 
 impl AdapterChoice {
-    /// The adapter `name` names (or the best), on any backend.
+    /// The native adapter `name` names (or the best), on any backend.
     pub fn named(name: Option<&str>) -> AdapterChoice {
-        AdapterChoice {
+        AdapterChoice::Native(NativeChoice {
             name: name.map(str::to_string),
             backend: None,
-        }
+        })
     }
 }
 
@@ -121,8 +136,8 @@ pub fn open(choice: &AdapterChoice) -> Result<Gpu> {
     open_with(choice, wgpu::Features::empty(), "wgstress")
 }
 
-/// The adapter `open` would open, and its place in `adapters()`, without opening it.
-pub fn find(choice: &AdapterChoice) -> Result<(usize, wgpu::AdapterInfo)> {
+/// The native adapter `open` would open, and its place in `adapters()`, without opening it.
+pub fn find(choice: &NativeChoice) -> Result<(usize, wgpu::AdapterInfo)> {
     let infos = adapters();
     let index = pick(&infos, choice)?;
     Ok((index, infos[index].clone()))
@@ -133,7 +148,7 @@ pub fn find(choice: &AdapterChoice) -> Result<(usize, wgpu::AdapterInfo)> {
 /// backend if one is given; else the first whose name contains it (case-insensitive) in
 /// order of preference; none, the most preferred. Among the backend's adapters where one is
 /// given, else those `by_default` keeps.
-fn pick(infos: &[wgpu::AdapterInfo], choice: &AdapterChoice) -> Result<usize> {
+fn pick(infos: &[wgpu::AdapterInfo], choice: &NativeChoice) -> Result<usize> {
     let of_backend = |info: &wgpu::AdapterInfo| match choice.backend {
         Some(backend) => Backend::of(info.backend) == Some(backend),
         None => by_default(infos, info),
@@ -192,6 +207,18 @@ pub(crate) fn open_with(
     features: wgpu::Features,
     needed_by: &str,
 ) -> Result<Gpu> {
+    match choice {
+        AdapterChoice::Native(native) => open_native(native, features, needed_by),
+        #[cfg(unix)]
+        AdapterChoice::Browser => Ok(wgstress_browser::open(features, needed_by)?),
+        #[cfg(not(unix))]
+        AdapterChoice::Browser => Err(RuntimeError::Device(
+            "--browser drives Chromium on Linux and macOS only".to_string(),
+        )),
+    }
+}
+
+fn open_native(choice: &NativeChoice, features: wgpu::Features, needed_by: &str) -> Result<Gpu> {
     let instance = instance();
     let all = enumerate(&instance);
     let infos: Vec<wgpu::AdapterInfo> = all.iter().map(|a| a.get_info()).collect();
@@ -243,7 +270,7 @@ pub(crate) fn patiently<T>(mut open: impl FnMut() -> Result<T>) -> Result<T> {
 
 #[cfg(test)]
 mod tests {
-    use super::{pick, AdapterChoice, Backend};
+    use super::{pick, Backend, NativeChoice};
 
     fn info(
         name: &str,
@@ -257,8 +284,11 @@ mod tests {
         }
     }
 
-    fn named(name: Option<&str>) -> AdapterChoice {
-        AdapterChoice::named(name)
+    fn named(name: Option<&str>) -> NativeChoice {
+        NativeChoice {
+            name: name.map(str::to_string),
+            backend: None,
+        }
     }
 
     #[test]
@@ -286,7 +316,7 @@ mod tests {
             info("llvmpipe", cpu, wgpu::Backend::Vulkan),
             info("llvmpipe", cpu, wgpu::Backend::Gl),
         ];
-        let on = |name: Option<&str>, backend| AdapterChoice {
+        let on = |name: Option<&str>, backend| NativeChoice {
             name: name.map(str::to_string),
             backend,
         };

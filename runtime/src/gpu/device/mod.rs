@@ -5,7 +5,9 @@
 mod adapters;
 mod native;
 
-pub use adapters::{adapters, by_default, caveat, find, open, AdapterChoice, Backend, Info};
+pub use adapters::{
+    adapters, by_default, caveat, find, open, AdapterChoice, Backend, Info, NativeChoice,
+};
 pub(crate) use adapters::{open_with, patiently, reopen};
 pub use wgstress_device::commands;
 pub use wgstress_device::{describe, on_cpu, Buffer, Device, Gpu, Held};

@@ -6,8 +6,8 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use wgstress_device::commands::{
-    BindGroupDesc, BindGroupId, BindingType, BufferDesc, BufferId, LayoutDesc, LayoutId, Op,
-    PassOp, PipelineDesc, PipelineId, Resource, Submission, Write,
+    BindGroupDesc, BindGroupId, BindingType, BufferDesc, BufferId, LayoutDesc, LayoutId, PassOp,
+    PipelineDesc, PipelineId, Resource, Step, Submission, Write,
 };
 use wgstress_device::{Device, DeviceError, DeviceResult as Result};
 
@@ -119,8 +119,8 @@ impl WgpuDevice {
         let mut encoder = self.device.create_command_encoder(&Default::default());
         for command in &batch.commands {
             match command {
-                Op::Clear { buffer: id } => encoder.clear_buffer(buffer(*id)?, 0, None),
-                Op::Copy {
+                Step::Clear { buffer: id } => encoder.clear_buffer(buffer(*id)?, 0, None),
+                Step::Copy {
                     from,
                     from_offset,
                     to,
@@ -133,7 +133,7 @@ impl WgpuDevice {
                     *to_offset,
                     *size,
                 ),
-                Op::Pass { steps } => {
+                Step::Pass { steps } => {
                     let mut pass = encoder.begin_compute_pass(&Default::default());
                     for step in steps {
                         match step {
