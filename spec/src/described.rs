@@ -195,9 +195,23 @@ impl App {
 impl App {
     /// The bindings that host checks read back after every run.
     pub fn checked_bindings(&self) -> Vec<(u32, u32)> {
+        self.read_bindings(&|_| true)
+    }
+
+    /// The bindings read back after every run where only the checks `on_host` names (by
+    /// their index in `checks`) are verified on the host, beside `host_check`: a check
+    /// verified on the device reads nothing back of its binding.
+    pub fn read_bindings(&self, on_host: &dyn Fn(usize) -> bool) -> Vec<(u32, u32)> {
+        let host = || {
+            self.checks
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| on_host(*i))
+                .map(|(_, c)| (c.group, c.binding))
+        };
         if self.host_check.is_some() && !self.host_reads.is_empty() {
             let mut keys = self.host_reads.clone();
-            keys.extend(self.checks.iter().map(|c| (c.group, c.binding)));
+            keys.extend(host());
             keys.sort();
             keys.dedup();
             return keys;
@@ -210,7 +224,7 @@ impl App {
                 .map(|b| (b.group, b.binding))
                 .collect();
         }
-        let mut keys: Vec<(u32, u32)> = self.checks.iter().map(|c| (c.group, c.binding)).collect();
+        let mut keys: Vec<(u32, u32)> = host().collect();
         keys.sort();
         keys.dedup();
         keys

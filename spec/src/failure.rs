@@ -6,7 +6,7 @@ mod mismatch;
 mod multiset;
 mod order;
 
-pub use mismatch::Mismatches;
+pub use mismatch::{Mismatches, FIRST_FEW};
 pub use multiset::NotPermutation;
 pub use order::OutOfOrder;
 

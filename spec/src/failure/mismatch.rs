@@ -3,7 +3,7 @@
 use crate::init::ElementType;
 
 /// Wrong elements a report lists before it stops.
-pub(crate) const FIRST_FEW: usize = 4;
+pub const FIRST_FEW: usize = 4;
 
 /// The wrong elements of a checked binding: their count, and the first `FIRST_FEW` with
 /// what was read and what was expected.
