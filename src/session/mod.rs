@@ -143,6 +143,7 @@ impl SessionPlan {
             scripting: false,
             // A run under a model that holds may hold its victim after a write.
             hold_writes: true,
+            host_checks: false,
         }
     }
 

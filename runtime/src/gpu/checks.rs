@@ -2,6 +2,8 @@
 //! values computed on the host, or by a reference kernel on the device) and verified after
 //! every run; a failure says which check found what on which binding (`CheckFailure`).
 
+pub(crate) mod device;
+pub(crate) mod kernel;
 mod reference;
 
 use crate::app::check::{Check, Compare, Expected, Of, Rule, Scan, ScanOp, Slice};
@@ -172,6 +174,77 @@ impl Prepared {
                 found,
             }))),
         }
+    }
+
+    /// How this check compares on the device, where it can exactly as `wrong` does on the
+    /// host: checks whose expected words are fixed for the session and compared element by
+    /// element, with no tolerance (the host judges one in f64, which WGSL lacks). `None`:
+    /// the check is verified on the host.
+    pub(crate) fn on_device(&self) -> Option<kernel::Kernel> {
+        use kernel::{Against, Equality};
+        let (against, compare) = match &self.check.rule {
+            Rule::EqualsFile { .. } => (Against::Buffer, Compare::default()),
+            Rule::AllEqual { value } => (Against::Word(*value), Compare::default()),
+            Rule::Equals(e) => match &e.expected {
+                Expected::Fill(fill) => (Against::Word(fill.word), e.compare),
+                Expected::Values(_) | Expected::Of(_) => (Against::Buffer, e.compare),
+            },
+            Rule::Reference(r) => (Against::Buffer, r.compare),
+            Rule::Sorted { .. }
+            | Rule::Sum { .. }
+            | Rule::Permutation { .. }
+            | Rule::SortedPermutation(_)
+            | Rule::InclusiveScan(_)
+            | Rule::ExclusiveScan(_) => return None,
+        };
+        if compare.tolerance.is_some() {
+            return None;
+        }
+        Some(kernel::Kernel {
+            slice: self.slice,
+            // The host compares as many elements as both sides have.
+            count: self.slice.count.min(self.expected.len() as u32),
+            against,
+            equality: match compare.ty {
+                ElementType::F32 => Equality::F32,
+                ElementType::U32 | ElementType::I32 => Equality::Bits,
+            },
+        })
+    }
+
+    /// The expected words a device comparison reads from its `expected` buffer.
+    pub(crate) fn expected(&self) -> &[u32] {
+        &self.expected
+    }
+
+    /// `verify` for a check compared on the device (`on_device`), from the result block
+    /// its kernel left: the same failure the host comparison gives.
+    pub(crate) fn verify_block(&self, block: &kernel::Block) -> Result<(), CheckFailure> {
+        if block.wrong == 0 {
+            return Ok(());
+        }
+        let kernel = self.on_device().expect("a check compared on the device");
+        let ty = match &self.check.rule {
+            Rule::Equals(e) => e.compare.ty,
+            Rule::Reference(r) => r.compare.ty,
+            _ => ElementType::U32,
+        };
+        let mismatches = Mismatches {
+            wrong: block.wrong as usize,
+            of: kernel.count as usize,
+            first: block
+                .first
+                .iter()
+                .map(|&(k, got)| (self.slice.index(k as usize), got, self.expected[k as usize]))
+                .collect(),
+        };
+        let c = &self.check;
+        Err(CheckFailure::Check(Box::new(Wrong {
+            check: c.label(),
+            binding: (c.group, c.binding),
+            slice: self.slice,
+            found: Found::Elements { mismatches, ty },
+        })))
     }
 
     /// What is wrong with `got`, if anything.

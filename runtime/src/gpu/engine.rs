@@ -3,8 +3,9 @@
 
 use crate::app::failure::CheckFailure;
 use crate::app::init::Init;
-use crate::app::spec::{App, BindingKind, Outputs};
+use crate::app::spec::{App, BindingKind};
 use crate::error::{Result, RuntimeError};
+use crate::gpu::checks::device::RunRead;
 use crate::gpu::checks::Prepared;
 use crate::gpu::device::{self, AdapterChoice, Gpu};
 use crate::gpu::hang_timeout::HangTimeout;
@@ -151,6 +152,10 @@ pub struct EngineConfig {
     /// Whether runs may hold a workgroup after each of its writes (`RunParams::park_place`;
     /// with `parking` only): `wgstress_instrument::InstrumentOptions::hold_writes`.
     pub hold_writes: bool,
+    /// Whether every declared check is verified on the host, its binding read back in full
+    /// after every run, even those a kernel could compare on the device: the path checks
+    /// took before they ran where the data is, kept for tests that compare both.
+    pub host_checks: bool,
 }
 
 /// Where an engine's watchdog loop limit starts.
@@ -180,6 +185,7 @@ impl EngineConfig {
             parking: true,
             scripting: false,
             hold_writes: true,
+            host_checks: false,
         }
     }
 
@@ -277,6 +283,8 @@ impl Engine {
             config.mode == Mode::Raw,
             config.batch,
             config.scratch_words,
+            &checks,
+            config.host_checks,
         )?;
         let loop_limit = match &config.loop_limit {
             LoopStart::Learn => LoopLimit::learned(LoopLimit::ceiling_for(&gpu.info.name)),
@@ -331,6 +339,7 @@ impl Engine {
         self.confirmed.clear();
         // A check may be computed from the initial contents.
         self.checks = crate::gpu::checks::prepare(&self.app, &self.gpu)?;
+        self.session.set_expected(&self.gpu, &self.checks)?;
         Ok(())
     }
 
@@ -391,12 +400,25 @@ impl Engine {
         self.session.batch()
     }
 
-    fn host_check(&self, outputs: &Outputs) -> std::result::Result<(), CheckFailure> {
-        for check in &self.checks {
-            check.verify(outputs)?;
+    /// Bytes a batch of `runs` runs reads back from the device: the runs' results blocks,
+    /// the bindings the host checks read, and the result blocks of the checks compared on
+    /// the device.
+    pub fn read_back_bytes(&self, runs: usize) -> u64 {
+        self.session.read_bytes(runs)
+    }
+
+    /// The verdict of a run's checks, in the order the spec declares them (the first that
+    /// fails is the run's failure), each from its result block where it was compared on the
+    /// device, else from its binding read back; then the application's own host check.
+    fn host_check(&self, read: &RunRead) -> std::result::Result<(), CheckFailure> {
+        for (index, check) in self.checks.iter().enumerate() {
+            match read.block(index) {
+                Some(block) => check.verify_block(block)?,
+                None => check.verify(&read.outputs)?,
+            }
         }
         match &self.app.host_check {
-            Some(check) => check(outputs),
+            Some(check) => check(&read.outputs),
             None => Ok(()),
         }
     }
@@ -515,6 +537,8 @@ impl Engine {
                     self.config.mode == Mode::Raw,
                     self.config.batch,
                     self.config.scratch_words,
+                    &self.checks,
+                    self.config.host_checks,
                 )?;
                 Ok(runs
                     .iter()

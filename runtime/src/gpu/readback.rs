@@ -1,5 +1,7 @@
 //! What a batch reads back for the host checks: the bindings they read, copied after each
 //! run into the run's share of one read-back buffer, and handed to the checks as `Outputs`.
+//! A binding only checks compared on the device read is not among them
+//! (`checks::device::CheckPlan`).
 
 use crate::app::spec::{App, Outputs};
 use crate::error::{Result, RuntimeError};
@@ -22,11 +24,16 @@ pub(crate) struct ReadBack {
 }
 
 impl ReadBack {
-    /// Lays out the bindings `app`'s host checks read, among `slots`.
-    pub(crate) fn plan(app: &App, slots: &[Slot]) -> Result<ReadBack> {
+    /// Lays out the bindings `app`'s host checks read, among `slots`: those of the checks
+    /// `on_host` names (by index) and of the application's own host check.
+    pub(crate) fn plan(
+        app: &App,
+        slots: &[Slot],
+        on_host: &dyn Fn(usize) -> bool,
+    ) -> Result<ReadBack> {
         let mut checked = Vec::new();
         let mut stride = 0;
-        for key in app.checked_bindings() {
+        for key in app.read_bindings(on_host) {
             let slot = slots
                 .iter()
                 .find(|s| (s.group, s.binding) == key)

@@ -1,18 +1,21 @@
 //! One instrumented application on one device: its pipelines and buffers, and the batched
 //! submission of many runs. A batch is one command buffer: for each run, reset the
 //! application's buffers from pristine copies, dispatch each dispatch of the pipeline plus
-//! stress (where the dispatch has it), dispatch the postcondition, and copy what the host
-//! checks read; the per-run results blocks (one per dispatch, bound with dynamic offsets)
-//! come back in one read at the end.
+//! stress (where the dispatch has it), dispatch the postcondition, compare the bindings of
+//! the checks compared on the device (`checks::device`), and copy what the host checks read;
+//! the per-run results blocks (one per dispatch, bound with dynamic offsets) and the checks'
+//! result blocks come back in one read each at the end.
 //!
 //! A raw session dispatches the user's shaders as given (no stress, no watchdog, no
 //! assertion hooks), with the same buffers, postcondition and host checks.
 
 use crate::app::failure::CheckFailure;
-use crate::app::spec::{App, Dispatch, Outputs};
+use crate::app::spec::{App, Dispatch};
 use crate::error::{Result, RuntimeError};
 use crate::gpu::bind::{pipeline_layout, Bindings};
 use crate::gpu::buffers::{app_buffers, AppBuffer, Own, Sizes};
+use crate::gpu::checks::device::{CheckPlan, DeviceChecks, RunRead};
+use crate::gpu::checks::Prepared;
 use crate::gpu::device::commands::{PassOp, PipelineDesc, PipelineId, Read, Step, Submission};
 use crate::gpu::device::{Gpu, Held};
 use crate::gpu::interface::{match_bindings, Use};
@@ -53,13 +56,17 @@ pub(crate) struct Session {
     buffers: Vec<AppBuffer>,
     own: Own,
     read_back: ReadBack,
+    /// The checks compared on the device, after each run's postcondition.
+    device_checks: DeviceChecks,
     max_dim: u32,
 }
 
 impl Session {
     /// Builds `program`'s pipelines (the user's shaders as given when `raw`) and buffers on
     /// `gpu`, for batches of at most `batch` runs and a scratchpad of `scratch_words`
-    /// (`Sizes::new`).
+    /// (`Sizes::new`). `checks` (the app's, prepared) are compared on the device where they
+    /// can be (`CheckPlan`), unless `host_checks`; the rest read their bindings back.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         gpu: &Gpu,
         app: &App,
@@ -67,6 +74,8 @@ impl Session {
         raw: bool,
         batch: usize,
         scratch_words: u32,
+        checks: &[Prepared],
+        host_checks: bool,
     ) -> Result<Session> {
         if raw {
             crate::gpu::limits::check_dimensions(app, &gpu.limits)?;
@@ -75,10 +84,12 @@ impl Session {
         let slots = match_bindings(app, &uses)?;
         let manifests: Vec<Manifest> = program.manifests().into_iter().cloned().collect();
         let limits = &gpu.limits;
-        let read_back = ReadBack::plan(app, &slots)?;
+        let plan = CheckPlan::new(checks, &slots, host_checks);
+        let read_back = ReadBack::plan(app, &slots, &|i| plan.on_host(i))?;
         let sizes = Sizes::new(program, limits, &read_back, batch, scratch_words);
         let align = u64::from(limits.min_storage_buffer_offset_alignment);
         let buffers = app_buffers(gpu, app, slots, align)?;
+        let device_checks = DeviceChecks::new(gpu, plan, checks, &buffers, sizes.batch)?;
         let own = Own::new(gpu, &sizes)?;
         let build = Build {
             gpu,
@@ -98,6 +109,7 @@ impl Session {
             buffers,
             own,
             read_back,
+            device_checks,
             max_dim: limits.max_compute_workgroups_per_dimension,
         })
     }
@@ -113,7 +125,20 @@ impl Session {
             .into_iter()
             .chain(&own.checked_read)
             .map(|b| b.size());
-        app.chain(ours).sum()
+        app.chain(ours).sum::<u64>() + self.device_checks.bytes()
+    }
+
+    /// Bytes a batch of `runs` runs reads back: the results blocks, the copies of the
+    /// bindings host checks read, and the result blocks of the checks compared on the device.
+    pub(crate) fn read_bytes(&self, runs: usize) -> u64 {
+        let results = self.sizes.results_stride * (runs * self.sizes.blocks) as u64;
+        results + self.read_back.stride * runs as u64 + self.device_checks.read_bytes(runs)
+    }
+
+    /// Writes the expected words of the checks compared on the device again, from `checks`
+    /// prepared anew (the initial contents they come from changed).
+    pub(crate) fn set_expected(&self, gpu: &Gpu, checks: &[Prepared]) -> Result<()> {
+        self.device_checks.set_expected(gpu, checks)
     }
 
     /// Runs a batch holds at most.
@@ -152,15 +177,15 @@ impl Session {
     }
 
     /// Runs `runs` (at most `batch()`) in one submission, their waits judged as `stalls`
-    /// says. `check` sees each run's read-back buffers; its verdicts come back beside the GPU
-    /// records.
+    /// says. `check` sees each run's read-back buffers and the result blocks of its checks
+    /// compared on the device; its verdicts come back beside the GPU records.
     pub(crate) fn run_batch(
         &self,
         gpu: &Gpu,
         runs: &[RunParams],
         stalls: Stalls,
         timeout: Duration,
-        check: &dyn Fn(&Outputs) -> std::result::Result<(), CheckFailure>,
+        check: &dyn Fn(&RunRead) -> std::result::Result<(), CheckFailure>,
     ) -> Result<Vec<(Record, std::result::Result<(), CheckFailure>)>> {
         assert!(
             runs.len() <= self.sizes.batch,
@@ -176,6 +201,7 @@ impl Session {
         batch.commands.push(Step::Clear {
             buffer: self.own.results.id(),
         });
+        self.device_checks.clear(&mut batch.commands);
         for (i, run) in runs.iter().enumerate() {
             self.encode_run(&mut batch.commands, i, run);
         }
@@ -198,17 +224,32 @@ impl Session {
                 buffer: r.id(),
                 bytes: checked_used,
             }));
+        let device_read = self.device_checks.read(&mut batch.commands, runs.len());
+        batch.reads.extend(device_read);
         let read = gpu.submit(&batch, timeout)?;
         let results: &[u8] = bytemuck::cast_slice(&read[0]);
-        let checked_words: &[u32] = read.get(1).map_or(&[], Vec::as_slice);
+        let mut next = 1;
+        let mut words = |present: bool| -> &[u32] {
+            if !present {
+                return &[];
+            }
+            next += 1;
+            &read[next - 1]
+        };
+        let checked_words = words(self.own.checked_read.is_some());
+        let device_words = words(device_read.is_some());
+        let nothing = self.read_back.checked.is_empty() && device_read.is_none();
         Ok((0..runs.len())
             .map(|i| {
                 // A run without the application (calibration's, an engine's first) has
                 // nothing of it to check.
-                let verdict = if self.read_back.checked.is_empty() || !runs[i].app_enabled {
+                let verdict = if nothing || !runs[i].app_enabled {
                     Ok(())
                 } else {
-                    check(&self.read_back.outputs(checked_words, i))
+                    check(&RunRead {
+                        outputs: self.read_back.outputs(checked_words, i),
+                        blocks: self.device_checks.blocks(device_words, i),
+                    })
                 };
                 (self.record(results, i), verdict)
             })
@@ -318,6 +359,9 @@ impl Session {
             steps.push(PassOp::Dispatch {
                 workgroups: post.workgroups,
             });
+        }
+        if run.app_enabled {
+            self.device_checks.compare(&mut steps, index, layout);
         }
         commands.push(Step::Pass { steps });
         for c in &self.read_back.checked {
