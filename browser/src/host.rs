@@ -33,10 +33,6 @@ const CONNECT: Duration = Duration::from_secs(120);
 /// that says nothing does not hold off the page.
 const HANDSHAKE: Duration = Duration::from_secs(10);
 
-/// How long Chromium's processes may take to go once killed: they are gone when this ends,
-/// or its profile would be removed under a process that still writes in it.
-const GONE_WITHIN: Duration = Duration::from_secs(5);
-
 /// The beginning of a profile directory's name; the process id follows.
 const PROFILE_PREFIX: &str = "wgstress-browser-";
 
@@ -334,7 +330,7 @@ extern "C" fn at_exit() {
     // A thread that holds the lock at exit is one that is ending the browser itself.
     if let Ok(mut running) = RUNNING.try_lock() {
         if let Some((group, profile)) = running.take() {
-            kill(group);
+            wgstress_chromium::kill_group(group);
             let _ = std::fs::remove_dir_all(profile);
         }
     }
@@ -395,7 +391,7 @@ impl Chromium {
 impl Drop for Chromium {
     fn drop(&mut self) {
         let mut running = running();
-        kill(self.group);
+        wgstress_chromium::kill_group(self.group);
         let _ = self.child.lock().unwrap_or_else(|e| e.into_inner()).wait();
         let _ = std::fs::remove_dir_all(&self.profile);
         if running
@@ -404,25 +400,6 @@ impl Drop for Chromium {
         {
             *running = None;
         }
-    }
-}
-
-/// Kills every process of the group `group` and waits (a bounded while) until none is left.
-fn kill(group: libc::pid_t) {
-    // SAFETY: kill(2) on a process group this process made; its leader is not reaped yet,
-    // so the id is not another's.
-    unsafe {
-        libc::kill(-group, libc::SIGKILL);
-    }
-    let until = Instant::now() + GONE_WITHIN;
-    // SAFETY: as above; signal 0 only asks whether a process of the group is left.
-    while unsafe { libc::kill(-group, 0) } == 0 && Instant::now() < until {
-        // The leader, a child of this process, is reaped here; the others by init.
-        // SAFETY: waitpid(2) on this process's own child, not blocking.
-        unsafe {
-            libc::waitpid(group, std::ptr::null_mut(), libc::WNOHANG);
-        }
-        std::thread::sleep(Duration::from_millis(20));
     }
 }
 

@@ -15,4 +15,4 @@ mod start;
 
 pub use devtools::{DevTools, PageEvent};
 pub use error::ChromiumError;
-pub use start::{command, devtools_address, executable};
+pub use start::{command, devtools_address, executable, kill_group};

@@ -76,3 +76,28 @@ pub fn devtools_address(
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+/// How long a killed group's processes may take to go: they are gone when this ends, or a
+/// profile would be removed under a process that still writes in it.
+const GONE_WITHIN: Duration = Duration::from_secs(5);
+
+/// Kills every process of the group `group` (one this process started, its leader not yet
+/// reaped) and waits, a bounded while, until none is left.
+#[cfg(unix)]
+pub fn kill_group(group: libc::pid_t) {
+    // SAFETY: kill(2) on a process group this process made; the leader is not reaped yet
+    // (or was, after its group was killed), so the id is not another's.
+    unsafe {
+        libc::kill(-group, libc::SIGKILL);
+    }
+    let until = Instant::now() + GONE_WITHIN;
+    // SAFETY: as above; signal 0 only asks whether a process of the group is left.
+    while unsafe { libc::kill(-group, 0) } == 0 && Instant::now() < until {
+        // The leader, a child of this process, is reaped here; the others by init.
+        // SAFETY: waitpid(2) on this process's own child, not blocking.
+        unsafe {
+            libc::waitpid(group, std::ptr::null_mut(), libc::WNOHANG);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}

@@ -8,16 +8,11 @@
 use crate::interrupt::{at_quit, AtQuit};
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, ExitStatus};
-use std::time::{Duration, Instant};
 
 pub struct Group {
     child: Child,
     _at_quit: AtQuit,
 }
-
-/// How long the group's processes may take to go once killed: they are gone when this ends,
-/// or the directory they write in is removed under a process that still runs.
-const GONE_WITHIN: Duration = Duration::from_secs(5);
 
 impl Group {
     /// Starts `command` as the leader of a new process group.
@@ -34,7 +29,7 @@ impl Group {
         let group = child.id() as libc::pid_t;
         Ok(Group {
             child,
-            _at_quit: at_quit(move || kill(group)),
+            _at_quit: at_quit(move || wgstress_chromium::kill_group(group)),
         })
     }
 
@@ -44,28 +39,9 @@ impl Group {
     }
 }
 
-/// Kills every process of the group `group` and waits (a bounded while) until none is left.
-fn kill(group: libc::pid_t) {
-    // SAFETY: kill(2) on a process group this process made; the leader is not reaped yet
-    // (or was, after its group was killed), so the id is not another's.
-    unsafe {
-        libc::kill(-group, libc::SIGKILL);
-    }
-    let until = Instant::now() + GONE_WITHIN;
-    // SAFETY: as above; signal 0 only asks whether a process of the group is left.
-    while unsafe { libc::kill(-group, 0) } == 0 && Instant::now() < until {
-        // The leader, a child of this process, is reaped here; the others by init.
-        // SAFETY: waitpid(2) on this process's own child, not blocking.
-        unsafe {
-            libc::waitpid(group, std::ptr::null_mut(), libc::WNOHANG);
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
 impl Drop for Group {
     fn drop(&mut self) {
-        kill(self.child.id() as libc::pid_t);
+        wgstress_chromium::kill_group(self.child.id() as libc::pid_t);
         let _ = self.child.wait();
     }
 }
