@@ -5,7 +5,8 @@
 //!
 //! A budget holds: the grids are sized from what a cell costs on the device (`cell_cost`,
 //! `TuneConfig::fit`), step (a) adds no distance row past its share of the time, and steps
-//! (b) and (c) are sized again, from what (a)'s cells cost, to the time left. A choice rests
+//! (b) and (c) are sized again, from what (a)'s cells cost, to the time left, and stop at the
+//! deadline after their first setting, when cells cost more than measured. A choice rests
 //! on weak behaviour only when its setting showed at least `MIN_WEAK`: one weak SB outcome
 //! in a grid of noise once chose a sequence, and `run` then used it.
 
@@ -282,6 +283,9 @@ pub fn tune(
     };
     let mut raw: Vec<(Sequence, [u64; 3])> = Vec::new();
     for sequence in Sequence::all(config.max_sequence) {
+        if !raw.is_empty() && past(deadline) {
+            break;
+        }
         let mut weak = [0; 3];
         for (t, w) in weak.iter_mut().enumerate() {
             *w = cells.weak(t, seq_env(sequence.clone()))?;
@@ -300,6 +304,9 @@ pub fn tune(
     // (c) spread: stress m patches.
     let mut raw_spread: Vec<(u32, [u64; 3])> = Vec::new();
     for m in 1..=config.max_spread.min(base.instances()) {
+        if !raw_spread.is_empty() && past(deadline) {
+            break;
+        }
         let mut weak = [0; 3];
         for (t, w) in weak.iter_mut().enumerate() {
             let env = Env {
@@ -346,6 +353,13 @@ pub fn tune(
         evidence,
         interrupted: stop.load(Ordering::SeqCst),
     })
+}
+
+/// Whether `deadline` has passed. Steps (b) and (c) check it before each setting: their
+/// sizes come from an estimate, and a loaded machine makes cells dearer than it said; each
+/// step still runs its first setting, so that every step has a choice.
+fn past(deadline: Option<Instant>) -> bool {
+    deadline.is_some_and(|end| Instant::now() >= end)
 }
 
 /// Sizes the steps still to run, from the step of `from` on (2: sequence and spread; 1:
