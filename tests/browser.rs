@@ -1,28 +1,14 @@
 //! `--browser`: the same sessions on the GPU of a headless Chromium that wgstress starts,
 //! through WebGPU (SwiftShader here, where Chromium finds no GPU). Every bundled fixed variant
-//! passes there as on lavapipe, a racy counter fails, litmus counts its outcomes, and the
+//! passes there as on lavapipe, a racy counter fails, litmus and mutants count their
+//! outcomes, compare draws its chart, fences verifies a fix of the counter there, and each
 //! summary names the browser's adapter and the browser.
 
 mod common;
 
-use common::wgstress;
+use common::{device, wgstress};
 use serde_json::Value;
-
-/// The bundled applications, as `wgstress apps` lists them.
-fn bundled() -> Vec<String> {
-    let dir = tempfile::tempdir().unwrap();
-    let out = wgstress(&["apps"], dir.path());
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .filter_map(|line| line.split_whitespace().next().map(str::to_string))
-        .collect()
-}
+use std::path::Path;
 
 /// Whether a summary's adapter is a browser's: WebGPU, with the browser's name and version.
 fn in_browser(summary: &Value) -> bool {
@@ -33,59 +19,15 @@ fn in_browser(summary: &Value) -> bool {
 
 #[test]
 fn every_bundled_fixed_variant_passes_in_the_browser() {
-    let dir = tempfile::tempdir().unwrap();
-    let apps = bundled();
-    assert!(apps.len() >= 8, "{apps:?}");
-    for app in &apps {
-        let out = wgstress(
-            &[
-                "run",
-                app,
-                "--variant",
-                "fixed",
-                "--size",
-                "small",
-                "--runs",
-                "12",
-                "--browser",
-                "--json",
-                "--no-log",
-                "--quiet",
-            ],
-            dir.path(),
-        );
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(0), "{app}: {stderr}");
-        let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for (app, summary) in device::fixed_small_variants_pass(&["--browser"]) {
         assert!(in_browser(&summary), "{app}: {summary}");
-        assert_eq!(summary["runs"], 12, "{app}: {summary}");
-        assert_eq!(summary["failures"], 0, "{app}: {summary}");
     }
 }
 
 #[test]
 fn the_browser_finds_a_racy_counter_racy() {
-    let dir = tempfile::tempdir().unwrap();
-    let spec =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/quickstart/counter.toml");
-    let out = wgstress(
-        &[
-            "run",
-            &spec.display().to_string(),
-            "--runs",
-            "50",
-            "--browser",
-            "--json",
-            "--no-log",
-            "--quiet",
-        ],
-        dir.path(),
-    );
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
-    let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let summary = device::racy_counter_fails(&["--browser"]);
     assert!(in_browser(&summary), "{summary}");
-    assert!(summary["failures"].as_u64().unwrap() > 0, "{summary}");
     assert!(
         summary["adapter"].as_str().unwrap().contains("vendor "),
         "the adapter's GPUAdapterInfo: {summary}"
@@ -126,6 +68,132 @@ fn litmus_mp_counts_its_outcomes_in_the_browser() {
     assert_eq!(
         total, instances,
         "every instance of every iteration: {summary}"
+    );
+}
+
+/// Runs wgstress with `args` and `--browser --json --no-log` in `dir`; returns its exit
+/// status and JSON summary, which names the browser's adapter.
+fn in_the_browser(args: &[&str], dir: &Path) -> (Option<i32>, Value) {
+    let mut all = args.to_vec();
+    all.extend(["--browser", "--json", "--no-log"]);
+    let out = wgstress(&all, dir);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let summary: Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{args:?}: {e}: {stderr}"));
+    assert!(in_browser(&summary), "{args:?}: {summary}");
+    (out.status.code(), summary)
+}
+
+/// The quick start's racy counter, copied into `dir` (fences writes beside it).
+fn counter_in(dir: &Path) -> String {
+    let quickstart = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/quickstart");
+    for file in ["counter.toml", "counter.wgsl"] {
+        std::fs::copy(quickstart.join(file), dir.join(file)).unwrap();
+    }
+    dir.join("counter.toml").display().to_string()
+}
+
+#[test]
+fn mutants_reports_the_conformance_counts_in_the_browser() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "mutants",
+        "--tests",
+        "conformance",
+        "--testing-groups",
+        "8",
+        "--workgroup-size",
+        "32",
+        "--time",
+        "0.1",
+    ];
+    let (code, summary) = in_the_browser(&args, dir.path());
+    assert_eq!(code, Some(0), "{summary}");
+    let results = summary["results"].as_array().unwrap();
+    assert_eq!(results.len() as u64, summary["tests"].as_u64().unwrap());
+    assert!(results.len() >= 10, "{summary}");
+    for test in results {
+        assert_eq!(test["kind"]["kind"], "conformance", "{test}");
+        let counted: u64 = ["sequential", "interleaved", "weak"]
+            .iter()
+            .map(|k| test["counts"][k].as_u64().unwrap())
+            .sum();
+        assert_eq!(counted, test["instances"].as_u64().unwrap(), "{test}");
+        assert!(test["instances"].as_u64().unwrap() > 0, "{test}");
+    }
+}
+
+#[test]
+fn compare_draws_its_chart_from_the_browser() {
+    let dir = tempfile::tempdir().unwrap();
+    let counter = counter_in(dir.path());
+    let chart = dir.path().join("chart.svg");
+    let chart_arg = chart.display().to_string();
+    let args = [
+        "compare",
+        &counter,
+        "--runs",
+        "16",
+        "--strategies",
+        "none,random",
+        "--rounds",
+        "2",
+        "--iterations",
+        "8",
+        "--svg",
+        &chart_arg,
+    ];
+    let (code, summary) = in_the_browser(&args, dir.path());
+    // The counter is racy: some configuration failed.
+    assert_eq!(code, Some(1), "{summary}");
+    let rows = summary["rows"].as_array().unwrap();
+    for strategy in ["none", "random"] {
+        assert!(
+            rows.iter().any(|r| r["strategy"] == strategy),
+            "{strategy}: {summary}"
+        );
+    }
+    for row in rows {
+        assert!(in_browser(row), "{row}");
+    }
+    let svg = std::fs::read_to_string(&chart).unwrap();
+    assert!(svg.starts_with("<svg") || svg.starts_with("<?xml"), "{svg}");
+    assert!(svg.contains("random"), "{svg}");
+}
+
+#[test]
+fn fences_verifies_a_fix_of_the_racy_counter_in_the_browser() {
+    let dir = tempfile::tempdir().unwrap();
+    let counter = counter_in(dir.path());
+    let before = std::fs::read(dir.path().join("counter.wgsl")).unwrap();
+    let args = [
+        "fences", &counter, "--budget", "5", "--verify", "3", "--cost", "1",
+    ];
+    let (code, summary) = in_the_browser(&args, dir.path());
+    assert_eq!(code, Some(0), "{summary}");
+    assert_eq!(summary["verdict"], "fixed", "{summary}");
+    // It failed there before the fix, and the verification ran the fix there without one.
+    let failed: u64 = summary["before"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["failures"].as_u64().unwrap())
+        .sum();
+    assert!(failed > 0, "{summary}");
+    let verified = summary["verified"].as_array().unwrap();
+    assert!(!verified.is_empty(), "{summary}");
+    for v in verified {
+        assert!(v["runs"].as_u64().unwrap() > 0, "{v}");
+        assert_eq!(v["failures"], 0, "{v}");
+    }
+    assert!(
+        !summary["patches"].as_array().unwrap().is_empty(),
+        "{summary}"
+    );
+    // Nothing the user wrote is overwritten without --fix.
+    assert_eq!(
+        std::fs::read(dir.path().join("counter.wgsl")).unwrap(),
+        before
     );
 }
 

@@ -1,6 +1,8 @@
 //! Running the `wgstress` binary as a user does, for the CLI's integration tests.
 #![allow(dead_code)]
 
+pub mod device;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
