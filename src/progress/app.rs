@@ -207,11 +207,37 @@ pub fn plan(
     })
 }
 
+/// What the scheduler emulation cannot promise on the adapter `info` names. Its holds and
+/// stall windows count an invocation's steps, and its occupancy bound admits workgroups in
+/// the order they start: both fit a GPU, which starts workgroups in id order, and llvmpipe,
+/// whose threads take contiguous shares (docs/progress.md). SwiftShader runs a dispatch as
+/// 16 tasks on the operating system's threads, each taking every 16th workgroup, so on a
+/// machine with fewer cores the OS time-slices spinning workgroups, and a workgroup it has
+/// not run for a slice looks starved.
+fn emulation_caveat(info: &wgstress_runtime::gpu::device::Info) -> Option<&'static str> {
+    let name = info.name.to_lowercase();
+    if !wgstress_runtime::gpu::device::on_cpu(info) || name.contains("llvmpipe") {
+        return None;
+    }
+    Some(if name.contains("swiftshader") {
+        "SwiftShader runs a dispatch as 16 tasks on the operating system's threads, which start \
+         workgroups in no id order and time-slice spinning ones: the scheduler emulation's \
+         verdicts here may name starvation that a GPU would not show (docs/browser.md); \
+         lavapipe's or a GPU's are the ones to go by"
+    } else {
+        "a CPU driver other than llvmpipe: the scheduler emulation's holds and stall windows \
+         are made for GPUs and llvmpipe, so its verdicts here may not be this device's"
+    })
+}
+
 pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {
     let session = &plan.session;
     let stop = crate::interrupt::stop_flag(notes.on);
     let mut engine = session.engine()?;
     crate::session::announce::announce(&engine, notes);
+    if let Some(caveat) = emulation_caveat(&engine.gpu().info) {
+        notes.note(caveat);
+    }
     let (shape, _) = session.stress.shape(&engine)?;
     let (base, _) = session.stress.settings(
         &mut engine,
