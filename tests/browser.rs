@@ -225,7 +225,7 @@ fn progress_runs_an_example_in_the_browser_and_names_swiftshaders_caveat() {
     assert_eq!(summary["models"][0]["verdict"], "terminates", "{summary}");
     assert_eq!(summary["models"][0]["runs"], 40, "{summary}");
     assert!(
-        stderr.contains("SwiftShader runs a dispatch as 16 tasks"),
+        stderr.contains("SwiftShader starts a dispatch's workgroups as 16 interleaved tasks"),
         "{stderr}"
     );
 }

@@ -207,21 +207,20 @@ pub fn plan(
     })
 }
 
-/// What the scheduler emulation cannot promise on the adapter `info` names. Its holds and
-/// stall windows count an invocation's steps, and its occupancy bound admits workgroups in
-/// the order they start: both fit a GPU, which starts workgroups in id order, and llvmpipe,
-/// whose threads take contiguous shares (docs/progress.md). SwiftShader runs a dispatch as
-/// 16 tasks on the operating system's threads, each taking every 16th workgroup, so on a
-/// machine with fewer cores the OS time-slices spinning workgroups, and a workgroup it has
-/// not run for a slice looks starved.
+/// What the scheduler emulation cannot promise on the adapter `info` names. Its holds, its
+/// release rules and its occupancy bound assume workgroups start in id order (a GPU) or in
+/// contiguous shares per thread (llvmpipe, docs/progress.md). SwiftShader runs a dispatch as
+/// 16 tasks on a thread per core, task k taking workgroups k, k + 16, k + 32, ... in turn, so
+/// that they start as 0, 16, 1, 32, 17, ...; there the emulation found starvation that
+/// lavapipe's runs of the same examples do not show, natively and in the browser alike.
 fn emulation_caveat(info: &wgstress_runtime::gpu::device::Info) -> Option<&'static str> {
     let name = info.name.to_lowercase();
     if !wgstress_runtime::gpu::device::on_cpu(info) || name.contains("llvmpipe") {
         return None;
     }
     Some(if name.contains("swiftshader") {
-        "SwiftShader runs a dispatch as 16 tasks on the operating system's threads, which start \
-         workgroups in no id order and time-slice spinning ones: the scheduler emulation's \
+        "SwiftShader starts a dispatch's workgroups as 16 interleaved tasks on a thread per \
+         core (0, 16, 1, 32, ...), an order the scheduler emulation is not made for: its \
          verdicts here may name starvation that a GPU would not show (docs/browser.md); \
          lavapipe's or a GPU's are the ones to go by"
     } else {
