@@ -230,6 +230,79 @@ fn progress_runs_an_example_in_the_browser_and_names_swiftshaders_caveat() {
     );
 }
 
+/// The processes whose parent is `pid` and whose name says Chromium.
+fn chromium_children(pid: u32) -> Vec<i32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // "PID (COMM) STATE PPID ...": COMM may hold spaces, so split after its parenthesis.
+        let Some((head, tail)) = stat.rsplit_once(')') else {
+            continue;
+        };
+        let parent = tail.split_whitespace().nth(1).and_then(|p| p.parse().ok());
+        if parent == Some(pid) && head.contains("chrom") {
+            found.extend(head.split_whitespace().next().and_then(|p| p.parse::<i32>().ok()));
+        }
+    }
+    found
+}
+
+#[test]
+fn a_closed_page_cuts_the_session_short_and_keeps_its_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("log.jsonl");
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_wgstress"))
+        .args([
+            "run",
+            "cbe-dot",
+            "--time",
+            "60",
+            "--browser",
+            "--json",
+            "--log",
+        ])
+        .arg(&log)
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Once a batch has been logged, the browser goes away.
+    let start = std::time::Instant::now();
+    while !std::fs::read_to_string(&log).is_ok_and(|l| l.contains("\"type\":\"batch\"")) {
+        assert!(start.elapsed().as_secs() < 60, "no batch logged");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let browsers = chromium_children(child.id());
+    assert!(!browsers.is_empty(), "no Chromium under wgstress");
+    for pid in browsers {
+        // SAFETY: kill(2) on a process of our own child's.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        start.elapsed().as_secs() < 50,
+        "ran on after the page closed: {stderr}"
+    );
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let aborted = summary["aborted"].as_str().unwrap_or_default();
+    assert!(
+        aborted.contains("the browser page closed") && aborted.contains("cut short"),
+        "{summary}"
+    );
+    assert!(summary["runs"].as_u64().unwrap() > 0, "{summary}");
+    assert_eq!(summary["counts"]["device_lost"], 0, "{summary}");
+    // The log keeps every run it reported, and ends with the same summary.
+    let lines = std::fs::read_to_string(&log).unwrap();
+    let last: Value = serde_json::from_str(lines.lines().last().unwrap()).unwrap();
+    assert_eq!(last["type"], "summary", "{last}");
+    assert_eq!(last["runs"], summary["runs"], "{last}");
+}
+
 #[test]
 fn browser_conflicts_with_a_native_adapter() {
     let dir = tempfile::tempdir().unwrap();

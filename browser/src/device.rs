@@ -113,7 +113,7 @@ pub(crate) fn error(op: &str, failure: Failure) -> DeviceError {
             "open" => DeviceError::Open(format!("{what}: {message}")),
             _ => DeviceError::Refused { what, message },
         },
-        Failure::Closed(why) => DeviceError::Lost(why),
+        Failure::Closed(why) => DeviceError::Gone(why),
         Failure::TimedOut => DeviceError::Lost(format!("the browser page did not answer {op}")),
         Failure::TooLarge(length) => DeviceError::Refused {
             what: format!("the {op} request"),

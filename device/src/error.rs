@@ -15,9 +15,14 @@ pub enum DeviceError {
     /// start), with the reason.
     #[error("{0}")]
     Open(String),
-    /// The device stopped: the driver reported it lost, or the page holding it went away.
+    /// The device stopped, and another can be made in its place: the driver (or the browser)
+    /// reported it lost.
     #[error("{0}")]
     Lost(String),
+    /// What held the device went away (the browser page closed, its browser ended), with
+    /// why: no device can be made there in its place, so the session ends.
+    #[error("{0}")]
+    Gone(String),
 }
 
 pub type DeviceResult<T> = std::result::Result<T, DeviceError>;

@@ -53,6 +53,10 @@ pub enum RuntimeError {
     Hang(std::time::Duration),
     #[error("the device was lost: {0}")]
     DeviceLost(String),
+    /// What held the device went away (a browser page closed): the session ends there, with
+    /// what it ran until then.
+    #[error("{0}: the session was cut short")]
+    DeviceGone(String),
     /// The driver ended an application loop before the loop did: llvmpipe ends an
     /// invocation's loops once they ran 65,535 iterations in all. The runs' results are then
     /// not the application's, so none of them count.
@@ -69,6 +73,7 @@ impl From<wgstress_device::DeviceError> for RuntimeError {
             DeviceError::Refused { what, message } => RuntimeError::Wgpu { what, message },
             DeviceError::Hang(timeout) => RuntimeError::Hang(timeout),
             DeviceError::Lost(reason) => RuntimeError::DeviceLost(reason),
+            DeviceError::Gone(reason) => RuntimeError::DeviceGone(reason),
             DeviceError::Open(reason) => RuntimeError::Device(reason),
         }
     }
