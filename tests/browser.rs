@@ -243,7 +243,11 @@ fn chromium_children(pid: u32) -> Vec<i32> {
         };
         let parent = tail.split_whitespace().nth(1).and_then(|p| p.parse().ok());
         if parent == Some(pid) && head.contains("chrom") {
-            found.extend(head.split_whitespace().next().and_then(|p| p.parse::<i32>().ok()));
+            found.extend(
+                head.split_whitespace()
+                    .next()
+                    .and_then(|p| p.parse::<i32>().ok()),
+            );
         }
     }
     found
