@@ -160,7 +160,7 @@ fn choose(candidates: &[Candidate], config: &EnvSearchConfig) -> usize {
 /// Searches for `config.budget`, telling `progress` about every candidate (and the best so
 /// far), until `stop` is up (a candidate it cuts short is not scored). At least one
 /// environment is tried; another starts only when one more as long as the longest so far
-/// still ends within the budget.
+/// still ends within the budget, and is cut short (not scored) at the budget's end.
 pub fn search(
     gpu: &Gpu,
     tests: &[Test],
@@ -209,16 +209,23 @@ pub fn search(
             continue;
         };
         let began = Instant::now();
-        let results = run_suite(
-            gpu,
-            &mut pool,
-            &mutants,
-            &env,
-            config.per_test,
-            stop,
-            &mut |_| {},
-        )?;
-        if stop.load(Ordering::SeqCst) {
+        // Past the budget, an environment after the first is cut short and not scored: one
+        // that outlasts every one before it (new pipelines to compile, a loaded machine)
+        // would otherwise overrun the budget by its whole length.
+        let deadline = (!candidates.is_empty()).then(|| start + config.budget);
+        let cut = AtomicBool::new(false);
+        let results = watched(stop, deadline, &cut, || {
+            run_suite(
+                gpu,
+                &mut pool,
+                &mutants,
+                &env,
+                config.per_test,
+                &cut,
+                &mut |_| {},
+            )
+        })?;
+        if cut.load(Ordering::SeqCst) {
             break;
         }
         let rates: Vec<f64> = results.iter().map(|r| r.rate).collect();
@@ -246,9 +253,56 @@ pub fn search(
     })
 }
 
+/// Runs `work` with `cut` raised once `stop` is up or `deadline` has passed, checked every
+/// few milliseconds by a thread of its own while `work` runs.
+fn watched<T>(
+    stop: &AtomicBool,
+    deadline: Option<Instant>,
+    cut: &AtomicBool,
+    work: impl FnOnce() -> T,
+) -> T {
+    let done = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            while !done.load(Ordering::SeqCst) {
+                if stop.load(Ordering::SeqCst) || deadline.is_some_and(|d| Instant::now() >= d) {
+                    cut.store(true, Ordering::SeqCst);
+                    return;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+        });
+        let out = work();
+        done.store(true, Ordering::SeqCst);
+        out
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_watch_cuts_work_at_its_deadline_or_stop_and_not_before() {
+        let spin = |cut: &AtomicBool| {
+            let start = Instant::now();
+            while !cut.load(Ordering::SeqCst) && start.elapsed().as_secs() < 5 {
+                std::thread::yield_now();
+            }
+            start.elapsed()
+        };
+        let (stop, cut) = (AtomicBool::new(false), AtomicBool::new(false));
+        let soon = Instant::now() + std::time::Duration::from_millis(50);
+        assert!(watched(&stop, Some(soon), &cut, || spin(&cut)).as_secs() < 5);
+        assert!(cut.load(Ordering::SeqCst));
+        let (stop, cut) = (AtomicBool::new(true), AtomicBool::new(false));
+        assert!(watched(&stop, None, &cut, || spin(&cut)).as_secs() < 5);
+        let (stop, cut) = (AtomicBool::new(false), AtomicBool::new(false));
+        watched(&stop, None, &cut, || {
+            std::thread::sleep(std::time::Duration::from_millis(30))
+        });
+        assert!(!cut.load(Ordering::SeqCst));
+    }
 
     #[test]
     fn neighbours_differ_in_one_parameter() {
