@@ -104,6 +104,15 @@ pub fn open(features: wgpu_types::Features, needed_by: &str) -> Result<Gpu, Devi
     ))
 }
 
+/// Ends the process's browser, if it has one: its devices are lost from then on, and the
+/// next `open` starts a new one.
+pub fn close() {
+    // Taken out of the slot first: Chromium is killed as the host is dropped, not under the
+    // lock.
+    let host = hosts().take();
+    drop(host);
+}
+
 /// Where the page is served (HTTP) and where its WebSocket is taken (both on 127.0.0.1),
 /// once a browser has been started: requests without the page's token are refused there.
 pub fn addresses() -> Option<(SocketAddr, SocketAddr)> {

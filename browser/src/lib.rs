@@ -54,4 +54,4 @@ mod device;
 mod host;
 
 pub use device::BrowserDevice;
-pub use host::{addresses, open};
+pub use host::{addresses, close, open};

@@ -11,7 +11,9 @@ use crate::layout::{ItemFiles, SHARD_LOG};
 use crate::outcome::{ExpectedOutcome, SessionOutcome};
 use crate::plan::{CampaignPlan, Command, Item};
 use crate::shard::Shard;
-use crate::shard_log::{self, Adapter, Exit, ItemDone, ItemRef, ItemStart, Line, PlanRef, Writer};
+use crate::shard_log::{
+    self, Adapter, AdapterPlace, Exit, ItemDone, ItemRef, ItemStart, Line, PlanRef, Writer,
+};
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -21,11 +23,43 @@ use std::time::Instant;
 use wgstress_model::event::ShardEvent;
 use wgstress_model::reporter::Reporter;
 
-/// One adapter's worker and the directory its shard writes to.
-#[derive(Clone, Debug)]
+/// One adapter's worker, the directory its shard writes to, and how its items reach the
+/// adapter.
+#[derive(Clone)]
 pub struct Worker {
     pub adapter: Adapter,
     pub dir: PathBuf,
+    pub reach: Reach,
+}
+
+/// How a worker's items find their device.
+#[derive(Clone)]
+pub enum Reach {
+    /// By the adapter's place: `--adapter #N`, or `--browser` (each item starts its own).
+    Place,
+    /// Through a device another process holds (a page `wgstress serve` serves), which says
+    /// when each item may start and how it reaches the device.
+    Relay(Arc<dyn Relay>),
+}
+
+/// A device held elsewhere, lent to one item at a time.
+pub trait Relay: Send + Sync {
+    /// Waits until `item` may start (an item that may hang the machine waits for the
+    /// device's owner to agree); what the item's command line and environment need to reach
+    /// the device, or None where the device has gone, which ends the worker.
+    fn admit(&self, item: &Item) -> Option<Admission>;
+
+    /// Whether the device has gone: the item running then was cut short (the relay stops
+    /// it), and no other starts.
+    fn gone(&self) -> bool;
+}
+
+/// What reaches a relayed device: arguments for the item's command line, and environment
+/// variables (a secret, which a command line would show to every user of the machine).
+#[derive(Clone, Debug)]
+pub struct Admission {
+    pub args: Vec<String>,
+    pub env: Vec<(String, String)>,
 }
 
 /// A shard to run, validated: its directories exist and hold no earlier shard.
@@ -55,7 +89,7 @@ pub struct ItemOutcome {
 }
 
 /// The directory of each adapter's shard, created; one that already holds a shard's log is
-/// refused, so that no result is written over.
+/// refused, so that no result is written over. The items reach their adapters by place.
 pub fn prepare(out: &Path, host: &str, adapters: &[Adapter], shard: Shard) -> Result<Vec<Worker>> {
     adapters
         .iter()
@@ -73,6 +107,7 @@ pub fn prepare(out: &Path, host: &str, adapters: &[Adapter], shard: Shard) -> Re
             Ok(Worker {
                 adapter: adapter.clone(),
                 dir,
+                reach: Reach::Place,
             })
         })
         .collect()
@@ -119,6 +154,7 @@ fn work(
     let mut log = Writer::create(&worker.dir.join(SHARD_LOG))?;
     log.write(&Line::Start(start_line(campaign, worker, items)))?;
     let mut outcomes = Vec::new();
+    let mut device_gone = false;
     for item in items {
         if campaign.stop.load(Ordering::SeqCst) {
             break;
@@ -127,35 +163,63 @@ fn work(
         let expected = campaign.baseline.map_or(ExpectedOutcome::Pass, |b| {
             b.expect(&item.name, &adapter.model())
         });
-        let mut attempts = vec![attempt(campaign, worker, item, 0, &mut log, reporter)?];
-        // Only a failure nobody expected is re-run: a flake passes in one of them.
-        if attempts[0].failed() && expected == ExpectedOutcome::Pass {
-            for n in 1..=campaign.rerun_unexpected {
-                if campaign.stop.load(Ordering::SeqCst) {
+        let mut attempts = Vec::new();
+        // What each attempt showed: None for one its device's going cut short.
+        let mut ended = Vec::new();
+        for n in 0..=campaign.rerun_unexpected {
+            let last = attempts.last().copied();
+            // Only a failure nobody expected is re-run: a flake passes in one of them.
+            let rerun = last.is_some_and(Exit::failed) && expected == ExpectedOutcome::Pass;
+            if n > 0 && (!rerun || campaign.stop.load(Ordering::SeqCst)) {
+                break;
+            }
+            match attempt(campaign, worker, item, n, &mut log, reporter)? {
+                Attempted::Ended(exit) => {
+                    attempts.push(exit);
+                    ended.push(Some(exit));
+                }
+                Attempted::CutShort(exit) => {
+                    attempts.push(exit);
+                    ended.push(None);
+                    device_gone = true;
                     break;
                 }
-                let exit = attempt(campaign, worker, item, n, &mut log, reporter)?;
-                attempts.push(exit);
-                if exit.passed() {
+                Attempted::Unstarted => {
+                    device_gone = true;
                     break;
                 }
             }
         }
-        let ended: Vec<Option<Exit>> = attempts.iter().copied().map(Some).collect();
-        outcomes.push(ItemOutcome {
-            item: item.name.clone(),
-            adapter: adapter.clone(),
-            outcome: SessionOutcome::of(&ended),
-            attempts,
-            expected,
-        });
+        if !attempts.is_empty() {
+            outcomes.push(ItemOutcome {
+                item: item.name.clone(),
+                adapter: adapter.clone(),
+                outcome: SessionOutcome::of(&ended),
+                attempts,
+                expected,
+            });
+        }
+        // A relayed device that has gone ends the worker: the items left are not run.
+        if device_gone {
+            break;
+        }
     }
     log.write(&Line::End(shard_log::End {
         seconds: started.elapsed().as_secs_f64(),
-        interrupted: campaign.stop.load(Ordering::SeqCst),
+        interrupted: device_gone || campaign.stop.load(Ordering::SeqCst),
         ended: shard_log::now(),
     }))?;
     Ok(outcomes)
+}
+
+/// How an attempt went.
+enum Attempted {
+    Ended(Exit),
+    /// Its relayed device went while it ran, and it was stopped: how it ended says nothing
+    /// of the item, and its shard log has no end of it (merge counts it as cut short).
+    CutShort(Exit),
+    /// Its relayed device had gone before it could start.
+    Unstarted,
 }
 
 fn start_line(campaign: &Campaign, worker: &Worker, items: &[&Item]) -> shard_log::Start {
@@ -194,13 +258,26 @@ fn attempt(
     n: u32,
     log: &mut Writer,
     reporter: &Shared,
-) -> Result<Exit> {
+) -> Result<Attempted> {
     let files = ItemFiles::new(&worker.dir, &item.key, n);
     let seed = item
         .command
         .seeded()
         .then(|| attempt_seed(item_seed(campaign.plan.master_seed, item.hash), n));
-    let args = arguments(item, &files, &worker.adapter, seed);
+    let admission = match &worker.reach {
+        Reach::Place => Admission {
+            args: match worker.adapter.place {
+                AdapterPlace::Listed(index) => vec!["--adapter".into(), format!("#{index}")],
+                AdapterPlace::Browser => vec!["--browser".into()],
+            },
+            env: Vec::new(),
+        },
+        Reach::Relay(relay) => match relay.admit(item) {
+            Some(admission) => admission,
+            None => return Ok(Attempted::Unstarted),
+        },
+    };
+    let args = arguments(item, &files, &admission.args, seed);
     log.write(&Line::Item(ItemStart {
         key: item.key.clone(),
         attempt: n,
@@ -208,7 +285,7 @@ fn attempt(
         args: args.clone(),
         started: shard_log::now(),
     }))?;
-    let adapter = worker.adapter.index;
+    let adapter = worker.adapter.place;
     report(
         reporter,
         ShardEvent::Started {
@@ -218,8 +295,13 @@ fn attempt(
         },
     )?;
     let started = Instant::now();
-    let exit = spawn(campaign, &args, &files)?;
+    let exit = spawn(campaign, &args, &admission.env, &files)?;
     let seconds = started.elapsed().as_secs_f64();
+    if let Reach::Relay(relay) = &worker.reach {
+        if relay.gone() {
+            return Ok(Attempted::CutShort(exit));
+        }
+    }
     log.write(&Line::Done(ItemDone {
         key: item.key.clone(),
         attempt: n,
@@ -236,7 +318,7 @@ fn attempt(
             seconds,
         },
     )?;
-    Ok(exit)
+    Ok(Attempted::Ended(exit))
 }
 
 /// Reports `event`; a reporter that cannot take it ends the worker with its error, as a
@@ -247,11 +329,11 @@ fn report(reporter: &Shared, event: ShardEvent) -> Result<()> {
     reporter.emit(event.into()).map_err(CampaignError::read)
 }
 
-/// The item's arguments and the campaign's: its adapter by place, its seed, its files.
-fn arguments(item: &Item, files: &ItemFiles, adapter: &Adapter, seed: Option<u64>) -> Vec<String> {
+/// The item's arguments and the campaign's: those that reach its device, its seed, its files.
+fn arguments(item: &Item, files: &ItemFiles, device: &[String], seed: Option<u64>) -> Vec<String> {
     let mut args = item.args.clone();
     let path = |p: &Path| p.display().to_string();
-    args.extend(["--adapter".into(), format!("#{}", adapter.index)]);
+    args.extend(device.iter().cloned());
     args.extend(["--log".into(), path(&files.log), "--json".into()]);
     if let Some(seed) = seed {
         args.extend(["--master-seed".into(), format!("{seed:#x}")]);
@@ -265,13 +347,19 @@ fn arguments(item: &Item, files: &ItemFiles, adapter: &Adapter, seed: Option<u64
     args
 }
 
-fn spawn(campaign: &Campaign, args: &[String], files: &ItemFiles) -> Result<Exit> {
+fn spawn(
+    campaign: &Campaign,
+    args: &[String],
+    env: &[(String, String)],
+    files: &ItemFiles,
+) -> Result<Exit> {
     let binary = &campaign.binary;
     let stdout = File::create(&files.json).map_err(|e| CampaignError::io(&files.json, e))?;
     let stderr = File::create(&files.stderr).map_err(|e| CampaignError::io(&files.stderr, e))?;
     let mut command = std::process::Command::new(binary);
     command
         .args(args)
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
         .stdout(stdout)
         .stderr(stderr);

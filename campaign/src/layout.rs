@@ -3,18 +3,30 @@
 //! and whatever else it writes.
 
 use crate::names::{safe_name, slug};
-use crate::shard_log::Adapter;
+use crate::shard_log::{Adapter, AdapterPlace};
 use std::path::{Path, PathBuf};
 
 /// The shard's own log's file name.
 pub(crate) const SHARD_LOG: &str = "shard.jsonl";
 
-/// `OUT/<host>/gpu<N>-<adapter>/shard-I`: the place number keeps identical GPUs apart.
+/// `OUT/<host>/gpu<N>-<adapter>/shard-I` (the place number keeps identical GPUs apart), or
+/// `OUT/<host>/browser-<adapter>/shard-I` for a browser's adapter, whose name names the
+/// browser: a browser on a host and its GPU natively land side by side.
 pub(crate) fn shard_dir(out: &Path, host: &str, adapter: &Adapter, shard: u32) -> PathBuf {
     let name = slug(&adapter.name);
+    let gpu = match adapter.place {
+        AdapterPlace::Listed(index) => format!("gpu{index}-{name}"),
+        AdapterPlace::Browser => format!("browser-{name}"),
+    };
     out.join(safe_name(host))
-        .join(format!("gpu{}-{name}", adapter.index))
+        .join(gpu)
         .join(format!("shard-{shard}"))
+}
+
+/// A host's name as the output's paths write it: letters, digits, `.`, `_` and `-`, so
+/// that no name (one a browser's page reported, say) can name another directory.
+pub fn safe_host(host: &str) -> String {
+    safe_name(host)
 }
 
 /// The files of one attempt of one item.

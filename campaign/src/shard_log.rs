@@ -11,6 +11,7 @@ use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 // How an item's command ended is the model's: a shard reports it in its events too.
+pub use wgstress_model::adapter_place::AdapterPlace;
 pub use wgstress_model::child_exit::Exit;
 
 /// The version of this format, in every start line.
@@ -38,10 +39,13 @@ pub(crate) struct Start {
     pub started: f64,
 }
 
-/// A GPU as wgpu describes it, and its place among the host's (`--adapter #N`).
+/// A GPU as wgpu (or a browser) describes it, and where the items find it: its place among
+/// the host's (`--adapter #N`), or the browser. Written as `index`, the name it had when only
+/// listed adapters were run, so that older shard logs read alike.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Adapter {
-    pub index: usize,
+    #[serde(rename = "index")]
+    pub place: AdapterPlace,
     pub name: String,
     /// The driver's name and version, as the driver gives them.
     pub driver: String,

@@ -109,16 +109,17 @@ pub enum SearchEvent<'a> {
 }
 
 /// What a campaign's shard reports as each item's attempt starts and ends: the adapter by
-/// its place (`#index`), the item by its name, the attempt (0 the first, then re-runs).
+/// its place (`#index`, or the browser), the item by its name, the attempt (0 the first, then
+/// re-runs).
 #[derive(Clone, Copy, Debug)]
 pub enum ShardEvent<'a> {
     Started {
-        adapter: usize,
+        adapter: crate::adapter_place::AdapterPlace,
         item: &'a str,
         attempt: u32,
     },
     Finished {
-        adapter: usize,
+        adapter: crate::adapter_place::AdapterPlace,
         item: &'a str,
         attempt: u32,
         exit: Exit,

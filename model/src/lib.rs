@@ -19,7 +19,8 @@
 //!   summaries and comparisons, the run loop's log lines, progress-model reports;
 //! - `event`, `reporter`: what the run loop, the fence search and a campaign's shards
 //!   report as they go, as one typed event, and the one reporter they report to;
-//! - `child_exit`: how a campaign's child command ended;
+//! - `child_exit`, `adapter_place`: how a campaign's child command ended, and where it
+//!   found its device;
 //! - `fences`: what the fence search measured, found and suggests;
 //! - `litmus`: litmus environments, counts, MC Mutants results, the environment search's and
 //!   tuning's results;
@@ -28,6 +29,7 @@
 
 #![deny(unreachable_pub)]
 
+pub mod adapter_place;
 pub mod child_exit;
 mod error;
 pub mod escape;

@@ -57,7 +57,7 @@ fn event(event: &ShardEvent) -> String {
             adapter,
             item,
             attempt,
-        } => format!("#{} {}{}: started", adapter, item, rerun(*attempt)),
+        } => format!("{} {}{}: started", adapter, item, rerun(*attempt)),
         ShardEvent::Finished {
             adapter,
             item,
@@ -65,7 +65,7 @@ fn event(event: &ShardEvent) -> String {
             exit,
             seconds,
         } => format!(
-            "#{} {}{}: {exit} in {seconds:.1} s",
+            "{} {}{}: {exit} in {seconds:.1} s",
             adapter,
             item,
             rerun(*attempt)
@@ -78,8 +78,8 @@ pub fn table(outcomes: &[ItemOutcome]) -> String {
     for o in outcomes {
         let attempts: Vec<String> = o.attempts.iter().map(|e| e.to_string()).collect();
         out.push_str(&format!(
-            "#{} {}: {} ({}; {})\n",
-            o.adapter.index,
+            "{} {}: {} ({}; {})\n",
+            o.adapter.place,
             o.item,
             o.outcome.name(),
             BaselineJudgement::of(o.expected, o.outcome).name(),

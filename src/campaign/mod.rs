@@ -33,6 +33,10 @@ pub struct Args {
     /// every adapter whose name contains TEXT [default: the best one]
     #[arg(long)]
     adapter: Option<String>,
+    /// Run the items on the GPU of a headless Chromium, through WebGPU, as `--browser` does
+    /// (docs/browser.md): each item starts its own; the logs go under the browser's adapter
+    #[arg(long, conflicts_with = "adapter")]
+    browser: bool,
     /// This machine's name in the output's paths and the report [default: the system's]
     #[arg(long)]
     host: Option<String>,
@@ -43,7 +47,7 @@ pub struct Args {
     #[arg(long, value_name = "K", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=100))]
     rerun_unexpected: u32,
     /// List the plan's items, their shards (this one's marked) and seeds; run nothing
-    #[arg(long, conflicts_with_all = ["out", "adapter", "host", "baseline"])]
+    #[arg(long, conflicts_with_all = ["out", "adapter", "browser", "host", "baseline"])]
     list: bool,
 }
 
@@ -83,7 +87,10 @@ pub fn plan(args: &Args, check: ItemCheck) -> Result<Plan> {
             .ok_or_else(|| anyhow!("cannot tell this machine's name: give --host"))?,
     };
     let baseline = args.baseline.as_deref().map(Baseline::load).transpose()?;
-    let adapters = crate::session::adapters::for_campaign(args.adapter.as_deref())?;
+    let adapters = match args.browser {
+        true => vec![crate::session::adapters::for_browser()?],
+        false => crate::session::adapters::for_campaign(args.adapter.as_deref())?,
+    };
     let workers = execute::prepare(out, &host, &adapters, shard)?;
     Ok(Plan::Run(Box::new(RunPlan {
         plan,

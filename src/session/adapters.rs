@@ -7,7 +7,7 @@
 //! Vulkan one would run every item twice on one GPU.
 
 use anyhow::{bail, Result};
-use wgstress_campaign::shard_log::Adapter;
+use wgstress_campaign::shard_log::{Adapter, AdapterPlace};
 
 pub fn for_campaign(wanted: Option<&str>) -> Result<Vec<Adapter>> {
     let Some(filter) = wanted.and_then(all) else {
@@ -56,7 +56,7 @@ pub fn listed() -> Vec<Adapter> {
 /// names only through the runtime.
 fn adapter(index: usize, info: wgstress_runtime::gpu::device::Info) -> Adapter {
     Adapter {
-        index,
+        place: AdapterPlace::Listed(index),
         driver: format!("{} {}", info.driver, info.driver_info)
             .trim()
             .to_string(),
@@ -75,5 +75,30 @@ fn all(wanted: &str) -> Option<Filter<'_>> {
     match wanted {
         "all" => Some(Filter::Gpus),
         w => w.strip_prefix("all:").map(Filter::Named),
+    }
+}
+
+/// The browser's adapter as a campaign records it, from a device opened in it once (which
+/// starts the browser, and ends it after): the adapter's name with the browser's
+/// ("google swiftshader, WebGPU in Chromium 148.0.7778.167"), so that it is told from the
+/// same GPU natively; its `GPUAdapterInfo` as the driver.
+pub fn for_browser() -> Result<Adapter> {
+    let choice = wgstress_runtime::gpu::device::AdapterChoice::Browser;
+    let gpu = wgstress_runtime::gpu::device::open(&choice)?;
+    let adapter = browser_adapter(&gpu.info);
+    drop(gpu);
+    wgstress_runtime::gpu::device::close_browser();
+    Ok(adapter)
+}
+
+/// A browser's adapter (wgpu's `AdapterInfo` of it, as the browser device makes it) as a
+/// campaign records it.
+pub fn browser_adapter(info: &wgstress_runtime::gpu::device::Info) -> Adapter {
+    Adapter {
+        place: AdapterPlace::Browser,
+        name: format!("{}, WebGPU in {}", info.name, info.driver),
+        driver: info.driver_info.clone(),
+        backend: format!("{:?}", info.backend),
+        device_type: format!("{:?}", info.device_type),
     }
 }

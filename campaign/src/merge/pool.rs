@@ -8,6 +8,7 @@ use super::report::*;
 use crate::baseline::Baseline;
 use crate::outcome::{BaselineJudgement, ExpectedOutcome, SessionOutcome};
 use crate::plan::{quote, Command};
+use crate::shard_log::AdapterPlace;
 use std::collections::{BTreeMap, BTreeSet};
 use wgstress_model::stress::params::Replay;
 
@@ -20,7 +21,7 @@ struct Sample<'a> {
     outcome: SessionOutcome,
 }
 
-type RowKey = (String, Option<String>, String, usize, String, String);
+type RowKey = (String, Option<String>, String, AdapterPlace, String, String);
 
 /// How the caller renders a failing run's settings as `wgstress run` options (the CLI's
 /// replay line).
@@ -43,7 +44,7 @@ pub fn merge(
             s.attempt.item.name.clone(),
             s.measure.config.clone(),
             s.run.start.host.clone(),
-            a.index,
+            a.place,
             a.name.clone(),
             a.driver.clone(),
         );
@@ -169,7 +170,7 @@ fn counts<'a>(measures: impl Iterator<Item = (&'a Measure, f64)>) -> Counts {
 fn place(run: &ShardRun, attempt: &Attempt) -> Place {
     Place {
         host: run.start.host.clone(),
-        gpu: run.start.adapter.index,
+        gpu: run.start.adapter.place,
         adapter: run.start.adapter.name.clone(),
         shard: run.start.shard,
         attempt: attempt.attempt,
@@ -228,15 +229,15 @@ fn row(
     }
 }
 
-/// `wgstress run APP --adapter NAME --seed SEED OPTIONS`: the failing run's stress again
-/// (a log without its settings gives the seed alone).
+/// `wgstress run APP --adapter NAME --seed SEED OPTIONS` (`--browser` for a browser's
+/// adapter): the failing run's stress again (a log without its settings gives the seed alone).
 fn replay(s: &Sample, seed: &str, options: Option<String>) -> String {
     let app: Vec<String> = s.attempt.item.app_args.iter().map(|a| quote(a)).collect();
-    let line = format!(
-        "wgstress run {} --adapter {} --seed {seed}",
-        app.join(" "),
-        quote(&s.run.start.adapter.name)
-    );
+    let adapter = match s.run.start.adapter.place {
+        AdapterPlace::Listed(_) => format!("--adapter {}", quote(&s.run.start.adapter.name)),
+        AdapterPlace::Browser => "--browser".to_string(),
+    };
+    let line = format!("wgstress run {} {adapter} --seed {seed}", app.join(" "));
     match options {
         Some(options) => format!("{line} {options}"),
         None => line,
@@ -268,7 +269,7 @@ fn pooled(rows: &[Row], expect: &dyn Fn(&str, &str) -> ExpectedOutcome) -> Vec<P
                 unit: rows[0].unit,
                 gpus: rows
                     .iter()
-                    .map(|r| format!("{} #{}", r.host, r.adapter.index))
+                    .map(|r| format!("{} {}", r.host, r.adapter.place))
                     .collect(),
                 judgement: BaselineJudgement::of(expect(&item, &model), outcome),
                 item,
@@ -283,11 +284,11 @@ fn pooled(rows: &[Row], expect: &dyn Fn(&str, &str) -> ExpectedOutcome) -> Vec<P
 }
 
 fn throughput(runs: &[ShardRun]) -> (Vec<GpuRow>, Total) {
-    let mut gpus: BTreeMap<(String, usize, String), GpuRow> = BTreeMap::new();
+    let mut gpus: BTreeMap<(String, AdapterPlace, String), GpuRow> = BTreeMap::new();
     for run in runs {
         let a = &run.start.adapter;
         let row = gpus
-            .entry((run.start.host.clone(), a.index, a.name.clone()))
+            .entry((run.start.host.clone(), a.place, a.name.clone()))
             .or_insert_with(|| GpuRow {
                 host: run.start.host.clone(),
                 adapter: a.clone(),

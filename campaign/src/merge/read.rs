@@ -112,7 +112,7 @@ pub fn read(dirs: &[PathBuf]) -> Result<Shards> {
 /// Whether two start lines are one shard's: a copy of its directory, not a second run.
 fn same_start(a: &Start, b: &Start) -> bool {
     a.host == b.host
-        && a.adapter.index == b.adapter.index
+        && a.adapter.place == b.adapter.place
         && a.adapter.name == b.adapter.name
         && a.shard == b.shard
         && a.plan.digest == b.plan.digest

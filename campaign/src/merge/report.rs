@@ -119,7 +119,7 @@ impl Counts {
 #[derive(Clone, Debug, Serialize)]
 pub(crate) struct Place {
     pub host: String,
-    pub gpu: usize,
+    pub gpu: wgstress_model::adapter_place::AdapterPlace,
     pub adapter: String,
     pub shard: Shard,
     pub attempt: u32,

@@ -31,7 +31,7 @@ fn shard(dir: &Path, items: Vec<ItemRef>, attempts: &[(&str, u32, Option<i32>, V
         version: VERSION,
         host: "h".into(),
         adapter: Adapter {
-            index: 0,
+            place: crate::shard_log::AdapterPlace::Listed(0),
             name: "GPU".into(),
             driver: "d 1".into(),
             backend: "Vulkan".into(),

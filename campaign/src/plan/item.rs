@@ -91,12 +91,14 @@ pub struct Item {
 }
 
 /// Options the campaign sets itself, per item.
-const RESERVED: [&str; 15] = [
+const RESERVED: [&str; 17] = [
     "log",
     "no-log",
     "json",
     "master-seed",
     "adapter",
+    "browser",
+    "browser-relay",
     "svg",
     "output",
     "write-env",

@@ -35,7 +35,7 @@ pub(crate) fn series(r: &MergedReport) -> Series {
             .rows
             .iter()
             .map(|row| {
-                let gpu = format!("{} #{}", row.host, row.adapter.index);
+                let gpu = format!("{} {}", row.host, row.adapter.place);
                 (label(&row.item, row.config.as_ref()), gpu, &row.counts)
             })
             .collect(),

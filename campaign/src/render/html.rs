@@ -61,10 +61,10 @@ pub fn html(r: &MergedReport) -> String {
     {
         let _ = writeln!(
             page,
-            "<p class=\"flake\">cut short: shard {} on {} #{}: {}</p>",
+            "<p class=\"flake\">cut short: shard {} on {} {}: {}</p>",
             s.shard,
             escape(&s.host),
-            s.adapter.index,
+            s.adapter.place,
             escape(&s.cut_short.join("; "))
         );
     }
@@ -95,10 +95,10 @@ fn rows(r: &MergedReport) -> String {
         });
         let _ = writeln!(
             out,
-            "<tr{class}><td>{}</td><td>{}</td><td>#{} {}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{replay}</td></tr>",
+            "<tr{class}><td>{}</td><td>{}</td><td>{} {}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{replay}</td></tr>",
             escape(&label(&row.item, row.config.as_ref())),
             escape(&row.host),
-            row.adapter.index,
+            row.adapter.place,
             escape(&row.adapter.model()),
             row.unit.words().0,
             escape(&counts(&row.counts)),
@@ -116,9 +116,9 @@ fn gpus(r: &MergedReport) -> String {
     for g in &r.gpus {
         let _ = writeln!(
             out,
-            "<tr><td>{}</td><td>#{} {}</td><td>{}</td><td>{:.1}</td><td>{:.1}</td></tr>",
+            "<tr><td>{}</td><td>{} {}</td><td>{}</td><td>{:.1}</td><td>{:.1}</td></tr>",
             escape(&g.host),
-            g.adapter.index,
+            g.adapter.place,
             escape(&g.adapter.model()),
             g.runs,
             g.busy_seconds,

@@ -15,7 +15,7 @@ pub fn text(r: &MergedReport) -> String {
             vec![
                 label(&row.item, row.config.as_ref()),
                 row.host.clone(),
-                format!("#{} {}", row.adapter.index, row.adapter.model()),
+                format!("{} {}", row.adapter.place, row.adapter.model()),
                 row.unit.words().0.to_string(),
                 counts(&row.counts),
                 seconds(row.counts.time_to_first_failure),
@@ -102,8 +102,8 @@ fn partial(s: &ShardRow) -> String {
         "cut short"
     };
     let mut line = format!(
-        "{what}: shard {} on {} #{} ({})",
-        s.shard, s.host, s.adapter.index, s.dir
+        "{what}: shard {} on {} {} ({})",
+        s.shard, s.host, s.adapter.place, s.dir
     );
     if !s.cut_short.is_empty() {
         line.push_str(&format!(
@@ -146,7 +146,7 @@ fn first_failures(r: &MergedReport) -> String {
     for row in &r.rows {
         for f in &row.first_failures {
             out.push_str(&format!(
-                "{} on {} #{} (shard {}, attempt {}): {} after {:.2} s, run {}: {}\n  {}\n",
+                "{} on {} {} (shard {}, attempt {}): {} after {:.2} s, run {}: {}\n  {}\n",
                 label(&row.item, row.config.as_ref()),
                 f.at.host,
                 f.at.gpu,
@@ -175,7 +175,7 @@ fn throughput(r: &MergedReport) -> String {
         .map(|g| {
             vec![
                 g.host.clone(),
-                format!("#{} {}", g.adapter.index, g.adapter.model()),
+                format!("{} {}", g.adapter.place, g.adapter.model()),
                 g.runs.to_string(),
                 format!("{:.1}", g.busy_seconds),
                 format!("{:.1}", g.runs_per_second),
@@ -214,11 +214,11 @@ fn judged(r: &MergedReport) -> String {
     ));
     for row in r.rows.iter().filter(|row| row.judgement.unexpected()) {
         let mut line = format!(
-            "  {}: {} on {} #{} {} ({}), expected {}",
+            "  {}: {} on {} {} {} ({}), expected {}",
             row.judgement.name(),
             label(&row.item, row.config.as_ref()),
             row.host,
-            row.adapter.index,
+            row.adapter.place,
             row.adapter.model(),
             rate(row.counts.rate),
             row.expected.name()

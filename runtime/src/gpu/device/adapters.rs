@@ -218,6 +218,14 @@ pub(crate) fn open_with(
     }
 }
 
+/// Ends the browser that `AdapterChoice::Browser` started, if any (its devices fail from
+/// then on; the next opens a new browser): a process that opened one only to read its
+/// adapter gives the machine back at once.
+pub fn close_browser() {
+    #[cfg(unix)]
+    wgstress_browser::close();
+}
+
 fn open_native(choice: &NativeChoice, features: wgpu::Features, needed_by: &str) -> Result<Gpu> {
     let instance = instance();
     let all = enumerate(&instance);
