@@ -64,7 +64,7 @@ pub struct Handler {
     /// Whether the command watches `stop`; until then the first signal quits at once.
     watched: AtomicBool,
     /// A campaign's running items, which every signal reaches too.
-    children: Mutex<Option<Arc<Children>>>,
+    children: Mutex<Vec<Arc<Children>>>,
     notes: AtomicBool,
 }
 
@@ -102,10 +102,15 @@ impl Drop for StartUp {
 }
 
 /// Makes every signal reach `children` too (a campaign's items, each in a process group of
-/// its own, so that a terminal's Ctrl-C reaches them only this way, once).
+/// its own, so that a terminal's Ctrl-C reaches them only this way, once); `serve` gives one
+/// set of items per page.
 pub fn forward_to(children: Arc<Children>) {
     let handler = install();
-    *handler.children.lock().unwrap_or_else(|e| e.into_inner()) = Some(children);
+    handler
+        .children
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(children);
 }
 
 /// What must not outlive the process when a signal quits it at once (`_exit` runs no
@@ -176,7 +181,7 @@ pub fn install() -> &'static Handler {
             stop: Arc::new(AtomicBool::new(false)),
             first: AtomicI32::new(0),
             watched: AtomicBool::new(false),
-            children: Mutex::new(None),
+            children: Mutex::new(Vec::new()),
             notes: AtomicBool::new(false),
         };
         let mut fds = [0; 2];
@@ -236,7 +241,7 @@ fn listen(read: i32) {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone();
-        if let Some(children) = &children {
+        for children in &children {
             children.signal(signal.number());
         }
         let first =

@@ -27,6 +27,8 @@ mod record;
 mod reference;
 mod run;
 mod runtime_dir;
+#[cfg(unix)]
+mod serve;
 mod session;
 mod status;
 mod tune;
@@ -84,6 +86,10 @@ enum Command {
     /// Merge campaign logs of every shard, host and GPU into one report; judge it against a
     /// baseline
     Merge(merge::Args),
+    /// Serve a page that makes every browser that opens it a device running a campaign's
+    /// plan (by default "test this GPU"), logged for `merge` as a campaign's devices are
+    #[cfg(unix)]
+    Serve(serve::Args),
     /// Record the WebGPU compute work of a web page (in headless Chromium) or a Node program
     /// as it runs, and write the spec that replays it (dispatches, bindings, initial
     /// contents, its read-backs as checks)
@@ -180,6 +186,8 @@ fn execute(cli: Cli) -> anyhow::Result<Status> {
         Command::Fences(args) => fences::execute(fences::plan(&args)?, notes),
         Command::Campaign(args) => campaign::execute(campaign::plan(&args, &check_item)?, notes),
         Command::Merge(args) => merge::execute(merge::plan(&args)?, notes),
+        #[cfg(unix)]
+        Command::Serve(args) => serve::execute(serve::plan(&args, &check_item)?, notes),
         Command::Record(args) => record::execute(record::plan(&args)?, notes),
         Command::Import(args) => record::import::execute(record::import::plan(&args)?, notes),
         Command::Apps => apps::list(),
@@ -275,7 +283,7 @@ fn clap_message(error: &clap::Error) -> String {
 /// The error and its causes on one line. The runtime's and the instrumenter's messages are
 /// complete in themselves (a shader error carries naga's whole reason): their sources are not
 /// repeated.
-fn one_line(error: &anyhow::Error) -> String {
+pub(crate) fn one_line(error: &anyhow::Error) -> String {
     let mut parts: Vec<String> = Vec::new();
     for cause in error.chain() {
         let text = cause.to_string();

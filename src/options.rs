@@ -10,7 +10,7 @@ use wgstress_model::stress::schedule::Schedule;
 use wgstress_model::stress::sequence::Sequence;
 use wgstress_model::stress::strategy::Strategy;
 use wgstress_progress::wgsl::Mapping;
-use wgstress_runtime::gpu::device::{AdapterChoice, Backend, NativeChoice};
+use wgstress_runtime::gpu::device::{AdapterChoice, Backend, BrowserRelay, NativeChoice};
 
 /// The application a command runs.
 #[derive(clap::Args, Clone, Debug)]
@@ -160,10 +160,24 @@ pub struct AdapterOptions {
     /// would (SwiftShader where Chromium finds no GPU); docs/browser.md
     #[arg(long, conflicts_with_all = ["adapter", "backend"])]
     pub browser: bool,
+    /// The page `wgstress serve` lends this item at ADDR, with the secret in
+    /// WGSTRESS_RELAY_SECRET: for serve's own items only
+    #[arg(long, hide = true, value_name = "ADDR", conflicts_with_all = ["adapter", "backend", "browser"])]
+    pub browser_relay: Option<std::net::SocketAddr>,
 }
+
+/// The environment variable that gives a `--browser-relay` item its secret.
+pub const RELAY_SECRET: &str = "WGSTRESS_RELAY_SECRET";
 
 impl AdapterOptions {
     pub fn choice(&self) -> AdapterChoice {
+        if let Some(address) = self.browser_relay {
+            return AdapterChoice::BrowserRelay(BrowserRelay {
+                address,
+                // None: refused as the device opens, with a line naming the variable.
+                secret: std::env::var(RELAY_SECRET).unwrap_or_default(),
+            });
+        }
         if self.browser {
             return AdapterChoice::Browser;
         }

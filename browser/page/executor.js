@@ -1,8 +1,11 @@
 // The wgstress device page: a WebGPU executor for the process that served it. It connects
 // back over the WebSocket named in its address (`?ws=PORT&max=BYTES`, the token being the
-// first part of its path) and runs each request `{id, op, device, release, ...}` as it comes,
-// answering `{id, ok}` or `{id, error: {kind, what, message}}` (kind "refused", "lost" or
-// "open"). The protocol is described in browser/src/lib.rs; every step does what wgpu does
+// first part of its path) to the host it was served from, and runs each request
+// `{id, op, device, release, ...}` as it comes, answering `{id, ok}` or
+// `{id, error: {kind, what, message}}` (kind "refused", "lost" or "open"). Every message
+// either way carries the token; one without it is ignored here and closes the socket there.
+// Messages with an `event` are news of `wgstress serve`'s items, for serve.js where it is
+// loaded. The protocol is described in browser/src/lib.rs; every step does what wgpu does
 // for the same step in the runtime's native device.
 //
 // Requests run concurrently (a pipeline is made while a batch waits for its read-backs);
@@ -14,7 +17,8 @@ const token = location.pathname.split('/')[1];
 const query = new URLSearchParams(location.search);
 // The largest message the process reads: a reply longer than it is refused here instead.
 const MAX_MESSAGE = Number(query.get('max'));
-const socket = new WebSocket(`ws://127.0.0.1:${query.get('ws')}/${token}`);
+const host = location.hostname.includes(':') ? `[${location.hostname}]` : location.hostname;
+const socket = new WebSocket(`ws://${host}:${query.get('ws')}/${token}`);
 
 // Open devices by number: { gpu, lost (its reason once lost), uncaptured (the first error no
 // scope caught), reading (the last batch's read-backs), buffers, layouts, pipelines, groups }.
@@ -364,8 +368,11 @@ const ops = {
 };
 
 function send(message) {
-  if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
+  if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ ...message, token }));
 }
+
+// The page's name for `wgstress serve`'s directories, if its address gives one (`&name=`).
+socket.addEventListener('open', () => send({ event: 'hello', name: query.get('name') || '' }));
 
 async function handle(m) {
   let reply;
@@ -378,15 +385,16 @@ async function handle(m) {
       if (m.release) release(d, m.release);
     }
     const ok = await op(m, d);
-    reply = { id: m.id, ok: ok === undefined ? null : ok };
+    reply = { id: m.id, token, ok: ok === undefined ? null : ok };
   } catch (e) {
     const failure = e instanceof Failure ? e : refused(m.op, oneLine(e && e.message ? e.message : e));
-    reply = { id: m.id, error: { kind: failure.kind, what: failure.what, message: failure.message } };
+    reply = { id: m.id, token, error: { kind: failure.kind, what: failure.what, message: failure.message } };
   }
   let text = JSON.stringify(reply);
   if (text.length > MAX_MESSAGE) {
     text = JSON.stringify({
       id: m.id,
+      token,
       error: {
         kind: 'refused',
         what: m.op,
@@ -402,6 +410,11 @@ socket.onmessage = (event) => {
   try {
     message = JSON.parse(event.data);
   } catch (e) {
+    return;
+  }
+  if (!message || message.token !== token) return;
+  if (message.event !== undefined) {
+    if (typeof onServeEvent === 'function') onServeEvent(message);
     return;
   }
   handle(message);

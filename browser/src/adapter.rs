@@ -122,6 +122,31 @@ pub(crate) fn browser(product: &str, user_agent: &str) -> String {
     format!("{product} {version}")
 }
 
+/// The browser a user agent names, with its version: "Edge 120.0", "Firefox 121.0",
+/// "Chrome 148.0.7778.167" (Chromium's headless agent gives its whole version), "Safari 17.2";
+/// else "a browser (AGENT)".
+pub(crate) fn browser_of_agent(user_agent: &str) -> String {
+    let after = |marker: &str| {
+        user_agent
+            .split_whitespace()
+            .find_map(|part| part.split_once(marker).map(|(_, v)| v.to_string()))
+    };
+    if let Some(version) = after("Edg/") {
+        return format!("Edge {version}");
+    }
+    if let Some(version) = after("Firefox/") {
+        return format!("Firefox {version}");
+    }
+    if let Some(version) = after("Chrome/") {
+        return format!("Chrome {version}");
+    }
+    if let (Some(version), true) = (after("Version/"), user_agent.contains("Safari/")) {
+        return format!("Safari {version}");
+    }
+    let shown: String = user_agent.chars().take(80).collect();
+    format!("a browser ({shown})")
+}
+
 /// Sets each field of `limits` from the WebGPU limit of the same name.
 macro_rules! by_name {
     ($limits:ident, $page:ident, $($name:literal => $field:ident),* $(,)?) => {
@@ -237,6 +262,19 @@ mod tests {
                  HeadlessChrome/148.0.7778.167 Safari/537.36"
             ),
             "Chromium 148.0.7778.167"
+        );
+        assert_eq!(
+            browser_of_agent(
+                "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, \
+                 like Gecko) Version/17.2 Safari/605.1.15"
+            ),
+            "Safari 17.2"
+        );
+        assert_eq!(
+            browser_of_agent(
+                "Mozilla/5.0 (X11; Linux x86_64; rv:121.0) Gecko/20100101 Firefox/121.0"
+            ),
+            "Firefox 121.0"
         );
     }
 }

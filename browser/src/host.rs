@@ -7,10 +7,12 @@
 //! page went is replaced.
 
 use crate::adapter::{self, Opened};
-use crate::connection::{self, Connection, Failure};
+use crate::connection::{self, Connection, Failure, Role};
 use crate::device::{self, BrowserDevice};
+use crate::listen::{self, Arrival, PageFile};
+use crate::token::token;
 use serde_json::{json, Map};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{IpAddr, SocketAddr};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
@@ -21,17 +23,24 @@ use tungstenite::WebSocket;
 use wgstress_chromium::{ChromiumError, DevTools, PageEvent};
 use wgstress_device::{DeviceError, Gpu};
 
-const PAGE_HTML: &str = include_str!("../page/index.html");
-const PAGE_SCRIPT: &str = include_str!("../page/executor.js");
+/// The page: an executor and nothing else.
+const FILES: &[PageFile] = &[
+    (
+        "",
+        include_str!("../page/index.html"),
+        "text/html; charset=utf-8",
+    ),
+    (
+        "executor.js",
+        include_str!("../page/executor.js"),
+        "text/javascript; charset=utf-8",
+    ),
+];
 
 /// How long the page may take to connect back once loaded, and a device to open: Chromium's
 /// start and its GPU process's are CPU-bound, many times slower on a machine whose cores are
 /// all busy, and a slow start is not a failure.
 const CONNECT: Duration = Duration::from_secs(120);
-
-/// How long a client may take over the WebSocket handshake before it is dropped, so that one
-/// that says nothing does not hold off the page.
-const HANDSHAKE: Duration = Duration::from_secs(10);
 
 /// The beginning of a profile directory's name; the process id follows.
 const PROFILE_PREFIX: &str = "wgstress-browser-";
@@ -63,29 +72,30 @@ fn hosts() -> MutexGuard<'static, Option<Arc<Host>>> {
 /// later one makes another device in the same page, or starts a new browser where the page
 /// has gone.
 pub fn open(features: wgpu_types::Features, needed_by: &str) -> Result<Gpu, DeviceError> {
+    let host = host()?;
+    open_on(
+        &host.connection,
+        &|opened| host.browser(opened),
+        features,
+        needed_by,
+    )
+}
+
+/// A device opened on the page at `connection`, in the browser `browser` names from the
+/// page's answer ("Chromium 148.0.7778.167").
+pub(crate) fn open_on(
+    connection: &Arc<Connection>,
+    browser: &dyn Fn(&Opened) -> String,
+    features: wgpu_types::Features,
+    needed_by: &str,
+) -> Result<Gpu, DeviceError> {
     let names = adapter::webgpu_names(features).map_err(|name| {
         DeviceError::Open(format!(
             "{needed_by} needs the device feature {name}, which has no WebGPU name: a browser \
              cannot offer it"
         ))
     })?;
-    let host = host()?;
-    let mut request = Map::new();
-    request.insert("op".into(), "open".into());
-    request.insert("features".into(), json!(names));
-    let opened = host
-        .connection
-        .call(request, CONNECT)
-        .map_err(|failure| match failure {
-            Failure::TimedOut => DeviceError::Open(format!(
-                "the browser page opened no device within {} s",
-                CONNECT.as_secs()
-            )),
-            Failure::Closed(why) => DeviceError::Open(why),
-            failure => device::error("open", failure),
-        })?;
-    let opened: Opened = serde_json::from_value(opened)
-        .map_err(|e| DeviceError::Open(format!("the browser page's answer to open: {e}")))?;
+    let opened = opened(connection, &names)?;
     if let Some(feature) = opened.missing.first() {
         return Err(DeviceError::Open(format!(
             "{needed_by} needs the device feature {}, which {} does not offer",
@@ -96,12 +106,31 @@ pub fn open(features: wgpu_types::Features, needed_by: &str) -> Result<Gpu, Devi
     let number = opened
         .device
         .ok_or_else(|| DeviceError::Open("the browser page opened no device".into()))?;
-    let device = BrowserDevice::new(host.connection.clone(), number, features);
+    let device = BrowserDevice::new(connection.clone(), number, features);
     Ok(Gpu::new(
         Arc::new(device),
-        adapter::info(&opened, &host.browser(&opened)),
+        adapter::info(&opened, &browser(&opened)),
         adapter::limits(&opened.limits),
     ))
+}
+
+/// The page's answer to `open` with the WebGPU features `names`.
+pub(crate) fn opened(connection: &Connection, names: &[&str]) -> Result<Opened, DeviceError> {
+    let mut request = Map::new();
+    request.insert("op".into(), "open".into());
+    request.insert("features".into(), json!(names));
+    let opened = connection
+        .call(request, CONNECT)
+        .map_err(|failure| match failure {
+            Failure::TimedOut => DeviceError::Open(format!(
+                "the browser page opened no device within {} s",
+                CONNECT.as_secs()
+            )),
+            Failure::Closed(why) => DeviceError::Open(why),
+            failure => device::error("open", failure),
+        })?;
+    serde_json::from_value(opened)
+        .map_err(|e| DeviceError::Open(format!("the browser page's answer to open: {e}")))
 }
 
 /// Ends the process's browser, if it has one: its devices are lost from then on, and the
@@ -152,7 +181,9 @@ impl Host {
     fn start() -> Result<Host, DeviceError> {
         sweep_profiles();
         let token = token().map_err(|e| open_error("no random token", e))?;
-        let (http, socket, sockets) = serve(&token).map_err(|e| open_error("no server", e))?;
+        let loopback = IpAddr::from([127, 0, 0, 1]);
+        let (http, socket, sockets) = listen::listen((loopback, 0).into(), loopback, &token, FILES)
+            .map_err(|e| open_error("no server", e))?;
         let url = format!(
             "http://{http}/{token}/?ws={}&max={}",
             socket.port(),
@@ -177,8 +208,8 @@ impl Host {
         let version = devtools.open_page().map_err(chromium_error)?;
         devtools.navigate(&url).map_err(chromium_error)?;
         let page = connected(&mut devtools, &sockets)?;
-        let connection =
-            Connection::new(page).map_err(|e| open_error("the page's WebSocket", e))?;
+        let connection = Connection::new(page, Role::Server, Some(token), None)
+            .map_err(|e| open_error("the page's WebSocket", e))?;
         Ok(Host {
             connection,
             product,
@@ -195,13 +226,14 @@ impl Host {
 /// exceptions) is in the error when it does not.
 fn connected(
     devtools: &mut DevTools,
-    sockets: &Receiver<WebSocket<TcpStream>>,
-) -> Result<WebSocket<TcpStream>, DeviceError> {
+    sockets: &Receiver<Arrival>,
+) -> Result<WebSocket<std::net::TcpStream>, DeviceError> {
     let deadline = Instant::now() + CONNECT;
     let mut said = Vec::new();
     loop {
         match sockets.recv_timeout(Duration::from_millis(50)) {
-            Ok(socket) => return Ok(socket),
+            // The first page's socket is taken; a later one (the page reloaded) closes.
+            Ok((socket, _)) => return Ok(socket),
             Err(RecvTimeoutError::Disconnected) => {
                 return Err(open_error("the page's WebSocket", "the server stopped"))
             }
@@ -227,98 +259,6 @@ fn connected(
             ));
         }
     }
-}
-
-/// 128 random bits in hex.
-fn token() -> Result<String, getrandom::Error> {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes)?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
-}
-
-/// Whether `a` and `b` are equal, taking as long whichever byte differs, so that the time a
-/// refusal takes says nothing of the token.
-fn same(a: &str, b: &str) -> bool {
-    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0, |d, (x, y)| d | (x ^ y)) == 0
-}
-
-/// Serves the page over HTTP and takes WebSockets, each on a port of 127.0.0.1 the system
-/// chooses; only requests that carry `token` are answered (anything else gets 403). Returns
-/// both addresses and the WebSockets that were handshaken, as they come.
-fn serve(token: &str) -> std::io::Result<(SocketAddr, SocketAddr, Receiver<WebSocket<TcpStream>>)> {
-    let server =
-        tiny_http::Server::http("127.0.0.1:0").map_err(|e| std::io::Error::other(e.to_string()))?;
-    let http = server
-        .server_addr()
-        .to_ip()
-        .ok_or_else(|| std::io::Error::other("the HTTP server has no IP address"))?;
-    let page_token = token.to_string();
-    std::thread::Builder::new()
-        .name("wgstress-browser-http".into())
-        .spawn(move || {
-            for request in server.incoming_requests() {
-                // `/TOKEN/` and `/TOKEN/executor.js`, with any query.
-                let path = request.url().split('?').next().unwrap_or_default();
-                let mut parts = path.splitn(3, '/').skip(1);
-                let given = parts.next().unwrap_or_default();
-                let (body, kind) = match parts.next().filter(|_| same(given, &page_token)) {
-                    Some("") => (PAGE_HTML, "text/html; charset=utf-8"),
-                    Some("executor.js") => (PAGE_SCRIPT, "text/javascript; charset=utf-8"),
-                    _ => {
-                        let _ = request.respond(tiny_http::Response::empty(403));
-                        continue;
-                    }
-                };
-                let header = |name: &str, value: &str| {
-                    tiny_http::Header::from_bytes(name.as_bytes(), value.as_bytes())
-                        .expect("a valid header")
-                };
-                let response = tiny_http::Response::from_string(body)
-                    .with_header(header("Content-Type", kind))
-                    .with_header(header("Cache-Control", "no-store"));
-                let _ = request.respond(response);
-            }
-        })?;
-    let listener = TcpListener::bind("127.0.0.1:0")?;
-    let socket = listener.local_addr()?;
-    let (sender, sockets) = mpsc::channel();
-    let socket_token = token.to_string();
-    std::thread::Builder::new()
-        .name("wgstress-browser-socket".into())
-        .spawn(move || {
-            for stream in listener.incoming() {
-                let Ok(stream) = stream else { continue };
-                if stream.set_read_timeout(Some(HANDSHAKE)).is_err() {
-                    continue;
-                }
-                // The error's type is tungstenite's (an HTTP response), not ours to make smaller.
-                #[allow(clippy::result_large_err)]
-                let check =
-                    |request: &tungstenite::handshake::server::Request,
-                     response: tungstenite::handshake::server::Response| {
-                        let given = request.uri().path().strip_prefix('/').unwrap_or_default();
-                        if same(given, &socket_token) {
-                            Ok(response)
-                        } else {
-                            let mut refused =
-                                tungstenite::handshake::server::ErrorResponse::new(None);
-                            *refused.status_mut() = tungstenite::http::StatusCode::FORBIDDEN;
-                            Err(refused)
-                        }
-                    };
-                let Ok(socket) =
-                    tungstenite::accept_hdr_with_config(stream, check, Some(connection::config()))
-                else {
-                    continue;
-                };
-                if socket.get_ref().set_read_timeout(None).is_err() {
-                    continue;
-                }
-                // The first page's socket is taken; a later one (the page reloaded) closes.
-                let _ = sender.send(socket);
-            }
-        })?;
-    Ok((http, socket, sockets))
 }
 
 /// Chromium's process group and profile.
@@ -442,17 +382,6 @@ fn alive(pid: libc::pid_t) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn tokens_are_128_bits_of_hex_and_differ() {
-        let (a, b) = (token().unwrap(), token().unwrap());
-        assert_eq!(a.len(), 32);
-        assert!(a.chars().all(|c| c.is_ascii_hexdigit()));
-        assert_ne!(a, b);
-        assert!(same(&a, &a.clone()));
-        assert!(!same(&a, &b));
-        assert!(!same(&a, &a[..31]));
-    }
 
     #[test]
     fn a_live_process_is_alive() {

@@ -2,7 +2,8 @@
 //! boundary. `open` starts (once per process) a server on 127.0.0.1 and a headless Chromium
 //! whose page connects back over a WebSocket; each `open` then makes a device in that page,
 //! and the returned `Gpu` runs the same descriptions and batches as the runtime's wgpu device,
-//! with the same meaning, in the browser.
+//! with the same meaning, in the browser. `open_relayed` does the same in a page that
+//! `wgstress serve` holds (any browser's, on any machine) and lends the process.
 //!
 //! # The page and its server
 //!
@@ -10,7 +11,8 @@
 //! at `http://127.0.0.1:HTTP/TOKEN/?ws=WS&max=BYTES` and connects to
 //! `ws://127.0.0.1:WS/TOKEN`. `TOKEN` is 128 random bits in hex: any other process of the
 //! machine can reach 127.0.0.1, and a request or WebSocket without it is answered 403 and
-//! nothing else. HTTP and the WebSocket have a port each: the stream tiny_http hands over on
+//! nothing else. Every message either way carries it as `token`; a message from the page
+//! without it closes the socket. HTTP and the WebSocket have a port each: the stream tiny_http hands over on
 //! an upgrade can be neither split nor given a read timeout, so a reader thread on it would
 //! hold off every writer; a TCP stream of our own is cloned into a reading and a writing half.
 //!
@@ -45,6 +47,19 @@
 //!
 //! The page runs requests as they come, concurrently (a pipeline is made while a batch waits
 //! for its read-backs); a device's submissions reach its queue in the order they were sent.
+//! On opening, the page says `{event: "hello", name}` (`name` from its address's `&name=`).
+//!
+//! # `wgstress serve`
+//!
+//! `PageServer` serves the page (`page/serve.html`, the executor and `page/serve.js`, which
+//! shows the items) at an address of the caller's choice; each page that connects is a
+//! `ServedPage`, lent to one item process at a time (`lend`): the item's `open_relayed`
+//! connects to 127.0.0.1 with the secret of its lease, and its requests and the page's
+//! answers pass through serve in the protocol above, under serve's ids. Serve tells the page
+//! `{event: "plan", items: [{name, mayHang}]}`, `{event: "started", item}`,
+//! `{event: "ended", item, result, passed}` and `{event: "done", why}`; the page says
+//! `{event: "consent"}` when the person agrees to items that may hang the machine. An unasked
+//! message from the page over `MAX_EVENT` bytes closes it.
 
 #![deny(unreachable_pub)]
 
@@ -52,6 +67,12 @@ mod adapter;
 mod connection;
 mod device;
 mod host;
+mod listen;
+mod relayed;
+mod served;
+mod token;
 
 pub use device::BrowserDevice;
 pub use host::{addresses, close, open};
+pub use relayed::open_relayed;
+pub use served::{Lease, News, PageServer, ServedPage, MAX_EVENT};

@@ -55,7 +55,7 @@ pub struct Adapter {
 
 impl Adapter {
     /// "NVIDIA H100 80GB HBM3, driver NVIDIA 550.54" (no driver part when it is unknown).
-    pub(crate) fn model(&self) -> String {
+    pub fn model(&self) -> String {
         match self.driver.is_empty() {
             true => self.name.clone(),
             false => format!("{}, driver {}", self.name, self.driver),

@@ -90,6 +90,15 @@ pub struct Item {
     pub at: Location,
 }
 
+impl Item {
+    /// Whether the item may hang the machine's GPU: a progress item (its models hold
+    /// workgroups back, and a test that needs a stronger model than the GPU has spins), or a
+    /// raw run (no watchdog ends a spin that never ends).
+    pub fn may_hang(&self) -> bool {
+        self.command == Command::Progress || self.args.iter().any(|a| a == "--raw")
+    }
+}
+
 /// Options the campaign sets itself, per item.
 const RESERVED: [&str; 17] = [
     "log",

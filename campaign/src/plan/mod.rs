@@ -42,6 +42,12 @@ impl CampaignPlan {
         CampaignPlan::parse(path, &text, check)
     }
 
+    /// Validates the plan `text`, which the binary holds, as if read from `path` (which
+    /// errors and the shard logs name; relative paths in it are relative to its directory).
+    pub fn bundled(path: &Path, text: &str, check: ItemCheck) -> Result<CampaignPlan> {
+        CampaignPlan::parse(path, text, check)
+    }
+
     pub(crate) fn parse(path: &Path, text: &str, check: ItemCheck) -> Result<CampaignPlan> {
         let parsed = file::parse(path, text)?;
         let source = item::Source::new(path, text);

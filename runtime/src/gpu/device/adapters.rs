@@ -61,6 +61,25 @@ impl Backend {
 pub enum AdapterChoice {
     Native(NativeChoice),
     Browser,
+    /// A browser's page that `wgstress serve` holds and lends this process (its items').
+    BrowserRelay(BrowserRelay),
+}
+
+/// Where `wgstress serve` lends a page, and the secret it made for this process (from the
+/// environment, not the command line, which every user of the machine can read).
+#[derive(Clone, PartialEq, Eq)]
+pub struct BrowserRelay {
+    pub address: std::net::SocketAddr,
+    pub secret: String,
+}
+
+/// The secret stays out of debug output.
+impl std::fmt::Debug for BrowserRelay {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.debug_struct("BrowserRelay")
+            .field("address", &self.address)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Default for AdapterChoice {
@@ -211,8 +230,15 @@ pub(crate) fn open_with(
         AdapterChoice::Native(native) => open_native(native, features, needed_by),
         #[cfg(unix)]
         AdapterChoice::Browser => Ok(wgstress_browser::open(features, needed_by)?),
+        #[cfg(unix)]
+        AdapterChoice::BrowserRelay(relay) => Ok(wgstress_browser::open_relayed(
+            relay.address,
+            &relay.secret,
+            features,
+            needed_by,
+        )?),
         #[cfg(not(unix))]
-        AdapterChoice::Browser => Err(RuntimeError::Device(
+        AdapterChoice::Browser | AdapterChoice::BrowserRelay(_) => Err(RuntimeError::Device(
             "--browser drives Chromium on Linux and macOS only".to_string(),
         )),
     }

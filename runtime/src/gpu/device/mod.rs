@@ -6,8 +6,8 @@ mod adapters;
 mod native;
 
 pub use adapters::{
-    adapters, by_default, caveat, close_browser, find, open, AdapterChoice, Backend, Info,
-    NativeChoice,
+    adapters, by_default, caveat, close_browser, find, open, AdapterChoice, Backend, BrowserRelay,
+    Info, NativeChoice,
 };
 pub(crate) use adapters::{open_with, patiently, reopen};
 pub use wgstress_device::commands;
