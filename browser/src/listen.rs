@@ -30,8 +30,7 @@ pub(crate) fn listen(
     token: &str,
     files: &'static [PageFile],
 ) -> std::io::Result<(SocketAddr, SocketAddr, Receiver<Arrival>)> {
-    let server =
-        tiny_http::Server::http(http).map_err(|e| std::io::Error::other(format!("{http}: {e}")))?;
+    let server = tiny_http::Server::http(http).map_err(|e| std::io::Error::other(e.to_string()))?;
     let http = server
         .server_addr()
         .to_ip()

@@ -58,9 +58,10 @@ pub fn plan(args: &Args, check: ItemCheck) -> Result<Plan> {
     if args.out.exists() && !args.out.is_dir() {
         return Err(anyhow!("--out {}: not a directory", args.out.display()));
     }
-    std::fs::create_dir_all(&args.out).map_err(|e| anyhow!("--out {}: {e}", args.out.display()))?;
+    // The address first: a serve that cannot listen leaves nothing behind.
     let server =
         PageServer::start(args.listen).map_err(|e| anyhow!("--listen {}: {e}", args.listen))?;
+    std::fs::create_dir_all(&args.out).map_err(|e| anyhow!("--out {}: {e}", args.out.display()))?;
     Ok(Plan {
         plan,
         out: args.out.clone(),
