@@ -8,6 +8,14 @@ const status = document.getElementById('status');
 const consentBox = document.getElementById('consent');
 let rows = [];
 
+// WebGPU is offered only to secure pages: HTTPS, or 127.0.0.1 and localhost.
+if (!navigator.gpu) {
+  status.textContent = window.isSecureContext
+    ? 'This browser offers no WebGPU: it cannot be a device.'
+    : 'This browser offers WebGPU only to secure pages: open this address as 127.0.0.1 through '
+      + 'a tunnel (adb reverse, ssh -L), or let the browser treat it as secure (docs/browser.md).';
+}
+
 function setRow(index, text, state) {
   const row = rows[index];
   if (!row) return;

@@ -22,14 +22,16 @@ pub(crate) type PageFile = (&'static str, &'static str, &'static str);
 /// A page socket, handshaken, and where it came from.
 pub(crate) type Arrival = (WebSocket<TcpStream>, SocketAddr);
 
-/// Serves `files` over HTTP at `http`, and takes WebSockets at `ip` on a port the system
-/// chooses; both only for `token`. Returns both addresses and the sockets as they come.
+/// Serves `files` over HTTP at `http`, and takes WebSockets at `ip` on the next port (one
+/// the system chooses where `http`'s port is 0), so that a tunnel to a given port can take
+/// both; only for `token`. Returns both addresses and the sockets as they come.
 pub(crate) fn listen(
     http: SocketAddr,
     ip: IpAddr,
     token: &str,
     files: &'static [PageFile],
 ) -> std::io::Result<(SocketAddr, SocketAddr, Receiver<Arrival>)> {
+    let wanted = http.port();
     let server = tiny_http::Server::http(http).map_err(|e| std::io::Error::other(e.to_string()))?;
     let http = server
         .server_addr()
@@ -62,7 +64,13 @@ pub(crate) fn listen(
                 let _ = request.respond(response);
             }
         })?;
-    let listener = TcpListener::bind((ip, 0))?;
+    let socket_port = match wanted {
+        0 => 0,
+        port => port.checked_add(1).ok_or_else(|| {
+            std::io::Error::other(format!("no port after {port} for the page's WebSocket"))
+        })?,
+    };
+    let listener = TcpListener::bind((ip, socket_port))?;
     let socket = listener.local_addr()?;
     let (sender, sockets) = mpsc::channel();
     let socket_token = token.to_string();

@@ -114,8 +114,10 @@ struct Said {
     /// The page's `hello`: the name it gave (possibly empty), once it has.
     hello: Option<String>,
     consent: bool,
-    /// Where the page's `lost` news goes: the item it is lent to now.
-    lent_to: Option<Sender<Value>>,
+    /// Where the page's `lost` news goes: the item it is lent to now, by its number.
+    lent_to: Option<(u64, Sender<Value>)>,
+    /// The number of the last item lent the page.
+    lent: u64,
 }
 
 struct Shared {
@@ -337,7 +339,7 @@ fn take_news(shared: Weak<Shared>, news: Receiver<Value>) {
             }
             Some("consent") => said.consent = true,
             Some("lost") => {
-                if let Some(item) = &said.lent_to {
+                if let Some((_, item)) = &said.lent_to {
                     let _ = item.send(message);
                 }
             }
@@ -440,7 +442,12 @@ fn relay(mut socket: WebSocket<TcpStream>, page: Arc<Shared>) {
     };
     let mut writer = WebSocket::from_raw_socket(clone, Role::Server, Some(connection::config()));
     let (back, answers) = mpsc::channel::<Value>();
-    page.said().lent_to = Some(back.clone());
+    let number = {
+        let mut said = page.said();
+        said.lent += 1;
+        said.lent_to = Some((said.lent, back.clone()));
+        said.lent
+    };
     // Ids of the item's `open` requests, and the devices it holds open.
     let opening: Arc<Mutex<BTreeSet<String>>> = Arc::default();
     let devices: Arc<Mutex<BTreeSet<u64>>> = Arc::default();
@@ -492,7 +499,13 @@ fn relay(mut socket: WebSocket<TcpStream>, page: Arc<Shared>) {
         }
     }
     ended.store(true, Ordering::SeqCst);
-    page.said().lent_to = None;
+    {
+        // The next item's relay may have begun already: only this one's is taken back.
+        let mut said = page.said();
+        if said.lent_to.as_ref().is_some_and(|(n, _)| *n == number) {
+            said.lent_to = None;
+        }
+    }
     drop(back);
     if let Ok(writing) = writing {
         let _ = writing.join();

@@ -33,7 +33,8 @@ pub struct Args {
     #[arg(long)]
     out: PathBuf,
     /// Where the page is served: 127.0.0.1 (this machine alone), or this machine's address on
-    /// the network (or 0.0.0.0) for a phone or another computer; port 0 lets the system pick
+    /// the network (or 0.0.0.0) for a phone or another computer; its WebSocket takes the next
+    /// port; port 0 lets the system pick both
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:0")]
     listen: SocketAddr,
     /// End once N devices have run the plan or gone [default: serve until interrupted]
