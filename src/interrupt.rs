@@ -113,6 +113,17 @@ pub fn forward_to(children: Arc<Children>) {
         .push(children);
 }
 
+/// Undoes `forward_to(children)`: items whose run is over are no longer signalled.
+#[cfg(unix)]
+pub fn stop_forwarding_to(children: &Arc<Children>) {
+    let handler = install();
+    handler
+        .children
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .retain(|c| !Arc::ptr_eq(c, children));
+}
+
 /// What must not outlive the process when a signal quits it at once (`_exit` runs no
 /// destructor): a command's child process groups, its temporary directories. Each runs once,
 /// on the signal thread, before the process ends.

@@ -30,14 +30,16 @@ struct Serve {
 
 impl Serve {
     fn start(plan: &Path, out: &Path, devices: u32) -> Serve {
+        Serve::start_with(Some(plan), out, devices)
+    }
+
+    /// serve of `plan`, or of its bundled plan.
+    fn start_with(plan: Option<&Path>, out: &Path, devices: u32) -> Serve {
         let stderr = out.with_extension("stderr.txt");
         let mut child = Command::new(env!("CARGO_BIN_EXE_wgstress"))
-            .args([
-                "serve",
-                plan.to_str().unwrap(),
-                "--out",
-                out.to_str().unwrap(),
-            ])
+            .arg("serve")
+            .args(plan.map(|p| p.to_str().unwrap()))
+            .args(["--out", out.to_str().unwrap()])
             .args(["--devices", &devices.to_string()])
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -458,12 +460,8 @@ iterations = 10
     );
 }
 
-#[test]
-fn items_that_may_hang_wait_for_the_consent_click() {
-    let dir = tempfile::tempdir().unwrap();
-    let plan = write_plan(
-        dir.path(),
-        r#"
+/// A safe item, then one that waits for consent.
+const GATED: &str = r#"
 name = "consent"
 
 [[item]]
@@ -481,8 +479,12 @@ variant = "fixed"
 size = "small"
 raw = true
 runs = 2
-"#,
-    );
+"#;
+
+#[test]
+fn items_that_may_hang_wait_for_the_consent_click() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = write_plan(dir.path(), GATED);
     let out = dir.path().join("out");
     let mut serve = Serve::start(&plan, &out, 1);
     let mut client = Client::open(&format!("{}&name=careful", serve.url));
@@ -507,5 +509,63 @@ runs = 2
     let report = merged(&out);
     for row in report["rows"].as_array().unwrap() {
         assert_eq!(row["outcome"], "pass", "{row}\n{}", diagnose(&out));
+    }
+}
+
+#[test]
+fn ctrl_c_ends_serve_while_an_item_waits_for_consent() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = write_plan(dir.path(), GATED);
+    let out = dir.path().join("out");
+    let mut serve = Serve::start(&plan, &out, 1);
+    let _client = Client::open(&format!("{}&name=waiting", serve.url));
+    wait_for(&out, &serve, "the safe item's end", |logs| {
+        logs.len() == 1 && logs[0].iter().any(|l| l["type"] == "done")
+    });
+    // SAFETY: kill(2) on the serve this test started and has not reaped.
+    unsafe {
+        libc::kill(serve.child.id() as libc::pid_t, libc::SIGINT);
+    }
+    assert_eq!(serve.wait(), Some(130), "{}", serve.stderr());
+    let log = lines(&shard_logs(&out)[0]);
+    assert_eq!(log.last().unwrap()["type"], "end", "{log:?}");
+    assert_eq!(log.last().unwrap()["interrupted"], true, "{log:?}");
+    let report = merged(&out);
+    assert_eq!(
+        report["shards"][0]["not_run"],
+        serde_json::json!(["raw"]),
+        "{report}"
+    );
+}
+
+#[test]
+fn without_a_plan_serve_serves_the_bundled_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let serve = Serve::start_with(None, &out, 1);
+    let (address, token, _) = serve.parts();
+    assert!(get(&address, &format!("/{token}/serve.js")).contains(" 200"));
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !serve
+        .stderr()
+        .contains("serving plan test-this-gpu (21 items)")
+    {
+        assert!(Instant::now() < deadline, "{}", serve.stderr());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // Its items, as campaign lists them.
+    let plan = Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/plans/test-this-gpu.toml");
+    let list = wgstress(&["campaign", plan.to_str().unwrap(), "--list"], dir.path());
+    let list = String::from_utf8_lossy(&list.stdout);
+    for item in [
+        "fixed cbe-dot",
+        "litmus mp",
+        "litmus sb",
+        "litmus lb",
+        "mutants --tests conformance",
+        "raw buggy ls-bh",
+        "progress suite",
+    ] {
+        assert!(list.contains(item), "{item}: {list}");
     }
 }

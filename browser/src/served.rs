@@ -234,14 +234,14 @@ impl ServedPage {
     }
 
     /// Waits until the person at the page agrees to run items that may hang the machine;
-    /// false where the page went first.
-    pub fn consent(&self) -> bool {
+    /// false where the page went, or `give_up` said so, first.
+    pub fn consent(&self, give_up: &dyn Fn() -> bool) -> bool {
         let mut said = self.shared.said();
         loop {
             if said.consent {
                 return true;
             }
-            if self.gone().is_some() {
+            if self.gone().is_some() || give_up() {
                 return false;
             }
             said = self

@@ -46,7 +46,8 @@ pub enum Reach {
 pub trait Relay: Send + Sync {
     /// Waits until `item` may start (an item that may hang the machine waits for the
     /// device's owner to agree); what the item's command line and environment need to reach
-    /// the device, or None where the device has gone, which ends the worker.
+    /// the device, or None where it will not start (the device has gone, or the campaign is
+    /// stopping while it waits), which ends the worker.
     fn admit(&self, item: &Item) -> Option<Admission>;
 
     /// Whether the device has gone: the item running then was cut short (the relay stops
@@ -154,7 +155,7 @@ fn work(
     let mut log = Writer::create(&worker.dir.join(SHARD_LOG))?;
     log.write(&Line::Start(start_line(campaign, worker, items)))?;
     let mut outcomes = Vec::new();
-    let mut device_gone = false;
+    let mut relay_ended = false;
     for item in items {
         if campaign.stop.load(Ordering::SeqCst) {
             break;
@@ -181,11 +182,11 @@ fn work(
                 Attempted::CutShort(exit) => {
                     attempts.push(exit);
                     ended.push(None);
-                    device_gone = true;
+                    relay_ended = true;
                     break;
                 }
                 Attempted::Unstarted => {
-                    device_gone = true;
+                    relay_ended = true;
                     break;
                 }
             }
@@ -199,14 +200,14 @@ fn work(
                 expected,
             });
         }
-        // A relayed device that has gone ends the worker: the items left are not run.
-        if device_gone {
+        // A relay that ended ends the worker: the items left are not run.
+        if relay_ended {
             break;
         }
     }
     log.write(&Line::End(shard_log::End {
         seconds: started.elapsed().as_secs_f64(),
-        interrupted: device_gone || campaign.stop.load(Ordering::SeqCst),
+        interrupted: relay_ended || campaign.stop.load(Ordering::SeqCst),
         ended: shard_log::now(),
     }))?;
     Ok(outcomes)
@@ -218,7 +219,8 @@ enum Attempted {
     /// Its relayed device went while it ran, and it was stopped: how it ended says nothing
     /// of the item, and its shard log has no end of it (merge counts it as cut short).
     CutShort(Exit),
-    /// Its relayed device had gone before it could start.
+    /// Its relay would not let it start (its device had gone, or the campaign stopped while
+    /// it waited).
     Unstarted,
 }
 

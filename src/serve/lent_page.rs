@@ -78,9 +78,13 @@ pub(super) fn run(page: Arc<ServedPage>, context: &Context) -> Result<Ran> {
         .map(|i| (i.name.clone(), i.may_hang()))
         .collect();
     page.tell(News::Plan { items: &items });
-    worker.reach = Reach::Relay(Arc::new(Lent { page: page.clone() }));
+    worker.reach = Reach::Relay(Arc::new(Lent {
+        page: page.clone(),
+        stop: context.stop.clone(),
+    }));
     let children = Arc::new(Children::new());
     crate::interrupt::forward_to(children.clone());
+    let _forwarded = Forwarded(children.clone());
     let campaign = Campaign {
         plan: context.plan,
         shard: Shard::WHOLE,
@@ -173,14 +177,26 @@ fn claim(
     ))
 }
 
+/// Signals stop reaching the page's items once its run is over.
+struct Forwarded(Arc<Children>);
+
+impl Drop for Forwarded {
+    fn drop(&mut self) {
+        crate::interrupt::stop_forwarding_to(&self.0);
+    }
+}
+
 /// The page, lent to one item at a time.
 struct Lent {
     page: Arc<ServedPage>,
+    /// Serve's stop (Ctrl-C): an item waiting for consent then waits no longer.
+    stop: Arc<AtomicBool>,
 }
 
 impl Relay for Lent {
     fn admit(&self, item: &Item) -> Option<Admission> {
-        if item.may_hang() && !self.page.consent() {
+        let stopped = || self.stop.load(Ordering::SeqCst);
+        if item.may_hang() && !self.page.consent(&stopped) {
             return None;
         }
         if self.page.gone().is_some() {

@@ -180,3 +180,17 @@ fn a_plan_of_20000_items_parses_in_time_linear_in_its_length() {
     // 2.3 s in a debug build on a busy machine; 164 s before.
     assert!(took.as_secs_f64() < 10.0, "{took:?}");
 }
+
+#[test]
+fn progress_items_and_raw_runs_may_hang_the_machine_and_nothing_else() {
+    let plan = parse(
+        "[[item]]\ncommand = \"run\"\napp = [\"a\"]\nvariant = \"buggy\"\n\n\
+         [[item]]\ncommand = \"run\"\napp = [\"b\"]\nraw = true\n\n\
+         [[item]]\ncommand = \"run\"\napp = [\"c\"]\nraw = false\n\n\
+         [[item]]\ncommand = \"progress\"\nsuite = true\n\n\
+         [[item]]\ncommand = \"litmus\"\ntest = \"mp\"\n",
+    )
+    .unwrap();
+    let hangs: Vec<bool> = plan.items.iter().map(|i| i.may_hang()).collect();
+    assert_eq!(hangs, [false, true, false, true, false]);
+}
