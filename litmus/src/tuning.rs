@@ -6,7 +6,7 @@
 //! A budget holds: the grids are sized from what a cell costs on the device (`cell_cost`,
 //! `TuneConfig::fit`), step (a) adds no distance row past its share of the time, and steps
 //! (b) and (c) are sized again, from what (a)'s cells cost, to the time left, and stop at the
-//! deadline after their first setting, when cells cost more than measured. A choice rests
+//! deadline after their least, when cells cost more than measured. A choice rests
 //! on weak behaviour only when its setting showed at least `MIN_WEAK`: one weak SB outcome
 //! in a grid of noise once chose a sequence, and `run` then used it.
 
@@ -282,8 +282,10 @@ pub fn tune(
         ..base.clone()
     };
     let mut raw: Vec<(Sequence, [u64; 3])> = Vec::new();
+    // The least of this step: every sequence of one access.
+    let least_sequences = Sequence::all(1).len();
     for sequence in Sequence::all(config.max_sequence) {
-        if !raw.is_empty() && past(deadline) {
+        if raw.len() >= least_sequences && past(deadline) {
             break;
         }
         let mut weak = [0; 3];
@@ -357,7 +359,8 @@ pub fn tune(
 
 /// Whether `deadline` has passed. Steps (b) and (c) check it before each setting: their
 /// sizes come from an estimate, and a loaded machine makes cells dearer than it said; each
-/// step still runs its first setting, so that every step has a choice.
+/// step still runs its least (every sequence of one access; one patch), so that every step
+/// has a choice.
 fn past(deadline: Option<Instant>) -> bool {
     deadline.is_some_and(|end| Instant::now() >= end)
 }
