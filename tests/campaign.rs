@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{fixture, wgstress};
+use common::{fixture, json_lines, wgstress};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -182,15 +182,6 @@ fn shards_on_two_hosts_merge_with_a_row_per_host_and_name_the_missing() {
     assert!(text.contains("from 2 hosts"), "{text}");
 }
 
-/// Lines of a JSON-lines file that parse.
-fn lines(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect()
-}
-
 /// The item logs (not the shard's own) under `dir`, recursively.
 fn item_logs(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
@@ -231,7 +222,7 @@ fn shard_in_its_first_item(dir: &Path, stdout: Stdio, batches: usize) -> (Child,
     let logged = || {
         item_logs(&out)
             .iter()
-            .flat_map(|l| lines(l))
+            .flat_map(|l| json_lines(l))
             .filter(|l| l["type"] == "batch")
             .count()
     };
@@ -257,7 +248,7 @@ fn a_killed_shard_leaves_logs_that_merge_counts_and_reports_as_cut_short() {
     let summary = || {
         item_logs(&out)
             .iter()
-            .flat_map(|l| lines(l))
+            .flat_map(|l| json_lines(l))
             .find(|l| l["type"] == "summary")
     };
     while summary().is_none() && start.elapsed() < Duration::from_secs(20) {
@@ -314,7 +305,7 @@ fn ctrl_c_stops_the_shard_after_the_items_running_and_merge_says_interrupted() {
     // Every run the command counted, at least one per batch seen before the signal.
     let logged = item_logs(&out)
         .iter()
-        .flat_map(|l| lines(l))
+        .flat_map(|l| json_lines(l))
         .find(|l| l["type"] == "summary")
         .unwrap();
     assert_eq!(row["runs"], logged["runs"]);
@@ -334,10 +325,10 @@ fn sigterm_to_the_campaign_alone_stops_its_item_with_a_summary_and_exits_143() {
     assert_eq!(ended.status.code(), Some(143), "{}", stdout(&ended));
     // The item got the signal too, and ended with its summary rather than run on.
     let logs = item_logs(&out);
-    let logged: Vec<Value> = logs.iter().flat_map(|l| lines(l)).collect();
+    let logged: Vec<Value> = logs.iter().flat_map(|l| json_lines(l)).collect();
     assert_eq!(logged.last().unwrap()["type"], "summary", "{logged:?}");
     assert_eq!(logged.last().unwrap()["interrupted"], true);
-    let shard_log = lines(&logs[0].parent().unwrap().join("shard.jsonl"));
+    let shard_log = json_lines(&logs[0].parent().unwrap().join("shard.jsonl"));
     let done: Vec<&Value> = shard_log.iter().filter(|l| l["type"] == "done").collect();
     assert_eq!(done.len(), 1, "{shard_log:?}");
     assert_eq!(
@@ -505,7 +496,7 @@ fn adapter_all_runs_a_worker_per_adapter_lavapipe_offers() {
     // Each worker's children were given their own adapter, by its place.
     for gpu in &gpus {
         let place = format!("#{}", &gpu[3..4]);
-        let log = lines(&two.join("h").join(gpu).join("shard-0/shard.jsonl"));
+        let log = json_lines(&two.join("h").join(gpu).join("shard-0/shard.jsonl"));
         let items: Vec<&Value> = log.iter().filter(|l| l["type"] == "item").collect();
         assert_eq!(items.len(), 2);
         for item in items {

@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::wgstress;
+use common::{json_lines, wgstress};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -141,14 +141,6 @@ fn write_plan(dir: &Path, text: &str) -> PathBuf {
     path
 }
 
-fn lines(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect()
-}
-
 /// The shard logs under `out`.
 fn shard_logs(out: &Path) -> Vec<PathBuf> {
     let mut found = Vec::new();
@@ -171,7 +163,7 @@ fn shard_logs(out: &Path) -> Vec<PathBuf> {
 fn wait_for(out: &Path, serve: &Serve, what: &str, done: impl Fn(&[Vec<Value>]) -> bool) {
     let deadline = Instant::now() + PATIENCE;
     loop {
-        let logs: Vec<Vec<Value>> = shard_logs(out).iter().map(|p| lines(p)).collect();
+        let logs: Vec<Vec<Value>> = shard_logs(out).iter().map(|p| json_lines(p)).collect();
         if done(&logs) {
             return;
         }
@@ -189,7 +181,7 @@ fn diagnose(out: &Path) -> String {
     let mut text = String::new();
     for log in shard_logs(out) {
         let dir = log.parent().unwrap();
-        for line in lines(&log).iter().filter(|l| l["type"] == "done") {
+        for line in json_lines(&log).iter().filter(|l| l["type"] == "done") {
             text.push_str(&format!("{line}\n"));
         }
         for entry in std::fs::read_dir(dir).unwrap().flatten() {
@@ -249,7 +241,7 @@ fn two_pages_are_two_devices_in_one_merged_report() {
         let dir = log.parent().unwrap().parent().unwrap();
         let name = dir.file_name().unwrap().to_string_lossy().into_owned();
         assert!(name.starts_with("browser-"), "{name}");
-        let lines = lines(log);
+        let lines = json_lines(log);
         assert_eq!(lines[0]["adapter"]["index"], "browser", "{}", lines[0]);
         // Each item reached its page through serve, by the relay's address alone: the secret
         // is in its environment, not on its command line.
@@ -428,7 +420,7 @@ iterations = 10
                     let name = e.file_name().to_string_lossy().into_owned();
                     name.starts_with("run-cbe-dot")
                         && name.ends_with(".jsonl")
-                        && lines(&e.path()).iter().any(|l| l["type"] == "batch")
+                        && json_lines(&e.path()).iter().any(|l| l["type"] == "batch")
                 })
             })
     });
@@ -436,7 +428,7 @@ iterations = 10
     serve.wait();
     let stderr = serve.stderr();
     assert!(stderr.contains("the page went"), "{stderr}");
-    let log = lines(&shard_logs(&out)[0]);
+    let log = json_lines(&shard_logs(&out)[0]);
     let done: Vec<&Value> = log.iter().filter(|l| l["type"] == "done").collect();
     assert_eq!(done.len(), 1, "the first item's end, and no other: {log:?}");
     let report = merged(&out);
@@ -493,7 +485,7 @@ fn items_that_may_hang_wait_for_the_consent_click() {
     });
     // The raw run waits: a while later it has not started.
     std::thread::sleep(Duration::from_secs(3));
-    let log = lines(&shard_logs(&out)[0]);
+    let log = json_lines(&shard_logs(&out)[0]);
     let started: Vec<&Value> = log.iter().filter(|l| l["type"] == "item").collect();
     assert_eq!(started.len(), 1, "only the safe item started: {log:?}");
     let shown = client
@@ -503,7 +495,7 @@ fn items_that_may_hang_wait_for_the_consent_click() {
     assert_eq!(shown, "block", "the page asks for consent");
     client.devtools.click("#agree").unwrap();
     assert_eq!(serve.wait(), Some(0), "{}", serve.stderr());
-    let log = lines(&shard_logs(&out)[0]);
+    let log = json_lines(&shard_logs(&out)[0]);
     let ended: Vec<&Value> = log.iter().filter(|l| l["type"] == "done").collect();
     assert_eq!(ended.len(), 2, "{log:?}");
     let report = merged(&out);
@@ -527,7 +519,7 @@ fn ctrl_c_ends_serve_while_an_item_waits_for_consent() {
         libc::kill(serve.child.id() as libc::pid_t, libc::SIGINT);
     }
     assert_eq!(serve.wait(), Some(130), "{}", serve.stderr());
-    let log = lines(&shard_logs(&out)[0]);
+    let log = json_lines(&shard_logs(&out)[0]);
     assert_eq!(log.last().unwrap()["type"], "end", "{log:?}");
     assert_eq!(log.last().unwrap()["interrupted"], true, "{log:?}");
     let report = merged(&out);

@@ -31,3 +31,13 @@ pub fn fixture(name: &str) -> String {
         .display()
         .to_string()
 }
+
+/// The lines of a JSON-lines file that parse (none where it cannot be read): a log a killed
+/// process may have left with a partial last line.
+pub fn json_lines(path: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
