@@ -202,12 +202,22 @@ impl ServedPage {
     /// `hello`; None where none came or the page went.
     pub fn name(&self, timeout: Duration) -> Option<String> {
         let deadline = Instant::now() + timeout;
+        self.wait_for(|said| said.hello.clone(), &|| Instant::now() > deadline)
+    }
+
+    /// What `found` reads from what the page said, once it says it; None where the page went,
+    /// or `give_up` said so, first.
+    fn wait_for<T>(
+        &self,
+        found: impl Fn(&Said) -> Option<T>,
+        give_up: &dyn Fn() -> bool,
+    ) -> Option<T> {
         let mut said = self.shared.said();
         loop {
-            if let Some(name) = &said.hello {
-                return Some(name.clone());
+            if let Some(it) = found(&said) {
+                return Some(it);
             }
-            if self.gone().is_some() || Instant::now() > deadline {
+            if self.gone().is_some() || give_up() {
                 return None;
             }
             said = self
@@ -236,21 +246,8 @@ impl ServedPage {
     /// Waits until the person at the page agrees to run items that may hang the machine;
     /// false where the page went, or `give_up` said so, first.
     pub fn consent(&self, give_up: &dyn Fn() -> bool) -> bool {
-        let mut said = self.shared.said();
-        loop {
-            if said.consent {
-                return true;
-            }
-            if self.gone().is_some() || give_up() {
-                return false;
-            }
-            said = self
-                .shared
-                .changed
-                .wait_timeout(said, POLL)
-                .unwrap_or_else(|e| e.into_inner())
-                .0;
-        }
+        self.wait_for(|said| said.consent.then_some(()), give_up)
+            .is_some()
     }
 
     /// Lends the page to the next item that comes with the returned secret (one item: a
