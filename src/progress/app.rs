@@ -211,8 +211,8 @@ pub fn plan(
 /// release rules and its occupancy bound assume workgroups start in id order (a GPU) or in
 /// contiguous shares per thread (llvmpipe, docs/progress.md). SwiftShader runs a dispatch as
 /// 16 tasks on a thread per core, task k taking workgroups k, k + 16, k + 32, ... in turn, so
-/// that they start as 0, 16, 1, 32, 17, ...; there the emulation found starvation that
-/// lavapipe's runs of the same examples do not show, natively and in the browser alike.
+/// that they start as 0, 16, 1, 32, 17, ...: an order neither rule fits, natively or in a
+/// browser.
 fn emulation_caveat(info: &wgstress_runtime::gpu::device::Info) -> Option<&'static str> {
     let name = info.name.to_lowercase();
     if !wgstress_runtime::gpu::device::on_cpu(info) || name.contains("llvmpipe") {
