@@ -267,14 +267,14 @@ impl Connection {
 
     /// Closes the socket: the page sees it close, and every request fails with `why`.
     pub(crate) fn shut(&self, why: String) {
-        {
-            let mut writer = lock(&self.writer);
-            let _ = writer.close(None);
-            let _ = writer.flush();
-            // The reading half's clone of the same socket ends too.
-            let _ = writer.get_ref().shutdown(std::net::Shutdown::Both);
-        }
+        // The reason first: the reading half, on a thread of its own, sees the socket end and
+        // records why it closed as it saw it, and the first reason recorded stands.
         self.close(why);
+        let mut writer = lock(&self.writer);
+        let _ = writer.close(None);
+        let _ = writer.flush();
+        // The reading half's clone of the same socket ends too.
+        let _ = writer.get_ref().shutdown(std::net::Shutdown::Both);
     }
 
     /// The page's token in `message`, where this side knows it.
