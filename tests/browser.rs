@@ -1,9 +1,8 @@
 //! `--browser`: the same sessions on the GPU of a headless Chromium that wgstress starts,
 //! through WebGPU (SwiftShader here, where Chromium finds no GPU). Every bundled fixed variant
 //! passes there as on lavapipe, a racy counter fails, litmus and mutants count their
-//! outcomes, compare draws its chart, fences verifies a fix of the counter there, progress
-//! runs an example (with a note on what its emulation cannot promise on SwiftShader), and each
-//! summary names the browser's adapter and the browser.
+//! outcomes, compare draws its chart, fences verifies a fix of the counter there, and each
+//! summary names the browser's adapter and the browser. Progress: tests/browser_progress.rs.
 
 mod common;
 
@@ -195,38 +194,6 @@ fn fences_verifies_a_fix_of_the_racy_counter_in_the_browser() {
     assert_eq!(
         std::fs::read(dir.path().join("counter.wgsl")).unwrap(),
         before
-    );
-}
-
-#[test]
-fn progress_runs_an_example_in_the_browser_and_names_swiftshaders_caveat() {
-    let dir = tempfile::tempdir().unwrap();
-    let spec = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("examples/progress/lookback/lookback_fallback.toml")
-        .display()
-        .to_string();
-    let args = [
-        "progress",
-        &spec,
-        "--models",
-        "fair",
-        "--no-occupancy",
-        "--runs",
-        "40",
-        "--browser",
-        "--json",
-        "--no-log",
-    ];
-    let out = wgstress(&args, dir.path());
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{stderr}");
-    let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert!(in_browser(&summary), "{summary}");
-    assert_eq!(summary["models"][0]["verdict"], "terminates", "{summary}");
-    assert_eq!(summary["models"][0]["runs"], 40, "{summary}");
-    assert!(
-        stderr.contains("SwiftShader starts a dispatch's workgroups as 16 interleaved tasks"),
-        "{stderr}"
     );
 }
 

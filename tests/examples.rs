@@ -109,17 +109,24 @@ fn tint_accepts_every_example_shader_as_given_and_instrumented() {
                 file_name: Some(path.to_string()),
                 ..Default::default()
             };
-            let out = wgstress_instrument::instrument_wgsl(source, &options)
-                .unwrap_or_else(|e| panic!("{path}: {e}"));
             let name = |what: &str| {
                 let entry = dispatch.entry.as_deref().unwrap_or("main");
                 format!("{} {entry} {what}", path.replace(':', "_"))
             };
             shaders.push(wgstress_tint::NamedWgsl::new(name("source"), source));
-            shaders.push(wgstress_tint::NamedWgsl::new(
-                name("instrumented"),
-                out.wgsl,
-            ));
+            // Holding workgroups with ids given in start order, as on SwiftShader (the
+            // application's barriers must stay in uniform control flow).
+            let in_order = wgstress_instrument::InstrumentOptions {
+                parking: true,
+                hold_writes: true,
+                start_order: true,
+                ..options.clone()
+            };
+            for (what, options) in [("instrumented", options), ("in start order", in_order)] {
+                let out = wgstress_instrument::instrument_wgsl(source, &options)
+                    .unwrap_or_else(|e| panic!("{path}: {e}"));
+                shaders.push(wgstress_tint::NamedWgsl::new(name(what), out.wgsl));
+            }
         }
     }
     wgstress_tint::assert_valid(&shaders);

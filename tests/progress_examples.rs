@@ -169,16 +169,33 @@ fn tint_accepts_every_progress_example_as_given_and_instrumented() {
                 constants: app.constants.clone(),
                 ..Default::default()
             };
-            let out = wgstress_instrument::instrument_wgsl(source, &options)
-                .unwrap_or_else(|e| panic!("{file}: {e}"));
             shaders.push(wgstress_tint::NamedWgsl::new(
                 format!("{stem} source"),
                 source,
             ));
-            shaders.push(wgstress_tint::NamedWgsl::new(
-                format!("{stem} instrumented"),
-                out.wgsl,
-            ));
+            // As `progress` builds them, and on a device that starts workgroups out of id
+            // order (SwiftShader, in a browser too), with ids given in start order.
+            let holding = wgstress_instrument::InstrumentOptions {
+                parking: true,
+                hold_writes: true,
+                ..options.clone()
+            };
+            let in_order = wgstress_instrument::InstrumentOptions {
+                start_order: true,
+                ..holding.clone()
+            };
+            for (what, options) in [
+                ("instrumented", options),
+                ("holding", holding),
+                ("in start order", in_order),
+            ] {
+                let out = wgstress_instrument::instrument_wgsl(source, &options)
+                    .unwrap_or_else(|e| panic!("{file}: {e}"));
+                shaders.push(wgstress_tint::NamedWgsl::new(
+                    format!("{stem} {what}"),
+                    out.wgsl,
+                ));
+            }
         }
     }
     wgstress_tint::assert_valid(&shaders);

@@ -155,8 +155,12 @@ fn instrument(
     }
 
     // The library goes first: user functions call it, and callees must precede callers.
-    let library = naga::front::wgsl::parse_str(&library_source(options.parking, options.scripting))
-        .expect("the wgstress library parses");
+    let library = naga::front::wgsl::parse_str(&library_source(
+        options.parking,
+        options.scripting,
+        options.start_order,
+    ))
+    .expect("the wgstress library parses");
     let user = std::mem::take(&mut module);
     let imported = import::import_module(&mut module, &library);
     let user_map = import::import_module(&mut module, &user);
@@ -232,6 +236,7 @@ fn instrument(
         role: imported.function("wgstress_role"),
         stress: imported.function("wgstress_stress"),
         enter_app: imported.function("wgstress_enter_app"),
+        start_order: imported.function("wgstress_in_start_order"),
         start: imported.function("wgstress_start"),
         start_alone: imported.function("wgstress_start_alone"),
         leave_alone: imported.function("wgstress_leave_alone"),

@@ -41,6 +41,7 @@ struct WgstressParams {
     hang_floor: u32,            // a stall with nothing held is a hang past this count only
     masked_lanes: u32,          // 1: the device runs lanes no invocation owns (llvmpipe), find them
     meet: u32,                  // the device's threads where they are the operating system's (0: not so)
+    in_order: u32,              // 1: application ids are given in the order workgroups start
     patches: array<vec4<u32>, 16>, // the K stressed patch indices, 4 per vector
     script: array<vec4<u32>, 16>,  // the workgroup of each step: prefix, then one cycle
 }
@@ -71,7 +72,7 @@ struct WgstressResults {
     progress: atomic<u32>,
     started: atomic<u32>,
     finished: atomic<u32>,
-    running: atomic<u32>,        // workgroups admitted under an occupancy bound, not finished
+    freed: atomic<u32>,          // slots given back under an occupancy bound: admitted ones that finished
     stepped_above: atomic<u32>,  // 1 + the highest application id that took a step
     finished_below: atomic<u32>, // finished workgroups whose id is below the victim's
     parked_now: atomic<u32>,     // workgroups held now: the victim, or waiting for occupancy
@@ -92,6 +93,7 @@ struct WgstressResults {
     victim_holds: atomic<u32>,   // the hold points the victim's invocations passed, at most
     reached: array<atomic<u32>, 8>, // places the victim passed where it could be held: bit i
                                     // of words 0-3 loop i, of 4-7 write i
+    next_id: atomic<u32>,        // application ids given out in start order (`in_order`)
 }
 
 @group(0) @binding(0) var<uniform> wgstress_params: WgstressParams;
@@ -349,7 +351,17 @@ fn wgstress_park(at_start: bool) {
 }
 
 // Under an occupancy bound: waits for a free slot, as a workgroup the device has no room for.
-fn wgstress_admit(bound: u32) {
+// The bound is `occupancy` workgroups of `threads` counted invocations each, and slots go in
+// id order, as a GPU gives them in the order it starts workgroups: workgroup i runs once as
+// many counted invocations finished as i - occupancy + 1 workgroups hold. In the order they
+// came for one, a thread's workgroup could take the slot that a lower id, started at about
+// the same time on another thread, needed: on lavapipe a consumer took the one slot while its
+// producer waited, a starvation no GPU shows. A lower id is never queued behind a higher one
+// on a thread: llvmpipe's threads take increasing shares, and SwiftShader's ids are given in
+// start order (`wgstress_in_start_order`).
+fn wgstress_admit(threads: u32) {
+    let turn = (wgstress_app_id + 1u) * threads;
+    let room = wgstress_params.occupancy * threads;
     var held = false;
     var seen = 0u;
     var idle = 0u;
@@ -358,17 +370,9 @@ fn wgstress_admit(bound: u32) {
         var inner = 0u;
         var admitted = false;
         loop {
-            let running = atomicLoad(&wgstress_results.running);
-            if running < bound {
-                if atomicCompareExchangeWeak(&wgstress_results.running, running, running + 1u).exchanged {
-                    admitted = true;
-                    break;
-                }
-                continue;
-            }
-            if wgstress_padding || atomicLoad(&wgstress_results.release) != 0u
+            if turn <= atomicLoad(&wgstress_results.freed) + room || wgstress_padding
+                || atomicLoad(&wgstress_results.release) != 0u
                 || wgstress_held_enough(&seen, &idle, &checks) {
-                atomicAdd(&wgstress_results.running, 1u);
                 admitted = true;
                 break;
             }
@@ -512,7 +516,7 @@ fn wgstress_hold_at_start() {
 // admitted at once) has room; a run without the bound admits at once.
 fn wgstress_bound_occupancy(threads: u32) {
     if wgstress_params.occupancy > 0u {
-        wgstress_admit(wgstress_params.occupancy * threads);
+        wgstress_admit(threads);
     }
 }
 
@@ -844,6 +848,31 @@ fn wgstress_role(group: vec3<u32>, groups: vec3<u32>) -> vec4<u32> {
     return vec4<u32>(app % size.x, (app / size.x) % size.y, app / (size.x * size.y), 1u);
 }
 
+// wgstress: start order begin
+// The application id of a workgroup whose role `group` gives, under `in_order`: its first
+// invocation takes the next in the order the dispatch's workgroups start. The progress models
+// order workgroups by id, and the emulation's holds, release rules and occupancy bound take it
+// that a workgroup starts after every lower id did, as a GPU starts them. SwiftShader starts
+// them in another order (interleaved tasks, 0, 16, 1, 32, ..., or as its threads come free),
+// and would otherwise have a workgroup wait on a lower id not yet started, which no model
+// allows. Which workgroup gets which id is the device's to choose. Modulo the dispatch's size:
+// dispatches of one shader share the results block, one after another. The load is uniform:
+// the application's barriers stay in uniform control flow (Tint).
+var<workgroup> wgstress_ticket: u32;
+
+fn wgstress_in_start_order(group: vec3<u32>, local: vec3<u32>) -> vec3<u32> {
+    if wgstress_params.in_order == 0u {
+        return group;
+    }
+    if all(local == vec3<u32>(0u)) {
+        wgstress_ticket = atomicAdd(&wgstress_results.next_id, 1u) % wgstress_params.app_total;
+    }
+    let id = workgroupUniformLoad(&wgstress_ticket);
+    let size = wgstress_params.app_groups;
+    return vec3<u32>(id % size.x, (id / size.x) % size.y, id / (size.x * size.y));
+}
+// wgstress: start order end
+
 // Prologue of an application workgroup: the ids its events are recorded under.
 fn wgstress_enter_app(group: vec3<u32>, local: vec3<u32>) {
     wgstress_group = group;
@@ -945,7 +974,7 @@ fn wgstress_leave_app() {
     if wgstress_first {
         wgstress_finish();
         if wgstress_params.occupancy > 0u {
-            atomicSub(&wgstress_results.running, 1u);
+            atomicAdd(&wgstress_results.freed, 1u);
         }
     }
 }
@@ -957,7 +986,7 @@ fn wgstress_leave_alone() {
         wgstress_finish();
     }
     if wgstress_params.occupancy > 0u {
-        atomicSub(&wgstress_results.running, 1u);
+        atomicAdd(&wgstress_results.freed, 1u);
     }
 }
 

@@ -37,4 +37,10 @@ pub struct InstrumentOptions {
     /// runs that hold at loop steps only (the emulator test) are built without: a hook per
     /// write costs each iteration of a loop that writes, even in runs that never hold there.
     pub hold_writes: bool,
+    /// Whether the application's workgroup ids can be given in the order its workgroups
+    /// start, as runs on a device that starts them out of id order do
+    /// (`WgstressParams::in_order`): the first invocation of each takes the next id and the
+    /// workgroup reads it with `workgroupUniformLoad`, a barrier that the shader otherwise
+    /// does without (llvmpipe runs a shader with barriers as coroutines, slower).
+    pub start_order: bool,
 }

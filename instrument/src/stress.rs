@@ -21,8 +21,9 @@ fn schedule_constant(schedule: Schedule) -> String {
 /// The library's text; `parking` keeps the code that holds a workgroup back inside a loop
 /// (a progress model other than fair), which is otherwise left out (see `Options::parking`),
 /// and `scripting` within it the code that makes workgroups take their steps in a script's
-/// order (`Options::scripting`).
-pub fn library_source(parking: bool, scripting: bool) -> String {
+/// order (`Options::scripting`); `start_order` keeps the code that gives the application's
+/// workgroup ids in the order they start (`Options::start_order`).
+pub fn library_source(parking: bool, scripting: bool, start_order: bool) -> String {
     let mut source: String = Strategy::ALL
         .iter()
         .map(|s| format!("const {} = {};\n", strategy_constant(*s), s.code()))
@@ -40,6 +41,16 @@ pub fn library_source(parking: bool, scripting: bool) -> String {
         wgstress_model::run::holds::HOLD_PLACE
     ));
     let library = with_strategies(include_str!("library.wgsl"));
+    let library = if start_order {
+        library
+    } else {
+        replaced(
+            &library,
+            (START_ORDER_BEGIN, START_ORDER_END),
+            "fn wgstress_in_start_order(group: vec3<u32>, local: vec3<u32>) -> vec3<u32> {\n\
+             \x20   return group;\n}\n",
+        )
+    };
     let library = if !parking {
         replaced(
             &library,
@@ -99,6 +110,8 @@ const STRATEGIES: &str = "// wgstress: strategies\n";
 const STRATEGY_CASES: &str = "        // wgstress: strategy cases\n";
 const PARKING_BEGIN: &str = "// wgstress: parking begin\n";
 const PARKING_END: &str = "// wgstress: parking end\n";
+const START_ORDER_BEGIN: &str = "// wgstress: start order begin\n";
+const START_ORDER_END: &str = "// wgstress: start order end\n";
 const SCRIPTING_BEGIN: &str = "// wgstress: scripting begin\n";
 const SCRIPTING_END: &str = "// wgstress: scripting end\n";
 
@@ -108,7 +121,11 @@ mod tests {
 
     /// Whether `name`'s body in the library built so does anything (an `if` at its top).
     fn acts(parking: bool, scripting: bool, name: &str) -> bool {
-        let module = naga::front::wgsl::parse_str(&library_source(parking, scripting)).unwrap();
+        acts_in(&library_source(parking, scripting, false), name)
+    }
+
+    fn acts_in(library: &str, name: &str) -> bool {
+        let module = naga::front::wgsl::parse_str(library).unwrap();
         let function = module
             .functions
             .iter()
@@ -138,8 +155,22 @@ mod tests {
     }
 
     #[test]
+    fn ids_are_given_in_start_order_only_in_a_library_built_for_it() {
+        for parking in [false, true] {
+            for start_order in [false, true] {
+                let library = library_source(parking, true, start_order);
+                assert_eq!(acts_in(&library, "wgstress_in_start_order"), start_order);
+                assert_eq!(
+                    library.contains("workgroupUniformLoad(&wgstress_ticket)"),
+                    start_order
+                );
+            }
+        }
+    }
+
+    #[test]
     fn the_library_switches_on_every_stressing_strategy_by_its_constant() {
-        let library = library_source(true, true);
+        let library = library_source(true, true, true);
         let start = library.find("switch wgstress_params.strategy {").unwrap();
         let switch = &library[start..start + library[start..].find("default:").unwrap()];
         for strategy in Strategy::ALL {
@@ -163,7 +194,9 @@ mod tests {
             "every marker is filled"
         );
         // The constants are abstract: they name the codes and leave no trace in the output.
-        assert!(library_source(false, false).starts_with("const WGSTRESS_STRATEGY_NONE = 0;"));
+        assert!(
+            library_source(false, false, false).starts_with("const WGSTRESS_STRATEGY_NONE = 0;")
+        );
     }
 
     #[test]

@@ -208,25 +208,16 @@ pub fn plan(
 }
 
 /// What the scheduler emulation cannot promise on the adapter `info` names. Its holds, its
-/// release rules and its occupancy bound assume workgroups start in id order (a GPU) or in
-/// contiguous shares per thread (llvmpipe, docs/progress.md). SwiftShader runs a dispatch as
-/// 16 tasks on a thread per core, task k taking workgroups k, k + 16, k + 32, ... in turn, so
-/// that they start as 0, 16, 1, 32, 17, ...: an order neither rule fits, natively or in a
-/// browser.
+/// release rules and its occupancy bound are made for GPUs, and for the CPU drivers whose
+/// threads and start order it knows (llvmpipe, SwiftShader: docs/progress.md).
 fn emulation_caveat(info: &wgstress_runtime::gpu::device::Info) -> Option<&'static str> {
     let name = info.name.to_lowercase();
-    if !wgstress_runtime::gpu::device::on_cpu(info) || name.contains("llvmpipe") {
-        return None;
-    }
-    Some(if name.contains("swiftshader") {
-        "SwiftShader starts a dispatch's workgroups as 16 interleaved tasks on a thread per \
-         core (0, 16, 1, 32, ...), an order the scheduler emulation is not made for: its \
-         verdicts here may name starvation that a GPU would not show (docs/browser.md); \
-         lavapipe's or a GPU's are the ones to go by"
-    } else {
-        "a CPU driver other than llvmpipe: the scheduler emulation's holds and stall windows \
-         are made for GPUs and llvmpipe, so its verdicts here may not be this device's"
-    })
+    let known = name.contains("llvmpipe") || name.contains("swiftshader");
+    (wgstress_runtime::gpu::device::on_cpu(info) && !known).then_some(
+        "a CPU driver other than llvmpipe and SwiftShader: the scheduler emulation's holds and \
+         stall windows are made for GPUs and those two, so its verdicts here may not be this \
+         device's",
+    )
 }
 
 pub fn execute(plan: Plan, notes: Notes) -> Result<Status> {

@@ -35,6 +35,9 @@ pub(crate) struct Library {
     pub role: Handle<Function>,
     pub stress: Handle<Function>,
     pub enter_app: Handle<Function>,
+    /// `wgstress_in_start_order(group, local) -> vec3<u32>`: the application id the role's
+    /// `group` runs as, the next in start order where the params ask for it.
+    pub start_order: Handle<Function>,
     /// `wgstress_start()`: the scheduler's admission, in uniform control flow before the call;
     /// `wgstress_start_alone(threads)` where the application has no barrier.
     pub start: Handle<Function>,
@@ -288,7 +291,7 @@ impl Wrapper {
                 let zero = b.u32(0);
                 let idle = b.expr(binary(BinaryOperator::Equal, kind, zero));
                 b.if_then(idle, Statement::Return { value: None });
-                let app_group = b.expr(Expression::Swizzle {
+                let role_group = b.expr(Expression::Swizzle {
                     size: VectorSize::Tri,
                     vector: role,
                     pattern: [
@@ -298,6 +301,9 @@ impl Wrapper {
                         SwizzleComponent::X,
                     ],
                 });
+                let app_group = b
+                    .call(lib.start_order, vec![role_group, local], true)
+                    .expect("call with result");
                 b.call(lib.enter_app, vec![app_group, local], false);
                 if lib.has_barriers {
                     b.call(lib.start, Vec::new(), false);

@@ -18,7 +18,8 @@ pub fn instrument_with(source: &str, options: InstrumentOptions) -> Instrumented
 /// Names the runtime library defines (its functions, globals, types and constants).
 fn library_names() -> Vec<String> {
     let library =
-        naga::front::wgsl::parse_str(&wgstress_instrument::library_source(true, true)).unwrap();
+        naga::front::wgsl::parse_str(&wgstress_instrument::library_source(true, true, true))
+            .unwrap();
     let mut names: Vec<String> = library
         .functions
         .iter()

@@ -9,7 +9,7 @@ use crate::gpu::checks::device::RunRead;
 use crate::gpu::checks::Prepared;
 use crate::gpu::device::{self, AdapterChoice, Gpu};
 use crate::gpu::hang_timeout::HangTimeout;
-use crate::gpu::params::Stalls;
+use crate::gpu::params::{Pacing, Stalls};
 use crate::gpu::program::Program;
 use crate::gpu::session::Session;
 use crate::gpu::timing::Timed;
@@ -262,16 +262,27 @@ impl Engine {
     ) -> Result<Engine> {
         app.validate()
             .map_err(|invalid| RuntimeError::Input(format!("{}: {invalid}", app.name)))?;
-        let program = Program::build(
-            &app,
-            config.parking,
-            config.scripts(),
-            config.parking && config.hold_writes,
-            edited,
-        )?;
+        let build = |start_order: bool| {
+            Program::build(
+                &app,
+                config.parking,
+                config.scripts(),
+                config.parking && config.hold_writes,
+                start_order,
+                edited,
+            )
+        };
+        let program = build(false)?;
         let gpu = match gpu {
             Some(gpu) if !gpu.is_lost() && gpu.features().contains(program.features) => gpu.clone(),
             _ => device::open_with(&config.adapter, program.features, &app.name)?,
+        };
+        // A device that starts workgroups out of id order runs holding shaders that give ids
+        // in start order; which device it is is known only once it is open.
+        let program = if config.parking && Pacing::for_adapter(&gpu.info.name).in_order {
+            build(true)?
+        } else {
+            program
         };
         crate::gpu::limits::check_sizes(&app, &gpu.limits)?;
         crate::gpu::limits::check(&app, &program, &gpu.limits)?;

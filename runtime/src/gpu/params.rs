@@ -25,6 +25,11 @@ pub(crate) struct Pacing {
     /// started, and a holder tells a paused thread from a device without room by what started
     /// and finished (library.wgsl, `wgstress_meet`, `wgstress_others_quiet`). 0 elsewhere.
     pub meet: u32,
+    /// The device starts a dispatch's workgroups out of id order (SwiftShader): the
+    /// application's ids are given in the order its workgroups start (library.wgsl,
+    /// `wgstress_in_start_order`), in shaders built for it (`InstrumentOptions::start_order`),
+    /// and an occupancy bound admits them in that order.
+    pub in_order: bool,
 }
 
 /// How a batch's waits are judged.
@@ -70,15 +75,34 @@ impl Pacing {
     /// descheduled for a while holds up whoever waits for it), a stall with nothing held is a
     /// hang only once its loop passed 16,384 iterations (a quarter of llvmpipe's budget, which
     /// a loop with barriers spends three times as fast).
+    ///
+    /// SwiftShader, too, runs workgroups on threads of the operating system's, one per core,
+    /// each to its end, so it is paced as llvmpipe is (a held workgroup blocks what is queued
+    /// behind it on its thread, and is let go once every other started workgroup finished).
+    /// It starts a dispatch's workgroups out of id order (16 tasks, task k taking workgroups
+    /// k, k + 16, ... in turn, and others as a thread comes free), so its workgroups take
+    /// their ids in the order they start.
     pub(crate) fn for_adapter(name: &str) -> Pacing {
+        let name = name.to_lowercase();
+        let on_threads = Pacing {
+            stall_checks: 16,
+            park_limit: 16384,
+            hang_floor: 16384,
+            cap_scale: 1,
+            masked_lanes: true,
+            meet: 1,
+            in_order: false,
+        };
         if name.contains("llvmpipe") {
             Pacing {
-                stall_checks: 16,
-                park_limit: 16384,
-                hang_floor: 16384,
-                cap_scale: 1,
-                masked_lanes: true,
                 meet: llvmpipe_threads(),
+                ..on_threads
+            }
+        } else if name.contains("swiftshader") {
+            Pacing {
+                meet: cores().clamp(1, 16),
+                in_order: true,
+                ..on_threads
             }
         } else {
             Pacing {
@@ -88,9 +112,15 @@ impl Pacing {
                 cap_scale: 1,
                 masked_lanes: false,
                 meet: 0,
+                in_order: false,
             }
         }
     }
+}
+
+/// The processors this process may run on.
+fn cores() -> u32 {
+    std::thread::available_parallelism().map_or(1, |n| n.get() as u32)
 }
 
 /// The threads llvmpipe runs compute work on, as it counts them: `LP_NUM_THREADS` where set,
@@ -99,8 +129,7 @@ fn llvmpipe_threads() -> u32 {
     let set = std::env::var("LP_NUM_THREADS")
         .ok()
         .and_then(|v| v.trim().parse::<u32>().ok());
-    let threads =
-        set.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get() as u32));
+    let threads = set.unwrap_or_else(cores);
     threads.clamp(1, 16)
 }
 
@@ -199,6 +228,7 @@ pub(crate) fn encode(
     put("hang_floor", 0, pacing.hang_floor);
     put("masked_lanes", 0, u32::from(pacing.masked_lanes));
     put("meet", 0, pacing.meet);
+    put("in_order", 0, u32::from(pacing.in_order));
     put(
         "watchdog_cap",
         0,
@@ -209,5 +239,23 @@ pub(crate) fn encode(
     );
     for (i, patch) in run.patches.iter().enumerate() {
         put("patches", i as u32, *patch);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_drivers_are_paced_for_their_threads_and_swiftshader_gives_ids_in_start_order() {
+        let swiftshader = Pacing::for_adapter("SwiftShader Device (Subzero)");
+        let browser = Pacing::for_adapter("google swiftshader");
+        let llvmpipe = Pacing::for_adapter("llvmpipe (LLVM 15.0.6, 256 bits)");
+        let gpu = Pacing::for_adapter("NVIDIA H200");
+        assert_eq!(swiftshader, browser);
+        assert!(swiftshader.in_order && swiftshader.meet >= 1);
+        assert!(!llvmpipe.in_order && llvmpipe.meet >= 1);
+        assert_eq!(swiftshader.park_limit, llvmpipe.park_limit);
+        assert!(!gpu.in_order && gpu.meet == 0 && gpu.park_limit == u32::MAX);
     }
 }

@@ -56,6 +56,7 @@ impl Program {
     /// `parking`: whether runs may hold a workgroup back inside a loop (`InstrumentOptions::parking`);
     /// `scripting`: whether they may also follow a script (`EngineConfig::scripts`);
     /// `hold_writes`: whether, parking, after each write (`InstrumentOptions::hold_writes`).
+    /// `start_order`: whether ids can be given in start order (`InstrumentOptions::start_order`).
     /// `edited`: shaders a fence search edited, which their dispatches run instead of the
     /// app's text.
     pub(crate) fn build(
@@ -63,6 +64,7 @@ impl Program {
         parking: bool,
         scripting: bool,
         hold_writes: bool,
+        start_order: bool,
         edited: &[EditedShader],
     ) -> Result<Program> {
         let dispatches = app.dispatches();
@@ -81,6 +83,7 @@ impl Program {
                 parking,
                 scripting,
                 hold_writes,
+                start_order,
                 ..Default::default()
             };
             // Only stressed dispatches are a search's parts, as only they are patched in the
