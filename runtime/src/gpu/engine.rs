@@ -229,10 +229,16 @@ pub(crate) const FALLBACK_ITERATIONS: u32 = 512;
 /// The stress iterations calibration times stress at.
 pub(crate) const PROBE_ITERATIONS: u32 = 256;
 
-/// How long an engine's first dispatch of its pipelines may take (`Engine::prime`): their
-/// compile on a driver whose shader cache is cold, with no work of the application's or of
-/// stress that could hang.
+/// How long a batch without the application may take (`Engine::run_batch`): the first
+/// dispatch of an engine's pipelines compiles them on a driver whose shader cache is cold
+/// (`Engine::prime`), and stress alone may be slow, but neither can hang.
 const COMPILE_WAIT: Duration = Duration::from_secs(300);
+
+/// How long, under the default hang timeout, calibration's warm-up waits for the
+/// application's first instrumented run (`Engine::warm_up`): nothing is known of its time
+/// yet, and a slow kernel is not a hang. The timeout is then grown from that run, as
+/// calibration grows it from a stressed one.
+const FIRST_RUN_WAIT: Duration = Duration::from_secs(120);
 
 /// Consecutive device losses after which the engine gives up.
 const MAX_LOSSES: u32 = 3;
@@ -479,13 +485,10 @@ impl Engine {
             app_enabled: false,
             ..RunParams::draw(0, &idle, self.session.app_groups())
         };
-        // A lost device recreated in this batch leaves `primed` false again.
+        // A lost device recreated in this batch leaves `primed` false again. The run is
+        // waited for as long as compiling may take (`run_batch`: it has no application).
         self.primed = true;
-        let timeout = self.timeout;
-        self.timeout = timeout.max(COMPILE_WAIT);
-        let ran = self.run_batch(std::slice::from_ref(&empty));
-        self.timeout = timeout;
-        ran.map(|_| ())
+        self.run_batch(std::slice::from_ref(&empty)).map(|_| ())
     }
 
     /// A batch where the driver ended a loop is no result of the application's: an error
@@ -509,9 +512,17 @@ impl Engine {
     /// Runs one batch, its suspected hangs confirmed or cleared (`confirm`). A lost device,
     /// in the batch or in a confirmation, is recreated and the batch's runs count as lost.
     fn run_batch(&mut self, runs: &[RunParams]) -> Result<Vec<RunResult>> {
+        // A batch without the application cannot hang: an empty dispatch or stress alone,
+        // whose loops are bounded (calibration's stress probe is its slowest), waited for as
+        // long as a cold driver's compiling of it.
+        let wait = if runs.iter().any(|r| r.app_enabled) {
+            self.timeout
+        } else {
+            self.timeout.max(COMPILE_WAIT)
+        };
         let results = self
             .session
-            .run_batch(&self.gpu, runs, Stalls::Judged, self.timeout, &|o| {
+            .run_batch(&self.gpu, runs, Stalls::Judged, wait, &|o| {
                 self.host_check(o)
             })
             .and_then(|results| {
@@ -768,7 +779,7 @@ impl Engine {
         &mut self,
         make: &dyn Fn(u64) -> RunParams,
         until: Instant,
-    ) -> Result<Option<f64>> {
+    ) -> Result<Timed> {
         let mut timed = Timed::default();
         let mut seed = 1;
         let quarter = self.timeout.as_secs_f64() / 4.0;
@@ -802,7 +813,7 @@ impl Engine {
             let passed = |r: &RunResult| !r.params.app_enabled || r.outcome == RunOutcome::Pass;
             timed.record(round, per_run, results.iter().all(passed));
         }
-        Ok(timed.best)
+        Ok(timed)
     }
 
     /// Stress iterations per thread that make stress last `ratio` times as long as the
@@ -884,8 +895,28 @@ impl Engine {
         // Each run a batch of its own: nothing is known yet of an instrumented run's time (a
         // raw run says little of it: a scan's instrumented run took several times its raw
         // one, and three in one batch outlasted the hang timeout where each alone did not),
-        // and only a single run longer than the timeout is a hang.
-        for run in runs {
+        // and only a single run longer than the timeout is a hang. Under the default timeout
+        // the application's run may take `FIRST_RUN_WAIT`, and the timeout grows from its
+        // time (a look-back scan whose workgroups spin on each other across llvmpipe's
+        // threads outlasted the default in its first run); the pipelines are compiled first,
+        // so that their compiling is not taken for the run's time.
+        self.prime()?;
+        let [app, rest @ ..] = runs;
+        if self.config.timeout == HangTimeout::Default {
+            let timeout = self.timeout;
+            self.timeout = timeout.max(FIRST_RUN_WAIT);
+            let started = Instant::now();
+            let ran = self.run(std::slice::from_ref(&app));
+            self.timeout = self
+                .config
+                .timeout
+                .calibrated(started.elapsed())
+                .max(timeout);
+            ran?;
+        } else {
+            self.run(std::slice::from_ref(&app))?;
+        }
+        for run in rest {
             self.run(std::slice::from_ref(&run))?;
         }
         Ok(())
@@ -908,21 +939,26 @@ impl Engine {
         // Each step gets an equal share of what is left, the application alone the most.
         let step =
             |parts: u32| Instant::now() + until.saturating_duration_since(Instant::now()) / parts;
-        let t_app = self.passing_run_time(&|s| RunParams::draw(s, &quiet, groups), step(2))?;
-        let t_empty = self.passing_run_time(
-            &|s| RunParams {
-                app_enabled: false,
-                ..RunParams::draw(s, &quiet, groups)
-            },
-            step(2),
-        )?;
-        let t_stress = self.passing_run_time(
-            &|s| RunParams {
-                app_enabled: false,
-                ..RunParams::draw(s, &probe, groups)
-            },
-            until,
-        )?;
+        let app_timed = self.passing_run_time(&|s| RunParams::draw(s, &quiet, groups), step(2))?;
+        let t_app = app_timed.best;
+        let t_empty = self
+            .passing_run_time(
+                &|s| RunParams {
+                    app_enabled: false,
+                    ..RunParams::draw(s, &quiet, groups)
+                },
+                step(2),
+            )?
+            .best;
+        let t_stress = self
+            .passing_run_time(
+                &|s| RunParams {
+                    app_enabled: false,
+                    ..RunParams::draw(s, &probe, groups)
+                },
+                until,
+            )?
+            .best;
         let iterations = match (t_app, t_empty, t_stress) {
             (Some(app), Some(empty), Some(stress)) => {
                 let app = (app - empty).max(1e-7);
@@ -932,10 +968,12 @@ impl Engine {
             }
             _ => FALLBACK_ITERATIONS,
         };
-        // The longest stressed run: the application's time and that of the most stress an arm
-        // runs beyond the empty dispatch, which on a device that shares its threads between
-        // them (llvmpipe) add up.
+        // The longest stressed run: the application's longest time alone and that of the
+        // most stress an arm runs beyond the empty dispatch, which on a device that shares
+        // its threads between them (llvmpipe) add up. The longest, not the best: runs of an
+        // application whose workgroups spin on each other vary, and the timeout is for all.
         if let (Some(app), Some(empty), Some(stress)) = (t_app, t_empty, t_stress) {
+            let app = app_timed.longest.map_or(app, |longest| longest.max(app));
             let stress = (stress - empty).max(0.0) * f64::from(most_iterations(iterations))
                 / f64::from(PROBE_ITERATIONS);
             self.timeout = self

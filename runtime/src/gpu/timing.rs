@@ -10,6 +10,10 @@ pub(crate) struct Timed {
     slowest: f64,
     /// The fastest batch after the warm-up whose runs all passed: the measure.
     pub best: Option<f64>,
+    /// The slowest batch after the warm-up, passing or not: what the hang timeout is grown
+    /// from, as runs of one kind vary (workgroups that spin on each other across a CPU
+    /// driver's threads).
+    pub longest: Option<f64>,
 }
 
 impl Timed {
@@ -48,6 +52,9 @@ impl Timed {
     pub(crate) fn record(&mut self, round: usize, per_run: f64, passed: bool) {
         self.slowest = self.slowest.max(per_run);
         self.fastest = Some(self.fastest.map_or(per_run, |f| f.min(per_run)));
+        if round > 0 {
+            self.longest = Some(self.longest.map_or(per_run, |l| l.max(per_run)));
+        }
         if round > 0 && passed {
             self.best = Some(self.best.map_or(per_run, |b| b.min(per_run)));
         }
