@@ -367,7 +367,13 @@ fn wgpu_example() -> PathBuf {
 fn a_wgpu_trace_imports_as_a_spec_that_replays_the_program() {
     let program = wgpu_example();
     let dir = tempfile::tempdir().unwrap();
-    for (variant, flags) in [("fixed", vec!["--fixed"]), ("buggy", vec![])] {
+    // The fixed variant labels its count's buffer with a line break and an escape: the
+    // imported spec writes the label escaped, and parses.
+    let label = "to\r\ntal\u{1b}[0m";
+    for (variant, flags) in [
+        ("fixed", vec!["--fixed", "--label", label]),
+        ("buggy", vec![]),
+    ] {
         let trace = dir.path().join(format!("trace-{variant}"));
         std::fs::create_dir(&trace).unwrap();
         let ran = Command::new(&program)
@@ -391,6 +397,15 @@ fn a_wgpu_trace_imports_as_a_spec_that_replays_the_program() {
         let spec = dir.path().join(&out);
         let toml = std::fs::read_to_string(spec.join("spec.toml")).unwrap();
         assert!(toml.contains("workgroups = [256, 1, 1]"), "{toml}");
+        let parsed: toml::Table = toml.parse().unwrap_or_else(|e| panic!("{e}\n{toml}"));
+        let names: Vec<&str> = parsed["binding"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|b| b["name"].as_str())
+            .collect();
+        let counted = if variant == "fixed" { label } else { "total" };
+        assert!(names.contains(&counted), "{names:?}\n{toml}");
         assert!(
             toml.contains("# Note: a trace holds no read-backs"),
             "{toml}"
@@ -603,9 +618,23 @@ fn a_page_that_waits_for_a_click_and_never_says_done_records() {
         parsed["binding"][0]["name"].as_str(),
         Some("in\r\nput\u{1b}[0m")
     );
+    // The adapter as GPUAdapterInfo gives it (Chromium's SwiftShader: vendor google,
+    // architecture swiftshader) and the browser by its product and version.
+    let adapter = toml
+        .lines()
+        .find(|l| l.starts_with("# Adapter: "))
+        .unwrap_or_else(|| panic!("no adapter line:\n{toml}"));
     assert!(
-        toml.contains("\n# Adapter: ") && toml.contains(&format!("{url}, in ")),
-        "{toml}"
+        adapter.contains("google") && adapter.contains("swiftshader"),
+        "{adapter}"
+    );
+    let browser = toml
+        .split_once(&format!("{url}, in "))
+        .map(|(_, rest)| rest.lines().next().unwrap_or(""))
+        .unwrap_or_else(|| panic!("no browser version:\n{toml}"));
+    assert!(
+        browser.contains("Chrome/") && browser.contains(|c: char| c.is_ascii_digit()),
+        "{browser}"
     );
     let sites: Vec<&str> = toml
         .lines()

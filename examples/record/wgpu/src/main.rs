@@ -2,9 +2,10 @@
 //! then the program reads the count back and checks it (the shaders are the Node example's,
 //! examples/record/node/spin_lock*.wgsl).
 //!
-//!   spin-lock-wgpu [--fixed] [--trace DIR]
+//!   spin-lock-wgpu [--fixed] [--trace DIR] [--label TEXT]
 //!
-//! `--trace DIR` turns on wgpu's API trace into DIR, for `wgstress import DIR`. Exit status 0:
+//! `--trace DIR` turns on wgpu's API trace into DIR, for `wgstress import DIR`. `--label TEXT`
+//! labels the count's buffer TEXT (`total` by default), any characters. Exit status 0:
 //! the count was right; 1: it was not.
 
 use std::path::PathBuf;
@@ -16,12 +17,15 @@ const ROUNDS: u32 = 4;
 fn main() -> std::process::ExitCode {
     let args: Vec<String> = std::env::args().collect();
     let fixed = args.iter().any(|a| a == "--fixed");
-    let trace = args
-        .iter()
-        .position(|a| a == "--trace")
-        .and_then(|i| args.get(i + 1))
-        .map(PathBuf::from);
-    let count = pollster::block_on(run(fixed, trace));
+    let value = |flag: &str| {
+        args.iter()
+            .position(|a| a == flag)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
+    let trace = value("--trace").map(PathBuf::from);
+    let label = value("--label").unwrap_or_else(|| "total".to_string());
+    let count = pollster::block_on(run(fixed, trace, &label));
     let expected = WORKGROUPS * ROUNDS;
     println!("count {count} (expected {expected})");
     if count == expected {
@@ -31,7 +35,7 @@ fn main() -> std::process::ExitCode {
     }
 }
 
-async fn run(fixed: bool, trace: Option<PathBuf>) -> u32 {
+async fn run(fixed: bool, trace: Option<PathBuf>, label: &str) -> u32 {
     let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
     let adapter = instance
         .request_adapter(&wgpu::RequestAdapterOptions::default())
@@ -72,7 +76,7 @@ async fn run(fixed: bool, trace: Option<PathBuf>) -> u32 {
         mapped_at_creation: false,
     });
     let total = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("total"),
+        label: Some(label),
         size: 4,
         usage: storage | wgpu::BufferUsages::COPY_SRC,
         mapped_at_creation: false,
