@@ -94,6 +94,22 @@ fn a_storage_write_between_dispatches_is_refused_at_its_call() {
     );
 }
 
+/// A recording whose buffers hold more than a spec is made from in memory is refused with
+/// their size and the limit, before anything of theirs is held: never cut down to what fits.
+#[test]
+fn buffers_past_what_a_recording_may_hold_are_refused_with_their_size_and_the_limit() {
+    let text = staged(&[1, 3, 6, 10]).replace(
+        r#"{"label": "output", "size": 16,"#,
+        r#"{"label": "output", "size": 4294967296,"#,
+    );
+    let error = convert(&recording(&text), &[]).unwrap_err().to_string();
+    assert!(
+        error.contains("buffers of 4294967328 bytes in all")
+            && error.contains("may hold 4294967296 bytes"),
+        "{error}"
+    );
+}
+
 #[test]
 fn recordings_that_took_different_paths_are_refused() {
     let first = recording(&staged(&[1, 3, 6, 10]));
