@@ -658,6 +658,36 @@ fn a_page_that_waits_for_a_click_and_never_says_done_records() {
     assert!(raw.status.success(), "{}", text(&raw));
 }
 
+/// A `--click` whose selector matches nothing on the page is a one-line error (exit 2) that
+/// names it, and no spec is written from a page that never got its click.
+#[test]
+fn a_click_on_nothing_is_a_one_line_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = workspace().join("examples/record/web/button.html");
+    let url = format!("file://{}", page.display());
+    let out = Command::new(env!("CARGO_BIN_EXE_wgstress"))
+        .args([
+            "record",
+            "--out",
+            "spec",
+            "--idle",
+            "1",
+            "--recordings",
+            "1",
+        ])
+        .args(["--click", "#nothing", "--browser", &url])
+        .envs(mesa())
+        .current_dir(dir.path())
+        .output()
+        .expect("wgstress runs");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert_eq!(
+        only_error(&out),
+        "wgstress: error: --click #nothing: no element of the page matches it"
+    );
+    assert!(!dir.path().join("spec").exists());
+}
+
 /// button.html?vary dispatches a number of workgroups, and writes an input, that come from the
 /// clock: the two recordings differ, and `record` says where and refuses (exit 2) rather than
 /// write a spec from one of them.
