@@ -658,6 +658,46 @@ fn a_page_that_waits_for_a_click_and_never_says_done_records() {
     assert!(raw.status.success(), "{}", text(&raw));
 }
 
+/// button.html?agree enables its button only once "agree" was clicked: `--click` twice, in
+/// order, each once the page is idle, records its work; the button alone, clicked while
+/// disabled, starts nothing, and a recording without a dispatch is refused.
+#[test]
+fn clicks_are_made_in_the_order_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = workspace().join("examples/record/web/button.html");
+    let url = format!("file://{}?agree", page.display());
+    let record = |out: &str, clicks: &[&str]| {
+        let mut args = vec!["record", "--out", out, "--idle", "1", "--time", "20"];
+        args.extend(["--recordings", "1"]);
+        for click in clicks {
+            args.extend(["--click", click]);
+        }
+        args.extend(["--browser", &url]);
+        Command::new(env!("CARGO_BIN_EXE_wgstress"))
+            .args(&args)
+            .envs(mesa())
+            .current_dir(dir.path())
+            .output()
+            .expect("wgstress runs")
+    };
+    let both = record("both", &["#agree", "#go"]);
+    assert!(both.status.success(), "{}", text(&both));
+    let doubled: Vec<u8> = (0..4096u32)
+        .flat_map(|i| (i * 2 + 1).to_le_bytes())
+        .collect();
+    assert_eq!(
+        std::fs::read(dir.path().join("both/expected-0.bin")).unwrap(),
+        doubled
+    );
+    let alone = record("alone", &["#go"]);
+    assert_eq!(alone.status.code(), Some(2), "{}", text(&alone));
+    assert_eq!(
+        only_error(&alone),
+        "wgstress: error: the program did no compute dispatch the recorder saw"
+    );
+    assert!(!dir.path().join("alone").exists());
+}
+
 /// A `--click` whose selector matches nothing on the page is a one-line error (exit 2) that
 /// names it, and no spec is written from a page that never got its click.
 #[test]
