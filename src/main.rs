@@ -95,7 +95,8 @@ enum Command {
     /// contents, its read-backs as checks)
     Record(record::Args),
     /// Turn a Rust program's wgpu API trace (Trace::Directory) into the spec that replays it;
-    /// the words it could read back come from two raw replays on this adapter
+    /// the words it could read back come from two raw replays on this adapter. It reads the
+    /// trace.ron of wgpu 30, and refuses an older wgpu's by what tells it apart
     Import(record::import::Args),
     /// List the bundled applications
     Apps,

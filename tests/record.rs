@@ -434,6 +434,21 @@ fn a_wgpu_trace_imports_as_a_spec_that_replays_the_program() {
     assert!(fixed.status.success(), "fixed, stressed: {}", text(&fixed));
 }
 
+/// `import --help` names the wgpu whose trace format it reads, the one its refusals name.
+#[test]
+fn import_says_which_wgpu_trace_format_it_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let help = text(&wgstress(&["import", "--help"], dir.path()));
+    let version = wgstress_record::TRACE_FORMATS
+        .split_once("wgpu ")
+        .and_then(|(_, rest)| rest.split_whitespace().next())
+        .expect("the formats name a wgpu version");
+    assert!(
+        help.contains(&format!("trace.ron of wgpu {version}")),
+        "{help}"
+    );
+}
+
 #[test]
 fn a_directory_without_a_trace_is_a_one_line_error() {
     let dir = tempfile::tempdir().unwrap();
