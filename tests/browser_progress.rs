@@ -175,8 +175,8 @@ fn progress_gives_lavapipes_verdicts_in_the_browser() {
     // producer: SwiftShader starts the consumers (the lower ids) first, on both threads.
     let hanging_in_the_browser = ["producer-consumer/producer_consumer_decreasing.toml"];
     // `WGSTRESS_BROWSER_PROGRESS_EVERY=N` takes every N-th example, the first among them:
-    // beside a busy loop per core (.ci/run) the whole set takes about three times as long as
-    // on an idle machine, where CI's run of the README's test command takes it whole.
+    // beside a busy loop per core (.ci/run) the whole set takes several times as long as on
+    // an idle machine, where CI's run of the README's test command takes it whole.
     let every: usize = std::env::var("WGSTRESS_BROWSER_PROGRESS_EVERY")
         .ok()
         .and_then(|v| v.parse().ok())
