@@ -56,18 +56,24 @@ fn node(dir: &Path, args: &[&str]) -> Output {
 }
 
 /// `record --out OUT PROGRAM`, where PROGRAM is `node ...` or options, `--`, `node ...`.
+/// `wgstress record ARGS` in `dir`, with Mesa 25's lavapipe for Node, whatever its exit.
+fn record_with(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_wgstress"))
+        .arg("record")
+        .args(args)
+        .envs(mesa())
+        .current_dir(dir)
+        .output()
+        .expect("wgstress runs")
+}
+
 fn record(dir: &Path, out: &str, program: &[&str]) -> Output {
-    let mut args = vec!["record", "--out", out];
+    let mut args = vec!["--out", out];
     if program.first() == Some(&"node") {
         args.push("--");
     }
     args.extend(program);
-    let output = Command::new(env!("CARGO_BIN_EXE_wgstress"))
-        .args(&args)
-        .envs(mesa())
-        .current_dir(dir)
-        .output()
-        .expect("wgstress runs");
+    let output = record_with(dir, &args);
     assert!(
         output.status.success(),
         "record {program:?}: {}",
@@ -682,18 +688,13 @@ fn clicks_are_made_in_the_order_given() {
     let page = workspace().join("examples/record/web/button.html");
     let url = format!("file://{}?agree", page.display());
     let record = |out: &str, clicks: &[&str]| {
-        let mut args = vec!["record", "--out", out, "--idle", "1", "--time", "20"];
+        let mut args = vec!["--out", out, "--idle", "1", "--time", "20"];
         args.extend(["--recordings", "1"]);
         for click in clicks {
             args.extend(["--click", click]);
         }
         args.extend(["--browser", &url]);
-        Command::new(env!("CARGO_BIN_EXE_wgstress"))
-            .args(&args)
-            .envs(mesa())
-            .current_dir(dir.path())
-            .output()
-            .expect("wgstress runs")
+        record_with(dir.path(), &args)
     };
     let both = record("both", &["#agree", "#go"]);
     assert!(both.status.success(), "{}", text(&both));
@@ -720,21 +721,21 @@ fn a_click_on_nothing_is_a_one_line_error() {
     let dir = tempfile::tempdir().unwrap();
     let page = workspace().join("examples/record/web/button.html");
     let url = format!("file://{}", page.display());
-    let out = Command::new(env!("CARGO_BIN_EXE_wgstress"))
-        .args([
-            "record",
+    let out = record_with(
+        dir.path(),
+        &[
             "--out",
             "spec",
             "--idle",
             "1",
             "--recordings",
             "1",
-        ])
-        .args(["--click", "#nothing", "--browser", &url])
-        .envs(mesa())
-        .current_dir(dir.path())
-        .output()
-        .expect("wgstress runs");
+            "--click",
+            "#nothing",
+            "--browser",
+            &url,
+        ],
+    );
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert_eq!(
         only_error(&out),
